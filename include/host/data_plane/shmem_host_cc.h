@@ -1,0 +1,2 @@
+/* Forwarding header: the original's include path host/data_plane/shmem_host_cc.h. Everything is declared in shmem.h. */
+#include "../../shmem.h"

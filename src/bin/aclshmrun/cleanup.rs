@@ -1,0 +1,131 @@
+//! Removal of the POSIX shared-memory objects a job may leave behind.
+//!
+//! The library names its objects `aclshmem-<user>-<JOB_ID>-…`, so once a job is over the
+//! launcher can remove whatever a crashed PE did not unlink.
+
+use std::ffi::CStr;
+use std::path::{Path, PathBuf};
+
+/// Where Linux keeps POSIX shared-memory objects.
+pub const SHM_DIR: &str = "/dev/shm";
+
+/// Name prefix of every shared-memory object of the job `job_id`.
+pub fn shm_prefix(user: &str, job_id: &str) -> String {
+    format!("aclshmem-{user}-{job_id}-")
+}
+
+/// Name of the effective user, or the numeric uid when it has no passwd entry.
+pub fn user_name() -> String {
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    let uid = unsafe { libc::geteuid() };
+    passwd_name(uid).unwrap_or_else(|| uid.to_string())
+}
+
+fn passwd_name(uid: libc::uid_t) -> Option<String> {
+    let mut buf_len = 1024usize;
+    loop {
+        let mut buf = vec![0 as libc::c_char; buf_len];
+        // SAFETY: an all-zero passwd (integers and null pointers) is a valid value.
+        let mut pwd: libc::passwd = unsafe { std::mem::zeroed() };
+        let mut result: *mut libc::passwd = std::ptr::null_mut();
+        // SAFETY: every pointer refers to a live local of the right type, and `buf_len`
+        // is the true length of `buf`; getpwuid_r writes only inside them.
+        let rc = unsafe { libc::getpwuid_r(uid, &mut pwd, buf.as_mut_ptr(), buf_len, &mut result) };
+        if rc == libc::ERANGE && buf_len < (1 << 20) {
+            buf_len *= 4;
+            continue;
+        }
+        if rc != 0 || result.is_null() || pwd.pw_name.is_null() {
+            return None;
+        }
+        // SAFETY: on success pw_name points to a NUL-terminated string inside `buf`,
+        // which is still alive here.
+        let name = unsafe { CStr::from_ptr(pwd.pw_name) };
+        let name = name.to_str().ok()?;
+        return (!name.is_empty()).then(|| name.to_owned());
+    }
+}
+
+/// Removes every non-directory entry of `dir` whose name starts with `prefix` and
+/// returns the paths removed. Errors (missing directory, races) are ignored.
+pub fn remove_with_prefix(dir: &Path, prefix: &str) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut removed = Vec::new();
+    for entry in entries.flatten() {
+        let matches = entry.file_name().to_str().is_some_and(|n| n.starts_with(prefix));
+        let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
+        if matches && !is_dir && std::fs::remove_file(entry.path()).is_ok() {
+            removed.push(entry.path());
+        }
+    }
+    removed
+}
+
+/// Removes the job's shared-memory objects from [`SHM_DIR`] when dropped.
+pub struct ShmCleanup {
+    prefix: String,
+    verbose: bool,
+}
+
+impl ShmCleanup {
+    pub fn new(job_id: &str, verbose: bool) -> Self {
+        ShmCleanup {
+            prefix: shm_prefix(&user_name(), job_id),
+            verbose,
+        }
+    }
+}
+
+impl Drop for ShmCleanup {
+    fn drop(&mut self) {
+        for path in remove_with_prefix(Path::new(SHM_DIR), &self.prefix) {
+            if self.verbose {
+                eprintln!("aclshmrun: removed leftover {}", path.display());
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prefix_format() {
+        assert_eq!(shm_prefix("alice", "00ff"), "aclshmem-alice-00ff-");
+    }
+
+    #[test]
+    fn user_name_is_nonempty() {
+        let name = user_name();
+        assert!(!name.is_empty());
+        assert!(!name.contains('/'));
+    }
+
+    #[test]
+    fn removes_only_matching_entries() {
+        let dir = std::env::temp_dir().join(format!("aclshmrun-cleanup-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("aclshmem-u-j1-dir")).unwrap();
+        for f in [
+            "aclshmem-u-j1-heap0",
+            "aclshmem-u-j1-x",
+            "aclshmem-u-j2-heap0",
+            "other",
+        ] {
+            std::fs::write(dir.join(f), b"").unwrap();
+        }
+        let mut removed = remove_with_prefix(&dir, "aclshmem-u-j1-");
+        removed.sort();
+        assert_eq!(
+            removed,
+            vec![dir.join("aclshmem-u-j1-heap0"), dir.join("aclshmem-u-j1-x")]
+        );
+        assert!(dir.join("aclshmem-u-j2-heap0").exists());
+        assert!(dir.join("other").exists());
+        assert!(dir.join("aclshmem-u-j1-dir").exists());
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert!(remove_with_prefix(&dir, "x").is_empty());
+    }
+}

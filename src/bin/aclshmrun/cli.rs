@@ -1,0 +1,244 @@
+//! Command-line definition of `aclshmrun` and the small parsers it needs.
+
+use std::ffi::{OsStr, OsString};
+use std::net::IpAddr;
+
+use clap::Parser;
+
+/// Largest job the launcher accepts.
+pub const MAX_PES: u32 = 16384;
+
+const EXAMPLES: &str = "\
+Examples:
+  aclshmrun -n 4 ./my_shmem_app --iters 100
+  aclshmrun -np 8 --tag-output --timeout 60 ./my_shmem_app
+  aclshmrun -n 2 --mem-size 1G --verbose python3 train.py
+
+Every PE gets ACLSHMEM_MY_PE, ACLSHMEM_N_PES, ACLSHMEM_IP_PORT, ACLSHMEM_LOCAL_PE,
+ACLSHMEM_LOCAL_N_PES, ACLSHMEM_JOB_TOKEN, ACLSHMEM_JOB_ID and the torchrun-style
+RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE, MASTER_ADDR, MASTER_PORT.
+PE 0 reads the launcher's stdin; the other PEs get /dev/null.
+
+Exit status: 0 if every PE exits 0; otherwise the status of the first PE that
+fails (128+signal for a PE killed by a signal); 124 on --timeout; 128+signal
+when aclshmrun itself receives SIGINT/SIGTERM/SIGHUP; 127 if PROG cannot be
+started; 2 for a usage error.";
+
+/// Start N processing elements (PEs) of PROG on this machine and supervise them.
+#[derive(Debug, Parser)]
+#[command(
+    name = "aclshmrun",
+    version,
+    override_usage = "aclshmrun -n <N> [OPTIONS] <PROG> [ARGS]...",
+    after_help = EXAMPLES
+)]
+pub struct Args {
+    /// Number of PEs to start, 1..=16384 (`-np N` is accepted too)
+    #[arg(
+        short = 'n',
+        long = "np",
+        value_name = "N",
+        value_parser = clap::value_parser!(u32).range(1..=i64::from(MAX_PES))
+    )]
+    pub np: u32,
+
+    /// Kill the whole job after SECS seconds and exit 124 (0 = no limit)
+    #[arg(long, value_name = "SECS", default_value_t = 0)]
+    pub timeout: u64,
+
+    /// Prefix every stdout and stderr line of PE i with "[pe i] "
+    #[arg(long)]
+    pub tag_output: bool,
+
+    /// Port of the bootstrap config store run by PE 0 [default: a free port]
+    #[arg(long, value_name = "PORT", value_parser = clap::value_parser!(u16).range(1..))]
+    pub port: Option<u16>,
+
+    /// Address of the bootstrap config store (IPv4 or IPv6 literal)
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1", value_parser = parse_addr)]
+    pub addr: IpAddr,
+
+    /// Symmetric heap size per PE (sets ACLSHMEM_LOCAL_MEM_SIZE); bytes or K/M/G/T suffix
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    pub mem_size: Option<u64>,
+
+    /// Print each PE's command line and the environment aclshmrun sets
+    #[arg(short, long)]
+    pub verbose: bool,
+
+    /// The program to run, followed by its arguments (passed through untouched)
+    #[arg(
+        value_name = "PROG",
+        required = true,
+        num_args = 1..,
+        trailing_var_arg = true
+    )]
+    pub command: Vec<OsString>,
+}
+
+/// Options of `aclshmrun` that take a separate value argument.
+const VALUE_OPTIONS: &[&str] = &["-n", "--np", "--timeout", "--port", "--addr", "--mem-size"];
+
+/// Rewrites the MPI-style `-np N` / `-np=N` into `--np` so clap can parse it.
+///
+/// Only the launcher's own options are looked at: everything from PROG on (or after a
+/// literal `--`) is passed through unchanged.
+pub fn normalize_argv<I>(argv: I) -> Vec<OsString>
+where
+    I: IntoIterator<Item = OsString>,
+{
+    let mut it = argv.into_iter();
+    let mut out: Vec<OsString> = it.next().into_iter().collect();
+    while let Some(arg) = it.next() {
+        let text = arg.to_str().unwrap_or("");
+        if text == "-np" {
+            out.push("--np".into());
+            out.extend(it.next());
+        } else if let Some(value) = text.strip_prefix("-np=") {
+            out.push(format!("--np={value}").into());
+        } else if VALUE_OPTIONS.contains(&text) {
+            out.push(arg);
+            out.extend(it.next());
+        } else if text == "--" || !is_option(&arg) {
+            out.push(arg);
+            break;
+        } else {
+            out.push(arg);
+        }
+    }
+    out.extend(it);
+    out
+}
+
+fn is_option(arg: &OsStr) -> bool {
+    arg.as_encoded_bytes().first() == Some(&b'-') && arg.len() > 1
+}
+
+/// Parses an IP literal; an IPv6 literal may be written with or without brackets.
+pub fn parse_addr(s: &str) -> Result<IpAddr, String> {
+    let bare = s.strip_prefix('[').and_then(|r| r.strip_suffix(']')).unwrap_or(s);
+    bare.parse::<IpAddr>()
+        .map_err(|_| format!("'{s}' is not an IPv4 or IPv6 address"))
+}
+
+/// Parses a byte count: plain digits, or digits with a K, M, G or T suffix (powers of
+/// 1024; `KB`, `KiB` and lower case are accepted too).
+pub fn parse_size(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let (digits, suffix) = t.split_at(split);
+    if digits.is_empty() {
+        return Err(format!("'{s}' is not a size (expected e.g. 4096, 512M, 2G)"));
+    }
+    let shift = match suffix.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 0,
+        "k" | "kb" | "kib" => 10,
+        "m" | "mb" | "mib" => 20,
+        "g" | "gb" | "gib" => 30,
+        "t" | "tb" | "tib" => 40,
+        other => return Err(format!("unknown size suffix '{other}' (use K, M, G or T)")),
+    };
+    let value: u64 = digits.parse().map_err(|_| format!("size '{s}' is too large"))?;
+    let bytes = value
+        .checked_mul(1u64 << shift)
+        .ok_or_else(|| format!("size '{s}' is too large"))?;
+    if bytes == 0 {
+        return Err("size must be greater than 0".into());
+    }
+    Ok(bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    fn argv(v: &[&str]) -> Vec<OsString> {
+        v.iter().map(OsString::from).collect()
+    }
+
+    fn parse(v: &[&str]) -> Result<Args, clap::Error> {
+        Args::try_parse_from(normalize_argv(argv(v)))
+    }
+
+    #[test]
+    fn definition_is_consistent() {
+        Args::command().debug_assert();
+    }
+
+    #[test]
+    fn np_is_rewritten_only_before_prog() {
+        assert_eq!(
+            normalize_argv(argv(&["r", "-np", "4", "prog", "-np", "2"])),
+            argv(&["r", "--np", "4", "prog", "-np", "2"])
+        );
+        assert_eq!(
+            normalize_argv(argv(&["r", "--timeout", "5", "-np=3", "p"])),
+            argv(&["r", "--timeout", "5", "--np=3", "p"])
+        );
+        assert_eq!(
+            normalize_argv(argv(&["r", "-n", "2", "--", "-np"])),
+            argv(&["r", "-n", "2", "--", "-np"])
+        );
+        // the value of an option is never mistaken for PROG
+        assert_eq!(
+            normalize_argv(argv(&["r", "--addr", "::1", "-np", "2", "p"])),
+            argv(&["r", "--addr", "::1", "--np", "2", "p"])
+        );
+    }
+
+    #[test]
+    fn prog_arguments_pass_through() {
+        let a = parse(&["r", "-np", "2", "prog", "--foo", "-n", "9", "--", "x"]).unwrap();
+        assert_eq!(a.np, 2);
+        assert_eq!(a.command, argv(&["prog", "--foo", "-n", "9", "--", "x"]));
+        let a = parse(&["r", "-n4", "--tag-output", "prog"]).unwrap();
+        assert_eq!(a.np, 4);
+        assert!(a.tag_output);
+        let a = parse(&["r", "-n", "1", "--", "-weird-prog", "-v"]).unwrap();
+        assert_eq!(a.command, argv(&["-weird-prog", "-v"]));
+        assert!(!a.verbose);
+    }
+
+    #[test]
+    fn invalid_input_is_a_usage_error() {
+        for bad in [
+            &["r", "prog"][..],
+            &["r", "-n", "0", "prog"],
+            &["r", "-n", "16385", "prog"],
+            &["r", "-n", "x", "prog"],
+            &["r", "-n", "2"],
+            &["r", "-n", "2", "--bogus", "prog"],
+            &["r", "-n", "2", "--mem-size", "3Q", "prog"],
+            &["r", "-n", "2", "--addr", "localhost", "prog"],
+            &["r", "-n", "2", "--port", "0", "prog"],
+        ] {
+            let err = parse(bad).unwrap_err();
+            assert_eq!(err.exit_code(), 2, "{bad:?}");
+        }
+        assert_eq!(parse(&["r", "-n", "16384", "p"]).unwrap().np, MAX_PES);
+    }
+
+    #[test]
+    fn sizes() {
+        assert_eq!(parse_size("4096"), Ok(4096));
+        assert_eq!(parse_size("4k"), Ok(4096));
+        assert_eq!(parse_size("512M"), Ok(512 << 20));
+        assert_eq!(parse_size("2GiB"), Ok(2 << 30));
+        assert_eq!(parse_size("1 T"), Ok(1 << 40));
+        assert!(parse_size("").is_err());
+        assert!(parse_size("0").is_err());
+        assert!(parse_size("G").is_err());
+        assert!(parse_size("1.5G").is_err());
+        assert!(parse_size("99999999999999999999").is_err());
+        assert!(parse_size("20000000000G").is_err());
+    }
+
+    #[test]
+    fn addresses() {
+        assert_eq!(parse_addr("127.0.0.1").unwrap().to_string(), "127.0.0.1");
+        assert_eq!(parse_addr("[::1]").unwrap().to_string(), "::1");
+        assert_eq!(parse_addr("fe80::2").unwrap().to_string(), "fe80::2");
+        assert!(parse_addr("host.example").is_err());
+    }
+}

@@ -1,0 +1,283 @@
+//! Supervision of the PE processes: reaping, failure propagation, signals, timeout.
+
+use std::io;
+use std::os::unix::process::ExitStatusExt;
+use std::process::{Child, Command, ExitStatus};
+use std::thread::sleep;
+use std::time::{Duration, Instant};
+
+use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+use signal_hook::iterator::Signals;
+use signal_hook::low_level::signal_name;
+
+/// How often running PEs are polled.
+const POLL: Duration = Duration::from_millis(5);
+/// How long PEs get between SIGTERM and SIGKILL.
+pub const GRACE: Duration = Duration::from_secs(2);
+/// Exit status of a job killed by `--timeout` (as `timeout(1)`).
+pub const TIMEOUT_STATUS: i32 = 124;
+
+struct Pe {
+    rank: u32,
+    child: Child,
+    /// Not yet reaped: the pid still belongs to our child (possibly a zombie), so
+    /// signalling it can never hit an unrelated process.
+    running: bool,
+}
+
+/// A failed PE: its rank, and how to report and propagate the failure.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Failure {
+    pub rank: u32,
+    pub status: Status,
+}
+
+/// How a PE ended when it did not exit 0.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Status {
+    Exited(i32),
+    Signaled(i32),
+    /// `wait` itself failed; should not happen.
+    Unknown,
+}
+
+impl Status {
+    /// `None` for a successful exit.
+    pub fn from_exit(status: ExitStatus) -> Option<Status> {
+        match (status.code(), status.signal()) {
+            (Some(0), _) => None,
+            (Some(code), _) => Some(Status::Exited(code)),
+            (None, Some(sig)) => Some(Status::Signaled(sig)),
+            (None, None) => Some(Status::Unknown),
+        }
+    }
+
+    /// The launcher's exit status for this failure (128+signo for a signal death).
+    pub fn exit_code(self) -> i32 {
+        match self {
+            Status::Exited(code) => code,
+            Status::Signaled(sig) => 128 + sig,
+            Status::Unknown => 1,
+        }
+    }
+}
+
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.status {
+            Status::Exited(code) => write!(f, "PE {} exited with status {code}", self.rank),
+            Status::Signaled(sig) => {
+                write!(f, "PE {} killed by signal {}", self.rank, describe_signal(sig))
+            }
+            Status::Unknown => write!(f, "PE {} ended with an unknown status", self.rank),
+        }
+    }
+}
+
+/// `SIGKILL (9)`, or just the number for a signal without a known name.
+pub fn describe_signal(sig: i32) -> String {
+    match signal_name(sig) {
+        Some(name) => format!("{name} ({sig})"),
+        None => sig.to_string(),
+    }
+}
+
+/// Owns the PE processes of a job and the launcher's termination-signal handlers.
+pub struct Supervisor {
+    pes: Vec<Pe>,
+    signals: Signals,
+    verbose: bool,
+}
+
+impl Supervisor {
+    /// Installs the SIGINT/SIGTERM/SIGHUP handlers; call before starting any PE.
+    pub fn new(verbose: bool) -> io::Result<Self> {
+        Ok(Supervisor {
+            pes: Vec::new(),
+            signals: Signals::new([SIGINT, SIGTERM, SIGHUP])?,
+            verbose,
+        })
+    }
+
+    /// Starts PE `rank`. The child stays in the launcher's process group.
+    pub fn spawn(&mut self, rank: u32, cmd: &mut Command) -> io::Result<&mut Child> {
+        let child = cmd.spawn()?;
+        self.pes.push(Pe {
+            rank,
+            child,
+            running: true,
+        });
+        Ok(&mut self.pes.last_mut().expect("just pushed").child)
+    }
+
+    /// A termination signal received by the launcher since the last call, if any.
+    pub fn pending_signal(&mut self) -> Option<i32> {
+        self.signals.pending().next()
+    }
+
+    fn running(&self) -> usize {
+        self.pes.iter().filter(|pe| pe.running).count()
+    }
+
+    /// Waits for the job; returns the launcher's exit status.
+    ///
+    /// The first PE to fail (non-zero exit or a signal) ends the job with its status; a
+    /// signal to the launcher ends it with 128+signo; `timeout` ends it with 124. In every
+    /// case the remaining PEs are terminated and reaped before returning.
+    pub fn wait(&mut self, timeout: Option<Duration>) -> i32 {
+        let start = Instant::now();
+        loop {
+            let failure = self.reap();
+            // A signal wins over a failure seen in the same round: a terminal Ctrl-C
+            // reaches the PEs too, and they die of it.
+            if let Some(sig) = self.pending_signal() {
+                return self.stop_on_signal(sig);
+            }
+            if let Some(failure) = failure {
+                eprintln!("aclshmrun: {failure}");
+                self.shutdown();
+                return failure.status.exit_code();
+            }
+            if self.running() == 0 {
+                return 0;
+            }
+            if let Some(limit) = timeout
+                && start.elapsed() >= limit
+            {
+                eprintln!(
+                    "aclshmrun: timeout after {} s, killing {} PEs",
+                    limit.as_secs(),
+                    self.running()
+                );
+                self.shutdown();
+                return TIMEOUT_STATUS;
+            }
+            sleep(POLL);
+        }
+    }
+
+    /// Terminates the job because the launcher received `sig`; returns 128+sig.
+    pub fn stop_on_signal(&mut self, sig: i32) -> i32 {
+        match self.running() {
+            0 => eprintln!("aclshmrun: received {}", describe_signal(sig)),
+            n => eprintln!(
+                "aclshmrun: received {}, terminating {n} PEs",
+                describe_signal(sig)
+            ),
+        }
+        self.shutdown();
+        128 + sig
+    }
+
+    /// Reaps every PE that has ended; returns the first failure among them.
+    fn reap(&mut self) -> Option<Failure> {
+        let mut first = None;
+        for pe in self.pes.iter_mut().filter(|pe| pe.running) {
+            let status = match pe.child.try_wait() {
+                Ok(None) => continue,
+                Ok(Some(status)) => Status::from_exit(status),
+                Err(e) => {
+                    eprintln!("aclshmrun: cannot wait for PE {}: {e}", pe.rank);
+                    Some(Status::Unknown)
+                }
+            };
+            pe.running = false;
+            if self.verbose {
+                match status {
+                    None => eprintln!("aclshmrun: PE {} exited with status 0", pe.rank),
+                    Some(status) => eprintln!(
+                        "aclshmrun: {}",
+                        Failure {
+                            rank: pe.rank,
+                            status
+                        }
+                    ),
+                }
+            }
+            if first.is_none() {
+                first = status.map(|status| Failure {
+                    rank: pe.rank,
+                    status,
+                });
+            }
+        }
+        first
+    }
+
+    /// Sends SIGTERM to every running PE, waits up to [`GRACE`] (less if another
+    /// termination signal arrives), then SIGKILLs and reaps the rest.
+    pub fn shutdown(&mut self) {
+        for pe in self.pes.iter().filter(|pe| pe.running) {
+            send_signal(&pe.child, libc::SIGTERM);
+        }
+        let deadline = Instant::now() + GRACE;
+        while self.running() > 0 && Instant::now() < deadline {
+            if self.pending_signal().is_some() {
+                break;
+            }
+            sleep(POLL);
+            // failures during shutdown are consequences, not causes
+            let _ = self.reap();
+        }
+        self.kill_all();
+    }
+
+    /// SIGKILLs and reaps every PE still running.
+    fn kill_all(&mut self) {
+        for pe in self.pes.iter_mut().filter(|pe| pe.running) {
+            if self.verbose {
+                eprintln!("aclshmrun: PE {} still running, sending SIGKILL", pe.rank);
+            }
+            let _ = pe.child.kill();
+            let _ = pe.child.wait();
+            pe.running = false;
+        }
+    }
+}
+
+impl Drop for Supervisor {
+    /// Never leaves a PE behind, even if the launcher unwinds.
+    fn drop(&mut self) {
+        self.kill_all();
+    }
+}
+
+/// Sends `sig` to a child that has not been reaped yet.
+fn send_signal(child: &Child, sig: i32) {
+    let Ok(pid) = libc::pid_t::try_from(child.id()) else {
+        return;
+    };
+    // SAFETY: kill has no memory-safety preconditions; `pid` is our own unreaped child,
+    // so it cannot have been recycled for another process.
+    unsafe {
+        libc::kill(pid, sig);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn statuses() {
+        let exited = |code: i32| ExitStatus::from_raw(code << 8);
+        assert_eq!(Status::from_exit(exited(0)), None);
+        assert_eq!(Status::from_exit(exited(3)), Some(Status::Exited(3)));
+        assert_eq!(
+            Status::from_exit(ExitStatus::from_raw(9)),
+            Some(Status::Signaled(9))
+        );
+        assert_eq!(Status::Exited(3).exit_code(), 3);
+        assert_eq!(Status::Signaled(9).exit_code(), 137);
+        let f = Failure {
+            rank: 1,
+            status: Status::Signaled(9),
+        };
+        assert_eq!(f.to_string(), "PE 1 killed by signal SIGKILL (9)");
+        let f = Failure {
+            rank: 0,
+            status: Status::Exited(3),
+        };
+        assert_eq!(f.to_string(), "PE 0 exited with status 3");
+    }
+}

@@ -1,0 +1,135 @@
+//! The config store client: every PE (PE 0 included) talks to the store through one of these.
+
+use std::net::{SocketAddr, TcpStream};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use super::protocol::{Message, VERSION, read_frame, write_frame};
+use crate::error::{Error, Result};
+
+/// A connection admitted by the store.
+pub struct Client {
+    stream: Mutex<(TcpStream, u64)>,
+    pub session: u64,
+    pe: usize,
+}
+
+impl Client {
+    /// Connects to `addrs` and presents the job secret, retrying (connection refused, store not yet
+    /// listening, store restarting) with back-off until `connect_timeout`. A `Reject` is final.
+    pub fn connect(
+        addrs: &[SocketAddr],
+        token: &[u8],
+        pe: usize,
+        n_pes: usize,
+        connect_timeout: Duration,
+        op_timeout: Duration,
+    ) -> Result<Client> {
+        let deadline = Instant::now() + connect_timeout;
+        let mut pause = Duration::from_millis(10);
+        let mut last_err = String::from("no address");
+        loop {
+            for addr in addrs {
+                match Self::try_once(addr, token, pe, n_pes) {
+                    Ok((stream, session)) => {
+                        // the store answers a collective within op_timeout (or says why not)
+                        stream.set_read_timeout(Some(op_timeout + Duration::from_secs(5)))?;
+                        return Ok(Client {
+                            stream: Mutex::new((stream, 0)),
+                            session,
+                            pe,
+                        });
+                    }
+                    Err(Attempt::Rejected(reason)) => {
+                        return Err(Error::Inner(format!(
+                            "config store at {addr} refused PE {pe}: {reason}"
+                        )));
+                    }
+                    Err(Attempt::Retry(e)) => last_err = format!("{addr}: {e}"),
+                }
+            }
+            if Instant::now() + pause > deadline {
+                return Err(Error::Inner(format!(
+                    "PE {pe} could not reach the config store within {} s ({last_err})",
+                    connect_timeout.as_secs()
+                )));
+            }
+            std::thread::sleep(pause);
+            pause = (pause * 2).min(Duration::from_millis(250));
+        }
+    }
+
+    fn try_once(
+        addr: &SocketAddr,
+        token: &[u8],
+        pe: usize,
+        n_pes: usize,
+    ) -> std::result::Result<(TcpStream, u64), Attempt> {
+        let retry = |e: std::io::Error| Attempt::Retry(e.to_string());
+        let mut s = TcpStream::connect_timeout(addr, Duration::from_secs(2)).map_err(retry)?;
+        s.set_nodelay(true).map_err(retry)?;
+        s.set_read_timeout(Some(Duration::from_secs(10))).map_err(retry)?;
+        let hello = Message::Hello {
+            version: VERSION,
+            token: token.to_vec(),
+            pe: pe as u32,
+            n_pes: n_pes as u32,
+        };
+        write_frame(&mut s, &hello).map_err(retry)?;
+        match read_frame(&mut s).map_err(retry)? {
+            Message::Welcome { session } => Ok((s, session)),
+            Message::Reject { reason } if reason.contains("shutting down") => Err(Attempt::Retry(reason)),
+            Message::Reject { reason } => Err(Attempt::Rejected(reason)),
+            other => Err(Attempt::Retry(format!("unexpected answer {other:?}"))),
+        }
+    }
+
+    /// Contributes `data` to the next collective and returns every PE's contribution.
+    pub fn allgather(&self, data: &[u8]) -> Result<Vec<Vec<u8>>> {
+        let mut guard = self.stream.lock().unwrap_or_else(|e| e.into_inner());
+        let (stream, seq) = &mut *guard;
+        *seq += 1;
+        let my_seq = *seq;
+        write_frame(
+            stream,
+            &Message::Allgather {
+                seq: my_seq,
+                data: data.to_vec(),
+            },
+        )
+        .map_err(|e| Error::Bootstrap(format!("PE {}: config store connection lost: {e}", self.pe)))?;
+        match read_frame(stream) {
+            Ok(Message::AllgatherResult { seq, parts }) if seq == my_seq => Ok(parts),
+            Ok(Message::Failed { reason, .. }) => Err(Error::Timeout(reason)),
+            Ok(other) => Err(Error::Bootstrap(format!(
+                "unexpected answer from the config store: {other:?}"
+            ))),
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ) =>
+            {
+                Err(Error::Timeout(format!(
+                    "PE {}: the config store did not answer in time",
+                    self.pe
+                )))
+            }
+            Err(e) => Err(Error::Bootstrap(format!(
+                "PE {}: config store connection lost: {e}",
+                self.pe
+            ))),
+        }
+    }
+
+    /// Tells the store this PE is done.
+    pub fn bye(&self) {
+        let mut guard = self.stream.lock().unwrap_or_else(|e| e.into_inner());
+        let _ = write_frame(&mut guard.0, &Message::Bye);
+    }
+}
+
+enum Attempt {
+    Retry(String),
+    Rejected(String),
+}

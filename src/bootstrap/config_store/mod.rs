@@ -1,0 +1,228 @@
+//! DEFAULT-mode bootstrap: PE 0 runs a small TCP store at `ip_port`, every PE connects to it.
+
+pub mod client;
+pub mod protocol;
+pub mod server;
+
+use std::net::{SocketAddr, TcpListener, ToSocketAddrs};
+use std::time::Duration;
+
+use super::Bootstrap;
+use crate::error::{Error, Result};
+
+/// A parsed `ip_port` (spec 9.2).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Endpoint {
+    pub host: String,
+    pub port: u16,
+    pub ipv6: bool,
+}
+
+impl Endpoint {
+    /// Parses `tcp://host:port` (IPv4 literal or host name) or `tcp6://[addr]:port`; the port must be
+    /// in 1025..=65535 and the whole string at most 63 characters.
+    pub fn parse(url: &str) -> Result<Endpoint> {
+        let bad = |why: &str| Error::InvalidParam(format!("ip_port \"{url}\" is invalid: {why}"));
+        if url.len() >= crate::ffi::types::ACLSHMEM_MAX_IP_PORT_LEN {
+            return Err(bad("longer than 63 characters"));
+        }
+        let (host, port, ipv6) = if let Some(rest) = url.strip_prefix("tcp6://") {
+            let rest = rest
+                .strip_prefix('[')
+                .ok_or_else(|| bad("expected tcp6://[addr]:port"))?;
+            let (addr, port) = rest
+                .split_once("]:")
+                .ok_or_else(|| bad("expected tcp6://[addr]:port"))?;
+            addr.parse::<std::net::Ipv6Addr>()
+                .map_err(|_| bad("not an IPv6 address"))?;
+            (addr, port, true)
+        } else if let Some(rest) = url.strip_prefix("tcp://") {
+            let (host, port) = rest
+                .rsplit_once(':')
+                .ok_or_else(|| bad("expected tcp://host:port"))?;
+            let name_ok = !host.is_empty()
+                && host.len() <= 253
+                && host
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'.');
+            if !name_ok {
+                return Err(bad("host must be an IPv4 address or a host name"));
+            }
+            (host, port, false)
+        } else {
+            return Err(bad("expected tcp://host:port or tcp6://[addr]:port"));
+        };
+        if port.is_empty() || !port.bytes().all(|b| b.is_ascii_digit()) || port.len() > 5 {
+            return Err(bad("port is not a number"));
+        }
+        let port: u32 = port.parse().map_err(|_| bad("port is not a number"))?;
+        if !(1025..=65535).contains(&port) {
+            return Err(bad("port must be in 1025..65535"));
+        }
+        Ok(Endpoint {
+            host: host.to_string(),
+            port: port as u16,
+            ipv6,
+        })
+    }
+
+    /// Every socket address the host resolves to.
+    pub fn resolve(&self) -> Result<Vec<SocketAddr>> {
+        let addrs: Vec<SocketAddr> = (self.host.as_str(), self.port)
+            .to_socket_addrs()
+            .map_err(|e| Error::Inner(format!("cannot resolve {}: {e}", self.host)))?
+            .filter(|a| a.is_ipv6() == self.ipv6 || !self.ipv6)
+            .collect();
+        if addrs.is_empty() {
+            return Err(Error::Inner(format!("{} has no usable address", self.host)));
+        }
+        Ok(addrs)
+    }
+}
+
+/// Settings of one config-store bootstrap.
+pub struct StoreConfig {
+    pub endpoint: Endpoint,
+    pub my_pe: usize,
+    pub n_pes: usize,
+    pub token: Vec<u8>,
+    pub connect_timeout: Duration,
+    pub op_timeout: Duration,
+    /// PE 0 only: an already bound socket to listen on (option_attr.sockFd > 0).
+    pub listen_fd: Option<i32>,
+}
+
+/// The DEFAULT-mode bootstrap.
+pub struct ConfigStore {
+    client: client::Client,
+    server: Option<server::Server>,
+    my_pe: usize,
+    n_pes: usize,
+    op_timeout: Duration,
+}
+
+impl ConfigStore {
+    pub fn connect(cfg: StoreConfig) -> Result<ConfigStore> {
+        let addrs = cfg.endpoint.resolve()?;
+        let server = if cfg.my_pe == 0 {
+            let listener = match cfg.listen_fd {
+                Some(fd) => adopt_listener(fd)?,
+                None => bind(&addrs)?,
+            };
+            Some(
+                server::Server::start(listener, cfg.n_pes, cfg.token.clone(), cfg.op_timeout)
+                    .map_err(|e| Error::Inner(format!("cannot start the config store: {e}")))?,
+            )
+        } else {
+            None
+        };
+        let client = client::Client::connect(
+            &addrs,
+            &cfg.token,
+            cfg.my_pe,
+            cfg.n_pes,
+            cfg.connect_timeout,
+            cfg.op_timeout,
+        )?;
+        Ok(ConfigStore {
+            client,
+            server,
+            my_pe: cfg.my_pe,
+            n_pes: cfg.n_pes,
+            op_timeout: cfg.op_timeout,
+        })
+    }
+}
+
+fn bind(addrs: &[SocketAddr]) -> Result<TcpListener> {
+    let mut last = None;
+    for a in addrs {
+        match TcpListener::bind(a) {
+            Ok(l) => return Ok(l),
+            Err(e) => last = Some(format!("{a}: {e}")),
+        }
+    }
+    Err(Error::Inner(format!(
+        "PE 0 cannot listen for the config store: {}",
+        last.unwrap_or_default()
+    )))
+}
+
+fn adopt_listener(fd: i32) -> Result<TcpListener> {
+    use std::os::fd::FromRawFd;
+    // SAFETY: the caller documented fd as an already bound socket it hands over to the library.
+    if unsafe { libc::listen(fd, 1024) } != 0 {
+        return Err(Error::Inner(format!(
+            "option_attr.sockFd {fd} cannot listen: {}",
+            std::io::Error::last_os_error()
+        )));
+    }
+    // SAFETY: fd is a listening TCP socket now owned by the listener.
+    Ok(unsafe { TcpListener::from_raw_fd(fd) })
+}
+
+impl Bootstrap for ConfigStore {
+    fn my_pe(&self) -> usize {
+        self.my_pe
+    }
+    fn n_pes(&self) -> usize {
+        self.n_pes
+    }
+    fn session(&self) -> u64 {
+        self.client.session
+    }
+    fn allgather(&self, data: &[u8]) -> Result<Vec<Vec<u8>>> {
+        let parts = self.client.allgather(data)?;
+        if parts.len() != self.n_pes {
+            return Err(Error::Bootstrap(format!(
+                "allgather returned {} parts for {} PEs",
+                parts.len(),
+                self.n_pes
+            )));
+        }
+        Ok(parts)
+    }
+    fn finalize(&mut self) {
+        self.client.bye();
+        if let Some(s) = self.server.take() {
+            s.shutdown(self.op_timeout);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ip_port_forms() {
+        assert_eq!(
+            Endpoint::parse("tcp://127.0.0.1:8998").unwrap(),
+            Endpoint {
+                host: "127.0.0.1".into(),
+                port: 8998,
+                ipv6: false
+            }
+        );
+        assert!(Endpoint::parse("tcp://localhost:1025").is_ok());
+        assert!(Endpoint::parse("tcp6://[::1]:65535").unwrap().ipv6);
+        for bad in [
+            "",
+            "127.0.0.1:8998",
+            "tcp://127.0.0.1",
+            "tcp://127.0.0.1:1024",
+            "tcp://127.0.0.1:65536",
+            "tcp://127.0.0.1:0",
+            "tcp://:8998",
+            "tcp://a_b:8998",
+            "tcp6://::1:8998",
+            "tcp6://[zz]:8998",
+            "udp://127.0.0.1:8998",
+            "tcp://127.0.0.1:89a8",
+            "tcp://127.0.0.1:-1",
+            "tcp://aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa:8998",
+        ] {
+            assert!(Endpoint::parse(bad).is_err(), "{bad} should be rejected");
+        }
+    }
+}

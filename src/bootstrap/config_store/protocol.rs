@@ -1,0 +1,309 @@
+//! Wire format of the config store: pure encoding and decoding, no I/O.
+//!
+//! A frame is `[u32 length, little endian][u8 kind][body]`, where `length` counts the kind byte and
+//! the body. Every field is little endian; byte strings are `[u32 length][bytes]`. A decoder never
+//! trusts a length: truncated, oversized or malformed frames become [`ProtocolError`]s.
+
+/// Largest frame either side accepts (an allgather result of 16384 PEs with small payloads fits).
+pub const MAX_FRAME: usize = 64 << 20;
+/// Protocol version carried in `Hello`.
+pub const VERSION: u32 = 1;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Message {
+    /// Client → store, first frame: the job secret, who I am, how many we are.
+    Hello {
+        version: u32,
+        token: Vec<u8>,
+        pe: u32,
+        n_pes: u32,
+    },
+    /// Store → client: admitted; `session` is a random id shared by the whole job.
+    Welcome { session: u64 },
+    /// Store → client: refused, with the reason; the store then closes the connection.
+    Reject { reason: String },
+    /// Client → store: my contribution to collective number `seq`.
+    Allgather { seq: u64, data: Vec<u8> },
+    /// Store → client: every PE's contribution to `seq`, in PE order.
+    AllgatherResult { seq: u64, parts: Vec<Vec<u8>> },
+    /// Store → client: the collective failed (a PE did not arrive in time, or died).
+    Failed { seq: u64, reason: String },
+    /// Client → store: this PE is done with the store (finalize).
+    Bye,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ProtocolError {
+    #[error("frame truncated")]
+    Truncated,
+    #[error("frame of {0} bytes exceeds the limit")]
+    TooLarge(usize),
+    #[error("unknown frame kind {0}")]
+    UnknownKind(u8),
+    #[error("malformed frame: {0}")]
+    Malformed(&'static str),
+}
+
+const K_HELLO: u8 = 1;
+const K_WELCOME: u8 = 2;
+const K_REJECT: u8 = 3;
+const K_ALLGATHER: u8 = 4;
+const K_RESULT: u8 = 5;
+const K_FAILED: u8 = 6;
+const K_BYE: u8 = 7;
+
+fn put_bytes(out: &mut Vec<u8>, b: &[u8]) {
+    out.extend_from_slice(&(b.len() as u32).to_le_bytes());
+    out.extend_from_slice(b);
+}
+
+/// Encodes one message as a complete frame (length prefix included).
+pub fn encode(msg: &Message) -> Vec<u8> {
+    let mut body = Vec::new();
+    let kind = match msg {
+        Message::Hello {
+            version,
+            token,
+            pe,
+            n_pes,
+        } => {
+            body.extend_from_slice(&version.to_le_bytes());
+            put_bytes(&mut body, token);
+            body.extend_from_slice(&pe.to_le_bytes());
+            body.extend_from_slice(&n_pes.to_le_bytes());
+            K_HELLO
+        }
+        Message::Welcome { session } => {
+            body.extend_from_slice(&session.to_le_bytes());
+            K_WELCOME
+        }
+        Message::Reject { reason } => {
+            put_bytes(&mut body, reason.as_bytes());
+            K_REJECT
+        }
+        Message::Allgather { seq, data } => {
+            body.extend_from_slice(&seq.to_le_bytes());
+            put_bytes(&mut body, data);
+            K_ALLGATHER
+        }
+        Message::AllgatherResult { seq, parts } => {
+            body.extend_from_slice(&seq.to_le_bytes());
+            body.extend_from_slice(&(parts.len() as u32).to_le_bytes());
+            for p in parts {
+                put_bytes(&mut body, p);
+            }
+            K_RESULT
+        }
+        Message::Failed { seq, reason } => {
+            body.extend_from_slice(&seq.to_le_bytes());
+            put_bytes(&mut body, reason.as_bytes());
+            K_FAILED
+        }
+        Message::Bye => K_BYE,
+    };
+    let mut out = Vec::with_capacity(5 + body.len());
+    out.extend_from_slice(&((body.len() + 1) as u32).to_le_bytes());
+    out.push(kind);
+    out.extend_from_slice(&body);
+    out
+}
+
+/// Reads the length prefix: how many bytes follow it. Rejects empty and oversized frames.
+pub fn frame_len(prefix: [u8; 4]) -> Result<usize, ProtocolError> {
+    let n = u32::from_le_bytes(prefix) as usize;
+    if n == 0 {
+        return Err(ProtocolError::Malformed("empty frame"));
+    }
+    if n > MAX_FRAME {
+        return Err(ProtocolError::TooLarge(n));
+    }
+    Ok(n)
+}
+
+struct Reader<'a>(&'a [u8]);
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, n: usize) -> Result<&'a [u8], ProtocolError> {
+        if self.0.len() < n {
+            return Err(ProtocolError::Truncated);
+        }
+        let (a, b) = self.0.split_at(n);
+        self.0 = b;
+        Ok(a)
+    }
+    fn u32(&mut self) -> Result<u32, ProtocolError> {
+        Ok(u32::from_le_bytes(
+            self.take(4)?.try_into().map_err(|_| ProtocolError::Truncated)?,
+        ))
+    }
+    fn u64(&mut self) -> Result<u64, ProtocolError> {
+        Ok(u64::from_le_bytes(
+            self.take(8)?.try_into().map_err(|_| ProtocolError::Truncated)?,
+        ))
+    }
+    fn bytes(&mut self) -> Result<Vec<u8>, ProtocolError> {
+        let n = self.u32()? as usize;
+        Ok(self.take(n)?.to_vec())
+    }
+    fn string(&mut self) -> Result<String, ProtocolError> {
+        String::from_utf8(self.bytes()?).map_err(|_| ProtocolError::Malformed("text is not UTF-8"))
+    }
+    fn end(&self) -> Result<(), ProtocolError> {
+        if self.0.is_empty() {
+            Ok(())
+        } else {
+            Err(ProtocolError::Malformed("trailing bytes"))
+        }
+    }
+}
+
+/// Decodes the bytes after the length prefix (kind byte + body).
+pub fn decode(frame: &[u8]) -> Result<Message, ProtocolError> {
+    let (&kind, body) = frame.split_first().ok_or(ProtocolError::Truncated)?;
+    let mut r = Reader(body);
+    let msg = match kind {
+        K_HELLO => Message::Hello {
+            version: r.u32()?,
+            token: r.bytes()?,
+            pe: r.u32()?,
+            n_pes: r.u32()?,
+        },
+        K_WELCOME => Message::Welcome { session: r.u64()? },
+        K_REJECT => Message::Reject { reason: r.string()? },
+        K_ALLGATHER => Message::Allgather {
+            seq: r.u64()?,
+            data: r.bytes()?,
+        },
+        K_RESULT => {
+            let seq = r.u64()?;
+            let n = r.u32()? as usize;
+            // each part needs at least its 4-byte length: bound the allocation by the input
+            if n > r.0.len() / 4 {
+                return Err(ProtocolError::Truncated);
+            }
+            let mut parts = Vec::with_capacity(n);
+            for _ in 0..n {
+                parts.push(r.bytes()?);
+            }
+            Message::AllgatherResult { seq, parts }
+        }
+        K_FAILED => Message::Failed {
+            seq: r.u64()?,
+            reason: r.string()?,
+        },
+        K_BYE => Message::Bye,
+        k => return Err(ProtocolError::UnknownKind(k)),
+    };
+    r.end()?;
+    Ok(msg)
+}
+
+/// Reads one frame from a stream.
+pub fn read_frame(r: &mut impl std::io::Read) -> std::io::Result<Message> {
+    let mut prefix = [0u8; 4];
+    r.read_exact(&mut prefix)?;
+    let n = frame_len(prefix).map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))?;
+    let mut buf = vec![0u8; n];
+    r.read_exact(&mut buf)?;
+    decode(&buf).map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))
+}
+
+/// Writes one frame to a stream.
+pub fn write_frame(w: &mut impl std::io::Write, msg: &Message) -> std::io::Result<()> {
+    w.write_all(&encode(msg))
+}
+
+/// Constant-time equality for secrets.
+pub fn secrets_equal(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn roundtrip(m: Message) {
+        let f = encode(&m);
+        let n = frame_len(f[..4].try_into().unwrap()).unwrap();
+        assert_eq!(n, f.len() - 4);
+        assert_eq!(decode(&f[4..]).unwrap(), m);
+    }
+
+    #[test]
+    fn every_message_roundtrips() {
+        roundtrip(Message::Hello {
+            version: VERSION,
+            token: b"secret".to_vec(),
+            pe: 3,
+            n_pes: 8,
+        });
+        roundtrip(Message::Welcome { session: 0xdead_beef });
+        roundtrip(Message::Reject {
+            reason: "bad token".into(),
+        });
+        roundtrip(Message::Allgather {
+            seq: 7,
+            data: vec![1, 2, 3],
+        });
+        roundtrip(Message::AllgatherResult {
+            seq: 7,
+            parts: vec![vec![], vec![9; 100]],
+        });
+        roundtrip(Message::Failed {
+            seq: 1,
+            reason: "PE 3 died".into(),
+        });
+        roundtrip(Message::Bye);
+    }
+
+    #[test]
+    fn truncated_frames_are_errors() {
+        let f = encode(&Message::Hello {
+            version: 1,
+            token: b"abc".to_vec(),
+            pe: 1,
+            n_pes: 2,
+        });
+        for cut in 5..f.len() {
+            assert!(decode(&f[4..cut]).is_err(), "cut at {cut}");
+        }
+        assert_eq!(decode(&[]), Err(ProtocolError::Truncated));
+    }
+
+    #[test]
+    fn oversized_and_malformed_frames_are_errors() {
+        assert!(matches!(
+            frame_len(((MAX_FRAME + 1) as u32).to_le_bytes()),
+            Err(ProtocolError::TooLarge(_))
+        ));
+        assert!(frame_len(0u32.to_le_bytes()).is_err());
+        assert_eq!(decode(&[200]), Err(ProtocolError::UnknownKind(200)));
+        // a result claiming 2^32-1 parts in a tiny body must not allocate or succeed
+        let mut f = vec![K_RESULT];
+        f.extend_from_slice(&1u64.to_le_bytes());
+        f.extend_from_slice(&u32::MAX.to_le_bytes());
+        assert_eq!(decode(&f), Err(ProtocolError::Truncated));
+        // trailing garbage
+        let mut f = encode(&Message::Bye)[4..].to_vec();
+        f.push(0);
+        assert!(decode(&f).is_err());
+        // a byte string longer than the frame
+        let mut f = vec![K_REJECT];
+        f.extend_from_slice(&1000u32.to_le_bytes());
+        assert_eq!(decode(&f), Err(ProtocolError::Truncated));
+        let mut f = vec![K_REJECT];
+        f.extend_from_slice(&2u32.to_le_bytes());
+        f.extend_from_slice(&[0xff, 0xfe]);
+        assert!(decode(&f).is_err());
+    }
+
+    #[test]
+    fn secret_comparison() {
+        assert!(secrets_equal(b"abc", b"abc"));
+        assert!(!secrets_equal(b"abc", b"abd"));
+        assert!(!secrets_equal(b"abc", b"abcd"));
+    }
+}

@@ -1,0 +1,314 @@
+//! The config store server, run by PE 0: admits the job's PEs and serves their allgathers.
+//!
+//! One thread accepts; one thread per admitted connection reads requests. A collective completes
+//! when every PE contributed; a PE that disconnects without saying `Bye` is marked dead and every
+//! pending and later collective fails at once naming it. A collective that does not complete within
+//! the operation timeout fails naming the PEs that never arrived. Connections that do not present
+//! the job secret first are answered with `Reject`, logged and closed: the job goes on.
+
+use std::collections::HashMap;
+use std::io::Write;
+use std::net::{TcpListener, TcpStream};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use super::protocol::{Message, VERSION, read_frame, secrets_equal, write_frame};
+
+/// How long a new connection may take to present its `Hello`.
+const HELLO_TIMEOUT: Duration = Duration::from_secs(10);
+
+#[derive(Default)]
+struct Round {
+    parts: Vec<Option<Vec<u8>>>,
+    arrived: usize,
+    readers: usize,
+    result: Option<Arc<Vec<u8>>>,
+}
+
+#[derive(Default)]
+struct State {
+    admitted: Vec<bool>,
+    finished: Vec<bool>,
+    dead: Vec<usize>,
+    rounds: HashMap<u64, Round>,
+}
+
+struct Shared {
+    n_pes: usize,
+    token: Vec<u8>,
+    session: u64,
+    op_timeout: Duration,
+    state: Mutex<State>,
+    changed: Condvar,
+    stopping: AtomicBool,
+}
+
+/// A running store. Dropping it without [`Server::shutdown`] stops accepting at once.
+pub struct Server {
+    shared: Arc<Shared>,
+    addr: std::net::SocketAddr,
+    acceptor: Option<JoinHandle<()>>,
+}
+
+impl Server {
+    /// Starts serving on `listener` for a job of `n_pes` PEs presenting `token`.
+    pub fn start(
+        listener: TcpListener,
+        n_pes: usize,
+        token: Vec<u8>,
+        op_timeout: Duration,
+    ) -> std::io::Result<Server> {
+        let addr = listener.local_addr()?;
+        let mut session = [0u8; 8];
+        getrandom::fill(&mut session).map_err(|e| std::io::Error::other(e.to_string()))?;
+        let shared = Arc::new(Shared {
+            n_pes,
+            token,
+            session: u64::from_le_bytes(session),
+            op_timeout,
+            state: Mutex::new(State {
+                admitted: vec![false; n_pes],
+                finished: vec![false; n_pes],
+                ..State::default()
+            }),
+            changed: Condvar::new(),
+            stopping: AtomicBool::new(false),
+        });
+        let s2 = shared.clone();
+        let acceptor = std::thread::Builder::new()
+            .name("aclshmem-store".into())
+            .spawn(move || accept_loop(listener, s2))?;
+        Ok(Server {
+            shared,
+            addr,
+            acceptor: Some(acceptor),
+        })
+    }
+
+    /// Waits (at most `timeout`) until every admitted PE said `Bye` or disconnected, then stops.
+    pub fn shutdown(mut self, timeout: Duration) {
+        let deadline = Instant::now() + timeout;
+        let mut st = self.shared.state.lock().unwrap_or_else(|e| e.into_inner());
+        loop {
+            let pending: Vec<usize> = (0..self.shared.n_pes)
+                .filter(|&p| st.admitted[p] && !st.finished[p] && !st.dead.contains(&p))
+                .collect();
+            let now = Instant::now();
+            if pending.is_empty() || now >= deadline {
+                if !pending.is_empty() {
+                    log::warn!("config store: PEs {pending:?} did not finish before shutdown");
+                }
+                break;
+            }
+            st = self
+                .shared
+                .changed
+                .wait_timeout(st, deadline - now)
+                .unwrap_or_else(|e| e.into_inner())
+                .0;
+        }
+        drop(st);
+        self.stop();
+    }
+
+    fn stop(&mut self) {
+        self.shared.stopping.store(true, Ordering::SeqCst);
+        // wake the blocking accept
+        let _ = TcpStream::connect_timeout(&self.addr, Duration::from_millis(200));
+        if let Some(h) = self.acceptor.take() {
+            let _ = h.join();
+        }
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        if self.acceptor.is_some() {
+            self.stop();
+        }
+    }
+}
+
+fn accept_loop(listener: TcpListener, shared: Arc<Shared>) {
+    for conn in listener.incoming() {
+        if shared.stopping.load(Ordering::SeqCst) {
+            break;
+        }
+        let Ok(stream) = conn else { continue };
+        let s2 = shared.clone();
+        let _ = std::thread::Builder::new()
+            .name("aclshmem-store-conn".into())
+            .spawn(move || serve(stream, s2));
+    }
+}
+
+fn reject(mut stream: TcpStream, peer: &str, reason: String) {
+    log::warn!("config store: dropped connection from {peer}: {reason}");
+    let _ = write_frame(&mut stream, &Message::Reject { reason });
+}
+
+fn serve(mut stream: TcpStream, shared: Arc<Shared>) {
+    let peer = stream
+        .peer_addr()
+        .map(|a| a.to_string())
+        .unwrap_or_else(|_| "?".into());
+    let _ = stream.set_nodelay(true);
+    let _ = stream.set_read_timeout(Some(HELLO_TIMEOUT));
+    let hello = match read_frame(&mut stream) {
+        Ok(m) => m,
+        Err(e) => {
+            if !shared.stopping.load(Ordering::SeqCst) {
+                log::warn!("config store: dropped connection from {peer}: no valid hello ({e})");
+            }
+            return;
+        }
+    };
+    let pe = match hello {
+        Message::Hello {
+            version,
+            token,
+            pe,
+            n_pes,
+        } => {
+            if !secrets_equal(&token, &shared.token) {
+                return reject(stream, &peer, "wrong job secret".into());
+            }
+            if version != VERSION {
+                return reject(
+                    stream,
+                    &peer,
+                    format!("protocol version {version}, expected {VERSION}"),
+                );
+            }
+            if n_pes as usize != shared.n_pes || pe as usize >= shared.n_pes {
+                return reject(
+                    stream,
+                    &peer,
+                    format!("PE {pe} of {n_pes} does not fit a job of {} PEs", shared.n_pes),
+                );
+            }
+            pe as usize
+        }
+        _ => return reject(stream, &peer, "first frame is not a hello".into()),
+    };
+    if shared.stopping.load(Ordering::SeqCst) {
+        return reject(stream, &peer, "store is shutting down".into());
+    }
+    {
+        let mut st = shared.state.lock().unwrap_or_else(|e| e.into_inner());
+        if st.admitted[pe] {
+            drop(st);
+            return reject(stream, &peer, format!("PE {pe} is already connected"));
+        }
+        st.admitted[pe] = true;
+    }
+    if write_frame(
+        &mut stream,
+        &Message::Welcome {
+            session: shared.session,
+        },
+    )
+    .is_err()
+    {
+        return mark_dead(&shared, pe);
+    }
+    let _ = stream.set_read_timeout(None);
+    loop {
+        match read_frame(&mut stream) {
+            Ok(Message::Allgather { seq, data }) => {
+                let reply = allgather(&shared, pe, seq, data);
+                let ok = match reply {
+                    Ok(frame) => stream.write_all(&frame).is_ok(),
+                    Err(reason) => write_frame(&mut stream, &Message::Failed { seq, reason }).is_ok(),
+                };
+                if !ok {
+                    return mark_dead(&shared, pe);
+                }
+            }
+            Ok(Message::Bye) => {
+                let mut st = shared.state.lock().unwrap_or_else(|e| e.into_inner());
+                st.finished[pe] = true;
+                st.admitted[pe] = false;
+                shared.changed.notify_all();
+                return;
+            }
+            Ok(other) => {
+                log::warn!("config store: PE {pe} sent an unexpected {other:?}; closing");
+                return mark_dead(&shared, pe);
+            }
+            Err(_) => return mark_dead(&shared, pe),
+        }
+    }
+}
+
+fn mark_dead(shared: &Shared, pe: usize) {
+    let mut st = shared.state.lock().unwrap_or_else(|e| e.into_inner());
+    if !st.finished[pe] && !st.dead.contains(&pe) {
+        if !shared.stopping.load(Ordering::SeqCst) {
+            log::error!("config store: PE {pe} disconnected without finalizing");
+        }
+        st.dead.push(pe);
+    }
+    st.admitted[pe] = false;
+    shared.changed.notify_all();
+}
+
+/// Adds `pe`'s part to round `seq` and waits for the round to complete; returns the encoded result.
+fn allgather(shared: &Shared, pe: usize, seq: u64, data: Vec<u8>) -> Result<Arc<Vec<u8>>, String> {
+    let n = shared.n_pes;
+    let deadline = Instant::now() + shared.op_timeout;
+    let mut st = shared.state.lock().unwrap_or_else(|e| e.into_inner());
+    {
+        let round = st.rounds.entry(seq).or_insert_with(|| Round {
+            parts: vec![None; n],
+            ..Round::default()
+        });
+        if round.parts[pe].is_none() {
+            round.arrived += 1;
+        }
+        round.parts[pe] = Some(data);
+        if round.arrived == n {
+            let parts = round
+                .parts
+                .iter_mut()
+                .map(|p| p.take().unwrap_or_default())
+                .collect();
+            round.result = Some(Arc::new(super::protocol::encode(&Message::AllgatherResult {
+                seq,
+                parts,
+            })));
+            shared.changed.notify_all();
+        }
+    }
+    loop {
+        let round = st.rounds.get_mut(&seq).ok_or("collective state lost")?;
+        if let Some(result) = round.result.clone() {
+            round.readers += 1;
+            if round.readers == n {
+                st.rounds.remove(&seq);
+            }
+            return Ok(result);
+        }
+        let missing: Vec<usize> = (0..n).filter(|&p| round.parts[p].is_none()).collect();
+        if !st.dead.is_empty() {
+            return Err(format!(
+                "PE(s) {:?} died (disconnected without finalizing)",
+                st.dead
+            ));
+        }
+        let now = Instant::now();
+        if now >= deadline {
+            return Err(format!(
+                "PE(s) {missing:?} did not arrive within {} s (control_operation_timeout)",
+                shared.op_timeout.as_secs()
+            ));
+        }
+        st = shared
+            .changed
+            .wait_timeout(st, deadline - now)
+            .unwrap_or_else(|e| e.into_inner())
+            .0;
+    }
+}

@@ -1,0 +1,110 @@
+//! Job description from the environment of a launcher (aclshmrun, torchrun, Open MPI, PMI), for the
+//! `aclshmemx_set_attr_from_env` extension.
+
+use crate::config::{self, EnvVar};
+use crate::error::{Error, Result};
+
+/// What the environment says about this PE's job.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JobEnv {
+    pub my_pe: i32,
+    pub n_pes: i32,
+    pub ip_port: String,
+    pub local_mem_size: u64,
+}
+
+fn int(var: &EnvVar) -> Result<Option<i32>> {
+    match var.get() {
+        None => Ok(None),
+        Some(v) => v
+            .trim()
+            .parse::<i32>()
+            .map(Some)
+            .map_err(|_| Error::InvalidValue(format!("{}=\"{v}\" is not an integer", var.name))),
+    }
+}
+
+/// Rank and size, from the first family of variables that is present.
+fn rank_and_size() -> Result<(i32, i32, &'static str)> {
+    let families: [(&EnvVar, &[&EnvVar], &'static str); 5] = [
+        (&config::ACLSHMEM_MY_PE, &[&config::ACLSHMEM_N_PES], "aclshmrun"),
+        (&config::RANK, &[&config::WORLD_SIZE], "torchrun"),
+        (
+            &config::OMPI_COMM_WORLD_RANK,
+            &[&config::OMPI_COMM_WORLD_SIZE],
+            "Open MPI",
+        ),
+        (&config::PMI_RANK, &[&config::PMI_SIZE], "PMI"),
+        (
+            &config::PMIX_RANK,
+            &[&config::OMPI_COMM_WORLD_SIZE, &config::PMI_SIZE],
+            "PMIx",
+        ),
+    ];
+    for (rank_var, size_vars, who) in families {
+        if let Some(rank) = int(rank_var)? {
+            for size_var in size_vars {
+                if let Some(size) = int(size_var)? {
+                    return Ok((rank, size, who));
+                }
+            }
+            return Err(Error::InvalidParam(format!(
+                "{} is set but not the number of PEs ({who})",
+                rank_var.name
+            )));
+        }
+    }
+    Err(Error::InvalidParam(
+        "no launcher environment found: run under aclshmrun, torchrun, mpirun or a PMI launcher \
+         (ACLSHMEM_MY_PE/ACLSHMEM_N_PES, RANK/WORLD_SIZE, OMPI_COMM_WORLD_RANK/SIZE or PMI_RANK/PMI_SIZE)"
+            .into(),
+    ))
+}
+
+/// The rendezvous URL: ACLSHMEM_IP_PORT, else MASTER_ADDR with MASTER_PORT + 1 (torch's own store
+/// holds MASTER_PORT).
+fn rendezvous() -> Result<String> {
+    if let Some(url) = config::ACLSHMEM_IP_PORT.get() {
+        return Ok(url);
+    }
+    if let (Some(addr), Some(port)) = (config::MASTER_ADDR.get(), config::MASTER_PORT.get()) {
+        let port: u16 = port
+            .trim()
+            .parse()
+            .map_err(|_| Error::InvalidValue(format!("MASTER_PORT=\"{port}\" is not a port number")))?;
+        let port = port
+            .checked_add(1)
+            .ok_or_else(|| Error::InvalidValue("MASTER_PORT is 65535".into()))?;
+        return Ok(if addr.contains(':') {
+            format!("tcp6://[{addr}]:{port}")
+        } else {
+            format!("tcp://{addr}:{port}")
+        });
+    }
+    Err(Error::InvalidParam(
+        "no rendezvous address: set ACLSHMEM_IP_PORT (or MASTER_ADDR and MASTER_PORT)".into(),
+    ))
+}
+
+/// Reads the job description; `ACLSHMEM_LOCAL_MEM_SIZE` defaults to the table's value (128 MiB).
+pub fn job_from_env() -> Result<JobEnv> {
+    let (my_pe, n_pes, _) = rank_and_size()?;
+    let ip_port = rendezvous()?;
+    if ip_port.len() >= crate::ffi::types::ACLSHMEM_MAX_IP_PORT_LEN {
+        return Err(Error::InvalidValue(format!(
+            "rendezvous address \"{ip_port}\" is longer than 63 characters"
+        )));
+    }
+    let size_text = config::ACLSHMEM_LOCAL_MEM_SIZE.get_or_default();
+    let local_mem_size = config::parse_size(&size_text).ok_or_else(|| {
+        Error::InvalidValue(format!(
+            "ACLSHMEM_LOCAL_MEM_SIZE=\"{size_text}\" is not a size (bytes, or K/M/G suffix)"
+        ))
+    })?;
+    Ok(JobEnv {
+        my_pe,
+        n_pes,
+        ip_port,
+        local_mem_size,
+    })
+}

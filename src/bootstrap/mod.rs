@@ -1,0 +1,25 @@
+//! Bootstraps: how the PEs of a job find each other and run the control-plane collectives.
+//!
+//! A new bootstrap is one file implementing [`Bootstrap`] plus one line where init picks it.
+
+pub mod config_store;
+pub mod env;
+
+use crate::error::Result;
+
+/// The control-plane collectives every bootstrap provides. Not on any data path.
+pub trait Bootstrap: Send + Sync {
+    fn my_pe(&self) -> usize;
+    fn n_pes(&self) -> usize;
+    /// A random id shared by every PE of this job (names shared-memory objects when the launcher
+    /// gave no job id).
+    fn session(&self) -> u64;
+    /// Every PE contributes `data`; returns all contributions in PE order.
+    fn allgather(&self, data: &[u8]) -> Result<Vec<Vec<u8>>>;
+    /// Returns once every PE has called it.
+    fn barrier(&self) -> Result<()> {
+        self.allgather(&[]).map(|_| ())
+    }
+    /// Leaves the job; the last step of finalize.
+    fn finalize(&mut self);
+}

@@ -1,0 +1,192 @@
+//! C entry points of `host/init/shmem_host_init.h` (spec 8.1) and the init extension.
+
+use std::ffi::{c_char, c_int};
+use std::sync::atomic::Ordering;
+
+use super::types::*;
+use super::{arg, arg_mut, guard};
+use crate::bootstrap::env::job_from_env;
+use crate::error::Error;
+use crate::runtime;
+
+/// Phase of the current instance: `ACLSHMEM_STATUS_NOT_INITIALIZED` (0) before init and after
+/// finalize, `ACLSHMEM_STATUS_SHM_CREATED` (1) while init runs after the heap exists,
+/// `ACLSHMEM_STATUS_IS_INITIALIZED` (2) after a successful init. Not collective.
+#[unsafe(no_mangle)]
+pub extern "C" fn aclshmemx_init_status() -> c_int {
+    guard("aclshmemx_init_status", || {
+        Ok(runtime::current_slot().status.load(Ordering::Acquire))
+    })
+}
+
+/// Initialises the library. Collective over all PEs of the instance; every PE passes the same
+/// attributes except `my_pe`. DEFAULT mode: PE 0 runs the config store at `attributes->ip_port`
+/// (`tcp://host:port` or `tcp6://[addr]:port`, port 1025..65535) and every PE connects to it,
+/// retrying for `option_attr.shm_init_timeout` seconds; each bootstrap collective is bounded by
+/// `option_attr.control_operation_timeout` seconds. A connection must present `ACLSHMEM_JOB_TOKEN`
+/// (set by aclshmrun) when the job has one.
+///
+/// Returns 0; `ACLSHMEM_INVALID_PARAM` (NULL attributes, my_pe >= n_pes, unknown flags, bad
+/// ip_port); `ACLSHMEM_INVALID_VALUE` (my_pe < 0, n_pes <= 0 or > ACLSHMEM_MAX_PES, local_mem_size
+/// 0 or > ACLSHMEM_MAX_LOCAL_SIZE, a zero timeout, data_op_engine_type outside 0x1..0xF);
+/// `ACLSHMEM_INNER_ERROR` (already initialised, config store unreachable or refusing);
+/// `ACLSHMEM_SMEM_ERROR` (shared memory cannot be created, e.g. /dev/shm too small);
+/// `ACLSHMEM_TIMEOUT_ERROR` (a PE did not arrive in time).
+///
+/// # Safety
+/// `attributes` must be NULL or point to a valid `aclshmemx_init_attr_t`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclshmemx_init_attr(
+    bootstrap_flags: aclshmemx_bootstrap_t,
+    attributes: *mut InitAttr,
+) -> c_int {
+    guard("aclshmemx_init_attr", || {
+        // SAFETY: documented requirement of this function.
+        let attr = unsafe { arg(attributes, "attributes") }?;
+        runtime::init(bootstrap_flags, attr).map(|_| 0)
+    })
+}
+
+/// Releases the current instance. Collective. Returns 0 (also when the library was never
+/// initialised) or the first failing step's code. Re-init is allowed afterwards.
+#[unsafe(no_mangle)]
+pub extern "C" fn aclshmem_finalize() -> c_int {
+    guard("aclshmem_finalize", || runtime::finalize(None).map(|_| 0))
+}
+
+/// Releases instance `instance_id`. Collective. Unknown id: `ACLSHMEM_INNER_ERROR`, nothing released.
+#[unsafe(no_mangle)]
+pub extern "C" fn aclshmemx_finalize(instance_id: u64) -> c_int {
+    guard("aclshmemx_finalize", || {
+        runtime::finalize(Some(instance_id)).map(|_| 0)
+    })
+}
+
+/// Writes ACLSHMEM_MAJOR_VERSION and ACLSHMEM_MINOR_VERSION (1, 1). If either pointer is NULL,
+/// nothing is written.
+///
+/// # Safety
+/// Non-NULL pointers must be valid for writing an `int`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclshmem_info_get_version(major: *mut c_int, minor: *mut c_int) {
+    guard("aclshmem_info_get_version", || {
+        if major.is_null() || minor.is_null() {
+            return Err(Error::InvalidParam("major or minor is NULL".into()));
+        }
+        // SAFETY: both pointers are non-NULL and valid per the documented contract.
+        unsafe {
+            *major = ACLSHMEM_MAJOR_VERSION;
+            *minor = ACLSHMEM_MINOR_VERSION;
+        }
+        Ok(())
+    })
+}
+
+/// Writes the NUL-terminated name "ACLSHMEM v1.1.1" (at most ACLSHMEM_MAX_NAME_LEN bytes). NULL: no-op.
+///
+/// # Safety
+/// A non-NULL `name` must be valid for writing ACLSHMEM_MAX_NAME_LEN bytes.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclshmem_info_get_name(name: *mut c_char) {
+    guard("aclshmem_info_get_name", || {
+        if name.is_null() {
+            return Err(Error::InvalidParam("name is NULL".into()));
+        }
+        let text = format!(
+            "ACLSHMEM v{ACLSHMEM_VENDOR_MAJOR_VER}.{ACLSHMEM_VENDOR_MINOR_VER}.{ACLSHMEM_VENDOR_PATCH_VER}\0"
+        );
+        let n = text.len().min(ACLSHMEM_MAX_NAME_LEN);
+        // SAFETY: name is non-NULL and valid for ACLSHMEM_MAX_NAME_LEN bytes; n is within both.
+        unsafe { std::ptr::copy_nonoverlapping(text.as_ptr().cast::<c_char>(), name, n) };
+        Ok(())
+    })
+}
+
+/// Stores `my_pe`, `n_pes`, `local_mem_size` and `comm_args = uid` into `*aclshmem_attr` (no
+/// communication; the other fields are left as they are). Returns 0, `ACLSHMEM_INVALID_VALUE` when
+/// local_mem_size > ACLSHMEM_MAX_LOCAL_SIZE, n_pes > ACLSHMEM_MAX_PES or my_pe >= ACLSHMEM_MAX_PES,
+/// `ACLSHMEM_INVALID_PARAM` for a NULL pointer.
+///
+/// # Safety
+/// `uid` and `aclshmem_attr` must be NULL or valid; `*uid` must stay alive until init returns.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclshmemx_set_attr_uniqueid_args(
+    my_pe: c_int,
+    n_pes: c_int,
+    local_mem_size: i64,
+    uid: *mut UniqueId,
+    aclshmem_attr: *mut InitAttr,
+) -> c_int {
+    guard("aclshmemx_set_attr_uniqueid_args", || {
+        if uid.is_null() {
+            return Err(Error::InvalidParam("uid is NULL".into()));
+        }
+        // SAFETY: documented requirement of this function.
+        let attr = unsafe { arg_mut(aclshmem_attr, "aclshmem_attr") }?;
+        if local_mem_size as u64 > ACLSHMEM_MAX_LOCAL_SIZE && local_mem_size > 0 {
+            return Err(Error::InvalidValue(format!(
+                "local_mem_size {local_mem_size} exceeds ACLSHMEM_MAX_LOCAL_SIZE"
+            )));
+        }
+        if n_pes as i64 > ACLSHMEM_MAX_PES as i64 || my_pe as i64 >= ACLSHMEM_MAX_PES as i64 {
+            return Err(Error::InvalidValue(format!(
+                "my_pe {my_pe} / n_pes {n_pes} exceed ACLSHMEM_MAX_PES"
+            )));
+        }
+        attr.my_pe = my_pe;
+        attr.n_pes = n_pes;
+        attr.local_mem_size = local_mem_size as u64;
+        attr.comm_args = uid.cast();
+        Ok(0)
+    })
+}
+
+/// **Extension** (not in the original): fills `my_pe`, `n_pes`, `ip_port` and `local_mem_size` of
+/// `*attr` from the launcher's environment, and resets `option_attr`, `comm_args` and `instance_id`
+/// to the C++ defaults. Sources, first match wins: aclshmrun (ACLSHMEM_MY_PE, ACLSHMEM_N_PES,
+/// ACLSHMEM_IP_PORT), torchrun (RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT + 1), Open MPI
+/// (OMPI_COMM_WORLD_RANK/SIZE), PMI (PMI_RANK/PMI_SIZE, PMIX_RANK); the rendezvous address comes
+/// from ACLSHMEM_IP_PORT or MASTER_ADDR/MASTER_PORT. `local_mem_size` comes from
+/// ACLSHMEM_LOCAL_MEM_SIZE (bytes or K/M/G suffix; default 128M). Returns 0, or
+/// `ACLSHMEM_INVALID_PARAM` (NULL, no launcher variables) / `ACLSHMEM_INVALID_VALUE` (malformed
+/// variable); `*attr` is only written on success.
+///
+/// # Safety
+/// `attr` must be NULL or point to a writable `aclshmemx_init_attr_t`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclshmemx_set_attr_from_env(attr: *mut InitAttr) -> c_int {
+    guard("aclshmemx_set_attr_from_env", || {
+        // SAFETY: documented requirement of this function.
+        let attr = unsafe { arg_mut(attr, "attr") }?;
+        let job = job_from_env()?;
+        let mut filled = InitAttr {
+            my_pe: job.my_pe,
+            n_pes: job.n_pes,
+            local_mem_size: job.local_mem_size,
+            ..InitAttr::default()
+        };
+        for (dst, src) in filled.ip_port.iter_mut().zip(job.ip_port.bytes()) {
+            *dst = src as c_char;
+        }
+        *attr = filled;
+        Ok(0)
+    })
+}
+
+/// Context of the current instance (`id`, `instance` = NULL). Never NULL; the pointer stays valid
+/// for the life of the process.
+#[unsafe(no_mangle)]
+pub extern "C" fn aclshmemx_instance_ctx_get() -> *mut InstanceCtx {
+    guard("aclshmemx_instance_ctx_get", || {
+        Ok(runtime::current_slot().ctx_ptr())
+    })
+}
+
+/// Makes `instance_id` current for all later host calls. Returns 0 or `ACLSHMEM_INNER_ERROR` for an
+/// unknown id.
+#[unsafe(no_mangle)]
+pub extern "C" fn aclshmemx_instance_ctx_set(instance_id: u64) -> c_int {
+    guard("aclshmemx_instance_ctx_set", || {
+        runtime::set_current(instance_id).map(|_| 0)
+    })
+}

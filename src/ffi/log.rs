@@ -1,0 +1,27 @@
+//! C entry points of `host/utils/shmem_log.h` (spec 8.8).
+
+use std::ffi::{c_char, c_int};
+
+use super::guard;
+use crate::logging;
+
+/// Installs a process-wide log sink receiving every message (whatever the level) as
+/// `func(level, msg)`, level 0 debug .. 4 fatal; `msg` is valid during the call only. Only the first
+/// non-NULL function is kept. Always returns 0.
+#[unsafe(no_mangle)]
+pub extern "C" fn aclshmemx_set_extern_logger(
+    func: Option<unsafe extern "C" fn(level: c_int, msg: *const c_char)>,
+) -> i32 {
+    guard("aclshmemx_set_extern_logger", || {
+        logging::set_extern(func);
+        Ok(0)
+    })
+}
+
+/// Sets the log threshold (0 debug, 1 info, 2 warn, 3 error, 4 fatal). SHMEM_LOG_LEVEL (DEBUG, INFO,
+/// WARN, ERROR, FATAL), when set, replaces `level`. Returns 0 or `ACLSHMEM_INVALID_VALUE` when the
+/// resulting level is outside 0..4. Init resets the level to ERROR (subject to SHMEM_LOG_LEVEL).
+#[unsafe(no_mangle)]
+pub extern "C" fn aclshmemx_set_log_level(level: c_int) -> i32 {
+    guard("aclshmemx_set_log_level", || logging::set_level(level).map(|_| 0))
+}

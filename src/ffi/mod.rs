@@ -1,0 +1,92 @@
+//! The C ABI. The only place with `#[unsafe(no_mangle)]`; one file per area of the original headers.
+//!
+//! Every export runs through [`guard`]: it installs logging, catches a panic, logs an error with the
+//! PE and the call's name, and turns it into the return type's failure value (the error code for
+//! `int`, NULL for pointers, nothing for `void`). Raw pointers become references only through the
+//! helpers below, so NULL becomes `ACLSHMEM_INVALID_PARAM` in one place.
+//!
+//! `unsafe` lives here because C hands us raw pointers; each export documents what it requires.
+
+pub mod init;
+pub mod log;
+pub mod mem;
+pub mod rma;
+pub mod sync;
+pub mod team;
+pub mod types;
+
+use std::ffi::c_int;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+use crate::error::{Error, Result};
+use crate::{logging, runtime};
+
+/// What a C function returns when its core call fails.
+pub(crate) trait FfiReturn {
+    fn on_error(e: &Error) -> Self;
+}
+
+impl FfiReturn for c_int {
+    fn on_error(e: &Error) -> Self {
+        e.code()
+    }
+}
+
+impl<T> FfiReturn for *mut T {
+    fn on_error(_: &Error) -> Self {
+        std::ptr::null_mut()
+    }
+}
+
+impl FfiReturn for () {
+    fn on_error(_: &Error) -> Self {}
+}
+
+/// Runs one export's body: the single place that decides what an error or a panic becomes.
+#[inline]
+pub(crate) fn guard<R: FfiReturn>(call: &'static str, body: impl FnOnce() -> Result<R>) -> R {
+    logging::ensure();
+    match catch_unwind(AssertUnwindSafe(body)) {
+        Ok(Ok(v)) => v,
+        Ok(Err(e)) => {
+            report(call, &e);
+            R::on_error(&e)
+        }
+        Err(panic) => {
+            let what = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".into());
+            let e = Error::Inner(format!("panic: {what}"));
+            report(call, &e);
+            R::on_error(&e)
+        }
+    }
+}
+
+/// Logs a failed call with the PE and the call's name.
+pub(crate) fn report(call: &str, e: &Error) {
+    match runtime::current_pe() {
+        Some(pe) => ::log::error!("[PE {pe}] {call}: {e}"),
+        None => ::log::error!("{call}: {e}"),
+    }
+}
+
+/// `ptr` as a shared reference, or `ACLSHMEM_INVALID_PARAM` naming the argument.
+///
+/// # Safety
+/// A non-NULL `ptr` must point to a valid, initialised `T` for the duration of the call.
+pub(crate) unsafe fn arg<'a, T>(ptr: *const T, name: &str) -> Result<&'a T> {
+    // SAFETY: forwarded from the caller.
+    unsafe { ptr.as_ref() }.ok_or_else(|| Error::InvalidParam(format!("{name} is NULL")))
+}
+
+/// `ptr` as an exclusive reference, or `ACLSHMEM_INVALID_PARAM` naming the argument.
+///
+/// # Safety
+/// A non-NULL `ptr` must point to a valid `T`, not aliased during the call.
+pub(crate) unsafe fn arg_mut<'a, T>(ptr: *mut T, name: &str) -> Result<&'a mut T> {
+    // SAFETY: forwarded from the caller.
+    unsafe { ptr.as_mut() }.ok_or_else(|| Error::InvalidParam(format!("{name} is NULL")))
+}

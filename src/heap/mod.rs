@@ -1,0 +1,219 @@
+//! The symmetric heap: one shared-memory segment per PE and heap kind, every same-node peer's
+//! segment mapped too, and a deterministic allocator over offsets.
+//!
+//! Remote address = peer base + (ptr − my base): a subtraction, a bounds check and one load from
+//! `peers`, no lock and no lookup by hashing.
+
+pub mod allocator;
+pub mod segment;
+
+use std::sync::Mutex;
+
+use crate::bootstrap::Bootstrap;
+use crate::config;
+use crate::error::{Error, Result};
+pub use allocator::Allocator;
+use segment::Segment;
+
+/// Which heap: the two kinds of the original (`aclshmem_mem_type_t`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HeapKind {
+    Host = 0,
+    Device = 1,
+}
+
+impl HeapKind {
+    /// From an `aclshmem_mem_type_t` value.
+    pub fn from_c(v: i32) -> Result<HeapKind> {
+        match v {
+            0 => Ok(HeapKind::Host),
+            1 => Ok(HeapKind::Device),
+            _ => Err(Error::InvalidParam(format!(
+                "mem_type {v} is neither HOST_SIDE (0) nor DEVICE_SIDE (1)"
+            ))),
+        }
+    }
+    fn tag(self) -> char {
+        match self {
+            HeapKind::Host => 'h',
+            HeapKind::Device => 'd',
+        }
+    }
+}
+
+/// One symmetric heap of one PE, with the peers' copies that this PE can address.
+pub struct SymmetricHeap {
+    pub kind: HeapKind,
+    local: Segment,
+    /// Base address of every PE's copy; null for PEs on other nodes.
+    peers: Vec<usize>,
+    _peer_maps: Vec<Segment>,
+    size: usize,
+    pub alloc: Mutex<Allocator>,
+}
+
+/// Identifies a node: PEs with equal ids share /dev/shm.
+fn node_id() -> String {
+    let boot = std::fs::read_to_string("/proc/sys/kernel/random/boot_id").unwrap_or_default();
+    let mut host = [0u8; 256];
+    // SAFETY: the buffer and its length are passed; gethostname NUL-terminates within it or truncates.
+    unsafe { libc::gethostname(host.as_mut_ptr().cast(), host.len() - 1) };
+    let end = host.iter().position(|&b| b == 0).unwrap_or(host.len());
+    format!("{}|{}", String::from_utf8_lossy(&host[..end]), boot.trim())
+}
+
+/// Status-or-text contribution used to agree on success across PEs.
+fn agree(boot: &dyn Bootstrap, mine: std::result::Result<String, String>) -> Result<Vec<String>> {
+    let payload = match &mine {
+        Ok(s) => format!("+{s}"),
+        Err(e) => format!("-{e}"),
+    };
+    let parts = boot.allgather(payload.as_bytes())?;
+    let mut out = Vec::with_capacity(parts.len());
+    for (pe, p) in parts.iter().enumerate() {
+        let text = String::from_utf8_lossy(p);
+        match text.strip_prefix('+') {
+            Some(ok) => out.push(ok.to_string()),
+            None => {
+                let why = text.strip_prefix('-').unwrap_or(&text).to_string();
+                return Err(Error::Smem(if pe == boot.my_pe() {
+                    why
+                } else {
+                    format!("PE {pe}: {why}")
+                }));
+            }
+        }
+    }
+    Ok(out)
+}
+
+impl SymmetricHeap {
+    /// Collective: creates this PE's segment of `size` bytes, maps every same-node peer's segment and
+    /// unlinks the names once everyone has mapped. `job` goes into the object names.
+    pub fn create(boot: &dyn Bootstrap, kind: HeapKind, size: usize, job: &str) -> Result<SymmetricHeap> {
+        let me = boot.my_pe();
+        // 1. same size everywhere, and who shares this node
+        let node = node_id();
+        let infos = boot.allgather(format!("{size}|{node}").as_bytes())?;
+        let mut nodes = Vec::with_capacity(infos.len());
+        for (pe, info) in infos.iter().enumerate() {
+            let text = String::from_utf8_lossy(info);
+            let (sz, nd) = text
+                .split_once('|')
+                .ok_or_else(|| Error::Inner("bad heap info".into()))?;
+            if sz != size.to_string() {
+                return Err(Error::InvalidParam(format!(
+                    "heap sizes differ between PEs: PE {me} has {size} bytes, PE {pe} has {sz} (local_mem_size must be equal on every PE)"
+                )));
+            }
+            nodes.push(nd.to_string());
+        }
+        let local_pes = nodes.iter().filter(|n| **n == node).count();
+
+        // 2. space check and creation; every PE learns whether all succeeded
+        let name = format!(
+            "/aclshmem-{}-{}-pe{}-{}-{}-{}",
+            segment::user_name(),
+            job,
+            me,
+            std::process::id(),
+            next_serial(),
+            kind.tag()
+        );
+        let created = Self::check_space(size, local_pes)
+            .and_then(|_| Segment::create(&name, size, config::ACLSHMEM_SHM_PREALLOCATE.is_on()))
+            .map_err(|e| e.to_string());
+        let (created, my_name) = match created {
+            Ok(s) => (Some(s), Ok(name.clone())),
+            Err(e) => (None, Err(e)),
+        };
+        let names = agree(boot, my_name)?;
+        let mut local = created.ok_or_else(|| Error::Inner("segment missing".into()))?;
+
+        // 3. map same-node peers
+        let mut peers = vec![0usize; names.len()];
+        let mut maps = Vec::new();
+        let mut mapped: std::result::Result<String, String> = Ok(String::new());
+        for (pe, peer_name) in names.iter().enumerate() {
+            if pe == me {
+                peers[pe] = local.base() as usize;
+            } else if nodes[pe] == node {
+                match Segment::open_peer(peer_name, size) {
+                    Ok(seg) => {
+                        peers[pe] = seg.base() as usize;
+                        maps.push(seg);
+                    }
+                    Err(e) => {
+                        mapped = Err(e.to_string());
+                        break;
+                    }
+                }
+            }
+        }
+        // 4. once everyone mapped (or failed), nobody needs the names any more
+        let result = agree(boot, mapped);
+        local.unlink();
+        result?;
+        Ok(SymmetricHeap {
+            kind,
+            local,
+            peers,
+            _peer_maps: maps,
+            size,
+            alloc: Mutex::new(Allocator::new(size as u64)),
+        })
+    }
+
+    fn check_space(size: usize, local_pes: usize) -> Result<()> {
+        let dir = config::ACLSHMEM_SHM_DIR.get_or_default();
+        let need = (size as u64).saturating_mul(local_pes as u64);
+        if let Some(free) = segment::free_space(&dir)
+            && free < need
+        {
+            return Err(Error::Smem(format!(
+                "{dir} has {free} bytes free but the {local_pes} PE heap(s) of this node need {need} \
+                 ({size} each = local_mem_size + 6 MiB): enlarge {dir} (e.g. docker run --shm-size={}m, \
+                 or mount -o remount,size=... {dir}) or lower local_mem_size",
+                need.div_ceil(1 << 20) + 64
+            )));
+        }
+        Ok(())
+    }
+
+    /// This PE's base address.
+    #[inline]
+    pub fn base(&self) -> *mut u8 {
+        self.local.base()
+    }
+
+    #[inline]
+    pub fn size(&self) -> usize {
+        self.size
+    }
+
+    /// Offset of `[ptr, ptr + len)` inside this PE's heap, if it lies entirely inside.
+    #[inline]
+    pub fn offset_of(&self, ptr: usize, len: usize) -> Option<usize> {
+        let off = ptr.checked_sub(self.local.base() as usize)?;
+        if off < self.size && len <= self.size - off {
+            Some(off)
+        } else {
+            None
+        }
+    }
+
+    /// Address of offset `off` in PE `pe`'s copy, when this PE can reach it with loads and stores.
+    #[inline]
+    pub fn peer_addr(&self, off: usize, pe: usize) -> Option<*mut u8> {
+        match self.peers.get(pe) {
+            Some(&base) if base != 0 => Some((base + off) as *mut u8),
+            _ => None,
+        }
+    }
+}
+
+/// Distinguishes the segments of successive inits within one process.
+fn next_serial() -> u64 {
+    static SERIAL: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    SERIAL.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+}

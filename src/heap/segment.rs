@@ -1,0 +1,200 @@
+//! POSIX shared-memory segments: create and map our own heap object, map a same-node peer's.
+//!
+//! This file holds `unsafe` because it calls `shm_open`, `mmap` and friends through libc; every
+//! mapping is owned by a [`Segment`] and unmapped exactly once in `Drop`.
+
+use std::ffi::CString;
+
+use crate::error::{Error, Result};
+
+/// One mapping of a shared-memory object.
+#[derive(Debug)]
+pub struct Segment {
+    base: *mut u8,
+    len: usize,
+    name: String,
+    owner: bool,
+    unlinked: bool,
+}
+
+// SAFETY: the mapping is plain shared memory; concurrent access is synchronised by the users of the
+// symmetric heap exactly as for any SHMEM heap. The pointer itself never changes.
+unsafe impl Send for Segment {}
+// SAFETY: see above.
+unsafe impl Sync for Segment {}
+
+fn os_err(what: &str, name: &str) -> Error {
+    Error::Smem(format!(
+        "{what} of shared-memory object {name} failed: {}",
+        std::io::Error::last_os_error()
+    ))
+}
+
+fn map(fd: libc::c_int, len: usize, name: &str) -> Result<*mut u8> {
+    // SAFETY: fd is an open shm object of at least `len` bytes; a fresh shared mapping is requested.
+    let p = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            len,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_SHARED,
+            fd,
+            0,
+        )
+    };
+    if p == libc::MAP_FAILED {
+        return Err(os_err("mmap", name));
+    }
+    Ok(p.cast())
+}
+
+impl Segment {
+    /// Creates the object `name` (exclusive, mode 0600) of `len` bytes and maps it. With
+    /// `preallocate` every page is reserved now (ENOSPC becomes an error here, not a SIGBUS later).
+    pub fn create(name: &str, len: usize, preallocate: bool) -> Result<Segment> {
+        let cname = CString::new(name).map_err(|_| Error::Inner(format!("bad segment name {name}")))?;
+        // SAFETY: cname is a valid NUL-terminated string.
+        let fd =
+            unsafe { libc::shm_open(cname.as_ptr(), libc::O_CREAT | libc::O_EXCL | libc::O_RDWR, 0o600) };
+        if fd < 0 {
+            return Err(os_err("shm_open", name));
+        }
+        let cleanup = |e: Error| {
+            // SAFETY: fd is open and cname valid; undo the creation on failure.
+            unsafe {
+                libc::close(fd);
+                libc::shm_unlink(cname.as_ptr());
+            }
+            e
+        };
+        // SAFETY: fd is a valid descriptor we own.
+        if unsafe { libc::ftruncate(fd, len as libc::off_t) } != 0 {
+            return Err(cleanup(os_err("ftruncate", name)));
+        }
+        if preallocate {
+            // SAFETY: fd is a valid descriptor we own.
+            let rc = unsafe { libc::posix_fallocate(fd, 0, len as libc::off_t) };
+            if rc != 0 {
+                return Err(cleanup(Error::Smem(format!(
+                    "reserving {len} bytes for {name} failed ({}); /dev/shm is too small for the heap: \
+                     enlarge it (e.g. docker --shm-size, mount -o remount,size=...) or lower local_mem_size",
+                    std::io::Error::from_raw_os_error(rc)
+                ))));
+            }
+        }
+        let base = map(fd, len, name).map_err(cleanup)?;
+        // SAFETY: the mapping keeps the object alive; the descriptor is no longer needed.
+        unsafe { libc::close(fd) };
+        Ok(Segment {
+            base,
+            len,
+            name: name.to_string(),
+            owner: true,
+            unlinked: false,
+        })
+    }
+
+    /// Maps a peer's object `name`, which must be exactly `len` bytes.
+    pub fn open_peer(name: &str, len: usize) -> Result<Segment> {
+        let cname = CString::new(name).map_err(|_| Error::Inner(format!("bad segment name {name}")))?;
+        // SAFETY: cname is a valid NUL-terminated string.
+        let fd = unsafe { libc::shm_open(cname.as_ptr(), libc::O_RDWR, 0) };
+        if fd < 0 {
+            return Err(os_err("shm_open (peer)", name));
+        }
+        // SAFETY: fd is valid; st is a plain out-parameter.
+        let mut st: libc::stat = unsafe { std::mem::zeroed() };
+        // SAFETY: as above.
+        if unsafe { libc::fstat(fd, &mut st) } != 0 || st.st_size as u64 != len as u64 {
+            // SAFETY: fd is open.
+            unsafe { libc::close(fd) };
+            return Err(Error::Smem(format!(
+                "peer object {name} has {} bytes, expected {len}",
+                st.st_size
+            )));
+        }
+        let mapped = map(fd, len, name);
+        // SAFETY: fd is open; the mapping (if any) keeps the object alive.
+        unsafe { libc::close(fd) };
+        Ok(Segment {
+            base: mapped?,
+            len,
+            name: name.to_string(),
+            owner: false,
+            unlinked: true,
+        })
+    }
+
+    pub fn base(&self) -> *mut u8 {
+        self.base
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Removes the name (the memory stays mapped by everyone who has it). Idempotent.
+    pub fn unlink(&mut self) {
+        if self.owner && !self.unlinked {
+            if let Ok(c) = CString::new(self.name.as_str()) {
+                // SAFETY: c is a valid NUL-terminated string.
+                unsafe { libc::shm_unlink(c.as_ptr()) };
+            }
+            self.unlinked = true;
+        }
+    }
+}
+
+impl Drop for Segment {
+    fn drop(&mut self) {
+        self.unlink();
+        // SAFETY: base/len describe a mapping made by this object and unmapped only here.
+        unsafe { libc::munmap(self.base.cast(), self.len) };
+    }
+}
+
+/// Free bytes of the file system holding POSIX shared memory (`/dev/shm`).
+pub fn free_space(dir: &str) -> Option<u64> {
+    let c = CString::new(dir).ok()?;
+    // SAFETY: st is a plain out-parameter; c is a valid path string.
+    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+    // SAFETY: as above.
+    if unsafe { libc::statvfs(c.as_ptr(), &mut st) } != 0 {
+        return None;
+    }
+    Some(st.f_bavail as u64 * st.f_frsize as u64)
+}
+
+/// Login name of the effective user (or the numeric uid), used in object names.
+pub fn user_name() -> String {
+    // SAFETY: geteuid has no preconditions.
+    let uid = unsafe { libc::geteuid() };
+    let mut buf = vec![0 as libc::c_char; 1024];
+    // SAFETY: pwd/result are plain out-parameters, buf outlives the call and its length is passed.
+    let mut pwd: libc::passwd = unsafe { std::mem::zeroed() };
+    let mut result: *mut libc::passwd = std::ptr::null_mut();
+    // SAFETY: as above.
+    let rc = unsafe { libc::getpwuid_r(uid, &mut pwd, buf.as_mut_ptr(), buf.len(), &mut result) };
+    if rc == 0 && !result.is_null() && !pwd.pw_name.is_null() {
+        // SAFETY: pw_name points into buf and is NUL-terminated on success.
+        let name = unsafe { std::ffi::CStr::from_ptr(pwd.pw_name) }
+            .to_string_lossy()
+            .into_owned();
+        if !name.is_empty()
+            && name
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-' || b == b'.')
+        {
+            return name;
+        }
+    }
+    uid.to_string()
+}

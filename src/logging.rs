@@ -1,0 +1,237 @@
+//! Logging: a `log` facade backend with the original's levels, sinks and callback.
+//!
+//! * Threshold: 0 debug, 1 info, 2 warn, 3 error, 4 fatal; initial WARN; `SHMEM_LOG_LEVEL` overrides
+//!   every level the program sets (spec 8.8).
+//! * Sink: an installed extern logger receives *every* message (whatever the level) and nothing is
+//!   written elsewhere; otherwise stdout (`SHMEM_LOG_TO_STDOUT=1`) or a log file created on the first
+//!   message in `SHMEM_LOG_PATH` (default `$HOME/shmem/log`). Formatting and writing of the stdout/file
+//!   sink are done by `env_logger`.
+
+use std::ffi::{CString, c_char, c_int};
+use std::io::Write;
+use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::{Mutex, OnceLock};
+
+use crate::config;
+
+pub const DEBUG: i32 = 0;
+pub const INFO: i32 = 1;
+pub const WARN: i32 = 2;
+pub const ERROR: i32 = 3;
+pub const FATAL: i32 = 4;
+
+static LEVEL: AtomicI32 = AtomicI32::new(WARN);
+static EXTERN: OnceLock<unsafe extern "C" fn(c_int, *const c_char)> = OnceLock::new();
+static SINK: OnceLock<env_logger::Logger> = OnceLock::new();
+
+/// Target used for FATAL messages (the `log` crate has no fatal level).
+pub const FATAL_TARGET: &str = "aclshmem::fatal";
+
+struct Backend;
+
+fn level_of(record: &log::Metadata) -> i32 {
+    match record.level() {
+        log::Level::Error if record.target() == FATAL_TARGET => FATAL,
+        log::Level::Error => ERROR,
+        log::Level::Warn => WARN,
+        log::Level::Info => INFO,
+        log::Level::Debug | log::Level::Trace => DEBUG,
+    }
+}
+
+fn level_name(level: i32) -> &'static str {
+    ["debug", "info", "warn", "error", "fatal"][level.clamp(0, 4) as usize]
+}
+
+impl log::Log for Backend {
+    fn enabled(&self, metadata: &log::Metadata) -> bool {
+        EXTERN.get().is_some() || level_of(metadata) >= LEVEL.load(Ordering::Relaxed)
+    }
+
+    fn log(&self, record: &log::Record) {
+        if !self.enabled(record.metadata()) {
+            return;
+        }
+        let file = record
+            .file()
+            .map(|f| f.rsplit('/').next().unwrap_or(f))
+            .unwrap_or("?");
+        let text = format!(
+            "[SHM_SHMEM {}:{}] {}",
+            file,
+            record.line().unwrap_or(0),
+            record.args()
+        );
+        if let Some(func) = EXTERN.get() {
+            let msg = CString::new(text.replace('\0', " ")).unwrap_or_default();
+            // SAFETY: the callback was installed by the program with the documented signature; the
+            // message pointer stays valid for the duration of the call, as documented.
+            unsafe { func(level_of(record.metadata()), msg.as_ptr()) };
+            return;
+        }
+        sink().log(record);
+    }
+
+    fn flush(&self) {
+        if let Some(s) = SINK.get() {
+            log::Log::flush(s);
+        }
+    }
+}
+
+/// The log file, opened on the first message so that runs without messages leave no file.
+struct LazyFile(Mutex<Option<std::fs::File>>);
+
+impl LazyFile {
+    fn open() -> Option<std::fs::File> {
+        use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+        let dir = match config::SHMEM_LOG_PATH.get() {
+            Some(p) if !p.contains("..") && p.len() < 4096 => std::path::PathBuf::from(p),
+            _ => {
+                let home = std::env::var_os("HOME")
+                    .map(std::path::PathBuf::from)
+                    .unwrap_or_else(std::env::temp_dir);
+                home.join("shmem").join("log")
+            }
+        };
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o750)
+            .create(&dir)
+            .ok()?;
+        let name = format!(
+            "aclshmem_{}_{}.log",
+            std::process::id(),
+            timestamp("%Y%m%d%H%M%S")
+        );
+        std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .mode(0o640)
+            .open(dir.join(name))
+            .ok()
+    }
+}
+
+impl Write for LazyFile {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let mut guard = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if guard.is_none() {
+            *guard = LazyFile::open();
+        }
+        match guard.as_mut() {
+            Some(f) => f.write(buf),
+            None => Ok(buf.len()), // no usable log directory: drop, as the original does
+        }
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        match self.0.lock().unwrap_or_else(|e| e.into_inner()).as_mut() {
+            Some(f) => f.flush(),
+            None => Ok(()),
+        }
+    }
+}
+
+/// Local time formatted with strftime.
+fn timestamp(fmt: &str) -> String {
+    let fmt = CString::new(fmt).unwrap_or_default();
+    let mut buf = [0u8; 64];
+    // SAFETY: time/localtime_r/strftime get valid pointers to locals; strftime bounds its output by
+    // the buffer length we pass.
+    unsafe {
+        let now = libc::time(std::ptr::null_mut());
+        let mut tm: libc::tm = std::mem::zeroed();
+        libc::localtime_r(&now, &mut tm);
+        let n = libc::strftime(buf.as_mut_ptr().cast(), buf.len(), fmt.as_ptr(), &tm);
+        String::from_utf8_lossy(&buf[..n]).into_owned()
+    }
+}
+
+fn sink() -> &'static env_logger::Logger {
+    SINK.get_or_init(|| {
+        let mut b = env_logger::Builder::new();
+        b.filter_level(log::LevelFilter::Trace);
+        b.format(|buf, record| {
+            let lvl = level_name(level_of(record.metadata()));
+            let micros = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.subsec_micros())
+                .unwrap_or(0);
+            // SAFETY: gettid has no preconditions.
+            let tid = unsafe { libc::gettid() };
+            let file = record
+                .file()
+                .map(|f| f.rsplit('/').next().unwrap_or(f))
+                .unwrap_or("?");
+            writeln!(
+                buf,
+                "{}.{:06} {} {} pid[{}] [SHM_SHMEM {}:{}] {}",
+                timestamp("%Y-%m-%d %H:%M:%S"),
+                micros,
+                lvl,
+                tid,
+                std::process::id(),
+                file,
+                record.line().unwrap_or(0),
+                record.args()
+            )
+        });
+        if config::SHMEM_LOG_TO_STDOUT.get().as_deref() == Some("1") {
+            b.target(env_logger::Target::Stdout);
+        } else {
+            b.target(env_logger::Target::Pipe(Box::new(LazyFile(Mutex::new(None)))));
+        }
+        b.build()
+    })
+}
+
+/// Installs the backend once per process. Cheap after the first call.
+pub fn ensure() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        if log::set_boxed_logger(Box::new(Backend)).is_ok() {
+            log::set_max_level(log::LevelFilter::Trace);
+        }
+        if let Some(l) = env_level() {
+            LEVEL.store(l, Ordering::Relaxed);
+        }
+    });
+}
+
+/// `SHMEM_LOG_LEVEL` when it holds one of the five level names.
+fn env_level() -> Option<i32> {
+    match config::SHMEM_LOG_LEVEL.get()?.as_str() {
+        "DEBUG" => Some(DEBUG),
+        "INFO" => Some(INFO),
+        "WARN" => Some(WARN),
+        "ERROR" => Some(ERROR),
+        "FATAL" => Some(FATAL),
+        _ => None,
+    }
+}
+
+/// `aclshmemx_set_log_level` semantics: the environment wins; 0..=4 accepted.
+pub fn set_level(level: i32) -> crate::Result<()> {
+    ensure();
+    let effective = env_level().unwrap_or(level);
+    if !(DEBUG..=FATAL).contains(&effective) {
+        return Err(crate::Error::InvalidValue(format!(
+            "log level {effective} is outside 0..4"
+        )));
+    }
+    LEVEL.store(effective, Ordering::Relaxed);
+    Ok(())
+}
+
+/// Current threshold.
+pub fn level() -> i32 {
+    LEVEL.load(Ordering::Relaxed)
+}
+
+/// `aclshmemx_set_extern_logger`: the first non-NULL callback wins, later ones are ignored.
+pub fn set_extern(func: Option<unsafe extern "C" fn(c_int, *const c_char)>) {
+    ensure();
+    if let Some(f) = func {
+        let _ = EXTERN.set(f);
+    }
+}

@@ -1,0 +1,229 @@
+//! `aclshmemx_init_attr` and finalize (spec 8.1, 9).
+
+use std::sync::atomic::Ordering;
+use std::sync::{Mutex, OnceLock};
+use std::time::Duration;
+
+use super::{LAST_N_PES, LAST_PE, LIFECYCLE, Slot, current_slot, slot};
+use crate::bootstrap::Bootstrap;
+use crate::bootstrap::config_store::{ConfigStore, Endpoint, StoreConfig};
+use crate::error::{Error, Result};
+use crate::ffi::types::*;
+use crate::heap::{HeapKind, SymmetricHeap};
+use crate::runtime::Instance;
+use crate::{config, logging};
+
+/// Secret used when the job has none (no launcher): it keeps stray non-SHMEM traffic out, but only
+/// ACLSHMEM_JOB_TOKEN (set by aclshmrun) keeps other SHMEM jobs out.
+const DEFAULT_TOKEN: &[u8] = b"aclshmem-config-store-v1";
+
+/// Attribute checks, in the original's order (spec 8.1 step 5).
+pub fn validate(a: &InitAttr) -> Result<()> {
+    if a.my_pe < 0 {
+        return Err(Error::InvalidValue(format!("my_pe {} is negative", a.my_pe)));
+    }
+    if a.n_pes <= 0 {
+        return Err(Error::InvalidValue(format!("n_pes {} must be positive", a.n_pes)));
+    }
+    if a.n_pes as usize > ACLSHMEM_MAX_PES {
+        return Err(Error::InvalidValue(format!(
+            "n_pes {} exceeds ACLSHMEM_MAX_PES ({ACLSHMEM_MAX_PES})",
+            a.n_pes
+        )));
+    }
+    if a.my_pe >= a.n_pes {
+        return Err(Error::InvalidParam(format!(
+            "my_pe {} is not below n_pes {}",
+            a.my_pe, a.n_pes
+        )));
+    }
+    if a.local_mem_size == 0 {
+        return Err(Error::InvalidValue("local_mem_size is 0".into()));
+    }
+    if a.local_mem_size > ACLSHMEM_MAX_LOCAL_SIZE {
+        return Err(Error::InvalidValue(format!(
+            "local_mem_size {} exceeds ACLSHMEM_MAX_LOCAL_SIZE ({ACLSHMEM_MAX_LOCAL_SIZE})",
+            a.local_mem_size
+        )));
+    }
+    if a.option_attr.shm_init_timeout == 0 {
+        return Err(Error::InvalidValue("option_attr.shm_init_timeout is 0".into()));
+    }
+    if a.option_attr.control_operation_timeout == 0 {
+        return Err(Error::InvalidValue(
+            "option_attr.control_operation_timeout is 0".into(),
+        ));
+    }
+    if !(0x1..=0xF).contains(&a.option_attr.data_op_engine_type) {
+        return Err(Error::InvalidValue(format!(
+            "option_attr.data_op_engine_type {:#x} is not in 0x1..0xF",
+            a.option_attr.data_op_engine_type
+        )));
+    }
+    Ok(())
+}
+
+/// The `ip_port` field as text (up to the first NUL).
+pub fn ip_port_str(a: &InitAttr) -> String {
+    let bytes: Vec<u8> = a
+        .ip_port
+        .iter()
+        .take_while(|&&c| c != 0)
+        .map(|&c| c as u8)
+        .collect();
+    String::from_utf8_lossy(&bytes).into_owned()
+}
+
+fn choose_bootstrap(flags: u32, a: &InitAttr) -> Result<Box<dyn Bootstrap>> {
+    if flags & ACLSHMEMX_INIT_WITH_UNIQUEID != 0 {
+        return Err(Error::NotSupported(
+            "ACLSHMEMX_INIT_WITH_UNIQUEID is not available yet in libaclshmem".into(),
+        ));
+    }
+    if flags & ACLSHMEMX_INIT_WITH_MPI != 0 {
+        return Err(Error::NotSupported(
+            "ACLSHMEMX_INIT_WITH_MPI is not available yet in libaclshmem".into(),
+        ));
+    }
+    if flags & ACLSHMEMX_INIT_WITH_DEFAULT == 0 {
+        return Err(Error::InvalidParam(format!(
+            "bootstrap flags {flags:#x} select no known mode"
+        )));
+    }
+    let endpoint = Endpoint::parse(&ip_port_str(a))?;
+    let token = config::ACLSHMEM_JOB_TOKEN
+        .get()
+        .map(String::into_bytes)
+        .unwrap_or_else(|| DEFAULT_TOKEN.to_vec());
+    let sock = a.option_attr.sock_fd;
+    let store = ConfigStore::connect(StoreConfig {
+        endpoint,
+        my_pe: a.my_pe as usize,
+        n_pes: a.n_pes as usize,
+        token,
+        connect_timeout: Duration::from_secs(a.option_attr.shm_init_timeout as u64),
+        op_timeout: Duration::from_secs(a.option_attr.control_operation_timeout as u64),
+        listen_fd: (a.my_pe == 0 && sock > 0).then_some(sock),
+    })?;
+    Ok(Box::new(store))
+}
+
+/// Job id carried in shared-memory names: the launcher's, else the bootstrap session.
+fn job_id(boot: &dyn Bootstrap) -> String {
+    config::ACLSHMEM_JOB_ID
+        .get()
+        .filter(|j| j.len() <= 64 && j.bytes().all(|b| b.is_ascii_alphanumeric()))
+        .unwrap_or_else(|| format!("{:016x}", boot.session()))
+}
+
+/// `aclshmemx_init_attr`.
+pub fn init(flags: u32, attr: &InitAttr) -> Result<()> {
+    let _g = LIFECYCLE.lock().unwrap_or_else(|e| e.into_inner());
+    if attr.instance_id != 0 {
+        return Err(Error::NotSupported(format!(
+            "instance_id {} : only the default instance 0 is available yet",
+            attr.instance_id
+        )));
+    }
+    let slot = slot(0).ok_or_else(|| Error::Inner("instance 0 missing".into()))?;
+    if slot.status.load(Ordering::Acquire) != ACLSHMEM_STATUS_NOT_INITIALIZED {
+        return Err(Error::Inner(
+            "instance 0 is already initialised; finalize it first".into(),
+        ));
+    }
+    let _ = logging::set_level(logging::ERROR);
+    validate(attr)?;
+    let result = build(flags, attr, slot);
+    match result {
+        Ok(inst) => {
+            LAST_PE.store(inst.my_pe as i32, Ordering::Relaxed);
+            LAST_N_PES.store(inst.n_pes as i32, Ordering::Relaxed);
+            slot.live.store(Box::into_raw(Box::new(inst)), Ordering::Release);
+            slot.status
+                .store(ACLSHMEM_STATUS_IS_INITIALIZED, Ordering::Release);
+            log::info!("PE {} of {}: initialised", attr.my_pe, attr.n_pes);
+            Ok(())
+        }
+        Err(e) => {
+            slot.status
+                .store(ACLSHMEM_STATUS_NOT_INITIALIZED, Ordering::Release);
+            Err(e)
+        }
+    }
+}
+
+fn build(flags: u32, attr: &InitAttr, slot: &Slot) -> Result<Instance> {
+    let mut boot = choose_bootstrap(flags, attr)?;
+    let heap_size = attr
+        .local_mem_size
+        .checked_add(ACLSHMEM_EXTRA_SIZE)
+        .and_then(|s| usize::try_from(s).ok())
+        .ok_or_else(|| Error::InvalidValue("local_mem_size overflows".into()))?;
+    let job = job_id(boot.as_ref());
+    let device = match SymmetricHeap::create(boot.as_ref(), HeapKind::Device, heap_size, &job) {
+        Ok(h) => h,
+        Err(e) => {
+            boot.finalize();
+            return Err(e);
+        }
+    };
+    slot.status.store(ACLSHMEM_STATUS_SHM_CREATED, Ordering::Release);
+    log::debug!("PE {}: symmetric heap created ({heap_size} bytes)", attr.my_pe);
+    let mut inst = Instance {
+        id: slot.id,
+        my_pe: attr.my_pe as usize,
+        n_pes: attr.n_pes as usize,
+        heap_size,
+        job,
+        boot,
+        device,
+        host: OnceLock::new(),
+        sync_pool: 0,
+        all_local: false,
+        collective: Mutex::new(()),
+    };
+    let finish = |inst: &mut Instance| -> Result<()> {
+        inst.reserve_internal()?;
+        inst.all_local = (0..inst.n_pes).all(|pe| inst.device.peer_addr(0, pe).is_some());
+        if inst.my_pe == 0 && config::ACLSHMEM_INFO.is_on() {
+            println!("{}", config::describe());
+        }
+        inst.boot.barrier()
+    };
+    if let Err(e) = finish(&mut inst) {
+        inst.boot.finalize();
+        return Err(e);
+    }
+    Ok(inst)
+}
+
+/// `aclshmem_finalize` / `aclshmemx_finalize(id)`.
+pub fn finalize(id: Option<u64>) -> Result<()> {
+    let _g = LIFECYCLE.lock().unwrap_or_else(|e| e.into_inner());
+    let slot = match id {
+        None => current_slot(),
+        Some(id) => slot(id).ok_or_else(|| Error::Inner(format!("instance {id} does not exist")))?,
+    };
+    let p = slot.live.swap(std::ptr::null_mut(), Ordering::AcqRel);
+    if p.is_null() {
+        // never initialised (or already finalized): nothing to release
+        slot.status
+            .store(ACLSHMEM_STATUS_NOT_INITIALIZED, Ordering::Release);
+        return Ok(());
+    }
+    // SAFETY: p came from Box::into_raw in init and was just removed from the slot.
+    let inst = unsafe { Box::from_raw(p) };
+    // nobody may unmap while a peer still reads or writes its memory
+    let barrier = inst.boot.barrier();
+    let Instance {
+        mut boot,
+        device,
+        host,
+        ..
+    } = *inst;
+    drop((device, host));
+    boot.finalize();
+    slot.status
+        .store(ACLSHMEM_STATUS_NOT_INITIALIZED, Ordering::Release);
+    barrier
+}

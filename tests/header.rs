@@ -1,0 +1,105 @@
+//! The committed include/shmem.h equals what cbindgen generates from src/ffi/ and cbindgen.toml,
+//! and it compiles unchanged as C11 and C++14 with -Wall -Wextra -Werror -pedantic.
+//!
+//! Regenerate: `ACLSHMEM_BLESS=1 cargo test --test header`.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn generate() -> String {
+    let config = cbindgen::Config::from_file(root().join("cbindgen.toml")).expect("cbindgen.toml");
+    let bindings = cbindgen::Builder::new()
+        .with_crate(root())
+        .with_config(config)
+        .generate()
+        .expect("cbindgen failed");
+    let mut out = Vec::new();
+    bindings.write(&mut out);
+    String::from_utf8(out).expect("utf-8 header")
+}
+
+#[test]
+fn committed_header_is_current() {
+    let path = root().join("include/shmem.h");
+    let fresh = generate();
+    if std::env::var_os("ACLSHMEM_BLESS").is_some() {
+        std::fs::write(&path, &fresh).expect("write header");
+        return;
+    }
+    let committed = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        committed == fresh,
+        "include/shmem.h is stale: run `ACLSHMEM_BLESS=1 cargo test --test header` and commit it"
+    );
+}
+
+fn compile(compiler: &str, std: &str, src: &Path, ext: &str) {
+    let out = std::env::temp_dir().join(format!("aclshmem-header-{}-{std}.o", std::process::id()));
+    let status = Command::new(compiler)
+        .args([
+            &format!("-std={std}"),
+            "-Wall",
+            "-Wextra",
+            "-Werror",
+            "-pedantic",
+            "-x",
+            ext,
+            "-c",
+        ])
+        .arg(src)
+        .arg("-I")
+        .arg(root().join("include"))
+        .arg("-o")
+        .arg(&out)
+        .status()
+        .expect("run compiler");
+    let _ = std::fs::remove_file(&out);
+    assert!(
+        status.success(),
+        "{compiler} -std={std} failed on {}",
+        src.display()
+    );
+}
+
+#[test]
+fn header_compiles_as_c11_and_cxx14() {
+    let src = root().join("tests/c/header_compile.c");
+    compile("gcc", "c11", &src, "c");
+    compile("g++", "c++14", &src, "c++");
+    compile("g++", "c++17", &src, "c++");
+}
+
+#[test]
+fn forwarding_headers_compile() {
+    let dir = std::env::temp_dir().join(format!("aclshmem-fwd-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for h in [
+        "host/shmem_host_def.h",
+        "host/mem/shmem_host_heap.h",
+        "host/init/shmem_host_init.h",
+        "host/data_plane/shmem_host_rma.h",
+        "host/data_plane/shmem_host_so.h",
+        "host/data_plane/shmem_host_p2p_sync.h",
+        "host/data_plane/shmem_host_cc.h",
+        "host/team/shmem_host_team.h",
+        "host/utils/shmem_log.h",
+        "host_device/shmem_common_types.h",
+        "host_device/shmem_common_macros.h",
+    ] {
+        let src = dir.join("fwd.c");
+        std::fs::write(
+            &src,
+            format!(
+                "#include \"{h}\"\n#include \"shmem.h\"\nint use_it(void) {{ return aclshmem_my_pe(); }}\n"
+            ),
+        )
+        .unwrap();
+        compile("gcc", "c11", &src, "c");
+        compile("g++", "c++14", &src, "c++");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
