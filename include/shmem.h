@@ -510,8 +510,8 @@ ACLSHMEM_HOST_API void *aclshmem_malloc(size_t size);
 ACLSHMEM_HOST_API void *aclshmem_calloc(size_t nmemb, size_t size);
 
 /**
- * Like aclshmem_malloc with the address a multiple of `alignment` (a non-zero power of two;
- * otherwise NULL after the collective step).
+ * Like aclshmem_malloc with the address a multiple of `alignment` (a non-zero power of two up to
+ * 1 GiB; otherwise NULL after the collective step).
  */
 ACLSHMEM_HOST_API void *aclshmem_align(size_t alignment, size_t size);
 

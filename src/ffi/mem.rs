@@ -35,6 +35,11 @@ fn calloc_size(kind: HeapKind, nmemb: usize, size: usize) -> Result<Option<u64>>
 }
 
 fn align_arg(alignment: usize) -> Result<u64> {
+    if alignment > crate::heap::segment::BASE_ALIGN {
+        return Err(Error::InvalidParam(format!(
+            "alignment {alignment} exceeds 1 GiB (ACLSHMEM_HEAP_ALIGNMENT_SIZE)"
+        )));
+    }
     if alignment == 0 || !alignment.is_power_of_two() {
         return Err(Error::InvalidParam(format!(
             "alignment {alignment} is not a power of two"
@@ -74,8 +79,8 @@ pub extern "C" fn aclshmem_calloc(nmemb: usize, size: usize) -> *mut c_void {
     })
 }
 
-/// Like aclshmem_malloc with the address a multiple of `alignment` (a non-zero power of two;
-/// otherwise NULL after the collective step).
+/// Like aclshmem_malloc with the address a multiple of `alignment` (a non-zero power of two up to
+/// 1 GiB; otherwise NULL after the collective step).
 #[unsafe(no_mangle)]
 pub extern "C" fn aclshmem_align(alignment: usize, size: usize) -> *mut c_void {
     guard("aclshmem_align", || {
@@ -84,15 +89,11 @@ pub extern "C" fn aclshmem_align(alignment: usize, size: usize) -> *mut c_void {
 }
 
 fn allocate_aligned(kind: HeapKind, alignment: usize, size: usize) -> Result<*mut c_void> {
-    // the collective step happens even for a bad alignment, so every PE counts the same calls
-    let align = align_arg(alignment);
-    let p = allocate(kind, size as u64, *align.as_ref().unwrap_or(&16), false)?;
-    match align {
-        Ok(_) => Ok(p),
+    match align_arg(alignment) {
+        Ok(align) => allocate(kind, size as u64, align, false),
         Err(e) => {
-            if !p.is_null() {
-                free_in(p, Some(kind))?;
-            }
+            // the collective step still happens, so every PE counts the same calls
+            allocate(kind, 0, 16, false)?;
             Err(e)
         }
     }

@@ -30,20 +30,64 @@ fn os_err(what: &str, name: &str) -> Error {
     ))
 }
 
+/// Heap bases are aligned to this (`ACLSHMEM_HEAP_ALIGNMENT_SIZE`, 1 GiB), so aligning an offset
+/// from the base aligns the address too, for every alignment up to 1 GiB, as in the original.
+pub const BASE_ALIGN: usize = 1 << 30;
+
+fn page_size() -> usize {
+    // SAFETY: sysconf has no preconditions.
+    let p = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+    if p > 0 { p as usize } else { 4096 }
+}
+
+/// Maps `len` bytes of `fd` at an address that is a multiple of [`BASE_ALIGN`]: reserve
+/// `len + BASE_ALIGN` of address space (no memory), map the object over its aligned part, return
+/// the rest.
 fn map(fd: libc::c_int, len: usize, name: &str) -> Result<*mut u8> {
-    // SAFETY: fd is an open shm object of at least `len` bytes; a fresh shared mapping is requested.
-    let p = unsafe {
+    let span = len.div_ceil(page_size()) * page_size();
+    let total = span + BASE_ALIGN;
+    // SAFETY: an anonymous, inaccessible reservation; no existing mapping is touched.
+    let reserve = unsafe {
         libc::mmap(
             std::ptr::null_mut(),
+            total,
+            libc::PROT_NONE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
+            -1,
+            0,
+        )
+    };
+    if reserve == libc::MAP_FAILED {
+        return Err(os_err("address reservation", name));
+    }
+    let start = reserve as usize;
+    let aligned = start.next_multiple_of(BASE_ALIGN);
+    // SAFETY: [aligned, aligned + span) lies inside our own reservation; MAP_FIXED replaces only it.
+    let p = unsafe {
+        libc::mmap(
+            aligned as *mut libc::c_void,
             len,
             libc::PROT_READ | libc::PROT_WRITE,
-            libc::MAP_SHARED,
+            libc::MAP_SHARED | libc::MAP_FIXED,
             fd,
             0,
         )
     };
     if p == libc::MAP_FAILED {
-        return Err(os_err("mmap", name));
+        let e = os_err("mmap", name);
+        // SAFETY: releases the whole reservation made above.
+        unsafe { libc::munmap(reserve, total) };
+        return Err(e);
+    }
+    // SAFETY: both ranges are the unused head and tail of our reservation.
+    unsafe {
+        if aligned > start {
+            libc::munmap(reserve, aligned - start);
+        }
+        let tail = aligned + span;
+        if start + total > tail {
+            libc::munmap(tail as *mut libc::c_void, start + total - tail);
+        }
     }
     Ok(p.cast())
 }

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Demo: build the library, compile two C examples against it with a plain `cc`, and run them on
+# 4 PEs with the launcher.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+
+if [[ -d "$HOME/.cargo/bin" && ":$PATH:" != *":$HOME/.cargo/bin:"* ]]; then
+    PATH="$HOME/.cargo/bin:$PATH"
+fi
+
+TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
+case "$TARGET_DIR" in /*) ;; *) TARGET_DIR="$ROOT/$TARGET_DIR" ;; esac
+export CARGO_TARGET_DIR="$TARGET_DIR"
+LIBDIR="$TARGET_DIR/release"
+OUT="$TARGET_DIR/demo"
+
+echo "==> cargo build --release"
+cargo build --release
+
+mkdir -p "$OUT"
+for example in hello heap; do
+    echo "==> cc c_examples/$example.c -> $OUT/$example"
+    cc -std=c11 -Wall -Wextra -I"$ROOT/include" -o "$OUT/$example" "$ROOT/c_examples/$example.c" \
+        -L"$LIBDIR" -laclshmem -Wl,-rpath,"$LIBDIR"
+done
+
+echo "==> aclshmrun -n 4 --tag-output --timeout 60 $OUT/hello"
+"$LIBDIR/aclshmrun" -n 4 --tag-output --timeout 60 "$OUT/hello"
+echo "==> aclshmrun -n 4 --tag-output --timeout 60 $OUT/heap"
+"$LIBDIR/aclshmrun" -n 4 --tag-output --timeout 60 "$OUT/heap"

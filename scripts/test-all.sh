@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# Full test run of libaclshmem (what CI runs through .ci/run):
+#   1. cargo test --all-targets
+#   2. cargo build --release
+#   3. configure, build and install the top-level CMake project into a temporary prefix
+#   4. build c_examples/ against that prefix with find_package(aclshmem) and run them with ctest
+#   5. build one example through the installed pkg-config file and run it
+# Installs cmake (and a C/C++ compiler, pkg-config) with apt-get when missing.
+# Build directories live under the cargo target directory, so repeated runs are incremental.
+# Exits non-zero on the first failure.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+
+if [[ -d "$HOME/.cargo/bin" && ":$PATH:" != *":$HOME/.cargo/bin:"* ]]; then
+    PATH="$HOME/.cargo/bin:$PATH"
+fi
+
+step() { printf '\n==> %s\n' "$*"; }
+
+# --- tools --------------------------------------------------------------------------------------
+missing_pkgs=()
+command -v cmake >/dev/null 2>&1 || missing_pkgs+=(cmake)
+command -v cc >/dev/null 2>&1 || missing_pkgs+=(gcc)
+command -v c++ >/dev/null 2>&1 || missing_pkgs+=(g++)
+command -v make >/dev/null 2>&1 || missing_pkgs+=(make)
+command -v pkg-config >/dev/null 2>&1 || missing_pkgs+=(pkg-config)
+if ((${#missing_pkgs[@]})); then
+    step "installing ${missing_pkgs[*]}"
+    if ! command -v apt-get >/dev/null 2>&1; then
+        echo "error: missing ${missing_pkgs[*]} and apt-get is not available; install them first" >&2
+        exit 1
+    fi
+    SUDO=()
+    if [[ "$(id -u)" -ne 0 ]]; then
+        SUDO=(sudo)
+    fi
+    "${SUDO[@]}" apt-get update
+    "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y "${missing_pkgs[@]}"
+fi
+command -v cargo >/dev/null 2>&1 || { echo "error: cargo not found (install Rust: https://rustup.rs)" >&2; exit 1; }
+
+TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
+case "$TARGET_DIR" in /*) ;; *) TARGET_DIR="$ROOT/$TARGET_DIR" ;; esac
+export CARGO_TARGET_DIR="$TARGET_DIR"
+JOBS="$(nproc 2>/dev/null || echo 2)"
+
+# --- Rust tests ---------------------------------------------------------------------------------
+step "cargo test --all-targets"
+cargo test --all-targets
+
+step "cargo build --release"
+cargo build --release
+
+# --- CMake package: build + install into a temporary prefix --------------------------------------
+PREFIX="$(mktemp -d "${TMPDIR:-/tmp}/aclshmem-prefix.XXXXXX")"
+cleanup() {
+    if [[ "${ACLSHMEM_KEEP_PREFIX:-0}" == 1 ]]; then
+        echo "install prefix kept: $PREFIX"
+    else
+        rm -rf "$PREFIX"
+    fi
+}
+trap cleanup EXIT
+
+CMAKE_BUILD="$TARGET_DIR/cmake-build"
+step "cmake: configure, build and install into $PREFIX"
+cmake -S "$ROOT" -B "$CMAKE_BUILD" -DCMAKE_INSTALL_PREFIX="$PREFIX" -DCMAKE_INSTALL_LIBDIR=lib
+cmake --build "$CMAKE_BUILD" --parallel "$JOBS"
+cmake --install "$CMAKE_BUILD"
+
+for f in lib/libaclshmem.so lib/libshmem.so bin/aclshmrun include/shmem.h \
+         lib/cmake/aclshmem/aclshmemConfig.cmake lib/cmake/aclshmem/aclshmemConfigVersion.cmake \
+         lib/pkgconfig/aclshmem.pc; do
+    [[ -e "$PREFIX/$f" ]] || { echo "error: $f was not installed" >&2; exit 1; }
+done
+[[ -L "$PREFIX/lib/libshmem.so" ]] || { echo "error: lib/libshmem.so is not a symlink" >&2; exit 1; }
+
+# --- examples through find_package(aclshmem) ----------------------------------------------------
+EXAMPLES_BUILD="$TARGET_DIR/cmake-examples"
+step "c_examples: configure and build against $PREFIX"
+# the prefix is new on every run: drop the cached package location
+rm -f "$EXAMPLES_BUILD/CMakeCache.txt"
+cmake -S "$ROOT/c_examples" -B "$EXAMPLES_BUILD" -DCMAKE_PREFIX_PATH="$PREFIX"
+cmake --build "$EXAMPLES_BUILD" --parallel "$JOBS"
+
+step "ctest"
+(cd "$EXAMPLES_BUILD" && ctest --output-on-failure --timeout 120)
+
+# --- pkg-config ---------------------------------------------------------------------------------
+step "pkg-config: build and run hello"
+PC_OUT="$TARGET_DIR/pkgconfig-check"
+mkdir -p "$PC_OUT"
+export PKG_CONFIG_PATH="$PREFIX/lib/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
+read -r -a PC_FLAGS <<<"$(pkg-config --cflags --libs aclshmem)"
+cc -std=c11 -o "$PC_OUT/hello" "$ROOT/c_examples/hello.c" "${PC_FLAGS[@]}" \
+    -Wl,-rpath,"$(pkg-config --variable=libdir aclshmem)"
+"$PREFIX/bin/aclshmrun" -n 2 --timeout 60 "$PC_OUT/hello"
+
+step "all tests passed"

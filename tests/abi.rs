@@ -1,0 +1,158 @@
+//! ABI contract: error codes, struct layouts (from C and C++), and the exported symbol set.
+
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+use std::process::Command;
+
+use aclshmem::Error;
+use aclshmem::error::code;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Directory holding the built libaclshmem.so (the integration test lives in <target>/<profile>/deps).
+fn lib_dir() -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    exe.parent().unwrap().parent().unwrap().to_path_buf()
+}
+
+#[test]
+fn error_codes_equal_aclshmem_error_code_t() {
+    let pinned = [
+        (code::SUCCESS, 0),
+        (code::INVALID_PARAM, -1),
+        (code::INVALID_VALUE, -2),
+        (code::SMEM_ERROR, -3),
+        (code::INNER_ERROR, -4),
+        (code::NOT_INITED, -5),
+        (code::BOOTSTRAP_ERROR, -6),
+        (code::TIMEOUT_ERROR, -7),
+        (code::MALLOC_FAILED, -8),
+        (code::DL_FUNC_FAILED, -9),
+        (code::INNER_TIMEOUT, -10),
+        (code::UNDER_API_UNLOAD, -11),
+        (code::NOT_SUPPORTED, -100),
+    ];
+    for (ours, spec) in pinned {
+        assert_eq!(ours, spec);
+    }
+    let s = String::new;
+    assert_eq!(Error::InvalidParam(s()).code(), -1);
+    assert_eq!(Error::InvalidValue(s()).code(), -2);
+    assert_eq!(Error::Smem(s()).code(), -3);
+    assert_eq!(Error::Inner(s()).code(), -4);
+    assert_eq!(Error::NotInited.code(), -5);
+    assert_eq!(Error::Bootstrap(s()).code(), -6);
+    assert_eq!(Error::Timeout(s()).code(), -7);
+    assert_eq!(Error::MallocFailed(s()).code(), -8);
+    assert_eq!(Error::NotSupported(s()).code(), -100);
+}
+
+#[test]
+fn c_and_cxx_layouts_equal_the_spec() {
+    let src = root().join("tests/c/abi_layout.c");
+    for (cc, std, lang) in [("gcc", "c11", "c"), ("g++", "c++14", "c++")] {
+        let out = std::env::temp_dir().join(format!("aclshmem-abi-{}-{std}", std::process::id()));
+        let status = Command::new(cc)
+            .args([
+                &format!("-std={std}"),
+                "-Wall",
+                "-Wextra",
+                "-Werror",
+                "-pedantic",
+                "-x",
+                lang,
+            ])
+            .arg(&src)
+            .arg("-I")
+            .arg(root().join("include"))
+            .arg("-x")
+            .arg("none")
+            .arg("-L")
+            .arg(lib_dir())
+            .arg("-laclshmem")
+            .arg(format!("-Wl,-rpath,{}", lib_dir().display()))
+            .arg("-o")
+            .arg(&out)
+            .status()
+            .expect("compiler");
+        assert!(status.success(), "{cc} -std={std}: layout assertions failed");
+        let run = Command::new(&out).status().expect("run layout probe");
+        let _ = std::fs::remove_file(&out);
+        assert!(run.success(), "{std}: default initialisers differ from spec 5.3");
+    }
+}
+
+fn list(name: &str) -> BTreeSet<String> {
+    std::fs::read_to_string(root().join("tests/abi").join(name))
+        .unwrap()
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(|l| l.split_whitespace().next().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn exported_symbols_match_the_manifest() {
+    let lib = lib_dir().join("libaclshmem.so");
+    let out = Command::new("nm")
+        .args(["-D", "--defined-only"])
+        .arg(&lib)
+        .output()
+        .expect("nm");
+    assert!(out.status.success(), "nm failed on {}", lib.display());
+    let exported: BTreeSet<String> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| {
+            let mut f = l.split_whitespace();
+            let (_, kind, name) = (f.next()?, f.next()?, f.next()?);
+            (kind == "T"
+                && (name.starts_with("aclshmem") || name.starts_with("shmem") || name.starts_with("util_")))
+            .then(|| name.to_string())
+        })
+        .collect();
+    let spec = list("host_functions.txt");
+    assert_eq!(
+        spec.len(),
+        350,
+        "host_functions.txt must list the 350 functions of spec Appendix A"
+    );
+    let pending = list("pending.txt");
+    let extensions = list("extensions.txt");
+    let expected: BTreeSet<String> = spec
+        .difference(&pending)
+        .cloned()
+        .chain(extensions.iter().cloned())
+        .collect();
+    let missing: Vec<_> = expected.difference(&exported).collect();
+    let unexpected: Vec<_> = exported.difference(&expected).collect();
+    assert!(
+        missing.is_empty(),
+        "listed as implemented but not exported: {missing:?}"
+    );
+    assert!(
+        unexpected.is_empty(),
+        "exported but not in the manifest (remove from tests/abi/pending.txt or add to extensions.txt): {unexpected:?}"
+    );
+    assert!(
+        pending.is_subset(&spec),
+        "pending.txt names functions that are not in the spec"
+    );
+}
+
+#[test]
+fn soname_is_libaclshmem() {
+    let lib = lib_dir().join("libaclshmem.so");
+    let out = Command::new("readelf")
+        .arg("-d")
+        .arg(&lib)
+        .output()
+        .expect("readelf");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("Library soname: [libaclshmem.so]"),
+        "SONAME missing:\n{text}"
+    );
+}
