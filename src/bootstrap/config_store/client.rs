@@ -122,10 +122,14 @@ impl Client {
         }
     }
 
-    /// Tells the store this PE is done.
+    /// Tells the store this PE is done and waits until the store closes the connection, which it
+    /// does once every PE of the job has said so (bounded by the read timeout).
     pub fn bye(&self) {
         let mut guard = self.stream.lock().unwrap_or_else(|e| e.into_inner());
-        let _ = write_frame(&mut guard.0, &Message::Bye);
+        if write_frame(&mut guard.0, &Message::Bye).is_ok() {
+            let mut sink = [0u8; 64];
+            while matches!(std::io::Read::read(&mut guard.0, &mut sink), Ok(n) if n > 0) {}
+        }
     }
 }
 

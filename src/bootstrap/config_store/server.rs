@@ -227,19 +227,40 @@ fn serve(mut stream: TcpStream, shared: Arc<Shared>) {
                     return mark_dead(&shared, pe);
                 }
             }
-            Ok(Message::Bye) => {
-                let mut st = shared.state.lock().unwrap_or_else(|e| e.into_inner());
-                st.finished[pe] = true;
-                st.admitted[pe] = false;
-                shared.changed.notify_all();
-                return;
-            }
+            Ok(Message::Bye) => return leave(&shared, pe),
             Ok(other) => {
                 log::warn!("config store: PE {pe} sent an unexpected {other:?}; closing");
                 return mark_dead(&shared, pe);
             }
             Err(_) => return mark_dead(&shared, pe),
         }
+    }
+}
+
+/// A PE finalizes. Its connection stays open until every PE has left (or died), so no PE can
+/// return from finalize, re-init and reach this store again while it still serves the old job; once
+/// the last PE left, the store refuses new connections ("shutting down", which clients retry).
+fn leave(shared: &Shared, pe: usize) {
+    let deadline = Instant::now() + shared.op_timeout;
+    let mut st = shared.state.lock().unwrap_or_else(|e| e.into_inner());
+    st.finished[pe] = true;
+    st.admitted[pe] = false;
+    let all_left = |st: &State| (0..shared.n_pes).all(|p| st.finished[p] || st.dead.contains(&p));
+    if all_left(&st) {
+        shared.stopping.store(true, Ordering::SeqCst);
+    }
+    shared.changed.notify_all();
+    while !all_left(&st) {
+        let now = Instant::now();
+        if now >= deadline {
+            log::warn!("config store: PE {pe} finalized but others did not within the operation timeout");
+            return;
+        }
+        st = shared
+            .changed
+            .wait_timeout(st, deadline - now)
+            .unwrap_or_else(|e| e.into_inner())
+            .0;
     }
 }
 
@@ -310,5 +331,77 @@ fn allgather(shared: &Shared, pe: usize, seq: u64, data: Vec<u8>) -> Result<Arc<
             .wait_timeout(st, deadline - now)
             .unwrap_or_else(|e| e.into_inner())
             .0;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::client::Client;
+    use super::*;
+
+    fn start(n: usize, token: &[u8], op: Duration) -> (Server, std::net::SocketAddr) {
+        let l = TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = l.local_addr().unwrap();
+        (Server::start(l, n, token.to_vec(), op).unwrap(), addr)
+    }
+
+    fn hello_reply(addr: std::net::SocketAddr, frame: &[u8]) -> Option<Message> {
+        let mut s = TcpStream::connect(addr).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+        s.write_all(frame).unwrap();
+        read_frame(&mut s).ok()
+    }
+
+    #[test]
+    fn strangers_are_dropped_and_the_job_goes_on() {
+        let (server, addr) = start(2, b"job-secret", Duration::from_secs(5));
+        // wrong secret
+        let bad = super::super::protocol::encode(&Message::Hello {
+            version: VERSION,
+            token: b"guess".to_vec(),
+            pe: 1,
+            n_pes: 2,
+        });
+        assert!(matches!(hello_reply(addr, &bad), Some(Message::Reject { .. })));
+        // garbage, then a frame that is not a hello
+        assert!(hello_reply(addr, &[0xff; 64]).is_none());
+        let not_hello = super::super::protocol::encode(&Message::Bye);
+        assert!(matches!(
+            hello_reply(addr, &not_hello),
+            Some(Message::Reject { .. })
+        ));
+        // the real PEs still get in and work together
+        let t = Duration::from_secs(5);
+        let h = std::thread::spawn(move || {
+            let c = Client::connect(&[addr], b"job-secret", 1, 2, t, t).unwrap();
+            let r = c.allgather(b"one").unwrap();
+            c.bye();
+            r
+        });
+        let c0 = Client::connect(&[addr], b"job-secret", 0, 2, t, t).unwrap();
+        let r0 = c0.allgather(b"zero").unwrap();
+        assert_eq!(r0, vec![b"zero".to_vec(), b"one".to_vec()]);
+        // a second PE 0 is refused while the first is connected
+        assert!(Client::connect(&[addr], b"job-secret", 0, 2, t, t).is_err());
+        c0.bye();
+        assert_eq!(h.join().unwrap(), r0);
+        server.shutdown(t);
+    }
+
+    #[test]
+    fn missing_and_dead_pes_are_named() {
+        let (server, addr) = start(3, b"s", Duration::from_secs(1));
+        let t = Duration::from_secs(5);
+        let c0 = Client::connect(&[addr], b"s", 0, 3, t, Duration::from_secs(1)).unwrap();
+        let c1 = Client::connect(&[addr], b"s", 1, 3, t, Duration::from_secs(1)).unwrap();
+        // PE 2 never arrives: the collective fails within the operation timeout, naming it
+        let h = std::thread::spawn(move || c1.allgather(b"x").map(|_| ()).unwrap_err().to_string());
+        let start_t = Instant::now();
+        let e0 = c0.allgather(b"x").unwrap_err().to_string();
+        assert!(e0.contains("[2]"), "{e0}");
+        assert!(h.join().unwrap().contains("[2]"));
+        assert!(start_t.elapsed() < Duration::from_secs(5));
+        drop(c0); // disconnects without Bye: PE 0 is dead for the store now
+        drop(server);
     }
 }

@@ -1,0 +1,149 @@
+//! Single calls and init edge cases: aclshmemx_set_attr_uniqueid_args, the aclshmemx_set_attr_from_env
+//! extension with every launcher family, a /dev/shm too small for the heaps, page reservation.
+
+mod common;
+
+use std::process::Command;
+use std::time::Duration;
+
+/// Launcher-style variables that could leak in from the environment running the tests.
+const JOB_VARS: &[&str] = &[
+    "ACLSHMEM_MY_PE",
+    "ACLSHMEM_N_PES",
+    "ACLSHMEM_IP_PORT",
+    "ACLSHMEM_LOCAL_MEM_SIZE",
+    "RANK",
+    "WORLD_SIZE",
+    "MASTER_ADDR",
+    "MASTER_PORT",
+    "OMPI_COMM_WORLD_RANK",
+    "OMPI_COMM_WORLD_SIZE",
+    "PMI_RANK",
+    "PMI_SIZE",
+    "PMIX_RANK",
+];
+
+fn probe(args: &[&str], env: &[(&str, &str)]) -> String {
+    let mut cmd = Command::new(common::compile_c("api_probe"));
+    cmd.args(args);
+    for v in JOB_VARS {
+        cmd.env_remove(v);
+    }
+    cmd.envs(env.iter().copied());
+    let out = cmd.output().expect("run api_probe");
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert_eq!(out.status.code(), Some(0), "{args:?} {env:?}: {text}");
+    text
+}
+
+#[test]
+fn set_attr_uniqueid_args_checks_and_fills() {
+    probe(&["uid_args"], &[]);
+}
+
+#[test]
+fn set_attr_from_env_reads_every_launcher_family() {
+    let out = probe(
+        &["from_env"],
+        &[
+            ("ACLSHMEM_MY_PE", "3"),
+            ("ACLSHMEM_N_PES", "8"),
+            ("ACLSHMEM_IP_PORT", "tcp://127.0.0.1:4000"),
+        ],
+    );
+    assert!(
+        out.contains("my_pe=3 n_pes=8 ip_port=tcp://127.0.0.1:4000 local_mem_size=134217728"),
+        "{out}"
+    );
+    let out = probe(
+        &["from_env"],
+        &[
+            ("RANK", "1"),
+            ("WORLD_SIZE", "2"),
+            ("MASTER_ADDR", "127.0.0.1"),
+            ("MASTER_PORT", "29500"),
+            ("ACLSHMEM_LOCAL_MEM_SIZE", "1G"),
+        ],
+    );
+    assert!(
+        out.contains("my_pe=1 n_pes=2 ip_port=tcp://127.0.0.1:29501 local_mem_size=1073741824"),
+        "{out}"
+    );
+    let out = probe(
+        &["from_env"],
+        &[
+            ("OMPI_COMM_WORLD_RANK", "5"),
+            ("OMPI_COMM_WORLD_SIZE", "6"),
+            ("MASTER_ADDR", "::1"),
+            ("MASTER_PORT", "5000"),
+        ],
+    );
+    assert!(out.contains("my_pe=5 n_pes=6 ip_port=tcp6://[::1]:5001"), "{out}");
+    let out = probe(
+        &["from_env"],
+        &[
+            ("PMI_RANK", "0"),
+            ("PMI_SIZE", "4"),
+            ("ACLSHMEM_IP_PORT", "tcp://node0:7000"),
+            ("ACLSHMEM_LOCAL_MEM_SIZE", "4096"),
+        ],
+    );
+    assert!(
+        out.contains("my_pe=0 n_pes=4 ip_port=tcp://node0:7000 local_mem_size=4096"),
+        "{out}"
+    );
+    // failures leave the struct untouched and return the documented codes
+    assert!(probe(&["from_env"], &[]).contains("rc=-1"));
+    assert!(probe(&["from_env"], &[("ACLSHMEM_MY_PE", "0"), ("ACLSHMEM_N_PES", "2")]).contains("rc=-1"));
+    let bad_size = [
+        ("ACLSHMEM_MY_PE", "0"),
+        ("ACLSHMEM_N_PES", "2"),
+        ("ACLSHMEM_IP_PORT", "tcp://h:2000"),
+        ("ACLSHMEM_LOCAL_MEM_SIZE", "lots"),
+    ];
+    assert!(probe(&["from_env"], &bad_size).contains("rc=-2"));
+    assert!(probe(&["from_env"], &[("RANK", "x"), ("WORLD_SIZE", "2")]).contains("rc=-2"));
+}
+
+#[test]
+fn dev_shm_too_small_is_a_clear_init_error() {
+    // two 39 GiB heaps cannot fit in the /dev/shm of a 24 GiB machine: init must say so, not SIGBUS later
+    let run = common::run_pes(
+        2,
+        &[common::compile_c("api_probe").to_str().unwrap(), "init_rc"],
+        &[("ACLSHMEM_LOCAL_MEM_SIZE", "39G")],
+        Duration::from_secs(40),
+    );
+    assert_eq!(run.code(), 0, "{}", run.dump());
+    assert_eq!(
+        run.stdout.matches("init_rc=-3 status=0").count(),
+        2,
+        "{}",
+        run.dump()
+    );
+    assert!(
+        run.stdout.contains("/dev/shm") && run.stdout.contains("enlarge"),
+        "{}",
+        run.dump()
+    );
+}
+
+#[test]
+fn preallocated_heaps_work() {
+    let run = common::run_pes(
+        2,
+        &[common::compile_c("api_probe").to_str().unwrap(), "init_rc"],
+        &[
+            ("ACLSHMEM_LOCAL_MEM_SIZE", "8M"),
+            ("ACLSHMEM_SHM_PREALLOCATE", "1"),
+        ],
+        Duration::from_secs(40),
+    );
+    assert_eq!(run.code(), 0, "{}", run.dump());
+    assert_eq!(
+        run.stdout.matches("init_rc=0 status=2").count(),
+        2,
+        "{}",
+        run.dump()
+    );
+}

@@ -1,0 +1,407 @@
+//! Shared helpers of the multi-PE integration tests: building the C test programs of `tests/c/`
+//! against `libaclshmem.so`, and running them under `aclshmrun` with a hard time limit.
+#![allow(dead_code)]
+
+use std::ffi::OsStr;
+use std::io::{BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, mpsc};
+use std::thread;
+use std::time::{Duration, Instant, SystemTime};
+
+/// The launcher built from this package.
+pub const LAUNCHER: &str = env!("CARGO_BIN_EXE_aclshmrun");
+
+/// Extra time the harness grants a launcher beyond its own `--timeout` before killing it.
+const GRACE: Duration = Duration::from_secs(10);
+
+/// The repository root.
+pub fn repo_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// `<target>/<profile>`: integration test binaries live in `<target>/<profile>/deps/`.
+pub fn profile_dir() -> PathBuf {
+    let exe = std::env::current_exe().expect("current_exe");
+    exe.parent()
+        .and_then(Path::parent)
+        .expect("test binary outside <target>/<profile>/deps")
+        .to_path_buf()
+}
+
+/// The cargo target directory.
+pub fn target_dir() -> PathBuf {
+    profile_dir()
+        .parent()
+        .expect("profile directory has a parent")
+        .to_path_buf()
+}
+
+fn mtime(p: &Path) -> Option<SystemTime> {
+    std::fs::metadata(p).and_then(|m| m.modified()).ok()
+}
+
+/// Compiles `tests/c/<name>.c` into `<target>/ctests/<name>` (only when the source or the header
+/// is newer than the binary) and returns the binary's path.
+///
+/// Safe against parallel tests: one compilation at a time inside this process, and the compiler
+/// writes a private temporary file that is renamed into place, so another process never sees a
+/// half-written binary.
+pub fn compile_c(name: &str) -> PathBuf {
+    static LOCK: Mutex<()> = Mutex::new(());
+    let _guard = LOCK.lock().unwrap_or_else(|e| e.into_inner());
+
+    let root = repo_root();
+    let src = root.join("tests/c").join(format!("{name}.c"));
+    let header = root.join("include/shmem.h");
+    let lib_dir = profile_dir();
+    assert!(
+        lib_dir.join("libaclshmem.so").exists(),
+        "{} missing: run `cargo build` first",
+        lib_dir.join("libaclshmem.so").display()
+    );
+    let out_dir = target_dir().join("ctests");
+    std::fs::create_dir_all(&out_dir).expect("create <target>/ctests");
+    let out = out_dir.join(name);
+
+    let newest_input = [mtime(&src), mtime(&header)]
+        .into_iter()
+        .flatten()
+        .max()
+        .expect("C source missing");
+    if mtime(&out).is_some_and(|built| built >= newest_input) {
+        return out;
+    }
+
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    let tmp = out_dir.join(format!(
+        ".{name}.{}.{}.tmp",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    ));
+    let output = Command::new("gcc")
+        .args(["-std=c11", "-O1", "-Wall", "-Wextra", "-Werror"])
+        .arg(format!("-I{}", root.join("include").display()))
+        .arg(&src)
+        .arg("-o")
+        .arg(&tmp)
+        .arg(format!("-L{}", lib_dir.display()))
+        .arg("-laclshmem")
+        .arg(format!("-Wl,-rpath,{}", lib_dir.display()))
+        .output()
+        .expect("run gcc");
+    if !output.status.success() {
+        let _ = std::fs::remove_file(&tmp);
+        panic!(
+            "compiling {} failed:\n{}{}",
+            src.display(),
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+    std::fs::rename(&tmp, &out).expect("move the compiled test program into place");
+    out
+}
+
+/// One finished launcher run.
+pub struct Run {
+    pub status: ExitStatus,
+    pub stdout: String,
+    pub stderr: String,
+    pub elapsed: Duration,
+}
+
+impl Run {
+    /// The exit code (a launcher killed by a signal fails the test).
+    pub fn code(&self) -> i32 {
+        self.status
+            .code()
+            .unwrap_or_else(|| panic!("launcher killed by a signal: {:?}\n{}", self.status, self.dump()))
+    }
+
+    /// Everything the job printed, for failure messages.
+    pub fn dump(&self) -> String {
+        format!(
+            "--- exit: {:?} after {:.1?}\n--- stdout:\n{}\n--- stderr:\n{}",
+            self.status, self.elapsed, self.stdout, self.stderr
+        )
+    }
+
+    /// The `FAIL: ...` lines the C program printed.
+    pub fn failures(&self) -> Vec<&str> {
+        self.stdout
+            .lines()
+            .chain(self.stderr.lines())
+            .filter(|l| l.contains("FAIL: "))
+            .collect()
+    }
+
+    /// Asserts that the scenario passed: exit 0, `OK <scenario>` printed, no `FAIL:` line.
+    pub fn assert_ok(&self, scenario: &str) {
+        let failures = self.failures();
+        assert!(
+            failures.is_empty() && self.code() == 0,
+            "scenario {scenario} failed:\n{}\n{}",
+            failures.join("\n"),
+            self.dump()
+        );
+        let ok = format!("OK {scenario}");
+        assert!(
+            self.stdout.lines().any(|l| l.trim_end().ends_with(&ok)),
+            "scenario {scenario}: no `{ok}` line\n{}",
+            self.dump()
+        );
+    }
+}
+
+/// The launcher command for `n` PEs running `args` (program first), with its own `--timeout` and
+/// a clean environment: no inherited job identity, logs on stdout, 16 MiB heaps unless `env`
+/// says otherwise.
+pub fn launcher_command<S: AsRef<OsStr>>(
+    n: usize,
+    args: &[S],
+    env: &[(&str, &str)],
+    timeout: Duration,
+) -> Command {
+    let mut cmd = Command::new(LAUNCHER);
+    cmd.arg("-n")
+        .arg(n.to_string())
+        .arg("--timeout")
+        .arg(timeout.as_secs().max(1).to_string())
+        .args(args);
+    for var in [
+        "ACLSHMEM_MY_PE",
+        "ACLSHMEM_N_PES",
+        "ACLSHMEM_IP_PORT",
+        "ACLSHMEM_JOB_TOKEN",
+        "ACLSHMEM_JOB_ID",
+        "ACLSHMEM_LOCAL_PE",
+        "ACLSHMEM_LOCAL_N_PES",
+        "SHMEM_LOG_LEVEL",
+        "SHMEM_LOG_PATH",
+        "RANK",
+        "WORLD_SIZE",
+        "MASTER_ADDR",
+        "MASTER_PORT",
+    ] {
+        cmd.env_remove(var);
+    }
+    cmd.env("SHMEM_LOG_TO_STDOUT", "1")
+        .env("ACLSHMEM_LOCAL_MEM_SIZE", "16M");
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    cmd.stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    cmd
+}
+
+fn collect<R: Read + Send + 'static>(pipe: Option<R>) -> thread::JoinHandle<String> {
+    let mut pipe = pipe.expect("piped");
+    thread::spawn(move || {
+        let mut bytes = Vec::new();
+        let _ = pipe.read_to_end(&mut bytes);
+        String::from_utf8_lossy(&bytes).into_owned()
+    })
+}
+
+/// Sends `sig` to `pid` (ignoring errors: the process may be gone).
+pub fn signal(pid: u32, sig: i32) {
+    // SAFETY: kill(2) has no memory-safety preconditions.
+    unsafe {
+        libc::kill(pid as libc::pid_t, sig);
+    }
+}
+
+/// Stops a launcher that overstayed: SIGTERM (it then kills its PEs), SIGKILL after 3 s.
+pub fn stop_launcher(child: &mut Child) {
+    signal(child.id(), libc::SIGTERM);
+    let start = Instant::now();
+    while start.elapsed() < Duration::from_secs(3) {
+        if let Ok(Some(_)) = child.try_wait() {
+            return;
+        }
+        thread::sleep(Duration::from_millis(20));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+/// Waits for `child` at most `limit`; `None` if it is still running.
+pub fn wait_limited(child: &mut Child, limit: Duration) -> Option<ExitStatus> {
+    let start = Instant::now();
+    loop {
+        if let Some(status) = child.try_wait().expect("try_wait") {
+            return Some(status);
+        }
+        if start.elapsed() >= limit {
+            return None;
+        }
+        thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// Runs `args` (program and its arguments) on `n` PEs under `aclshmrun --timeout <timeout>` and
+/// returns the exit status and the captured output. The harness kills the launcher, and fails the
+/// test, if it is still running 10 s after its own timeout.
+pub fn run_pes<S: AsRef<OsStr>>(n: usize, args: &[S], env: &[(&str, &str)], timeout: Duration) -> Run {
+    let start = Instant::now();
+    let mut child = launcher_command(n, args, env, timeout)
+        .spawn()
+        .expect("start aclshmrun");
+    let out = collect(child.stdout.take());
+    let err = collect(child.stderr.take());
+    let status = match wait_limited(&mut child, timeout + GRACE) {
+        Some(s) => s,
+        None => {
+            stop_launcher(&mut child);
+            let stdout = out.join().unwrap_or_default();
+            let stderr = err.join().unwrap_or_default();
+            panic!(
+                "aclshmrun still running {:?} after its --timeout of {timeout:?}\n--- stdout:\n{stdout}\n--- stderr:\n{stderr}",
+                GRACE
+            );
+        }
+    };
+    let elapsed = start.elapsed();
+    Run {
+        status,
+        stdout: out.join().unwrap_or_default(),
+        stderr: err.join().unwrap_or_default(),
+        elapsed,
+    }
+}
+
+/// A launcher started in the background, its stdout delivered line by line.
+pub struct Background {
+    pub child: Child,
+    pub lines: mpsc::Receiver<String>,
+    stdout_seen: Vec<String>,
+    stderr: Option<thread::JoinHandle<String>>,
+}
+
+impl Background {
+    pub fn start<S: AsRef<OsStr>>(
+        n: usize,
+        args: &[S],
+        env: &[(&str, &str)],
+        timeout: Duration,
+    ) -> Background {
+        let mut child = launcher_command(n, args, env, timeout)
+            .spawn()
+            .expect("start aclshmrun");
+        let stdout = child.stdout.take().expect("piped");
+        let (tx, rx) = mpsc::channel();
+        thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let stderr = collect(child.stderr.take());
+        Background {
+            child,
+            lines: rx,
+            stdout_seen: Vec::new(),
+            stderr: Some(stderr),
+        }
+    }
+
+    /// Waits (at most `limit`) for a stdout line satisfying `pred` and returns it.
+    pub fn wait_line(&mut self, limit: Duration, pred: impl Fn(&str) -> bool) -> Option<String> {
+        let deadline = Instant::now() + limit;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(line) => {
+                    let hit = pred(&line);
+                    self.stdout_seen.push(line.clone());
+                    if hit {
+                        return Some(line);
+                    }
+                }
+                Err(_) => return None,
+            }
+        }
+    }
+
+    /// Everything read so far (plus whatever is still buffered) and the launcher's stderr; call
+    /// only once the launcher has exited.
+    pub fn output(mut self) -> (String, String) {
+        while let Ok(line) = self.lines.recv_timeout(Duration::from_millis(200)) {
+            self.stdout_seen.push(line);
+        }
+        let stderr = self
+            .stderr
+            .take()
+            .map(|h| h.join().unwrap_or_default())
+            .unwrap_or_default();
+        (std::mem::take(&mut self.stdout_seen).join("\n"), stderr)
+    }
+}
+
+impl Drop for Background {
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            stop_launcher(&mut self.child);
+        }
+    }
+}
+
+/// A private scratch directory, removed when dropped.
+pub struct Scratch(PathBuf);
+
+impl Scratch {
+    pub fn new(tag: &str) -> Scratch {
+        static NEXT: AtomicUsize = AtomicUsize::new(0);
+        let dir = std::env::temp_dir().join(format!(
+            "aclshmem-multi-pe-{}-{tag}-{}",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::Relaxed)
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("create scratch directory");
+        Scratch(dir)
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// True while `pid` exists and is not a zombie.
+pub fn process_alive(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        // the state follows the parenthesised command name
+        Ok(stat) => stat
+            .rsplit_once(')')
+            .and_then(|(_, rest)| rest.split_whitespace().next())
+            .is_some_and(|state| state != "Z" && state != "X"),
+        Err(_) => false,
+    }
+}
+
+/// Entries of /dev/shm belonging to the job `job_id` (`aclshmem-<user>-<job_id>-*`).
+pub fn shm_leftovers(job_id: &str) -> Vec<String> {
+    let needle = format!("-{job_id}-");
+    std::fs::read_dir("/dev/shm")
+        .map(|entries| {
+            entries
+                .flatten()
+                .filter_map(|e| e.file_name().into_string().ok())
+                .filter(|n| n.starts_with("aclshmem-") && n.contains(&needle))
+                .collect()
+        })
+        .unwrap_or_default()
+}

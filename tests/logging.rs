@@ -1,0 +1,80 @@
+//! Logging contract (spec 8.8, 10): extern logger, levels, SHMEM_LOG_LEVEL, SHMEM_LOG_TO_STDOUT,
+//! SHMEM_LOG_PATH. Each case runs the C probe in its own process (the logger is process-global).
+
+mod common;
+
+use std::process::Command;
+
+fn probe(args: &[&str], env: &[(&str, &str)]) -> std::process::Output {
+    let bin = common::compile_c("log_probe");
+    let mut cmd = Command::new(bin);
+    cmd.args(args)
+        .env_remove("SHMEM_LOG_LEVEL")
+        .env_remove("SHMEM_LOG_TO_STDOUT")
+        .env_remove("SHMEM_LOG_PATH");
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    cmd.output().expect("run log_probe")
+}
+
+#[test]
+fn extern_logger_gets_every_message_and_first_wins() {
+    let out = probe(&["extern"], &[]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert!(
+        out.stdout.is_empty(),
+        "nothing may go to stdout with an extern logger"
+    );
+}
+
+#[test]
+fn set_log_level_accepts_0_to_4() {
+    assert_eq!(probe(&["levels"], &[]).status.code(), Some(0));
+}
+
+#[test]
+fn stdout_sink_and_level_threshold() {
+    let out = probe(&["error", "3"], &[("SHMEM_LOG_TO_STDOUT", "1")]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(
+        text.contains(" error ") && text.contains("aclshmem_malloc") && text.contains("pid["),
+        "{text}"
+    );
+    // threshold FATAL hides the error
+    let out = probe(&["error", "4"], &[("SHMEM_LOG_TO_STDOUT", "1")]);
+    assert!(out.stdout.is_empty(), "{}", String::from_utf8_lossy(&out.stdout));
+    // SHMEM_LOG_LEVEL wins over the program's level
+    let out = probe(
+        &["error", "4"],
+        &[("SHMEM_LOG_TO_STDOUT", "1"), ("SHMEM_LOG_LEVEL", "ERROR")],
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("aclshmem_malloc"));
+}
+
+#[test]
+fn file_sink_in_shmem_log_path() {
+    let dir = std::env::temp_dir().join(format!("aclshmem-logdir-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let out = probe(&["error", "3"], &[("SHMEM_LOG_PATH", dir.to_str().unwrap())]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(out.stdout.is_empty());
+    let files: Vec<_> = std::fs::read_dir(&dir)
+        .expect("log dir created")
+        .flatten()
+        .collect();
+    assert_eq!(files.len(), 1, "one log file");
+    let name = files[0].file_name().to_string_lossy().into_owned();
+    assert!(name.starts_with("aclshmem_") && name.ends_with(".log"), "{name}");
+    let text = std::fs::read_to_string(files[0].path()).unwrap();
+    assert!(
+        text.contains("aclshmem_malloc") && text.contains("not initialised"),
+        "{text}"
+    );
+    // no message, no file
+    let quiet = dir.join("quiet");
+    probe(&["error", "4"], &[("SHMEM_LOG_PATH", quiet.to_str().unwrap())]);
+    assert!(!quiet.exists() || std::fs::read_dir(&quiet).unwrap().next().is_none());
+    let _ = std::fs::remove_dir_all(&dir);
+}

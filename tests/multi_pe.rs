@@ -1,0 +1,217 @@
+//! Multi-PE integration tests: real PE processes started by `aclshmrun`, each running one scenario
+//! of `tests/c/pe_tests.c` (init/finalize, init status, attribute validation, symmetric heap,
+//! `aclshmem_ptr`, barriers, calls before init and after finalize, 16 PEs on a small machine,
+//! stray connections to the config store) plus crash and Ctrl-C handling of a running job.
+//!
+//! Every run has the launcher's own `--timeout` and a harness-side limit on top, so no test can
+//! hang for more than about a minute even if the library does.
+
+mod common;
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use common::{Background, Run, Scratch, process_alive, run_pes, shm_leftovers, signal};
+
+/// The launcher's `--timeout` for every job.
+const JOB_TIMEOUT: Duration = Duration::from_secs(45);
+
+fn pe_tests() -> PathBuf {
+    common::compile_c("pe_tests")
+}
+
+/// Runs `scenario` on `n` PEs and asserts it passed.
+fn scenario_env(scenario: &str, n: usize, env: &[(&str, &str)]) -> Run {
+    let prog = pe_tests();
+    let args = [prog.as_os_str(), scenario.as_ref()];
+    let run = run_pes(n, &args, env, JOB_TIMEOUT);
+    run.assert_ok(scenario);
+    run
+}
+
+fn scenario(name: &str, n: usize) -> Run {
+    scenario_env(name, n, &[])
+}
+
+#[test]
+fn init_finalize_2pes() {
+    scenario("init_finalize", 2);
+}
+
+#[test]
+fn init_finalize_4pes() {
+    scenario("init_finalize", 4);
+}
+
+#[test]
+fn init_status_phases_2pes() {
+    scenario("init_status_phases", 2);
+}
+
+#[test]
+fn attr_validation_1pe() {
+    scenario("attr_validation", 1);
+}
+
+#[test]
+fn attr_validation_2pes() {
+    scenario("attr_validation", 2);
+}
+
+/// The heap scenario, plus the log line of its asymmetric request: PE i asked for 12340 + 16 i
+/// bytes, and the error names "asymmetric" and every size.
+fn heap(n: usize) {
+    let run = scenario("heap", n);
+    let sizes: Vec<String> = (0..n).map(|pe| (12340 + 16 * pe).to_string()).collect();
+    let named_all = run.stdout.lines().any(|l| {
+        l.contains("error") && l.contains("asymmetric") && sizes.iter().all(|s| l.contains(s.as_str()))
+    });
+    assert!(
+        named_all,
+        "no error line names the asymmetric request with every size {sizes:?}\n{}",
+        run.dump()
+    );
+}
+
+#[test]
+fn heap_2pes() {
+    heap(2);
+}
+
+#[test]
+fn heap_4pes() {
+    heap(4);
+}
+
+#[test]
+fn ptr_2pes() {
+    scenario("ptr", 2);
+}
+
+#[test]
+fn ptr_4pes() {
+    scenario("ptr", 4);
+}
+
+#[test]
+fn barrier_2pes() {
+    scenario("barrier", 2);
+}
+
+#[test]
+fn barrier_4pes() {
+    scenario("barrier", 4);
+}
+
+#[test]
+fn before_after_1pe() {
+    scenario("before_after", 1);
+}
+
+#[test]
+fn before_after_2pes() {
+    scenario("before_after", 2);
+}
+
+#[test]
+fn scale_16pes() {
+    scenario_env("scale", 16, &[("ACLSHMEM_LOCAL_MEM_SIZE", "4M")]);
+}
+
+#[test]
+fn stray_connections_2pes() {
+    scenario("stray", 2);
+}
+
+/// How a running job is ended in the crash tests.
+enum Ending {
+    /// `kill -9` of one PE.
+    KillPe(usize),
+    /// SIGINT to the launcher (Ctrl-C).
+    InterruptLauncher,
+}
+
+/// Starts `hang` on 4 PEs, waits until it is initialised, ends it as `how` says and returns the
+/// launcher's exit code. Asserts that the launcher exits within 10 s, that no PE survives and that
+/// the job left nothing in /dev/shm.
+fn end_running_job(how: Ending) -> i32 {
+    const N: usize = 4;
+    let prog = pe_tests();
+    let pids_dir = Scratch::new("pids");
+    let dir = pids_dir.path().to_str().expect("UTF-8 temp dir").to_owned();
+    let args = [prog.as_os_str(), "hang".as_ref()];
+    let mut job = Background::start(N, &args, &[("PE_TESTS_PID_DIR", &dir)], JOB_TIMEOUT);
+
+    let line = job.wait_line(Duration::from_secs(30), |l| l.starts_with("JOB_ID "));
+    let Some(line) = line else {
+        drop(job);
+        panic!("PE 0 did not print its job id within 30 s");
+    };
+    let job_id = line["JOB_ID ".len()..].trim().to_owned();
+    assert!(
+        job_id.len() == 16 && job_id.bytes().all(|b| b.is_ascii_hexdigit()),
+        "odd job id {job_id:?}"
+    );
+    let pids: Vec<u32> = (0..N)
+        .map(|pe| {
+            let text = std::fs::read_to_string(pids_dir.path().join(format!("pid.{pe}")))
+                .unwrap_or_else(|e| panic!("pid file of PE {pe}: {e}"));
+            text.trim().parse().expect("pid")
+        })
+        .collect();
+    for (pe, &pid) in pids.iter().enumerate() {
+        assert!(process_alive(pid), "PE {pe} (pid {pid}) is not running");
+    }
+
+    let start = Instant::now();
+    match how {
+        Ending::KillPe(pe) => signal(pids[pe], libc::SIGKILL),
+        Ending::InterruptLauncher => signal(job.child.id(), libc::SIGINT),
+    }
+    let status = common::wait_limited(&mut job.child, Duration::from_secs(10));
+    let elapsed = start.elapsed();
+    let Some(status) = status else {
+        drop(job);
+        panic!("aclshmrun still running 10 s after the job was ended");
+    };
+    let (stdout, stderr) = job.output();
+    let dump = format!("--- stdout:\n{stdout}\n--- stderr:\n{stderr}");
+    let code = status
+        .code()
+        .unwrap_or_else(|| panic!("launcher died of a signal: {status:?}\n{dump}"));
+    eprintln!("launcher exited with {code} {elapsed:.1?} after the job was ended");
+
+    // the PEs are gone (they may need a moment to be reaped)
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while pids.iter().any(|&p| process_alive(p)) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let alive: Vec<u32> = pids.iter().copied().filter(|&p| process_alive(p)).collect();
+    for &p in &alive {
+        signal(p, libc::SIGKILL);
+    }
+    assert!(
+        alive.is_empty(),
+        "PEs still running after the launcher exited: {alive:?}\n{dump}"
+    );
+
+    let left = shm_leftovers(&job_id);
+    assert!(left.is_empty(), "the job left /dev/shm entries: {left:?}\n{dump}");
+    assert!(
+        !stdout.contains("FAIL: "),
+        "a PE reported a failure before the job was ended\n{dump}"
+    );
+    code
+}
+
+#[test]
+fn killed_pe_ends_the_job() {
+    let code = end_running_job(Ending::KillPe(2));
+    assert_ne!(code, 0, "the launcher reported success after a PE was killed");
+}
+
+#[test]
+fn ctrl_c_ends_the_job() {
+    let code = end_running_job(Ending::InterruptLauncher);
+    assert_eq!(code, 130, "exit status after SIGINT to the launcher");
+}
