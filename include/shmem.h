@@ -531,6 +531,827 @@ ACLSHMEM_HOST_API void aclshmem_free(void *ptr);
 ACLSHMEM_HOST_API void *aclshmem_ptr(void *ptr, int pe);
 
 /**
+ * Copies `elem_size` **bytes** from local `src` to symmetric `dst` on PE `pe`. Blocking: the data
+ * is in PE `pe`'s memory when the call returns. Errors (NULL, `dst` range outside the symmetric
+ * heap, `pe` out of range, before init) are logged and nothing is written.
+ */
+ACLSHMEM_HOST_API void aclshmem_putmem(void *dst, void *src, size_t elem_size, int32_t pe);
+
+/**
+ * Copies `elem_size` **bytes** from symmetric `src` on PE `pe` to local `dst`. Blocking.
+ */
+ACLSHMEM_HOST_API void aclshmem_getmem(void *dst, void *src, size_t elem_size, int32_t pe);
+
+/**
+ * Non-blocking form of aclshmem_putmem; complete at the latest at aclshmem_quiet or a barrier
+ * (this implementation completes it before returning).
+ */
+ACLSHMEM_HOST_API void aclshmem_putmem_nbi(void *dst, void *src, size_t elem_size, int32_t pe);
+
+/**
+ * Non-blocking form of aclshmem_getmem; `dst` is valid at the latest after aclshmem_quiet (this
+ * implementation completes it before returning).
+ */
+ACLSHMEM_HOST_API void aclshmem_getmem_nbi(void *dst, void *src, size_t elem_size, int32_t pe);
+
+/**
+ * **Extension** (the original has quiet only on the device and on streams): completes every put,
+ * get and their `_nbi` forms issued by this PE; their effects are visible to every PE afterwards.
+ */
+ACLSHMEM_HOST_API void aclshmem_quiet(void);
+
+/**
+ * **Extension**: orders this PE's earlier puts before its later ones (implemented as quiet).
+ */
+ACLSHMEM_HOST_API void aclshmem_fence(void);
+
+/**
+ * Records the MTE UB scratch configuration (offset into UB, size, sync id). Returns 0, or
+ * `ACLSHMEM_NOT_INITED` before init.
+ */
+ACLSHMEM_HOST_API int aclshmemx_set_mte_config(uint64_t offset, uint32_t ub_size, uint32_t sync_id);
+
+/**
+ * Records the SDMA UB scratch configuration. Returns 0, or `ACLSHMEM_NOT_INITED` before init.
+ */
+ACLSHMEM_HOST_API int aclshmemx_set_sdma_config(uint64_t offset, uint32_t ub_size, uint32_t sync_id);
+
+/**
+ * Records the RDMA UB scratch configuration. `ub_size` below 128 → `ACLSHMEM_INVALID_VALUE`, nothing
+ * changes. Returns 0, or `ACLSHMEM_NOT_INITED` before init.
+ */
+ACLSHMEM_HOST_API int aclshmemx_set_rdma_config(uint64_t offset, uint32_t ub_size, uint32_t sync_id);
+
+/**
+ * Records the UDMA UB scratch configuration. `ub_size` below 128 → `ACLSHMEM_INVALID_VALUE`, nothing
+ * changes. Returns 0, or `ACLSHMEM_NOT_INITED` before init.
+ */
+ACLSHMEM_HOST_API int aclshmemx_set_udma_config(uint64_t offset, uint32_t ub_size, uint32_t sync_id);
+
+/**
+ * Copies `nelems` `float` elements from local `source` to symmetric `dest` on PE `pe`.
+ * Blocking: the data is in PE `pe`'s memory when the call returns.
+ * Errors (NULL, `dest` range outside the symmetric heap, `pe` out of range, before init) are
+ * logged and nothing is written; `nelems` 0 is a no-op.
+ */
+ACLSHMEM_HOST_API void aclshmem_float_put(float *dest, float *source, size_t nelems, int pe);
+
+/**
+ * Copies `nelems` `float` elements from local `source` to symmetric `dest` on PE `pe`.
+ * Non-blocking form: complete at the latest at aclshmem_quiet or a barrier.
+ * Errors (NULL, `dest` range outside the symmetric heap, `pe` out of range, before init) are
+ * logged and nothing is written; `nelems` 0 is a no-op.
+ */
+ACLSHMEM_HOST_API void aclshmem_float_put_nbi(float *dest, float *source, size_t nelems, int pe);
+
+/**
+ * Copies `nelems` `float` elements from symmetric `source` on PE `pe` to local `dest`.
+ * Blocking: `dest` holds the data when the call returns.
+ * Errors are logged and nothing is written; `nelems` 0 is a no-op.
+ */
+ACLSHMEM_HOST_API void aclshmem_float_get(float *dest, float *source, size_t nelems, int pe);
+
+/**
+ * Copies `nelems` `float` elements from symmetric `source` on PE `pe` to local `dest`.
+ * Non-blocking form: `dest` is valid at the latest after aclshmem_quiet.
+ * Errors are logged and nothing is written; `nelems` 0 is a no-op.
+ */
+ACLSHMEM_HOST_API void aclshmem_float_get_nbi(float *dest, float *source, size_t nelems, int pe);
+
+/**
+ * Strided put of `nelems` `float` elements: `source[i * sst]` goes to symmetric `dest[i * dst]`
+ * on PE `pe` (strides in elements, may be negative). Blocking.
+ */
+ACLSHMEM_HOST_API void aclshmem_float_iput(float *dest, float *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+
+/**
+ * Strided get of `nelems` `float` elements: symmetric `source[i * sst]` on PE `pe` goes to
+ * local `dest[i * dst]` (strides in elements, may be negative). Blocking.
+ */
+ACLSHMEM_HOST_API void aclshmem_float_iget(float *dest, float *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+
+/**
+ * Stores `value` at symmetric `dst` on PE `pe`. Complete when the call returns.
+ */
+ACLSHMEM_HOST_API void aclshmem_float_p(float *dst, float value, int pe);
+
+/**
+ * Returns the `float` at symmetric `src` on PE `pe`; 0 after a logged error (bad address or PE,
+ * before init).
+ */
+ACLSHMEM_HOST_API float aclshmem_float_g(float *src, int32_t pe);
+
+/**
+ * Copies `nelems` `double` elements from local `source` to symmetric `dest` on PE `pe`.
+ * Blocking: the data is in PE `pe`'s memory when the call returns.
+ * Errors (NULL, `dest` range outside the symmetric heap, `pe` out of range, before init) are
+ * logged and nothing is written; `nelems` 0 is a no-op.
+ */
+ACLSHMEM_HOST_API void aclshmem_double_put(double *dest, double *source, size_t nelems, int pe);
+
+/**
+ * Copies `nelems` `double` elements from local `source` to symmetric `dest` on PE `pe`.
+ * Non-blocking form: complete at the latest at aclshmem_quiet or a barrier.
+ * Errors (NULL, `dest` range outside the symmetric heap, `pe` out of range, before init) are
+ * logged and nothing is written; `nelems` 0 is a no-op.
+ */
+ACLSHMEM_HOST_API void aclshmem_double_put_nbi(double *dest, double *source, size_t nelems, int pe);
+
+/**
+ * Copies `nelems` `double` elements from symmetric `source` on PE `pe` to local `dest`.
+ * Blocking: `dest` holds the data when the call returns.
+ * Errors are logged and nothing is written; `nelems` 0 is a no-op.
+ */
+ACLSHMEM_HOST_API void aclshmem_double_get(double *dest, double *source, size_t nelems, int pe);
+
+/**
+ * Copies `nelems` `double` elements from symmetric `source` on PE `pe` to local `dest`.
+ * Non-blocking form: `dest` is valid at the latest after aclshmem_quiet.
+ * Errors are logged and nothing is written; `nelems` 0 is a no-op.
+ */
+ACLSHMEM_HOST_API void aclshmem_double_get_nbi(double *dest, double *source, size_t nelems, int pe);
+
+/**
+ * Strided put of `nelems` `double` elements: `source[i * sst]` goes to symmetric `dest[i * dst]`
+ * on PE `pe` (strides in elements, may be negative). Blocking.
+ */
+ACLSHMEM_HOST_API void aclshmem_double_iput(double *dest, double *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+
+/**
+ * Strided get of `nelems` `double` elements: symmetric `source[i * sst]` on PE `pe` goes to
+ * local `dest[i * dst]` (strides in elements, may be negative). Blocking.
+ */
+ACLSHMEM_HOST_API void aclshmem_double_iget(double *dest, double *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+
+/**
+ * Stores `value` at symmetric `dst` on PE `pe`. Complete when the call returns.
+ */
+ACLSHMEM_HOST_API void aclshmem_double_p(double *dst, double value, int pe);
+
+/**
+ * Returns the `double` at symmetric `src` on PE `pe`; 0 after a logged error (bad address or PE,
+ * before init).
+ */
+ACLSHMEM_HOST_API double aclshmem_double_g(double *src, int32_t pe);
+
+/**
+ * Copies `nelems` `int8_t` elements from local `source` to symmetric `dest` on PE `pe`.
+ * Blocking: the data is in PE `pe`'s memory when the call returns.
+ * Errors (NULL, `dest` range outside the symmetric heap, `pe` out of range, before init) are
+ * logged and nothing is written; `nelems` 0 is a no-op.
+ */
+ACLSHMEM_HOST_API void aclshmem_int8_put(int8_t *dest, int8_t *source, size_t nelems, int pe);
+
+/**
+ * Copies `nelems` `int8_t` elements from local `source` to symmetric `dest` on PE `pe`.
+ * Non-blocking form: complete at the latest at aclshmem_quiet or a barrier.
+ * Errors (NULL, `dest` range outside the symmetric heap, `pe` out of range, before init) are
+ * logged and nothing is written; `nelems` 0 is a no-op.
+ */
+ACLSHMEM_HOST_API void aclshmem_int8_put_nbi(int8_t *dest, int8_t *source, size_t nelems, int pe);
+
+/**
+ * Copies `nelems` `int8_t` elements from symmetric `source` on PE `pe` to local `dest`.
+ * Blocking: `dest` holds the data when the call returns.
+ * Errors are logged and nothing is written; `nelems` 0 is a no-op.
+ */
+ACLSHMEM_HOST_API void aclshmem_int8_get(int8_t *dest, int8_t *source, size_t nelems, int pe);
+
+/**
+ * Copies `nelems` `int8_t` elements from symmetric `source` on PE `pe` to local `dest`.
+ * Non-blocking form: `dest` is valid at the latest after aclshmem_quiet.
+ * Errors are logged and nothing is written; `nelems` 0 is a no-op.
+ */
+ACLSHMEM_HOST_API void aclshmem_int8_get_nbi(int8_t *dest, int8_t *source, size_t nelems, int pe);
+
+/**
+ * Strided put of `nelems` `int8_t` elements: `source[i * sst]` goes to symmetric `dest[i * dst]`
+ * on PE `pe` (strides in elements, may be negative). Blocking.
+ */
+ACLSHMEM_HOST_API void aclshmem_int8_iput(int8_t *dest, int8_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+
+/**
+ * Strided get of `nelems` `int8_t` elements: symmetric `source[i * sst]` on PE `pe` goes to
+ * local `dest[i * dst]` (strides in elements, may be negative). Blocking.
+ */
+ACLSHMEM_HOST_API void aclshmem_int8_iget(int8_t *dest, int8_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+
+/**
+ * Stores `value` at symmetric `dst` on PE `pe`. Complete when the call returns.
+ */
+ACLSHMEM_HOST_API void aclshmem_int8_p(int8_t *dst, int8_t value, int pe);
+
+/**
+ * Returns the `int8_t` at symmetric `src` on PE `pe`; 0 after a logged error (bad address or PE,
+ * before init).
+ */
+ACLSHMEM_HOST_API int8_t aclshmem_int8_g(int8_t *src, int32_t pe);
+
+/**
+ * Copies `nelems` `int16_t` elements from local `source` to symmetric `dest` on PE `pe`.
+ * Blocking: the data is in PE `pe`'s memory when the call returns.
+ * Errors (NULL, `dest` range outside the symmetric heap, `pe` out of range, before init) are
+ * logged and nothing is written; `nelems` 0 is a no-op.
+ */
+ACLSHMEM_HOST_API void aclshmem_int16_put(int16_t *dest, int16_t *source, size_t nelems, int pe);
+
+/**
+ * Copies `nelems` `int16_t` elements from local `source` to symmetric `dest` on PE `pe`.
+ * Non-blocking form: complete at the latest at aclshmem_quiet or a barrier.
+ * Errors (NULL, `dest` range outside the symmetric heap, `pe` out of range, before init) are
+ * logged and nothing is written; `nelems` 0 is a no-op.
+ */
+ACLSHMEM_HOST_API void aclshmem_int16_put_nbi(int16_t *dest, int16_t *source, size_t nelems, int pe);
+
+/**
+ * Copies `nelems` `int16_t` elements from symmetric `source` on PE `pe` to local `dest`.
+ * Blocking: `dest` holds the data when the call returns.
+ * Errors are logged and nothing is written; `nelems` 0 is a no-op.
+ */
+ACLSHMEM_HOST_API void aclshmem_int16_get(int16_t *dest, int16_t *source, size_t nelems, int pe);
+
+/**
+ * Copies `nelems` `int16_t` elements from symmetric `source` on PE `pe` to local `dest`.
+ * Non-blocking form: `dest` is valid at the latest after aclshmem_quiet.
+ * Errors are logged and nothing is written; `nelems` 0 is a no-op.
+ */
+ACLSHMEM_HOST_API void aclshmem_int16_get_nbi(int16_t *dest, int16_t *source, size_t nelems, int pe);
+
+/**
+ * Strided put of `nelems` `int16_t` elements: `source[i * sst]` goes to symmetric `dest[i * dst]`
+ * on PE `pe` (strides in elements, may be negative). Blocking.
+ */
+ACLSHMEM_HOST_API void aclshmem_int16_iput(int16_t *dest, int16_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+
+/**
+ * Strided get of `nelems` `int16_t` elements: symmetric `source[i * sst]` on PE `pe` goes to
+ * local `dest[i * dst]` (strides in elements, may be negative). Blocking.
+ */
+ACLSHMEM_HOST_API void aclshmem_int16_iget(int16_t *dest, int16_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+
+/**
+ * Stores `value` at symmetric `dst` on PE `pe`. Complete when the call returns.
+ */
+ACLSHMEM_HOST_API void aclshmem_int16_p(int16_t *dst, int16_t value, int pe);
+
+/**
+ * Returns the `int16_t` at symmetric `src` on PE `pe`; 0 after a logged error (bad address or PE,
+ * before init).
+ */
+ACLSHMEM_HOST_API int16_t aclshmem_int16_g(int16_t *src, int32_t pe);
+
+/**
+ * Copies `nelems` `int32_t` elements from local `source` to symmetric `dest` on PE `pe`.
+ * Blocking: the data is in PE `pe`'s memory when the call returns.
+ * Errors (NULL, `dest` range outside the symmetric heap, `pe` out of range, before init) are
+ * logged and nothing is written; `nelems` 0 is a no-op.
+ */
+ACLSHMEM_HOST_API void aclshmem_int32_put(int32_t *dest, int32_t *source, size_t nelems, int pe);
+
+/**
+ * Copies `nelems` `int32_t` elements from local `source` to symmetric `dest` on PE `pe`.
+ * Non-blocking form: complete at the latest at aclshmem_quiet or a barrier.
+ * Errors (NULL, `dest` range outside the symmetric heap, `pe` out of range, before init) are
+ * logged and nothing is written; `nelems` 0 is a no-op.
+ */
+ACLSHMEM_HOST_API void aclshmem_int32_put_nbi(int32_t *dest, int32_t *source, size_t nelems, int pe);
+
+/**
+ * Copies `nelems` `int32_t` elements from symmetric `source` on PE `pe` to local `dest`.
+ * Blocking: `dest` holds the data when the call returns.
+ * Errors are logged and nothing is written; `nelems` 0 is a no-op.
+ */
+ACLSHMEM_HOST_API void aclshmem_int32_get(int32_t *dest, int32_t *source, size_t nelems, int pe);
+
+/**
+ * Copies `nelems` `int32_t` elements from symmetric `source` on PE `pe` to local `dest`.
+ * Non-blocking form: `dest` is valid at the latest after aclshmem_quiet.
+ * Errors are logged and nothing is written; `nelems` 0 is a no-op.
+ */
+ACLSHMEM_HOST_API void aclshmem_int32_get_nbi(int32_t *dest, int32_t *source, size_t nelems, int pe);
+
+/**
+ * Strided put of `nelems` `int32_t` elements: `source[i * sst]` goes to symmetric `dest[i * dst]`
+ * on PE `pe` (strides in elements, may be negative). Blocking.
+ */
+ACLSHMEM_HOST_API void aclshmem_int32_iput(int32_t *dest, int32_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+
+/**
+ * Strided get of `nelems` `int32_t` elements: symmetric `source[i * sst]` on PE `pe` goes to
+ * local `dest[i * dst]` (strides in elements, may be negative). Blocking.
+ */
+ACLSHMEM_HOST_API void aclshmem_int32_iget(int32_t *dest, int32_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+
+/**
+ * Stores `value` at symmetric `dst` on PE `pe`. Complete when the call returns.
+ */
+ACLSHMEM_HOST_API void aclshmem_int32_p(int32_t *dst, int32_t value, int pe);
+
+/**
+ * Returns the `int32_t` at symmetric `src` on PE `pe`; 0 after a logged error (bad address or PE,
+ * before init).
+ */
+ACLSHMEM_HOST_API int32_t aclshmem_int32_g(int32_t *src, int32_t pe);
+
+/**
+ * Copies `nelems` `int64_t` elements from local `source` to symmetric `dest` on PE `pe`.
+ * Blocking: the data is in PE `pe`'s memory when the call returns.
+ * Errors (NULL, `dest` range outside the symmetric heap, `pe` out of range, before init) are
+ * logged and nothing is written; `nelems` 0 is a no-op.
+ */
+ACLSHMEM_HOST_API void aclshmem_int64_put(int64_t *dest, int64_t *source, size_t nelems, int pe);
+
+/**
+ * Copies `nelems` `int64_t` elements from local `source` to symmetric `dest` on PE `pe`.
+ * Non-blocking form: complete at the latest at aclshmem_quiet or a barrier.
+ * Errors (NULL, `dest` range outside the symmetric heap, `pe` out of range, before init) are
+ * logged and nothing is written; `nelems` 0 is a no-op.
+ */
+ACLSHMEM_HOST_API void aclshmem_int64_put_nbi(int64_t *dest, int64_t *source, size_t nelems, int pe);
+
+/**
+ * Copies `nelems` `int64_t` elements from symmetric `source` on PE `pe` to local `dest`.
+ * Blocking: `dest` holds the data when the call returns.
+ * Errors are logged and nothing is written; `nelems` 0 is a no-op.
+ */
+ACLSHMEM_HOST_API void aclshmem_int64_get(int64_t *dest, int64_t *source, size_t nelems, int pe);
+
+/**
+ * Copies `nelems` `int64_t` elements from symmetric `source` on PE `pe` to local `dest`.
+ * Non-blocking form: `dest` is valid at the latest after aclshmem_quiet.
+ * Errors are logged and nothing is written; `nelems` 0 is a no-op.
+ */
+ACLSHMEM_HOST_API void aclshmem_int64_get_nbi(int64_t *dest, int64_t *source, size_t nelems, int pe);
+
+/**
+ * Strided put of `nelems` `int64_t` elements: `source[i * sst]` goes to symmetric `dest[i * dst]`
+ * on PE `pe` (strides in elements, may be negative). Blocking.
+ */
+ACLSHMEM_HOST_API void aclshmem_int64_iput(int64_t *dest, int64_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+
+/**
+ * Strided get of `nelems` `int64_t` elements: symmetric `source[i * sst]` on PE `pe` goes to
+ * local `dest[i * dst]` (strides in elements, may be negative). Blocking.
+ */
+ACLSHMEM_HOST_API void aclshmem_int64_iget(int64_t *dest, int64_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+
+/**
+ * Stores `value` at symmetric `dst` on PE `pe`. Complete when the call returns.
+ */
+ACLSHMEM_HOST_API void aclshmem_int64_p(int64_t *dst, int64_t value, int pe);
+
+/**
+ * Returns the `int64_t` at symmetric `src` on PE `pe`; 0 after a logged error (bad address or PE,
+ * before init).
+ */
+ACLSHMEM_HOST_API int64_t aclshmem_int64_g(int64_t *src, int32_t pe);
+
+/**
+ * Copies `nelems` `uint8_t` elements from local `source` to symmetric `dest` on PE `pe`.
+ * Blocking: the data is in PE `pe`'s memory when the call returns.
+ * Errors (NULL, `dest` range outside the symmetric heap, `pe` out of range, before init) are
+ * logged and nothing is written; `nelems` 0 is a no-op.
+ */
+ACLSHMEM_HOST_API void aclshmem_uint8_put(uint8_t *dest, uint8_t *source, size_t nelems, int pe);
+
+/**
+ * Copies `nelems` `uint8_t` elements from local `source` to symmetric `dest` on PE `pe`.
+ * Non-blocking form: complete at the latest at aclshmem_quiet or a barrier.
+ * Errors (NULL, `dest` range outside the symmetric heap, `pe` out of range, before init) are
+ * logged and nothing is written; `nelems` 0 is a no-op.
+ */
+ACLSHMEM_HOST_API void aclshmem_uint8_put_nbi(uint8_t *dest, uint8_t *source, size_t nelems, int pe);
+
+/**
+ * Copies `nelems` `uint8_t` elements from symmetric `source` on PE `pe` to local `dest`.
+ * Blocking: `dest` holds the data when the call returns.
+ * Errors are logged and nothing is written; `nelems` 0 is a no-op.
+ */
+ACLSHMEM_HOST_API void aclshmem_uint8_get(uint8_t *dest, uint8_t *source, size_t nelems, int pe);
+
+/**
+ * Copies `nelems` `uint8_t` elements from symmetric `source` on PE `pe` to local `dest`.
+ * Non-blocking form: `dest` is valid at the latest after aclshmem_quiet.
+ * Errors are logged and nothing is written; `nelems` 0 is a no-op.
+ */
+ACLSHMEM_HOST_API void aclshmem_uint8_get_nbi(uint8_t *dest, uint8_t *source, size_t nelems, int pe);
+
+/**
+ * Strided put of `nelems` `uint8_t` elements: `source[i * sst]` goes to symmetric `dest[i * dst]`
+ * on PE `pe` (strides in elements, may be negative). Blocking.
+ */
+ACLSHMEM_HOST_API void aclshmem_uint8_iput(uint8_t *dest, uint8_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+
+/**
+ * Strided get of `nelems` `uint8_t` elements: symmetric `source[i * sst]` on PE `pe` goes to
+ * local `dest[i * dst]` (strides in elements, may be negative). Blocking.
+ */
+ACLSHMEM_HOST_API void aclshmem_uint8_iget(uint8_t *dest, uint8_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+
+/**
+ * Stores `value` at symmetric `dst` on PE `pe`. Complete when the call returns.
+ */
+ACLSHMEM_HOST_API void aclshmem_uint8_p(uint8_t *dst, uint8_t value, int pe);
+
+/**
+ * Returns the `uint8_t` at symmetric `src` on PE `pe`; 0 after a logged error (bad address or PE,
+ * before init).
+ */
+ACLSHMEM_HOST_API uint8_t aclshmem_uint8_g(uint8_t *src, int32_t pe);
+
+/**
+ * Copies `nelems` `uint16_t` elements from local `source` to symmetric `dest` on PE `pe`.
+ * Blocking: the data is in PE `pe`'s memory when the call returns.
+ * Errors (NULL, `dest` range outside the symmetric heap, `pe` out of range, before init) are
+ * logged and nothing is written; `nelems` 0 is a no-op.
+ */
+ACLSHMEM_HOST_API void aclshmem_uint16_put(uint16_t *dest, uint16_t *source, size_t nelems, int pe);
+
+/**
+ * Copies `nelems` `uint16_t` elements from local `source` to symmetric `dest` on PE `pe`.
+ * Non-blocking form: complete at the latest at aclshmem_quiet or a barrier.
+ * Errors (NULL, `dest` range outside the symmetric heap, `pe` out of range, before init) are
+ * logged and nothing is written; `nelems` 0 is a no-op.
+ */
+ACLSHMEM_HOST_API void aclshmem_uint16_put_nbi(uint16_t *dest, uint16_t *source, size_t nelems, int pe);
+
+/**
+ * Copies `nelems` `uint16_t` elements from symmetric `source` on PE `pe` to local `dest`.
+ * Blocking: `dest` holds the data when the call returns.
+ * Errors are logged and nothing is written; `nelems` 0 is a no-op.
+ */
+ACLSHMEM_HOST_API void aclshmem_uint16_get(uint16_t *dest, uint16_t *source, size_t nelems, int pe);
+
+/**
+ * Copies `nelems` `uint16_t` elements from symmetric `source` on PE `pe` to local `dest`.
+ * Non-blocking form: `dest` is valid at the latest after aclshmem_quiet.
+ * Errors are logged and nothing is written; `nelems` 0 is a no-op.
+ */
+ACLSHMEM_HOST_API void aclshmem_uint16_get_nbi(uint16_t *dest, uint16_t *source, size_t nelems, int pe);
+
+/**
+ * Strided put of `nelems` `uint16_t` elements: `source[i * sst]` goes to symmetric `dest[i * dst]`
+ * on PE `pe` (strides in elements, may be negative). Blocking.
+ */
+ACLSHMEM_HOST_API void aclshmem_uint16_iput(uint16_t *dest, uint16_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+
+/**
+ * Strided get of `nelems` `uint16_t` elements: symmetric `source[i * sst]` on PE `pe` goes to
+ * local `dest[i * dst]` (strides in elements, may be negative). Blocking.
+ */
+ACLSHMEM_HOST_API void aclshmem_uint16_iget(uint16_t *dest, uint16_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+
+/**
+ * Stores `value` at symmetric `dst` on PE `pe`. Complete when the call returns.
+ */
+ACLSHMEM_HOST_API void aclshmem_uint16_p(uint16_t *dst, uint16_t value, int pe);
+
+/**
+ * Returns the `uint16_t` at symmetric `src` on PE `pe`; 0 after a logged error (bad address or PE,
+ * before init).
+ */
+ACLSHMEM_HOST_API uint16_t aclshmem_uint16_g(uint16_t *src, int32_t pe);
+
+/**
+ * Copies `nelems` `uint32_t` elements from local `source` to symmetric `dest` on PE `pe`.
+ * Blocking: the data is in PE `pe`'s memory when the call returns.
+ * Errors (NULL, `dest` range outside the symmetric heap, `pe` out of range, before init) are
+ * logged and nothing is written; `nelems` 0 is a no-op.
+ */
+ACLSHMEM_HOST_API void aclshmem_uint32_put(uint32_t *dest, uint32_t *source, size_t nelems, int pe);
+
+/**
+ * Copies `nelems` `uint32_t` elements from local `source` to symmetric `dest` on PE `pe`.
+ * Non-blocking form: complete at the latest at aclshmem_quiet or a barrier.
+ * Errors (NULL, `dest` range outside the symmetric heap, `pe` out of range, before init) are
+ * logged and nothing is written; `nelems` 0 is a no-op.
+ */
+ACLSHMEM_HOST_API void aclshmem_uint32_put_nbi(uint32_t *dest, uint32_t *source, size_t nelems, int pe);
+
+/**
+ * Copies `nelems` `uint32_t` elements from symmetric `source` on PE `pe` to local `dest`.
+ * Blocking: `dest` holds the data when the call returns.
+ * Errors are logged and nothing is written; `nelems` 0 is a no-op.
+ */
+ACLSHMEM_HOST_API void aclshmem_uint32_get(uint32_t *dest, uint32_t *source, size_t nelems, int pe);
+
+/**
+ * Copies `nelems` `uint32_t` elements from symmetric `source` on PE `pe` to local `dest`.
+ * Non-blocking form: `dest` is valid at the latest after aclshmem_quiet.
+ * Errors are logged and nothing is written; `nelems` 0 is a no-op.
+ */
+ACLSHMEM_HOST_API void aclshmem_uint32_get_nbi(uint32_t *dest, uint32_t *source, size_t nelems, int pe);
+
+/**
+ * Strided put of `nelems` `uint32_t` elements: `source[i * sst]` goes to symmetric `dest[i * dst]`
+ * on PE `pe` (strides in elements, may be negative). Blocking.
+ */
+ACLSHMEM_HOST_API void aclshmem_uint32_iput(uint32_t *dest, uint32_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+
+/**
+ * Strided get of `nelems` `uint32_t` elements: symmetric `source[i * sst]` on PE `pe` goes to
+ * local `dest[i * dst]` (strides in elements, may be negative). Blocking.
+ */
+ACLSHMEM_HOST_API void aclshmem_uint32_iget(uint32_t *dest, uint32_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+
+/**
+ * Stores `value` at symmetric `dst` on PE `pe`. Complete when the call returns.
+ */
+ACLSHMEM_HOST_API void aclshmem_uint32_p(uint32_t *dst, uint32_t value, int pe);
+
+/**
+ * Returns the `uint32_t` at symmetric `src` on PE `pe`; 0 after a logged error (bad address or PE,
+ * before init).
+ */
+ACLSHMEM_HOST_API uint32_t aclshmem_uint32_g(uint32_t *src, int32_t pe);
+
+/**
+ * Copies `nelems` `uint64_t` elements from local `source` to symmetric `dest` on PE `pe`.
+ * Blocking: the data is in PE `pe`'s memory when the call returns.
+ * Errors (NULL, `dest` range outside the symmetric heap, `pe` out of range, before init) are
+ * logged and nothing is written; `nelems` 0 is a no-op.
+ */
+ACLSHMEM_HOST_API void aclshmem_uint64_put(uint64_t *dest, uint64_t *source, size_t nelems, int pe);
+
+/**
+ * Copies `nelems` `uint64_t` elements from local `source` to symmetric `dest` on PE `pe`.
+ * Non-blocking form: complete at the latest at aclshmem_quiet or a barrier.
+ * Errors (NULL, `dest` range outside the symmetric heap, `pe` out of range, before init) are
+ * logged and nothing is written; `nelems` 0 is a no-op.
+ */
+ACLSHMEM_HOST_API void aclshmem_uint64_put_nbi(uint64_t *dest, uint64_t *source, size_t nelems, int pe);
+
+/**
+ * Copies `nelems` `uint64_t` elements from symmetric `source` on PE `pe` to local `dest`.
+ * Blocking: `dest` holds the data when the call returns.
+ * Errors are logged and nothing is written; `nelems` 0 is a no-op.
+ */
+ACLSHMEM_HOST_API void aclshmem_uint64_get(uint64_t *dest, uint64_t *source, size_t nelems, int pe);
+
+/**
+ * Copies `nelems` `uint64_t` elements from symmetric `source` on PE `pe` to local `dest`.
+ * Non-blocking form: `dest` is valid at the latest after aclshmem_quiet.
+ * Errors are logged and nothing is written; `nelems` 0 is a no-op.
+ */
+ACLSHMEM_HOST_API void aclshmem_uint64_get_nbi(uint64_t *dest, uint64_t *source, size_t nelems, int pe);
+
+/**
+ * Strided put of `nelems` `uint64_t` elements: `source[i * sst]` goes to symmetric `dest[i * dst]`
+ * on PE `pe` (strides in elements, may be negative). Blocking.
+ */
+ACLSHMEM_HOST_API void aclshmem_uint64_iput(uint64_t *dest, uint64_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+
+/**
+ * Strided get of `nelems` `uint64_t` elements: symmetric `source[i * sst]` on PE `pe` goes to
+ * local `dest[i * dst]` (strides in elements, may be negative). Blocking.
+ */
+ACLSHMEM_HOST_API void aclshmem_uint64_iget(uint64_t *dest, uint64_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+
+/**
+ * Stores `value` at symmetric `dst` on PE `pe`. Complete when the call returns.
+ */
+ACLSHMEM_HOST_API void aclshmem_uint64_p(uint64_t *dst, uint64_t value, int pe);
+
+/**
+ * Returns the `uint64_t` at symmetric `src` on PE `pe`; 0 after a logged error (bad address or PE,
+ * before init).
+ */
+ACLSHMEM_HOST_API uint64_t aclshmem_uint64_g(uint64_t *src, int32_t pe);
+
+/**
+ * Copies `nelems` `char` elements from local `source` to symmetric `dest` on PE `pe`.
+ * Blocking: the data is in PE `pe`'s memory when the call returns.
+ * Errors (NULL, `dest` range outside the symmetric heap, `pe` out of range, before init) are
+ * logged and nothing is written; `nelems` 0 is a no-op.
+ */
+ACLSHMEM_HOST_API void aclshmem_char_put(char *dest, char *source, size_t nelems, int pe);
+
+/**
+ * Copies `nelems` `char` elements from local `source` to symmetric `dest` on PE `pe`.
+ * Non-blocking form: complete at the latest at aclshmem_quiet or a barrier.
+ * Errors (NULL, `dest` range outside the symmetric heap, `pe` out of range, before init) are
+ * logged and nothing is written; `nelems` 0 is a no-op.
+ */
+ACLSHMEM_HOST_API void aclshmem_char_put_nbi(char *dest, char *source, size_t nelems, int pe);
+
+/**
+ * Copies `nelems` `char` elements from symmetric `source` on PE `pe` to local `dest`.
+ * Blocking: `dest` holds the data when the call returns.
+ * Errors are logged and nothing is written; `nelems` 0 is a no-op.
+ */
+ACLSHMEM_HOST_API void aclshmem_char_get(char *dest, char *source, size_t nelems, int pe);
+
+/**
+ * Copies `nelems` `char` elements from symmetric `source` on PE `pe` to local `dest`.
+ * Non-blocking form: `dest` is valid at the latest after aclshmem_quiet.
+ * Errors are logged and nothing is written; `nelems` 0 is a no-op.
+ */
+ACLSHMEM_HOST_API void aclshmem_char_get_nbi(char *dest, char *source, size_t nelems, int pe);
+
+/**
+ * Strided put of `nelems` `char` elements: `source[i * sst]` goes to symmetric `dest[i * dst]`
+ * on PE `pe` (strides in elements, may be negative). Blocking.
+ */
+ACLSHMEM_HOST_API void aclshmem_char_iput(char *dest, char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+
+/**
+ * Strided get of `nelems` `char` elements: symmetric `source[i * sst]` on PE `pe` goes to
+ * local `dest[i * dst]` (strides in elements, may be negative). Blocking.
+ */
+ACLSHMEM_HOST_API void aclshmem_char_iget(char *dest, char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+
+/**
+ * Stores `value` at symmetric `dst` on PE `pe`. Complete when the call returns.
+ */
+ACLSHMEM_HOST_API void aclshmem_char_p(char *dst, char value, int pe);
+
+/**
+ * Returns the `char` at symmetric `src` on PE `pe`; 0 after a logged error (bad address or PE,
+ * before init).
+ */
+ACLSHMEM_HOST_API char aclshmem_char_g(char *src, int32_t pe);
+
+/**
+ * Copies `elem_size` **elements** of 1 byte(s) (`elem_size * 1` bytes in all) from local `src` to symmetric `dst` on PE `pe`.
+ * Blocking.
+ */
+ACLSHMEM_HOST_API void aclshmem_put8(void *dst, void *src, uint32_t elem_size, int32_t pe);
+
+/**
+ * Copies `elem_size` **elements** of 1 byte(s) (`elem_size * 1` bytes in all) from symmetric `src` on PE `pe` to local `dst`.
+ * Blocking.
+ */
+ACLSHMEM_HOST_API void aclshmem_get8(void *dst, void *src, uint32_t elem_size, int32_t pe);
+
+/**
+ * Copies `elem_size` **elements** of 1 byte(s) (`elem_size * 1` bytes in all) from local `src` to symmetric `dst` on PE `pe`.
+ * Non-blocking form: complete at the latest at aclshmem_quiet or a barrier.
+ */
+ACLSHMEM_HOST_API void aclshmem_put8_nbi(void *dst, void *src, uint32_t elem_size, int32_t pe);
+
+/**
+ * Copies `elem_size` **elements** of 1 byte(s) (`elem_size * 1` bytes in all) from symmetric `src` on PE `pe` to local `dst`.
+ * Non-blocking form: complete at the latest at aclshmem_quiet or a barrier.
+ */
+ACLSHMEM_HOST_API void aclshmem_get8_nbi(void *dst, void *src, uint32_t elem_size, int32_t pe);
+
+/**
+ * Strided put of `nelems` 1-byte elements: `source[i * sst]` goes to symmetric `dest[i * dst]`
+ * on PE `pe` (strides in elements). Blocking.
+ */
+ACLSHMEM_HOST_API void aclshmem_iput8(void *dest, void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+
+/**
+ * Strided get of `nelems` 1-byte elements: symmetric `source[i * sst]` on PE `pe` goes to
+ * local `dest[i * dst]` (strides in elements). Blocking.
+ */
+ACLSHMEM_HOST_API void aclshmem_iget8(void *dest, void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+
+/**
+ * Copies `elem_size` **elements** of 2 byte(s) (`elem_size * 2` bytes in all) from local `src` to symmetric `dst` on PE `pe`.
+ * Blocking.
+ */
+ACLSHMEM_HOST_API void aclshmem_put16(void *dst, void *src, uint32_t elem_size, int32_t pe);
+
+/**
+ * Copies `elem_size` **elements** of 2 byte(s) (`elem_size * 2` bytes in all) from symmetric `src` on PE `pe` to local `dst`.
+ * Blocking.
+ */
+ACLSHMEM_HOST_API void aclshmem_get16(void *dst, void *src, uint32_t elem_size, int32_t pe);
+
+/**
+ * Copies `elem_size` **elements** of 2 byte(s) (`elem_size * 2` bytes in all) from local `src` to symmetric `dst` on PE `pe`.
+ * Non-blocking form: complete at the latest at aclshmem_quiet or a barrier.
+ */
+ACLSHMEM_HOST_API void aclshmem_put16_nbi(void *dst, void *src, uint32_t elem_size, int32_t pe);
+
+/**
+ * Copies `elem_size` **elements** of 2 byte(s) (`elem_size * 2` bytes in all) from symmetric `src` on PE `pe` to local `dst`.
+ * Non-blocking form: complete at the latest at aclshmem_quiet or a barrier.
+ */
+ACLSHMEM_HOST_API void aclshmem_get16_nbi(void *dst, void *src, uint32_t elem_size, int32_t pe);
+
+/**
+ * Strided put of `nelems` 2-byte elements: `source[i * sst]` goes to symmetric `dest[i * dst]`
+ * on PE `pe` (strides in elements). Blocking.
+ */
+ACLSHMEM_HOST_API void aclshmem_iput16(void *dest, void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+
+/**
+ * Strided get of `nelems` 2-byte elements: symmetric `source[i * sst]` on PE `pe` goes to
+ * local `dest[i * dst]` (strides in elements). Blocking.
+ */
+ACLSHMEM_HOST_API void aclshmem_iget16(void *dest, void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+
+/**
+ * Copies `elem_size` **elements** of 4 byte(s) (`elem_size * 4` bytes in all) from local `src` to symmetric `dst` on PE `pe`.
+ * Blocking.
+ */
+ACLSHMEM_HOST_API void aclshmem_put32(void *dst, void *src, uint32_t elem_size, int32_t pe);
+
+/**
+ * Copies `elem_size` **elements** of 4 byte(s) (`elem_size * 4` bytes in all) from symmetric `src` on PE `pe` to local `dst`.
+ * Blocking.
+ */
+ACLSHMEM_HOST_API void aclshmem_get32(void *dst, void *src, uint32_t elem_size, int32_t pe);
+
+/**
+ * Copies `elem_size` **elements** of 4 byte(s) (`elem_size * 4` bytes in all) from local `src` to symmetric `dst` on PE `pe`.
+ * Non-blocking form: complete at the latest at aclshmem_quiet or a barrier.
+ */
+ACLSHMEM_HOST_API void aclshmem_put32_nbi(void *dst, void *src, uint32_t elem_size, int32_t pe);
+
+/**
+ * Copies `elem_size` **elements** of 4 byte(s) (`elem_size * 4` bytes in all) from symmetric `src` on PE `pe` to local `dst`.
+ * Non-blocking form: complete at the latest at aclshmem_quiet or a barrier.
+ */
+ACLSHMEM_HOST_API void aclshmem_get32_nbi(void *dst, void *src, uint32_t elem_size, int32_t pe);
+
+/**
+ * Strided put of `nelems` 4-byte elements: `source[i * sst]` goes to symmetric `dest[i * dst]`
+ * on PE `pe` (strides in elements). Blocking.
+ */
+ACLSHMEM_HOST_API void aclshmem_iput32(void *dest, void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+
+/**
+ * Strided get of `nelems` 4-byte elements: symmetric `source[i * sst]` on PE `pe` goes to
+ * local `dest[i * dst]` (strides in elements). Blocking.
+ */
+ACLSHMEM_HOST_API void aclshmem_iget32(void *dest, void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+
+/**
+ * Copies `elem_size` **elements** of 8 byte(s) (`elem_size * 8` bytes in all) from local `src` to symmetric `dst` on PE `pe`.
+ * Blocking.
+ */
+ACLSHMEM_HOST_API void aclshmem_put64(void *dst, void *src, uint32_t elem_size, int32_t pe);
+
+/**
+ * Copies `elem_size` **elements** of 8 byte(s) (`elem_size * 8` bytes in all) from symmetric `src` on PE `pe` to local `dst`.
+ * Blocking.
+ */
+ACLSHMEM_HOST_API void aclshmem_get64(void *dst, void *src, uint32_t elem_size, int32_t pe);
+
+/**
+ * Copies `elem_size` **elements** of 8 byte(s) (`elem_size * 8` bytes in all) from local `src` to symmetric `dst` on PE `pe`.
+ * Non-blocking form: complete at the latest at aclshmem_quiet or a barrier.
+ */
+ACLSHMEM_HOST_API void aclshmem_put64_nbi(void *dst, void *src, uint32_t elem_size, int32_t pe);
+
+/**
+ * Copies `elem_size` **elements** of 8 byte(s) (`elem_size * 8` bytes in all) from symmetric `src` on PE `pe` to local `dst`.
+ * Non-blocking form: complete at the latest at aclshmem_quiet or a barrier.
+ */
+ACLSHMEM_HOST_API void aclshmem_get64_nbi(void *dst, void *src, uint32_t elem_size, int32_t pe);
+
+/**
+ * Strided put of `nelems` 8-byte elements: `source[i * sst]` goes to symmetric `dest[i * dst]`
+ * on PE `pe` (strides in elements). Blocking.
+ */
+ACLSHMEM_HOST_API void aclshmem_iput64(void *dest, void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+
+/**
+ * Strided get of `nelems` 8-byte elements: symmetric `source[i * sst]` on PE `pe` goes to
+ * local `dest[i * dst]` (strides in elements). Blocking.
+ */
+ACLSHMEM_HOST_API void aclshmem_iget64(void *dest, void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+
+/**
+ * Copies `elem_size` **elements** of 16 byte(s) (`elem_size * 16` bytes in all) from local `src` to symmetric `dst` on PE `pe`.
+ * Blocking.
+ */
+ACLSHMEM_HOST_API void aclshmem_put128(void *dst, void *src, uint32_t elem_size, int32_t pe);
+
+/**
+ * Copies `elem_size` **elements** of 16 byte(s) (`elem_size * 16` bytes in all) from symmetric `src` on PE `pe` to local `dst`.
+ * Blocking.
+ */
+ACLSHMEM_HOST_API void aclshmem_get128(void *dst, void *src, uint32_t elem_size, int32_t pe);
+
+/**
+ * Copies `elem_size` **elements** of 16 byte(s) (`elem_size * 16` bytes in all) from local `src` to symmetric `dst` on PE `pe`.
+ * Non-blocking form: complete at the latest at aclshmem_quiet or a barrier.
+ */
+ACLSHMEM_HOST_API void aclshmem_put128_nbi(void *dst, void *src, uint32_t elem_size, int32_t pe);
+
+/**
+ * Copies `elem_size` **elements** of 16 byte(s) (`elem_size * 16` bytes in all) from symmetric `src` on PE `pe` to local `dst`.
+ * Non-blocking form: complete at the latest at aclshmem_quiet or a barrier.
+ */
+ACLSHMEM_HOST_API void aclshmem_get128_nbi(void *dst, void *src, uint32_t elem_size, int32_t pe);
+
+/**
+ * Strided put of `nelems` 16-byte elements: `source[i * sst]` goes to symmetric `dest[i * dst]`
+ * on PE `pe` (strides in elements). Blocking.
+ */
+ACLSHMEM_HOST_API void aclshmem_iput128(void *dest, void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+
+/**
+ * Strided get of `nelems` 16-byte elements: symmetric `source[i * sst]` on PE `pe` goes to
+ * local `dest[i * dst]` (strides in elements). Blocking.
+ */
+ACLSHMEM_HOST_API void aclshmem_iget128(void *dest, void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+
+/**
  * Barrier over all PEs. Collective. Returns on every PE only after all arrived; every store and
  * put a PE issued before it is complete and visible to every PE afterwards. Before init: logged,
  * no-op.

@@ -47,6 +47,10 @@ export CARGO_TARGET_DIR="$TARGET_DIR"
 JOBS="$(nproc 2>/dev/null || echo 2)"
 
 # --- Rust tests ---------------------------------------------------------------------------------
+# integration tests load target/debug/libaclshmem.so (the cdylib), which `cargo test` alone does not build
+step "cargo build (library, launcher)"
+cargo build
+
 step "cargo test --all-targets"
 cargo test --all-targets
 

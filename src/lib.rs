@@ -14,8 +14,10 @@ pub mod error;
 pub mod ffi;
 pub mod heap;
 pub mod logging;
+pub mod rma;
 pub mod runtime;
 pub mod sync;
+pub mod transport;
 pub mod wait;
 
 pub use error::{Error, Result};

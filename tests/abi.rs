@@ -14,7 +14,13 @@ fn root() -> PathBuf {
 /// Directory holding the built libaclshmem.so (the integration test lives in <target>/<profile>/deps).
 fn lib_dir() -> PathBuf {
     let exe = std::env::current_exe().unwrap();
-    exe.parent().unwrap().parent().unwrap().to_path_buf()
+    let dir = exe.parent().unwrap().parent().unwrap().to_path_buf();
+    assert!(
+        dir.join("libaclshmem.so").exists(),
+        "{} has no libaclshmem.so: run `cargo build` first",
+        dir.display()
+    );
+    dir
 }
 
 #[test]

@@ -11,6 +11,7 @@ pub mod init;
 pub mod log;
 pub mod mem;
 pub mod rma;
+pub mod rma_typed;
 pub mod sync;
 pub mod team;
 pub mod types;
@@ -41,6 +42,18 @@ impl<T> FfiReturn for *mut T {
 impl FfiReturn for () {
     fn on_error(_: &Error) -> Self {}
 }
+
+/// `_g` of a bad address or PE returns a zero value, as the original.
+macro_rules! zero_on_error {
+    ($($t:ty),*) => {$(
+        impl FfiReturn for $t {
+            fn on_error(_: &Error) -> Self {
+                0 as $t
+            }
+        }
+    )*};
+}
+zero_on_error!(i8, i16, i64, u8, u16, u32, u64, f32, f64);
 
 /// Runs one export's body: the single place that decides what an error or a panic becomes.
 #[inline]

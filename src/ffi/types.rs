@@ -37,6 +37,7 @@ pub const ACLSHMEM_CYCLE_PROF_MAX_BLOCK: usize = 64;
 pub const ACLSHMEM_CYCLE_PROF_FRAME_CNT: usize = 1024;
 pub const ACLSHMEM_MAX_AIV_PER_NPU: usize = 48;
 pub const TEAM_CONFIG_PADDING: usize = 48;
+pub const ACLSHMEM_RDMA_MTE_STAGING_UB_SIZE: u32 = 128;
 
 // aclshmemx_bootstrap_t
 pub const ACLSHMEMX_INIT_WITH_DEFAULT: u32 = 1 << 0;

@@ -181,6 +181,7 @@ fn build(flags: u32, attr: &InitAttr, slot: &Slot) -> Result<Instance> {
         sync_pool: 0,
         all_local: false,
         collective: Mutex::new(()),
+        ub_config: Mutex::new(crate::runtime::instance::DEFAULT_UB_CONFIG),
     };
     let finish = |inst: &mut Instance| -> Result<()> {
         inst.reserve_internal()?;

@@ -4,7 +4,7 @@ use std::sync::{Mutex, OnceLock};
 
 use crate::bootstrap::Bootstrap;
 use crate::error::{Error, Result};
-use crate::ffi::types::{SYNC_COUNTERS_SIZE, SYNC_POOL_SIZE};
+use crate::ffi::types::{ACLSHMEM_RDMA_MTE_STAGING_UB_SIZE, SYNC_COUNTERS_SIZE, SYNC_POOL_SIZE, UbConfig};
 use crate::heap::{HeapKind, SymmetricHeap};
 
 /// Bytes the library takes from the device heap at init (signal word, sync pool, sync counters), as
@@ -28,7 +28,42 @@ pub struct Instance {
     /// Collective calls from several threads at once are not supported; this keeps them from
     /// interleaving their control-plane messages if a program tries.
     pub collective: Mutex<()>,
+    /// UB scratch configuration per engine (MTE, SDMA, RDMA, UDMA), recorded by the setters.
+    pub ub_config: Mutex<[UbConfig; 4]>,
 }
+
+/// The engines of the UB configuration setters, in `ub_config` order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Engine {
+    Mte = 0,
+    Sdma = 1,
+    Rdma = 2,
+    Udma = 3,
+}
+
+/// The original's initial UB configurations (spec 5.11).
+pub const DEFAULT_UB_CONFIG: [UbConfig; 4] = [
+    UbConfig {
+        aclshmem_ub: 0,
+        ub_size: 16384,
+        sync_id: 0,
+    },
+    UbConfig {
+        aclshmem_ub: 191 * 1024,
+        ub_size: 64,
+        sync_id: 0,
+    },
+    UbConfig {
+        aclshmem_ub: 190 * 1024,
+        ub_size: 128,
+        sync_id: 0,
+    },
+    UbConfig {
+        aclshmem_ub: 189 * 1024,
+        ub_size: 128,
+        sync_id: 0,
+    },
+];
 
 /// What an allocation call asks for; compared across PEs to catch asymmetric calls.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -187,5 +222,31 @@ impl Instance {
                 ))
             })?;
         Ok(())
+    }
+}
+
+impl Instance {
+    /// Records the UB scratch configuration of `engine`. RDMA and UDMA need at least 128 bytes of
+    /// staging space; anything else is accepted (there is no UB on a CPU: the values are kept so
+    /// device-state consumers and tests can read them back).
+    pub fn set_ub_config(&self, engine: Engine, offset: u64, ub_size: u32, sync_id: u32) -> Result<()> {
+        if matches!(engine, Engine::Rdma | Engine::Udma) && ub_size < ACLSHMEM_RDMA_MTE_STAGING_UB_SIZE {
+            return Err(Error::InvalidValue(format!(
+                "{engine:?} ub_size {ub_size} is below the {ACLSHMEM_RDMA_MTE_STAGING_UB_SIZE}-byte staging area"
+            )));
+        }
+        let offset = i64::try_from(offset)
+            .map_err(|_| Error::InvalidValue(format!("UB offset {offset} is too large")))?;
+        self.ub_config.lock().unwrap_or_else(|e| e.into_inner())[engine as usize] = UbConfig {
+            aclshmem_ub: offset,
+            ub_size,
+            sync_id,
+        };
+        Ok(())
+    }
+
+    /// The recorded UB configuration of `engine`.
+    pub fn ub_config(&self, engine: Engine) -> UbConfig {
+        self.ub_config.lock().unwrap_or_else(|e| e.into_inner())[engine as usize]
     }
 }

@@ -5,10 +5,10 @@
 //! live [`Instance`] with two atomic loads: no lock, no lookup.
 
 mod init;
-mod instance;
+pub mod instance;
 
 pub use init::{finalize, init};
-pub use instance::{AllocRequest, Instance};
+pub use instance::{AllocRequest, Engine, Instance};
 
 use std::cell::UnsafeCell;
 use std::sync::Mutex;
