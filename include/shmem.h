@@ -388,6 +388,2232 @@ extern "C" {
 #endif // __cplusplus
 
 /**
+ * Returns the `int` at symmetric `source` on PE `pe`, atomically. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_int_atomic_fetch(const int *source, int pe);
+
+/**
+ * Atomically stores `value` at symmetric `dest` on PE `pe`. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_int_atomic_set(int *dest, int value, int pe);
+
+/**
+ * Atomically replaces the `int` at symmetric `dest` on PE `pe` with `value`; returns the old value. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_int_atomic_swap(int *dest, int value, int pe);
+
+/**
+ * Like aclshmem_int_atomic_fetch but stores the result in local `*fetch` (complete when it returns).
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_int_atomic_fetch_nbi(int *fetch, const int *source, int pe);
+
+/**
+ * Like aclshmem_int_atomic_swap but stores the old value in local `*fetch`.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_int_atomic_swap_nbi(int *fetch, int *dest, int value, int pe);
+
+/**
+ * Atomically stores `value` at symmetric `dest` on PE `pe` if it equals `cond`; returns the old value. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_int_atomic_compare_swap(int *dest, int cond, int value, int pe);
+
+/**
+ * Atomically adds 1 to the `int` at symmetric `dest` on PE `pe`; returns the old value. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_int_atomic_fetch_inc(int *dest, int pe);
+
+/**
+ * Atomically adds 1 to the `int` at symmetric `dest` on PE `pe`. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_int_atomic_inc(int *dest, int pe);
+
+/**
+ * Atomically adds `value` to the `int` at symmetric `dest` on PE `pe`; returns the old value. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_int_atomic_fetch_add(int *dest, int value, int pe);
+
+/**
+ * Atomically adds `value` to the `int` at symmetric `dest` on PE `pe`. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_int_atomic_add(int *dest, int value, int pe);
+
+/**
+ * Like aclshmem_int_atomic_compare_swap but stores the old value in local `*fetch`.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_int_atomic_compare_swap_nbi(int *fetch, int *dest, int cond, int value, int pe);
+
+/**
+ * Like aclshmem_int_atomic_fetch_inc but stores the old value in local `*fetch`.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_int_atomic_fetch_inc_nbi(int *fetch, int *dest, int pe);
+
+/**
+ * Like aclshmem_int_atomic_fetch_add but stores the old value in local `*fetch`.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_int_atomic_fetch_add_nbi(int *fetch, int *dest, int value, int pe);
+
+/**
+ * Returns the `long` at symmetric `source` on PE `pe`, atomically. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API long aclshmem_long_atomic_fetch(const long *source, int pe);
+
+/**
+ * Atomically stores `value` at symmetric `dest` on PE `pe`. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_long_atomic_set(long *dest, long value, int pe);
+
+/**
+ * Atomically replaces the `long` at symmetric `dest` on PE `pe` with `value`; returns the old value. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API long aclshmem_long_atomic_swap(long *dest, long value, int pe);
+
+/**
+ * Like aclshmem_long_atomic_fetch but stores the result in local `*fetch` (complete when it returns).
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_long_atomic_fetch_nbi(long *fetch, const long *source, int pe);
+
+/**
+ * Like aclshmem_long_atomic_swap but stores the old value in local `*fetch`.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_long_atomic_swap_nbi(long *fetch, long *dest, long value, int pe);
+
+/**
+ * Atomically stores `value` at symmetric `dest` on PE `pe` if it equals `cond`; returns the old value. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API long aclshmem_long_atomic_compare_swap(long *dest, long cond, long value, int pe);
+
+/**
+ * Atomically adds 1 to the `long` at symmetric `dest` on PE `pe`; returns the old value. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API long aclshmem_long_atomic_fetch_inc(long *dest, int pe);
+
+/**
+ * Atomically adds 1 to the `long` at symmetric `dest` on PE `pe`. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_long_atomic_inc(long *dest, int pe);
+
+/**
+ * Atomically adds `value` to the `long` at symmetric `dest` on PE `pe`; returns the old value. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API long aclshmem_long_atomic_fetch_add(long *dest, long value, int pe);
+
+/**
+ * Atomically adds `value` to the `long` at symmetric `dest` on PE `pe`. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_long_atomic_add(long *dest, long value, int pe);
+
+/**
+ * Like aclshmem_long_atomic_compare_swap but stores the old value in local `*fetch`.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_long_atomic_compare_swap_nbi(long *fetch, long *dest, long cond, long value, int pe);
+
+/**
+ * Like aclshmem_long_atomic_fetch_inc but stores the old value in local `*fetch`.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_long_atomic_fetch_inc_nbi(long *fetch, long *dest, int pe);
+
+/**
+ * Like aclshmem_long_atomic_fetch_add but stores the old value in local `*fetch`.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_long_atomic_fetch_add_nbi(long *fetch, long *dest, long value, int pe);
+
+/**
+ * Returns the `long long` at symmetric `source` on PE `pe`, atomically. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API long long aclshmem_longlong_atomic_fetch(const long long *source, int pe);
+
+/**
+ * Atomically stores `value` at symmetric `dest` on PE `pe`. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_longlong_atomic_set(long long *dest, long long value, int pe);
+
+/**
+ * Atomically replaces the `long long` at symmetric `dest` on PE `pe` with `value`; returns the old value. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API long long aclshmem_longlong_atomic_swap(long long *dest, long long value, int pe);
+
+/**
+ * Like aclshmem_longlong_atomic_fetch but stores the result in local `*fetch` (complete when it returns).
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_longlong_atomic_fetch_nbi(long long *fetch, const long long *source, int pe);
+
+/**
+ * Like aclshmem_longlong_atomic_swap but stores the old value in local `*fetch`.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_longlong_atomic_swap_nbi(long long *fetch, long long *dest, long long value, int pe);
+
+/**
+ * Atomically stores `value` at symmetric `dest` on PE `pe` if it equals `cond`; returns the old value. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API long long aclshmem_longlong_atomic_compare_swap(long long *dest, long long cond, long long value, int pe);
+
+/**
+ * Atomically adds 1 to the `long long` at symmetric `dest` on PE `pe`; returns the old value. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API long long aclshmem_longlong_atomic_fetch_inc(long long *dest, int pe);
+
+/**
+ * Atomically adds 1 to the `long long` at symmetric `dest` on PE `pe`. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_longlong_atomic_inc(long long *dest, int pe);
+
+/**
+ * Atomically adds `value` to the `long long` at symmetric `dest` on PE `pe`; returns the old value. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API long long aclshmem_longlong_atomic_fetch_add(long long *dest, long long value, int pe);
+
+/**
+ * Atomically adds `value` to the `long long` at symmetric `dest` on PE `pe`. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_longlong_atomic_add(long long *dest, long long value, int pe);
+
+/**
+ * Like aclshmem_longlong_atomic_compare_swap but stores the old value in local `*fetch`.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_longlong_atomic_compare_swap_nbi(long long *fetch, long long *dest, long long cond, long long value, int pe);
+
+/**
+ * Like aclshmem_longlong_atomic_fetch_inc but stores the old value in local `*fetch`.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_longlong_atomic_fetch_inc_nbi(long long *fetch, long long *dest, int pe);
+
+/**
+ * Like aclshmem_longlong_atomic_fetch_add but stores the old value in local `*fetch`.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_longlong_atomic_fetch_add_nbi(long long *fetch, long long *dest, long long value, int pe);
+
+/**
+ * Returns the `unsigned int` at symmetric `source` on PE `pe`, atomically. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API unsigned int aclshmem_uint_atomic_fetch(const unsigned int *source, int pe);
+
+/**
+ * Atomically stores `value` at symmetric `dest` on PE `pe`. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_uint_atomic_set(unsigned int *dest, unsigned int value, int pe);
+
+/**
+ * Atomically replaces the `unsigned int` at symmetric `dest` on PE `pe` with `value`; returns the old value. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API unsigned int aclshmem_uint_atomic_swap(unsigned int *dest, unsigned int value, int pe);
+
+/**
+ * Like aclshmem_uint_atomic_fetch but stores the result in local `*fetch` (complete when it returns).
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_uint_atomic_fetch_nbi(unsigned int *fetch, const unsigned int *source, int pe);
+
+/**
+ * Like aclshmem_uint_atomic_swap but stores the old value in local `*fetch`.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_uint_atomic_swap_nbi(unsigned int *fetch, unsigned int *dest, unsigned int value, int pe);
+
+/**
+ * Atomically stores `value` at symmetric `dest` on PE `pe` if it equals `cond`; returns the old value. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API unsigned int aclshmem_uint_atomic_compare_swap(unsigned int *dest, unsigned int cond, unsigned int value, int pe);
+
+/**
+ * Atomically adds 1 to the `unsigned int` at symmetric `dest` on PE `pe`; returns the old value. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API unsigned int aclshmem_uint_atomic_fetch_inc(unsigned int *dest, int pe);
+
+/**
+ * Atomically adds 1 to the `unsigned int` at symmetric `dest` on PE `pe`. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_uint_atomic_inc(unsigned int *dest, int pe);
+
+/**
+ * Atomically adds `value` to the `unsigned int` at symmetric `dest` on PE `pe`; returns the old value. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API unsigned int aclshmem_uint_atomic_fetch_add(unsigned int *dest, unsigned int value, int pe);
+
+/**
+ * Atomically adds `value` to the `unsigned int` at symmetric `dest` on PE `pe`. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_uint_atomic_add(unsigned int *dest, unsigned int value, int pe);
+
+/**
+ * Like aclshmem_uint_atomic_compare_swap but stores the old value in local `*fetch`.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_uint_atomic_compare_swap_nbi(unsigned int *fetch, unsigned int *dest, unsigned int cond, unsigned int value, int pe);
+
+/**
+ * Like aclshmem_uint_atomic_fetch_inc but stores the old value in local `*fetch`.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_uint_atomic_fetch_inc_nbi(unsigned int *fetch, unsigned int *dest, int pe);
+
+/**
+ * Like aclshmem_uint_atomic_fetch_add but stores the old value in local `*fetch`.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_uint_atomic_fetch_add_nbi(unsigned int *fetch, unsigned int *dest, unsigned int value, int pe);
+
+/**
+ * Atomically applies bitwise and with `value` to the `unsigned int` at symmetric `dest` on PE `pe`;
+ * returns the old value. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API unsigned int aclshmem_uint_atomic_fetch_and(unsigned int *dest, unsigned int value, int pe);
+
+/**
+ * Atomically applies bitwise and with `value` to the `unsigned int` at symmetric `dest` on PE `pe`. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_uint_atomic_and(unsigned int *dest, unsigned int value, int pe);
+
+/**
+ * Like aclshmem_uint_atomic_fetch_and but stores the old value in local `*fetch`.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_uint_atomic_fetch_and_nbi(unsigned int *fetch, unsigned int *dest, unsigned int value, int pe);
+
+/**
+ * Atomically applies bitwise or with `value` to the `unsigned int` at symmetric `dest` on PE `pe`;
+ * returns the old value. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API unsigned int aclshmem_uint_atomic_fetch_or(unsigned int *dest, unsigned int value, int pe);
+
+/**
+ * Atomically applies bitwise or with `value` to the `unsigned int` at symmetric `dest` on PE `pe`. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_uint_atomic_or(unsigned int *dest, unsigned int value, int pe);
+
+/**
+ * Like aclshmem_uint_atomic_fetch_or but stores the old value in local `*fetch`.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_uint_atomic_fetch_or_nbi(unsigned int *fetch, unsigned int *dest, unsigned int value, int pe);
+
+/**
+ * Atomically applies bitwise xor with `value` to the `unsigned int` at symmetric `dest` on PE `pe`;
+ * returns the old value. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API unsigned int aclshmem_uint_atomic_fetch_xor(unsigned int *dest, unsigned int value, int pe);
+
+/**
+ * Atomically applies bitwise xor with `value` to the `unsigned int` at symmetric `dest` on PE `pe`. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_uint_atomic_xor(unsigned int *dest, unsigned int value, int pe);
+
+/**
+ * Like aclshmem_uint_atomic_fetch_xor but stores the old value in local `*fetch`.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_uint_atomic_fetch_xor_nbi(unsigned int *fetch, unsigned int *dest, unsigned int value, int pe);
+
+/**
+ * Returns the `unsigned long` at symmetric `source` on PE `pe`, atomically. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API unsigned long aclshmem_ulong_atomic_fetch(const unsigned long *source, int pe);
+
+/**
+ * Atomically stores `value` at symmetric `dest` on PE `pe`. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_ulong_atomic_set(unsigned long *dest, unsigned long value, int pe);
+
+/**
+ * Atomically replaces the `unsigned long` at symmetric `dest` on PE `pe` with `value`; returns the old value. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API unsigned long aclshmem_ulong_atomic_swap(unsigned long *dest, unsigned long value, int pe);
+
+/**
+ * Like aclshmem_ulong_atomic_fetch but stores the result in local `*fetch` (complete when it returns).
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_ulong_atomic_fetch_nbi(unsigned long *fetch, const unsigned long *source, int pe);
+
+/**
+ * Like aclshmem_ulong_atomic_swap but stores the old value in local `*fetch`.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_ulong_atomic_swap_nbi(unsigned long *fetch, unsigned long *dest, unsigned long value, int pe);
+
+/**
+ * Atomically stores `value` at symmetric `dest` on PE `pe` if it equals `cond`; returns the old value. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API unsigned long aclshmem_ulong_atomic_compare_swap(unsigned long *dest, unsigned long cond, unsigned long value, int pe);
+
+/**
+ * Atomically adds 1 to the `unsigned long` at symmetric `dest` on PE `pe`; returns the old value. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API unsigned long aclshmem_ulong_atomic_fetch_inc(unsigned long *dest, int pe);
+
+/**
+ * Atomically adds 1 to the `unsigned long` at symmetric `dest` on PE `pe`. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_ulong_atomic_inc(unsigned long *dest, int pe);
+
+/**
+ * Atomically adds `value` to the `unsigned long` at symmetric `dest` on PE `pe`; returns the old value. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API unsigned long aclshmem_ulong_atomic_fetch_add(unsigned long *dest, unsigned long value, int pe);
+
+/**
+ * Atomically adds `value` to the `unsigned long` at symmetric `dest` on PE `pe`. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_ulong_atomic_add(unsigned long *dest, unsigned long value, int pe);
+
+/**
+ * Like aclshmem_ulong_atomic_compare_swap but stores the old value in local `*fetch`.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_ulong_atomic_compare_swap_nbi(unsigned long *fetch, unsigned long *dest, unsigned long cond, unsigned long value, int pe);
+
+/**
+ * Like aclshmem_ulong_atomic_fetch_inc but stores the old value in local `*fetch`.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_ulong_atomic_fetch_inc_nbi(unsigned long *fetch, unsigned long *dest, int pe);
+
+/**
+ * Like aclshmem_ulong_atomic_fetch_add but stores the old value in local `*fetch`.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_ulong_atomic_fetch_add_nbi(unsigned long *fetch, unsigned long *dest, unsigned long value, int pe);
+
+/**
+ * Atomically applies bitwise and with `value` to the `unsigned long` at symmetric `dest` on PE `pe`;
+ * returns the old value. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API unsigned long aclshmem_ulong_atomic_fetch_and(unsigned long *dest, unsigned long value, int pe);
+
+/**
+ * Atomically applies bitwise and with `value` to the `unsigned long` at symmetric `dest` on PE `pe`. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_ulong_atomic_and(unsigned long *dest, unsigned long value, int pe);
+
+/**
+ * Like aclshmem_ulong_atomic_fetch_and but stores the old value in local `*fetch`.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_ulong_atomic_fetch_and_nbi(unsigned long *fetch, unsigned long *dest, unsigned long value, int pe);
+
+/**
+ * Atomically applies bitwise or with `value` to the `unsigned long` at symmetric `dest` on PE `pe`;
+ * returns the old value. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API unsigned long aclshmem_ulong_atomic_fetch_or(unsigned long *dest, unsigned long value, int pe);
+
+/**
+ * Atomically applies bitwise or with `value` to the `unsigned long` at symmetric `dest` on PE `pe`. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_ulong_atomic_or(unsigned long *dest, unsigned long value, int pe);
+
+/**
+ * Like aclshmem_ulong_atomic_fetch_or but stores the old value in local `*fetch`.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_ulong_atomic_fetch_or_nbi(unsigned long *fetch, unsigned long *dest, unsigned long value, int pe);
+
+/**
+ * Atomically applies bitwise xor with `value` to the `unsigned long` at symmetric `dest` on PE `pe`;
+ * returns the old value. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API unsigned long aclshmem_ulong_atomic_fetch_xor(unsigned long *dest, unsigned long value, int pe);
+
+/**
+ * Atomically applies bitwise xor with `value` to the `unsigned long` at symmetric `dest` on PE `pe`. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_ulong_atomic_xor(unsigned long *dest, unsigned long value, int pe);
+
+/**
+ * Like aclshmem_ulong_atomic_fetch_xor but stores the old value in local `*fetch`.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_ulong_atomic_fetch_xor_nbi(unsigned long *fetch, unsigned long *dest, unsigned long value, int pe);
+
+/**
+ * Returns the `unsigned long long` at symmetric `source` on PE `pe`, atomically. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API unsigned long long aclshmem_ulonglong_atomic_fetch(const unsigned long long *source, int pe);
+
+/**
+ * Atomically stores `value` at symmetric `dest` on PE `pe`. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_ulonglong_atomic_set(unsigned long long *dest, unsigned long long value, int pe);
+
+/**
+ * Atomically replaces the `unsigned long long` at symmetric `dest` on PE `pe` with `value`; returns the old value. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API unsigned long long aclshmem_ulonglong_atomic_swap(unsigned long long *dest, unsigned long long value, int pe);
+
+/**
+ * Like aclshmem_ulonglong_atomic_fetch but stores the result in local `*fetch` (complete when it returns).
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_ulonglong_atomic_fetch_nbi(unsigned long long *fetch, const unsigned long long *source, int pe);
+
+/**
+ * Like aclshmem_ulonglong_atomic_swap but stores the old value in local `*fetch`.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_ulonglong_atomic_swap_nbi(unsigned long long *fetch, unsigned long long *dest, unsigned long long value, int pe);
+
+/**
+ * Atomically stores `value` at symmetric `dest` on PE `pe` if it equals `cond`; returns the old value. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API unsigned long long aclshmem_ulonglong_atomic_compare_swap(unsigned long long *dest, unsigned long long cond, unsigned long long value, int pe);
+
+/**
+ * Atomically adds 1 to the `unsigned long long` at symmetric `dest` on PE `pe`; returns the old value. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API unsigned long long aclshmem_ulonglong_atomic_fetch_inc(unsigned long long *dest, int pe);
+
+/**
+ * Atomically adds 1 to the `unsigned long long` at symmetric `dest` on PE `pe`. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_ulonglong_atomic_inc(unsigned long long *dest, int pe);
+
+/**
+ * Atomically adds `value` to the `unsigned long long` at symmetric `dest` on PE `pe`; returns the old value. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API unsigned long long aclshmem_ulonglong_atomic_fetch_add(unsigned long long *dest, unsigned long long value, int pe);
+
+/**
+ * Atomically adds `value` to the `unsigned long long` at symmetric `dest` on PE `pe`. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_ulonglong_atomic_add(unsigned long long *dest, unsigned long long value, int pe);
+
+/**
+ * Like aclshmem_ulonglong_atomic_compare_swap but stores the old value in local `*fetch`.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_ulonglong_atomic_compare_swap_nbi(unsigned long long *fetch, unsigned long long *dest, unsigned long long cond, unsigned long long value, int pe);
+
+/**
+ * Like aclshmem_ulonglong_atomic_fetch_inc but stores the old value in local `*fetch`.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_ulonglong_atomic_fetch_inc_nbi(unsigned long long *fetch, unsigned long long *dest, int pe);
+
+/**
+ * Like aclshmem_ulonglong_atomic_fetch_add but stores the old value in local `*fetch`.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_ulonglong_atomic_fetch_add_nbi(unsigned long long *fetch, unsigned long long *dest, unsigned long long value, int pe);
+
+/**
+ * Atomically applies bitwise and with `value` to the `unsigned long long` at symmetric `dest` on PE `pe`;
+ * returns the old value. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API unsigned long long aclshmem_ulonglong_atomic_fetch_and(unsigned long long *dest, unsigned long long value, int pe);
+
+/**
+ * Atomically applies bitwise and with `value` to the `unsigned long long` at symmetric `dest` on PE `pe`. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_ulonglong_atomic_and(unsigned long long *dest, unsigned long long value, int pe);
+
+/**
+ * Like aclshmem_ulonglong_atomic_fetch_and but stores the old value in local `*fetch`.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_ulonglong_atomic_fetch_and_nbi(unsigned long long *fetch, unsigned long long *dest, unsigned long long value, int pe);
+
+/**
+ * Atomically applies bitwise or with `value` to the `unsigned long long` at symmetric `dest` on PE `pe`;
+ * returns the old value. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API unsigned long long aclshmem_ulonglong_atomic_fetch_or(unsigned long long *dest, unsigned long long value, int pe);
+
+/**
+ * Atomically applies bitwise or with `value` to the `unsigned long long` at symmetric `dest` on PE `pe`. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_ulonglong_atomic_or(unsigned long long *dest, unsigned long long value, int pe);
+
+/**
+ * Like aclshmem_ulonglong_atomic_fetch_or but stores the old value in local `*fetch`.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_ulonglong_atomic_fetch_or_nbi(unsigned long long *fetch, unsigned long long *dest, unsigned long long value, int pe);
+
+/**
+ * Atomically applies bitwise xor with `value` to the `unsigned long long` at symmetric `dest` on PE `pe`;
+ * returns the old value. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API unsigned long long aclshmem_ulonglong_atomic_fetch_xor(unsigned long long *dest, unsigned long long value, int pe);
+
+/**
+ * Atomically applies bitwise xor with `value` to the `unsigned long long` at symmetric `dest` on PE `pe`. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_ulonglong_atomic_xor(unsigned long long *dest, unsigned long long value, int pe);
+
+/**
+ * Like aclshmem_ulonglong_atomic_fetch_xor but stores the old value in local `*fetch`.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_ulonglong_atomic_fetch_xor_nbi(unsigned long long *fetch, unsigned long long *dest, unsigned long long value, int pe);
+
+/**
+ * Returns the `int32_t` at symmetric `source` on PE `pe`, atomically. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int32_t aclshmem_int32_atomic_fetch(const int32_t *source, int pe);
+
+/**
+ * Atomically stores `value` at symmetric `dest` on PE `pe`. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_int32_atomic_set(int32_t *dest, int32_t value, int pe);
+
+/**
+ * Atomically replaces the `int32_t` at symmetric `dest` on PE `pe` with `value`; returns the old value. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int32_t aclshmem_int32_atomic_swap(int32_t *dest, int32_t value, int pe);
+
+/**
+ * Like aclshmem_int32_atomic_fetch but stores the result in local `*fetch` (complete when it returns).
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_int32_atomic_fetch_nbi(int32_t *fetch, const int32_t *source, int pe);
+
+/**
+ * Like aclshmem_int32_atomic_swap but stores the old value in local `*fetch`.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_int32_atomic_swap_nbi(int32_t *fetch, int32_t *dest, int32_t value, int pe);
+
+/**
+ * Atomically stores `value` at symmetric `dest` on PE `pe` if it equals `cond`; returns the old value. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int32_t aclshmem_int32_atomic_compare_swap(int32_t *dest, int32_t cond, int32_t value, int pe);
+
+/**
+ * Atomically adds 1 to the `int32_t` at symmetric `dest` on PE `pe`; returns the old value. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int32_t aclshmem_int32_atomic_fetch_inc(int32_t *dest, int pe);
+
+/**
+ * Atomically adds 1 to the `int32_t` at symmetric `dest` on PE `pe`. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_int32_atomic_inc(int32_t *dest, int pe);
+
+/**
+ * Atomically adds `value` to the `int32_t` at symmetric `dest` on PE `pe`; returns the old value. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int32_t aclshmem_int32_atomic_fetch_add(int32_t *dest, int32_t value, int pe);
+
+/**
+ * Atomically adds `value` to the `int32_t` at symmetric `dest` on PE `pe`. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_int32_atomic_add(int32_t *dest, int32_t value, int pe);
+
+/**
+ * Like aclshmem_int32_atomic_compare_swap but stores the old value in local `*fetch`.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_int32_atomic_compare_swap_nbi(int32_t *fetch, int32_t *dest, int32_t cond, int32_t value, int pe);
+
+/**
+ * Like aclshmem_int32_atomic_fetch_inc but stores the old value in local `*fetch`.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_int32_atomic_fetch_inc_nbi(int32_t *fetch, int32_t *dest, int pe);
+
+/**
+ * Like aclshmem_int32_atomic_fetch_add but stores the old value in local `*fetch`.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_int32_atomic_fetch_add_nbi(int32_t *fetch, int32_t *dest, int32_t value, int pe);
+
+/**
+ * Atomically applies bitwise and with `value` to the `int32_t` at symmetric `dest` on PE `pe`;
+ * returns the old value. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int32_t aclshmem_int32_atomic_fetch_and(int32_t *dest, int32_t value, int pe);
+
+/**
+ * Atomically applies bitwise and with `value` to the `int32_t` at symmetric `dest` on PE `pe`. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_int32_atomic_and(int32_t *dest, int32_t value, int pe);
+
+/**
+ * Like aclshmem_int32_atomic_fetch_and but stores the old value in local `*fetch`.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_int32_atomic_fetch_and_nbi(int32_t *fetch, int32_t *dest, int32_t value, int pe);
+
+/**
+ * Atomically applies bitwise or with `value` to the `int32_t` at symmetric `dest` on PE `pe`;
+ * returns the old value. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int32_t aclshmem_int32_atomic_fetch_or(int32_t *dest, int32_t value, int pe);
+
+/**
+ * Atomically applies bitwise or with `value` to the `int32_t` at symmetric `dest` on PE `pe`. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_int32_atomic_or(int32_t *dest, int32_t value, int pe);
+
+/**
+ * Like aclshmem_int32_atomic_fetch_or but stores the old value in local `*fetch`.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_int32_atomic_fetch_or_nbi(int32_t *fetch, int32_t *dest, int32_t value, int pe);
+
+/**
+ * Atomically applies bitwise xor with `value` to the `int32_t` at symmetric `dest` on PE `pe`;
+ * returns the old value. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int32_t aclshmem_int32_atomic_fetch_xor(int32_t *dest, int32_t value, int pe);
+
+/**
+ * Atomically applies bitwise xor with `value` to the `int32_t` at symmetric `dest` on PE `pe`. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_int32_atomic_xor(int32_t *dest, int32_t value, int pe);
+
+/**
+ * Like aclshmem_int32_atomic_fetch_xor but stores the old value in local `*fetch`.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_int32_atomic_fetch_xor_nbi(int32_t *fetch, int32_t *dest, int32_t value, int pe);
+
+/**
+ * Returns the `int64_t` at symmetric `source` on PE `pe`, atomically. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int64_t aclshmem_int64_atomic_fetch(const int64_t *source, int pe);
+
+/**
+ * Atomically stores `value` at symmetric `dest` on PE `pe`. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_int64_atomic_set(int64_t *dest, int64_t value, int pe);
+
+/**
+ * Atomically replaces the `int64_t` at symmetric `dest` on PE `pe` with `value`; returns the old value. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int64_t aclshmem_int64_atomic_swap(int64_t *dest, int64_t value, int pe);
+
+/**
+ * Like aclshmem_int64_atomic_fetch but stores the result in local `*fetch` (complete when it returns).
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_int64_atomic_fetch_nbi(int64_t *fetch, const int64_t *source, int pe);
+
+/**
+ * Like aclshmem_int64_atomic_swap but stores the old value in local `*fetch`.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_int64_atomic_swap_nbi(int64_t *fetch, int64_t *dest, int64_t value, int pe);
+
+/**
+ * Atomically stores `value` at symmetric `dest` on PE `pe` if it equals `cond`; returns the old value. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int64_t aclshmem_int64_atomic_compare_swap(int64_t *dest, int64_t cond, int64_t value, int pe);
+
+/**
+ * Atomically adds 1 to the `int64_t` at symmetric `dest` on PE `pe`; returns the old value. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int64_t aclshmem_int64_atomic_fetch_inc(int64_t *dest, int pe);
+
+/**
+ * Atomically adds 1 to the `int64_t` at symmetric `dest` on PE `pe`. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_int64_atomic_inc(int64_t *dest, int pe);
+
+/**
+ * Atomically adds `value` to the `int64_t` at symmetric `dest` on PE `pe`; returns the old value. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int64_t aclshmem_int64_atomic_fetch_add(int64_t *dest, int64_t value, int pe);
+
+/**
+ * Atomically adds `value` to the `int64_t` at symmetric `dest` on PE `pe`. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_int64_atomic_add(int64_t *dest, int64_t value, int pe);
+
+/**
+ * Like aclshmem_int64_atomic_compare_swap but stores the old value in local `*fetch`.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_int64_atomic_compare_swap_nbi(int64_t *fetch, int64_t *dest, int64_t cond, int64_t value, int pe);
+
+/**
+ * Like aclshmem_int64_atomic_fetch_inc but stores the old value in local `*fetch`.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_int64_atomic_fetch_inc_nbi(int64_t *fetch, int64_t *dest, int pe);
+
+/**
+ * Like aclshmem_int64_atomic_fetch_add but stores the old value in local `*fetch`.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_int64_atomic_fetch_add_nbi(int64_t *fetch, int64_t *dest, int64_t value, int pe);
+
+/**
+ * Atomically applies bitwise and with `value` to the `int64_t` at symmetric `dest` on PE `pe`;
+ * returns the old value. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int64_t aclshmem_int64_atomic_fetch_and(int64_t *dest, int64_t value, int pe);
+
+/**
+ * Atomically applies bitwise and with `value` to the `int64_t` at symmetric `dest` on PE `pe`. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_int64_atomic_and(int64_t *dest, int64_t value, int pe);
+
+/**
+ * Like aclshmem_int64_atomic_fetch_and but stores the old value in local `*fetch`.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_int64_atomic_fetch_and_nbi(int64_t *fetch, int64_t *dest, int64_t value, int pe);
+
+/**
+ * Atomically applies bitwise or with `value` to the `int64_t` at symmetric `dest` on PE `pe`;
+ * returns the old value. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int64_t aclshmem_int64_atomic_fetch_or(int64_t *dest, int64_t value, int pe);
+
+/**
+ * Atomically applies bitwise or with `value` to the `int64_t` at symmetric `dest` on PE `pe`. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_int64_atomic_or(int64_t *dest, int64_t value, int pe);
+
+/**
+ * Like aclshmem_int64_atomic_fetch_or but stores the old value in local `*fetch`.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_int64_atomic_fetch_or_nbi(int64_t *fetch, int64_t *dest, int64_t value, int pe);
+
+/**
+ * Atomically applies bitwise xor with `value` to the `int64_t` at symmetric `dest` on PE `pe`;
+ * returns the old value. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int64_t aclshmem_int64_atomic_fetch_xor(int64_t *dest, int64_t value, int pe);
+
+/**
+ * Atomically applies bitwise xor with `value` to the `int64_t` at symmetric `dest` on PE `pe`. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_int64_atomic_xor(int64_t *dest, int64_t value, int pe);
+
+/**
+ * Like aclshmem_int64_atomic_fetch_xor but stores the old value in local `*fetch`.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_int64_atomic_fetch_xor_nbi(int64_t *fetch, int64_t *dest, int64_t value, int pe);
+
+/**
+ * Returns the `uint32_t` at symmetric `source` on PE `pe`, atomically. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API uint32_t aclshmem_uint32_atomic_fetch(const uint32_t *source, int pe);
+
+/**
+ * Atomically stores `value` at symmetric `dest` on PE `pe`. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_uint32_atomic_set(uint32_t *dest, uint32_t value, int pe);
+
+/**
+ * Atomically replaces the `uint32_t` at symmetric `dest` on PE `pe` with `value`; returns the old value. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API uint32_t aclshmem_uint32_atomic_swap(uint32_t *dest, uint32_t value, int pe);
+
+/**
+ * Like aclshmem_uint32_atomic_fetch but stores the result in local `*fetch` (complete when it returns).
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_uint32_atomic_fetch_nbi(uint32_t *fetch, const uint32_t *source, int pe);
+
+/**
+ * Like aclshmem_uint32_atomic_swap but stores the old value in local `*fetch`.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_uint32_atomic_swap_nbi(uint32_t *fetch, uint32_t *dest, uint32_t value, int pe);
+
+/**
+ * Atomically stores `value` at symmetric `dest` on PE `pe` if it equals `cond`; returns the old value. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API uint32_t aclshmem_uint32_atomic_compare_swap(uint32_t *dest, uint32_t cond, uint32_t value, int pe);
+
+/**
+ * Atomically adds 1 to the `uint32_t` at symmetric `dest` on PE `pe`; returns the old value. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API uint32_t aclshmem_uint32_atomic_fetch_inc(uint32_t *dest, int pe);
+
+/**
+ * Atomically adds 1 to the `uint32_t` at symmetric `dest` on PE `pe`. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_uint32_atomic_inc(uint32_t *dest, int pe);
+
+/**
+ * Atomically adds `value` to the `uint32_t` at symmetric `dest` on PE `pe`; returns the old value. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API uint32_t aclshmem_uint32_atomic_fetch_add(uint32_t *dest, uint32_t value, int pe);
+
+/**
+ * Atomically adds `value` to the `uint32_t` at symmetric `dest` on PE `pe`. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_uint32_atomic_add(uint32_t *dest, uint32_t value, int pe);
+
+/**
+ * Like aclshmem_uint32_atomic_compare_swap but stores the old value in local `*fetch`.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_uint32_atomic_compare_swap_nbi(uint32_t *fetch, uint32_t *dest, uint32_t cond, uint32_t value, int pe);
+
+/**
+ * Like aclshmem_uint32_atomic_fetch_inc but stores the old value in local `*fetch`.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_uint32_atomic_fetch_inc_nbi(uint32_t *fetch, uint32_t *dest, int pe);
+
+/**
+ * Like aclshmem_uint32_atomic_fetch_add but stores the old value in local `*fetch`.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_uint32_atomic_fetch_add_nbi(uint32_t *fetch, uint32_t *dest, uint32_t value, int pe);
+
+/**
+ * Atomically applies bitwise and with `value` to the `uint32_t` at symmetric `dest` on PE `pe`;
+ * returns the old value. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API uint32_t aclshmem_uint32_atomic_fetch_and(uint32_t *dest, uint32_t value, int pe);
+
+/**
+ * Atomically applies bitwise and with `value` to the `uint32_t` at symmetric `dest` on PE `pe`. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_uint32_atomic_and(uint32_t *dest, uint32_t value, int pe);
+
+/**
+ * Like aclshmem_uint32_atomic_fetch_and but stores the old value in local `*fetch`.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_uint32_atomic_fetch_and_nbi(uint32_t *fetch, uint32_t *dest, uint32_t value, int pe);
+
+/**
+ * Atomically applies bitwise or with `value` to the `uint32_t` at symmetric `dest` on PE `pe`;
+ * returns the old value. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API uint32_t aclshmem_uint32_atomic_fetch_or(uint32_t *dest, uint32_t value, int pe);
+
+/**
+ * Atomically applies bitwise or with `value` to the `uint32_t` at symmetric `dest` on PE `pe`. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_uint32_atomic_or(uint32_t *dest, uint32_t value, int pe);
+
+/**
+ * Like aclshmem_uint32_atomic_fetch_or but stores the old value in local `*fetch`.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_uint32_atomic_fetch_or_nbi(uint32_t *fetch, uint32_t *dest, uint32_t value, int pe);
+
+/**
+ * Atomically applies bitwise xor with `value` to the `uint32_t` at symmetric `dest` on PE `pe`;
+ * returns the old value. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API uint32_t aclshmem_uint32_atomic_fetch_xor(uint32_t *dest, uint32_t value, int pe);
+
+/**
+ * Atomically applies bitwise xor with `value` to the `uint32_t` at symmetric `dest` on PE `pe`. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_uint32_atomic_xor(uint32_t *dest, uint32_t value, int pe);
+
+/**
+ * Like aclshmem_uint32_atomic_fetch_xor but stores the old value in local `*fetch`.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_uint32_atomic_fetch_xor_nbi(uint32_t *fetch, uint32_t *dest, uint32_t value, int pe);
+
+/**
+ * Returns the `uint64_t` at symmetric `source` on PE `pe`, atomically. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API uint64_t aclshmem_uint64_atomic_fetch(const uint64_t *source, int pe);
+
+/**
+ * Atomically stores `value` at symmetric `dest` on PE `pe`. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_uint64_atomic_set(uint64_t *dest, uint64_t value, int pe);
+
+/**
+ * Atomically replaces the `uint64_t` at symmetric `dest` on PE `pe` with `value`; returns the old value. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API uint64_t aclshmem_uint64_atomic_swap(uint64_t *dest, uint64_t value, int pe);
+
+/**
+ * Like aclshmem_uint64_atomic_fetch but stores the result in local `*fetch` (complete when it returns).
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_uint64_atomic_fetch_nbi(uint64_t *fetch, const uint64_t *source, int pe);
+
+/**
+ * Like aclshmem_uint64_atomic_swap but stores the old value in local `*fetch`.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_uint64_atomic_swap_nbi(uint64_t *fetch, uint64_t *dest, uint64_t value, int pe);
+
+/**
+ * Atomically stores `value` at symmetric `dest` on PE `pe` if it equals `cond`; returns the old value. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API uint64_t aclshmem_uint64_atomic_compare_swap(uint64_t *dest, uint64_t cond, uint64_t value, int pe);
+
+/**
+ * Atomically adds 1 to the `uint64_t` at symmetric `dest` on PE `pe`; returns the old value. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API uint64_t aclshmem_uint64_atomic_fetch_inc(uint64_t *dest, int pe);
+
+/**
+ * Atomically adds 1 to the `uint64_t` at symmetric `dest` on PE `pe`. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_uint64_atomic_inc(uint64_t *dest, int pe);
+
+/**
+ * Atomically adds `value` to the `uint64_t` at symmetric `dest` on PE `pe`; returns the old value. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API uint64_t aclshmem_uint64_atomic_fetch_add(uint64_t *dest, uint64_t value, int pe);
+
+/**
+ * Atomically adds `value` to the `uint64_t` at symmetric `dest` on PE `pe`. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_uint64_atomic_add(uint64_t *dest, uint64_t value, int pe);
+
+/**
+ * Like aclshmem_uint64_atomic_compare_swap but stores the old value in local `*fetch`.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_uint64_atomic_compare_swap_nbi(uint64_t *fetch, uint64_t *dest, uint64_t cond, uint64_t value, int pe);
+
+/**
+ * Like aclshmem_uint64_atomic_fetch_inc but stores the old value in local `*fetch`.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_uint64_atomic_fetch_inc_nbi(uint64_t *fetch, uint64_t *dest, int pe);
+
+/**
+ * Like aclshmem_uint64_atomic_fetch_add but stores the old value in local `*fetch`.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_uint64_atomic_fetch_add_nbi(uint64_t *fetch, uint64_t *dest, uint64_t value, int pe);
+
+/**
+ * Atomically applies bitwise and with `value` to the `uint64_t` at symmetric `dest` on PE `pe`;
+ * returns the old value. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API uint64_t aclshmem_uint64_atomic_fetch_and(uint64_t *dest, uint64_t value, int pe);
+
+/**
+ * Atomically applies bitwise and with `value` to the `uint64_t` at symmetric `dest` on PE `pe`. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_uint64_atomic_and(uint64_t *dest, uint64_t value, int pe);
+
+/**
+ * Like aclshmem_uint64_atomic_fetch_and but stores the old value in local `*fetch`.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_uint64_atomic_fetch_and_nbi(uint64_t *fetch, uint64_t *dest, uint64_t value, int pe);
+
+/**
+ * Atomically applies bitwise or with `value` to the `uint64_t` at symmetric `dest` on PE `pe`;
+ * returns the old value. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API uint64_t aclshmem_uint64_atomic_fetch_or(uint64_t *dest, uint64_t value, int pe);
+
+/**
+ * Atomically applies bitwise or with `value` to the `uint64_t` at symmetric `dest` on PE `pe`. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_uint64_atomic_or(uint64_t *dest, uint64_t value, int pe);
+
+/**
+ * Like aclshmem_uint64_atomic_fetch_or but stores the old value in local `*fetch`.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_uint64_atomic_fetch_or_nbi(uint64_t *fetch, uint64_t *dest, uint64_t value, int pe);
+
+/**
+ * Atomically applies bitwise xor with `value` to the `uint64_t` at symmetric `dest` on PE `pe`;
+ * returns the old value. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API uint64_t aclshmem_uint64_atomic_fetch_xor(uint64_t *dest, uint64_t value, int pe);
+
+/**
+ * Atomically applies bitwise xor with `value` to the `uint64_t` at symmetric `dest` on PE `pe`. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_uint64_atomic_xor(uint64_t *dest, uint64_t value, int pe);
+
+/**
+ * Like aclshmem_uint64_atomic_fetch_xor but stores the old value in local `*fetch`.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_uint64_atomic_fetch_xor_nbi(uint64_t *fetch, uint64_t *dest, uint64_t value, int pe);
+
+/**
+ * Returns the `size_t` at symmetric `source` on PE `pe`, atomically. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API size_t aclshmem_size_atomic_fetch(const size_t *source, int pe);
+
+/**
+ * Atomically stores `value` at symmetric `dest` on PE `pe`. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_size_atomic_set(size_t *dest, size_t value, int pe);
+
+/**
+ * Atomically replaces the `size_t` at symmetric `dest` on PE `pe` with `value`; returns the old value. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API size_t aclshmem_size_atomic_swap(size_t *dest, size_t value, int pe);
+
+/**
+ * Like aclshmem_size_atomic_fetch but stores the result in local `*fetch` (complete when it returns).
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_size_atomic_fetch_nbi(size_t *fetch, const size_t *source, int pe);
+
+/**
+ * Like aclshmem_size_atomic_swap but stores the old value in local `*fetch`.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_size_atomic_swap_nbi(size_t *fetch, size_t *dest, size_t value, int pe);
+
+/**
+ * Atomically stores `value` at symmetric `dest` on PE `pe` if it equals `cond`; returns the old value. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API size_t aclshmem_size_atomic_compare_swap(size_t *dest, size_t cond, size_t value, int pe);
+
+/**
+ * Atomically adds 1 to the `size_t` at symmetric `dest` on PE `pe`; returns the old value. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API size_t aclshmem_size_atomic_fetch_inc(size_t *dest, int pe);
+
+/**
+ * Atomically adds 1 to the `size_t` at symmetric `dest` on PE `pe`. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_size_atomic_inc(size_t *dest, int pe);
+
+/**
+ * Atomically adds `value` to the `size_t` at symmetric `dest` on PE `pe`; returns the old value. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API size_t aclshmem_size_atomic_fetch_add(size_t *dest, size_t value, int pe);
+
+/**
+ * Atomically adds `value` to the `size_t` at symmetric `dest` on PE `pe`. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_size_atomic_add(size_t *dest, size_t value, int pe);
+
+/**
+ * Like aclshmem_size_atomic_compare_swap but stores the old value in local `*fetch`.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_size_atomic_compare_swap_nbi(size_t *fetch, size_t *dest, size_t cond, size_t value, int pe);
+
+/**
+ * Like aclshmem_size_atomic_fetch_inc but stores the old value in local `*fetch`.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_size_atomic_fetch_inc_nbi(size_t *fetch, size_t *dest, int pe);
+
+/**
+ * Like aclshmem_size_atomic_fetch_add but stores the old value in local `*fetch`.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_size_atomic_fetch_add_nbi(size_t *fetch, size_t *dest, size_t value, int pe);
+
+/**
+ * Returns the `ptrdiff_t` at symmetric `source` on PE `pe`, atomically. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API ptrdiff_t aclshmem_ptrdiff_atomic_fetch(const ptrdiff_t *source, int pe);
+
+/**
+ * Atomically stores `value` at symmetric `dest` on PE `pe`. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_ptrdiff_atomic_set(ptrdiff_t *dest, ptrdiff_t value, int pe);
+
+/**
+ * Atomically replaces the `ptrdiff_t` at symmetric `dest` on PE `pe` with `value`; returns the old value. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API ptrdiff_t aclshmem_ptrdiff_atomic_swap(ptrdiff_t *dest, ptrdiff_t value, int pe);
+
+/**
+ * Like aclshmem_ptrdiff_atomic_fetch but stores the result in local `*fetch` (complete when it returns).
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_ptrdiff_atomic_fetch_nbi(ptrdiff_t *fetch, const ptrdiff_t *source, int pe);
+
+/**
+ * Like aclshmem_ptrdiff_atomic_swap but stores the old value in local `*fetch`.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_ptrdiff_atomic_swap_nbi(ptrdiff_t *fetch, ptrdiff_t *dest, ptrdiff_t value, int pe);
+
+/**
+ * Atomically stores `value` at symmetric `dest` on PE `pe` if it equals `cond`; returns the old value. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API ptrdiff_t aclshmem_ptrdiff_atomic_compare_swap(ptrdiff_t *dest, ptrdiff_t cond, ptrdiff_t value, int pe);
+
+/**
+ * Atomically adds 1 to the `ptrdiff_t` at symmetric `dest` on PE `pe`; returns the old value. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API ptrdiff_t aclshmem_ptrdiff_atomic_fetch_inc(ptrdiff_t *dest, int pe);
+
+/**
+ * Atomically adds 1 to the `ptrdiff_t` at symmetric `dest` on PE `pe`. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_ptrdiff_atomic_inc(ptrdiff_t *dest, int pe);
+
+/**
+ * Atomically adds `value` to the `ptrdiff_t` at symmetric `dest` on PE `pe`; returns the old value. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API ptrdiff_t aclshmem_ptrdiff_atomic_fetch_add(ptrdiff_t *dest, ptrdiff_t value, int pe);
+
+/**
+ * Atomically adds `value` to the `ptrdiff_t` at symmetric `dest` on PE `pe`. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_ptrdiff_atomic_add(ptrdiff_t *dest, ptrdiff_t value, int pe);
+
+/**
+ * Like aclshmem_ptrdiff_atomic_compare_swap but stores the old value in local `*fetch`.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_ptrdiff_atomic_compare_swap_nbi(ptrdiff_t *fetch, ptrdiff_t *dest, ptrdiff_t cond, ptrdiff_t value, int pe);
+
+/**
+ * Like aclshmem_ptrdiff_atomic_fetch_inc but stores the old value in local `*fetch`.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_ptrdiff_atomic_fetch_inc_nbi(ptrdiff_t *fetch, ptrdiff_t *dest, int pe);
+
+/**
+ * Like aclshmem_ptrdiff_atomic_fetch_add but stores the old value in local `*fetch`.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_ptrdiff_atomic_fetch_add_nbi(ptrdiff_t *fetch, ptrdiff_t *dest, ptrdiff_t value, int pe);
+
+/**
+ * Returns the `float` at symmetric `source` on PE `pe`, atomically. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API float aclshmem_float_atomic_fetch(const float *source, int pe);
+
+/**
+ * Atomically stores `value` at symmetric `dest` on PE `pe`. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_float_atomic_set(float *dest, float value, int pe);
+
+/**
+ * Atomically replaces the `float` at symmetric `dest` on PE `pe` with `value`; returns the old value. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API float aclshmem_float_atomic_swap(float *dest, float value, int pe);
+
+/**
+ * Like aclshmem_float_atomic_fetch but stores the result in local `*fetch` (complete when it returns).
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_float_atomic_fetch_nbi(float *fetch, const float *source, int pe);
+
+/**
+ * Like aclshmem_float_atomic_swap but stores the old value in local `*fetch`.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_float_atomic_swap_nbi(float *fetch, float *dest, float value, int pe);
+
+/**
+ * Returns the `double` at symmetric `source` on PE `pe`, atomically. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API double aclshmem_double_atomic_fetch(const double *source, int pe);
+
+/**
+ * Atomically stores `value` at symmetric `dest` on PE `pe`. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_double_atomic_set(double *dest, double value, int pe);
+
+/**
+ * Atomically replaces the `double` at symmetric `dest` on PE `pe` with `value`; returns the old value. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
+ * changed; fetching forms then return 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API double aclshmem_double_atomic_swap(double *dest, double value, int pe);
+
+/**
+ * Like aclshmem_double_atomic_fetch but stores the result in local `*fetch` (complete when it returns).
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_double_atomic_fetch_nbi(double *fetch, const double *source, int pe);
+
+/**
+ * Like aclshmem_double_atomic_swap but stores the old value in local `*fetch`.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_double_atomic_swap_nbi(double *fetch, double *dest, double value, int pe);
+
+/**
  * Phase of the current instance: `ACLSHMEM_STATUS_NOT_INITIALIZED` (0) before init and after
  * finalize, `ACLSHMEM_STATUS_SHM_CREATED` (1) while init runs after the heap exists,
  * `ACLSHMEM_STATUS_IS_INITIALIZED` (2) after a successful init. Not collective.
@@ -593,6 +2819,10 @@ ACLSHMEM_HOST_API int aclshmemx_set_udma_config(uint64_t offset, uint32_t ub_siz
  * Blocking: the data is in PE `pe`'s memory when the call returns.
  * Errors (NULL, `dest` range outside the symmetric heap, `pe` out of range, before init) are
  * logged and nothing is written; `nelems` 0 is a no-op.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
  */
 ACLSHMEM_HOST_API void aclshmem_float_put(float *dest, float *source, size_t nelems, int pe);
 
@@ -601,6 +2831,10 @@ ACLSHMEM_HOST_API void aclshmem_float_put(float *dest, float *source, size_t nel
  * Non-blocking form: complete at the latest at aclshmem_quiet or a barrier.
  * Errors (NULL, `dest` range outside the symmetric heap, `pe` out of range, before init) are
  * logged and nothing is written; `nelems` 0 is a no-op.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
  */
 ACLSHMEM_HOST_API void aclshmem_float_put_nbi(float *dest, float *source, size_t nelems, int pe);
 
@@ -608,6 +2842,10 @@ ACLSHMEM_HOST_API void aclshmem_float_put_nbi(float *dest, float *source, size_t
  * Copies `nelems` `float` elements from symmetric `source` on PE `pe` to local `dest`.
  * Blocking: `dest` holds the data when the call returns.
  * Errors are logged and nothing is written; `nelems` 0 is a no-op.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
  */
 ACLSHMEM_HOST_API void aclshmem_float_get(float *dest, float *source, size_t nelems, int pe);
 
@@ -615,29 +2853,49 @@ ACLSHMEM_HOST_API void aclshmem_float_get(float *dest, float *source, size_t nel
  * Copies `nelems` `float` elements from symmetric `source` on PE `pe` to local `dest`.
  * Non-blocking form: `dest` is valid at the latest after aclshmem_quiet.
  * Errors are logged and nothing is written; `nelems` 0 is a no-op.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
  */
 ACLSHMEM_HOST_API void aclshmem_float_get_nbi(float *dest, float *source, size_t nelems, int pe);
 
 /**
  * Strided put of `nelems` `float` elements: `source[i * sst]` goes to symmetric `dest[i * dst]`
  * on PE `pe` (strides in elements, may be negative). Blocking.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
  */
 ACLSHMEM_HOST_API void aclshmem_float_iput(float *dest, float *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
 
 /**
  * Strided get of `nelems` `float` elements: symmetric `source[i * sst]` on PE `pe` goes to
  * local `dest[i * dst]` (strides in elements, may be negative). Blocking.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
  */
 ACLSHMEM_HOST_API void aclshmem_float_iget(float *dest, float *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
 
 /**
  * Stores `value` at symmetric `dst` on PE `pe`. Complete when the call returns.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
  */
 ACLSHMEM_HOST_API void aclshmem_float_p(float *dst, float value, int pe);
 
 /**
  * Returns the `float` at symmetric `src` on PE `pe`; 0 after a logged error (bad address or PE,
  * before init).
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
  */
 ACLSHMEM_HOST_API float aclshmem_float_g(float *src, int32_t pe);
 
@@ -646,6 +2904,10 @@ ACLSHMEM_HOST_API float aclshmem_float_g(float *src, int32_t pe);
  * Blocking: the data is in PE `pe`'s memory when the call returns.
  * Errors (NULL, `dest` range outside the symmetric heap, `pe` out of range, before init) are
  * logged and nothing is written; `nelems` 0 is a no-op.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
  */
 ACLSHMEM_HOST_API void aclshmem_double_put(double *dest, double *source, size_t nelems, int pe);
 
@@ -654,6 +2916,10 @@ ACLSHMEM_HOST_API void aclshmem_double_put(double *dest, double *source, size_t 
  * Non-blocking form: complete at the latest at aclshmem_quiet or a barrier.
  * Errors (NULL, `dest` range outside the symmetric heap, `pe` out of range, before init) are
  * logged and nothing is written; `nelems` 0 is a no-op.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
  */
 ACLSHMEM_HOST_API void aclshmem_double_put_nbi(double *dest, double *source, size_t nelems, int pe);
 
@@ -661,6 +2927,10 @@ ACLSHMEM_HOST_API void aclshmem_double_put_nbi(double *dest, double *source, siz
  * Copies `nelems` `double` elements from symmetric `source` on PE `pe` to local `dest`.
  * Blocking: `dest` holds the data when the call returns.
  * Errors are logged and nothing is written; `nelems` 0 is a no-op.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
  */
 ACLSHMEM_HOST_API void aclshmem_double_get(double *dest, double *source, size_t nelems, int pe);
 
@@ -668,29 +2938,49 @@ ACLSHMEM_HOST_API void aclshmem_double_get(double *dest, double *source, size_t 
  * Copies `nelems` `double` elements from symmetric `source` on PE `pe` to local `dest`.
  * Non-blocking form: `dest` is valid at the latest after aclshmem_quiet.
  * Errors are logged and nothing is written; `nelems` 0 is a no-op.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
  */
 ACLSHMEM_HOST_API void aclshmem_double_get_nbi(double *dest, double *source, size_t nelems, int pe);
 
 /**
  * Strided put of `nelems` `double` elements: `source[i * sst]` goes to symmetric `dest[i * dst]`
  * on PE `pe` (strides in elements, may be negative). Blocking.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
  */
 ACLSHMEM_HOST_API void aclshmem_double_iput(double *dest, double *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
 
 /**
  * Strided get of `nelems` `double` elements: symmetric `source[i * sst]` on PE `pe` goes to
  * local `dest[i * dst]` (strides in elements, may be negative). Blocking.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
  */
 ACLSHMEM_HOST_API void aclshmem_double_iget(double *dest, double *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
 
 /**
  * Stores `value` at symmetric `dst` on PE `pe`. Complete when the call returns.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
  */
 ACLSHMEM_HOST_API void aclshmem_double_p(double *dst, double value, int pe);
 
 /**
  * Returns the `double` at symmetric `src` on PE `pe`; 0 after a logged error (bad address or PE,
  * before init).
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
  */
 ACLSHMEM_HOST_API double aclshmem_double_g(double *src, int32_t pe);
 
@@ -699,6 +2989,10 @@ ACLSHMEM_HOST_API double aclshmem_double_g(double *src, int32_t pe);
  * Blocking: the data is in PE `pe`'s memory when the call returns.
  * Errors (NULL, `dest` range outside the symmetric heap, `pe` out of range, before init) are
  * logged and nothing is written; `nelems` 0 is a no-op.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
  */
 ACLSHMEM_HOST_API void aclshmem_int8_put(int8_t *dest, int8_t *source, size_t nelems, int pe);
 
@@ -707,6 +3001,10 @@ ACLSHMEM_HOST_API void aclshmem_int8_put(int8_t *dest, int8_t *source, size_t ne
  * Non-blocking form: complete at the latest at aclshmem_quiet or a barrier.
  * Errors (NULL, `dest` range outside the symmetric heap, `pe` out of range, before init) are
  * logged and nothing is written; `nelems` 0 is a no-op.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
  */
 ACLSHMEM_HOST_API void aclshmem_int8_put_nbi(int8_t *dest, int8_t *source, size_t nelems, int pe);
 
@@ -714,6 +3012,10 @@ ACLSHMEM_HOST_API void aclshmem_int8_put_nbi(int8_t *dest, int8_t *source, size_
  * Copies `nelems` `int8_t` elements from symmetric `source` on PE `pe` to local `dest`.
  * Blocking: `dest` holds the data when the call returns.
  * Errors are logged and nothing is written; `nelems` 0 is a no-op.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
  */
 ACLSHMEM_HOST_API void aclshmem_int8_get(int8_t *dest, int8_t *source, size_t nelems, int pe);
 
@@ -721,29 +3023,49 @@ ACLSHMEM_HOST_API void aclshmem_int8_get(int8_t *dest, int8_t *source, size_t ne
  * Copies `nelems` `int8_t` elements from symmetric `source` on PE `pe` to local `dest`.
  * Non-blocking form: `dest` is valid at the latest after aclshmem_quiet.
  * Errors are logged and nothing is written; `nelems` 0 is a no-op.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
  */
 ACLSHMEM_HOST_API void aclshmem_int8_get_nbi(int8_t *dest, int8_t *source, size_t nelems, int pe);
 
 /**
  * Strided put of `nelems` `int8_t` elements: `source[i * sst]` goes to symmetric `dest[i * dst]`
  * on PE `pe` (strides in elements, may be negative). Blocking.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
  */
 ACLSHMEM_HOST_API void aclshmem_int8_iput(int8_t *dest, int8_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
 
 /**
  * Strided get of `nelems` `int8_t` elements: symmetric `source[i * sst]` on PE `pe` goes to
  * local `dest[i * dst]` (strides in elements, may be negative). Blocking.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
  */
 ACLSHMEM_HOST_API void aclshmem_int8_iget(int8_t *dest, int8_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
 
 /**
  * Stores `value` at symmetric `dst` on PE `pe`. Complete when the call returns.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
  */
 ACLSHMEM_HOST_API void aclshmem_int8_p(int8_t *dst, int8_t value, int pe);
 
 /**
  * Returns the `int8_t` at symmetric `src` on PE `pe`; 0 after a logged error (bad address or PE,
  * before init).
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
  */
 ACLSHMEM_HOST_API int8_t aclshmem_int8_g(int8_t *src, int32_t pe);
 
@@ -752,6 +3074,10 @@ ACLSHMEM_HOST_API int8_t aclshmem_int8_g(int8_t *src, int32_t pe);
  * Blocking: the data is in PE `pe`'s memory when the call returns.
  * Errors (NULL, `dest` range outside the symmetric heap, `pe` out of range, before init) are
  * logged and nothing is written; `nelems` 0 is a no-op.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
  */
 ACLSHMEM_HOST_API void aclshmem_int16_put(int16_t *dest, int16_t *source, size_t nelems, int pe);
 
@@ -760,6 +3086,10 @@ ACLSHMEM_HOST_API void aclshmem_int16_put(int16_t *dest, int16_t *source, size_t
  * Non-blocking form: complete at the latest at aclshmem_quiet or a barrier.
  * Errors (NULL, `dest` range outside the symmetric heap, `pe` out of range, before init) are
  * logged and nothing is written; `nelems` 0 is a no-op.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
  */
 ACLSHMEM_HOST_API void aclshmem_int16_put_nbi(int16_t *dest, int16_t *source, size_t nelems, int pe);
 
@@ -767,6 +3097,10 @@ ACLSHMEM_HOST_API void aclshmem_int16_put_nbi(int16_t *dest, int16_t *source, si
  * Copies `nelems` `int16_t` elements from symmetric `source` on PE `pe` to local `dest`.
  * Blocking: `dest` holds the data when the call returns.
  * Errors are logged and nothing is written; `nelems` 0 is a no-op.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
  */
 ACLSHMEM_HOST_API void aclshmem_int16_get(int16_t *dest, int16_t *source, size_t nelems, int pe);
 
@@ -774,29 +3108,49 @@ ACLSHMEM_HOST_API void aclshmem_int16_get(int16_t *dest, int16_t *source, size_t
  * Copies `nelems` `int16_t` elements from symmetric `source` on PE `pe` to local `dest`.
  * Non-blocking form: `dest` is valid at the latest after aclshmem_quiet.
  * Errors are logged and nothing is written; `nelems` 0 is a no-op.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
  */
 ACLSHMEM_HOST_API void aclshmem_int16_get_nbi(int16_t *dest, int16_t *source, size_t nelems, int pe);
 
 /**
  * Strided put of `nelems` `int16_t` elements: `source[i * sst]` goes to symmetric `dest[i * dst]`
  * on PE `pe` (strides in elements, may be negative). Blocking.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
  */
 ACLSHMEM_HOST_API void aclshmem_int16_iput(int16_t *dest, int16_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
 
 /**
  * Strided get of `nelems` `int16_t` elements: symmetric `source[i * sst]` on PE `pe` goes to
  * local `dest[i * dst]` (strides in elements, may be negative). Blocking.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
  */
 ACLSHMEM_HOST_API void aclshmem_int16_iget(int16_t *dest, int16_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
 
 /**
  * Stores `value` at symmetric `dst` on PE `pe`. Complete when the call returns.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
  */
 ACLSHMEM_HOST_API void aclshmem_int16_p(int16_t *dst, int16_t value, int pe);
 
 /**
  * Returns the `int16_t` at symmetric `src` on PE `pe`; 0 after a logged error (bad address or PE,
  * before init).
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
  */
 ACLSHMEM_HOST_API int16_t aclshmem_int16_g(int16_t *src, int32_t pe);
 
@@ -805,6 +3159,10 @@ ACLSHMEM_HOST_API int16_t aclshmem_int16_g(int16_t *src, int32_t pe);
  * Blocking: the data is in PE `pe`'s memory when the call returns.
  * Errors (NULL, `dest` range outside the symmetric heap, `pe` out of range, before init) are
  * logged and nothing is written; `nelems` 0 is a no-op.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
  */
 ACLSHMEM_HOST_API void aclshmem_int32_put(int32_t *dest, int32_t *source, size_t nelems, int pe);
 
@@ -813,6 +3171,10 @@ ACLSHMEM_HOST_API void aclshmem_int32_put(int32_t *dest, int32_t *source, size_t
  * Non-blocking form: complete at the latest at aclshmem_quiet or a barrier.
  * Errors (NULL, `dest` range outside the symmetric heap, `pe` out of range, before init) are
  * logged and nothing is written; `nelems` 0 is a no-op.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
  */
 ACLSHMEM_HOST_API void aclshmem_int32_put_nbi(int32_t *dest, int32_t *source, size_t nelems, int pe);
 
@@ -820,6 +3182,10 @@ ACLSHMEM_HOST_API void aclshmem_int32_put_nbi(int32_t *dest, int32_t *source, si
  * Copies `nelems` `int32_t` elements from symmetric `source` on PE `pe` to local `dest`.
  * Blocking: `dest` holds the data when the call returns.
  * Errors are logged and nothing is written; `nelems` 0 is a no-op.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
  */
 ACLSHMEM_HOST_API void aclshmem_int32_get(int32_t *dest, int32_t *source, size_t nelems, int pe);
 
@@ -827,29 +3193,49 @@ ACLSHMEM_HOST_API void aclshmem_int32_get(int32_t *dest, int32_t *source, size_t
  * Copies `nelems` `int32_t` elements from symmetric `source` on PE `pe` to local `dest`.
  * Non-blocking form: `dest` is valid at the latest after aclshmem_quiet.
  * Errors are logged and nothing is written; `nelems` 0 is a no-op.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
  */
 ACLSHMEM_HOST_API void aclshmem_int32_get_nbi(int32_t *dest, int32_t *source, size_t nelems, int pe);
 
 /**
  * Strided put of `nelems` `int32_t` elements: `source[i * sst]` goes to symmetric `dest[i * dst]`
  * on PE `pe` (strides in elements, may be negative). Blocking.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
  */
 ACLSHMEM_HOST_API void aclshmem_int32_iput(int32_t *dest, int32_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
 
 /**
  * Strided get of `nelems` `int32_t` elements: symmetric `source[i * sst]` on PE `pe` goes to
  * local `dest[i * dst]` (strides in elements, may be negative). Blocking.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
  */
 ACLSHMEM_HOST_API void aclshmem_int32_iget(int32_t *dest, int32_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
 
 /**
  * Stores `value` at symmetric `dst` on PE `pe`. Complete when the call returns.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
  */
 ACLSHMEM_HOST_API void aclshmem_int32_p(int32_t *dst, int32_t value, int pe);
 
 /**
  * Returns the `int32_t` at symmetric `src` on PE `pe`; 0 after a logged error (bad address or PE,
  * before init).
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
  */
 ACLSHMEM_HOST_API int32_t aclshmem_int32_g(int32_t *src, int32_t pe);
 
@@ -858,6 +3244,10 @@ ACLSHMEM_HOST_API int32_t aclshmem_int32_g(int32_t *src, int32_t pe);
  * Blocking: the data is in PE `pe`'s memory when the call returns.
  * Errors (NULL, `dest` range outside the symmetric heap, `pe` out of range, before init) are
  * logged and nothing is written; `nelems` 0 is a no-op.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
  */
 ACLSHMEM_HOST_API void aclshmem_int64_put(int64_t *dest, int64_t *source, size_t nelems, int pe);
 
@@ -866,6 +3256,10 @@ ACLSHMEM_HOST_API void aclshmem_int64_put(int64_t *dest, int64_t *source, size_t
  * Non-blocking form: complete at the latest at aclshmem_quiet or a barrier.
  * Errors (NULL, `dest` range outside the symmetric heap, `pe` out of range, before init) are
  * logged and nothing is written; `nelems` 0 is a no-op.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
  */
 ACLSHMEM_HOST_API void aclshmem_int64_put_nbi(int64_t *dest, int64_t *source, size_t nelems, int pe);
 
@@ -873,6 +3267,10 @@ ACLSHMEM_HOST_API void aclshmem_int64_put_nbi(int64_t *dest, int64_t *source, si
  * Copies `nelems` `int64_t` elements from symmetric `source` on PE `pe` to local `dest`.
  * Blocking: `dest` holds the data when the call returns.
  * Errors are logged and nothing is written; `nelems` 0 is a no-op.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
  */
 ACLSHMEM_HOST_API void aclshmem_int64_get(int64_t *dest, int64_t *source, size_t nelems, int pe);
 
@@ -880,29 +3278,49 @@ ACLSHMEM_HOST_API void aclshmem_int64_get(int64_t *dest, int64_t *source, size_t
  * Copies `nelems` `int64_t` elements from symmetric `source` on PE `pe` to local `dest`.
  * Non-blocking form: `dest` is valid at the latest after aclshmem_quiet.
  * Errors are logged and nothing is written; `nelems` 0 is a no-op.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
  */
 ACLSHMEM_HOST_API void aclshmem_int64_get_nbi(int64_t *dest, int64_t *source, size_t nelems, int pe);
 
 /**
  * Strided put of `nelems` `int64_t` elements: `source[i * sst]` goes to symmetric `dest[i * dst]`
  * on PE `pe` (strides in elements, may be negative). Blocking.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
  */
 ACLSHMEM_HOST_API void aclshmem_int64_iput(int64_t *dest, int64_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
 
 /**
  * Strided get of `nelems` `int64_t` elements: symmetric `source[i * sst]` on PE `pe` goes to
  * local `dest[i * dst]` (strides in elements, may be negative). Blocking.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
  */
 ACLSHMEM_HOST_API void aclshmem_int64_iget(int64_t *dest, int64_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
 
 /**
  * Stores `value` at symmetric `dst` on PE `pe`. Complete when the call returns.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
  */
 ACLSHMEM_HOST_API void aclshmem_int64_p(int64_t *dst, int64_t value, int pe);
 
 /**
  * Returns the `int64_t` at symmetric `src` on PE `pe`; 0 after a logged error (bad address or PE,
  * before init).
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
  */
 ACLSHMEM_HOST_API int64_t aclshmem_int64_g(int64_t *src, int32_t pe);
 
@@ -911,6 +3329,10 @@ ACLSHMEM_HOST_API int64_t aclshmem_int64_g(int64_t *src, int32_t pe);
  * Blocking: the data is in PE `pe`'s memory when the call returns.
  * Errors (NULL, `dest` range outside the symmetric heap, `pe` out of range, before init) are
  * logged and nothing is written; `nelems` 0 is a no-op.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
  */
 ACLSHMEM_HOST_API void aclshmem_uint8_put(uint8_t *dest, uint8_t *source, size_t nelems, int pe);
 
@@ -919,6 +3341,10 @@ ACLSHMEM_HOST_API void aclshmem_uint8_put(uint8_t *dest, uint8_t *source, size_t
  * Non-blocking form: complete at the latest at aclshmem_quiet or a barrier.
  * Errors (NULL, `dest` range outside the symmetric heap, `pe` out of range, before init) are
  * logged and nothing is written; `nelems` 0 is a no-op.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
  */
 ACLSHMEM_HOST_API void aclshmem_uint8_put_nbi(uint8_t *dest, uint8_t *source, size_t nelems, int pe);
 
@@ -926,6 +3352,10 @@ ACLSHMEM_HOST_API void aclshmem_uint8_put_nbi(uint8_t *dest, uint8_t *source, si
  * Copies `nelems` `uint8_t` elements from symmetric `source` on PE `pe` to local `dest`.
  * Blocking: `dest` holds the data when the call returns.
  * Errors are logged and nothing is written; `nelems` 0 is a no-op.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
  */
 ACLSHMEM_HOST_API void aclshmem_uint8_get(uint8_t *dest, uint8_t *source, size_t nelems, int pe);
 
@@ -933,29 +3363,49 @@ ACLSHMEM_HOST_API void aclshmem_uint8_get(uint8_t *dest, uint8_t *source, size_t
  * Copies `nelems` `uint8_t` elements from symmetric `source` on PE `pe` to local `dest`.
  * Non-blocking form: `dest` is valid at the latest after aclshmem_quiet.
  * Errors are logged and nothing is written; `nelems` 0 is a no-op.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
  */
 ACLSHMEM_HOST_API void aclshmem_uint8_get_nbi(uint8_t *dest, uint8_t *source, size_t nelems, int pe);
 
 /**
  * Strided put of `nelems` `uint8_t` elements: `source[i * sst]` goes to symmetric `dest[i * dst]`
  * on PE `pe` (strides in elements, may be negative). Blocking.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
  */
 ACLSHMEM_HOST_API void aclshmem_uint8_iput(uint8_t *dest, uint8_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
 
 /**
  * Strided get of `nelems` `uint8_t` elements: symmetric `source[i * sst]` on PE `pe` goes to
  * local `dest[i * dst]` (strides in elements, may be negative). Blocking.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
  */
 ACLSHMEM_HOST_API void aclshmem_uint8_iget(uint8_t *dest, uint8_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
 
 /**
  * Stores `value` at symmetric `dst` on PE `pe`. Complete when the call returns.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
  */
 ACLSHMEM_HOST_API void aclshmem_uint8_p(uint8_t *dst, uint8_t value, int pe);
 
 /**
  * Returns the `uint8_t` at symmetric `src` on PE `pe`; 0 after a logged error (bad address or PE,
  * before init).
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
  */
 ACLSHMEM_HOST_API uint8_t aclshmem_uint8_g(uint8_t *src, int32_t pe);
 
@@ -964,6 +3414,10 @@ ACLSHMEM_HOST_API uint8_t aclshmem_uint8_g(uint8_t *src, int32_t pe);
  * Blocking: the data is in PE `pe`'s memory when the call returns.
  * Errors (NULL, `dest` range outside the symmetric heap, `pe` out of range, before init) are
  * logged and nothing is written; `nelems` 0 is a no-op.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
  */
 ACLSHMEM_HOST_API void aclshmem_uint16_put(uint16_t *dest, uint16_t *source, size_t nelems, int pe);
 
@@ -972,6 +3426,10 @@ ACLSHMEM_HOST_API void aclshmem_uint16_put(uint16_t *dest, uint16_t *source, siz
  * Non-blocking form: complete at the latest at aclshmem_quiet or a barrier.
  * Errors (NULL, `dest` range outside the symmetric heap, `pe` out of range, before init) are
  * logged and nothing is written; `nelems` 0 is a no-op.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
  */
 ACLSHMEM_HOST_API void aclshmem_uint16_put_nbi(uint16_t *dest, uint16_t *source, size_t nelems, int pe);
 
@@ -979,6 +3437,10 @@ ACLSHMEM_HOST_API void aclshmem_uint16_put_nbi(uint16_t *dest, uint16_t *source,
  * Copies `nelems` `uint16_t` elements from symmetric `source` on PE `pe` to local `dest`.
  * Blocking: `dest` holds the data when the call returns.
  * Errors are logged and nothing is written; `nelems` 0 is a no-op.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
  */
 ACLSHMEM_HOST_API void aclshmem_uint16_get(uint16_t *dest, uint16_t *source, size_t nelems, int pe);
 
@@ -986,29 +3448,49 @@ ACLSHMEM_HOST_API void aclshmem_uint16_get(uint16_t *dest, uint16_t *source, siz
  * Copies `nelems` `uint16_t` elements from symmetric `source` on PE `pe` to local `dest`.
  * Non-blocking form: `dest` is valid at the latest after aclshmem_quiet.
  * Errors are logged and nothing is written; `nelems` 0 is a no-op.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
  */
 ACLSHMEM_HOST_API void aclshmem_uint16_get_nbi(uint16_t *dest, uint16_t *source, size_t nelems, int pe);
 
 /**
  * Strided put of `nelems` `uint16_t` elements: `source[i * sst]` goes to symmetric `dest[i * dst]`
  * on PE `pe` (strides in elements, may be negative). Blocking.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
  */
 ACLSHMEM_HOST_API void aclshmem_uint16_iput(uint16_t *dest, uint16_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
 
 /**
  * Strided get of `nelems` `uint16_t` elements: symmetric `source[i * sst]` on PE `pe` goes to
  * local `dest[i * dst]` (strides in elements, may be negative). Blocking.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
  */
 ACLSHMEM_HOST_API void aclshmem_uint16_iget(uint16_t *dest, uint16_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
 
 /**
  * Stores `value` at symmetric `dst` on PE `pe`. Complete when the call returns.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
  */
 ACLSHMEM_HOST_API void aclshmem_uint16_p(uint16_t *dst, uint16_t value, int pe);
 
 /**
  * Returns the `uint16_t` at symmetric `src` on PE `pe`; 0 after a logged error (bad address or PE,
  * before init).
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
  */
 ACLSHMEM_HOST_API uint16_t aclshmem_uint16_g(uint16_t *src, int32_t pe);
 
@@ -1017,6 +3499,10 @@ ACLSHMEM_HOST_API uint16_t aclshmem_uint16_g(uint16_t *src, int32_t pe);
  * Blocking: the data is in PE `pe`'s memory when the call returns.
  * Errors (NULL, `dest` range outside the symmetric heap, `pe` out of range, before init) are
  * logged and nothing is written; `nelems` 0 is a no-op.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
  */
 ACLSHMEM_HOST_API void aclshmem_uint32_put(uint32_t *dest, uint32_t *source, size_t nelems, int pe);
 
@@ -1025,6 +3511,10 @@ ACLSHMEM_HOST_API void aclshmem_uint32_put(uint32_t *dest, uint32_t *source, siz
  * Non-blocking form: complete at the latest at aclshmem_quiet or a barrier.
  * Errors (NULL, `dest` range outside the symmetric heap, `pe` out of range, before init) are
  * logged and nothing is written; `nelems` 0 is a no-op.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
  */
 ACLSHMEM_HOST_API void aclshmem_uint32_put_nbi(uint32_t *dest, uint32_t *source, size_t nelems, int pe);
 
@@ -1032,6 +3522,10 @@ ACLSHMEM_HOST_API void aclshmem_uint32_put_nbi(uint32_t *dest, uint32_t *source,
  * Copies `nelems` `uint32_t` elements from symmetric `source` on PE `pe` to local `dest`.
  * Blocking: `dest` holds the data when the call returns.
  * Errors are logged and nothing is written; `nelems` 0 is a no-op.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
  */
 ACLSHMEM_HOST_API void aclshmem_uint32_get(uint32_t *dest, uint32_t *source, size_t nelems, int pe);
 
@@ -1039,29 +3533,49 @@ ACLSHMEM_HOST_API void aclshmem_uint32_get(uint32_t *dest, uint32_t *source, siz
  * Copies `nelems` `uint32_t` elements from symmetric `source` on PE `pe` to local `dest`.
  * Non-blocking form: `dest` is valid at the latest after aclshmem_quiet.
  * Errors are logged and nothing is written; `nelems` 0 is a no-op.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
  */
 ACLSHMEM_HOST_API void aclshmem_uint32_get_nbi(uint32_t *dest, uint32_t *source, size_t nelems, int pe);
 
 /**
  * Strided put of `nelems` `uint32_t` elements: `source[i * sst]` goes to symmetric `dest[i * dst]`
  * on PE `pe` (strides in elements, may be negative). Blocking.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
  */
 ACLSHMEM_HOST_API void aclshmem_uint32_iput(uint32_t *dest, uint32_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
 
 /**
  * Strided get of `nelems` `uint32_t` elements: symmetric `source[i * sst]` on PE `pe` goes to
  * local `dest[i * dst]` (strides in elements, may be negative). Blocking.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
  */
 ACLSHMEM_HOST_API void aclshmem_uint32_iget(uint32_t *dest, uint32_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
 
 /**
  * Stores `value` at symmetric `dst` on PE `pe`. Complete when the call returns.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
  */
 ACLSHMEM_HOST_API void aclshmem_uint32_p(uint32_t *dst, uint32_t value, int pe);
 
 /**
  * Returns the `uint32_t` at symmetric `src` on PE `pe`; 0 after a logged error (bad address or PE,
  * before init).
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
  */
 ACLSHMEM_HOST_API uint32_t aclshmem_uint32_g(uint32_t *src, int32_t pe);
 
@@ -1070,6 +3584,10 @@ ACLSHMEM_HOST_API uint32_t aclshmem_uint32_g(uint32_t *src, int32_t pe);
  * Blocking: the data is in PE `pe`'s memory when the call returns.
  * Errors (NULL, `dest` range outside the symmetric heap, `pe` out of range, before init) are
  * logged and nothing is written; `nelems` 0 is a no-op.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
  */
 ACLSHMEM_HOST_API void aclshmem_uint64_put(uint64_t *dest, uint64_t *source, size_t nelems, int pe);
 
@@ -1078,6 +3596,10 @@ ACLSHMEM_HOST_API void aclshmem_uint64_put(uint64_t *dest, uint64_t *source, siz
  * Non-blocking form: complete at the latest at aclshmem_quiet or a barrier.
  * Errors (NULL, `dest` range outside the symmetric heap, `pe` out of range, before init) are
  * logged and nothing is written; `nelems` 0 is a no-op.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
  */
 ACLSHMEM_HOST_API void aclshmem_uint64_put_nbi(uint64_t *dest, uint64_t *source, size_t nelems, int pe);
 
@@ -1085,6 +3607,10 @@ ACLSHMEM_HOST_API void aclshmem_uint64_put_nbi(uint64_t *dest, uint64_t *source,
  * Copies `nelems` `uint64_t` elements from symmetric `source` on PE `pe` to local `dest`.
  * Blocking: `dest` holds the data when the call returns.
  * Errors are logged and nothing is written; `nelems` 0 is a no-op.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
  */
 ACLSHMEM_HOST_API void aclshmem_uint64_get(uint64_t *dest, uint64_t *source, size_t nelems, int pe);
 
@@ -1092,29 +3618,49 @@ ACLSHMEM_HOST_API void aclshmem_uint64_get(uint64_t *dest, uint64_t *source, siz
  * Copies `nelems` `uint64_t` elements from symmetric `source` on PE `pe` to local `dest`.
  * Non-blocking form: `dest` is valid at the latest after aclshmem_quiet.
  * Errors are logged and nothing is written; `nelems` 0 is a no-op.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
  */
 ACLSHMEM_HOST_API void aclshmem_uint64_get_nbi(uint64_t *dest, uint64_t *source, size_t nelems, int pe);
 
 /**
  * Strided put of `nelems` `uint64_t` elements: `source[i * sst]` goes to symmetric `dest[i * dst]`
  * on PE `pe` (strides in elements, may be negative). Blocking.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
  */
 ACLSHMEM_HOST_API void aclshmem_uint64_iput(uint64_t *dest, uint64_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
 
 /**
  * Strided get of `nelems` `uint64_t` elements: symmetric `source[i * sst]` on PE `pe` goes to
  * local `dest[i * dst]` (strides in elements, may be negative). Blocking.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
  */
 ACLSHMEM_HOST_API void aclshmem_uint64_iget(uint64_t *dest, uint64_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
 
 /**
  * Stores `value` at symmetric `dst` on PE `pe`. Complete when the call returns.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
  */
 ACLSHMEM_HOST_API void aclshmem_uint64_p(uint64_t *dst, uint64_t value, int pe);
 
 /**
  * Returns the `uint64_t` at symmetric `src` on PE `pe`; 0 after a logged error (bad address or PE,
  * before init).
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
  */
 ACLSHMEM_HOST_API uint64_t aclshmem_uint64_g(uint64_t *src, int32_t pe);
 
@@ -1123,6 +3669,10 @@ ACLSHMEM_HOST_API uint64_t aclshmem_uint64_g(uint64_t *src, int32_t pe);
  * Blocking: the data is in PE `pe`'s memory when the call returns.
  * Errors (NULL, `dest` range outside the symmetric heap, `pe` out of range, before init) are
  * logged and nothing is written; `nelems` 0 is a no-op.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
  */
 ACLSHMEM_HOST_API void aclshmem_char_put(char *dest, char *source, size_t nelems, int pe);
 
@@ -1131,6 +3681,10 @@ ACLSHMEM_HOST_API void aclshmem_char_put(char *dest, char *source, size_t nelems
  * Non-blocking form: complete at the latest at aclshmem_quiet or a barrier.
  * Errors (NULL, `dest` range outside the symmetric heap, `pe` out of range, before init) are
  * logged and nothing is written; `nelems` 0 is a no-op.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
  */
 ACLSHMEM_HOST_API void aclshmem_char_put_nbi(char *dest, char *source, size_t nelems, int pe);
 
@@ -1138,6 +3692,10 @@ ACLSHMEM_HOST_API void aclshmem_char_put_nbi(char *dest, char *source, size_t ne
  * Copies `nelems` `char` elements from symmetric `source` on PE `pe` to local `dest`.
  * Blocking: `dest` holds the data when the call returns.
  * Errors are logged and nothing is written; `nelems` 0 is a no-op.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
  */
 ACLSHMEM_HOST_API void aclshmem_char_get(char *dest, char *source, size_t nelems, int pe);
 
@@ -1145,211 +3703,792 @@ ACLSHMEM_HOST_API void aclshmem_char_get(char *dest, char *source, size_t nelems
  * Copies `nelems` `char` elements from symmetric `source` on PE `pe` to local `dest`.
  * Non-blocking form: `dest` is valid at the latest after aclshmem_quiet.
  * Errors are logged and nothing is written; `nelems` 0 is a no-op.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
  */
 ACLSHMEM_HOST_API void aclshmem_char_get_nbi(char *dest, char *source, size_t nelems, int pe);
 
 /**
  * Strided put of `nelems` `char` elements: `source[i * sst]` goes to symmetric `dest[i * dst]`
  * on PE `pe` (strides in elements, may be negative). Blocking.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
  */
 ACLSHMEM_HOST_API void aclshmem_char_iput(char *dest, char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
 
 /**
  * Strided get of `nelems` `char` elements: symmetric `source[i * sst]` on PE `pe` goes to
  * local `dest[i * dst]` (strides in elements, may be negative). Blocking.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
  */
 ACLSHMEM_HOST_API void aclshmem_char_iget(char *dest, char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
 
 /**
  * Stores `value` at symmetric `dst` on PE `pe`. Complete when the call returns.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
  */
 ACLSHMEM_HOST_API void aclshmem_char_p(char *dst, char value, int pe);
 
 /**
  * Returns the `char` at symmetric `src` on PE `pe`; 0 after a logged error (bad address or PE,
  * before init).
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
  */
 ACLSHMEM_HOST_API char aclshmem_char_g(char *src, int32_t pe);
 
 /**
  * Copies `elem_size` **elements** of 1 byte(s) (`elem_size * 1` bytes in all) from local `src` to symmetric `dst` on PE `pe`.
  * Blocking.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
  */
 ACLSHMEM_HOST_API void aclshmem_put8(void *dst, void *src, uint32_t elem_size, int32_t pe);
 
 /**
  * Copies `elem_size` **elements** of 1 byte(s) (`elem_size * 1` bytes in all) from symmetric `src` on PE `pe` to local `dst`.
  * Blocking.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
  */
 ACLSHMEM_HOST_API void aclshmem_get8(void *dst, void *src, uint32_t elem_size, int32_t pe);
 
 /**
  * Copies `elem_size` **elements** of 1 byte(s) (`elem_size * 1` bytes in all) from local `src` to symmetric `dst` on PE `pe`.
  * Non-blocking form: complete at the latest at aclshmem_quiet or a barrier.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
  */
 ACLSHMEM_HOST_API void aclshmem_put8_nbi(void *dst, void *src, uint32_t elem_size, int32_t pe);
 
 /**
  * Copies `elem_size` **elements** of 1 byte(s) (`elem_size * 1` bytes in all) from symmetric `src` on PE `pe` to local `dst`.
  * Non-blocking form: complete at the latest at aclshmem_quiet or a barrier.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
  */
 ACLSHMEM_HOST_API void aclshmem_get8_nbi(void *dst, void *src, uint32_t elem_size, int32_t pe);
 
 /**
  * Strided put of `nelems` 1-byte elements: `source[i * sst]` goes to symmetric `dest[i * dst]`
  * on PE `pe` (strides in elements). Blocking.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
  */
 ACLSHMEM_HOST_API void aclshmem_iput8(void *dest, void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
 
 /**
  * Strided get of `nelems` 1-byte elements: symmetric `source[i * sst]` on PE `pe` goes to
  * local `dest[i * dst]` (strides in elements). Blocking.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
  */
 ACLSHMEM_HOST_API void aclshmem_iget8(void *dest, void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
 
 /**
  * Copies `elem_size` **elements** of 2 byte(s) (`elem_size * 2` bytes in all) from local `src` to symmetric `dst` on PE `pe`.
  * Blocking.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
  */
 ACLSHMEM_HOST_API void aclshmem_put16(void *dst, void *src, uint32_t elem_size, int32_t pe);
 
 /**
  * Copies `elem_size` **elements** of 2 byte(s) (`elem_size * 2` bytes in all) from symmetric `src` on PE `pe` to local `dst`.
  * Blocking.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
  */
 ACLSHMEM_HOST_API void aclshmem_get16(void *dst, void *src, uint32_t elem_size, int32_t pe);
 
 /**
  * Copies `elem_size` **elements** of 2 byte(s) (`elem_size * 2` bytes in all) from local `src` to symmetric `dst` on PE `pe`.
  * Non-blocking form: complete at the latest at aclshmem_quiet or a barrier.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
  */
 ACLSHMEM_HOST_API void aclshmem_put16_nbi(void *dst, void *src, uint32_t elem_size, int32_t pe);
 
 /**
  * Copies `elem_size` **elements** of 2 byte(s) (`elem_size * 2` bytes in all) from symmetric `src` on PE `pe` to local `dst`.
  * Non-blocking form: complete at the latest at aclshmem_quiet or a barrier.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
  */
 ACLSHMEM_HOST_API void aclshmem_get16_nbi(void *dst, void *src, uint32_t elem_size, int32_t pe);
 
 /**
  * Strided put of `nelems` 2-byte elements: `source[i * sst]` goes to symmetric `dest[i * dst]`
  * on PE `pe` (strides in elements). Blocking.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
  */
 ACLSHMEM_HOST_API void aclshmem_iput16(void *dest, void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
 
 /**
  * Strided get of `nelems` 2-byte elements: symmetric `source[i * sst]` on PE `pe` goes to
  * local `dest[i * dst]` (strides in elements). Blocking.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
  */
 ACLSHMEM_HOST_API void aclshmem_iget16(void *dest, void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
 
 /**
  * Copies `elem_size` **elements** of 4 byte(s) (`elem_size * 4` bytes in all) from local `src` to symmetric `dst` on PE `pe`.
  * Blocking.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
  */
 ACLSHMEM_HOST_API void aclshmem_put32(void *dst, void *src, uint32_t elem_size, int32_t pe);
 
 /**
  * Copies `elem_size` **elements** of 4 byte(s) (`elem_size * 4` bytes in all) from symmetric `src` on PE `pe` to local `dst`.
  * Blocking.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
  */
 ACLSHMEM_HOST_API void aclshmem_get32(void *dst, void *src, uint32_t elem_size, int32_t pe);
 
 /**
  * Copies `elem_size` **elements** of 4 byte(s) (`elem_size * 4` bytes in all) from local `src` to symmetric `dst` on PE `pe`.
  * Non-blocking form: complete at the latest at aclshmem_quiet or a barrier.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
  */
 ACLSHMEM_HOST_API void aclshmem_put32_nbi(void *dst, void *src, uint32_t elem_size, int32_t pe);
 
 /**
  * Copies `elem_size` **elements** of 4 byte(s) (`elem_size * 4` bytes in all) from symmetric `src` on PE `pe` to local `dst`.
  * Non-blocking form: complete at the latest at aclshmem_quiet or a barrier.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
  */
 ACLSHMEM_HOST_API void aclshmem_get32_nbi(void *dst, void *src, uint32_t elem_size, int32_t pe);
 
 /**
  * Strided put of `nelems` 4-byte elements: `source[i * sst]` goes to symmetric `dest[i * dst]`
  * on PE `pe` (strides in elements). Blocking.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
  */
 ACLSHMEM_HOST_API void aclshmem_iput32(void *dest, void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
 
 /**
  * Strided get of `nelems` 4-byte elements: symmetric `source[i * sst]` on PE `pe` goes to
  * local `dest[i * dst]` (strides in elements). Blocking.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
  */
 ACLSHMEM_HOST_API void aclshmem_iget32(void *dest, void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
 
 /**
  * Copies `elem_size` **elements** of 8 byte(s) (`elem_size * 8` bytes in all) from local `src` to symmetric `dst` on PE `pe`.
  * Blocking.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
  */
 ACLSHMEM_HOST_API void aclshmem_put64(void *dst, void *src, uint32_t elem_size, int32_t pe);
 
 /**
  * Copies `elem_size` **elements** of 8 byte(s) (`elem_size * 8` bytes in all) from symmetric `src` on PE `pe` to local `dst`.
  * Blocking.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
  */
 ACLSHMEM_HOST_API void aclshmem_get64(void *dst, void *src, uint32_t elem_size, int32_t pe);
 
 /**
  * Copies `elem_size` **elements** of 8 byte(s) (`elem_size * 8` bytes in all) from local `src` to symmetric `dst` on PE `pe`.
  * Non-blocking form: complete at the latest at aclshmem_quiet or a barrier.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
  */
 ACLSHMEM_HOST_API void aclshmem_put64_nbi(void *dst, void *src, uint32_t elem_size, int32_t pe);
 
 /**
  * Copies `elem_size` **elements** of 8 byte(s) (`elem_size * 8` bytes in all) from symmetric `src` on PE `pe` to local `dst`.
  * Non-blocking form: complete at the latest at aclshmem_quiet or a barrier.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
  */
 ACLSHMEM_HOST_API void aclshmem_get64_nbi(void *dst, void *src, uint32_t elem_size, int32_t pe);
 
 /**
  * Strided put of `nelems` 8-byte elements: `source[i * sst]` goes to symmetric `dest[i * dst]`
  * on PE `pe` (strides in elements). Blocking.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
  */
 ACLSHMEM_HOST_API void aclshmem_iput64(void *dest, void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
 
 /**
  * Strided get of `nelems` 8-byte elements: symmetric `source[i * sst]` on PE `pe` goes to
  * local `dest[i * dst]` (strides in elements). Blocking.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
  */
 ACLSHMEM_HOST_API void aclshmem_iget64(void *dest, void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
 
 /**
  * Copies `elem_size` **elements** of 16 byte(s) (`elem_size * 16` bytes in all) from local `src` to symmetric `dst` on PE `pe`.
  * Blocking.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
  */
 ACLSHMEM_HOST_API void aclshmem_put128(void *dst, void *src, uint32_t elem_size, int32_t pe);
 
 /**
  * Copies `elem_size` **elements** of 16 byte(s) (`elem_size * 16` bytes in all) from symmetric `src` on PE `pe` to local `dst`.
  * Blocking.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
  */
 ACLSHMEM_HOST_API void aclshmem_get128(void *dst, void *src, uint32_t elem_size, int32_t pe);
 
 /**
  * Copies `elem_size` **elements** of 16 byte(s) (`elem_size * 16` bytes in all) from local `src` to symmetric `dst` on PE `pe`.
  * Non-blocking form: complete at the latest at aclshmem_quiet or a barrier.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
  */
 ACLSHMEM_HOST_API void aclshmem_put128_nbi(void *dst, void *src, uint32_t elem_size, int32_t pe);
 
 /**
  * Copies `elem_size` **elements** of 16 byte(s) (`elem_size * 16` bytes in all) from symmetric `src` on PE `pe` to local `dst`.
  * Non-blocking form: complete at the latest at aclshmem_quiet or a barrier.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
  */
 ACLSHMEM_HOST_API void aclshmem_get128_nbi(void *dst, void *src, uint32_t elem_size, int32_t pe);
 
 /**
  * Strided put of `nelems` 16-byte elements: `source[i * sst]` goes to symmetric `dest[i * dst]`
  * on PE `pe` (strides in elements). Blocking.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
  */
 ACLSHMEM_HOST_API void aclshmem_iput128(void *dest, void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
 
 /**
  * Strided get of `nelems` 16-byte elements: symmetric `source[i * sst]` on PE `pe` goes to
  * local `dest[i * dst]` (strides in elements). Blocking.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
  */
 ACLSHMEM_HOST_API void aclshmem_iget128(void *dest, void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+
+/**
+ * Copies `elem_size` **bytes** from local `src` to symmetric `dst` on PE `pe`, then updates the
+ * 32-bit signal word at symmetric `sig_addr` on PE `pe` with `signal` (`ACLSHMEM_SIGNAL_SET`
+ * stores, `ACLSHMEM_SIGNAL_ADD` adds atomically). The data is visible at the target before the
+ * signal is (release ordering). Blocking. A bad `sig_op`, address or PE: logged, nothing written.
+ */
+ACLSHMEM_HOST_API void aclshmemx_putmem_signal(void *dst, void *src, size_t elem_size, void *sig_addr, int32_t signal, int sig_op, int pe);
+
+/**
+ * Non-blocking form of aclshmemx_putmem_signal (complete at the latest at quiet or a barrier; this
+ * implementation completes it before returning).
+ */
+ACLSHMEM_HOST_API void aclshmemx_putmem_signal_nbi(void *dst, void *src, size_t elem_size, void *sig_addr, int32_t signal, int sig_op, int pe);
+
+/**
+ * Waits until the local 32-bit signal word `*sig_addr` satisfies `*sig_addr <cmp> cmp_val`
+ * (acquire: everything the signalling PE wrote before the signal is visible afterwards). `cmp`
+ * outside 0..5: logged, returns at once without waiting. Spins briefly, then yields, then sleeps
+ * with bounded back-off.
+ *
+ * # Safety
+ * `sig_addr` must be NULL or point to a live 32-bit word of this PE.
+ */
+ACLSHMEM_HOST_API void aclshmem_signal_wait_until(int32_t *sig_addr, int cmp, int32_t cmp_val);
+
+/**
+ * Copies `elem_size` **elements** of `float` from local `src` to symmetric `dst` on PE `pe`, then
+ * updates the 32-bit signal word at symmetric `sig_addr` on PE `pe` with `signal`. Blocking.
+ * The data is in PE `pe`'s memory before the signal word changes (release ordering): a PE
+ * whose wait observes the signal sees the data. `sig_op` other than ACLSHMEM_SIGNAL_SET (0) or
+ * ACLSHMEM_SIGNAL_ADD (1), a bad address or PE: logged, nothing written.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_float_put_signal(float *dst, float *src, size_t elem_size, uint8_t *sig_addr, int32_t signal, int sig_op, int pe);
+
+/**
+ * Copies `elem_size` **elements** of `float` from local `src` to symmetric `dst` on PE `pe`, then
+ * updates the 32-bit signal word at symmetric `sig_addr` on PE `pe` with `signal`. Non-blocking form (complete at quiet or a barrier; here before it returns).
+ * The data is in PE `pe`'s memory before the signal word changes (release ordering): a PE
+ * whose wait observes the signal sees the data. `sig_op` other than ACLSHMEM_SIGNAL_SET (0) or
+ * ACLSHMEM_SIGNAL_ADD (1), a bad address or PE: logged, nothing written.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_float_put_signal_nbi(float *dst, float *src, size_t elem_size, uint8_t *sig_addr, int32_t signal, int sig_op, int pe);
+
+/**
+ * Copies `elem_size` **elements** of `double` from local `src` to symmetric `dst` on PE `pe`, then
+ * updates the 32-bit signal word at symmetric `sig_addr` on PE `pe` with `signal`. Blocking.
+ * The data is in PE `pe`'s memory before the signal word changes (release ordering): a PE
+ * whose wait observes the signal sees the data. `sig_op` other than ACLSHMEM_SIGNAL_SET (0) or
+ * ACLSHMEM_SIGNAL_ADD (1), a bad address or PE: logged, nothing written.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_double_put_signal(double *dst, double *src, size_t elem_size, uint8_t *sig_addr, int32_t signal, int sig_op, int pe);
+
+/**
+ * Copies `elem_size` **elements** of `double` from local `src` to symmetric `dst` on PE `pe`, then
+ * updates the 32-bit signal word at symmetric `sig_addr` on PE `pe` with `signal`. Non-blocking form (complete at quiet or a barrier; here before it returns).
+ * The data is in PE `pe`'s memory before the signal word changes (release ordering): a PE
+ * whose wait observes the signal sees the data. `sig_op` other than ACLSHMEM_SIGNAL_SET (0) or
+ * ACLSHMEM_SIGNAL_ADD (1), a bad address or PE: logged, nothing written.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_double_put_signal_nbi(double *dst, double *src, size_t elem_size, uint8_t *sig_addr, int32_t signal, int sig_op, int pe);
+
+/**
+ * Copies `elem_size` **elements** of `int8_t` from local `src` to symmetric `dst` on PE `pe`, then
+ * updates the 32-bit signal word at symmetric `sig_addr` on PE `pe` with `signal`. Blocking.
+ * The data is in PE `pe`'s memory before the signal word changes (release ordering): a PE
+ * whose wait observes the signal sees the data. `sig_op` other than ACLSHMEM_SIGNAL_SET (0) or
+ * ACLSHMEM_SIGNAL_ADD (1), a bad address or PE: logged, nothing written.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_int8_put_signal(int8_t *dst, int8_t *src, size_t elem_size, uint8_t *sig_addr, int32_t signal, int sig_op, int pe);
+
+/**
+ * Copies `elem_size` **elements** of `int8_t` from local `src` to symmetric `dst` on PE `pe`, then
+ * updates the 32-bit signal word at symmetric `sig_addr` on PE `pe` with `signal`. Non-blocking form (complete at quiet or a barrier; here before it returns).
+ * The data is in PE `pe`'s memory before the signal word changes (release ordering): a PE
+ * whose wait observes the signal sees the data. `sig_op` other than ACLSHMEM_SIGNAL_SET (0) or
+ * ACLSHMEM_SIGNAL_ADD (1), a bad address or PE: logged, nothing written.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_int8_put_signal_nbi(int8_t *dst, int8_t *src, size_t elem_size, uint8_t *sig_addr, int32_t signal, int sig_op, int pe);
+
+/**
+ * Copies `elem_size` **elements** of `int16_t` from local `src` to symmetric `dst` on PE `pe`, then
+ * updates the 32-bit signal word at symmetric `sig_addr` on PE `pe` with `signal`. Blocking.
+ * The data is in PE `pe`'s memory before the signal word changes (release ordering): a PE
+ * whose wait observes the signal sees the data. `sig_op` other than ACLSHMEM_SIGNAL_SET (0) or
+ * ACLSHMEM_SIGNAL_ADD (1), a bad address or PE: logged, nothing written.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_int16_put_signal(int16_t *dst, int16_t *src, size_t elem_size, uint8_t *sig_addr, int32_t signal, int sig_op, int pe);
+
+/**
+ * Copies `elem_size` **elements** of `int16_t` from local `src` to symmetric `dst` on PE `pe`, then
+ * updates the 32-bit signal word at symmetric `sig_addr` on PE `pe` with `signal`. Non-blocking form (complete at quiet or a barrier; here before it returns).
+ * The data is in PE `pe`'s memory before the signal word changes (release ordering): a PE
+ * whose wait observes the signal sees the data. `sig_op` other than ACLSHMEM_SIGNAL_SET (0) or
+ * ACLSHMEM_SIGNAL_ADD (1), a bad address or PE: logged, nothing written.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_int16_put_signal_nbi(int16_t *dst, int16_t *src, size_t elem_size, uint8_t *sig_addr, int32_t signal, int sig_op, int pe);
+
+/**
+ * Copies `elem_size` **elements** of `int32_t` from local `src` to symmetric `dst` on PE `pe`, then
+ * updates the 32-bit signal word at symmetric `sig_addr` on PE `pe` with `signal`. Blocking.
+ * The data is in PE `pe`'s memory before the signal word changes (release ordering): a PE
+ * whose wait observes the signal sees the data. `sig_op` other than ACLSHMEM_SIGNAL_SET (0) or
+ * ACLSHMEM_SIGNAL_ADD (1), a bad address or PE: logged, nothing written.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_int32_put_signal(int32_t *dst, int32_t *src, size_t elem_size, uint8_t *sig_addr, int32_t signal, int sig_op, int pe);
+
+/**
+ * Copies `elem_size` **elements** of `int32_t` from local `src` to symmetric `dst` on PE `pe`, then
+ * updates the 32-bit signal word at symmetric `sig_addr` on PE `pe` with `signal`. Non-blocking form (complete at quiet or a barrier; here before it returns).
+ * The data is in PE `pe`'s memory before the signal word changes (release ordering): a PE
+ * whose wait observes the signal sees the data. `sig_op` other than ACLSHMEM_SIGNAL_SET (0) or
+ * ACLSHMEM_SIGNAL_ADD (1), a bad address or PE: logged, nothing written.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_int32_put_signal_nbi(int32_t *dst, int32_t *src, size_t elem_size, uint8_t *sig_addr, int32_t signal, int sig_op, int pe);
+
+/**
+ * Copies `elem_size` **elements** of `int64_t` from local `src` to symmetric `dst` on PE `pe`, then
+ * updates the 32-bit signal word at symmetric `sig_addr` on PE `pe` with `signal`. Blocking.
+ * The data is in PE `pe`'s memory before the signal word changes (release ordering): a PE
+ * whose wait observes the signal sees the data. `sig_op` other than ACLSHMEM_SIGNAL_SET (0) or
+ * ACLSHMEM_SIGNAL_ADD (1), a bad address or PE: logged, nothing written.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_int64_put_signal(int64_t *dst, int64_t *src, size_t elem_size, uint8_t *sig_addr, int32_t signal, int sig_op, int pe);
+
+/**
+ * Copies `elem_size` **elements** of `int64_t` from local `src` to symmetric `dst` on PE `pe`, then
+ * updates the 32-bit signal word at symmetric `sig_addr` on PE `pe` with `signal`. Non-blocking form (complete at quiet or a barrier; here before it returns).
+ * The data is in PE `pe`'s memory before the signal word changes (release ordering): a PE
+ * whose wait observes the signal sees the data. `sig_op` other than ACLSHMEM_SIGNAL_SET (0) or
+ * ACLSHMEM_SIGNAL_ADD (1), a bad address or PE: logged, nothing written.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_int64_put_signal_nbi(int64_t *dst, int64_t *src, size_t elem_size, uint8_t *sig_addr, int32_t signal, int sig_op, int pe);
+
+/**
+ * Copies `elem_size` **elements** of `uint8_t` from local `src` to symmetric `dst` on PE `pe`, then
+ * updates the 32-bit signal word at symmetric `sig_addr` on PE `pe` with `signal`. Blocking.
+ * The data is in PE `pe`'s memory before the signal word changes (release ordering): a PE
+ * whose wait observes the signal sees the data. `sig_op` other than ACLSHMEM_SIGNAL_SET (0) or
+ * ACLSHMEM_SIGNAL_ADD (1), a bad address or PE: logged, nothing written.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_uint8_put_signal(uint8_t *dst, uint8_t *src, size_t elem_size, uint8_t *sig_addr, int32_t signal, int sig_op, int pe);
+
+/**
+ * Copies `elem_size` **elements** of `uint8_t` from local `src` to symmetric `dst` on PE `pe`, then
+ * updates the 32-bit signal word at symmetric `sig_addr` on PE `pe` with `signal`. Non-blocking form (complete at quiet or a barrier; here before it returns).
+ * The data is in PE `pe`'s memory before the signal word changes (release ordering): a PE
+ * whose wait observes the signal sees the data. `sig_op` other than ACLSHMEM_SIGNAL_SET (0) or
+ * ACLSHMEM_SIGNAL_ADD (1), a bad address or PE: logged, nothing written.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_uint8_put_signal_nbi(uint8_t *dst, uint8_t *src, size_t elem_size, uint8_t *sig_addr, int32_t signal, int sig_op, int pe);
+
+/**
+ * Copies `elem_size` **elements** of `uint16_t` from local `src` to symmetric `dst` on PE `pe`, then
+ * updates the 32-bit signal word at symmetric `sig_addr` on PE `pe` with `signal`. Blocking.
+ * The data is in PE `pe`'s memory before the signal word changes (release ordering): a PE
+ * whose wait observes the signal sees the data. `sig_op` other than ACLSHMEM_SIGNAL_SET (0) or
+ * ACLSHMEM_SIGNAL_ADD (1), a bad address or PE: logged, nothing written.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_uint16_put_signal(uint16_t *dst, uint16_t *src, size_t elem_size, uint8_t *sig_addr, int32_t signal, int sig_op, int pe);
+
+/**
+ * Copies `elem_size` **elements** of `uint16_t` from local `src` to symmetric `dst` on PE `pe`, then
+ * updates the 32-bit signal word at symmetric `sig_addr` on PE `pe` with `signal`. Non-blocking form (complete at quiet or a barrier; here before it returns).
+ * The data is in PE `pe`'s memory before the signal word changes (release ordering): a PE
+ * whose wait observes the signal sees the data. `sig_op` other than ACLSHMEM_SIGNAL_SET (0) or
+ * ACLSHMEM_SIGNAL_ADD (1), a bad address or PE: logged, nothing written.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_uint16_put_signal_nbi(uint16_t *dst, uint16_t *src, size_t elem_size, uint8_t *sig_addr, int32_t signal, int sig_op, int pe);
+
+/**
+ * Copies `elem_size` **elements** of `uint32_t` from local `src` to symmetric `dst` on PE `pe`, then
+ * updates the 32-bit signal word at symmetric `sig_addr` on PE `pe` with `signal`. Blocking.
+ * The data is in PE `pe`'s memory before the signal word changes (release ordering): a PE
+ * whose wait observes the signal sees the data. `sig_op` other than ACLSHMEM_SIGNAL_SET (0) or
+ * ACLSHMEM_SIGNAL_ADD (1), a bad address or PE: logged, nothing written.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_uint32_put_signal(uint32_t *dst, uint32_t *src, size_t elem_size, uint8_t *sig_addr, int32_t signal, int sig_op, int pe);
+
+/**
+ * Copies `elem_size` **elements** of `uint32_t` from local `src` to symmetric `dst` on PE `pe`, then
+ * updates the 32-bit signal word at symmetric `sig_addr` on PE `pe` with `signal`. Non-blocking form (complete at quiet or a barrier; here before it returns).
+ * The data is in PE `pe`'s memory before the signal word changes (release ordering): a PE
+ * whose wait observes the signal sees the data. `sig_op` other than ACLSHMEM_SIGNAL_SET (0) or
+ * ACLSHMEM_SIGNAL_ADD (1), a bad address or PE: logged, nothing written.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_uint32_put_signal_nbi(uint32_t *dst, uint32_t *src, size_t elem_size, uint8_t *sig_addr, int32_t signal, int sig_op, int pe);
+
+/**
+ * Copies `elem_size` **elements** of `uint64_t` from local `src` to symmetric `dst` on PE `pe`, then
+ * updates the 32-bit signal word at symmetric `sig_addr` on PE `pe` with `signal`. Blocking.
+ * The data is in PE `pe`'s memory before the signal word changes (release ordering): a PE
+ * whose wait observes the signal sees the data. `sig_op` other than ACLSHMEM_SIGNAL_SET (0) or
+ * ACLSHMEM_SIGNAL_ADD (1), a bad address or PE: logged, nothing written.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_uint64_put_signal(uint64_t *dst, uint64_t *src, size_t elem_size, uint8_t *sig_addr, int32_t signal, int sig_op, int pe);
+
+/**
+ * Copies `elem_size` **elements** of `uint64_t` from local `src` to symmetric `dst` on PE `pe`, then
+ * updates the 32-bit signal word at symmetric `sig_addr` on PE `pe` with `signal`. Non-blocking form (complete at quiet or a barrier; here before it returns).
+ * The data is in PE `pe`'s memory before the signal word changes (release ordering): a PE
+ * whose wait observes the signal sees the data. `sig_op` other than ACLSHMEM_SIGNAL_SET (0) or
+ * ACLSHMEM_SIGNAL_ADD (1), a bad address or PE: logged, nothing written.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_uint64_put_signal_nbi(uint64_t *dst, uint64_t *src, size_t elem_size, uint8_t *sig_addr, int32_t signal, int sig_op, int pe);
+
+/**
+ * Copies `elem_size` **elements** of `char` from local `src` to symmetric `dst` on PE `pe`, then
+ * updates the 32-bit signal word at symmetric `sig_addr` on PE `pe` with `signal`. Blocking.
+ * The data is in PE `pe`'s memory before the signal word changes (release ordering): a PE
+ * whose wait observes the signal sees the data. `sig_op` other than ACLSHMEM_SIGNAL_SET (0) or
+ * ACLSHMEM_SIGNAL_ADD (1), a bad address or PE: logged, nothing written.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_char_put_signal(char *dst, char *src, size_t elem_size, uint8_t *sig_addr, int32_t signal, int sig_op, int pe);
+
+/**
+ * Copies `elem_size` **elements** of `char` from local `src` to symmetric `dst` on PE `pe`, then
+ * updates the 32-bit signal word at symmetric `sig_addr` on PE `pe` with `signal`. Non-blocking form (complete at quiet or a barrier; here before it returns).
+ * The data is in PE `pe`'s memory before the signal word changes (release ordering): a PE
+ * whose wait observes the signal sees the data. `sig_op` other than ACLSHMEM_SIGNAL_SET (0) or
+ * ACLSHMEM_SIGNAL_ADD (1), a bad address or PE: logged, nothing written.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_char_put_signal_nbi(char *dst, char *src, size_t elem_size, uint8_t *sig_addr, int32_t signal, int sig_op, int pe);
+
+/**
+ * Copies `nelems` 1-byte elements from local `src` to symmetric `dst` on PE `pe`, then updates
+ * the 32-bit signal word at symmetric `sig_addr` on PE `pe` with `signal`. Blocking.
+ * The data is in PE `pe`'s memory before the signal word changes (release ordering): a PE
+ * whose wait observes the signal sees the data. `sig_op` other than ACLSHMEM_SIGNAL_SET (0) or
+ * ACLSHMEM_SIGNAL_ADD (1), a bad address or PE: logged, nothing written.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_put8_signal(void *dst, void *src, size_t nelems, int32_t *sig_addr, int32_t signal, int sig_op, int pe);
+
+/**
+ * Copies `nelems` 1-byte elements from local `src` to symmetric `dst` on PE `pe`, then updates
+ * the 32-bit signal word at symmetric `sig_addr` on PE `pe` with `signal`. Non-blocking form (complete at quiet or a barrier; here before it returns).
+ * The data is in PE `pe`'s memory before the signal word changes (release ordering): a PE
+ * whose wait observes the signal sees the data. `sig_op` other than ACLSHMEM_SIGNAL_SET (0) or
+ * ACLSHMEM_SIGNAL_ADD (1), a bad address or PE: logged, nothing written.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_put8_signal_nbi(void *dst, void *src, size_t nelems, int32_t *sig_addr, int32_t signal, int sig_op, int pe);
+
+/**
+ * Copies `nelems` 2-byte elements from local `src` to symmetric `dst` on PE `pe`, then updates
+ * the 32-bit signal word at symmetric `sig_addr` on PE `pe` with `signal`. Blocking.
+ * The data is in PE `pe`'s memory before the signal word changes (release ordering): a PE
+ * whose wait observes the signal sees the data. `sig_op` other than ACLSHMEM_SIGNAL_SET (0) or
+ * ACLSHMEM_SIGNAL_ADD (1), a bad address or PE: logged, nothing written.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_put16_signal(void *dst, void *src, size_t nelems, int32_t *sig_addr, int32_t signal, int sig_op, int pe);
+
+/**
+ * Copies `nelems` 2-byte elements from local `src` to symmetric `dst` on PE `pe`, then updates
+ * the 32-bit signal word at symmetric `sig_addr` on PE `pe` with `signal`. Non-blocking form (complete at quiet or a barrier; here before it returns).
+ * The data is in PE `pe`'s memory before the signal word changes (release ordering): a PE
+ * whose wait observes the signal sees the data. `sig_op` other than ACLSHMEM_SIGNAL_SET (0) or
+ * ACLSHMEM_SIGNAL_ADD (1), a bad address or PE: logged, nothing written.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_put16_signal_nbi(void *dst, void *src, size_t nelems, int32_t *sig_addr, int32_t signal, int sig_op, int pe);
+
+/**
+ * Copies `nelems` 4-byte elements from local `src` to symmetric `dst` on PE `pe`, then updates
+ * the 32-bit signal word at symmetric `sig_addr` on PE `pe` with `signal`. Blocking.
+ * The data is in PE `pe`'s memory before the signal word changes (release ordering): a PE
+ * whose wait observes the signal sees the data. `sig_op` other than ACLSHMEM_SIGNAL_SET (0) or
+ * ACLSHMEM_SIGNAL_ADD (1), a bad address or PE: logged, nothing written.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_put32_signal(void *dst, void *src, size_t nelems, int32_t *sig_addr, int32_t signal, int sig_op, int pe);
+
+/**
+ * Copies `nelems` 4-byte elements from local `src` to symmetric `dst` on PE `pe`, then updates
+ * the 32-bit signal word at symmetric `sig_addr` on PE `pe` with `signal`. Non-blocking form (complete at quiet or a barrier; here before it returns).
+ * The data is in PE `pe`'s memory before the signal word changes (release ordering): a PE
+ * whose wait observes the signal sees the data. `sig_op` other than ACLSHMEM_SIGNAL_SET (0) or
+ * ACLSHMEM_SIGNAL_ADD (1), a bad address or PE: logged, nothing written.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_put32_signal_nbi(void *dst, void *src, size_t nelems, int32_t *sig_addr, int32_t signal, int sig_op, int pe);
+
+/**
+ * Copies `nelems` 8-byte elements from local `src` to symmetric `dst` on PE `pe`, then updates
+ * the 32-bit signal word at symmetric `sig_addr` on PE `pe` with `signal`. Blocking.
+ * The data is in PE `pe`'s memory before the signal word changes (release ordering): a PE
+ * whose wait observes the signal sees the data. `sig_op` other than ACLSHMEM_SIGNAL_SET (0) or
+ * ACLSHMEM_SIGNAL_ADD (1), a bad address or PE: logged, nothing written.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_put64_signal(void *dst, void *src, size_t nelems, int32_t *sig_addr, int32_t signal, int sig_op, int pe);
+
+/**
+ * Copies `nelems` 8-byte elements from local `src` to symmetric `dst` on PE `pe`, then updates
+ * the 32-bit signal word at symmetric `sig_addr` on PE `pe` with `signal`. Non-blocking form (complete at quiet or a barrier; here before it returns).
+ * The data is in PE `pe`'s memory before the signal word changes (release ordering): a PE
+ * whose wait observes the signal sees the data. `sig_op` other than ACLSHMEM_SIGNAL_SET (0) or
+ * ACLSHMEM_SIGNAL_ADD (1), a bad address or PE: logged, nothing written.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_put64_signal_nbi(void *dst, void *src, size_t nelems, int32_t *sig_addr, int32_t signal, int sig_op, int pe);
+
+/**
+ * Copies `nelems` 16-byte elements from local `src` to symmetric `dst` on PE `pe`, then updates
+ * the 32-bit signal word at symmetric `sig_addr` on PE `pe` with `signal`. Blocking.
+ * The data is in PE `pe`'s memory before the signal word changes (release ordering): a PE
+ * whose wait observes the signal sees the data. `sig_op` other than ACLSHMEM_SIGNAL_SET (0) or
+ * ACLSHMEM_SIGNAL_ADD (1), a bad address or PE: logged, nothing written.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_put128_signal(void *dst, void *src, size_t nelems, int32_t *sig_addr, int32_t signal, int sig_op, int pe);
+
+/**
+ * Copies `nelems` 16-byte elements from local `src` to symmetric `dst` on PE `pe`, then updates
+ * the 32-bit signal word at symmetric `sig_addr` on PE `pe` with `signal`. Non-blocking form (complete at quiet or a barrier; here before it returns).
+ * The data is in PE `pe`'s memory before the signal word changes (release ordering): a PE
+ * whose wait observes the signal sees the data. `sig_op` other than ACLSHMEM_SIGNAL_SET (0) or
+ * ACLSHMEM_SIGNAL_ADD (1), a bad address or PE: logged, nothing written.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_put128_signal_nbi(void *dst, void *src, size_t nelems, int32_t *sig_addr, int32_t signal, int sig_op, int pe);
 
 /**
  * Barrier over all PEs. Collective. Returns on every PE only after all arrived; every store and
@@ -1362,6 +4501,1576 @@ ACLSHMEM_HOST_API void aclshmem_barrier_all(void);
  * Same as aclshmem_barrier_all (the original implements sync exactly as barrier).
  */
 ACLSHMEM_HOST_API void aclshmem_sync_all(void);
+
+/**
+ * Waits until the local `float` at `ivar` satisfies `*ivar <cmp> cmp_value`; `cmp` outside
+ * 0..5 is logged and nothing is waited for.
+ * Each element is read with acquire ordering: what the PE that changed it wrote before
+ * that change is visible afterwards. Waits spin briefly, then yield, then sleep with bounded back-off.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_float_wait_until(float *ivar, int cmp, float cmp_value);
+
+/**
+ * Waits until the local `float` at `ivar` differs from `cmp_value`.
+ * Each element is read with acquire ordering: what the PE that changed it wrote before
+ * that change is visible afterwards. Waits spin briefly, then yield, then sleep with bounded back-off.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_float_wait(float *ivar, float cmp_value);
+
+/**
+ * Waits until every element `i` of `ivars[0..nelems)` with `status` NULL or `status[i] == 0`
+ * satisfies `ivars[i] <cmp> `cmp_value``. Returns at once when none is included.
+ * Each element is read with acquire ordering: what the PE that changed it wrote before
+ * that change is visible afterwards. Waits spin briefly, then yield, then sleep with bounded back-off.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_float_wait_until_all(float *ivars, size_t nelems, const int *status, int cmp, float cmp_value);
+
+/**
+ * Waits until an included element satisfies `ivars[i] <cmp> `cmp_value`` and stores its index
+ * in `*res_out`; SIZE_MAX when none is included or on bad arguments.
+ * Each element is read with acquire ordering: what the PE that changed it wrote before
+ * that change is visible afterwards. Waits spin briefly, then yield, then sleep with bounded back-off.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_float_wait_until_any(float *ivars, size_t nelems, const int *status, int cmp, float cmp_value, size_t *res_out);
+
+/**
+ * Waits until at least one included element satisfies `ivars[i] <cmp> `cmp_value``; stores the
+ * indices of all that do in `indices` and their number in `*res_out` (0 when none is included
+ * or on bad arguments).
+ * Each element is read with acquire ordering: what the PE that changed it wrote before
+ * that change is visible afterwards. Waits spin briefly, then yield, then sleep with bounded back-off.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_float_wait_until_some(float *ivars, size_t nelems, size_t *indices, const int *status, int cmp, float cmp_value, size_t *res_out);
+
+/**
+ * Waits until every element `i` of `ivars[0..nelems)` with `status` NULL or `status[i] == 0`
+ * satisfies `ivars[i] <cmp> `cmp_values[i]``. Returns at once when none is included.
+ * Each element is read with acquire ordering: what the PE that changed it wrote before
+ * that change is visible afterwards. Waits spin briefly, then yield, then sleep with bounded back-off.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_float_wait_until_all_vector(float *ivars, size_t nelems, const int *status, int cmp, float *cmp_values);
+
+/**
+ * Waits until an included element satisfies `ivars[i] <cmp> `cmp_values[i]`` and stores its index
+ * in `*res_out`; SIZE_MAX when none is included or on bad arguments.
+ * Each element is read with acquire ordering: what the PE that changed it wrote before
+ * that change is visible afterwards. Waits spin briefly, then yield, then sleep with bounded back-off.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_float_wait_until_any_vector(float *ivars, size_t nelems, const int *status, int cmp, float *cmp_values, size_t *res_out);
+
+/**
+ * Waits until at least one included element satisfies `ivars[i] <cmp> `cmp_values[i]``; stores the
+ * indices of all that do in `indices` and their number in `*res_out` (0 when none is included
+ * or on bad arguments).
+ * Each element is read with acquire ordering: what the PE that changed it wrote before
+ * that change is visible afterwards. Waits spin briefly, then yield, then sleep with bounded back-off.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_float_wait_until_some_vector(float *ivars, size_t nelems, size_t *indices, const int *status, int cmp, float *cmp_values, size_t *res_out);
+
+/**
+ * Stores 1 in `*res_out` if the local `float` at `ivars` satisfies `*ivars <cmp> cmp_value`, else 0
+ * (also 0 on bad arguments). Does not wait.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_float_test(float *ivars, int cmp, float cmp_value, int *res_out);
+
+/**
+ * Stores in `*res_out` the index of an included element satisfying `ivars[i] <cmp> cmp_value`,
+ * or SIZE_MAX when none does. Does not wait.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_float_test_any(float *ivars, size_t nelems, const int *status, int cmp, float cmp_value, size_t *res_out);
+
+/**
+ * Stores in `indices` the indices of the included elements satisfying `ivars[i] <cmp> cmp_value`
+ * and their number in `*res_out`. Does not wait.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_float_test_some(float *ivars, size_t nelems, size_t *indices, const int *status, int cmp, float cmp_value, size_t *res_out);
+
+/**
+ * Stores 1 in `*res_out` when every included element satisfies `ivars[i] <cmp> cmp_values[i]`
+ * (or none is included), else 0. Does not wait.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_float_test_all_vector(float *ivars, size_t nelems, const int *status, int cmp, float *cmp_values, int *res_out);
+
+/**
+ * Stores in `*res_out` the index of an included element satisfying `ivars[i] <cmp> cmp_values[i]`,
+ * or SIZE_MAX. Does not wait.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_float_test_any_vector(float *ivars, size_t nelems, const int *status, int cmp, float *cmp_values, size_t *res_out);
+
+/**
+ * Stores in `indices` the indices of the included elements satisfying
+ * `ivars[i] <cmp> cmp_values[i]` and their number in `*res_out`. Does not wait.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_float_test_some_vector(float *ivars, size_t nelems, size_t *indices, const int *status, int cmp, float *cmp_values, size_t *res_out);
+
+/**
+ * Waits until the local `int8_t` at `ivar` satisfies `*ivar <cmp> cmp_value`; `cmp` outside
+ * 0..5 is logged and nothing is waited for.
+ * Each element is read with acquire ordering: what the PE that changed it wrote before
+ * that change is visible afterwards. Waits spin briefly, then yield, then sleep with bounded back-off.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_int8_wait_until(int8_t *ivar, int cmp, int8_t cmp_value);
+
+/**
+ * Waits until the local `int8_t` at `ivar` differs from `cmp_value`.
+ * Each element is read with acquire ordering: what the PE that changed it wrote before
+ * that change is visible afterwards. Waits spin briefly, then yield, then sleep with bounded back-off.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_int8_wait(int8_t *ivar, int8_t cmp_value);
+
+/**
+ * Waits until every element `i` of `ivars[0..nelems)` with `status` NULL or `status[i] == 0`
+ * satisfies `ivars[i] <cmp> `cmp_value``. Returns at once when none is included.
+ * Each element is read with acquire ordering: what the PE that changed it wrote before
+ * that change is visible afterwards. Waits spin briefly, then yield, then sleep with bounded back-off.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_int8_wait_until_all(int8_t *ivars, size_t nelems, const int *status, int cmp, int8_t cmp_value);
+
+/**
+ * Waits until an included element satisfies `ivars[i] <cmp> `cmp_value`` and stores its index
+ * in `*res_out`; SIZE_MAX when none is included or on bad arguments.
+ * Each element is read with acquire ordering: what the PE that changed it wrote before
+ * that change is visible afterwards. Waits spin briefly, then yield, then sleep with bounded back-off.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_int8_wait_until_any(int8_t *ivars, size_t nelems, const int *status, int cmp, int8_t cmp_value, size_t *res_out);
+
+/**
+ * Waits until at least one included element satisfies `ivars[i] <cmp> `cmp_value``; stores the
+ * indices of all that do in `indices` and their number in `*res_out` (0 when none is included
+ * or on bad arguments).
+ * Each element is read with acquire ordering: what the PE that changed it wrote before
+ * that change is visible afterwards. Waits spin briefly, then yield, then sleep with bounded back-off.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_int8_wait_until_some(int8_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, int8_t cmp_value, size_t *res_out);
+
+/**
+ * Waits until every element `i` of `ivars[0..nelems)` with `status` NULL or `status[i] == 0`
+ * satisfies `ivars[i] <cmp> `cmp_values[i]``. Returns at once when none is included.
+ * Each element is read with acquire ordering: what the PE that changed it wrote before
+ * that change is visible afterwards. Waits spin briefly, then yield, then sleep with bounded back-off.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_int8_wait_until_all_vector(int8_t *ivars, size_t nelems, const int *status, int cmp, int8_t *cmp_values);
+
+/**
+ * Waits until an included element satisfies `ivars[i] <cmp> `cmp_values[i]`` and stores its index
+ * in `*res_out`; SIZE_MAX when none is included or on bad arguments.
+ * Each element is read with acquire ordering: what the PE that changed it wrote before
+ * that change is visible afterwards. Waits spin briefly, then yield, then sleep with bounded back-off.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_int8_wait_until_any_vector(int8_t *ivars, size_t nelems, const int *status, int cmp, int8_t *cmp_values, size_t *res_out);
+
+/**
+ * Waits until at least one included element satisfies `ivars[i] <cmp> `cmp_values[i]``; stores the
+ * indices of all that do in `indices` and their number in `*res_out` (0 when none is included
+ * or on bad arguments).
+ * Each element is read with acquire ordering: what the PE that changed it wrote before
+ * that change is visible afterwards. Waits spin briefly, then yield, then sleep with bounded back-off.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_int8_wait_until_some_vector(int8_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, int8_t *cmp_values, size_t *res_out);
+
+/**
+ * Stores 1 in `*res_out` if the local `int8_t` at `ivars` satisfies `*ivars <cmp> cmp_value`, else 0
+ * (also 0 on bad arguments). Does not wait.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_int8_test(int8_t *ivars, int cmp, int8_t cmp_value, int *res_out);
+
+/**
+ * Stores in `*res_out` the index of an included element satisfying `ivars[i] <cmp> cmp_value`,
+ * or SIZE_MAX when none does. Does not wait.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_int8_test_any(int8_t *ivars, size_t nelems, const int *status, int cmp, int8_t cmp_value, size_t *res_out);
+
+/**
+ * Stores in `indices` the indices of the included elements satisfying `ivars[i] <cmp> cmp_value`
+ * and their number in `*res_out`. Does not wait.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_int8_test_some(int8_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, int8_t cmp_value, size_t *res_out);
+
+/**
+ * Stores 1 in `*res_out` when every included element satisfies `ivars[i] <cmp> cmp_values[i]`
+ * (or none is included), else 0. Does not wait.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_int8_test_all_vector(int8_t *ivars, size_t nelems, const int *status, int cmp, int8_t *cmp_values, int *res_out);
+
+/**
+ * Stores in `*res_out` the index of an included element satisfying `ivars[i] <cmp> cmp_values[i]`,
+ * or SIZE_MAX. Does not wait.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_int8_test_any_vector(int8_t *ivars, size_t nelems, const int *status, int cmp, int8_t *cmp_values, size_t *res_out);
+
+/**
+ * Stores in `indices` the indices of the included elements satisfying
+ * `ivars[i] <cmp> cmp_values[i]` and their number in `*res_out`. Does not wait.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_int8_test_some_vector(int8_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, int8_t *cmp_values, size_t *res_out);
+
+/**
+ * Waits until the local `int16_t` at `ivar` satisfies `*ivar <cmp> cmp_value`; `cmp` outside
+ * 0..5 is logged and nothing is waited for.
+ * Each element is read with acquire ordering: what the PE that changed it wrote before
+ * that change is visible afterwards. Waits spin briefly, then yield, then sleep with bounded back-off.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_int16_wait_until(int16_t *ivar, int cmp, int16_t cmp_value);
+
+/**
+ * Waits until the local `int16_t` at `ivar` differs from `cmp_value`.
+ * Each element is read with acquire ordering: what the PE that changed it wrote before
+ * that change is visible afterwards. Waits spin briefly, then yield, then sleep with bounded back-off.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_int16_wait(int16_t *ivar, int16_t cmp_value);
+
+/**
+ * Waits until every element `i` of `ivars[0..nelems)` with `status` NULL or `status[i] == 0`
+ * satisfies `ivars[i] <cmp> `cmp_value``. Returns at once when none is included.
+ * Each element is read with acquire ordering: what the PE that changed it wrote before
+ * that change is visible afterwards. Waits spin briefly, then yield, then sleep with bounded back-off.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_int16_wait_until_all(int16_t *ivars, size_t nelems, const int *status, int cmp, int16_t cmp_value);
+
+/**
+ * Waits until an included element satisfies `ivars[i] <cmp> `cmp_value`` and stores its index
+ * in `*res_out`; SIZE_MAX when none is included or on bad arguments.
+ * Each element is read with acquire ordering: what the PE that changed it wrote before
+ * that change is visible afterwards. Waits spin briefly, then yield, then sleep with bounded back-off.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_int16_wait_until_any(int16_t *ivars, size_t nelems, const int *status, int cmp, int16_t cmp_value, size_t *res_out);
+
+/**
+ * Waits until at least one included element satisfies `ivars[i] <cmp> `cmp_value``; stores the
+ * indices of all that do in `indices` and their number in `*res_out` (0 when none is included
+ * or on bad arguments).
+ * Each element is read with acquire ordering: what the PE that changed it wrote before
+ * that change is visible afterwards. Waits spin briefly, then yield, then sleep with bounded back-off.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_int16_wait_until_some(int16_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, int16_t cmp_value, size_t *res_out);
+
+/**
+ * Waits until every element `i` of `ivars[0..nelems)` with `status` NULL or `status[i] == 0`
+ * satisfies `ivars[i] <cmp> `cmp_values[i]``. Returns at once when none is included.
+ * Each element is read with acquire ordering: what the PE that changed it wrote before
+ * that change is visible afterwards. Waits spin briefly, then yield, then sleep with bounded back-off.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_int16_wait_until_all_vector(int16_t *ivars, size_t nelems, const int *status, int cmp, int16_t *cmp_values);
+
+/**
+ * Waits until an included element satisfies `ivars[i] <cmp> `cmp_values[i]`` and stores its index
+ * in `*res_out`; SIZE_MAX when none is included or on bad arguments.
+ * Each element is read with acquire ordering: what the PE that changed it wrote before
+ * that change is visible afterwards. Waits spin briefly, then yield, then sleep with bounded back-off.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_int16_wait_until_any_vector(int16_t *ivars, size_t nelems, const int *status, int cmp, int16_t *cmp_values, size_t *res_out);
+
+/**
+ * Waits until at least one included element satisfies `ivars[i] <cmp> `cmp_values[i]``; stores the
+ * indices of all that do in `indices` and their number in `*res_out` (0 when none is included
+ * or on bad arguments).
+ * Each element is read with acquire ordering: what the PE that changed it wrote before
+ * that change is visible afterwards. Waits spin briefly, then yield, then sleep with bounded back-off.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_int16_wait_until_some_vector(int16_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, int16_t *cmp_values, size_t *res_out);
+
+/**
+ * Stores 1 in `*res_out` if the local `int16_t` at `ivars` satisfies `*ivars <cmp> cmp_value`, else 0
+ * (also 0 on bad arguments). Does not wait.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_int16_test(int16_t *ivars, int cmp, int16_t cmp_value, int *res_out);
+
+/**
+ * Stores in `*res_out` the index of an included element satisfying `ivars[i] <cmp> cmp_value`,
+ * or SIZE_MAX when none does. Does not wait.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_int16_test_any(int16_t *ivars, size_t nelems, const int *status, int cmp, int16_t cmp_value, size_t *res_out);
+
+/**
+ * Stores in `indices` the indices of the included elements satisfying `ivars[i] <cmp> cmp_value`
+ * and their number in `*res_out`. Does not wait.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_int16_test_some(int16_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, int16_t cmp_value, size_t *res_out);
+
+/**
+ * Stores 1 in `*res_out` when every included element satisfies `ivars[i] <cmp> cmp_values[i]`
+ * (or none is included), else 0. Does not wait.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_int16_test_all_vector(int16_t *ivars, size_t nelems, const int *status, int cmp, int16_t *cmp_values, int *res_out);
+
+/**
+ * Stores in `*res_out` the index of an included element satisfying `ivars[i] <cmp> cmp_values[i]`,
+ * or SIZE_MAX. Does not wait.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_int16_test_any_vector(int16_t *ivars, size_t nelems, const int *status, int cmp, int16_t *cmp_values, size_t *res_out);
+
+/**
+ * Stores in `indices` the indices of the included elements satisfying
+ * `ivars[i] <cmp> cmp_values[i]` and their number in `*res_out`. Does not wait.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_int16_test_some_vector(int16_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, int16_t *cmp_values, size_t *res_out);
+
+/**
+ * Waits until the local `int32_t` at `ivar` satisfies `*ivar <cmp> cmp_value`; `cmp` outside
+ * 0..5 is logged and nothing is waited for.
+ * Each element is read with acquire ordering: what the PE that changed it wrote before
+ * that change is visible afterwards. Waits spin briefly, then yield, then sleep with bounded back-off.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_int32_wait_until(int32_t *ivar, int cmp, int32_t cmp_value);
+
+/**
+ * Waits until the local `int32_t` at `ivar` differs from `cmp_value`.
+ * Each element is read with acquire ordering: what the PE that changed it wrote before
+ * that change is visible afterwards. Waits spin briefly, then yield, then sleep with bounded back-off.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_int32_wait(int32_t *ivar, int32_t cmp_value);
+
+/**
+ * Waits until every element `i` of `ivars[0..nelems)` with `status` NULL or `status[i] == 0`
+ * satisfies `ivars[i] <cmp> `cmp_value``. Returns at once when none is included.
+ * Each element is read with acquire ordering: what the PE that changed it wrote before
+ * that change is visible afterwards. Waits spin briefly, then yield, then sleep with bounded back-off.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_int32_wait_until_all(int32_t *ivars, size_t nelems, const int *status, int cmp, int32_t cmp_value);
+
+/**
+ * Waits until an included element satisfies `ivars[i] <cmp> `cmp_value`` and stores its index
+ * in `*res_out`; SIZE_MAX when none is included or on bad arguments.
+ * Each element is read with acquire ordering: what the PE that changed it wrote before
+ * that change is visible afterwards. Waits spin briefly, then yield, then sleep with bounded back-off.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_int32_wait_until_any(int32_t *ivars, size_t nelems, const int *status, int cmp, int32_t cmp_value, size_t *res_out);
+
+/**
+ * Waits until at least one included element satisfies `ivars[i] <cmp> `cmp_value``; stores the
+ * indices of all that do in `indices` and their number in `*res_out` (0 when none is included
+ * or on bad arguments).
+ * Each element is read with acquire ordering: what the PE that changed it wrote before
+ * that change is visible afterwards. Waits spin briefly, then yield, then sleep with bounded back-off.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_int32_wait_until_some(int32_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, int32_t cmp_value, size_t *res_out);
+
+/**
+ * Waits until every element `i` of `ivars[0..nelems)` with `status` NULL or `status[i] == 0`
+ * satisfies `ivars[i] <cmp> `cmp_values[i]``. Returns at once when none is included.
+ * Each element is read with acquire ordering: what the PE that changed it wrote before
+ * that change is visible afterwards. Waits spin briefly, then yield, then sleep with bounded back-off.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_int32_wait_until_all_vector(int32_t *ivars, size_t nelems, const int *status, int cmp, int32_t *cmp_values);
+
+/**
+ * Waits until an included element satisfies `ivars[i] <cmp> `cmp_values[i]`` and stores its index
+ * in `*res_out`; SIZE_MAX when none is included or on bad arguments.
+ * Each element is read with acquire ordering: what the PE that changed it wrote before
+ * that change is visible afterwards. Waits spin briefly, then yield, then sleep with bounded back-off.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_int32_wait_until_any_vector(int32_t *ivars, size_t nelems, const int *status, int cmp, int32_t *cmp_values, size_t *res_out);
+
+/**
+ * Waits until at least one included element satisfies `ivars[i] <cmp> `cmp_values[i]``; stores the
+ * indices of all that do in `indices` and their number in `*res_out` (0 when none is included
+ * or on bad arguments).
+ * Each element is read with acquire ordering: what the PE that changed it wrote before
+ * that change is visible afterwards. Waits spin briefly, then yield, then sleep with bounded back-off.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_int32_wait_until_some_vector(int32_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, int32_t *cmp_values, size_t *res_out);
+
+/**
+ * Stores 1 in `*res_out` if the local `int32_t` at `ivars` satisfies `*ivars <cmp> cmp_value`, else 0
+ * (also 0 on bad arguments). Does not wait.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_int32_test(int32_t *ivars, int cmp, int32_t cmp_value, int *res_out);
+
+/**
+ * Stores in `*res_out` the index of an included element satisfying `ivars[i] <cmp> cmp_value`,
+ * or SIZE_MAX when none does. Does not wait.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_int32_test_any(int32_t *ivars, size_t nelems, const int *status, int cmp, int32_t cmp_value, size_t *res_out);
+
+/**
+ * Stores in `indices` the indices of the included elements satisfying `ivars[i] <cmp> cmp_value`
+ * and their number in `*res_out`. Does not wait.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_int32_test_some(int32_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, int32_t cmp_value, size_t *res_out);
+
+/**
+ * Stores 1 in `*res_out` when every included element satisfies `ivars[i] <cmp> cmp_values[i]`
+ * (or none is included), else 0. Does not wait.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_int32_test_all_vector(int32_t *ivars, size_t nelems, const int *status, int cmp, int32_t *cmp_values, int *res_out);
+
+/**
+ * Stores in `*res_out` the index of an included element satisfying `ivars[i] <cmp> cmp_values[i]`,
+ * or SIZE_MAX. Does not wait.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_int32_test_any_vector(int32_t *ivars, size_t nelems, const int *status, int cmp, int32_t *cmp_values, size_t *res_out);
+
+/**
+ * Stores in `indices` the indices of the included elements satisfying
+ * `ivars[i] <cmp> cmp_values[i]` and their number in `*res_out`. Does not wait.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_int32_test_some_vector(int32_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, int32_t *cmp_values, size_t *res_out);
+
+/**
+ * Waits until the local `int64_t` at `ivar` satisfies `*ivar <cmp> cmp_value`; `cmp` outside
+ * 0..5 is logged and nothing is waited for.
+ * Each element is read with acquire ordering: what the PE that changed it wrote before
+ * that change is visible afterwards. Waits spin briefly, then yield, then sleep with bounded back-off.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_int64_wait_until(int64_t *ivar, int cmp, int64_t cmp_value);
+
+/**
+ * Waits until the local `int64_t` at `ivar` differs from `cmp_value`.
+ * Each element is read with acquire ordering: what the PE that changed it wrote before
+ * that change is visible afterwards. Waits spin briefly, then yield, then sleep with bounded back-off.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_int64_wait(int64_t *ivar, int64_t cmp_value);
+
+/**
+ * Waits until every element `i` of `ivars[0..nelems)` with `status` NULL or `status[i] == 0`
+ * satisfies `ivars[i] <cmp> `cmp_value``. Returns at once when none is included.
+ * Each element is read with acquire ordering: what the PE that changed it wrote before
+ * that change is visible afterwards. Waits spin briefly, then yield, then sleep with bounded back-off.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_int64_wait_until_all(int64_t *ivars, size_t nelems, const int *status, int cmp, int64_t cmp_value);
+
+/**
+ * Waits until an included element satisfies `ivars[i] <cmp> `cmp_value`` and stores its index
+ * in `*res_out`; SIZE_MAX when none is included or on bad arguments.
+ * Each element is read with acquire ordering: what the PE that changed it wrote before
+ * that change is visible afterwards. Waits spin briefly, then yield, then sleep with bounded back-off.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_int64_wait_until_any(int64_t *ivars, size_t nelems, const int *status, int cmp, int64_t cmp_value, size_t *res_out);
+
+/**
+ * Waits until at least one included element satisfies `ivars[i] <cmp> `cmp_value``; stores the
+ * indices of all that do in `indices` and their number in `*res_out` (0 when none is included
+ * or on bad arguments).
+ * Each element is read with acquire ordering: what the PE that changed it wrote before
+ * that change is visible afterwards. Waits spin briefly, then yield, then sleep with bounded back-off.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_int64_wait_until_some(int64_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, int64_t cmp_value, size_t *res_out);
+
+/**
+ * Waits until every element `i` of `ivars[0..nelems)` with `status` NULL or `status[i] == 0`
+ * satisfies `ivars[i] <cmp> `cmp_values[i]``. Returns at once when none is included.
+ * Each element is read with acquire ordering: what the PE that changed it wrote before
+ * that change is visible afterwards. Waits spin briefly, then yield, then sleep with bounded back-off.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_int64_wait_until_all_vector(int64_t *ivars, size_t nelems, const int *status, int cmp, int64_t *cmp_values);
+
+/**
+ * Waits until an included element satisfies `ivars[i] <cmp> `cmp_values[i]`` and stores its index
+ * in `*res_out`; SIZE_MAX when none is included or on bad arguments.
+ * Each element is read with acquire ordering: what the PE that changed it wrote before
+ * that change is visible afterwards. Waits spin briefly, then yield, then sleep with bounded back-off.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_int64_wait_until_any_vector(int64_t *ivars, size_t nelems, const int *status, int cmp, int64_t *cmp_values, size_t *res_out);
+
+/**
+ * Waits until at least one included element satisfies `ivars[i] <cmp> `cmp_values[i]``; stores the
+ * indices of all that do in `indices` and their number in `*res_out` (0 when none is included
+ * or on bad arguments).
+ * Each element is read with acquire ordering: what the PE that changed it wrote before
+ * that change is visible afterwards. Waits spin briefly, then yield, then sleep with bounded back-off.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_int64_wait_until_some_vector(int64_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, int64_t *cmp_values, size_t *res_out);
+
+/**
+ * Stores 1 in `*res_out` if the local `int64_t` at `ivars` satisfies `*ivars <cmp> cmp_value`, else 0
+ * (also 0 on bad arguments). Does not wait.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_int64_test(int64_t *ivars, int cmp, int64_t cmp_value, int *res_out);
+
+/**
+ * Stores in `*res_out` the index of an included element satisfying `ivars[i] <cmp> cmp_value`,
+ * or SIZE_MAX when none does. Does not wait.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_int64_test_any(int64_t *ivars, size_t nelems, const int *status, int cmp, int64_t cmp_value, size_t *res_out);
+
+/**
+ * Stores in `indices` the indices of the included elements satisfying `ivars[i] <cmp> cmp_value`
+ * and their number in `*res_out`. Does not wait.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_int64_test_some(int64_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, int64_t cmp_value, size_t *res_out);
+
+/**
+ * Stores 1 in `*res_out` when every included element satisfies `ivars[i] <cmp> cmp_values[i]`
+ * (or none is included), else 0. Does not wait.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_int64_test_all_vector(int64_t *ivars, size_t nelems, const int *status, int cmp, int64_t *cmp_values, int *res_out);
+
+/**
+ * Stores in `*res_out` the index of an included element satisfying `ivars[i] <cmp> cmp_values[i]`,
+ * or SIZE_MAX. Does not wait.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_int64_test_any_vector(int64_t *ivars, size_t nelems, const int *status, int cmp, int64_t *cmp_values, size_t *res_out);
+
+/**
+ * Stores in `indices` the indices of the included elements satisfying
+ * `ivars[i] <cmp> cmp_values[i]` and their number in `*res_out`. Does not wait.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_int64_test_some_vector(int64_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, int64_t *cmp_values, size_t *res_out);
+
+/**
+ * Waits until the local `uint8_t` at `ivar` satisfies `*ivar <cmp> cmp_value`; `cmp` outside
+ * 0..5 is logged and nothing is waited for.
+ * Each element is read with acquire ordering: what the PE that changed it wrote before
+ * that change is visible afterwards. Waits spin briefly, then yield, then sleep with bounded back-off.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_uint8_wait_until(uint8_t *ivar, int cmp, uint8_t cmp_value);
+
+/**
+ * Waits until the local `uint8_t` at `ivar` differs from `cmp_value`.
+ * Each element is read with acquire ordering: what the PE that changed it wrote before
+ * that change is visible afterwards. Waits spin briefly, then yield, then sleep with bounded back-off.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_uint8_wait(uint8_t *ivar, uint8_t cmp_value);
+
+/**
+ * Waits until every element `i` of `ivars[0..nelems)` with `status` NULL or `status[i] == 0`
+ * satisfies `ivars[i] <cmp> `cmp_value``. Returns at once when none is included.
+ * Each element is read with acquire ordering: what the PE that changed it wrote before
+ * that change is visible afterwards. Waits spin briefly, then yield, then sleep with bounded back-off.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_uint8_wait_until_all(uint8_t *ivars, size_t nelems, const int *status, int cmp, uint8_t cmp_value);
+
+/**
+ * Waits until an included element satisfies `ivars[i] <cmp> `cmp_value`` and stores its index
+ * in `*res_out`; SIZE_MAX when none is included or on bad arguments.
+ * Each element is read with acquire ordering: what the PE that changed it wrote before
+ * that change is visible afterwards. Waits spin briefly, then yield, then sleep with bounded back-off.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_uint8_wait_until_any(uint8_t *ivars, size_t nelems, const int *status, int cmp, uint8_t cmp_value, size_t *res_out);
+
+/**
+ * Waits until at least one included element satisfies `ivars[i] <cmp> `cmp_value``; stores the
+ * indices of all that do in `indices` and their number in `*res_out` (0 when none is included
+ * or on bad arguments).
+ * Each element is read with acquire ordering: what the PE that changed it wrote before
+ * that change is visible afterwards. Waits spin briefly, then yield, then sleep with bounded back-off.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_uint8_wait_until_some(uint8_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, uint8_t cmp_value, size_t *res_out);
+
+/**
+ * Waits until every element `i` of `ivars[0..nelems)` with `status` NULL or `status[i] == 0`
+ * satisfies `ivars[i] <cmp> `cmp_values[i]``. Returns at once when none is included.
+ * Each element is read with acquire ordering: what the PE that changed it wrote before
+ * that change is visible afterwards. Waits spin briefly, then yield, then sleep with bounded back-off.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_uint8_wait_until_all_vector(uint8_t *ivars, size_t nelems, const int *status, int cmp, uint8_t *cmp_values);
+
+/**
+ * Waits until an included element satisfies `ivars[i] <cmp> `cmp_values[i]`` and stores its index
+ * in `*res_out`; SIZE_MAX when none is included or on bad arguments.
+ * Each element is read with acquire ordering: what the PE that changed it wrote before
+ * that change is visible afterwards. Waits spin briefly, then yield, then sleep with bounded back-off.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_uint8_wait_until_any_vector(uint8_t *ivars, size_t nelems, const int *status, int cmp, uint8_t *cmp_values, size_t *res_out);
+
+/**
+ * Waits until at least one included element satisfies `ivars[i] <cmp> `cmp_values[i]``; stores the
+ * indices of all that do in `indices` and their number in `*res_out` (0 when none is included
+ * or on bad arguments).
+ * Each element is read with acquire ordering: what the PE that changed it wrote before
+ * that change is visible afterwards. Waits spin briefly, then yield, then sleep with bounded back-off.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_uint8_wait_until_some_vector(uint8_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, uint8_t *cmp_values, size_t *res_out);
+
+/**
+ * Stores 1 in `*res_out` if the local `uint8_t` at `ivars` satisfies `*ivars <cmp> cmp_value`, else 0
+ * (also 0 on bad arguments). Does not wait.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_uint8_test(uint8_t *ivars, int cmp, uint8_t cmp_value, int *res_out);
+
+/**
+ * Stores in `*res_out` the index of an included element satisfying `ivars[i] <cmp> cmp_value`,
+ * or SIZE_MAX when none does. Does not wait.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_uint8_test_any(uint8_t *ivars, size_t nelems, const int *status, int cmp, uint8_t cmp_value, size_t *res_out);
+
+/**
+ * Stores in `indices` the indices of the included elements satisfying `ivars[i] <cmp> cmp_value`
+ * and their number in `*res_out`. Does not wait.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_uint8_test_some(uint8_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, uint8_t cmp_value, size_t *res_out);
+
+/**
+ * Stores 1 in `*res_out` when every included element satisfies `ivars[i] <cmp> cmp_values[i]`
+ * (or none is included), else 0. Does not wait.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_uint8_test_all_vector(uint8_t *ivars, size_t nelems, const int *status, int cmp, uint8_t *cmp_values, int *res_out);
+
+/**
+ * Stores in `*res_out` the index of an included element satisfying `ivars[i] <cmp> cmp_values[i]`,
+ * or SIZE_MAX. Does not wait.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_uint8_test_any_vector(uint8_t *ivars, size_t nelems, const int *status, int cmp, uint8_t *cmp_values, size_t *res_out);
+
+/**
+ * Stores in `indices` the indices of the included elements satisfying
+ * `ivars[i] <cmp> cmp_values[i]` and their number in `*res_out`. Does not wait.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_uint8_test_some_vector(uint8_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, uint8_t *cmp_values, size_t *res_out);
+
+/**
+ * Waits until the local `uint16_t` at `ivar` satisfies `*ivar <cmp> cmp_value`; `cmp` outside
+ * 0..5 is logged and nothing is waited for.
+ * Each element is read with acquire ordering: what the PE that changed it wrote before
+ * that change is visible afterwards. Waits spin briefly, then yield, then sleep with bounded back-off.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_uint16_wait_until(uint16_t *ivar, int cmp, uint16_t cmp_value);
+
+/**
+ * Waits until the local `uint16_t` at `ivar` differs from `cmp_value`.
+ * Each element is read with acquire ordering: what the PE that changed it wrote before
+ * that change is visible afterwards. Waits spin briefly, then yield, then sleep with bounded back-off.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_uint16_wait(uint16_t *ivar, uint16_t cmp_value);
+
+/**
+ * Waits until every element `i` of `ivars[0..nelems)` with `status` NULL or `status[i] == 0`
+ * satisfies `ivars[i] <cmp> `cmp_value``. Returns at once when none is included.
+ * Each element is read with acquire ordering: what the PE that changed it wrote before
+ * that change is visible afterwards. Waits spin briefly, then yield, then sleep with bounded back-off.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_uint16_wait_until_all(uint16_t *ivars, size_t nelems, const int *status, int cmp, uint16_t cmp_value);
+
+/**
+ * Waits until an included element satisfies `ivars[i] <cmp> `cmp_value`` and stores its index
+ * in `*res_out`; SIZE_MAX when none is included or on bad arguments.
+ * Each element is read with acquire ordering: what the PE that changed it wrote before
+ * that change is visible afterwards. Waits spin briefly, then yield, then sleep with bounded back-off.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_uint16_wait_until_any(uint16_t *ivars, size_t nelems, const int *status, int cmp, uint16_t cmp_value, size_t *res_out);
+
+/**
+ * Waits until at least one included element satisfies `ivars[i] <cmp> `cmp_value``; stores the
+ * indices of all that do in `indices` and their number in `*res_out` (0 when none is included
+ * or on bad arguments).
+ * Each element is read with acquire ordering: what the PE that changed it wrote before
+ * that change is visible afterwards. Waits spin briefly, then yield, then sleep with bounded back-off.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_uint16_wait_until_some(uint16_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, uint16_t cmp_value, size_t *res_out);
+
+/**
+ * Waits until every element `i` of `ivars[0..nelems)` with `status` NULL or `status[i] == 0`
+ * satisfies `ivars[i] <cmp> `cmp_values[i]``. Returns at once when none is included.
+ * Each element is read with acquire ordering: what the PE that changed it wrote before
+ * that change is visible afterwards. Waits spin briefly, then yield, then sleep with bounded back-off.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_uint16_wait_until_all_vector(uint16_t *ivars, size_t nelems, const int *status, int cmp, uint16_t *cmp_values);
+
+/**
+ * Waits until an included element satisfies `ivars[i] <cmp> `cmp_values[i]`` and stores its index
+ * in `*res_out`; SIZE_MAX when none is included or on bad arguments.
+ * Each element is read with acquire ordering: what the PE that changed it wrote before
+ * that change is visible afterwards. Waits spin briefly, then yield, then sleep with bounded back-off.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_uint16_wait_until_any_vector(uint16_t *ivars, size_t nelems, const int *status, int cmp, uint16_t *cmp_values, size_t *res_out);
+
+/**
+ * Waits until at least one included element satisfies `ivars[i] <cmp> `cmp_values[i]``; stores the
+ * indices of all that do in `indices` and their number in `*res_out` (0 when none is included
+ * or on bad arguments).
+ * Each element is read with acquire ordering: what the PE that changed it wrote before
+ * that change is visible afterwards. Waits spin briefly, then yield, then sleep with bounded back-off.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_uint16_wait_until_some_vector(uint16_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, uint16_t *cmp_values, size_t *res_out);
+
+/**
+ * Stores 1 in `*res_out` if the local `uint16_t` at `ivars` satisfies `*ivars <cmp> cmp_value`, else 0
+ * (also 0 on bad arguments). Does not wait.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_uint16_test(uint16_t *ivars, int cmp, uint16_t cmp_value, int *res_out);
+
+/**
+ * Stores in `*res_out` the index of an included element satisfying `ivars[i] <cmp> cmp_value`,
+ * or SIZE_MAX when none does. Does not wait.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_uint16_test_any(uint16_t *ivars, size_t nelems, const int *status, int cmp, uint16_t cmp_value, size_t *res_out);
+
+/**
+ * Stores in `indices` the indices of the included elements satisfying `ivars[i] <cmp> cmp_value`
+ * and their number in `*res_out`. Does not wait.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_uint16_test_some(uint16_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, uint16_t cmp_value, size_t *res_out);
+
+/**
+ * Stores 1 in `*res_out` when every included element satisfies `ivars[i] <cmp> cmp_values[i]`
+ * (or none is included), else 0. Does not wait.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_uint16_test_all_vector(uint16_t *ivars, size_t nelems, const int *status, int cmp, uint16_t *cmp_values, int *res_out);
+
+/**
+ * Stores in `*res_out` the index of an included element satisfying `ivars[i] <cmp> cmp_values[i]`,
+ * or SIZE_MAX. Does not wait.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_uint16_test_any_vector(uint16_t *ivars, size_t nelems, const int *status, int cmp, uint16_t *cmp_values, size_t *res_out);
+
+/**
+ * Stores in `indices` the indices of the included elements satisfying
+ * `ivars[i] <cmp> cmp_values[i]` and their number in `*res_out`. Does not wait.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_uint16_test_some_vector(uint16_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, uint16_t *cmp_values, size_t *res_out);
+
+/**
+ * Waits until the local `uint32_t` at `ivar` satisfies `*ivar <cmp> cmp_value`; `cmp` outside
+ * 0..5 is logged and nothing is waited for.
+ * Each element is read with acquire ordering: what the PE that changed it wrote before
+ * that change is visible afterwards. Waits spin briefly, then yield, then sleep with bounded back-off.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_uint32_wait_until(uint32_t *ivar, int cmp, uint32_t cmp_value);
+
+/**
+ * Waits until the local `uint32_t` at `ivar` differs from `cmp_value`.
+ * Each element is read with acquire ordering: what the PE that changed it wrote before
+ * that change is visible afterwards. Waits spin briefly, then yield, then sleep with bounded back-off.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_uint32_wait(uint32_t *ivar, uint32_t cmp_value);
+
+/**
+ * Waits until every element `i` of `ivars[0..nelems)` with `status` NULL or `status[i] == 0`
+ * satisfies `ivars[i] <cmp> `cmp_value``. Returns at once when none is included.
+ * Each element is read with acquire ordering: what the PE that changed it wrote before
+ * that change is visible afterwards. Waits spin briefly, then yield, then sleep with bounded back-off.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_uint32_wait_until_all(uint32_t *ivars, size_t nelems, const int *status, int cmp, uint32_t cmp_value);
+
+/**
+ * Waits until an included element satisfies `ivars[i] <cmp> `cmp_value`` and stores its index
+ * in `*res_out`; SIZE_MAX when none is included or on bad arguments.
+ * Each element is read with acquire ordering: what the PE that changed it wrote before
+ * that change is visible afterwards. Waits spin briefly, then yield, then sleep with bounded back-off.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_uint32_wait_until_any(uint32_t *ivars, size_t nelems, const int *status, int cmp, uint32_t cmp_value, size_t *res_out);
+
+/**
+ * Waits until at least one included element satisfies `ivars[i] <cmp> `cmp_value``; stores the
+ * indices of all that do in `indices` and their number in `*res_out` (0 when none is included
+ * or on bad arguments).
+ * Each element is read with acquire ordering: what the PE that changed it wrote before
+ * that change is visible afterwards. Waits spin briefly, then yield, then sleep with bounded back-off.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_uint32_wait_until_some(uint32_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, uint32_t cmp_value, size_t *res_out);
+
+/**
+ * Waits until every element `i` of `ivars[0..nelems)` with `status` NULL or `status[i] == 0`
+ * satisfies `ivars[i] <cmp> `cmp_values[i]``. Returns at once when none is included.
+ * Each element is read with acquire ordering: what the PE that changed it wrote before
+ * that change is visible afterwards. Waits spin briefly, then yield, then sleep with bounded back-off.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_uint32_wait_until_all_vector(uint32_t *ivars, size_t nelems, const int *status, int cmp, uint32_t *cmp_values);
+
+/**
+ * Waits until an included element satisfies `ivars[i] <cmp> `cmp_values[i]`` and stores its index
+ * in `*res_out`; SIZE_MAX when none is included or on bad arguments.
+ * Each element is read with acquire ordering: what the PE that changed it wrote before
+ * that change is visible afterwards. Waits spin briefly, then yield, then sleep with bounded back-off.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_uint32_wait_until_any_vector(uint32_t *ivars, size_t nelems, const int *status, int cmp, uint32_t *cmp_values, size_t *res_out);
+
+/**
+ * Waits until at least one included element satisfies `ivars[i] <cmp> `cmp_values[i]``; stores the
+ * indices of all that do in `indices` and their number in `*res_out` (0 when none is included
+ * or on bad arguments).
+ * Each element is read with acquire ordering: what the PE that changed it wrote before
+ * that change is visible afterwards. Waits spin briefly, then yield, then sleep with bounded back-off.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_uint32_wait_until_some_vector(uint32_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, uint32_t *cmp_values, size_t *res_out);
+
+/**
+ * Stores 1 in `*res_out` if the local `uint32_t` at `ivars` satisfies `*ivars <cmp> cmp_value`, else 0
+ * (also 0 on bad arguments). Does not wait.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_uint32_test(uint32_t *ivars, int cmp, uint32_t cmp_value, int *res_out);
+
+/**
+ * Stores in `*res_out` the index of an included element satisfying `ivars[i] <cmp> cmp_value`,
+ * or SIZE_MAX when none does. Does not wait.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_uint32_test_any(uint32_t *ivars, size_t nelems, const int *status, int cmp, uint32_t cmp_value, size_t *res_out);
+
+/**
+ * Stores in `indices` the indices of the included elements satisfying `ivars[i] <cmp> cmp_value`
+ * and their number in `*res_out`. Does not wait.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_uint32_test_some(uint32_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, uint32_t cmp_value, size_t *res_out);
+
+/**
+ * Stores 1 in `*res_out` when every included element satisfies `ivars[i] <cmp> cmp_values[i]`
+ * (or none is included), else 0. Does not wait.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_uint32_test_all_vector(uint32_t *ivars, size_t nelems, const int *status, int cmp, uint32_t *cmp_values, int *res_out);
+
+/**
+ * Stores in `*res_out` the index of an included element satisfying `ivars[i] <cmp> cmp_values[i]`,
+ * or SIZE_MAX. Does not wait.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_uint32_test_any_vector(uint32_t *ivars, size_t nelems, const int *status, int cmp, uint32_t *cmp_values, size_t *res_out);
+
+/**
+ * Stores in `indices` the indices of the included elements satisfying
+ * `ivars[i] <cmp> cmp_values[i]` and their number in `*res_out`. Does not wait.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_uint32_test_some_vector(uint32_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, uint32_t *cmp_values, size_t *res_out);
+
+/**
+ * Waits until the local `uint64_t` at `ivar` satisfies `*ivar <cmp> cmp_value`; `cmp` outside
+ * 0..5 is logged and nothing is waited for.
+ * Each element is read with acquire ordering: what the PE that changed it wrote before
+ * that change is visible afterwards. Waits spin briefly, then yield, then sleep with bounded back-off.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_uint64_wait_until(uint64_t *ivar, int cmp, uint64_t cmp_value);
+
+/**
+ * Waits until the local `uint64_t` at `ivar` differs from `cmp_value`.
+ * Each element is read with acquire ordering: what the PE that changed it wrote before
+ * that change is visible afterwards. Waits spin briefly, then yield, then sleep with bounded back-off.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_uint64_wait(uint64_t *ivar, uint64_t cmp_value);
+
+/**
+ * Waits until every element `i` of `ivars[0..nelems)` with `status` NULL or `status[i] == 0`
+ * satisfies `ivars[i] <cmp> `cmp_value``. Returns at once when none is included.
+ * Each element is read with acquire ordering: what the PE that changed it wrote before
+ * that change is visible afterwards. Waits spin briefly, then yield, then sleep with bounded back-off.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_uint64_wait_until_all(uint64_t *ivars, size_t nelems, const int *status, int cmp, uint64_t cmp_value);
+
+/**
+ * Waits until an included element satisfies `ivars[i] <cmp> `cmp_value`` and stores its index
+ * in `*res_out`; SIZE_MAX when none is included or on bad arguments.
+ * Each element is read with acquire ordering: what the PE that changed it wrote before
+ * that change is visible afterwards. Waits spin briefly, then yield, then sleep with bounded back-off.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_uint64_wait_until_any(uint64_t *ivars, size_t nelems, const int *status, int cmp, uint64_t cmp_value, size_t *res_out);
+
+/**
+ * Waits until at least one included element satisfies `ivars[i] <cmp> `cmp_value``; stores the
+ * indices of all that do in `indices` and their number in `*res_out` (0 when none is included
+ * or on bad arguments).
+ * Each element is read with acquire ordering: what the PE that changed it wrote before
+ * that change is visible afterwards. Waits spin briefly, then yield, then sleep with bounded back-off.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_uint64_wait_until_some(uint64_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, uint64_t cmp_value, size_t *res_out);
+
+/**
+ * Waits until every element `i` of `ivars[0..nelems)` with `status` NULL or `status[i] == 0`
+ * satisfies `ivars[i] <cmp> `cmp_values[i]``. Returns at once when none is included.
+ * Each element is read with acquire ordering: what the PE that changed it wrote before
+ * that change is visible afterwards. Waits spin briefly, then yield, then sleep with bounded back-off.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_uint64_wait_until_all_vector(uint64_t *ivars, size_t nelems, const int *status, int cmp, uint64_t *cmp_values);
+
+/**
+ * Waits until an included element satisfies `ivars[i] <cmp> `cmp_values[i]`` and stores its index
+ * in `*res_out`; SIZE_MAX when none is included or on bad arguments.
+ * Each element is read with acquire ordering: what the PE that changed it wrote before
+ * that change is visible afterwards. Waits spin briefly, then yield, then sleep with bounded back-off.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_uint64_wait_until_any_vector(uint64_t *ivars, size_t nelems, const int *status, int cmp, uint64_t *cmp_values, size_t *res_out);
+
+/**
+ * Waits until at least one included element satisfies `ivars[i] <cmp> `cmp_values[i]``; stores the
+ * indices of all that do in `indices` and their number in `*res_out` (0 when none is included
+ * or on bad arguments).
+ * Each element is read with acquire ordering: what the PE that changed it wrote before
+ * that change is visible afterwards. Waits spin briefly, then yield, then sleep with bounded back-off.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_uint64_wait_until_some_vector(uint64_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, uint64_t *cmp_values, size_t *res_out);
+
+/**
+ * Stores 1 in `*res_out` if the local `uint64_t` at `ivars` satisfies `*ivars <cmp> cmp_value`, else 0
+ * (also 0 on bad arguments). Does not wait.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_uint64_test(uint64_t *ivars, int cmp, uint64_t cmp_value, int *res_out);
+
+/**
+ * Stores in `*res_out` the index of an included element satisfying `ivars[i] <cmp> cmp_value`,
+ * or SIZE_MAX when none does. Does not wait.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_uint64_test_any(uint64_t *ivars, size_t nelems, const int *status, int cmp, uint64_t cmp_value, size_t *res_out);
+
+/**
+ * Stores in `indices` the indices of the included elements satisfying `ivars[i] <cmp> cmp_value`
+ * and their number in `*res_out`. Does not wait.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_uint64_test_some(uint64_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, uint64_t cmp_value, size_t *res_out);
+
+/**
+ * Stores 1 in `*res_out` when every included element satisfies `ivars[i] <cmp> cmp_values[i]`
+ * (or none is included), else 0. Does not wait.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_uint64_test_all_vector(uint64_t *ivars, size_t nelems, const int *status, int cmp, uint64_t *cmp_values, int *res_out);
+
+/**
+ * Stores in `*res_out` the index of an included element satisfying `ivars[i] <cmp> cmp_values[i]`,
+ * or SIZE_MAX. Does not wait.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_uint64_test_any_vector(uint64_t *ivars, size_t nelems, const int *status, int cmp, uint64_t *cmp_values, size_t *res_out);
+
+/**
+ * Stores in `indices` the indices of the included elements satisfying
+ * `ivars[i] <cmp> cmp_values[i]` and their number in `*res_out`. Does not wait.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_uint64_test_some_vector(uint64_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, uint64_t *cmp_values, size_t *res_out);
+
+/**
+ * Waits until the local `char` at `ivar` satisfies `*ivar <cmp> cmp_value`; `cmp` outside
+ * 0..5 is logged and nothing is waited for.
+ * Each element is read with acquire ordering: what the PE that changed it wrote before
+ * that change is visible afterwards. Waits spin briefly, then yield, then sleep with bounded back-off.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_char_wait_until(char *ivar, int cmp, char cmp_value);
+
+/**
+ * Waits until the local `char` at `ivar` differs from `cmp_value`.
+ * Each element is read with acquire ordering: what the PE that changed it wrote before
+ * that change is visible afterwards. Waits spin briefly, then yield, then sleep with bounded back-off.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_char_wait(char *ivar, char cmp_value);
+
+/**
+ * Waits until every element `i` of `ivars[0..nelems)` with `status` NULL or `status[i] == 0`
+ * satisfies `ivars[i] <cmp> `cmp_value``. Returns at once when none is included.
+ * Each element is read with acquire ordering: what the PE that changed it wrote before
+ * that change is visible afterwards. Waits spin briefly, then yield, then sleep with bounded back-off.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_char_wait_until_all(char *ivars, size_t nelems, const int *status, int cmp, char cmp_value);
+
+/**
+ * Waits until an included element satisfies `ivars[i] <cmp> `cmp_value`` and stores its index
+ * in `*res_out`; SIZE_MAX when none is included or on bad arguments.
+ * Each element is read with acquire ordering: what the PE that changed it wrote before
+ * that change is visible afterwards. Waits spin briefly, then yield, then sleep with bounded back-off.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_char_wait_until_any(char *ivars, size_t nelems, const int *status, int cmp, char cmp_value, size_t *res_out);
+
+/**
+ * Waits until at least one included element satisfies `ivars[i] <cmp> `cmp_value``; stores the
+ * indices of all that do in `indices` and their number in `*res_out` (0 when none is included
+ * or on bad arguments).
+ * Each element is read with acquire ordering: what the PE that changed it wrote before
+ * that change is visible afterwards. Waits spin briefly, then yield, then sleep with bounded back-off.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_char_wait_until_some(char *ivars, size_t nelems, size_t *indices, const int *status, int cmp, char cmp_value, size_t *res_out);
+
+/**
+ * Waits until every element `i` of `ivars[0..nelems)` with `status` NULL or `status[i] == 0`
+ * satisfies `ivars[i] <cmp> `cmp_values[i]``. Returns at once when none is included.
+ * Each element is read with acquire ordering: what the PE that changed it wrote before
+ * that change is visible afterwards. Waits spin briefly, then yield, then sleep with bounded back-off.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_char_wait_until_all_vector(char *ivars, size_t nelems, const int *status, int cmp, char *cmp_values);
+
+/**
+ * Waits until an included element satisfies `ivars[i] <cmp> `cmp_values[i]`` and stores its index
+ * in `*res_out`; SIZE_MAX when none is included or on bad arguments.
+ * Each element is read with acquire ordering: what the PE that changed it wrote before
+ * that change is visible afterwards. Waits spin briefly, then yield, then sleep with bounded back-off.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_char_wait_until_any_vector(char *ivars, size_t nelems, const int *status, int cmp, char *cmp_values, size_t *res_out);
+
+/**
+ * Waits until at least one included element satisfies `ivars[i] <cmp> `cmp_values[i]``; stores the
+ * indices of all that do in `indices` and their number in `*res_out` (0 when none is included
+ * or on bad arguments).
+ * Each element is read with acquire ordering: what the PE that changed it wrote before
+ * that change is visible afterwards. Waits spin briefly, then yield, then sleep with bounded back-off.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_char_wait_until_some_vector(char *ivars, size_t nelems, size_t *indices, const int *status, int cmp, char *cmp_values, size_t *res_out);
+
+/**
+ * Stores 1 in `*res_out` if the local `char` at `ivars` satisfies `*ivars <cmp> cmp_value`, else 0
+ * (also 0 on bad arguments). Does not wait.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_char_test(char *ivars, int cmp, char cmp_value, int *res_out);
+
+/**
+ * Stores in `*res_out` the index of an included element satisfying `ivars[i] <cmp> cmp_value`,
+ * or SIZE_MAX when none does. Does not wait.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_char_test_any(char *ivars, size_t nelems, const int *status, int cmp, char cmp_value, size_t *res_out);
+
+/**
+ * Stores in `indices` the indices of the included elements satisfying `ivars[i] <cmp> cmp_value`
+ * and their number in `*res_out`. Does not wait.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_char_test_some(char *ivars, size_t nelems, size_t *indices, const int *status, int cmp, char cmp_value, size_t *res_out);
+
+/**
+ * Stores 1 in `*res_out` when every included element satisfies `ivars[i] <cmp> cmp_values[i]`
+ * (or none is included), else 0. Does not wait.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_char_test_all_vector(char *ivars, size_t nelems, const int *status, int cmp, char *cmp_values, int *res_out);
+
+/**
+ * Stores in `*res_out` the index of an included element satisfying `ivars[i] <cmp> cmp_values[i]`,
+ * or SIZE_MAX. Does not wait.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_char_test_any_vector(char *ivars, size_t nelems, const int *status, int cmp, char *cmp_values, size_t *res_out);
+
+/**
+ * Stores in `indices` the indices of the included elements satisfying
+ * `ivars[i] <cmp> cmp_values[i]` and their number in `*res_out`. Does not wait.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API void aclshmem_char_test_some_vector(char *ivars, size_t nelems, size_t *indices, const int *status, int cmp, char *cmp_values, size_t *res_out);
 
 /**
  * This PE's number in the current instance; -1 before the first init (the last value is kept
@@ -1415,6 +6124,43 @@ ACLSHMEM_HOST_API void *aclshmemx_get_heap_base(aclshmem_mem_type_t mem_type ACL
 #ifdef __cplusplus
 }
 #endif
+
+/* ---- p2p-sync declaration generators: the original leaves them defined (spec 3.3, 14-B23) ---- */
+#define ACLSHMEM_WAIT_UNTIL(NAME, TYPE) ACLSHMEM_HOST_API void aclshmem_##NAME##_wait_until(TYPE *ivar, int cmp, TYPE cmp_value)
+#define ACLSHMEM_WAIT(NAME, TYPE) ACLSHMEM_HOST_API void aclshmem_##NAME##_wait(TYPE *ivar, TYPE cmp_value)
+#define ACLSHMEM_WAIT_UNTIL_ALL(NAME, TYPE) \
+    ACLSHMEM_HOST_API void aclshmem_##NAME##_wait_until_all(TYPE *ivars, size_t nelems, const int *status, int cmp, TYPE cmp_value)
+#define ACLSHMEM_WAIT_UNTIL_ANY(NAME, TYPE)                                                                    \
+    ACLSHMEM_HOST_API void aclshmem_##NAME##_wait_until_any(TYPE *ivars, size_t nelems, const int *status, int cmp, \
+                                                            TYPE cmp_value, size_t *res_out)
+#define ACLSHMEM_WAIT_UNTIL_SOME(NAME, TYPE)                                                                  \
+    ACLSHMEM_HOST_API void aclshmem_##NAME##_wait_until_some(TYPE *ivars, size_t nelems, size_t *indices,       \
+                                                             const int *status, int cmp, TYPE cmp_value, size_t *res_out)
+#define ACLSHMEM_WAIT_UNTIL_ALL_VECTOR(NAME, TYPE)                                                           \
+    ACLSHMEM_HOST_API void aclshmem_##NAME##_wait_until_all_vector(TYPE *ivars, size_t nelems, const int *status, \
+                                                                   int cmp, TYPE *cmp_values)
+#define ACLSHMEM_WAIT_UNTIL_ANY_VECTOR(NAME, TYPE)                                                           \
+    ACLSHMEM_HOST_API void aclshmem_##NAME##_wait_until_any_vector(TYPE *ivars, size_t nelems, const int *status, \
+                                                                   int cmp, TYPE *cmp_values, size_t *res_out)
+#define ACLSHMEM_WAIT_UNTIL_SOME_VECTOR(NAME, TYPE)                                                          \
+    ACLSHMEM_HOST_API void aclshmem_##NAME##_wait_until_some_vector(TYPE *ivars, size_t nelems, size_t *indices, \
+                                                                    const int *status, int cmp, TYPE *cmp_values, size_t *res_out)
+#define ACLSHMEM_TEST(NAME, TYPE) ACLSHMEM_HOST_API void aclshmem_##NAME##_test(TYPE *ivars, int cmp, TYPE cmp_value, int *res_out)
+#define ACLSHMEM_TEST_ANY(NAME, TYPE)                                                                  \
+    ACLSHMEM_HOST_API void aclshmem_##NAME##_test_any(TYPE *ivars, size_t nelems, const int *status, int cmp, \
+                                                      TYPE cmp_value, size_t *res_out)
+#define ACLSHMEM_TEST_SOME(NAME, TYPE)                                                                       \
+    ACLSHMEM_HOST_API void aclshmem_##NAME##_test_some(TYPE *ivars, size_t nelems, size_t *indices, const int *status, \
+                                                       int cmp, TYPE cmp_value, size_t *res_out)
+#define ACLSHMEM_TEST_ALL_VECTOR(NAME, TYPE)                                                                 \
+    ACLSHMEM_HOST_API void aclshmem_##NAME##_test_all_vector(TYPE *ivars, size_t nelems, const int *status, int cmp, \
+                                                             TYPE *cmp_values, int *res_out)
+#define ACLSHMEM_TEST_ANY_VECTOR(NAME, TYPE)                                                                 \
+    ACLSHMEM_HOST_API void aclshmem_##NAME##_test_any_vector(TYPE *ivars, size_t nelems, const int *status, int cmp, \
+                                                             TYPE *cmp_values, size_t *res_out)
+#define ACLSHMEM_TEST_SOME_VECTOR(NAME, TYPE)                                                                \
+    ACLSHMEM_HOST_API void aclshmem_##NAME##_test_some_vector(TYPE *ivars, size_t nelems, size_t *indices,     \
+                                                              const int *status, int cmp, TYPE *cmp_values, size_t *res_out)
 
 /* ---- shmem_* compatibility aliases of the original headers (spec section 12), verbatim ---- */
 /* host/shmem_host_def.h */

@@ -8,16 +8,19 @@
 //! * [`sync`] — barriers.  [`wait`] — the waiting policy.  [`logging`] — the log backend.
 //! * [`config`] — every environment variable.  [`error`] — the error enum and its C codes.
 
+pub mod atomic;
 pub mod bootstrap;
 pub mod config;
 pub mod error;
 pub mod ffi;
 pub mod heap;
 pub mod logging;
+pub mod p2p;
 pub mod rma;
 pub mod runtime;
 pub mod sync;
 pub mod transport;
 pub mod wait;
+pub mod word;
 
 pub use error::{Error, Result};

@@ -31,6 +31,12 @@ fn remote(inst: &Instance, addr: usize, len: usize, pe: i32, what: &str) -> Resu
     })
 }
 
+/// The address in PE `pe`'s copy of this PE's symmetric range `[addr, addr + len)` (current instance).
+#[inline]
+pub fn remote_addr(addr: usize, len: usize, pe: i32, what: &str) -> Result<*mut u8> {
+    remote(runtime::current()?, addr, len, pe, what)
+}
+
 /// Checks a local buffer of `len` bytes at `addr`: not NULL, not wrapping around.
 #[inline]
 fn local(addr: usize, len: usize, what: &str) -> Result<*mut u8> {

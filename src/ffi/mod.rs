@@ -7,12 +7,16 @@
 //!
 //! `unsafe` lives here because C hands us raw pointers; each export documents what it requires.
 
+pub mod atomic_typed;
 pub mod init;
 pub mod log;
 pub mod mem;
 pub mod rma;
 pub mod rma_typed;
+pub mod signal;
+pub mod signal_typed;
 pub mod sync;
+pub mod sync_typed;
 pub mod team;
 pub mod types;
 
@@ -53,7 +57,7 @@ macro_rules! zero_on_error {
         }
     )*};
 }
-zero_on_error!(i8, i16, i64, u8, u16, u32, u64, f32, f64);
+zero_on_error!(i8, i16, i64, isize, u8, u16, u32, u64, usize, f32, f64);
 
 /// Runs one export's body: the single place that decides what an error or a panic becomes.
 #[inline]

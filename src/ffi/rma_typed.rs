@@ -12,8 +12,12 @@ use crate::rma::{self, bytes};
 /// Blocking: the data is in PE `pe`'s memory when the call returns.
 /// Errors (NULL, `dest` range outside the symmetric heap, `pe` out of range, before init) are
 /// logged and nothing is written; `nelems` 0 is a no-op.
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the number of elements the call names (the
+/// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_float_put(dest: *mut f32, source: *mut f32, nelems: usize, pe: c_int) {
+pub unsafe extern "C" fn aclshmem_float_put(dest: *mut f32, source: *mut f32, nelems: usize, pe: c_int) {
     guard("aclshmem_float_put", || {
         rma::put(
             dest as usize,
@@ -28,8 +32,12 @@ pub extern "C" fn aclshmem_float_put(dest: *mut f32, source: *mut f32, nelems: u
 /// Non-blocking form: complete at the latest at aclshmem_quiet or a barrier.
 /// Errors (NULL, `dest` range outside the symmetric heap, `pe` out of range, before init) are
 /// logged and nothing is written; `nelems` 0 is a no-op.
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the number of elements the call names (the
+/// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_float_put_nbi(dest: *mut f32, source: *mut f32, nelems: usize, pe: c_int) {
+pub unsafe extern "C" fn aclshmem_float_put_nbi(dest: *mut f32, source: *mut f32, nelems: usize, pe: c_int) {
     guard("aclshmem_float_put_nbi", || {
         rma::put(
             dest as usize,
@@ -43,8 +51,12 @@ pub extern "C" fn aclshmem_float_put_nbi(dest: *mut f32, source: *mut f32, nelem
 /// Copies `nelems` `float` elements from symmetric `source` on PE `pe` to local `dest`.
 /// Blocking: `dest` holds the data when the call returns.
 /// Errors are logged and nothing is written; `nelems` 0 is a no-op.
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the number of elements the call names (the
+/// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_float_get(dest: *mut f32, source: *mut f32, nelems: usize, pe: c_int) {
+pub unsafe extern "C" fn aclshmem_float_get(dest: *mut f32, source: *mut f32, nelems: usize, pe: c_int) {
     guard("aclshmem_float_get", || {
         rma::get(
             dest as usize,
@@ -58,8 +70,12 @@ pub extern "C" fn aclshmem_float_get(dest: *mut f32, source: *mut f32, nelems: u
 /// Copies `nelems` `float` elements from symmetric `source` on PE `pe` to local `dest`.
 /// Non-blocking form: `dest` is valid at the latest after aclshmem_quiet.
 /// Errors are logged and nothing is written; `nelems` 0 is a no-op.
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the number of elements the call names (the
+/// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_float_get_nbi(dest: *mut f32, source: *mut f32, nelems: usize, pe: c_int) {
+pub unsafe extern "C" fn aclshmem_float_get_nbi(dest: *mut f32, source: *mut f32, nelems: usize, pe: c_int) {
     guard("aclshmem_float_get_nbi", || {
         rma::get(
             dest as usize,
@@ -72,8 +88,12 @@ pub extern "C" fn aclshmem_float_get_nbi(dest: *mut f32, source: *mut f32, nelem
 
 /// Strided put of `nelems` `float` elements: `source[i * sst]` goes to symmetric `dest[i * dst]`
 /// on PE `pe` (strides in elements, may be negative). Blocking.
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the number of elements the call names (the
+/// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_float_iput(
+pub unsafe extern "C" fn aclshmem_float_iput(
     dest: *mut f32,
     source: *mut f32,
     dst: isize,
@@ -96,8 +116,12 @@ pub extern "C" fn aclshmem_float_iput(
 
 /// Strided get of `nelems` `float` elements: symmetric `source[i * sst]` on PE `pe` goes to
 /// local `dest[i * dst]` (strides in elements, may be negative). Blocking.
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the number of elements the call names (the
+/// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_float_iget(
+pub unsafe extern "C" fn aclshmem_float_iget(
     dest: *mut f32,
     source: *mut f32,
     dst: isize,
@@ -119,15 +143,23 @@ pub extern "C" fn aclshmem_float_iget(
 }
 
 /// Stores `value` at symmetric `dst` on PE `pe`. Complete when the call returns.
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the number of elements the call names (the
+/// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_float_p(dst: *mut f32, value: f32, pe: c_int) {
+pub unsafe extern "C" fn aclshmem_float_p(dst: *mut f32, value: f32, pe: c_int) {
     guard("aclshmem_float_p", || rma::p(dst, value, pe))
 }
 
 /// Returns the `float` at symmetric `src` on PE `pe`; 0 after a logged error (bad address or PE,
 /// before init).
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the number of elements the call names (the
+/// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_float_g(src: *mut f32, pe: i32) -> f32 {
+pub unsafe extern "C" fn aclshmem_float_g(src: *mut f32, pe: i32) -> f32 {
     guard("aclshmem_float_g", || rma::g(src, pe))
 }
 
@@ -135,8 +167,12 @@ pub extern "C" fn aclshmem_float_g(src: *mut f32, pe: i32) -> f32 {
 /// Blocking: the data is in PE `pe`'s memory when the call returns.
 /// Errors (NULL, `dest` range outside the symmetric heap, `pe` out of range, before init) are
 /// logged and nothing is written; `nelems` 0 is a no-op.
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the number of elements the call names (the
+/// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_double_put(dest: *mut f64, source: *mut f64, nelems: usize, pe: c_int) {
+pub unsafe extern "C" fn aclshmem_double_put(dest: *mut f64, source: *mut f64, nelems: usize, pe: c_int) {
     guard("aclshmem_double_put", || {
         rma::put(
             dest as usize,
@@ -151,8 +187,12 @@ pub extern "C" fn aclshmem_double_put(dest: *mut f64, source: *mut f64, nelems: 
 /// Non-blocking form: complete at the latest at aclshmem_quiet or a barrier.
 /// Errors (NULL, `dest` range outside the symmetric heap, `pe` out of range, before init) are
 /// logged and nothing is written; `nelems` 0 is a no-op.
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the number of elements the call names (the
+/// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_double_put_nbi(dest: *mut f64, source: *mut f64, nelems: usize, pe: c_int) {
+pub unsafe extern "C" fn aclshmem_double_put_nbi(dest: *mut f64, source: *mut f64, nelems: usize, pe: c_int) {
     guard("aclshmem_double_put_nbi", || {
         rma::put(
             dest as usize,
@@ -166,8 +206,12 @@ pub extern "C" fn aclshmem_double_put_nbi(dest: *mut f64, source: *mut f64, nele
 /// Copies `nelems` `double` elements from symmetric `source` on PE `pe` to local `dest`.
 /// Blocking: `dest` holds the data when the call returns.
 /// Errors are logged and nothing is written; `nelems` 0 is a no-op.
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the number of elements the call names (the
+/// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_double_get(dest: *mut f64, source: *mut f64, nelems: usize, pe: c_int) {
+pub unsafe extern "C" fn aclshmem_double_get(dest: *mut f64, source: *mut f64, nelems: usize, pe: c_int) {
     guard("aclshmem_double_get", || {
         rma::get(
             dest as usize,
@@ -181,8 +225,12 @@ pub extern "C" fn aclshmem_double_get(dest: *mut f64, source: *mut f64, nelems: 
 /// Copies `nelems` `double` elements from symmetric `source` on PE `pe` to local `dest`.
 /// Non-blocking form: `dest` is valid at the latest after aclshmem_quiet.
 /// Errors are logged and nothing is written; `nelems` 0 is a no-op.
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the number of elements the call names (the
+/// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_double_get_nbi(dest: *mut f64, source: *mut f64, nelems: usize, pe: c_int) {
+pub unsafe extern "C" fn aclshmem_double_get_nbi(dest: *mut f64, source: *mut f64, nelems: usize, pe: c_int) {
     guard("aclshmem_double_get_nbi", || {
         rma::get(
             dest as usize,
@@ -195,8 +243,12 @@ pub extern "C" fn aclshmem_double_get_nbi(dest: *mut f64, source: *mut f64, nele
 
 /// Strided put of `nelems` `double` elements: `source[i * sst]` goes to symmetric `dest[i * dst]`
 /// on PE `pe` (strides in elements, may be negative). Blocking.
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the number of elements the call names (the
+/// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_double_iput(
+pub unsafe extern "C" fn aclshmem_double_iput(
     dest: *mut f64,
     source: *mut f64,
     dst: isize,
@@ -219,8 +271,12 @@ pub extern "C" fn aclshmem_double_iput(
 
 /// Strided get of `nelems` `double` elements: symmetric `source[i * sst]` on PE `pe` goes to
 /// local `dest[i * dst]` (strides in elements, may be negative). Blocking.
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the number of elements the call names (the
+/// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_double_iget(
+pub unsafe extern "C" fn aclshmem_double_iget(
     dest: *mut f64,
     source: *mut f64,
     dst: isize,
@@ -242,15 +298,23 @@ pub extern "C" fn aclshmem_double_iget(
 }
 
 /// Stores `value` at symmetric `dst` on PE `pe`. Complete when the call returns.
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the number of elements the call names (the
+/// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_double_p(dst: *mut f64, value: f64, pe: c_int) {
+pub unsafe extern "C" fn aclshmem_double_p(dst: *mut f64, value: f64, pe: c_int) {
     guard("aclshmem_double_p", || rma::p(dst, value, pe))
 }
 
 /// Returns the `double` at symmetric `src` on PE `pe`; 0 after a logged error (bad address or PE,
 /// before init).
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the number of elements the call names (the
+/// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_double_g(src: *mut f64, pe: i32) -> f64 {
+pub unsafe extern "C" fn aclshmem_double_g(src: *mut f64, pe: i32) -> f64 {
     guard("aclshmem_double_g", || rma::g(src, pe))
 }
 
@@ -258,8 +322,12 @@ pub extern "C" fn aclshmem_double_g(src: *mut f64, pe: i32) -> f64 {
 /// Blocking: the data is in PE `pe`'s memory when the call returns.
 /// Errors (NULL, `dest` range outside the symmetric heap, `pe` out of range, before init) are
 /// logged and nothing is written; `nelems` 0 is a no-op.
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the number of elements the call names (the
+/// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_int8_put(dest: *mut i8, source: *mut i8, nelems: usize, pe: c_int) {
+pub unsafe extern "C" fn aclshmem_int8_put(dest: *mut i8, source: *mut i8, nelems: usize, pe: c_int) {
     guard("aclshmem_int8_put", || {
         rma::put(
             dest as usize,
@@ -274,8 +342,12 @@ pub extern "C" fn aclshmem_int8_put(dest: *mut i8, source: *mut i8, nelems: usiz
 /// Non-blocking form: complete at the latest at aclshmem_quiet or a barrier.
 /// Errors (NULL, `dest` range outside the symmetric heap, `pe` out of range, before init) are
 /// logged and nothing is written; `nelems` 0 is a no-op.
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the number of elements the call names (the
+/// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_int8_put_nbi(dest: *mut i8, source: *mut i8, nelems: usize, pe: c_int) {
+pub unsafe extern "C" fn aclshmem_int8_put_nbi(dest: *mut i8, source: *mut i8, nelems: usize, pe: c_int) {
     guard("aclshmem_int8_put_nbi", || {
         rma::put(
             dest as usize,
@@ -289,8 +361,12 @@ pub extern "C" fn aclshmem_int8_put_nbi(dest: *mut i8, source: *mut i8, nelems: 
 /// Copies `nelems` `int8_t` elements from symmetric `source` on PE `pe` to local `dest`.
 /// Blocking: `dest` holds the data when the call returns.
 /// Errors are logged and nothing is written; `nelems` 0 is a no-op.
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the number of elements the call names (the
+/// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_int8_get(dest: *mut i8, source: *mut i8, nelems: usize, pe: c_int) {
+pub unsafe extern "C" fn aclshmem_int8_get(dest: *mut i8, source: *mut i8, nelems: usize, pe: c_int) {
     guard("aclshmem_int8_get", || {
         rma::get(
             dest as usize,
@@ -304,8 +380,12 @@ pub extern "C" fn aclshmem_int8_get(dest: *mut i8, source: *mut i8, nelems: usiz
 /// Copies `nelems` `int8_t` elements from symmetric `source` on PE `pe` to local `dest`.
 /// Non-blocking form: `dest` is valid at the latest after aclshmem_quiet.
 /// Errors are logged and nothing is written; `nelems` 0 is a no-op.
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the number of elements the call names (the
+/// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_int8_get_nbi(dest: *mut i8, source: *mut i8, nelems: usize, pe: c_int) {
+pub unsafe extern "C" fn aclshmem_int8_get_nbi(dest: *mut i8, source: *mut i8, nelems: usize, pe: c_int) {
     guard("aclshmem_int8_get_nbi", || {
         rma::get(
             dest as usize,
@@ -318,8 +398,12 @@ pub extern "C" fn aclshmem_int8_get_nbi(dest: *mut i8, source: *mut i8, nelems: 
 
 /// Strided put of `nelems` `int8_t` elements: `source[i * sst]` goes to symmetric `dest[i * dst]`
 /// on PE `pe` (strides in elements, may be negative). Blocking.
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the number of elements the call names (the
+/// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_int8_iput(
+pub unsafe extern "C" fn aclshmem_int8_iput(
     dest: *mut i8,
     source: *mut i8,
     dst: isize,
@@ -342,8 +426,12 @@ pub extern "C" fn aclshmem_int8_iput(
 
 /// Strided get of `nelems` `int8_t` elements: symmetric `source[i * sst]` on PE `pe` goes to
 /// local `dest[i * dst]` (strides in elements, may be negative). Blocking.
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the number of elements the call names (the
+/// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_int8_iget(
+pub unsafe extern "C" fn aclshmem_int8_iget(
     dest: *mut i8,
     source: *mut i8,
     dst: isize,
@@ -365,15 +453,23 @@ pub extern "C" fn aclshmem_int8_iget(
 }
 
 /// Stores `value` at symmetric `dst` on PE `pe`. Complete when the call returns.
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the number of elements the call names (the
+/// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_int8_p(dst: *mut i8, value: i8, pe: c_int) {
+pub unsafe extern "C" fn aclshmem_int8_p(dst: *mut i8, value: i8, pe: c_int) {
     guard("aclshmem_int8_p", || rma::p(dst, value, pe))
 }
 
 /// Returns the `int8_t` at symmetric `src` on PE `pe`; 0 after a logged error (bad address or PE,
 /// before init).
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the number of elements the call names (the
+/// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_int8_g(src: *mut i8, pe: i32) -> i8 {
+pub unsafe extern "C" fn aclshmem_int8_g(src: *mut i8, pe: i32) -> i8 {
     guard("aclshmem_int8_g", || rma::g(src, pe))
 }
 
@@ -381,8 +477,12 @@ pub extern "C" fn aclshmem_int8_g(src: *mut i8, pe: i32) -> i8 {
 /// Blocking: the data is in PE `pe`'s memory when the call returns.
 /// Errors (NULL, `dest` range outside the symmetric heap, `pe` out of range, before init) are
 /// logged and nothing is written; `nelems` 0 is a no-op.
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the number of elements the call names (the
+/// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_int16_put(dest: *mut i16, source: *mut i16, nelems: usize, pe: c_int) {
+pub unsafe extern "C" fn aclshmem_int16_put(dest: *mut i16, source: *mut i16, nelems: usize, pe: c_int) {
     guard("aclshmem_int16_put", || {
         rma::put(
             dest as usize,
@@ -397,8 +497,12 @@ pub extern "C" fn aclshmem_int16_put(dest: *mut i16, source: *mut i16, nelems: u
 /// Non-blocking form: complete at the latest at aclshmem_quiet or a barrier.
 /// Errors (NULL, `dest` range outside the symmetric heap, `pe` out of range, before init) are
 /// logged and nothing is written; `nelems` 0 is a no-op.
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the number of elements the call names (the
+/// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_int16_put_nbi(dest: *mut i16, source: *mut i16, nelems: usize, pe: c_int) {
+pub unsafe extern "C" fn aclshmem_int16_put_nbi(dest: *mut i16, source: *mut i16, nelems: usize, pe: c_int) {
     guard("aclshmem_int16_put_nbi", || {
         rma::put(
             dest as usize,
@@ -412,8 +516,12 @@ pub extern "C" fn aclshmem_int16_put_nbi(dest: *mut i16, source: *mut i16, nelem
 /// Copies `nelems` `int16_t` elements from symmetric `source` on PE `pe` to local `dest`.
 /// Blocking: `dest` holds the data when the call returns.
 /// Errors are logged and nothing is written; `nelems` 0 is a no-op.
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the number of elements the call names (the
+/// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_int16_get(dest: *mut i16, source: *mut i16, nelems: usize, pe: c_int) {
+pub unsafe extern "C" fn aclshmem_int16_get(dest: *mut i16, source: *mut i16, nelems: usize, pe: c_int) {
     guard("aclshmem_int16_get", || {
         rma::get(
             dest as usize,
@@ -427,8 +535,12 @@ pub extern "C" fn aclshmem_int16_get(dest: *mut i16, source: *mut i16, nelems: u
 /// Copies `nelems` `int16_t` elements from symmetric `source` on PE `pe` to local `dest`.
 /// Non-blocking form: `dest` is valid at the latest after aclshmem_quiet.
 /// Errors are logged and nothing is written; `nelems` 0 is a no-op.
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the number of elements the call names (the
+/// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_int16_get_nbi(dest: *mut i16, source: *mut i16, nelems: usize, pe: c_int) {
+pub unsafe extern "C" fn aclshmem_int16_get_nbi(dest: *mut i16, source: *mut i16, nelems: usize, pe: c_int) {
     guard("aclshmem_int16_get_nbi", || {
         rma::get(
             dest as usize,
@@ -441,8 +553,12 @@ pub extern "C" fn aclshmem_int16_get_nbi(dest: *mut i16, source: *mut i16, nelem
 
 /// Strided put of `nelems` `int16_t` elements: `source[i * sst]` goes to symmetric `dest[i * dst]`
 /// on PE `pe` (strides in elements, may be negative). Blocking.
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the number of elements the call names (the
+/// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_int16_iput(
+pub unsafe extern "C" fn aclshmem_int16_iput(
     dest: *mut i16,
     source: *mut i16,
     dst: isize,
@@ -465,8 +581,12 @@ pub extern "C" fn aclshmem_int16_iput(
 
 /// Strided get of `nelems` `int16_t` elements: symmetric `source[i * sst]` on PE `pe` goes to
 /// local `dest[i * dst]` (strides in elements, may be negative). Blocking.
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the number of elements the call names (the
+/// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_int16_iget(
+pub unsafe extern "C" fn aclshmem_int16_iget(
     dest: *mut i16,
     source: *mut i16,
     dst: isize,
@@ -488,15 +608,23 @@ pub extern "C" fn aclshmem_int16_iget(
 }
 
 /// Stores `value` at symmetric `dst` on PE `pe`. Complete when the call returns.
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the number of elements the call names (the
+/// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_int16_p(dst: *mut i16, value: i16, pe: c_int) {
+pub unsafe extern "C" fn aclshmem_int16_p(dst: *mut i16, value: i16, pe: c_int) {
     guard("aclshmem_int16_p", || rma::p(dst, value, pe))
 }
 
 /// Returns the `int16_t` at symmetric `src` on PE `pe`; 0 after a logged error (bad address or PE,
 /// before init).
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the number of elements the call names (the
+/// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_int16_g(src: *mut i16, pe: i32) -> i16 {
+pub unsafe extern "C" fn aclshmem_int16_g(src: *mut i16, pe: i32) -> i16 {
     guard("aclshmem_int16_g", || rma::g(src, pe))
 }
 
@@ -504,8 +632,12 @@ pub extern "C" fn aclshmem_int16_g(src: *mut i16, pe: i32) -> i16 {
 /// Blocking: the data is in PE `pe`'s memory when the call returns.
 /// Errors (NULL, `dest` range outside the symmetric heap, `pe` out of range, before init) are
 /// logged and nothing is written; `nelems` 0 is a no-op.
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the number of elements the call names (the
+/// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_int32_put(dest: *mut i32, source: *mut i32, nelems: usize, pe: c_int) {
+pub unsafe extern "C" fn aclshmem_int32_put(dest: *mut i32, source: *mut i32, nelems: usize, pe: c_int) {
     guard("aclshmem_int32_put", || {
         rma::put(
             dest as usize,
@@ -520,8 +652,12 @@ pub extern "C" fn aclshmem_int32_put(dest: *mut i32, source: *mut i32, nelems: u
 /// Non-blocking form: complete at the latest at aclshmem_quiet or a barrier.
 /// Errors (NULL, `dest` range outside the symmetric heap, `pe` out of range, before init) are
 /// logged and nothing is written; `nelems` 0 is a no-op.
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the number of elements the call names (the
+/// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_int32_put_nbi(dest: *mut i32, source: *mut i32, nelems: usize, pe: c_int) {
+pub unsafe extern "C" fn aclshmem_int32_put_nbi(dest: *mut i32, source: *mut i32, nelems: usize, pe: c_int) {
     guard("aclshmem_int32_put_nbi", || {
         rma::put(
             dest as usize,
@@ -535,8 +671,12 @@ pub extern "C" fn aclshmem_int32_put_nbi(dest: *mut i32, source: *mut i32, nelem
 /// Copies `nelems` `int32_t` elements from symmetric `source` on PE `pe` to local `dest`.
 /// Blocking: `dest` holds the data when the call returns.
 /// Errors are logged and nothing is written; `nelems` 0 is a no-op.
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the number of elements the call names (the
+/// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_int32_get(dest: *mut i32, source: *mut i32, nelems: usize, pe: c_int) {
+pub unsafe extern "C" fn aclshmem_int32_get(dest: *mut i32, source: *mut i32, nelems: usize, pe: c_int) {
     guard("aclshmem_int32_get", || {
         rma::get(
             dest as usize,
@@ -550,8 +690,12 @@ pub extern "C" fn aclshmem_int32_get(dest: *mut i32, source: *mut i32, nelems: u
 /// Copies `nelems` `int32_t` elements from symmetric `source` on PE `pe` to local `dest`.
 /// Non-blocking form: `dest` is valid at the latest after aclshmem_quiet.
 /// Errors are logged and nothing is written; `nelems` 0 is a no-op.
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the number of elements the call names (the
+/// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_int32_get_nbi(dest: *mut i32, source: *mut i32, nelems: usize, pe: c_int) {
+pub unsafe extern "C" fn aclshmem_int32_get_nbi(dest: *mut i32, source: *mut i32, nelems: usize, pe: c_int) {
     guard("aclshmem_int32_get_nbi", || {
         rma::get(
             dest as usize,
@@ -564,8 +708,12 @@ pub extern "C" fn aclshmem_int32_get_nbi(dest: *mut i32, source: *mut i32, nelem
 
 /// Strided put of `nelems` `int32_t` elements: `source[i * sst]` goes to symmetric `dest[i * dst]`
 /// on PE `pe` (strides in elements, may be negative). Blocking.
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the number of elements the call names (the
+/// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_int32_iput(
+pub unsafe extern "C" fn aclshmem_int32_iput(
     dest: *mut i32,
     source: *mut i32,
     dst: isize,
@@ -588,8 +736,12 @@ pub extern "C" fn aclshmem_int32_iput(
 
 /// Strided get of `nelems` `int32_t` elements: symmetric `source[i * sst]` on PE `pe` goes to
 /// local `dest[i * dst]` (strides in elements, may be negative). Blocking.
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the number of elements the call names (the
+/// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_int32_iget(
+pub unsafe extern "C" fn aclshmem_int32_iget(
     dest: *mut i32,
     source: *mut i32,
     dst: isize,
@@ -611,15 +763,23 @@ pub extern "C" fn aclshmem_int32_iget(
 }
 
 /// Stores `value` at symmetric `dst` on PE `pe`. Complete when the call returns.
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the number of elements the call names (the
+/// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_int32_p(dst: *mut i32, value: i32, pe: c_int) {
+pub unsafe extern "C" fn aclshmem_int32_p(dst: *mut i32, value: i32, pe: c_int) {
     guard("aclshmem_int32_p", || rma::p(dst, value, pe))
 }
 
 /// Returns the `int32_t` at symmetric `src` on PE `pe`; 0 after a logged error (bad address or PE,
 /// before init).
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the number of elements the call names (the
+/// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_int32_g(src: *mut i32, pe: i32) -> i32 {
+pub unsafe extern "C" fn aclshmem_int32_g(src: *mut i32, pe: i32) -> i32 {
     guard("aclshmem_int32_g", || rma::g(src, pe))
 }
 
@@ -627,8 +787,12 @@ pub extern "C" fn aclshmem_int32_g(src: *mut i32, pe: i32) -> i32 {
 /// Blocking: the data is in PE `pe`'s memory when the call returns.
 /// Errors (NULL, `dest` range outside the symmetric heap, `pe` out of range, before init) are
 /// logged and nothing is written; `nelems` 0 is a no-op.
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the number of elements the call names (the
+/// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_int64_put(dest: *mut i64, source: *mut i64, nelems: usize, pe: c_int) {
+pub unsafe extern "C" fn aclshmem_int64_put(dest: *mut i64, source: *mut i64, nelems: usize, pe: c_int) {
     guard("aclshmem_int64_put", || {
         rma::put(
             dest as usize,
@@ -643,8 +807,12 @@ pub extern "C" fn aclshmem_int64_put(dest: *mut i64, source: *mut i64, nelems: u
 /// Non-blocking form: complete at the latest at aclshmem_quiet or a barrier.
 /// Errors (NULL, `dest` range outside the symmetric heap, `pe` out of range, before init) are
 /// logged and nothing is written; `nelems` 0 is a no-op.
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the number of elements the call names (the
+/// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_int64_put_nbi(dest: *mut i64, source: *mut i64, nelems: usize, pe: c_int) {
+pub unsafe extern "C" fn aclshmem_int64_put_nbi(dest: *mut i64, source: *mut i64, nelems: usize, pe: c_int) {
     guard("aclshmem_int64_put_nbi", || {
         rma::put(
             dest as usize,
@@ -658,8 +826,12 @@ pub extern "C" fn aclshmem_int64_put_nbi(dest: *mut i64, source: *mut i64, nelem
 /// Copies `nelems` `int64_t` elements from symmetric `source` on PE `pe` to local `dest`.
 /// Blocking: `dest` holds the data when the call returns.
 /// Errors are logged and nothing is written; `nelems` 0 is a no-op.
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the number of elements the call names (the
+/// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_int64_get(dest: *mut i64, source: *mut i64, nelems: usize, pe: c_int) {
+pub unsafe extern "C" fn aclshmem_int64_get(dest: *mut i64, source: *mut i64, nelems: usize, pe: c_int) {
     guard("aclshmem_int64_get", || {
         rma::get(
             dest as usize,
@@ -673,8 +845,12 @@ pub extern "C" fn aclshmem_int64_get(dest: *mut i64, source: *mut i64, nelems: u
 /// Copies `nelems` `int64_t` elements from symmetric `source` on PE `pe` to local `dest`.
 /// Non-blocking form: `dest` is valid at the latest after aclshmem_quiet.
 /// Errors are logged and nothing is written; `nelems` 0 is a no-op.
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the number of elements the call names (the
+/// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_int64_get_nbi(dest: *mut i64, source: *mut i64, nelems: usize, pe: c_int) {
+pub unsafe extern "C" fn aclshmem_int64_get_nbi(dest: *mut i64, source: *mut i64, nelems: usize, pe: c_int) {
     guard("aclshmem_int64_get_nbi", || {
         rma::get(
             dest as usize,
@@ -687,8 +863,12 @@ pub extern "C" fn aclshmem_int64_get_nbi(dest: *mut i64, source: *mut i64, nelem
 
 /// Strided put of `nelems` `int64_t` elements: `source[i * sst]` goes to symmetric `dest[i * dst]`
 /// on PE `pe` (strides in elements, may be negative). Blocking.
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the number of elements the call names (the
+/// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_int64_iput(
+pub unsafe extern "C" fn aclshmem_int64_iput(
     dest: *mut i64,
     source: *mut i64,
     dst: isize,
@@ -711,8 +891,12 @@ pub extern "C" fn aclshmem_int64_iput(
 
 /// Strided get of `nelems` `int64_t` elements: symmetric `source[i * sst]` on PE `pe` goes to
 /// local `dest[i * dst]` (strides in elements, may be negative). Blocking.
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the number of elements the call names (the
+/// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_int64_iget(
+pub unsafe extern "C" fn aclshmem_int64_iget(
     dest: *mut i64,
     source: *mut i64,
     dst: isize,
@@ -734,15 +918,23 @@ pub extern "C" fn aclshmem_int64_iget(
 }
 
 /// Stores `value` at symmetric `dst` on PE `pe`. Complete when the call returns.
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the number of elements the call names (the
+/// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_int64_p(dst: *mut i64, value: i64, pe: c_int) {
+pub unsafe extern "C" fn aclshmem_int64_p(dst: *mut i64, value: i64, pe: c_int) {
     guard("aclshmem_int64_p", || rma::p(dst, value, pe))
 }
 
 /// Returns the `int64_t` at symmetric `src` on PE `pe`; 0 after a logged error (bad address or PE,
 /// before init).
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the number of elements the call names (the
+/// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_int64_g(src: *mut i64, pe: i32) -> i64 {
+pub unsafe extern "C" fn aclshmem_int64_g(src: *mut i64, pe: i32) -> i64 {
     guard("aclshmem_int64_g", || rma::g(src, pe))
 }
 
@@ -750,8 +942,12 @@ pub extern "C" fn aclshmem_int64_g(src: *mut i64, pe: i32) -> i64 {
 /// Blocking: the data is in PE `pe`'s memory when the call returns.
 /// Errors (NULL, `dest` range outside the symmetric heap, `pe` out of range, before init) are
 /// logged and nothing is written; `nelems` 0 is a no-op.
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the number of elements the call names (the
+/// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_uint8_put(dest: *mut u8, source: *mut u8, nelems: usize, pe: c_int) {
+pub unsafe extern "C" fn aclshmem_uint8_put(dest: *mut u8, source: *mut u8, nelems: usize, pe: c_int) {
     guard("aclshmem_uint8_put", || {
         rma::put(
             dest as usize,
@@ -766,8 +962,12 @@ pub extern "C" fn aclshmem_uint8_put(dest: *mut u8, source: *mut u8, nelems: usi
 /// Non-blocking form: complete at the latest at aclshmem_quiet or a barrier.
 /// Errors (NULL, `dest` range outside the symmetric heap, `pe` out of range, before init) are
 /// logged and nothing is written; `nelems` 0 is a no-op.
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the number of elements the call names (the
+/// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_uint8_put_nbi(dest: *mut u8, source: *mut u8, nelems: usize, pe: c_int) {
+pub unsafe extern "C" fn aclshmem_uint8_put_nbi(dest: *mut u8, source: *mut u8, nelems: usize, pe: c_int) {
     guard("aclshmem_uint8_put_nbi", || {
         rma::put(
             dest as usize,
@@ -781,8 +981,12 @@ pub extern "C" fn aclshmem_uint8_put_nbi(dest: *mut u8, source: *mut u8, nelems:
 /// Copies `nelems` `uint8_t` elements from symmetric `source` on PE `pe` to local `dest`.
 /// Blocking: `dest` holds the data when the call returns.
 /// Errors are logged and nothing is written; `nelems` 0 is a no-op.
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the number of elements the call names (the
+/// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_uint8_get(dest: *mut u8, source: *mut u8, nelems: usize, pe: c_int) {
+pub unsafe extern "C" fn aclshmem_uint8_get(dest: *mut u8, source: *mut u8, nelems: usize, pe: c_int) {
     guard("aclshmem_uint8_get", || {
         rma::get(
             dest as usize,
@@ -796,8 +1000,12 @@ pub extern "C" fn aclshmem_uint8_get(dest: *mut u8, source: *mut u8, nelems: usi
 /// Copies `nelems` `uint8_t` elements from symmetric `source` on PE `pe` to local `dest`.
 /// Non-blocking form: `dest` is valid at the latest after aclshmem_quiet.
 /// Errors are logged and nothing is written; `nelems` 0 is a no-op.
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the number of elements the call names (the
+/// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_uint8_get_nbi(dest: *mut u8, source: *mut u8, nelems: usize, pe: c_int) {
+pub unsafe extern "C" fn aclshmem_uint8_get_nbi(dest: *mut u8, source: *mut u8, nelems: usize, pe: c_int) {
     guard("aclshmem_uint8_get_nbi", || {
         rma::get(
             dest as usize,
@@ -810,8 +1018,12 @@ pub extern "C" fn aclshmem_uint8_get_nbi(dest: *mut u8, source: *mut u8, nelems:
 
 /// Strided put of `nelems` `uint8_t` elements: `source[i * sst]` goes to symmetric `dest[i * dst]`
 /// on PE `pe` (strides in elements, may be negative). Blocking.
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the number of elements the call names (the
+/// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_uint8_iput(
+pub unsafe extern "C" fn aclshmem_uint8_iput(
     dest: *mut u8,
     source: *mut u8,
     dst: isize,
@@ -834,8 +1046,12 @@ pub extern "C" fn aclshmem_uint8_iput(
 
 /// Strided get of `nelems` `uint8_t` elements: symmetric `source[i * sst]` on PE `pe` goes to
 /// local `dest[i * dst]` (strides in elements, may be negative). Blocking.
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the number of elements the call names (the
+/// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_uint8_iget(
+pub unsafe extern "C" fn aclshmem_uint8_iget(
     dest: *mut u8,
     source: *mut u8,
     dst: isize,
@@ -857,15 +1073,23 @@ pub extern "C" fn aclshmem_uint8_iget(
 }
 
 /// Stores `value` at symmetric `dst` on PE `pe`. Complete when the call returns.
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the number of elements the call names (the
+/// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_uint8_p(dst: *mut u8, value: u8, pe: c_int) {
+pub unsafe extern "C" fn aclshmem_uint8_p(dst: *mut u8, value: u8, pe: c_int) {
     guard("aclshmem_uint8_p", || rma::p(dst, value, pe))
 }
 
 /// Returns the `uint8_t` at symmetric `src` on PE `pe`; 0 after a logged error (bad address or PE,
 /// before init).
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the number of elements the call names (the
+/// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_uint8_g(src: *mut u8, pe: i32) -> u8 {
+pub unsafe extern "C" fn aclshmem_uint8_g(src: *mut u8, pe: i32) -> u8 {
     guard("aclshmem_uint8_g", || rma::g(src, pe))
 }
 
@@ -873,8 +1097,12 @@ pub extern "C" fn aclshmem_uint8_g(src: *mut u8, pe: i32) -> u8 {
 /// Blocking: the data is in PE `pe`'s memory when the call returns.
 /// Errors (NULL, `dest` range outside the symmetric heap, `pe` out of range, before init) are
 /// logged and nothing is written; `nelems` 0 is a no-op.
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the number of elements the call names (the
+/// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_uint16_put(dest: *mut u16, source: *mut u16, nelems: usize, pe: c_int) {
+pub unsafe extern "C" fn aclshmem_uint16_put(dest: *mut u16, source: *mut u16, nelems: usize, pe: c_int) {
     guard("aclshmem_uint16_put", || {
         rma::put(
             dest as usize,
@@ -889,8 +1117,12 @@ pub extern "C" fn aclshmem_uint16_put(dest: *mut u16, source: *mut u16, nelems: 
 /// Non-blocking form: complete at the latest at aclshmem_quiet or a barrier.
 /// Errors (NULL, `dest` range outside the symmetric heap, `pe` out of range, before init) are
 /// logged and nothing is written; `nelems` 0 is a no-op.
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the number of elements the call names (the
+/// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_uint16_put_nbi(dest: *mut u16, source: *mut u16, nelems: usize, pe: c_int) {
+pub unsafe extern "C" fn aclshmem_uint16_put_nbi(dest: *mut u16, source: *mut u16, nelems: usize, pe: c_int) {
     guard("aclshmem_uint16_put_nbi", || {
         rma::put(
             dest as usize,
@@ -904,8 +1136,12 @@ pub extern "C" fn aclshmem_uint16_put_nbi(dest: *mut u16, source: *mut u16, nele
 /// Copies `nelems` `uint16_t` elements from symmetric `source` on PE `pe` to local `dest`.
 /// Blocking: `dest` holds the data when the call returns.
 /// Errors are logged and nothing is written; `nelems` 0 is a no-op.
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the number of elements the call names (the
+/// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_uint16_get(dest: *mut u16, source: *mut u16, nelems: usize, pe: c_int) {
+pub unsafe extern "C" fn aclshmem_uint16_get(dest: *mut u16, source: *mut u16, nelems: usize, pe: c_int) {
     guard("aclshmem_uint16_get", || {
         rma::get(
             dest as usize,
@@ -919,8 +1155,12 @@ pub extern "C" fn aclshmem_uint16_get(dest: *mut u16, source: *mut u16, nelems: 
 /// Copies `nelems` `uint16_t` elements from symmetric `source` on PE `pe` to local `dest`.
 /// Non-blocking form: `dest` is valid at the latest after aclshmem_quiet.
 /// Errors are logged and nothing is written; `nelems` 0 is a no-op.
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the number of elements the call names (the
+/// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_uint16_get_nbi(dest: *mut u16, source: *mut u16, nelems: usize, pe: c_int) {
+pub unsafe extern "C" fn aclshmem_uint16_get_nbi(dest: *mut u16, source: *mut u16, nelems: usize, pe: c_int) {
     guard("aclshmem_uint16_get_nbi", || {
         rma::get(
             dest as usize,
@@ -933,8 +1173,12 @@ pub extern "C" fn aclshmem_uint16_get_nbi(dest: *mut u16, source: *mut u16, nele
 
 /// Strided put of `nelems` `uint16_t` elements: `source[i * sst]` goes to symmetric `dest[i * dst]`
 /// on PE `pe` (strides in elements, may be negative). Blocking.
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the number of elements the call names (the
+/// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_uint16_iput(
+pub unsafe extern "C" fn aclshmem_uint16_iput(
     dest: *mut u16,
     source: *mut u16,
     dst: isize,
@@ -957,8 +1201,12 @@ pub extern "C" fn aclshmem_uint16_iput(
 
 /// Strided get of `nelems` `uint16_t` elements: symmetric `source[i * sst]` on PE `pe` goes to
 /// local `dest[i * dst]` (strides in elements, may be negative). Blocking.
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the number of elements the call names (the
+/// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_uint16_iget(
+pub unsafe extern "C" fn aclshmem_uint16_iget(
     dest: *mut u16,
     source: *mut u16,
     dst: isize,
@@ -980,15 +1228,23 @@ pub extern "C" fn aclshmem_uint16_iget(
 }
 
 /// Stores `value` at symmetric `dst` on PE `pe`. Complete when the call returns.
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the number of elements the call names (the
+/// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_uint16_p(dst: *mut u16, value: u16, pe: c_int) {
+pub unsafe extern "C" fn aclshmem_uint16_p(dst: *mut u16, value: u16, pe: c_int) {
     guard("aclshmem_uint16_p", || rma::p(dst, value, pe))
 }
 
 /// Returns the `uint16_t` at symmetric `src` on PE `pe`; 0 after a logged error (bad address or PE,
 /// before init).
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the number of elements the call names (the
+/// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_uint16_g(src: *mut u16, pe: i32) -> u16 {
+pub unsafe extern "C" fn aclshmem_uint16_g(src: *mut u16, pe: i32) -> u16 {
     guard("aclshmem_uint16_g", || rma::g(src, pe))
 }
 
@@ -996,8 +1252,12 @@ pub extern "C" fn aclshmem_uint16_g(src: *mut u16, pe: i32) -> u16 {
 /// Blocking: the data is in PE `pe`'s memory when the call returns.
 /// Errors (NULL, `dest` range outside the symmetric heap, `pe` out of range, before init) are
 /// logged and nothing is written; `nelems` 0 is a no-op.
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the number of elements the call names (the
+/// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_uint32_put(dest: *mut u32, source: *mut u32, nelems: usize, pe: c_int) {
+pub unsafe extern "C" fn aclshmem_uint32_put(dest: *mut u32, source: *mut u32, nelems: usize, pe: c_int) {
     guard("aclshmem_uint32_put", || {
         rma::put(
             dest as usize,
@@ -1012,8 +1272,12 @@ pub extern "C" fn aclshmem_uint32_put(dest: *mut u32, source: *mut u32, nelems: 
 /// Non-blocking form: complete at the latest at aclshmem_quiet or a barrier.
 /// Errors (NULL, `dest` range outside the symmetric heap, `pe` out of range, before init) are
 /// logged and nothing is written; `nelems` 0 is a no-op.
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the number of elements the call names (the
+/// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_uint32_put_nbi(dest: *mut u32, source: *mut u32, nelems: usize, pe: c_int) {
+pub unsafe extern "C" fn aclshmem_uint32_put_nbi(dest: *mut u32, source: *mut u32, nelems: usize, pe: c_int) {
     guard("aclshmem_uint32_put_nbi", || {
         rma::put(
             dest as usize,
@@ -1027,8 +1291,12 @@ pub extern "C" fn aclshmem_uint32_put_nbi(dest: *mut u32, source: *mut u32, nele
 /// Copies `nelems` `uint32_t` elements from symmetric `source` on PE `pe` to local `dest`.
 /// Blocking: `dest` holds the data when the call returns.
 /// Errors are logged and nothing is written; `nelems` 0 is a no-op.
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the number of elements the call names (the
+/// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_uint32_get(dest: *mut u32, source: *mut u32, nelems: usize, pe: c_int) {
+pub unsafe extern "C" fn aclshmem_uint32_get(dest: *mut u32, source: *mut u32, nelems: usize, pe: c_int) {
     guard("aclshmem_uint32_get", || {
         rma::get(
             dest as usize,
@@ -1042,8 +1310,12 @@ pub extern "C" fn aclshmem_uint32_get(dest: *mut u32, source: *mut u32, nelems: 
 /// Copies `nelems` `uint32_t` elements from symmetric `source` on PE `pe` to local `dest`.
 /// Non-blocking form: `dest` is valid at the latest after aclshmem_quiet.
 /// Errors are logged and nothing is written; `nelems` 0 is a no-op.
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the number of elements the call names (the
+/// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_uint32_get_nbi(dest: *mut u32, source: *mut u32, nelems: usize, pe: c_int) {
+pub unsafe extern "C" fn aclshmem_uint32_get_nbi(dest: *mut u32, source: *mut u32, nelems: usize, pe: c_int) {
     guard("aclshmem_uint32_get_nbi", || {
         rma::get(
             dest as usize,
@@ -1056,8 +1328,12 @@ pub extern "C" fn aclshmem_uint32_get_nbi(dest: *mut u32, source: *mut u32, nele
 
 /// Strided put of `nelems` `uint32_t` elements: `source[i * sst]` goes to symmetric `dest[i * dst]`
 /// on PE `pe` (strides in elements, may be negative). Blocking.
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the number of elements the call names (the
+/// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_uint32_iput(
+pub unsafe extern "C" fn aclshmem_uint32_iput(
     dest: *mut u32,
     source: *mut u32,
     dst: isize,
@@ -1080,8 +1356,12 @@ pub extern "C" fn aclshmem_uint32_iput(
 
 /// Strided get of `nelems` `uint32_t` elements: symmetric `source[i * sst]` on PE `pe` goes to
 /// local `dest[i * dst]` (strides in elements, may be negative). Blocking.
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the number of elements the call names (the
+/// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_uint32_iget(
+pub unsafe extern "C" fn aclshmem_uint32_iget(
     dest: *mut u32,
     source: *mut u32,
     dst: isize,
@@ -1103,15 +1383,23 @@ pub extern "C" fn aclshmem_uint32_iget(
 }
 
 /// Stores `value` at symmetric `dst` on PE `pe`. Complete when the call returns.
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the number of elements the call names (the
+/// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_uint32_p(dst: *mut u32, value: u32, pe: c_int) {
+pub unsafe extern "C" fn aclshmem_uint32_p(dst: *mut u32, value: u32, pe: c_int) {
     guard("aclshmem_uint32_p", || rma::p(dst, value, pe))
 }
 
 /// Returns the `uint32_t` at symmetric `src` on PE `pe`; 0 after a logged error (bad address or PE,
 /// before init).
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the number of elements the call names (the
+/// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_uint32_g(src: *mut u32, pe: i32) -> u32 {
+pub unsafe extern "C" fn aclshmem_uint32_g(src: *mut u32, pe: i32) -> u32 {
     guard("aclshmem_uint32_g", || rma::g(src, pe))
 }
 
@@ -1119,8 +1407,12 @@ pub extern "C" fn aclshmem_uint32_g(src: *mut u32, pe: i32) -> u32 {
 /// Blocking: the data is in PE `pe`'s memory when the call returns.
 /// Errors (NULL, `dest` range outside the symmetric heap, `pe` out of range, before init) are
 /// logged and nothing is written; `nelems` 0 is a no-op.
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the number of elements the call names (the
+/// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_uint64_put(dest: *mut u64, source: *mut u64, nelems: usize, pe: c_int) {
+pub unsafe extern "C" fn aclshmem_uint64_put(dest: *mut u64, source: *mut u64, nelems: usize, pe: c_int) {
     guard("aclshmem_uint64_put", || {
         rma::put(
             dest as usize,
@@ -1135,8 +1427,12 @@ pub extern "C" fn aclshmem_uint64_put(dest: *mut u64, source: *mut u64, nelems: 
 /// Non-blocking form: complete at the latest at aclshmem_quiet or a barrier.
 /// Errors (NULL, `dest` range outside the symmetric heap, `pe` out of range, before init) are
 /// logged and nothing is written; `nelems` 0 is a no-op.
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the number of elements the call names (the
+/// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_uint64_put_nbi(dest: *mut u64, source: *mut u64, nelems: usize, pe: c_int) {
+pub unsafe extern "C" fn aclshmem_uint64_put_nbi(dest: *mut u64, source: *mut u64, nelems: usize, pe: c_int) {
     guard("aclshmem_uint64_put_nbi", || {
         rma::put(
             dest as usize,
@@ -1150,8 +1446,12 @@ pub extern "C" fn aclshmem_uint64_put_nbi(dest: *mut u64, source: *mut u64, nele
 /// Copies `nelems` `uint64_t` elements from symmetric `source` on PE `pe` to local `dest`.
 /// Blocking: `dest` holds the data when the call returns.
 /// Errors are logged and nothing is written; `nelems` 0 is a no-op.
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the number of elements the call names (the
+/// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_uint64_get(dest: *mut u64, source: *mut u64, nelems: usize, pe: c_int) {
+pub unsafe extern "C" fn aclshmem_uint64_get(dest: *mut u64, source: *mut u64, nelems: usize, pe: c_int) {
     guard("aclshmem_uint64_get", || {
         rma::get(
             dest as usize,
@@ -1165,8 +1465,12 @@ pub extern "C" fn aclshmem_uint64_get(dest: *mut u64, source: *mut u64, nelems: 
 /// Copies `nelems` `uint64_t` elements from symmetric `source` on PE `pe` to local `dest`.
 /// Non-blocking form: `dest` is valid at the latest after aclshmem_quiet.
 /// Errors are logged and nothing is written; `nelems` 0 is a no-op.
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the number of elements the call names (the
+/// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_uint64_get_nbi(dest: *mut u64, source: *mut u64, nelems: usize, pe: c_int) {
+pub unsafe extern "C" fn aclshmem_uint64_get_nbi(dest: *mut u64, source: *mut u64, nelems: usize, pe: c_int) {
     guard("aclshmem_uint64_get_nbi", || {
         rma::get(
             dest as usize,
@@ -1179,8 +1483,12 @@ pub extern "C" fn aclshmem_uint64_get_nbi(dest: *mut u64, source: *mut u64, nele
 
 /// Strided put of `nelems` `uint64_t` elements: `source[i * sst]` goes to symmetric `dest[i * dst]`
 /// on PE `pe` (strides in elements, may be negative). Blocking.
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the number of elements the call names (the
+/// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_uint64_iput(
+pub unsafe extern "C" fn aclshmem_uint64_iput(
     dest: *mut u64,
     source: *mut u64,
     dst: isize,
@@ -1203,8 +1511,12 @@ pub extern "C" fn aclshmem_uint64_iput(
 
 /// Strided get of `nelems` `uint64_t` elements: symmetric `source[i * sst]` on PE `pe` goes to
 /// local `dest[i * dst]` (strides in elements, may be negative). Blocking.
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the number of elements the call names (the
+/// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_uint64_iget(
+pub unsafe extern "C" fn aclshmem_uint64_iget(
     dest: *mut u64,
     source: *mut u64,
     dst: isize,
@@ -1226,15 +1538,23 @@ pub extern "C" fn aclshmem_uint64_iget(
 }
 
 /// Stores `value` at symmetric `dst` on PE `pe`. Complete when the call returns.
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the number of elements the call names (the
+/// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_uint64_p(dst: *mut u64, value: u64, pe: c_int) {
+pub unsafe extern "C" fn aclshmem_uint64_p(dst: *mut u64, value: u64, pe: c_int) {
     guard("aclshmem_uint64_p", || rma::p(dst, value, pe))
 }
 
 /// Returns the `uint64_t` at symmetric `src` on PE `pe`; 0 after a logged error (bad address or PE,
 /// before init).
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the number of elements the call names (the
+/// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_uint64_g(src: *mut u64, pe: i32) -> u64 {
+pub unsafe extern "C" fn aclshmem_uint64_g(src: *mut u64, pe: i32) -> u64 {
     guard("aclshmem_uint64_g", || rma::g(src, pe))
 }
 
@@ -1242,8 +1562,12 @@ pub extern "C" fn aclshmem_uint64_g(src: *mut u64, pe: i32) -> u64 {
 /// Blocking: the data is in PE `pe`'s memory when the call returns.
 /// Errors (NULL, `dest` range outside the symmetric heap, `pe` out of range, before init) are
 /// logged and nothing is written; `nelems` 0 is a no-op.
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the number of elements the call names (the
+/// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_char_put(dest: *mut c_char, source: *mut c_char, nelems: usize, pe: c_int) {
+pub unsafe extern "C" fn aclshmem_char_put(dest: *mut c_char, source: *mut c_char, nelems: usize, pe: c_int) {
     guard("aclshmem_char_put", || {
         rma::put(
             dest as usize,
@@ -1258,8 +1582,17 @@ pub extern "C" fn aclshmem_char_put(dest: *mut c_char, source: *mut c_char, nele
 /// Non-blocking form: complete at the latest at aclshmem_quiet or a barrier.
 /// Errors (NULL, `dest` range outside the symmetric heap, `pe` out of range, before init) are
 /// logged and nothing is written; `nelems` 0 is a no-op.
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the number of elements the call names (the
+/// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_char_put_nbi(dest: *mut c_char, source: *mut c_char, nelems: usize, pe: c_int) {
+pub unsafe extern "C" fn aclshmem_char_put_nbi(
+    dest: *mut c_char,
+    source: *mut c_char,
+    nelems: usize,
+    pe: c_int,
+) {
     guard("aclshmem_char_put_nbi", || {
         rma::put(
             dest as usize,
@@ -1273,8 +1606,12 @@ pub extern "C" fn aclshmem_char_put_nbi(dest: *mut c_char, source: *mut c_char, 
 /// Copies `nelems` `char` elements from symmetric `source` on PE `pe` to local `dest`.
 /// Blocking: `dest` holds the data when the call returns.
 /// Errors are logged and nothing is written; `nelems` 0 is a no-op.
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the number of elements the call names (the
+/// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_char_get(dest: *mut c_char, source: *mut c_char, nelems: usize, pe: c_int) {
+pub unsafe extern "C" fn aclshmem_char_get(dest: *mut c_char, source: *mut c_char, nelems: usize, pe: c_int) {
     guard("aclshmem_char_get", || {
         rma::get(
             dest as usize,
@@ -1288,8 +1625,17 @@ pub extern "C" fn aclshmem_char_get(dest: *mut c_char, source: *mut c_char, nele
 /// Copies `nelems` `char` elements from symmetric `source` on PE `pe` to local `dest`.
 /// Non-blocking form: `dest` is valid at the latest after aclshmem_quiet.
 /// Errors are logged and nothing is written; `nelems` 0 is a no-op.
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the number of elements the call names (the
+/// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_char_get_nbi(dest: *mut c_char, source: *mut c_char, nelems: usize, pe: c_int) {
+pub unsafe extern "C" fn aclshmem_char_get_nbi(
+    dest: *mut c_char,
+    source: *mut c_char,
+    nelems: usize,
+    pe: c_int,
+) {
     guard("aclshmem_char_get_nbi", || {
         rma::get(
             dest as usize,
@@ -1302,8 +1648,12 @@ pub extern "C" fn aclshmem_char_get_nbi(dest: *mut c_char, source: *mut c_char, 
 
 /// Strided put of `nelems` `char` elements: `source[i * sst]` goes to symmetric `dest[i * dst]`
 /// on PE `pe` (strides in elements, may be negative). Blocking.
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the number of elements the call names (the
+/// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_char_iput(
+pub unsafe extern "C" fn aclshmem_char_iput(
     dest: *mut c_char,
     source: *mut c_char,
     dst: isize,
@@ -1326,8 +1676,12 @@ pub extern "C" fn aclshmem_char_iput(
 
 /// Strided get of `nelems` `char` elements: symmetric `source[i * sst]` on PE `pe` goes to
 /// local `dest[i * dst]` (strides in elements, may be negative). Blocking.
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the number of elements the call names (the
+/// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_char_iget(
+pub unsafe extern "C" fn aclshmem_char_iget(
     dest: *mut c_char,
     source: *mut c_char,
     dst: isize,
@@ -1349,22 +1703,34 @@ pub extern "C" fn aclshmem_char_iget(
 }
 
 /// Stores `value` at symmetric `dst` on PE `pe`. Complete when the call returns.
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the number of elements the call names (the
+/// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_char_p(dst: *mut c_char, value: c_char, pe: c_int) {
+pub unsafe extern "C" fn aclshmem_char_p(dst: *mut c_char, value: c_char, pe: c_int) {
     guard("aclshmem_char_p", || rma::p(dst, value, pe))
 }
 
 /// Returns the `char` at symmetric `src` on PE `pe`; 0 after a logged error (bad address or PE,
 /// before init).
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the number of elements the call names (the
+/// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_char_g(src: *mut c_char, pe: i32) -> c_char {
+pub unsafe extern "C" fn aclshmem_char_g(src: *mut c_char, pe: i32) -> c_char {
     guard("aclshmem_char_g", || rma::g(src, pe))
 }
 
 /// Copies `elem_size` **elements** of 1 byte(s) (`elem_size * 1` bytes in all) from local `src` to symmetric `dst` on PE `pe`.
 /// Blocking.
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the number of elements the call names (the
+/// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_put8(dst: *mut c_void, src: *mut c_void, elem_size: u32, pe: i32) {
+pub unsafe extern "C" fn aclshmem_put8(dst: *mut c_void, src: *mut c_void, elem_size: u32, pe: i32) {
     guard("aclshmem_put8", || {
         rma::put(dst as usize, src as usize, bytes(elem_size as usize, 1)?, pe)
     })
@@ -1372,8 +1738,12 @@ pub extern "C" fn aclshmem_put8(dst: *mut c_void, src: *mut c_void, elem_size: u
 
 /// Copies `elem_size` **elements** of 1 byte(s) (`elem_size * 1` bytes in all) from symmetric `src` on PE `pe` to local `dst`.
 /// Blocking.
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the number of elements the call names (the
+/// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_get8(dst: *mut c_void, src: *mut c_void, elem_size: u32, pe: i32) {
+pub unsafe extern "C" fn aclshmem_get8(dst: *mut c_void, src: *mut c_void, elem_size: u32, pe: i32) {
     guard("aclshmem_get8", || {
         rma::get(dst as usize, src as usize, bytes(elem_size as usize, 1)?, pe)
     })
@@ -1381,8 +1751,12 @@ pub extern "C" fn aclshmem_get8(dst: *mut c_void, src: *mut c_void, elem_size: u
 
 /// Copies `elem_size` **elements** of 1 byte(s) (`elem_size * 1` bytes in all) from local `src` to symmetric `dst` on PE `pe`.
 /// Non-blocking form: complete at the latest at aclshmem_quiet or a barrier.
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the number of elements the call names (the
+/// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_put8_nbi(dst: *mut c_void, src: *mut c_void, elem_size: u32, pe: i32) {
+pub unsafe extern "C" fn aclshmem_put8_nbi(dst: *mut c_void, src: *mut c_void, elem_size: u32, pe: i32) {
     guard("aclshmem_put8_nbi", || {
         rma::put(dst as usize, src as usize, bytes(elem_size as usize, 1)?, pe)
     })
@@ -1390,8 +1764,12 @@ pub extern "C" fn aclshmem_put8_nbi(dst: *mut c_void, src: *mut c_void, elem_siz
 
 /// Copies `elem_size` **elements** of 1 byte(s) (`elem_size * 1` bytes in all) from symmetric `src` on PE `pe` to local `dst`.
 /// Non-blocking form: complete at the latest at aclshmem_quiet or a barrier.
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the number of elements the call names (the
+/// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_get8_nbi(dst: *mut c_void, src: *mut c_void, elem_size: u32, pe: i32) {
+pub unsafe extern "C" fn aclshmem_get8_nbi(dst: *mut c_void, src: *mut c_void, elem_size: u32, pe: i32) {
     guard("aclshmem_get8_nbi", || {
         rma::get(dst as usize, src as usize, bytes(elem_size as usize, 1)?, pe)
     })
@@ -1399,8 +1777,12 @@ pub extern "C" fn aclshmem_get8_nbi(dst: *mut c_void, src: *mut c_void, elem_siz
 
 /// Strided put of `nelems` 1-byte elements: `source[i * sst]` goes to symmetric `dest[i * dst]`
 /// on PE `pe` (strides in elements). Blocking.
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the number of elements the call names (the
+/// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_iput8(
+pub unsafe extern "C" fn aclshmem_iput8(
     dest: *mut c_void,
     source: *mut c_void,
     dst: isize,
@@ -1415,8 +1797,12 @@ pub extern "C" fn aclshmem_iput8(
 
 /// Strided get of `nelems` 1-byte elements: symmetric `source[i * sst]` on PE `pe` goes to
 /// local `dest[i * dst]` (strides in elements). Blocking.
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the number of elements the call names (the
+/// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_iget8(
+pub unsafe extern "C" fn aclshmem_iget8(
     dest: *mut c_void,
     source: *mut c_void,
     dst: isize,
@@ -1431,8 +1817,12 @@ pub extern "C" fn aclshmem_iget8(
 
 /// Copies `elem_size` **elements** of 2 byte(s) (`elem_size * 2` bytes in all) from local `src` to symmetric `dst` on PE `pe`.
 /// Blocking.
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the number of elements the call names (the
+/// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_put16(dst: *mut c_void, src: *mut c_void, elem_size: u32, pe: i32) {
+pub unsafe extern "C" fn aclshmem_put16(dst: *mut c_void, src: *mut c_void, elem_size: u32, pe: i32) {
     guard("aclshmem_put16", || {
         rma::put(dst as usize, src as usize, bytes(elem_size as usize, 2)?, pe)
     })
@@ -1440,8 +1830,12 @@ pub extern "C" fn aclshmem_put16(dst: *mut c_void, src: *mut c_void, elem_size: 
 
 /// Copies `elem_size` **elements** of 2 byte(s) (`elem_size * 2` bytes in all) from symmetric `src` on PE `pe` to local `dst`.
 /// Blocking.
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the number of elements the call names (the
+/// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_get16(dst: *mut c_void, src: *mut c_void, elem_size: u32, pe: i32) {
+pub unsafe extern "C" fn aclshmem_get16(dst: *mut c_void, src: *mut c_void, elem_size: u32, pe: i32) {
     guard("aclshmem_get16", || {
         rma::get(dst as usize, src as usize, bytes(elem_size as usize, 2)?, pe)
     })
@@ -1449,8 +1843,12 @@ pub extern "C" fn aclshmem_get16(dst: *mut c_void, src: *mut c_void, elem_size: 
 
 /// Copies `elem_size` **elements** of 2 byte(s) (`elem_size * 2` bytes in all) from local `src` to symmetric `dst` on PE `pe`.
 /// Non-blocking form: complete at the latest at aclshmem_quiet or a barrier.
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the number of elements the call names (the
+/// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_put16_nbi(dst: *mut c_void, src: *mut c_void, elem_size: u32, pe: i32) {
+pub unsafe extern "C" fn aclshmem_put16_nbi(dst: *mut c_void, src: *mut c_void, elem_size: u32, pe: i32) {
     guard("aclshmem_put16_nbi", || {
         rma::put(dst as usize, src as usize, bytes(elem_size as usize, 2)?, pe)
     })
@@ -1458,8 +1856,12 @@ pub extern "C" fn aclshmem_put16_nbi(dst: *mut c_void, src: *mut c_void, elem_si
 
 /// Copies `elem_size` **elements** of 2 byte(s) (`elem_size * 2` bytes in all) from symmetric `src` on PE `pe` to local `dst`.
 /// Non-blocking form: complete at the latest at aclshmem_quiet or a barrier.
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the number of elements the call names (the
+/// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_get16_nbi(dst: *mut c_void, src: *mut c_void, elem_size: u32, pe: i32) {
+pub unsafe extern "C" fn aclshmem_get16_nbi(dst: *mut c_void, src: *mut c_void, elem_size: u32, pe: i32) {
     guard("aclshmem_get16_nbi", || {
         rma::get(dst as usize, src as usize, bytes(elem_size as usize, 2)?, pe)
     })
@@ -1467,8 +1869,12 @@ pub extern "C" fn aclshmem_get16_nbi(dst: *mut c_void, src: *mut c_void, elem_si
 
 /// Strided put of `nelems` 2-byte elements: `source[i * sst]` goes to symmetric `dest[i * dst]`
 /// on PE `pe` (strides in elements). Blocking.
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the number of elements the call names (the
+/// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_iput16(
+pub unsafe extern "C" fn aclshmem_iput16(
     dest: *mut c_void,
     source: *mut c_void,
     dst: isize,
@@ -1483,8 +1889,12 @@ pub extern "C" fn aclshmem_iput16(
 
 /// Strided get of `nelems` 2-byte elements: symmetric `source[i * sst]` on PE `pe` goes to
 /// local `dest[i * dst]` (strides in elements). Blocking.
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the number of elements the call names (the
+/// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_iget16(
+pub unsafe extern "C" fn aclshmem_iget16(
     dest: *mut c_void,
     source: *mut c_void,
     dst: isize,
@@ -1499,8 +1909,12 @@ pub extern "C" fn aclshmem_iget16(
 
 /// Copies `elem_size` **elements** of 4 byte(s) (`elem_size * 4` bytes in all) from local `src` to symmetric `dst` on PE `pe`.
 /// Blocking.
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the number of elements the call names (the
+/// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_put32(dst: *mut c_void, src: *mut c_void, elem_size: u32, pe: i32) {
+pub unsafe extern "C" fn aclshmem_put32(dst: *mut c_void, src: *mut c_void, elem_size: u32, pe: i32) {
     guard("aclshmem_put32", || {
         rma::put(dst as usize, src as usize, bytes(elem_size as usize, 4)?, pe)
     })
@@ -1508,8 +1922,12 @@ pub extern "C" fn aclshmem_put32(dst: *mut c_void, src: *mut c_void, elem_size: 
 
 /// Copies `elem_size` **elements** of 4 byte(s) (`elem_size * 4` bytes in all) from symmetric `src` on PE `pe` to local `dst`.
 /// Blocking.
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the number of elements the call names (the
+/// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_get32(dst: *mut c_void, src: *mut c_void, elem_size: u32, pe: i32) {
+pub unsafe extern "C" fn aclshmem_get32(dst: *mut c_void, src: *mut c_void, elem_size: u32, pe: i32) {
     guard("aclshmem_get32", || {
         rma::get(dst as usize, src as usize, bytes(elem_size as usize, 4)?, pe)
     })
@@ -1517,8 +1935,12 @@ pub extern "C" fn aclshmem_get32(dst: *mut c_void, src: *mut c_void, elem_size: 
 
 /// Copies `elem_size` **elements** of 4 byte(s) (`elem_size * 4` bytes in all) from local `src` to symmetric `dst` on PE `pe`.
 /// Non-blocking form: complete at the latest at aclshmem_quiet or a barrier.
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the number of elements the call names (the
+/// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_put32_nbi(dst: *mut c_void, src: *mut c_void, elem_size: u32, pe: i32) {
+pub unsafe extern "C" fn aclshmem_put32_nbi(dst: *mut c_void, src: *mut c_void, elem_size: u32, pe: i32) {
     guard("aclshmem_put32_nbi", || {
         rma::put(dst as usize, src as usize, bytes(elem_size as usize, 4)?, pe)
     })
@@ -1526,8 +1948,12 @@ pub extern "C" fn aclshmem_put32_nbi(dst: *mut c_void, src: *mut c_void, elem_si
 
 /// Copies `elem_size` **elements** of 4 byte(s) (`elem_size * 4` bytes in all) from symmetric `src` on PE `pe` to local `dst`.
 /// Non-blocking form: complete at the latest at aclshmem_quiet or a barrier.
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the number of elements the call names (the
+/// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_get32_nbi(dst: *mut c_void, src: *mut c_void, elem_size: u32, pe: i32) {
+pub unsafe extern "C" fn aclshmem_get32_nbi(dst: *mut c_void, src: *mut c_void, elem_size: u32, pe: i32) {
     guard("aclshmem_get32_nbi", || {
         rma::get(dst as usize, src as usize, bytes(elem_size as usize, 4)?, pe)
     })
@@ -1535,8 +1961,12 @@ pub extern "C" fn aclshmem_get32_nbi(dst: *mut c_void, src: *mut c_void, elem_si
 
 /// Strided put of `nelems` 4-byte elements: `source[i * sst]` goes to symmetric `dest[i * dst]`
 /// on PE `pe` (strides in elements). Blocking.
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the number of elements the call names (the
+/// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_iput32(
+pub unsafe extern "C" fn aclshmem_iput32(
     dest: *mut c_void,
     source: *mut c_void,
     dst: isize,
@@ -1551,8 +1981,12 @@ pub extern "C" fn aclshmem_iput32(
 
 /// Strided get of `nelems` 4-byte elements: symmetric `source[i * sst]` on PE `pe` goes to
 /// local `dest[i * dst]` (strides in elements). Blocking.
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the number of elements the call names (the
+/// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_iget32(
+pub unsafe extern "C" fn aclshmem_iget32(
     dest: *mut c_void,
     source: *mut c_void,
     dst: isize,
@@ -1567,8 +2001,12 @@ pub extern "C" fn aclshmem_iget32(
 
 /// Copies `elem_size` **elements** of 8 byte(s) (`elem_size * 8` bytes in all) from local `src` to symmetric `dst` on PE `pe`.
 /// Blocking.
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the number of elements the call names (the
+/// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_put64(dst: *mut c_void, src: *mut c_void, elem_size: u32, pe: i32) {
+pub unsafe extern "C" fn aclshmem_put64(dst: *mut c_void, src: *mut c_void, elem_size: u32, pe: i32) {
     guard("aclshmem_put64", || {
         rma::put(dst as usize, src as usize, bytes(elem_size as usize, 8)?, pe)
     })
@@ -1576,8 +2014,12 @@ pub extern "C" fn aclshmem_put64(dst: *mut c_void, src: *mut c_void, elem_size: 
 
 /// Copies `elem_size` **elements** of 8 byte(s) (`elem_size * 8` bytes in all) from symmetric `src` on PE `pe` to local `dst`.
 /// Blocking.
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the number of elements the call names (the
+/// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_get64(dst: *mut c_void, src: *mut c_void, elem_size: u32, pe: i32) {
+pub unsafe extern "C" fn aclshmem_get64(dst: *mut c_void, src: *mut c_void, elem_size: u32, pe: i32) {
     guard("aclshmem_get64", || {
         rma::get(dst as usize, src as usize, bytes(elem_size as usize, 8)?, pe)
     })
@@ -1585,8 +2027,12 @@ pub extern "C" fn aclshmem_get64(dst: *mut c_void, src: *mut c_void, elem_size: 
 
 /// Copies `elem_size` **elements** of 8 byte(s) (`elem_size * 8` bytes in all) from local `src` to symmetric `dst` on PE `pe`.
 /// Non-blocking form: complete at the latest at aclshmem_quiet or a barrier.
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the number of elements the call names (the
+/// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_put64_nbi(dst: *mut c_void, src: *mut c_void, elem_size: u32, pe: i32) {
+pub unsafe extern "C" fn aclshmem_put64_nbi(dst: *mut c_void, src: *mut c_void, elem_size: u32, pe: i32) {
     guard("aclshmem_put64_nbi", || {
         rma::put(dst as usize, src as usize, bytes(elem_size as usize, 8)?, pe)
     })
@@ -1594,8 +2040,12 @@ pub extern "C" fn aclshmem_put64_nbi(dst: *mut c_void, src: *mut c_void, elem_si
 
 /// Copies `elem_size` **elements** of 8 byte(s) (`elem_size * 8` bytes in all) from symmetric `src` on PE `pe` to local `dst`.
 /// Non-blocking form: complete at the latest at aclshmem_quiet or a barrier.
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the number of elements the call names (the
+/// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_get64_nbi(dst: *mut c_void, src: *mut c_void, elem_size: u32, pe: i32) {
+pub unsafe extern "C" fn aclshmem_get64_nbi(dst: *mut c_void, src: *mut c_void, elem_size: u32, pe: i32) {
     guard("aclshmem_get64_nbi", || {
         rma::get(dst as usize, src as usize, bytes(elem_size as usize, 8)?, pe)
     })
@@ -1603,8 +2053,12 @@ pub extern "C" fn aclshmem_get64_nbi(dst: *mut c_void, src: *mut c_void, elem_si
 
 /// Strided put of `nelems` 8-byte elements: `source[i * sst]` goes to symmetric `dest[i * dst]`
 /// on PE `pe` (strides in elements). Blocking.
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the number of elements the call names (the
+/// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_iput64(
+pub unsafe extern "C" fn aclshmem_iput64(
     dest: *mut c_void,
     source: *mut c_void,
     dst: isize,
@@ -1619,8 +2073,12 @@ pub extern "C" fn aclshmem_iput64(
 
 /// Strided get of `nelems` 8-byte elements: symmetric `source[i * sst]` on PE `pe` goes to
 /// local `dest[i * dst]` (strides in elements). Blocking.
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the number of elements the call names (the
+/// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_iget64(
+pub unsafe extern "C" fn aclshmem_iget64(
     dest: *mut c_void,
     source: *mut c_void,
     dst: isize,
@@ -1635,8 +2093,12 @@ pub extern "C" fn aclshmem_iget64(
 
 /// Copies `elem_size` **elements** of 16 byte(s) (`elem_size * 16` bytes in all) from local `src` to symmetric `dst` on PE `pe`.
 /// Blocking.
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the number of elements the call names (the
+/// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_put128(dst: *mut c_void, src: *mut c_void, elem_size: u32, pe: i32) {
+pub unsafe extern "C" fn aclshmem_put128(dst: *mut c_void, src: *mut c_void, elem_size: u32, pe: i32) {
     guard("aclshmem_put128", || {
         rma::put(dst as usize, src as usize, bytes(elem_size as usize, 16)?, pe)
     })
@@ -1644,8 +2106,12 @@ pub extern "C" fn aclshmem_put128(dst: *mut c_void, src: *mut c_void, elem_size:
 
 /// Copies `elem_size` **elements** of 16 byte(s) (`elem_size * 16` bytes in all) from symmetric `src` on PE `pe` to local `dst`.
 /// Blocking.
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the number of elements the call names (the
+/// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_get128(dst: *mut c_void, src: *mut c_void, elem_size: u32, pe: i32) {
+pub unsafe extern "C" fn aclshmem_get128(dst: *mut c_void, src: *mut c_void, elem_size: u32, pe: i32) {
     guard("aclshmem_get128", || {
         rma::get(dst as usize, src as usize, bytes(elem_size as usize, 16)?, pe)
     })
@@ -1653,8 +2119,12 @@ pub extern "C" fn aclshmem_get128(dst: *mut c_void, src: *mut c_void, elem_size:
 
 /// Copies `elem_size` **elements** of 16 byte(s) (`elem_size * 16` bytes in all) from local `src` to symmetric `dst` on PE `pe`.
 /// Non-blocking form: complete at the latest at aclshmem_quiet or a barrier.
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the number of elements the call names (the
+/// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_put128_nbi(dst: *mut c_void, src: *mut c_void, elem_size: u32, pe: i32) {
+pub unsafe extern "C" fn aclshmem_put128_nbi(dst: *mut c_void, src: *mut c_void, elem_size: u32, pe: i32) {
     guard("aclshmem_put128_nbi", || {
         rma::put(dst as usize, src as usize, bytes(elem_size as usize, 16)?, pe)
     })
@@ -1662,8 +2132,12 @@ pub extern "C" fn aclshmem_put128_nbi(dst: *mut c_void, src: *mut c_void, elem_s
 
 /// Copies `elem_size` **elements** of 16 byte(s) (`elem_size * 16` bytes in all) from symmetric `src` on PE `pe` to local `dst`.
 /// Non-blocking form: complete at the latest at aclshmem_quiet or a barrier.
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the number of elements the call names (the
+/// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_get128_nbi(dst: *mut c_void, src: *mut c_void, elem_size: u32, pe: i32) {
+pub unsafe extern "C" fn aclshmem_get128_nbi(dst: *mut c_void, src: *mut c_void, elem_size: u32, pe: i32) {
     guard("aclshmem_get128_nbi", || {
         rma::get(dst as usize, src as usize, bytes(elem_size as usize, 16)?, pe)
     })
@@ -1671,8 +2145,12 @@ pub extern "C" fn aclshmem_get128_nbi(dst: *mut c_void, src: *mut c_void, elem_s
 
 /// Strided put of `nelems` 16-byte elements: `source[i * sst]` goes to symmetric `dest[i * dst]`
 /// on PE `pe` (strides in elements). Blocking.
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the number of elements the call names (the
+/// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_iput128(
+pub unsafe extern "C" fn aclshmem_iput128(
     dest: *mut c_void,
     source: *mut c_void,
     dst: isize,
@@ -1687,8 +2165,12 @@ pub extern "C" fn aclshmem_iput128(
 
 /// Strided get of `nelems` 16-byte elements: symmetric `source[i * sst]` on PE `pe` goes to
 /// local `dest[i * dst]` (strides in elements). Blocking.
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the number of elements the call names (the
+/// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_iget128(
+pub unsafe extern "C" fn aclshmem_iget128(
     dest: *mut c_void,
     source: *mut c_void,
     dst: isize,

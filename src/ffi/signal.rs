@@ -1,0 +1,74 @@
+//! C entry points of `host/data_plane/shmem_host_so.h` (spec 8.4) and `aclshmem_signal_wait_until`
+//! (spec 8.5.1). The typed and sized put-with-signal families are generated into signal_typed.rs.
+
+use std::ffi::{c_int, c_void};
+
+use super::guard;
+use crate::p2p::{self, Cmp};
+
+/// Copies `elem_size` **bytes** from local `src` to symmetric `dst` on PE `pe`, then updates the
+/// 32-bit signal word at symmetric `sig_addr` on PE `pe` with `signal` (`ACLSHMEM_SIGNAL_SET`
+/// stores, `ACLSHMEM_SIGNAL_ADD` adds atomically). The data is visible at the target before the
+/// signal is (release ordering). Blocking. A bad `sig_op`, address or PE: logged, nothing written.
+#[unsafe(no_mangle)]
+pub extern "C" fn aclshmemx_putmem_signal(
+    dst: *mut c_void,
+    src: *mut c_void,
+    elem_size: usize,
+    sig_addr: *mut c_void,
+    signal: i32,
+    sig_op: c_int,
+    pe: c_int,
+) {
+    guard("aclshmemx_putmem_signal", || {
+        p2p::put_signal(
+            dst as usize,
+            src as usize,
+            elem_size,
+            sig_addr.cast(),
+            signal,
+            sig_op,
+            pe,
+        )
+    })
+}
+
+/// Non-blocking form of aclshmemx_putmem_signal (complete at the latest at quiet or a barrier; this
+/// implementation completes it before returning).
+#[unsafe(no_mangle)]
+pub extern "C" fn aclshmemx_putmem_signal_nbi(
+    dst: *mut c_void,
+    src: *mut c_void,
+    elem_size: usize,
+    sig_addr: *mut c_void,
+    signal: i32,
+    sig_op: c_int,
+    pe: c_int,
+) {
+    guard("aclshmemx_putmem_signal_nbi", || {
+        p2p::put_signal(
+            dst as usize,
+            src as usize,
+            elem_size,
+            sig_addr.cast(),
+            signal,
+            sig_op,
+            pe,
+        )
+    })
+}
+
+/// Waits until the local 32-bit signal word `*sig_addr` satisfies `*sig_addr <cmp> cmp_val`
+/// (acquire: everything the signalling PE wrote before the signal is visible afterwards). `cmp`
+/// outside 0..5: logged, returns at once without waiting. Spins briefly, then yields, then sleeps
+/// with bounded back-off.
+///
+/// # Safety
+/// `sig_addr` must be NULL or point to a live 32-bit word of this PE.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclshmem_signal_wait_until(sig_addr: *mut i32, cmp: c_int, cmp_val: i32) {
+    guard("aclshmem_signal_wait_until", || {
+        // SAFETY: forwarded from this function's contract.
+        unsafe { p2p::wait_until(sig_addr, Cmp::from_c(cmp)?, cmp_val) }
+    })
+}

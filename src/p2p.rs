@@ -1,0 +1,276 @@
+//! Point-to-point synchronisation: signals and the wait/test families (spec 8.4, 8.5).
+//!
+//! Memory ordering: a waiter reads each word with Acquire; a signal SET is a Release store and a
+//! signal ADD a SeqCst read-modify-write, both issued after the put's data copy. So whatever a PE
+//! wrote before signalling (the put's data included) is visible to a PE whose wait observed the
+//! signal. `unsafe` here turns the validated raw addresses of a [`WaitSet`] into atomic loads.
+
+use crate::error::{Error, Result};
+use crate::rma;
+use crate::runtime;
+use crate::wait::Backoff;
+use crate::word::{IntWord, Word};
+
+/// `aclshmem_cmp_op_type_t`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cmp {
+    Eq,
+    Ne,
+    Gt,
+    Ge,
+    Lt,
+    Le,
+}
+
+impl Cmp {
+    /// From the C value; anything outside 0..5 is an error.
+    pub fn from_c(v: i32) -> Result<Cmp> {
+        Ok(match v {
+            0 => Cmp::Eq,
+            1 => Cmp::Ne,
+            2 => Cmp::Gt,
+            3 => Cmp::Ge,
+            4 => Cmp::Lt,
+            5 => Cmp::Le,
+            _ => {
+                return Err(Error::InvalidParam(format!(
+                    "cmp {v} is not an aclshmem_cmp_op_type_t (0..5)"
+                )));
+            }
+        })
+    }
+
+    #[inline]
+    pub fn holds<T: PartialOrd>(self, a: T, b: T) -> bool {
+        match self {
+            Cmp::Eq => a == b,
+            Cmp::Ne => a != b,
+            Cmp::Gt => a > b,
+            Cmp::Ge => a >= b,
+            Cmp::Lt => a < b,
+            Cmp::Le => a <= b,
+        }
+    }
+}
+
+/// Signal operations (`aclshmem_signal_op_type_t`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SignalOp {
+    Set,
+    Add,
+}
+
+impl SignalOp {
+    pub fn from_c(v: i32) -> Result<SignalOp> {
+        match v {
+            0 => Ok(SignalOp::Set),
+            1 => Ok(SignalOp::Add),
+            _ => Err(Error::InvalidParam(format!(
+                "sig_op {v} is neither ACLSHMEM_SIGNAL_SET (0) nor ACLSHMEM_SIGNAL_ADD (1)"
+            ))),
+        }
+    }
+}
+
+/// Checks a word address: non-NULL and aligned for `T`.
+pub fn check_word<T>(p: *const T, what: &str) -> Result<()> {
+    if p.is_null() {
+        return Err(Error::InvalidParam(format!("{what} is NULL")));
+    }
+    if !(p as usize).is_multiple_of(std::mem::align_of::<T>()) {
+        return Err(Error::InvalidParam(format!(
+            "{what} {p:p} is not aligned to {} bytes",
+            std::mem::align_of::<T>()
+        )));
+    }
+    Ok(())
+}
+
+/// Updates the 32-bit signal word at symmetric `sig_addr` on PE `pe`.
+pub fn signal(sig_addr: *mut i32, value: i32, op: SignalOp, pe: i32) -> Result<()> {
+    check_word(sig_addr, "sig_addr")?;
+    let target = rma::remote_addr(sig_addr as usize, 4, pe, "sig_addr")? as *mut i32;
+    // SAFETY: target is a 4-byte aligned word inside PE pe's mapped heap.
+    unsafe {
+        match op {
+            SignalOp::Set => i32::store(target, value),
+            SignalOp::Add => {
+                i32::fetch_add(target, value);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Put-with-signal: copies `len` bytes, then updates the signal; nothing is written when any
+/// argument is bad (the signal is checked before the data moves).
+pub fn put_signal(
+    dst: usize,
+    src: usize,
+    len: usize,
+    sig_addr: *mut i32,
+    value: i32,
+    sig_op: i32,
+    pe: i32,
+) -> Result<()> {
+    let op = SignalOp::from_c(sig_op)?;
+    check_word(sig_addr, "sig_addr")?;
+    rma::remote_addr(sig_addr as usize, 4, pe, "sig_addr")?;
+    rma::put(dst, src, len, pe)?;
+    signal(sig_addr, value, op, pe)
+}
+
+/// Waits until the local word `*ivar` satisfies `cmp` against `value`.
+///
+/// # Safety
+/// A non-NULL `ivar` must point to a live `T` for the duration of the wait.
+pub unsafe fn wait_until<T: Word>(ivar: *mut T, cmp: Cmp, value: T) -> Result<()> {
+    runtime::current()?;
+    check_word(ivar, "ivar")?;
+    let mut b = Backoff::new();
+    // SAFETY: ivar is non-NULL and aligned (checked) and live (this function's contract).
+    while !cmp.holds(unsafe { T::load(ivar) }, value) {
+        b.snooze();
+    }
+    Ok(())
+}
+
+/// One comparison of the local word `*ivar`.
+///
+/// # Safety
+/// A non-NULL `ivar` must point to a live `T`.
+pub unsafe fn test<T: Word>(ivar: *mut T, cmp: Cmp, value: T) -> Result<bool> {
+    runtime::current()?;
+    check_word(ivar, "ivars")?;
+    // SAFETY: as in `wait_until`.
+    Ok(cmp.holds(unsafe { T::load(ivar) }, value))
+}
+
+/// What the elements of a set are compared with.
+pub enum Against<'a, T> {
+    One(T),
+    Each(&'a [T]),
+}
+
+/// The arguments of a set-valued wait or test, checked.
+pub struct WaitSet<'a, T> {
+    ivars: *mut T,
+    n: usize,
+    status: Option<&'a [i32]>,
+    cmp: Cmp,
+    against: Against<'a, T>,
+}
+
+impl<'a, T: Word> WaitSet<'a, T> {
+    /// # Safety
+    /// A non-NULL `ivars` must point to `n` live, aligned `T`s for the life of the set.
+    pub unsafe fn new(
+        ivars: *mut T,
+        n: usize,
+        status: Option<&'a [i32]>,
+        cmp: Cmp,
+        against: Against<'a, T>,
+    ) -> Result<Self> {
+        runtime::current()?;
+        if n > 0 {
+            check_word(ivars, "ivars")?;
+        }
+        if let Against::Each(v) = &against
+            && v.len() != n
+        {
+            return Err(Error::InvalidParam(
+                "cmp_values does not hold nelems values".into(),
+            ));
+        }
+        Ok(WaitSet {
+            ivars,
+            n,
+            status,
+            cmp,
+            against,
+        })
+    }
+
+    #[inline]
+    fn included(&self, i: usize) -> bool {
+        self.status.is_none_or(|s| s[i] == 0)
+    }
+
+    /// Whether any element takes part (status not all excluded, nelems > 0).
+    pub fn any_included(&self) -> bool {
+        (0..self.n).any(|i| self.included(i))
+    }
+
+    #[inline]
+    fn satisfied(&self, i: usize) -> bool {
+        let value = match &self.against {
+            Against::One(v) => *v,
+            Against::Each(v) => v[i],
+        };
+        // SAFETY: i < n and the constructor's contract makes ivars[0..n) valid and aligned.
+        self.cmp.holds(unsafe { T::load(self.ivars.add(i)) }, value)
+    }
+
+    /// Included elements that hold now, in index order.
+    fn holding(&self) -> impl Iterator<Item = usize> + '_ {
+        (0..self.n).filter(|&i| self.included(i) && self.satisfied(i))
+    }
+
+    /// Whether every included element holds (true for an empty set).
+    pub fn test_all(&self) -> bool {
+        (0..self.n).all(|i| !self.included(i) || self.satisfied(i))
+    }
+
+    /// Index of an included element that holds, or `usize::MAX` (SIZE_MAX).
+    pub fn test_any(&self) -> usize {
+        self.holding().next().unwrap_or(usize::MAX)
+    }
+
+    /// Writes the indices of the included elements that hold into `indices`; returns how many.
+    pub fn test_some(&self, indices: &mut [usize]) -> usize {
+        let mut count = 0;
+        for i in self.holding() {
+            indices[count] = i;
+            count += 1;
+        }
+        count
+    }
+
+    pub fn wait_all(&self) {
+        let mut b = Backoff::new();
+        while !self.test_all() {
+            b.snooze();
+        }
+    }
+
+    /// Waits for any included element; `usize::MAX` at once when none is included.
+    pub fn wait_any(&self) -> usize {
+        if !self.any_included() {
+            return usize::MAX;
+        }
+        let mut b = Backoff::new();
+        loop {
+            let i = self.test_any();
+            if i != usize::MAX {
+                return i;
+            }
+            b.snooze();
+        }
+    }
+
+    /// Waits until at least one included element holds and collects all that do; 0 at once when
+    /// none is included.
+    pub fn wait_some(&self, indices: &mut [usize]) -> usize {
+        if !self.any_included() {
+            return 0;
+        }
+        let mut b = Backoff::new();
+        loop {
+            let n = self.test_some(indices);
+            if n > 0 {
+                return n;
+            }
+            b.snooze();
+        }
+    }
+}
