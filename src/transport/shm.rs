@@ -9,8 +9,15 @@
 /// `src` must be readable and `dst` writable for `len` bytes.
 #[inline]
 pub unsafe fn copy(src: *const u8, dst: *mut u8, len: usize) {
-    // SAFETY: forwarded from the caller.
-    unsafe { std::ptr::copy(src, dst, len) }
+    let (s, d) = (src as usize, dst as usize);
+    if s + len <= d || d + len <= s {
+        // disjoint (the normal case): memcpy, whose large-size path streams past the caches
+        // SAFETY: forwarded from the caller; the ranges do not overlap.
+        unsafe { std::ptr::copy_nonoverlapping(src, dst, len) }
+    } else {
+        // SAFETY: forwarded from the caller.
+        unsafe { std::ptr::copy(src, dst, len) }
+    }
 }
 
 /// Copies `n` elements of `elem` bytes: element `i` goes from `src + i*sst*elem` to
