@@ -2614,6 +2614,2784 @@ ACLSHMEM_HOST_API void aclshmem_double_atomic_fetch_nbi(double *fetch, const dou
 ACLSHMEM_HOST_API void aclshmem_double_atomic_swap_nbi(double *fetch, double *dest, double value, int pe);
 
 /**
+ * Copies `nelems` bytes of member `PE_root`'s `source` into `dest` on every member of `team`
+ * (the root included). `dest` and `source` must not overlap.
+ */
+ACLSHMEM_HOST_API int aclshmem_broadcastmem(aclshmem_team_t team, void *dest, const void *source, size_t nelems, int PE_root);
+
+/**
+ * Concatenates every member's `nelems` bytes of `source` (the count may differ per member) into
+ * `dest` on every member, in team order.
+ */
+ACLSHMEM_HOST_API int aclshmem_collectmem(aclshmem_team_t team, void *dest, const void *source, size_t nelems);
+
+/**
+ * Concatenates every member's `nelems` bytes of `source` (the same count everywhere) into `dest`
+ * on every member, in team order.
+ */
+ACLSHMEM_HOST_API int aclshmem_fcollectmem(aclshmem_team_t team, void *dest, const void *source, size_t nelems);
+
+/**
+ * Exchanges blocks of `nelems` bytes: block j of member i's `source` goes to block i of member
+ * j's `dest`.
+ */
+ACLSHMEM_HOST_API int aclshmem_alltoallmem(aclshmem_team_t team, void *dest, const void *source, size_t nelems);
+
+/**
+ * Copies `nelems` `float` of member `PE_root`'s `source` into `dest` on every member (root included).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_float_broadcast(aclshmem_team_t team, float *dest, const float *source, size_t nelems, int PE_root);
+
+/**
+ * Concatenates every member's `nelems` `float` (the count may differ per member) into `dest`, in team order.
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_float_collect(aclshmem_team_t team, float *dest, const float *source, size_t nelems);
+
+/**
+ * Concatenates every member's `nelems` `float` (the same count everywhere) into `dest`, in team order.
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_float_fcollect(aclshmem_team_t team, float *dest, const float *source, size_t nelems);
+
+/**
+ * Exchanges blocks of `nelems` `float`: block j of member i's `source` goes to block i of member j's `dest`.
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_float_alltoall(aclshmem_team_t team, float *dest, const float *source, size_t nelems);
+
+/**
+ * Copies `nelems` `double` of member `PE_root`'s `source` into `dest` on every member (root included).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_double_broadcast(aclshmem_team_t team, double *dest, const double *source, size_t nelems, int PE_root);
+
+/**
+ * Concatenates every member's `nelems` `double` (the count may differ per member) into `dest`, in team order.
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_double_collect(aclshmem_team_t team, double *dest, const double *source, size_t nelems);
+
+/**
+ * Concatenates every member's `nelems` `double` (the same count everywhere) into `dest`, in team order.
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_double_fcollect(aclshmem_team_t team, double *dest, const double *source, size_t nelems);
+
+/**
+ * Exchanges blocks of `nelems` `double`: block j of member i's `source` goes to block i of member j's `dest`.
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_double_alltoall(aclshmem_team_t team, double *dest, const double *source, size_t nelems);
+
+/**
+ * Copies `nelems` `char` of member `PE_root`'s `source` into `dest` on every member (root included).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_char_broadcast(aclshmem_team_t team, char *dest, const char *source, size_t nelems, int PE_root);
+
+/**
+ * Concatenates every member's `nelems` `char` (the count may differ per member) into `dest`, in team order.
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_char_collect(aclshmem_team_t team, char *dest, const char *source, size_t nelems);
+
+/**
+ * Concatenates every member's `nelems` `char` (the same count everywhere) into `dest`, in team order.
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_char_fcollect(aclshmem_team_t team, char *dest, const char *source, size_t nelems);
+
+/**
+ * Exchanges blocks of `nelems` `char`: block j of member i's `source` goes to block i of member j's `dest`.
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_char_alltoall(aclshmem_team_t team, char *dest, const char *source, size_t nelems);
+
+/**
+ * Copies `nelems` `signed char` of member `PE_root`'s `source` into `dest` on every member (root included).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_schar_broadcast(aclshmem_team_t team, signed char *dest, const signed char *source, size_t nelems, int PE_root);
+
+/**
+ * Concatenates every member's `nelems` `signed char` (the count may differ per member) into `dest`, in team order.
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_schar_collect(aclshmem_team_t team, signed char *dest, const signed char *source, size_t nelems);
+
+/**
+ * Concatenates every member's `nelems` `signed char` (the same count everywhere) into `dest`, in team order.
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_schar_fcollect(aclshmem_team_t team, signed char *dest, const signed char *source, size_t nelems);
+
+/**
+ * Exchanges blocks of `nelems` `signed char`: block j of member i's `source` goes to block i of member j's `dest`.
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_schar_alltoall(aclshmem_team_t team, signed char *dest, const signed char *source, size_t nelems);
+
+/**
+ * Copies `nelems` `short` of member `PE_root`'s `source` into `dest` on every member (root included).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_short_broadcast(aclshmem_team_t team, short *dest, const short *source, size_t nelems, int PE_root);
+
+/**
+ * Concatenates every member's `nelems` `short` (the count may differ per member) into `dest`, in team order.
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_short_collect(aclshmem_team_t team, short *dest, const short *source, size_t nelems);
+
+/**
+ * Concatenates every member's `nelems` `short` (the same count everywhere) into `dest`, in team order.
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_short_fcollect(aclshmem_team_t team, short *dest, const short *source, size_t nelems);
+
+/**
+ * Exchanges blocks of `nelems` `short`: block j of member i's `source` goes to block i of member j's `dest`.
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_short_alltoall(aclshmem_team_t team, short *dest, const short *source, size_t nelems);
+
+/**
+ * Copies `nelems` `int` of member `PE_root`'s `source` into `dest` on every member (root included).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_int_broadcast(aclshmem_team_t team, int *dest, const int *source, size_t nelems, int PE_root);
+
+/**
+ * Concatenates every member's `nelems` `int` (the count may differ per member) into `dest`, in team order.
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_int_collect(aclshmem_team_t team, int *dest, const int *source, size_t nelems);
+
+/**
+ * Concatenates every member's `nelems` `int` (the same count everywhere) into `dest`, in team order.
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_int_fcollect(aclshmem_team_t team, int *dest, const int *source, size_t nelems);
+
+/**
+ * Exchanges blocks of `nelems` `int`: block j of member i's `source` goes to block i of member j's `dest`.
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_int_alltoall(aclshmem_team_t team, int *dest, const int *source, size_t nelems);
+
+/**
+ * Copies `nelems` `long` of member `PE_root`'s `source` into `dest` on every member (root included).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_long_broadcast(aclshmem_team_t team, long *dest, const long *source, size_t nelems, int PE_root);
+
+/**
+ * Concatenates every member's `nelems` `long` (the count may differ per member) into `dest`, in team order.
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_long_collect(aclshmem_team_t team, long *dest, const long *source, size_t nelems);
+
+/**
+ * Concatenates every member's `nelems` `long` (the same count everywhere) into `dest`, in team order.
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_long_fcollect(aclshmem_team_t team, long *dest, const long *source, size_t nelems);
+
+/**
+ * Exchanges blocks of `nelems` `long`: block j of member i's `source` goes to block i of member j's `dest`.
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_long_alltoall(aclshmem_team_t team, long *dest, const long *source, size_t nelems);
+
+/**
+ * Copies `nelems` `long long` of member `PE_root`'s `source` into `dest` on every member (root included).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_longlong_broadcast(aclshmem_team_t team, long long *dest, const long long *source, size_t nelems, int PE_root);
+
+/**
+ * Concatenates every member's `nelems` `long long` (the count may differ per member) into `dest`, in team order.
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_longlong_collect(aclshmem_team_t team, long long *dest, const long long *source, size_t nelems);
+
+/**
+ * Concatenates every member's `nelems` `long long` (the same count everywhere) into `dest`, in team order.
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_longlong_fcollect(aclshmem_team_t team, long long *dest, const long long *source, size_t nelems);
+
+/**
+ * Exchanges blocks of `nelems` `long long`: block j of member i's `source` goes to block i of member j's `dest`.
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_longlong_alltoall(aclshmem_team_t team, long long *dest, const long long *source, size_t nelems);
+
+/**
+ * Copies `nelems` `unsigned char` of member `PE_root`'s `source` into `dest` on every member (root included).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_uchar_broadcast(aclshmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nelems, int PE_root);
+
+/**
+ * Concatenates every member's `nelems` `unsigned char` (the count may differ per member) into `dest`, in team order.
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_uchar_collect(aclshmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nelems);
+
+/**
+ * Concatenates every member's `nelems` `unsigned char` (the same count everywhere) into `dest`, in team order.
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_uchar_fcollect(aclshmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nelems);
+
+/**
+ * Exchanges blocks of `nelems` `unsigned char`: block j of member i's `source` goes to block i of member j's `dest`.
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_uchar_alltoall(aclshmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nelems);
+
+/**
+ * Copies `nelems` `unsigned short` of member `PE_root`'s `source` into `dest` on every member (root included).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_ushort_broadcast(aclshmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nelems, int PE_root);
+
+/**
+ * Concatenates every member's `nelems` `unsigned short` (the count may differ per member) into `dest`, in team order.
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_ushort_collect(aclshmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nelems);
+
+/**
+ * Concatenates every member's `nelems` `unsigned short` (the same count everywhere) into `dest`, in team order.
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_ushort_fcollect(aclshmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nelems);
+
+/**
+ * Exchanges blocks of `nelems` `unsigned short`: block j of member i's `source` goes to block i of member j's `dest`.
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_ushort_alltoall(aclshmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nelems);
+
+/**
+ * Copies `nelems` `unsigned int` of member `PE_root`'s `source` into `dest` on every member (root included).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_uint_broadcast(aclshmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nelems, int PE_root);
+
+/**
+ * Concatenates every member's `nelems` `unsigned int` (the count may differ per member) into `dest`, in team order.
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_uint_collect(aclshmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nelems);
+
+/**
+ * Concatenates every member's `nelems` `unsigned int` (the same count everywhere) into `dest`, in team order.
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_uint_fcollect(aclshmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nelems);
+
+/**
+ * Exchanges blocks of `nelems` `unsigned int`: block j of member i's `source` goes to block i of member j's `dest`.
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_uint_alltoall(aclshmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nelems);
+
+/**
+ * Copies `nelems` `unsigned long` of member `PE_root`'s `source` into `dest` on every member (root included).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_ulong_broadcast(aclshmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nelems, int PE_root);
+
+/**
+ * Concatenates every member's `nelems` `unsigned long` (the count may differ per member) into `dest`, in team order.
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_ulong_collect(aclshmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nelems);
+
+/**
+ * Concatenates every member's `nelems` `unsigned long` (the same count everywhere) into `dest`, in team order.
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_ulong_fcollect(aclshmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nelems);
+
+/**
+ * Exchanges blocks of `nelems` `unsigned long`: block j of member i's `source` goes to block i of member j's `dest`.
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_ulong_alltoall(aclshmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nelems);
+
+/**
+ * Copies `nelems` `unsigned long long` of member `PE_root`'s `source` into `dest` on every member (root included).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_ulonglong_broadcast(aclshmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nelems, int PE_root);
+
+/**
+ * Concatenates every member's `nelems` `unsigned long long` (the count may differ per member) into `dest`, in team order.
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_ulonglong_collect(aclshmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nelems);
+
+/**
+ * Concatenates every member's `nelems` `unsigned long long` (the same count everywhere) into `dest`, in team order.
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_ulonglong_fcollect(aclshmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nelems);
+
+/**
+ * Exchanges blocks of `nelems` `unsigned long long`: block j of member i's `source` goes to block i of member j's `dest`.
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_ulonglong_alltoall(aclshmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nelems);
+
+/**
+ * Copies `nelems` `int8_t` of member `PE_root`'s `source` into `dest` on every member (root included).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_int8_broadcast(aclshmem_team_t team, int8_t *dest, const int8_t *source, size_t nelems, int PE_root);
+
+/**
+ * Concatenates every member's `nelems` `int8_t` (the count may differ per member) into `dest`, in team order.
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_int8_collect(aclshmem_team_t team, int8_t *dest, const int8_t *source, size_t nelems);
+
+/**
+ * Concatenates every member's `nelems` `int8_t` (the same count everywhere) into `dest`, in team order.
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_int8_fcollect(aclshmem_team_t team, int8_t *dest, const int8_t *source, size_t nelems);
+
+/**
+ * Exchanges blocks of `nelems` `int8_t`: block j of member i's `source` goes to block i of member j's `dest`.
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_int8_alltoall(aclshmem_team_t team, int8_t *dest, const int8_t *source, size_t nelems);
+
+/**
+ * Copies `nelems` `int16_t` of member `PE_root`'s `source` into `dest` on every member (root included).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_int16_broadcast(aclshmem_team_t team, int16_t *dest, const int16_t *source, size_t nelems, int PE_root);
+
+/**
+ * Concatenates every member's `nelems` `int16_t` (the count may differ per member) into `dest`, in team order.
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_int16_collect(aclshmem_team_t team, int16_t *dest, const int16_t *source, size_t nelems);
+
+/**
+ * Concatenates every member's `nelems` `int16_t` (the same count everywhere) into `dest`, in team order.
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_int16_fcollect(aclshmem_team_t team, int16_t *dest, const int16_t *source, size_t nelems);
+
+/**
+ * Exchanges blocks of `nelems` `int16_t`: block j of member i's `source` goes to block i of member j's `dest`.
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_int16_alltoall(aclshmem_team_t team, int16_t *dest, const int16_t *source, size_t nelems);
+
+/**
+ * Copies `nelems` `int32_t` of member `PE_root`'s `source` into `dest` on every member (root included).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_int32_broadcast(aclshmem_team_t team, int32_t *dest, const int32_t *source, size_t nelems, int PE_root);
+
+/**
+ * Concatenates every member's `nelems` `int32_t` (the count may differ per member) into `dest`, in team order.
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_int32_collect(aclshmem_team_t team, int32_t *dest, const int32_t *source, size_t nelems);
+
+/**
+ * Concatenates every member's `nelems` `int32_t` (the same count everywhere) into `dest`, in team order.
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_int32_fcollect(aclshmem_team_t team, int32_t *dest, const int32_t *source, size_t nelems);
+
+/**
+ * Exchanges blocks of `nelems` `int32_t`: block j of member i's `source` goes to block i of member j's `dest`.
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_int32_alltoall(aclshmem_team_t team, int32_t *dest, const int32_t *source, size_t nelems);
+
+/**
+ * Copies `nelems` `int64_t` of member `PE_root`'s `source` into `dest` on every member (root included).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_int64_broadcast(aclshmem_team_t team, int64_t *dest, const int64_t *source, size_t nelems, int PE_root);
+
+/**
+ * Concatenates every member's `nelems` `int64_t` (the count may differ per member) into `dest`, in team order.
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_int64_collect(aclshmem_team_t team, int64_t *dest, const int64_t *source, size_t nelems);
+
+/**
+ * Concatenates every member's `nelems` `int64_t` (the same count everywhere) into `dest`, in team order.
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_int64_fcollect(aclshmem_team_t team, int64_t *dest, const int64_t *source, size_t nelems);
+
+/**
+ * Exchanges blocks of `nelems` `int64_t`: block j of member i's `source` goes to block i of member j's `dest`.
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_int64_alltoall(aclshmem_team_t team, int64_t *dest, const int64_t *source, size_t nelems);
+
+/**
+ * Copies `nelems` `uint8_t` of member `PE_root`'s `source` into `dest` on every member (root included).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_uint8_broadcast(aclshmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nelems, int PE_root);
+
+/**
+ * Concatenates every member's `nelems` `uint8_t` (the count may differ per member) into `dest`, in team order.
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_uint8_collect(aclshmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nelems);
+
+/**
+ * Concatenates every member's `nelems` `uint8_t` (the same count everywhere) into `dest`, in team order.
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_uint8_fcollect(aclshmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nelems);
+
+/**
+ * Exchanges blocks of `nelems` `uint8_t`: block j of member i's `source` goes to block i of member j's `dest`.
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_uint8_alltoall(aclshmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nelems);
+
+/**
+ * Copies `nelems` `uint16_t` of member `PE_root`'s `source` into `dest` on every member (root included).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_uint16_broadcast(aclshmem_team_t team, uint16_t *dest, const uint16_t *source, size_t nelems, int PE_root);
+
+/**
+ * Concatenates every member's `nelems` `uint16_t` (the count may differ per member) into `dest`, in team order.
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_uint16_collect(aclshmem_team_t team, uint16_t *dest, const uint16_t *source, size_t nelems);
+
+/**
+ * Concatenates every member's `nelems` `uint16_t` (the same count everywhere) into `dest`, in team order.
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_uint16_fcollect(aclshmem_team_t team, uint16_t *dest, const uint16_t *source, size_t nelems);
+
+/**
+ * Exchanges blocks of `nelems` `uint16_t`: block j of member i's `source` goes to block i of member j's `dest`.
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_uint16_alltoall(aclshmem_team_t team, uint16_t *dest, const uint16_t *source, size_t nelems);
+
+/**
+ * Copies `nelems` `uint32_t` of member `PE_root`'s `source` into `dest` on every member (root included).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_uint32_broadcast(aclshmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nelems, int PE_root);
+
+/**
+ * Concatenates every member's `nelems` `uint32_t` (the count may differ per member) into `dest`, in team order.
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_uint32_collect(aclshmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nelems);
+
+/**
+ * Concatenates every member's `nelems` `uint32_t` (the same count everywhere) into `dest`, in team order.
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_uint32_fcollect(aclshmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nelems);
+
+/**
+ * Exchanges blocks of `nelems` `uint32_t`: block j of member i's `source` goes to block i of member j's `dest`.
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_uint32_alltoall(aclshmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nelems);
+
+/**
+ * Copies `nelems` `uint64_t` of member `PE_root`'s `source` into `dest` on every member (root included).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_uint64_broadcast(aclshmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nelems, int PE_root);
+
+/**
+ * Concatenates every member's `nelems` `uint64_t` (the count may differ per member) into `dest`, in team order.
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_uint64_collect(aclshmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nelems);
+
+/**
+ * Concatenates every member's `nelems` `uint64_t` (the same count everywhere) into `dest`, in team order.
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_uint64_fcollect(aclshmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nelems);
+
+/**
+ * Exchanges blocks of `nelems` `uint64_t`: block j of member i's `source` goes to block i of member j's `dest`.
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_uint64_alltoall(aclshmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nelems);
+
+/**
+ * Copies `nelems` `size_t` of member `PE_root`'s `source` into `dest` on every member (root included).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_size_broadcast(aclshmem_team_t team, size_t *dest, const size_t *source, size_t nelems, int PE_root);
+
+/**
+ * Concatenates every member's `nelems` `size_t` (the count may differ per member) into `dest`, in team order.
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_size_collect(aclshmem_team_t team, size_t *dest, const size_t *source, size_t nelems);
+
+/**
+ * Concatenates every member's `nelems` `size_t` (the same count everywhere) into `dest`, in team order.
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_size_fcollect(aclshmem_team_t team, size_t *dest, const size_t *source, size_t nelems);
+
+/**
+ * Exchanges blocks of `nelems` `size_t`: block j of member i's `source` goes to block i of member j's `dest`.
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_size_alltoall(aclshmem_team_t team, size_t *dest, const size_t *source, size_t nelems);
+
+/**
+ * Copies `nelems` `ptrdiff_t` of member `PE_root`'s `source` into `dest` on every member (root included).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_ptrdiff_broadcast(aclshmem_team_t team, ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, int PE_root);
+
+/**
+ * Concatenates every member's `nelems` `ptrdiff_t` (the count may differ per member) into `dest`, in team order.
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_ptrdiff_collect(aclshmem_team_t team, ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems);
+
+/**
+ * Concatenates every member's `nelems` `ptrdiff_t` (the same count everywhere) into `dest`, in team order.
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_ptrdiff_fcollect(aclshmem_team_t team, ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems);
+
+/**
+ * Exchanges blocks of `nelems` `ptrdiff_t`: block j of member i's `source` goes to block i of member j's `dest`.
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_ptrdiff_alltoall(aclshmem_team_t team, ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems);
+
+/**
+ * Element-wise bitwise AND of `nreduce` `unsigned char` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_uchar_and_reduce(aclshmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nreduce);
+
+/**
+ * Element-wise bitwise AND of `nreduce` `unsigned short` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_ushort_and_reduce(aclshmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nreduce);
+
+/**
+ * Element-wise bitwise AND of `nreduce` `unsigned int` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_uint_and_reduce(aclshmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nreduce);
+
+/**
+ * Element-wise bitwise AND of `nreduce` `unsigned long` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_ulong_and_reduce(aclshmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nreduce);
+
+/**
+ * Element-wise bitwise AND of `nreduce` `unsigned long long` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_ulonglong_and_reduce(aclshmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nreduce);
+
+/**
+ * Element-wise bitwise AND of `nreduce` `int8_t` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_int8_and_reduce(aclshmem_team_t team, int8_t *dest, const int8_t *source, size_t nreduce);
+
+/**
+ * Element-wise bitwise AND of `nreduce` `int16_t` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_int16_and_reduce(aclshmem_team_t team, int16_t *dest, const int16_t *source, size_t nreduce);
+
+/**
+ * Element-wise bitwise AND of `nreduce` `int32_t` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_int32_and_reduce(aclshmem_team_t team, int32_t *dest, const int32_t *source, size_t nreduce);
+
+/**
+ * Element-wise bitwise AND of `nreduce` `int64_t` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_int64_and_reduce(aclshmem_team_t team, int64_t *dest, const int64_t *source, size_t nreduce);
+
+/**
+ * Element-wise bitwise AND of `nreduce` `uint8_t` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_uint8_and_reduce(aclshmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nreduce);
+
+/**
+ * Element-wise bitwise AND of `nreduce` `uint16_t` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_uint16_and_reduce(aclshmem_team_t team, uint16_t *dest, const uint16_t *source, size_t nreduce);
+
+/**
+ * Element-wise bitwise AND of `nreduce` `uint32_t` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_uint32_and_reduce(aclshmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nreduce);
+
+/**
+ * Element-wise bitwise AND of `nreduce` `uint64_t` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_uint64_and_reduce(aclshmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nreduce);
+
+/**
+ * Element-wise bitwise AND of `nreduce` `size_t` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_size_and_reduce(aclshmem_team_t team, size_t *dest, const size_t *source, size_t nreduce);
+
+/**
+ * Element-wise bitwise OR of `nreduce` `unsigned char` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_uchar_or_reduce(aclshmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nreduce);
+
+/**
+ * Element-wise bitwise OR of `nreduce` `unsigned short` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_ushort_or_reduce(aclshmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nreduce);
+
+/**
+ * Element-wise bitwise OR of `nreduce` `unsigned int` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_uint_or_reduce(aclshmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nreduce);
+
+/**
+ * Element-wise bitwise OR of `nreduce` `unsigned long` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_ulong_or_reduce(aclshmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nreduce);
+
+/**
+ * Element-wise bitwise OR of `nreduce` `unsigned long long` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_ulonglong_or_reduce(aclshmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nreduce);
+
+/**
+ * Element-wise bitwise OR of `nreduce` `int8_t` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_int8_or_reduce(aclshmem_team_t team, int8_t *dest, const int8_t *source, size_t nreduce);
+
+/**
+ * Element-wise bitwise OR of `nreduce` `int16_t` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_int16_or_reduce(aclshmem_team_t team, int16_t *dest, const int16_t *source, size_t nreduce);
+
+/**
+ * Element-wise bitwise OR of `nreduce` `int32_t` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_int32_or_reduce(aclshmem_team_t team, int32_t *dest, const int32_t *source, size_t nreduce);
+
+/**
+ * Element-wise bitwise OR of `nreduce` `int64_t` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_int64_or_reduce(aclshmem_team_t team, int64_t *dest, const int64_t *source, size_t nreduce);
+
+/**
+ * Element-wise bitwise OR of `nreduce` `uint8_t` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_uint8_or_reduce(aclshmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nreduce);
+
+/**
+ * Element-wise bitwise OR of `nreduce` `uint16_t` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_uint16_or_reduce(aclshmem_team_t team, uint16_t *dest, const uint16_t *source, size_t nreduce);
+
+/**
+ * Element-wise bitwise OR of `nreduce` `uint32_t` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_uint32_or_reduce(aclshmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nreduce);
+
+/**
+ * Element-wise bitwise OR of `nreduce` `uint64_t` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_uint64_or_reduce(aclshmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nreduce);
+
+/**
+ * Element-wise bitwise OR of `nreduce` `size_t` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_size_or_reduce(aclshmem_team_t team, size_t *dest, const size_t *source, size_t nreduce);
+
+/**
+ * Element-wise bitwise XOR of `nreduce` `unsigned char` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_uchar_xor_reduce(aclshmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nreduce);
+
+/**
+ * Element-wise bitwise XOR of `nreduce` `unsigned short` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_ushort_xor_reduce(aclshmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nreduce);
+
+/**
+ * Element-wise bitwise XOR of `nreduce` `unsigned int` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_uint_xor_reduce(aclshmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nreduce);
+
+/**
+ * Element-wise bitwise XOR of `nreduce` `unsigned long` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_ulong_xor_reduce(aclshmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nreduce);
+
+/**
+ * Element-wise bitwise XOR of `nreduce` `unsigned long long` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_ulonglong_xor_reduce(aclshmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nreduce);
+
+/**
+ * Element-wise bitwise XOR of `nreduce` `int8_t` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_int8_xor_reduce(aclshmem_team_t team, int8_t *dest, const int8_t *source, size_t nreduce);
+
+/**
+ * Element-wise bitwise XOR of `nreduce` `int16_t` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_int16_xor_reduce(aclshmem_team_t team, int16_t *dest, const int16_t *source, size_t nreduce);
+
+/**
+ * Element-wise bitwise XOR of `nreduce` `int32_t` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_int32_xor_reduce(aclshmem_team_t team, int32_t *dest, const int32_t *source, size_t nreduce);
+
+/**
+ * Element-wise bitwise XOR of `nreduce` `int64_t` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_int64_xor_reduce(aclshmem_team_t team, int64_t *dest, const int64_t *source, size_t nreduce);
+
+/**
+ * Element-wise bitwise XOR of `nreduce` `uint8_t` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_uint8_xor_reduce(aclshmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nreduce);
+
+/**
+ * Element-wise bitwise XOR of `nreduce` `uint16_t` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_uint16_xor_reduce(aclshmem_team_t team, uint16_t *dest, const uint16_t *source, size_t nreduce);
+
+/**
+ * Element-wise bitwise XOR of `nreduce` `uint32_t` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_uint32_xor_reduce(aclshmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nreduce);
+
+/**
+ * Element-wise bitwise XOR of `nreduce` `uint64_t` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_uint64_xor_reduce(aclshmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nreduce);
+
+/**
+ * Element-wise bitwise XOR of `nreduce` `size_t` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_size_xor_reduce(aclshmem_team_t team, size_t *dest, const size_t *source, size_t nreduce);
+
+/**
+ * Element-wise maximum of `nreduce` `float` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_float_max_reduce(aclshmem_team_t team, float *dest, const float *source, size_t nreduce);
+
+/**
+ * Element-wise maximum of `nreduce` `double` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_double_max_reduce(aclshmem_team_t team, double *dest, const double *source, size_t nreduce);
+
+/**
+ * Element-wise maximum of `nreduce` `char` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_char_max_reduce(aclshmem_team_t team, char *dest, const char *source, size_t nreduce);
+
+/**
+ * Element-wise maximum of `nreduce` `signed char` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_schar_max_reduce(aclshmem_team_t team, signed char *dest, const signed char *source, size_t nreduce);
+
+/**
+ * Element-wise maximum of `nreduce` `short` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_short_max_reduce(aclshmem_team_t team, short *dest, const short *source, size_t nreduce);
+
+/**
+ * Element-wise maximum of `nreduce` `int` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_int_max_reduce(aclshmem_team_t team, int *dest, const int *source, size_t nreduce);
+
+/**
+ * Element-wise maximum of `nreduce` `long` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_long_max_reduce(aclshmem_team_t team, long *dest, const long *source, size_t nreduce);
+
+/**
+ * Element-wise maximum of `nreduce` `long long` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_longlong_max_reduce(aclshmem_team_t team, long long *dest, const long long *source, size_t nreduce);
+
+/**
+ * Element-wise maximum of `nreduce` `unsigned char` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_uchar_max_reduce(aclshmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nreduce);
+
+/**
+ * Element-wise maximum of `nreduce` `unsigned short` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_ushort_max_reduce(aclshmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nreduce);
+
+/**
+ * Element-wise maximum of `nreduce` `unsigned int` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_uint_max_reduce(aclshmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nreduce);
+
+/**
+ * Element-wise maximum of `nreduce` `unsigned long` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_ulong_max_reduce(aclshmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nreduce);
+
+/**
+ * Element-wise maximum of `nreduce` `unsigned long long` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_ulonglong_max_reduce(aclshmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nreduce);
+
+/**
+ * Element-wise maximum of `nreduce` `int8_t` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_int8_max_reduce(aclshmem_team_t team, int8_t *dest, const int8_t *source, size_t nreduce);
+
+/**
+ * Element-wise maximum of `nreduce` `int16_t` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_int16_max_reduce(aclshmem_team_t team, int16_t *dest, const int16_t *source, size_t nreduce);
+
+/**
+ * Element-wise maximum of `nreduce` `int32_t` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_int32_max_reduce(aclshmem_team_t team, int32_t *dest, const int32_t *source, size_t nreduce);
+
+/**
+ * Element-wise maximum of `nreduce` `int64_t` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_int64_max_reduce(aclshmem_team_t team, int64_t *dest, const int64_t *source, size_t nreduce);
+
+/**
+ * Element-wise maximum of `nreduce` `uint8_t` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_uint8_max_reduce(aclshmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nreduce);
+
+/**
+ * Element-wise maximum of `nreduce` `uint16_t` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_uint16_max_reduce(aclshmem_team_t team, uint16_t *dest, const uint16_t *source, size_t nreduce);
+
+/**
+ * Element-wise maximum of `nreduce` `uint32_t` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_uint32_max_reduce(aclshmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nreduce);
+
+/**
+ * Element-wise maximum of `nreduce` `uint64_t` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_uint64_max_reduce(aclshmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nreduce);
+
+/**
+ * Element-wise maximum of `nreduce` `size_t` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_size_max_reduce(aclshmem_team_t team, size_t *dest, const size_t *source, size_t nreduce);
+
+/**
+ * Element-wise maximum of `nreduce` `ptrdiff_t` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_ptrdiff_max_reduce(aclshmem_team_t team, ptrdiff_t *dest, const ptrdiff_t *source, size_t nreduce);
+
+/**
+ * Element-wise minimum of `nreduce` `float` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_float_min_reduce(aclshmem_team_t team, float *dest, const float *source, size_t nreduce);
+
+/**
+ * Element-wise minimum of `nreduce` `double` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_double_min_reduce(aclshmem_team_t team, double *dest, const double *source, size_t nreduce);
+
+/**
+ * Element-wise minimum of `nreduce` `char` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_char_min_reduce(aclshmem_team_t team, char *dest, const char *source, size_t nreduce);
+
+/**
+ * Element-wise minimum of `nreduce` `signed char` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_schar_min_reduce(aclshmem_team_t team, signed char *dest, const signed char *source, size_t nreduce);
+
+/**
+ * Element-wise minimum of `nreduce` `short` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_short_min_reduce(aclshmem_team_t team, short *dest, const short *source, size_t nreduce);
+
+/**
+ * Element-wise minimum of `nreduce` `int` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_int_min_reduce(aclshmem_team_t team, int *dest, const int *source, size_t nreduce);
+
+/**
+ * Element-wise minimum of `nreduce` `long` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_long_min_reduce(aclshmem_team_t team, long *dest, const long *source, size_t nreduce);
+
+/**
+ * Element-wise minimum of `nreduce` `long long` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_longlong_min_reduce(aclshmem_team_t team, long long *dest, const long long *source, size_t nreduce);
+
+/**
+ * Element-wise minimum of `nreduce` `unsigned char` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_uchar_min_reduce(aclshmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nreduce);
+
+/**
+ * Element-wise minimum of `nreduce` `unsigned short` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_ushort_min_reduce(aclshmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nreduce);
+
+/**
+ * Element-wise minimum of `nreduce` `unsigned int` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_uint_min_reduce(aclshmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nreduce);
+
+/**
+ * Element-wise minimum of `nreduce` `unsigned long` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_ulong_min_reduce(aclshmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nreduce);
+
+/**
+ * Element-wise minimum of `nreduce` `unsigned long long` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_ulonglong_min_reduce(aclshmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nreduce);
+
+/**
+ * Element-wise minimum of `nreduce` `int8_t` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_int8_min_reduce(aclshmem_team_t team, int8_t *dest, const int8_t *source, size_t nreduce);
+
+/**
+ * Element-wise minimum of `nreduce` `int16_t` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_int16_min_reduce(aclshmem_team_t team, int16_t *dest, const int16_t *source, size_t nreduce);
+
+/**
+ * Element-wise minimum of `nreduce` `int32_t` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_int32_min_reduce(aclshmem_team_t team, int32_t *dest, const int32_t *source, size_t nreduce);
+
+/**
+ * Element-wise minimum of `nreduce` `int64_t` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_int64_min_reduce(aclshmem_team_t team, int64_t *dest, const int64_t *source, size_t nreduce);
+
+/**
+ * Element-wise minimum of `nreduce` `uint8_t` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_uint8_min_reduce(aclshmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nreduce);
+
+/**
+ * Element-wise minimum of `nreduce` `uint16_t` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_uint16_min_reduce(aclshmem_team_t team, uint16_t *dest, const uint16_t *source, size_t nreduce);
+
+/**
+ * Element-wise minimum of `nreduce` `uint32_t` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_uint32_min_reduce(aclshmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nreduce);
+
+/**
+ * Element-wise minimum of `nreduce` `uint64_t` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_uint64_min_reduce(aclshmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nreduce);
+
+/**
+ * Element-wise minimum of `nreduce` `size_t` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_size_min_reduce(aclshmem_team_t team, size_t *dest, const size_t *source, size_t nreduce);
+
+/**
+ * Element-wise minimum of `nreduce` `ptrdiff_t` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_ptrdiff_min_reduce(aclshmem_team_t team, ptrdiff_t *dest, const ptrdiff_t *source, size_t nreduce);
+
+/**
+ * Element-wise sum (integers wrap) of `nreduce` `float` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_float_sum_reduce(aclshmem_team_t team, float *dest, const float *source, size_t nreduce);
+
+/**
+ * Element-wise sum (integers wrap) of `nreduce` `double` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_double_sum_reduce(aclshmem_team_t team, double *dest, const double *source, size_t nreduce);
+
+/**
+ * Element-wise sum (integers wrap) of `nreduce` `char` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_char_sum_reduce(aclshmem_team_t team, char *dest, const char *source, size_t nreduce);
+
+/**
+ * Element-wise sum (integers wrap) of `nreduce` `signed char` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_schar_sum_reduce(aclshmem_team_t team, signed char *dest, const signed char *source, size_t nreduce);
+
+/**
+ * Element-wise sum (integers wrap) of `nreduce` `short` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_short_sum_reduce(aclshmem_team_t team, short *dest, const short *source, size_t nreduce);
+
+/**
+ * Element-wise sum (integers wrap) of `nreduce` `int` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_int_sum_reduce(aclshmem_team_t team, int *dest, const int *source, size_t nreduce);
+
+/**
+ * Element-wise sum (integers wrap) of `nreduce` `long` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_long_sum_reduce(aclshmem_team_t team, long *dest, const long *source, size_t nreduce);
+
+/**
+ * Element-wise sum (integers wrap) of `nreduce` `long long` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_longlong_sum_reduce(aclshmem_team_t team, long long *dest, const long long *source, size_t nreduce);
+
+/**
+ * Element-wise sum (integers wrap) of `nreduce` `unsigned char` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_uchar_sum_reduce(aclshmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nreduce);
+
+/**
+ * Element-wise sum (integers wrap) of `nreduce` `unsigned short` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_ushort_sum_reduce(aclshmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nreduce);
+
+/**
+ * Element-wise sum (integers wrap) of `nreduce` `unsigned int` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_uint_sum_reduce(aclshmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nreduce);
+
+/**
+ * Element-wise sum (integers wrap) of `nreduce` `unsigned long` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_ulong_sum_reduce(aclshmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nreduce);
+
+/**
+ * Element-wise sum (integers wrap) of `nreduce` `unsigned long long` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_ulonglong_sum_reduce(aclshmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nreduce);
+
+/**
+ * Element-wise sum (integers wrap) of `nreduce` `int8_t` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_int8_sum_reduce(aclshmem_team_t team, int8_t *dest, const int8_t *source, size_t nreduce);
+
+/**
+ * Element-wise sum (integers wrap) of `nreduce` `int16_t` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_int16_sum_reduce(aclshmem_team_t team, int16_t *dest, const int16_t *source, size_t nreduce);
+
+/**
+ * Element-wise sum (integers wrap) of `nreduce` `int32_t` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_int32_sum_reduce(aclshmem_team_t team, int32_t *dest, const int32_t *source, size_t nreduce);
+
+/**
+ * Element-wise sum (integers wrap) of `nreduce` `int64_t` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_int64_sum_reduce(aclshmem_team_t team, int64_t *dest, const int64_t *source, size_t nreduce);
+
+/**
+ * Element-wise sum (integers wrap) of `nreduce` `uint8_t` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_uint8_sum_reduce(aclshmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nreduce);
+
+/**
+ * Element-wise sum (integers wrap) of `nreduce` `uint16_t` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_uint16_sum_reduce(aclshmem_team_t team, uint16_t *dest, const uint16_t *source, size_t nreduce);
+
+/**
+ * Element-wise sum (integers wrap) of `nreduce` `uint32_t` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_uint32_sum_reduce(aclshmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nreduce);
+
+/**
+ * Element-wise sum (integers wrap) of `nreduce` `uint64_t` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_uint64_sum_reduce(aclshmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nreduce);
+
+/**
+ * Element-wise sum (integers wrap) of `nreduce` `size_t` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_size_sum_reduce(aclshmem_team_t team, size_t *dest, const size_t *source, size_t nreduce);
+
+/**
+ * Element-wise sum (integers wrap) of `nreduce` `ptrdiff_t` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_ptrdiff_sum_reduce(aclshmem_team_t team, ptrdiff_t *dest, const ptrdiff_t *source, size_t nreduce);
+
+/**
+ * Element-wise product (integers wrap) of `nreduce` `float` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_float_prod_reduce(aclshmem_team_t team, float *dest, const float *source, size_t nreduce);
+
+/**
+ * Element-wise product (integers wrap) of `nreduce` `double` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_double_prod_reduce(aclshmem_team_t team, double *dest, const double *source, size_t nreduce);
+
+/**
+ * Element-wise product (integers wrap) of `nreduce` `char` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_char_prod_reduce(aclshmem_team_t team, char *dest, const char *source, size_t nreduce);
+
+/**
+ * Element-wise product (integers wrap) of `nreduce` `signed char` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_schar_prod_reduce(aclshmem_team_t team, signed char *dest, const signed char *source, size_t nreduce);
+
+/**
+ * Element-wise product (integers wrap) of `nreduce` `short` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_short_prod_reduce(aclshmem_team_t team, short *dest, const short *source, size_t nreduce);
+
+/**
+ * Element-wise product (integers wrap) of `nreduce` `int` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_int_prod_reduce(aclshmem_team_t team, int *dest, const int *source, size_t nreduce);
+
+/**
+ * Element-wise product (integers wrap) of `nreduce` `long` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_long_prod_reduce(aclshmem_team_t team, long *dest, const long *source, size_t nreduce);
+
+/**
+ * Element-wise product (integers wrap) of `nreduce` `long long` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_longlong_prod_reduce(aclshmem_team_t team, long long *dest, const long long *source, size_t nreduce);
+
+/**
+ * Element-wise product (integers wrap) of `nreduce` `unsigned char` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_uchar_prod_reduce(aclshmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nreduce);
+
+/**
+ * Element-wise product (integers wrap) of `nreduce` `unsigned short` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_ushort_prod_reduce(aclshmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nreduce);
+
+/**
+ * Element-wise product (integers wrap) of `nreduce` `unsigned int` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_uint_prod_reduce(aclshmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nreduce);
+
+/**
+ * Element-wise product (integers wrap) of `nreduce` `unsigned long` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_ulong_prod_reduce(aclshmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nreduce);
+
+/**
+ * Element-wise product (integers wrap) of `nreduce` `unsigned long long` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_ulonglong_prod_reduce(aclshmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nreduce);
+
+/**
+ * Element-wise product (integers wrap) of `nreduce` `int8_t` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_int8_prod_reduce(aclshmem_team_t team, int8_t *dest, const int8_t *source, size_t nreduce);
+
+/**
+ * Element-wise product (integers wrap) of `nreduce` `int16_t` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_int16_prod_reduce(aclshmem_team_t team, int16_t *dest, const int16_t *source, size_t nreduce);
+
+/**
+ * Element-wise product (integers wrap) of `nreduce` `int32_t` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_int32_prod_reduce(aclshmem_team_t team, int32_t *dest, const int32_t *source, size_t nreduce);
+
+/**
+ * Element-wise product (integers wrap) of `nreduce` `int64_t` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_int64_prod_reduce(aclshmem_team_t team, int64_t *dest, const int64_t *source, size_t nreduce);
+
+/**
+ * Element-wise product (integers wrap) of `nreduce` `uint8_t` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_uint8_prod_reduce(aclshmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nreduce);
+
+/**
+ * Element-wise product (integers wrap) of `nreduce` `uint16_t` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_uint16_prod_reduce(aclshmem_team_t team, uint16_t *dest, const uint16_t *source, size_t nreduce);
+
+/**
+ * Element-wise product (integers wrap) of `nreduce` `uint32_t` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_uint32_prod_reduce(aclshmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nreduce);
+
+/**
+ * Element-wise product (integers wrap) of `nreduce` `uint64_t` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_uint64_prod_reduce(aclshmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nreduce);
+
+/**
+ * Element-wise product (integers wrap) of `nreduce` `size_t` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_size_prod_reduce(aclshmem_team_t team, size_t *dest, const size_t *source, size_t nreduce);
+
+/**
+ * Element-wise product (integers wrap) of `nreduce` `ptrdiff_t` over every member's `source`, into `dest` on every
+ * member (`dest == source` allowed, partial overlap not). Every member gets bitwise identical
+ * results (elements combined in team order).
+ * Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or
+ * ACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid for the number of elements the call names (the
+ * remote operand: a symmetric address of this PE).
+ */
+ACLSHMEM_HOST_API int aclshmem_ptrdiff_prod_reduce(aclshmem_team_t team, ptrdiff_t *dest, const ptrdiff_t *source, size_t nreduce);
+
+/**
  * Phase of the current instance: `ACLSHMEM_STATUS_NOT_INITIALIZED` (0) before init and after
  * finalize, `ACLSHMEM_STATUS_SHM_CREATED` (1) while init runs after the heap exists,
  * `ACLSHMEM_STATUS_IS_INITIALIZED` (2) after a successful init. Not collective.
@@ -4498,6 +7276,18 @@ ACLSHMEM_HOST_API void aclshmem_put128_signal_nbi(void *dst, void *src, size_t n
 ACLSHMEM_HOST_API void aclshmem_barrier_all(void);
 
 /**
+ * Barrier over the members of `team` (collective over them); same guarantees as
+ * aclshmem_barrier_all. ACLSHMEM_TEAM_INVALID (what non-members get from a split): no-op. Another
+ * invalid handle: logged, no-op.
+ */
+ACLSHMEM_HOST_API void aclshmem_barrier(aclshmem_team_t team);
+
+/**
+ * Same as aclshmem_barrier (the original implements sync exactly as barrier).
+ */
+ACLSHMEM_HOST_API void aclshmem_sync(aclshmem_team_t team);
+
+/**
  * Same as aclshmem_barrier_all (the original implements sync exactly as barrier).
  */
 ACLSHMEM_HOST_API void aclshmem_sync_all(void);
@@ -6082,6 +8872,63 @@ ACLSHMEM_HOST_API int aclshmem_my_pe(void);
  * Number of PEs of the current instance; -1 before the first init (kept after finalize).
  */
 ACLSHMEM_HOST_API int aclshmem_n_pes(void);
+
+/**
+ * This PE's index in `team`; -1 for an invalid handle or before init.
+ */
+ACLSHMEM_HOST_API int aclshmem_team_my_pe(aclshmem_team_t team);
+
+/**
+ * Number of members of `team`; -1 for an invalid handle or before init.
+ */
+ACLSHMEM_HOST_API int aclshmem_team_n_pes(aclshmem_team_t team);
+
+/**
+ * Creates a team of the parent members `pe_start, pe_start + pe_stride, ...` (`pe_size` of them,
+ * indices relative to `parent_team`). Collective over the parent team: every parent member calls
+ * it with the same arguments. Members get the new handle in `*new_team`; other PEs get
+ * ACLSHMEM_TEAM_INVALID and 0. The handle is agreed among the new team's members (lowest slot free
+ * on all of them), whatever teams other PEs created meanwhile; up to ACLSHMEM_MAX_TEAMS (2048)
+ * teams live at once. Returns 0, ACLSHMEM_INVALID_PARAM (NULL new_team, invalid parent, members
+ * outside the parent, before init) or ACLSHMEM_INNER_ERROR (no free slot).
+ *
+ * # Safety
+ * `new_team` must be NULL or writable.
+ */
+ACLSHMEM_HOST_API int aclshmem_team_split_strided(aclshmem_team_t parent_team, int pe_start, int pe_stride, int pe_size, aclshmem_team_t *new_team);
+
+/**
+ * Splits `parent_team` into a 2-D grid with `x_range` columns: `*x_team` holds consecutive runs of
+ * `x_range` parent members (the last may be shorter), `*y_team` the members with the same index
+ * modulo `x_range`. Collective over the parent team. `x_range` larger than the parent is clamped.
+ * Returns 0 or ACLSHMEM_INVALID_PARAM (NULL outputs, x_range <= 0, invalid parent, before init) /
+ * ACLSHMEM_INNER_ERROR (no free slot).
+ *
+ * # Safety
+ * `x_team` and `y_team` must be NULL or writable.
+ */
+ACLSHMEM_HOST_API int aclshmem_team_split_2d(aclshmem_team_t parent_team, int x_range, aclshmem_team_t *x_team, aclshmem_team_t *y_team);
+
+/**
+ * Index in `dest_team` of the PE with index `src_pe` in `src_team`; -1 when a handle is invalid,
+ * `src_pe` is out of range, or that PE is not in `dest_team`. Local.
+ */
+ACLSHMEM_HOST_API int aclshmem_team_translate_pe(aclshmem_team_t src_team, int src_pe, aclshmem_team_t dest_team);
+
+/**
+ * Releases `team` on this PE (local; every member should call it). ACLSHMEM_TEAM_WORLD or an
+ * invalid handle: logged, no effect.
+ */
+ACLSHMEM_HOST_API void aclshmem_team_destroy(aclshmem_team_t team);
+
+/**
+ * Copies the configuration of `team` (all zero: contexts are not used) into `*config`. Returns 0
+ * or ACLSHMEM_INVALID_PARAM (invalid team, NULL config, before init).
+ *
+ * # Safety
+ * `config` must be NULL or writable.
+ */
+ACLSHMEM_HOST_API int aclshmem_team_get_config(aclshmem_team_t team, aclshmem_team_config_t *config);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -57,6 +57,10 @@ env_table! {
     ACLSHMEM_LOCAL_MEM_SIZE = "128M", "local_mem_size filled by aclshmemx_set_attr_from_env: bytes, or with a K/M/G suffix.";
     ACLSHMEM_SHM_PREALLOCATE = "0", "1: reserve every heap page at init (posix_fallocate), so running out of /dev/shm fails init instead of a later SIGBUS.";
     ACLSHMEM_SHM_DIR = "/dev/shm", "Mount point of the POSIX shared-memory file system whose free space is checked at init.";
+    ACLSHMEM_BCAST_ALGO = "auto", "Broadcast data movement: pull (every member copies from the root; auto) or push (the root writes to every member).";
+    ACLSHMEM_COLLECT_ALGO = "auto", "collect/fcollect data movement: pull (auto) or push.";
+    ACLSHMEM_ALLTOALL_ALGO = "auto", "alltoall data movement: pull (auto) or push.";
+    ACLSHMEM_REDUCE_ALGO = "auto", "Reductions: direct (every member reduces everything), scatter (each member reduces one chunk and writes it everywhere), auto (direct up to 16 KiB).";
     RANK = "", "torchrun: global rank (used when ACLSHMEM_MY_PE is unset).";
     WORLD_SIZE = "", "torchrun: number of ranks.";
     LOCAL_RANK = "", "torchrun: rank on this node.";

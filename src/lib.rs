@@ -10,6 +10,7 @@
 
 pub mod atomic;
 pub mod bootstrap;
+pub mod collectives;
 pub mod config;
 pub mod error;
 pub mod ffi;
@@ -19,6 +20,7 @@ pub mod p2p;
 pub mod rma;
 pub mod runtime;
 pub mod sync;
+pub mod team;
 pub mod transport;
 pub mod wait;
 pub mod word;

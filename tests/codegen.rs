@@ -601,6 +601,136 @@ fn atomic_typed() -> String {
     o
 }
 
+/// OpenSHMEM 1.5 standard RMA types (long double left out: no Rust equivalent):
+/// (TYPENAME, C type, Rust type).
+const STD_TYPES: &[(&str, &str, &str)] = &[
+    ("float", "float", "f32"),
+    ("double", "double", "f64"),
+    ("char", "char", "c_char"),
+    ("schar", "signed char", "c_schar"),
+    ("short", "short", "c_short"),
+    ("int", "int", "c_int"),
+    ("long", "long", "c_long"),
+    ("longlong", "long long", "c_longlong"),
+    ("uchar", "unsigned char", "c_uchar"),
+    ("ushort", "unsigned short", "c_ushort"),
+    ("uint", "unsigned int", "c_uint"),
+    ("ulong", "unsigned long", "c_ulong"),
+    ("ulonglong", "unsigned long long", "c_ulonglong"),
+    ("int8", "int8_t", "i8"),
+    ("int16", "int16_t", "i16"),
+    ("int32", "int32_t", "i32"),
+    ("int64", "int64_t", "i64"),
+    ("uint8", "uint8_t", "u8"),
+    ("uint16", "uint16_t", "u16"),
+    ("uint32", "uint32_t", "u32"),
+    ("uint64", "uint64_t", "u64"),
+    ("size", "size_t", "usize"),
+    ("ptrdiff", "ptrdiff_t", "isize"),
+];
+
+/// Reduction types of OpenSHMEM 1.5 (complex and long double left out): bitwise ops take the
+/// unsigned and fixed-width integer types, max/min/sum/prod every integer and floating type.
+const BITWISE_TYPES: &[&str] = &[
+    "uchar",
+    "ushort",
+    "uint",
+    "ulong",
+    "ulonglong",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
+    "size",
+];
+
+fn coll_typed() -> String {
+    let mut o = String::from(HEADER);
+    o.push_str(
+        "//! **Extension**: typed collectives and reductions over teams (OpenSHMEM 1.5 names with the\n\
+         //! `aclshmem_` prefix). Each export calls one helper of `super::coll`.\n\n\
+         #![allow(non_snake_case)] // `PE_root`, the OpenSHMEM parameter name, shows in the C header\n\n\
+         use std::ffi::{c_char, c_int, c_long, c_longlong, c_schar, c_short, c_uchar, c_uint, c_ulong, c_ulonglong, c_ushort};\n\n\
+         use super::guard;\n\
+         use super::coll;\n\
+         use super::types::aclshmem_team_t;\n\
+         use crate::collectives::Op;\n\
+         use crate::rma::bytes;\n\n",
+    );
+    let ret = "Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or\nACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.";
+    for &(name, c, r) in STD_TYPES {
+        let size = format!("std::mem::size_of::<{r}>()");
+        export(
+            &mut o,
+            &format!(
+                "Copies `nelems` `{c}` of member `PE_root`'s `source` into `dest` on every member (root included).\n{ret}"
+            ),
+            &format!("aclshmem_{name}_broadcast"),
+            &format!(
+                "team: aclshmem_team_t, dest: *mut {r}, source: *const {r}, nelems: usize, PE_root: c_int"
+            ),
+            "c_int",
+            &format!(
+                "coll::broadcast(team, dest as usize, source as usize, bytes(nelems, {size})?, PE_root)"
+            ),
+        );
+        for (fam, what) in [
+            (
+                "collect",
+                "Concatenates every member's `nelems` `{c}` (the count may differ per member) into `dest`, in team order.",
+            ),
+            (
+                "fcollect",
+                "Concatenates every member's `nelems` `{c}` (the same count everywhere) into `dest`, in team order.",
+            ),
+            (
+                "alltoall",
+                "Exchanges blocks of `nelems` `{c}`: block j of member i's `source` goes to block i of member j's `dest`.",
+            ),
+        ] {
+            export(
+                &mut o,
+                &format!("{}\n{ret}", what.replace("{c}", c)),
+                &format!("aclshmem_{name}_{fam}"),
+                &format!("team: aclshmem_team_t, dest: *mut {r}, source: *const {r}, nelems: usize"),
+                "c_int",
+                &format!("coll::{fam}(team, dest as usize, source as usize, bytes(nelems, {size})?)"),
+            );
+        }
+    }
+    for (op, variant, what) in [
+        ("and", "And", "bitwise AND"),
+        ("or", "Or", "bitwise OR"),
+        ("xor", "Xor", "bitwise XOR"),
+        ("max", "Max", "maximum"),
+        ("min", "Min", "minimum"),
+        ("sum", "Sum", "sum (integers wrap)"),
+        ("prod", "Prod", "product (integers wrap)"),
+    ] {
+        let bitwise = matches!(op, "and" | "or" | "xor");
+        for &(name, c, r) in STD_TYPES {
+            if bitwise && !BITWISE_TYPES.contains(&name) {
+                continue;
+            }
+            export(
+                &mut o,
+                &format!(
+                    "Element-wise {what} of `nreduce` `{c}` over every member's `source`, into `dest` on every\nmember (`dest == source` allowed, partial overlap not). Every member gets bitwise identical\nresults (elements combined in team order).\n{ret}"
+                ),
+                &format!("aclshmem_{name}_{op}_reduce"),
+                &format!("team: aclshmem_team_t, dest: *mut {r}, source: *const {r}, nreduce: usize"),
+                "c_int",
+                &format!("coll::reduce::<{r}>(team, dest as usize, source as usize, nreduce, Op::{variant})"),
+            );
+        }
+    }
+    o
+}
+
 /// `text` formatted by rustfmt with the repository's rustfmt.toml, as `cargo fmt` would.
 fn rustfmt(text: &str) -> String {
     use std::io::Write as _;
@@ -652,4 +782,9 @@ fn signal_typed_is_current() {
 #[test]
 fn atomic_typed_is_current() {
     check("src/ffi/atomic_typed.rs", atomic_typed());
+}
+
+#[test]
+fn coll_typed_is_current() {
+    check("src/ffi/coll_typed.rs", coll_typed());
 }

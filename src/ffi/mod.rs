@@ -8,6 +8,8 @@
 //! `unsafe` lives here because C hands us raw pointers; each export documents what it requires.
 
 pub mod atomic_typed;
+pub mod coll;
+pub mod coll_typed;
 pub mod init;
 pub mod log;
 pub mod mem;

@@ -4,6 +4,7 @@
 use std::ffi::c_int;
 
 use super::guard;
+use super::types::{ACLSHMEM_TEAM_INVALID, aclshmem_team_t};
 use crate::error::{Error, Result};
 use crate::p2p::{self, Against, Cmp, WaitSet};
 use crate::word::Word;
@@ -15,6 +16,29 @@ use crate::{runtime, sync};
 #[unsafe(no_mangle)]
 pub extern "C" fn aclshmem_barrier_all() {
     guard("aclshmem_barrier_all", || sync::barrier_all(runtime::current()?))
+}
+
+/// Barrier over the members of `team` (collective over them); same guarantees as
+/// aclshmem_barrier_all. ACLSHMEM_TEAM_INVALID (what non-members get from a split): no-op. Another
+/// invalid handle: logged, no-op.
+#[unsafe(no_mangle)]
+pub extern "C" fn aclshmem_barrier(team: aclshmem_team_t) {
+    guard("aclshmem_barrier", || team_barrier(team))
+}
+
+/// Same as aclshmem_barrier (the original implements sync exactly as barrier).
+#[unsafe(no_mangle)]
+pub extern "C" fn aclshmem_sync(team: aclshmem_team_t) {
+    guard("aclshmem_sync", || team_barrier(team))
+}
+
+fn team_barrier(team: aclshmem_team_t) -> Result<()> {
+    if team == ACLSHMEM_TEAM_INVALID {
+        return Ok(());
+    }
+    let inst = runtime::current()?;
+    let t = inst.teams.lock().unwrap_or_else(|e| e.into_inner()).get(team)?;
+    sync::barrier(inst, &t)
 }
 
 /// Same as aclshmem_barrier_all (the original implements sync exactly as barrier).

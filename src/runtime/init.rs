@@ -159,6 +159,7 @@ fn build(flags: u32, attr: &InitAttr, slot: &Slot) -> Result<Instance> {
         .checked_add(ACLSHMEM_EXTRA_SIZE)
         .and_then(|s| usize::try_from(s).ok())
         .ok_or_else(|| Error::InvalidValue("local_mem_size overflows".into()))?;
+    let algos = crate::collectives::Algos::from_env()?;
     let job = job_id(boot.as_ref());
     let device = match SymmetricHeap::create(boot.as_ref(), HeapKind::Device, heap_size, &job) {
         Ok(h) => h,
@@ -181,6 +182,8 @@ fn build(flags: u32, attr: &InitAttr, slot: &Slot) -> Result<Instance> {
         sync_pool: 0,
         all_local: false,
         collective: Mutex::new(()),
+        algos,
+        teams: Mutex::new(crate::team::Teams::new(attr.my_pe as usize, attr.n_pes as usize)),
         ub_config: Mutex::new(crate::runtime::instance::DEFAULT_UB_CONFIG),
     };
     let finish = |inst: &mut Instance| -> Result<()> {

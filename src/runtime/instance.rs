@@ -28,6 +28,10 @@ pub struct Instance {
     /// Collective calls from several threads at once are not supported; this keeps them from
     /// interleaving their control-plane messages if a program tries.
     pub collective: Mutex<()>,
+    /// Collective algorithms chosen at init.
+    pub algos: crate::collectives::Algos,
+    /// The teams this PE belongs to.
+    pub teams: Mutex<crate::team::Teams>,
     /// UB scratch configuration per engine (MTE, SDMA, RDMA, UDMA), recorded by the setters.
     pub ub_config: Mutex<[UbConfig; 4]>,
 }

@@ -1,0 +1,346 @@
+//! Host-side collectives over teams (extension; OpenSHMEM 1.5 shapes): broadcast, collect,
+//! fcollect, alltoall and reductions.
+//!
+//! Every member maps every other member's heap, so a collective is: a team barrier (every
+//! member's source is ready and its destination free), copies between the mapped copies, and a
+//! closing barrier (nobody reuses a buffer another member still reads). Where the data moves is the
+//! algorithm, chosen per call family by an environment variable (see [`Algos`]) so tests can run
+//! each one:
+//! * `pull`: each member copies what it needs from the others (work spread over all members);
+//! * `push`: each member writes its part into the others' destinations;
+//! * reductions: `direct` (every member reads every source, reduces locally) or `scatter` (member i
+//!   reduces the i-th chunk from every source and writes it to every destination: each byte is read
+//!   and written once per member instead of once per pair).
+//!
+//! `unsafe` here reads and writes peers' heap copies through addresses checked against the heap.
+
+mod reduce;
+
+pub use reduce::{Element, Op};
+
+use crate::config;
+use crate::error::{Error, Result};
+use crate::runtime::Instance;
+use crate::sync;
+use crate::team::Team;
+
+/// Data movement of broadcast, collect, fcollect and alltoall.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Move {
+    Pull,
+    Push,
+}
+
+/// Reduction algorithm; `Auto` picks `Direct` up to [`DIRECT_LIMIT`] bytes, else `Scatter`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReduceAlgo {
+    Auto,
+    Direct,
+    Scatter,
+}
+
+/// Reductions up to this many bytes read every source directly.
+pub const DIRECT_LIMIT: usize = 16 * 1024;
+
+/// Algorithm choice of one instance, read from the environment at init.
+#[derive(Debug, Clone, Copy)]
+pub struct Algos {
+    pub broadcast: Move,
+    pub collect: Move,
+    pub alltoall: Move,
+    pub reduce: ReduceAlgo,
+}
+
+fn pick_move(var: &config::EnvVar) -> Result<Move> {
+    match var.get_or_default().as_str() {
+        "auto" | "pull" => Ok(Move::Pull),
+        "push" => Ok(Move::Push),
+        other => Err(Error::InvalidValue(format!(
+            "{}=\"{other}\": expected auto, pull or push",
+            var.name
+        ))),
+    }
+}
+
+impl Algos {
+    pub fn from_env() -> Result<Algos> {
+        let reduce = match config::ACLSHMEM_REDUCE_ALGO.get_or_default().as_str() {
+            "auto" => ReduceAlgo::Auto,
+            "direct" => ReduceAlgo::Direct,
+            "scatter" => ReduceAlgo::Scatter,
+            other => {
+                return Err(Error::InvalidValue(format!(
+                    "ACLSHMEM_REDUCE_ALGO=\"{other}\": expected auto, direct or scatter"
+                )));
+            }
+        };
+        Ok(Algos {
+            broadcast: pick_move(&config::ACLSHMEM_BCAST_ALGO)?,
+            collect: pick_move(&config::ACLSHMEM_COLLECT_ALGO)?,
+            alltoall: pick_move(&config::ACLSHMEM_ALLTOALL_ALGO)?,
+            reduce,
+        })
+    }
+}
+
+/// A checked symmetric buffer: which heap, and the offset in it.
+#[derive(Clone, Copy)]
+struct Sym<'a> {
+    heap: &'a crate::heap::SymmetricHeap,
+    off: usize,
+}
+
+impl Sym<'_> {
+    /// This buffer's address in world PE `pe`'s copy.
+    fn at(&self, pe: usize) -> Result<*mut u8> {
+        self.heap.peer_addr(self.off, pe).ok_or_else(|| {
+            Error::NotSupported(format!(
+                "PE {pe} is on another node: collectives need shared memory"
+            ))
+        })
+    }
+}
+
+fn sym<'a>(inst: &'a Instance, addr: usize, len: usize, what: &str, align: usize) -> Result<Sym<'a>> {
+    if addr == 0 {
+        return Err(Error::InvalidParam(format!("{what} is NULL")));
+    }
+    if !addr.is_multiple_of(align) {
+        return Err(Error::InvalidParam(format!(
+            "{what} {addr:#x} is not aligned to {align} bytes"
+        )));
+    }
+    let (heap, off) = inst.locate(addr, len.max(1)).ok_or_else(|| {
+        Error::InvalidParam(format!(
+            "{what} {addr:#x} (+{len} bytes) is not inside the symmetric heap"
+        ))
+    })?;
+    Ok(Sym { heap, off })
+}
+
+fn overlap(a: usize, alen: usize, b: usize, blen: usize) -> bool {
+    alen > 0 && blen > 0 && a < b + blen && b < a + alen
+}
+
+fn no_overlap(dest: usize, dlen: usize, src: usize, slen: usize) -> Result<()> {
+    if overlap(dest, dlen, src, slen) {
+        return Err(Error::InvalidParam("dest and source overlap".into()));
+    }
+    Ok(())
+}
+
+/// The team of `handle` (this PE must be a member).
+pub fn team(inst: &Instance, handle: i32) -> Result<Team> {
+    inst.teams.lock().unwrap_or_else(|e| e.into_inner()).get(handle)
+}
+
+/// Copies `len` bytes between two checked addresses.
+///
+/// # Safety
+/// Both ranges must be valid and not overlap.
+unsafe fn copy(src: *const u8, dst: *mut u8, len: usize) {
+    // SAFETY: forwarded.
+    unsafe { std::ptr::copy_nonoverlapping(src, dst, len) }
+}
+
+/// Broadcast of `len` bytes from member `root`'s `source` to every member's `dest` (root included).
+pub fn broadcast(inst: &Instance, t: &Team, dest: usize, source: usize, len: usize, root: i32) -> Result<()> {
+    if root < 0 || root as usize >= t.size {
+        return Err(Error::InvalidParam(format!(
+            "PE_root {root} is not a member index of a team of {}",
+            t.size
+        )));
+    }
+    let d = sym(inst, dest, len, "dest", 1)?;
+    let s = sym(inst, source, len, "source", 1)?;
+    no_overlap(dest, len, source, len)?;
+    let root_pe = t.world_pe(root as usize);
+    sync::barrier(inst, t)?;
+    if len > 0 {
+        match inst.algos.broadcast {
+            // SAFETY (both arms): addresses come from checked symmetric buffers of `len` bytes
+            // in mapped heaps; source and dest do not overlap.
+            Move::Pull => unsafe { copy(s.at(root_pe)?, d.at(inst.my_pe)?, len) },
+            Move::Push => {
+                if t.my_index == root as usize {
+                    for i in 0..t.size {
+                        // SAFETY: as above.
+                        unsafe { copy(s.at(inst.my_pe)?, d.at(t.world_pe(i))?, len) };
+                    }
+                }
+            }
+        }
+    }
+    sync::barrier(inst, t)
+}
+
+/// Concatenation of every member's `source` (`len` bytes each, equal everywhere) in `dest`.
+pub fn fcollect(inst: &Instance, t: &Team, dest: usize, source: usize, len: usize) -> Result<()> {
+    let total = len
+        .checked_mul(t.size)
+        .ok_or_else(|| Error::InvalidValue("size overflows".into()))?;
+    let offsets: Vec<usize> = (0..t.size).map(|i| i * len).collect();
+    gather(inst, t, dest, source, len, total, &offsets, &vec![len; t.size])
+}
+
+/// Concatenation of every member's `source` (`len` bytes here, may differ per member) in `dest`.
+pub fn collect(inst: &Instance, t: &Team, dest: usize, source: usize, len: usize) -> Result<()> {
+    let lens: Vec<usize> = sync::exchange(inst, t, &(len as u64).to_le_bytes())?
+        .iter()
+        .map(|b| u64::from_le_bytes(b.as_slice().try_into().unwrap_or_default()) as usize)
+        .collect();
+    let mut offsets = Vec::with_capacity(t.size);
+    let mut total = 0usize;
+    for l in &lens {
+        offsets.push(total);
+        total = total
+            .checked_add(*l)
+            .ok_or_else(|| Error::InvalidValue("collect sizes overflow".into()))?;
+    }
+    gather(inst, t, dest, source, len, total, &offsets, &lens)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn gather(
+    inst: &Instance,
+    t: &Team,
+    dest: usize,
+    source: usize,
+    len: usize,
+    total: usize,
+    offsets: &[usize],
+    lens: &[usize],
+) -> Result<()> {
+    let d = sym(inst, dest, total, "dest", 1)?;
+    let s = sym(inst, source, len, "source", 1)?;
+    no_overlap(dest, total, source, len)?;
+    sync::barrier(inst, t)?;
+    match inst.algos.collect {
+        Move::Pull => {
+            for i in 0..t.size {
+                if lens[i] > 0 {
+                    // SAFETY: member i's source holds lens[i] bytes; our dest holds `total`
+                    // bytes, of which [offsets[i], offsets[i] + lens[i]) belongs to member i.
+                    unsafe { copy(s.at(t.world_pe(i))?, d.at(inst.my_pe)?.add(offsets[i]), lens[i]) };
+                }
+            }
+        }
+        Move::Push => {
+            if len > 0 {
+                for i in 0..t.size {
+                    // SAFETY: as above, with our part written into member i's dest.
+                    unsafe {
+                        copy(
+                            s.at(inst.my_pe)?,
+                            d.at(t.world_pe(i))?.add(offsets[t.my_index]),
+                            len,
+                        )
+                    };
+                }
+            }
+        }
+    }
+    sync::barrier(inst, t)
+}
+
+/// Block j of member i's `source` (`len` bytes per block) goes to block i of member j's `dest`.
+pub fn alltoall(inst: &Instance, t: &Team, dest: usize, source: usize, len: usize) -> Result<()> {
+    let total = len
+        .checked_mul(t.size)
+        .ok_or_else(|| Error::InvalidValue("size overflows".into()))?;
+    let d = sym(inst, dest, total, "dest", 1)?;
+    let s = sym(inst, source, total, "source", 1)?;
+    no_overlap(dest, total, source, total)?;
+    sync::barrier(inst, t)?;
+    if len > 0 {
+        let me = t.my_index;
+        for k in 0..t.size {
+            // start with the next member so not everyone reads the same PE at once
+            let i = (me + k) % t.size;
+            match inst.algos.alltoall {
+                // SAFETY (both arms): blocks of `len` bytes inside checked buffers of `total`.
+                Move::Pull => unsafe {
+                    copy(
+                        s.at(t.world_pe(i))?.add(me * len),
+                        d.at(inst.my_pe)?.add(i * len),
+                        len,
+                    )
+                },
+                Move::Push => unsafe {
+                    copy(
+                        s.at(inst.my_pe)?.add(i * len),
+                        d.at(t.world_pe(i))?.add(me * len),
+                        len,
+                    )
+                },
+            }
+        }
+    }
+    sync::barrier(inst, t)
+}
+
+/// Reduction of `n` elements with `op` over every member's `source` into every member's `dest`
+/// (`dest == source` allowed; partial overlap is not).
+pub fn reduce<T: Element>(
+    inst: &Instance,
+    t: &Team,
+    dest: usize,
+    source: usize,
+    n: usize,
+    op: Op,
+) -> Result<()> {
+    let size = std::mem::size_of::<T>();
+    let len = n
+        .checked_mul(size)
+        .ok_or_else(|| Error::InvalidValue("size overflows".into()))?;
+    let d = sym(inst, dest, len, "dest", std::mem::align_of::<T>())?;
+    let s = sym(inst, source, len, "source", std::mem::align_of::<T>())?;
+    if dest != source {
+        no_overlap(dest, len, source, len)?;
+    }
+    let algo = match inst.algos.reduce {
+        ReduceAlgo::Auto if len <= DIRECT_LIMIT => ReduceAlgo::Direct,
+        ReduceAlgo::Auto => ReduceAlgo::Scatter,
+        a => a,
+    };
+    sync::barrier(inst, t)?;
+    // chunk of the result this member computes: everything (direct) or its share (scatter)
+    let (lo, hi) = match algo {
+        ReduceAlgo::Scatter => {
+            let per = n.div_ceil(t.size);
+            ((t.my_index * per).min(n), ((t.my_index + 1) * per).min(n))
+        }
+        _ => (0, n),
+    };
+    let mut acc: Vec<T> = Vec::with_capacity(hi - lo);
+    for i in 0..t.size {
+        let p = s.at(t.world_pe(i))? as *const T;
+        // SAFETY: member i's source holds n aligned elements (checked on this PE, symmetric on all);
+        // nobody writes sources between the barriers.
+        let part = unsafe { std::slice::from_raw_parts(p.add(lo), hi - lo) };
+        if i == 0 {
+            acc.extend_from_slice(part);
+        } else {
+            reduce::combine(&mut acc, part, op);
+        }
+    }
+    // every member has read every source it needs before anyone writes a destination
+    sync::barrier(inst, t)?;
+    match algo {
+        ReduceAlgo::Scatter => {
+            for i in 0..t.size {
+                // SAFETY: [lo, hi) of member i's dest, inside its checked buffer.
+                unsafe {
+                    copy(
+                        acc.as_ptr().cast(),
+                        d.at(t.world_pe(i))?.add(lo * size),
+                        acc.len() * size,
+                    )
+                };
+            }
+        }
+        // SAFETY: our own dest holds n elements.
+        _ => unsafe { copy(acc.as_ptr().cast(), d.at(inst.my_pe)?, len) },
+    }
+    sync::barrier(inst, t)
+}

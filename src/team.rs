@@ -1,0 +1,330 @@
+//! Teams: arithmetic progressions of world PEs (start, stride, size), spec 8.7.
+//!
+//! A team handle is a slot index in 0..ACLSHMEM_MAX_TEAMS (0 = the world team). Splitting is
+//! collective over the parent team and the slot is agreed among the NEW team's members only: every
+//! parent member publishes its bitmap of used slots through the parent team's exchange area, and the
+//! new team takes the lowest slot free on all of its members. So PEs outside a team may create
+//! other teams in between without breaking the agreement, and up to 2048 teams live at once. Each
+//! slot owns a 2560-byte area of the sync pool (in the heap's extra region): barrier words on the
+//! team's first PE, and an exchange area on every member.
+
+use crate::error::{Error, Result};
+use crate::ffi::types::{ACLSHMEM_MAX_PES, ACLSHMEM_MAX_TEAMS, SYNC_ARRAY_SIZE, TeamConfig};
+use crate::runtime::Instance;
+use crate::sync;
+
+/// Offset of the exchange area inside a slot's sync-pool area (after the barrier words).
+pub const EXCHANGE_OFFSET: usize = 128;
+/// Bytes one member can publish in one exchange.
+pub const EXCHANGE_BYTES: usize = SYNC_ARRAY_SIZE - EXCHANGE_OFFSET;
+
+/// One live team as this PE sees it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Team {
+    pub slot: usize,
+    pub start: usize,
+    pub stride: usize,
+    pub size: usize,
+    /// This PE's index in the team.
+    pub my_index: usize,
+}
+
+impl Team {
+    /// World PE of member `i`.
+    #[inline]
+    pub fn world_pe(&self, i: usize) -> usize {
+        self.start + i * self.stride
+    }
+
+    /// Index of world PE `pe` in this team, if it is a member.
+    pub fn index_of(&self, pe: usize) -> Option<usize> {
+        let d = pe.checked_sub(self.start)?;
+        if self.stride == 0 {
+            return (d == 0).then_some(0);
+        }
+        (d.is_multiple_of(self.stride) && d / self.stride < self.size).then_some(d / self.stride)
+    }
+}
+
+/// The teams this PE belongs to, by slot.
+#[derive(Debug)]
+pub struct Teams {
+    slots: Vec<Option<Team>>,
+}
+
+type Bitmap = [u8; ACLSHMEM_MAX_TEAMS / 8];
+
+impl Teams {
+    /// Only the world team.
+    pub fn new(my_pe: usize, n_pes: usize) -> Teams {
+        let mut slots = vec![None; ACLSHMEM_MAX_TEAMS];
+        slots[0] = Some(Team {
+            slot: 0,
+            start: 0,
+            stride: 1,
+            size: n_pes,
+            my_index: my_pe,
+        });
+        Teams { slots }
+    }
+
+    /// The team of `handle`, or `ACLSHMEM_INVALID_PARAM`.
+    pub fn get(&self, handle: i32) -> Result<Team> {
+        usize::try_from(handle)
+            .ok()
+            .and_then(|h| self.slots.get(h).copied().flatten())
+            .ok_or_else(|| Error::InvalidParam(format!("team {handle} is not a valid team handle")))
+    }
+
+    fn bitmap(&self) -> Bitmap {
+        let mut b = [0u8; ACLSHMEM_MAX_TEAMS / 8];
+        for (i, s) in self.slots.iter().enumerate() {
+            if s.is_some() {
+                b[i / 8] |= 1 << (i % 8);
+            }
+        }
+        b
+    }
+
+    /// Releases a team (local, no communication). The world team cannot be destroyed.
+    pub fn destroy(&mut self, handle: i32) -> Result<()> {
+        if handle == 0 {
+            return Err(Error::InvalidParam(
+                "ACLSHMEM_TEAM_WORLD cannot be destroyed".into(),
+            ));
+        }
+        self.get(handle)?;
+        self.slots[handle as usize] = None;
+        Ok(())
+    }
+
+    /// Number of live teams, the world team included.
+    pub fn live(&self) -> usize {
+        self.slots.iter().filter(|s| s.is_some()).count()
+    }
+}
+
+fn is_free(b: &Bitmap, slot: usize) -> bool {
+    b[slot / 8] & (1 << (slot % 8)) == 0
+}
+
+fn take(b: &mut Bitmap, slot: usize) {
+    b[slot / 8] |= 1 << (slot % 8);
+}
+
+/// The subsets of the parent a split creates: (parent index of member 0, stride in parent indices,
+/// size).
+#[derive(Debug, Clone, Copy)]
+struct Shape {
+    start: usize,
+    stride: usize,
+    size: usize,
+}
+
+impl Shape {
+    fn members(self) -> impl Iterator<Item = usize> {
+        (0..self.size).map(move |k| self.start + k * self.stride)
+    }
+}
+
+/// Agrees on slots for `shapes` (in order) among each shape's members, from every parent member's
+/// bitmap; returns the slot of each shape. Deterministic: every parent member computes the same.
+fn agree_slots(mut maps: Vec<Bitmap>, shapes: &[Shape]) -> Result<Vec<usize>> {
+    let mut out = Vec::with_capacity(shapes.len());
+    for s in shapes {
+        let slot = (1..ACLSHMEM_MAX_TEAMS)
+            .find(|&slot| s.members().all(|m| is_free(&maps[m], slot)))
+            .ok_or_else(|| {
+                Error::Inner(format!(
+                    "no team slot is free on every member (limit {ACLSHMEM_MAX_TEAMS} live teams)"
+                ))
+            })?;
+        for m in s.members() {
+            take(&mut maps[m], slot);
+        }
+        out.push(slot);
+    }
+    Ok(out)
+}
+
+/// Collective over `parent`: every member publishes its used-slot bitmap.
+fn exchange_bitmaps(inst: &Instance, parent: &Team) -> Result<Vec<Bitmap>> {
+    let mine = inst.teams.lock().unwrap_or_else(|e| e.into_inner()).bitmap();
+    let parts = sync::exchange(inst, parent, &mine)?;
+    parts
+        .into_iter()
+        .map(|p| p.try_into().map_err(|_| Error::Inner("bad slot bitmap".into())))
+        .collect()
+}
+
+fn install(inst: &Instance, parent: &Team, shape: Shape, slot: usize) -> Option<usize> {
+    let my = shape.members().position(|m| m == parent.my_index)?;
+    let team = Team {
+        slot,
+        start: parent.world_pe(shape.start),
+        stride: parent.stride * shape.stride,
+        size: shape.size,
+        my_index: my,
+    };
+    inst.teams.lock().unwrap_or_else(|e| e.into_inner()).slots[slot] = Some(team);
+    Some(slot)
+}
+
+/// `aclshmem_team_split_strided`: returns the new handle for members, `None` for other PEs.
+pub fn split_strided(
+    inst: &Instance,
+    parent: i32,
+    start: i32,
+    stride: i32,
+    size: i32,
+) -> Result<Option<usize>> {
+    let parent = inst.teams.lock().unwrap_or_else(|e| e.into_inner()).get(parent)?;
+    let max = ACLSHMEM_MAX_PES as i32;
+    if start >= max || stride >= max || size > max {
+        return Err(Error::InvalidParam(format!(
+            "pe_start {start}, pe_stride {stride} or pe_size {size} exceeds ACLSHMEM_MAX_PES"
+        )));
+    }
+    if start < 0 || start as usize >= parent.size || size <= 0 || size as usize > parent.size || stride < 1 {
+        return Err(Error::InvalidParam(format!(
+            "pe_start {start}, pe_stride {stride}, pe_size {size} do not describe members of a team of {} PEs",
+            parent.size
+        )));
+    }
+    let shape = Shape {
+        start: start as usize,
+        stride: stride as usize,
+        size: size as usize,
+    };
+    let last = shape.start + (shape.size - 1) * shape.stride;
+    if last >= parent.size {
+        return Err(Error::InvalidParam(format!(
+            "the last member (index {last}) lies beyond the parent team of {} PEs",
+            parent.size
+        )));
+    }
+    let maps = exchange_bitmaps(inst, &parent)?;
+    let slot = agree_slots(maps, &[shape])?[0];
+    Ok(install(inst, &parent, shape, slot))
+}
+
+/// `aclshmem_team_split_2d`: (x team, y team) of this PE.
+pub fn split_2d(inst: &Instance, parent: i32, x_range: i32) -> Result<(usize, usize)> {
+    if x_range <= 0 {
+        return Err(Error::InvalidParam(format!("x_range {x_range} must be positive")));
+    }
+    let parent = inst.teams.lock().unwrap_or_else(|e| e.into_inner()).get(parent)?;
+    let n = parent.size;
+    let x = (x_range as usize).min(n);
+    let mut shapes = Vec::new();
+    for start in (0..n).step_by(x) {
+        shapes.push(Shape {
+            start,
+            stride: 1,
+            size: x.min(n - start),
+        });
+    }
+    let n_x = shapes.len();
+    for start in 0..x {
+        shapes.push(Shape {
+            start,
+            stride: x,
+            size: (n - start).div_ceil(x),
+        });
+    }
+    let maps = exchange_bitmaps(inst, &parent)?;
+    let slots = agree_slots(maps, &shapes)?;
+    let me = parent.my_index;
+    let xi = me / x;
+    let yi = n_x + me % x;
+    let xs = install(inst, &parent, shapes[xi], slots[xi]);
+    let ys = install(inst, &parent, shapes[yi], slots[yi]);
+    match (xs, ys) {
+        (Some(a), Some(b)) => Ok((a, b)),
+        _ => Err(Error::Inner("this PE landed in no 2-D team".into())),
+    }
+}
+
+/// `aclshmem_team_translate_pe`: index in `dest` of member `src_pe` of `src`, or -1.
+pub fn translate(inst: &Instance, src: i32, src_pe: i32, dest: i32) -> i32 {
+    let teams = inst.teams.lock().unwrap_or_else(|e| e.into_inner());
+    let (Ok(s), Ok(d)) = (teams.get(src), teams.get(dest)) else {
+        return -1;
+    };
+    if src_pe < 0 || src_pe as usize >= s.size {
+        return -1;
+    }
+    d.index_of(s.world_pe(src_pe as usize)).map_or(-1, |i| i as i32)
+}
+
+/// The (all-zero) configuration of a live team.
+pub fn config(inst: &Instance, team: i32) -> Result<TeamConfig> {
+    inst.teams.lock().unwrap_or_else(|e| e.into_inner()).get(team)?;
+    Ok(TeamConfig {
+        version: 0,
+        num_contexts: 0,
+        uniqueid: 0,
+        padding: [0; 48],
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn membership() {
+        let t = Team {
+            slot: 1,
+            start: 2,
+            stride: 3,
+            size: 3,
+            my_index: 0,
+        };
+        assert_eq!(t.index_of(2), Some(0));
+        assert_eq!(t.index_of(8), Some(2));
+        assert_eq!(t.index_of(5), Some(1));
+        assert_eq!(t.index_of(11), None);
+        assert_eq!(t.index_of(4), None);
+        assert_eq!(t.index_of(0), None);
+    }
+
+    #[test]
+    fn slots_are_agreed_among_members_only() {
+        // 4 parent members; member 1 already uses slot 1, member 3 uses slot 2
+        let mut maps = vec![[0u8; ACLSHMEM_MAX_TEAMS / 8]; 4];
+        for m in &mut maps {
+            take(m, 0);
+        }
+        take(&mut maps[1], 1);
+        take(&mut maps[3], 2);
+        let even = Shape {
+            start: 0,
+            stride: 2,
+            size: 2,
+        }; // members 0, 2
+        let odd = Shape {
+            start: 1,
+            stride: 2,
+            size: 2,
+        }; // members 1, 3
+        assert_eq!(agree_slots(maps.clone(), &[even, odd]).unwrap(), vec![1, 3]);
+        // once a member has every slot, no team including it can be created
+        for s in 0..ACLSHMEM_MAX_TEAMS {
+            take(&mut maps[0], s);
+        }
+        assert!(agree_slots(maps.clone(), &[even]).is_err());
+        assert_eq!(agree_slots(maps, &[odd]).unwrap(), vec![3]);
+    }
+
+    #[test]
+    fn world_cannot_be_destroyed_and_handles_are_checked() {
+        let mut t = Teams::new(0, 4);
+        assert!(t.destroy(0).is_err());
+        assert!(t.destroy(5).is_err());
+        assert!(t.get(-1).is_err());
+        assert!(t.get(2048).is_err());
+        assert_eq!(t.get(0).unwrap().size, 4);
+        assert_eq!(t.live(), 1);
+    }
+}
