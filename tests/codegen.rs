@@ -32,6 +32,29 @@ const SAFETY: &str = "# Safety\nPointer arguments must be NULL or valid for the 
 
 /// One export: doc lines, the C name, the Rust parameter list, return type and body.
 fn export(out: &mut String, doc: &str, name: &str, params: &str, ret: &str, body: &str) {
+    emit(
+        out,
+        doc,
+        name,
+        params,
+        ret,
+        &format!("guard(\"{name}\", || {body})"),
+    );
+}
+
+/// An export returning a value (not a status code): a failed call is logged and returns 0.
+fn export_value(out: &mut String, doc: &str, name: &str, params: &str, ret: &str, body: &str) {
+    emit(
+        out,
+        doc,
+        name,
+        params,
+        ret,
+        &format!("guard_or(\"{name}\", Default::default(), || {body})"),
+    );
+}
+
+fn emit(out: &mut String, doc: &str, name: &str, params: &str, ret: &str, call: &str) {
     let takes_pointers = params.contains('*');
     let doc = if takes_pointers {
         format!("{doc}\n\n{SAFETY}")
@@ -56,7 +79,7 @@ fn export(out: &mut String, doc: &str, name: &str, params: &str, ret: &str, body
         "#[unsafe(no_mangle)]\npub {unsafety}extern \"C\" fn {name}({params}){ret} {{"
     )
     .unwrap();
-    writeln!(out, "    guard(\"{name}\", || {body})\n}}\n").unwrap();
+    writeln!(out, "    {call}\n}}\n").unwrap();
 }
 
 fn rma_typed() -> String {
@@ -65,7 +88,7 @@ fn rma_typed() -> String {
         "//! Typed and sized RMA families of `host/data_plane/shmem_host_rma.h` (spec 8.3.2-8.3.5).\n\
          //! Each export checks and converts its arguments and calls one function of `crate::rma`.\n\n\
          use std::ffi::{c_char, c_int, c_void};\n\n\
-         use super::guard;\n\
+         use super::{guard, guard_or};\n\
          use crate::rma::{self, bytes};\n\n",
     );
     for &(name, c, r) in TYPES {
@@ -134,7 +157,7 @@ fn rma_typed() -> String {
             "",
             "rma::p(dst, value, pe)",
         );
-        export(
+        export_value(
             &mut o,
             &format!(
                 "Returns the `{c}` at symmetric `src` on PE `pe`; 0 after a logged error (bad address or PE,\nbefore init)."
@@ -435,14 +458,14 @@ fn atomic_typed() -> String {
          //! atomic on PE `pe`'s copy of the symmetric `dest`, atomic with respect to every other atomic on\n\
          //! that word from any PE.\n\n\
          use std::ffi::{c_int, c_long, c_longlong, c_uint, c_ulong, c_ulonglong};\n\n\
-         use super::guard;\n\
+         use super::{guard, guard_or};\n\
          use crate::atomic;\n\n",
     );
     let bad = "A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is\nchanged; fetching forms then return 0.";
     for &(name, c, r, class) in AMO_TYPES {
         let f = |op: &str| format!("aclshmem_{name}_atomic_{op}");
         // extended: every type
-        export(
+        export_value(
             &mut o,
             &format!("Returns the `{c}` at symmetric `source` on PE `pe`, atomically. {bad}"),
             &f("fetch"),
@@ -458,7 +481,7 @@ fn atomic_typed() -> String {
             "",
             "atomic::set(dest, value, pe)",
         );
-        export(
+        export_value(
             &mut o,
             &format!(
                 "Atomically replaces the `{c}` at symmetric `dest` on PE `pe` with `value`; returns the old value. {bad}"
@@ -490,7 +513,7 @@ fn atomic_typed() -> String {
         if class == 'x' {
             continue;
         }
-        export(
+        export_value(
             &mut o,
             &format!(
                 "Atomically stores `value` at symmetric `dest` on PE `pe` if it equals `cond`; returns the old value. {bad}"
@@ -500,7 +523,7 @@ fn atomic_typed() -> String {
             r,
             "atomic::compare_swap(dest, cond, value, pe)",
         );
-        export(
+        export_value(
             &mut o,
             &format!(
                 "Atomically adds 1 to the `{c}` at symmetric `dest` on PE `pe`; returns the old value. {bad}"
@@ -518,7 +541,7 @@ fn atomic_typed() -> String {
             "",
             "atomic::fetch_inc(dest, pe).map(|_| ())",
         );
-        export(
+        export_value(
             &mut o,
             &format!(
                 "Atomically adds `value` to the `{c}` at symmetric `dest` on PE `pe`; returns the old value. {bad}"
@@ -563,7 +586,7 @@ fn atomic_typed() -> String {
             continue;
         }
         for op in ["and", "or", "xor"] {
-            export(
+            export_value(
                 &mut o,
                 &format!(
                     "Atomically applies bitwise {op} with `value` to the `{c}` at symmetric `dest` on PE `pe`;\nreturns the old value. {bad}"

@@ -7,7 +7,7 @@
 
 use std::ffi::{c_int, c_long, c_longlong, c_uint, c_ulong, c_ulonglong};
 
-use super::guard;
+use super::{guard, guard_or};
 use crate::atomic;
 
 /// Returns the `int` at symmetric `source` on PE `pe`, atomically. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
@@ -18,7 +18,9 @@ use crate::atomic;
 /// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_int_atomic_fetch(source: *const c_int, pe: c_int) -> c_int {
-    guard("aclshmem_int_atomic_fetch", || atomic::fetch(source, pe))
+    guard_or("aclshmem_int_atomic_fetch", Default::default(), || {
+        atomic::fetch(source, pe)
+    })
 }
 
 /// Atomically stores `value` at symmetric `dest` on PE `pe`. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
@@ -40,7 +42,9 @@ pub unsafe extern "C" fn aclshmem_int_atomic_set(dest: *mut c_int, value: c_int,
 /// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_int_atomic_swap(dest: *mut c_int, value: c_int, pe: c_int) -> c_int {
-    guard("aclshmem_int_atomic_swap", || atomic::swap(dest, value, pe))
+    guard_or("aclshmem_int_atomic_swap", Default::default(), || {
+        atomic::swap(dest, value, pe)
+    })
 }
 
 /// Like aclshmem_int_atomic_fetch but stores the result in local `*fetch` (complete when it returns).
@@ -91,7 +95,7 @@ pub unsafe extern "C" fn aclshmem_int_atomic_compare_swap(
     value: c_int,
     pe: c_int,
 ) -> c_int {
-    guard("aclshmem_int_atomic_compare_swap", || {
+    guard_or("aclshmem_int_atomic_compare_swap", Default::default(), || {
         atomic::compare_swap(dest, cond, value, pe)
     })
 }
@@ -104,7 +108,9 @@ pub unsafe extern "C" fn aclshmem_int_atomic_compare_swap(
 /// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_int_atomic_fetch_inc(dest: *mut c_int, pe: c_int) -> c_int {
-    guard("aclshmem_int_atomic_fetch_inc", || atomic::fetch_inc(dest, pe))
+    guard_or("aclshmem_int_atomic_fetch_inc", Default::default(), || {
+        atomic::fetch_inc(dest, pe)
+    })
 }
 
 /// Atomically adds 1 to the `int` at symmetric `dest` on PE `pe`. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
@@ -128,7 +134,7 @@ pub unsafe extern "C" fn aclshmem_int_atomic_inc(dest: *mut c_int, pe: c_int) {
 /// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_int_atomic_fetch_add(dest: *mut c_int, value: c_int, pe: c_int) -> c_int {
-    guard("aclshmem_int_atomic_fetch_add", || {
+    guard_or("aclshmem_int_atomic_fetch_add", Default::default(), || {
         atomic::fetch_add(dest, value, pe)
     })
 }
@@ -210,7 +216,9 @@ pub unsafe extern "C" fn aclshmem_int_atomic_fetch_add_nbi(
 /// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_long_atomic_fetch(source: *const c_long, pe: c_int) -> c_long {
-    guard("aclshmem_long_atomic_fetch", || atomic::fetch(source, pe))
+    guard_or("aclshmem_long_atomic_fetch", Default::default(), || {
+        atomic::fetch(source, pe)
+    })
 }
 
 /// Atomically stores `value` at symmetric `dest` on PE `pe`. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
@@ -232,7 +240,9 @@ pub unsafe extern "C" fn aclshmem_long_atomic_set(dest: *mut c_long, value: c_lo
 /// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_long_atomic_swap(dest: *mut c_long, value: c_long, pe: c_int) -> c_long {
-    guard("aclshmem_long_atomic_swap", || atomic::swap(dest, value, pe))
+    guard_or("aclshmem_long_atomic_swap", Default::default(), || {
+        atomic::swap(dest, value, pe)
+    })
 }
 
 /// Like aclshmem_long_atomic_fetch but stores the result in local `*fetch` (complete when it returns).
@@ -287,7 +297,7 @@ pub unsafe extern "C" fn aclshmem_long_atomic_compare_swap(
     value: c_long,
     pe: c_int,
 ) -> c_long {
-    guard("aclshmem_long_atomic_compare_swap", || {
+    guard_or("aclshmem_long_atomic_compare_swap", Default::default(), || {
         atomic::compare_swap(dest, cond, value, pe)
     })
 }
@@ -300,7 +310,9 @@ pub unsafe extern "C" fn aclshmem_long_atomic_compare_swap(
 /// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_long_atomic_fetch_inc(dest: *mut c_long, pe: c_int) -> c_long {
-    guard("aclshmem_long_atomic_fetch_inc", || atomic::fetch_inc(dest, pe))
+    guard_or("aclshmem_long_atomic_fetch_inc", Default::default(), || {
+        atomic::fetch_inc(dest, pe)
+    })
 }
 
 /// Atomically adds 1 to the `long` at symmetric `dest` on PE `pe`. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
@@ -328,7 +340,7 @@ pub unsafe extern "C" fn aclshmem_long_atomic_fetch_add(
     value: c_long,
     pe: c_int,
 ) -> c_long {
-    guard("aclshmem_long_atomic_fetch_add", || {
+    guard_or("aclshmem_long_atomic_fetch_add", Default::default(), || {
         atomic::fetch_add(dest, value, pe)
     })
 }
@@ -414,7 +426,9 @@ pub unsafe extern "C" fn aclshmem_long_atomic_fetch_add_nbi(
 /// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_longlong_atomic_fetch(source: *const c_longlong, pe: c_int) -> c_longlong {
-    guard("aclshmem_longlong_atomic_fetch", || atomic::fetch(source, pe))
+    guard_or("aclshmem_longlong_atomic_fetch", Default::default(), || {
+        atomic::fetch(source, pe)
+    })
 }
 
 /// Atomically stores `value` at symmetric `dest` on PE `pe`. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
@@ -440,7 +454,9 @@ pub unsafe extern "C" fn aclshmem_longlong_atomic_swap(
     value: c_longlong,
     pe: c_int,
 ) -> c_longlong {
-    guard("aclshmem_longlong_atomic_swap", || atomic::swap(dest, value, pe))
+    guard_or("aclshmem_longlong_atomic_swap", Default::default(), || {
+        atomic::swap(dest, value, pe)
+    })
 }
 
 /// Like aclshmem_longlong_atomic_fetch but stores the result in local `*fetch` (complete when it returns).
@@ -495,9 +511,11 @@ pub unsafe extern "C" fn aclshmem_longlong_atomic_compare_swap(
     value: c_longlong,
     pe: c_int,
 ) -> c_longlong {
-    guard("aclshmem_longlong_atomic_compare_swap", || {
-        atomic::compare_swap(dest, cond, value, pe)
-    })
+    guard_or(
+        "aclshmem_longlong_atomic_compare_swap",
+        Default::default(),
+        || atomic::compare_swap(dest, cond, value, pe),
+    )
 }
 
 /// Atomically adds 1 to the `long long` at symmetric `dest` on PE `pe`; returns the old value. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
@@ -508,7 +526,7 @@ pub unsafe extern "C" fn aclshmem_longlong_atomic_compare_swap(
 /// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_longlong_atomic_fetch_inc(dest: *mut c_longlong, pe: c_int) -> c_longlong {
-    guard("aclshmem_longlong_atomic_fetch_inc", || {
+    guard_or("aclshmem_longlong_atomic_fetch_inc", Default::default(), || {
         atomic::fetch_inc(dest, pe)
     })
 }
@@ -538,7 +556,7 @@ pub unsafe extern "C" fn aclshmem_longlong_atomic_fetch_add(
     value: c_longlong,
     pe: c_int,
 ) -> c_longlong {
-    guard("aclshmem_longlong_atomic_fetch_add", || {
+    guard_or("aclshmem_longlong_atomic_fetch_add", Default::default(), || {
         atomic::fetch_add(dest, value, pe)
     })
 }
@@ -624,7 +642,9 @@ pub unsafe extern "C" fn aclshmem_longlong_atomic_fetch_add_nbi(
 /// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_uint_atomic_fetch(source: *const c_uint, pe: c_int) -> c_uint {
-    guard("aclshmem_uint_atomic_fetch", || atomic::fetch(source, pe))
+    guard_or("aclshmem_uint_atomic_fetch", Default::default(), || {
+        atomic::fetch(source, pe)
+    })
 }
 
 /// Atomically stores `value` at symmetric `dest` on PE `pe`. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
@@ -646,7 +666,9 @@ pub unsafe extern "C" fn aclshmem_uint_atomic_set(dest: *mut c_uint, value: c_ui
 /// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_uint_atomic_swap(dest: *mut c_uint, value: c_uint, pe: c_int) -> c_uint {
-    guard("aclshmem_uint_atomic_swap", || atomic::swap(dest, value, pe))
+    guard_or("aclshmem_uint_atomic_swap", Default::default(), || {
+        atomic::swap(dest, value, pe)
+    })
 }
 
 /// Like aclshmem_uint_atomic_fetch but stores the result in local `*fetch` (complete when it returns).
@@ -701,7 +723,7 @@ pub unsafe extern "C" fn aclshmem_uint_atomic_compare_swap(
     value: c_uint,
     pe: c_int,
 ) -> c_uint {
-    guard("aclshmem_uint_atomic_compare_swap", || {
+    guard_or("aclshmem_uint_atomic_compare_swap", Default::default(), || {
         atomic::compare_swap(dest, cond, value, pe)
     })
 }
@@ -714,7 +736,9 @@ pub unsafe extern "C" fn aclshmem_uint_atomic_compare_swap(
 /// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_uint_atomic_fetch_inc(dest: *mut c_uint, pe: c_int) -> c_uint {
-    guard("aclshmem_uint_atomic_fetch_inc", || atomic::fetch_inc(dest, pe))
+    guard_or("aclshmem_uint_atomic_fetch_inc", Default::default(), || {
+        atomic::fetch_inc(dest, pe)
+    })
 }
 
 /// Atomically adds 1 to the `unsigned int` at symmetric `dest` on PE `pe`. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
@@ -742,7 +766,7 @@ pub unsafe extern "C" fn aclshmem_uint_atomic_fetch_add(
     value: c_uint,
     pe: c_int,
 ) -> c_uint {
-    guard("aclshmem_uint_atomic_fetch_add", || {
+    guard_or("aclshmem_uint_atomic_fetch_add", Default::default(), || {
         atomic::fetch_add(dest, value, pe)
     })
 }
@@ -833,7 +857,7 @@ pub unsafe extern "C" fn aclshmem_uint_atomic_fetch_and(
     value: c_uint,
     pe: c_int,
 ) -> c_uint {
-    guard("aclshmem_uint_atomic_fetch_and", || {
+    guard_or("aclshmem_uint_atomic_fetch_and", Default::default(), || {
         atomic::fetch_and(dest, value, pe)
     })
 }
@@ -884,7 +908,7 @@ pub unsafe extern "C" fn aclshmem_uint_atomic_fetch_or(
     value: c_uint,
     pe: c_int,
 ) -> c_uint {
-    guard("aclshmem_uint_atomic_fetch_or", || {
+    guard_or("aclshmem_uint_atomic_fetch_or", Default::default(), || {
         atomic::fetch_or(dest, value, pe)
     })
 }
@@ -935,7 +959,7 @@ pub unsafe extern "C" fn aclshmem_uint_atomic_fetch_xor(
     value: c_uint,
     pe: c_int,
 ) -> c_uint {
-    guard("aclshmem_uint_atomic_fetch_xor", || {
+    guard_or("aclshmem_uint_atomic_fetch_xor", Default::default(), || {
         atomic::fetch_xor(dest, value, pe)
     })
 }
@@ -981,7 +1005,9 @@ pub unsafe extern "C" fn aclshmem_uint_atomic_fetch_xor_nbi(
 /// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_ulong_atomic_fetch(source: *const c_ulong, pe: c_int) -> c_ulong {
-    guard("aclshmem_ulong_atomic_fetch", || atomic::fetch(source, pe))
+    guard_or("aclshmem_ulong_atomic_fetch", Default::default(), || {
+        atomic::fetch(source, pe)
+    })
 }
 
 /// Atomically stores `value` at symmetric `dest` on PE `pe`. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
@@ -1007,7 +1033,9 @@ pub unsafe extern "C" fn aclshmem_ulong_atomic_swap(
     value: c_ulong,
     pe: c_int,
 ) -> c_ulong {
-    guard("aclshmem_ulong_atomic_swap", || atomic::swap(dest, value, pe))
+    guard_or("aclshmem_ulong_atomic_swap", Default::default(), || {
+        atomic::swap(dest, value, pe)
+    })
 }
 
 /// Like aclshmem_ulong_atomic_fetch but stores the result in local `*fetch` (complete when it returns).
@@ -1062,7 +1090,7 @@ pub unsafe extern "C" fn aclshmem_ulong_atomic_compare_swap(
     value: c_ulong,
     pe: c_int,
 ) -> c_ulong {
-    guard("aclshmem_ulong_atomic_compare_swap", || {
+    guard_or("aclshmem_ulong_atomic_compare_swap", Default::default(), || {
         atomic::compare_swap(dest, cond, value, pe)
     })
 }
@@ -1075,7 +1103,9 @@ pub unsafe extern "C" fn aclshmem_ulong_atomic_compare_swap(
 /// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_ulong_atomic_fetch_inc(dest: *mut c_ulong, pe: c_int) -> c_ulong {
-    guard("aclshmem_ulong_atomic_fetch_inc", || atomic::fetch_inc(dest, pe))
+    guard_or("aclshmem_ulong_atomic_fetch_inc", Default::default(), || {
+        atomic::fetch_inc(dest, pe)
+    })
 }
 
 /// Atomically adds 1 to the `unsigned long` at symmetric `dest` on PE `pe`. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
@@ -1103,7 +1133,7 @@ pub unsafe extern "C" fn aclshmem_ulong_atomic_fetch_add(
     value: c_ulong,
     pe: c_int,
 ) -> c_ulong {
-    guard("aclshmem_ulong_atomic_fetch_add", || {
+    guard_or("aclshmem_ulong_atomic_fetch_add", Default::default(), || {
         atomic::fetch_add(dest, value, pe)
     })
 }
@@ -1194,7 +1224,7 @@ pub unsafe extern "C" fn aclshmem_ulong_atomic_fetch_and(
     value: c_ulong,
     pe: c_int,
 ) -> c_ulong {
-    guard("aclshmem_ulong_atomic_fetch_and", || {
+    guard_or("aclshmem_ulong_atomic_fetch_and", Default::default(), || {
         atomic::fetch_and(dest, value, pe)
     })
 }
@@ -1245,7 +1275,7 @@ pub unsafe extern "C" fn aclshmem_ulong_atomic_fetch_or(
     value: c_ulong,
     pe: c_int,
 ) -> c_ulong {
-    guard("aclshmem_ulong_atomic_fetch_or", || {
+    guard_or("aclshmem_ulong_atomic_fetch_or", Default::default(), || {
         atomic::fetch_or(dest, value, pe)
     })
 }
@@ -1296,7 +1326,7 @@ pub unsafe extern "C" fn aclshmem_ulong_atomic_fetch_xor(
     value: c_ulong,
     pe: c_int,
 ) -> c_ulong {
-    guard("aclshmem_ulong_atomic_fetch_xor", || {
+    guard_or("aclshmem_ulong_atomic_fetch_xor", Default::default(), || {
         atomic::fetch_xor(dest, value, pe)
     })
 }
@@ -1345,7 +1375,9 @@ pub unsafe extern "C" fn aclshmem_ulonglong_atomic_fetch(
     source: *const c_ulonglong,
     pe: c_int,
 ) -> c_ulonglong {
-    guard("aclshmem_ulonglong_atomic_fetch", || atomic::fetch(source, pe))
+    guard_or("aclshmem_ulonglong_atomic_fetch", Default::default(), || {
+        atomic::fetch(source, pe)
+    })
 }
 
 /// Atomically stores `value` at symmetric `dest` on PE `pe`. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
@@ -1375,7 +1407,9 @@ pub unsafe extern "C" fn aclshmem_ulonglong_atomic_swap(
     value: c_ulonglong,
     pe: c_int,
 ) -> c_ulonglong {
-    guard("aclshmem_ulonglong_atomic_swap", || atomic::swap(dest, value, pe))
+    guard_or("aclshmem_ulonglong_atomic_swap", Default::default(), || {
+        atomic::swap(dest, value, pe)
+    })
 }
 
 /// Like aclshmem_ulonglong_atomic_fetch but stores the result in local `*fetch` (complete when it returns).
@@ -1430,9 +1464,11 @@ pub unsafe extern "C" fn aclshmem_ulonglong_atomic_compare_swap(
     value: c_ulonglong,
     pe: c_int,
 ) -> c_ulonglong {
-    guard("aclshmem_ulonglong_atomic_compare_swap", || {
-        atomic::compare_swap(dest, cond, value, pe)
-    })
+    guard_or(
+        "aclshmem_ulonglong_atomic_compare_swap",
+        Default::default(),
+        || atomic::compare_swap(dest, cond, value, pe),
+    )
 }
 
 /// Atomically adds 1 to the `unsigned long long` at symmetric `dest` on PE `pe`; returns the old value. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
@@ -1446,7 +1482,7 @@ pub unsafe extern "C" fn aclshmem_ulonglong_atomic_fetch_inc(
     dest: *mut c_ulonglong,
     pe: c_int,
 ) -> c_ulonglong {
-    guard("aclshmem_ulonglong_atomic_fetch_inc", || {
+    guard_or("aclshmem_ulonglong_atomic_fetch_inc", Default::default(), || {
         atomic::fetch_inc(dest, pe)
     })
 }
@@ -1476,7 +1512,7 @@ pub unsafe extern "C" fn aclshmem_ulonglong_atomic_fetch_add(
     value: c_ulonglong,
     pe: c_int,
 ) -> c_ulonglong {
-    guard("aclshmem_ulonglong_atomic_fetch_add", || {
+    guard_or("aclshmem_ulonglong_atomic_fetch_add", Default::default(), || {
         atomic::fetch_add(dest, value, pe)
     })
 }
@@ -1571,7 +1607,7 @@ pub unsafe extern "C" fn aclshmem_ulonglong_atomic_fetch_and(
     value: c_ulonglong,
     pe: c_int,
 ) -> c_ulonglong {
-    guard("aclshmem_ulonglong_atomic_fetch_and", || {
+    guard_or("aclshmem_ulonglong_atomic_fetch_and", Default::default(), || {
         atomic::fetch_and(dest, value, pe)
     })
 }
@@ -1626,7 +1662,7 @@ pub unsafe extern "C" fn aclshmem_ulonglong_atomic_fetch_or(
     value: c_ulonglong,
     pe: c_int,
 ) -> c_ulonglong {
-    guard("aclshmem_ulonglong_atomic_fetch_or", || {
+    guard_or("aclshmem_ulonglong_atomic_fetch_or", Default::default(), || {
         atomic::fetch_or(dest, value, pe)
     })
 }
@@ -1677,7 +1713,7 @@ pub unsafe extern "C" fn aclshmem_ulonglong_atomic_fetch_xor(
     value: c_ulonglong,
     pe: c_int,
 ) -> c_ulonglong {
-    guard("aclshmem_ulonglong_atomic_fetch_xor", || {
+    guard_or("aclshmem_ulonglong_atomic_fetch_xor", Default::default(), || {
         atomic::fetch_xor(dest, value, pe)
     })
 }
@@ -1727,7 +1763,9 @@ pub unsafe extern "C" fn aclshmem_ulonglong_atomic_fetch_xor_nbi(
 /// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_int32_atomic_fetch(source: *const i32, pe: c_int) -> i32 {
-    guard("aclshmem_int32_atomic_fetch", || atomic::fetch(source, pe))
+    guard_or("aclshmem_int32_atomic_fetch", Default::default(), || {
+        atomic::fetch(source, pe)
+    })
 }
 
 /// Atomically stores `value` at symmetric `dest` on PE `pe`. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
@@ -1749,7 +1787,9 @@ pub unsafe extern "C" fn aclshmem_int32_atomic_set(dest: *mut i32, value: i32, p
 /// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_int32_atomic_swap(dest: *mut i32, value: i32, pe: c_int) -> i32 {
-    guard("aclshmem_int32_atomic_swap", || atomic::swap(dest, value, pe))
+    guard_or("aclshmem_int32_atomic_swap", Default::default(), || {
+        atomic::swap(dest, value, pe)
+    })
 }
 
 /// Like aclshmem_int32_atomic_fetch but stores the result in local `*fetch` (complete when it returns).
@@ -1800,7 +1840,7 @@ pub unsafe extern "C" fn aclshmem_int32_atomic_compare_swap(
     value: i32,
     pe: c_int,
 ) -> i32 {
-    guard("aclshmem_int32_atomic_compare_swap", || {
+    guard_or("aclshmem_int32_atomic_compare_swap", Default::default(), || {
         atomic::compare_swap(dest, cond, value, pe)
     })
 }
@@ -1813,7 +1853,9 @@ pub unsafe extern "C" fn aclshmem_int32_atomic_compare_swap(
 /// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_int32_atomic_fetch_inc(dest: *mut i32, pe: c_int) -> i32 {
-    guard("aclshmem_int32_atomic_fetch_inc", || atomic::fetch_inc(dest, pe))
+    guard_or("aclshmem_int32_atomic_fetch_inc", Default::default(), || {
+        atomic::fetch_inc(dest, pe)
+    })
 }
 
 /// Atomically adds 1 to the `int32_t` at symmetric `dest` on PE `pe`. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
@@ -1837,7 +1879,7 @@ pub unsafe extern "C" fn aclshmem_int32_atomic_inc(dest: *mut i32, pe: c_int) {
 /// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_int32_atomic_fetch_add(dest: *mut i32, value: i32, pe: c_int) -> i32 {
-    guard("aclshmem_int32_atomic_fetch_add", || {
+    guard_or("aclshmem_int32_atomic_fetch_add", Default::default(), || {
         atomic::fetch_add(dest, value, pe)
     })
 }
@@ -1920,7 +1962,7 @@ pub unsafe extern "C" fn aclshmem_int32_atomic_fetch_add_nbi(
 /// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_int32_atomic_fetch_and(dest: *mut i32, value: i32, pe: c_int) -> i32 {
-    guard("aclshmem_int32_atomic_fetch_and", || {
+    guard_or("aclshmem_int32_atomic_fetch_and", Default::default(), || {
         atomic::fetch_and(dest, value, pe)
     })
 }
@@ -1967,7 +2009,7 @@ pub unsafe extern "C" fn aclshmem_int32_atomic_fetch_and_nbi(
 /// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_int32_atomic_fetch_or(dest: *mut i32, value: i32, pe: c_int) -> i32 {
-    guard("aclshmem_int32_atomic_fetch_or", || {
+    guard_or("aclshmem_int32_atomic_fetch_or", Default::default(), || {
         atomic::fetch_or(dest, value, pe)
     })
 }
@@ -2014,7 +2056,7 @@ pub unsafe extern "C" fn aclshmem_int32_atomic_fetch_or_nbi(
 /// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_int32_atomic_fetch_xor(dest: *mut i32, value: i32, pe: c_int) -> i32 {
-    guard("aclshmem_int32_atomic_fetch_xor", || {
+    guard_or("aclshmem_int32_atomic_fetch_xor", Default::default(), || {
         atomic::fetch_xor(dest, value, pe)
     })
 }
@@ -2060,7 +2102,9 @@ pub unsafe extern "C" fn aclshmem_int32_atomic_fetch_xor_nbi(
 /// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_int64_atomic_fetch(source: *const i64, pe: c_int) -> i64 {
-    guard("aclshmem_int64_atomic_fetch", || atomic::fetch(source, pe))
+    guard_or("aclshmem_int64_atomic_fetch", Default::default(), || {
+        atomic::fetch(source, pe)
+    })
 }
 
 /// Atomically stores `value` at symmetric `dest` on PE `pe`. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
@@ -2082,7 +2126,9 @@ pub unsafe extern "C" fn aclshmem_int64_atomic_set(dest: *mut i64, value: i64, p
 /// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_int64_atomic_swap(dest: *mut i64, value: i64, pe: c_int) -> i64 {
-    guard("aclshmem_int64_atomic_swap", || atomic::swap(dest, value, pe))
+    guard_or("aclshmem_int64_atomic_swap", Default::default(), || {
+        atomic::swap(dest, value, pe)
+    })
 }
 
 /// Like aclshmem_int64_atomic_fetch but stores the result in local `*fetch` (complete when it returns).
@@ -2133,7 +2179,7 @@ pub unsafe extern "C" fn aclshmem_int64_atomic_compare_swap(
     value: i64,
     pe: c_int,
 ) -> i64 {
-    guard("aclshmem_int64_atomic_compare_swap", || {
+    guard_or("aclshmem_int64_atomic_compare_swap", Default::default(), || {
         atomic::compare_swap(dest, cond, value, pe)
     })
 }
@@ -2146,7 +2192,9 @@ pub unsafe extern "C" fn aclshmem_int64_atomic_compare_swap(
 /// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_int64_atomic_fetch_inc(dest: *mut i64, pe: c_int) -> i64 {
-    guard("aclshmem_int64_atomic_fetch_inc", || atomic::fetch_inc(dest, pe))
+    guard_or("aclshmem_int64_atomic_fetch_inc", Default::default(), || {
+        atomic::fetch_inc(dest, pe)
+    })
 }
 
 /// Atomically adds 1 to the `int64_t` at symmetric `dest` on PE `pe`. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
@@ -2170,7 +2218,7 @@ pub unsafe extern "C" fn aclshmem_int64_atomic_inc(dest: *mut i64, pe: c_int) {
 /// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_int64_atomic_fetch_add(dest: *mut i64, value: i64, pe: c_int) -> i64 {
-    guard("aclshmem_int64_atomic_fetch_add", || {
+    guard_or("aclshmem_int64_atomic_fetch_add", Default::default(), || {
         atomic::fetch_add(dest, value, pe)
     })
 }
@@ -2253,7 +2301,7 @@ pub unsafe extern "C" fn aclshmem_int64_atomic_fetch_add_nbi(
 /// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_int64_atomic_fetch_and(dest: *mut i64, value: i64, pe: c_int) -> i64 {
-    guard("aclshmem_int64_atomic_fetch_and", || {
+    guard_or("aclshmem_int64_atomic_fetch_and", Default::default(), || {
         atomic::fetch_and(dest, value, pe)
     })
 }
@@ -2300,7 +2348,7 @@ pub unsafe extern "C" fn aclshmem_int64_atomic_fetch_and_nbi(
 /// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_int64_atomic_fetch_or(dest: *mut i64, value: i64, pe: c_int) -> i64 {
-    guard("aclshmem_int64_atomic_fetch_or", || {
+    guard_or("aclshmem_int64_atomic_fetch_or", Default::default(), || {
         atomic::fetch_or(dest, value, pe)
     })
 }
@@ -2347,7 +2395,7 @@ pub unsafe extern "C" fn aclshmem_int64_atomic_fetch_or_nbi(
 /// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_int64_atomic_fetch_xor(dest: *mut i64, value: i64, pe: c_int) -> i64 {
-    guard("aclshmem_int64_atomic_fetch_xor", || {
+    guard_or("aclshmem_int64_atomic_fetch_xor", Default::default(), || {
         atomic::fetch_xor(dest, value, pe)
     })
 }
@@ -2393,7 +2441,9 @@ pub unsafe extern "C" fn aclshmem_int64_atomic_fetch_xor_nbi(
 /// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_uint32_atomic_fetch(source: *const u32, pe: c_int) -> u32 {
-    guard("aclshmem_uint32_atomic_fetch", || atomic::fetch(source, pe))
+    guard_or("aclshmem_uint32_atomic_fetch", Default::default(), || {
+        atomic::fetch(source, pe)
+    })
 }
 
 /// Atomically stores `value` at symmetric `dest` on PE `pe`. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
@@ -2415,7 +2465,9 @@ pub unsafe extern "C" fn aclshmem_uint32_atomic_set(dest: *mut u32, value: u32, 
 /// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_uint32_atomic_swap(dest: *mut u32, value: u32, pe: c_int) -> u32 {
-    guard("aclshmem_uint32_atomic_swap", || atomic::swap(dest, value, pe))
+    guard_or("aclshmem_uint32_atomic_swap", Default::default(), || {
+        atomic::swap(dest, value, pe)
+    })
 }
 
 /// Like aclshmem_uint32_atomic_fetch but stores the result in local `*fetch` (complete when it returns).
@@ -2466,7 +2518,7 @@ pub unsafe extern "C" fn aclshmem_uint32_atomic_compare_swap(
     value: u32,
     pe: c_int,
 ) -> u32 {
-    guard("aclshmem_uint32_atomic_compare_swap", || {
+    guard_or("aclshmem_uint32_atomic_compare_swap", Default::default(), || {
         atomic::compare_swap(dest, cond, value, pe)
     })
 }
@@ -2479,7 +2531,9 @@ pub unsafe extern "C" fn aclshmem_uint32_atomic_compare_swap(
 /// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_uint32_atomic_fetch_inc(dest: *mut u32, pe: c_int) -> u32 {
-    guard("aclshmem_uint32_atomic_fetch_inc", || atomic::fetch_inc(dest, pe))
+    guard_or("aclshmem_uint32_atomic_fetch_inc", Default::default(), || {
+        atomic::fetch_inc(dest, pe)
+    })
 }
 
 /// Atomically adds 1 to the `uint32_t` at symmetric `dest` on PE `pe`. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
@@ -2503,7 +2557,7 @@ pub unsafe extern "C" fn aclshmem_uint32_atomic_inc(dest: *mut u32, pe: c_int) {
 /// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_uint32_atomic_fetch_add(dest: *mut u32, value: u32, pe: c_int) -> u32 {
-    guard("aclshmem_uint32_atomic_fetch_add", || {
+    guard_or("aclshmem_uint32_atomic_fetch_add", Default::default(), || {
         atomic::fetch_add(dest, value, pe)
     })
 }
@@ -2586,7 +2640,7 @@ pub unsafe extern "C" fn aclshmem_uint32_atomic_fetch_add_nbi(
 /// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_uint32_atomic_fetch_and(dest: *mut u32, value: u32, pe: c_int) -> u32 {
-    guard("aclshmem_uint32_atomic_fetch_and", || {
+    guard_or("aclshmem_uint32_atomic_fetch_and", Default::default(), || {
         atomic::fetch_and(dest, value, pe)
     })
 }
@@ -2633,7 +2687,7 @@ pub unsafe extern "C" fn aclshmem_uint32_atomic_fetch_and_nbi(
 /// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_uint32_atomic_fetch_or(dest: *mut u32, value: u32, pe: c_int) -> u32 {
-    guard("aclshmem_uint32_atomic_fetch_or", || {
+    guard_or("aclshmem_uint32_atomic_fetch_or", Default::default(), || {
         atomic::fetch_or(dest, value, pe)
     })
 }
@@ -2680,7 +2734,7 @@ pub unsafe extern "C" fn aclshmem_uint32_atomic_fetch_or_nbi(
 /// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_uint32_atomic_fetch_xor(dest: *mut u32, value: u32, pe: c_int) -> u32 {
-    guard("aclshmem_uint32_atomic_fetch_xor", || {
+    guard_or("aclshmem_uint32_atomic_fetch_xor", Default::default(), || {
         atomic::fetch_xor(dest, value, pe)
     })
 }
@@ -2726,7 +2780,9 @@ pub unsafe extern "C" fn aclshmem_uint32_atomic_fetch_xor_nbi(
 /// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_uint64_atomic_fetch(source: *const u64, pe: c_int) -> u64 {
-    guard("aclshmem_uint64_atomic_fetch", || atomic::fetch(source, pe))
+    guard_or("aclshmem_uint64_atomic_fetch", Default::default(), || {
+        atomic::fetch(source, pe)
+    })
 }
 
 /// Atomically stores `value` at symmetric `dest` on PE `pe`. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
@@ -2748,7 +2804,9 @@ pub unsafe extern "C" fn aclshmem_uint64_atomic_set(dest: *mut u64, value: u64, 
 /// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_uint64_atomic_swap(dest: *mut u64, value: u64, pe: c_int) -> u64 {
-    guard("aclshmem_uint64_atomic_swap", || atomic::swap(dest, value, pe))
+    guard_or("aclshmem_uint64_atomic_swap", Default::default(), || {
+        atomic::swap(dest, value, pe)
+    })
 }
 
 /// Like aclshmem_uint64_atomic_fetch but stores the result in local `*fetch` (complete when it returns).
@@ -2799,7 +2857,7 @@ pub unsafe extern "C" fn aclshmem_uint64_atomic_compare_swap(
     value: u64,
     pe: c_int,
 ) -> u64 {
-    guard("aclshmem_uint64_atomic_compare_swap", || {
+    guard_or("aclshmem_uint64_atomic_compare_swap", Default::default(), || {
         atomic::compare_swap(dest, cond, value, pe)
     })
 }
@@ -2812,7 +2870,9 @@ pub unsafe extern "C" fn aclshmem_uint64_atomic_compare_swap(
 /// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_uint64_atomic_fetch_inc(dest: *mut u64, pe: c_int) -> u64 {
-    guard("aclshmem_uint64_atomic_fetch_inc", || atomic::fetch_inc(dest, pe))
+    guard_or("aclshmem_uint64_atomic_fetch_inc", Default::default(), || {
+        atomic::fetch_inc(dest, pe)
+    })
 }
 
 /// Atomically adds 1 to the `uint64_t` at symmetric `dest` on PE `pe`. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
@@ -2836,7 +2896,7 @@ pub unsafe extern "C" fn aclshmem_uint64_atomic_inc(dest: *mut u64, pe: c_int) {
 /// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_uint64_atomic_fetch_add(dest: *mut u64, value: u64, pe: c_int) -> u64 {
-    guard("aclshmem_uint64_atomic_fetch_add", || {
+    guard_or("aclshmem_uint64_atomic_fetch_add", Default::default(), || {
         atomic::fetch_add(dest, value, pe)
     })
 }
@@ -2919,7 +2979,7 @@ pub unsafe extern "C" fn aclshmem_uint64_atomic_fetch_add_nbi(
 /// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_uint64_atomic_fetch_and(dest: *mut u64, value: u64, pe: c_int) -> u64 {
-    guard("aclshmem_uint64_atomic_fetch_and", || {
+    guard_or("aclshmem_uint64_atomic_fetch_and", Default::default(), || {
         atomic::fetch_and(dest, value, pe)
     })
 }
@@ -2966,7 +3026,7 @@ pub unsafe extern "C" fn aclshmem_uint64_atomic_fetch_and_nbi(
 /// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_uint64_atomic_fetch_or(dest: *mut u64, value: u64, pe: c_int) -> u64 {
-    guard("aclshmem_uint64_atomic_fetch_or", || {
+    guard_or("aclshmem_uint64_atomic_fetch_or", Default::default(), || {
         atomic::fetch_or(dest, value, pe)
     })
 }
@@ -3013,7 +3073,7 @@ pub unsafe extern "C" fn aclshmem_uint64_atomic_fetch_or_nbi(
 /// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_uint64_atomic_fetch_xor(dest: *mut u64, value: u64, pe: c_int) -> u64 {
-    guard("aclshmem_uint64_atomic_fetch_xor", || {
+    guard_or("aclshmem_uint64_atomic_fetch_xor", Default::default(), || {
         atomic::fetch_xor(dest, value, pe)
     })
 }
@@ -3059,7 +3119,9 @@ pub unsafe extern "C" fn aclshmem_uint64_atomic_fetch_xor_nbi(
 /// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_size_atomic_fetch(source: *const usize, pe: c_int) -> usize {
-    guard("aclshmem_size_atomic_fetch", || atomic::fetch(source, pe))
+    guard_or("aclshmem_size_atomic_fetch", Default::default(), || {
+        atomic::fetch(source, pe)
+    })
 }
 
 /// Atomically stores `value` at symmetric `dest` on PE `pe`. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
@@ -3081,7 +3143,9 @@ pub unsafe extern "C" fn aclshmem_size_atomic_set(dest: *mut usize, value: usize
 /// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_size_atomic_swap(dest: *mut usize, value: usize, pe: c_int) -> usize {
-    guard("aclshmem_size_atomic_swap", || atomic::swap(dest, value, pe))
+    guard_or("aclshmem_size_atomic_swap", Default::default(), || {
+        atomic::swap(dest, value, pe)
+    })
 }
 
 /// Like aclshmem_size_atomic_fetch but stores the result in local `*fetch` (complete when it returns).
@@ -3132,7 +3196,7 @@ pub unsafe extern "C" fn aclshmem_size_atomic_compare_swap(
     value: usize,
     pe: c_int,
 ) -> usize {
-    guard("aclshmem_size_atomic_compare_swap", || {
+    guard_or("aclshmem_size_atomic_compare_swap", Default::default(), || {
         atomic::compare_swap(dest, cond, value, pe)
     })
 }
@@ -3145,7 +3209,9 @@ pub unsafe extern "C" fn aclshmem_size_atomic_compare_swap(
 /// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_size_atomic_fetch_inc(dest: *mut usize, pe: c_int) -> usize {
-    guard("aclshmem_size_atomic_fetch_inc", || atomic::fetch_inc(dest, pe))
+    guard_or("aclshmem_size_atomic_fetch_inc", Default::default(), || {
+        atomic::fetch_inc(dest, pe)
+    })
 }
 
 /// Atomically adds 1 to the `size_t` at symmetric `dest` on PE `pe`. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
@@ -3169,7 +3235,7 @@ pub unsafe extern "C" fn aclshmem_size_atomic_inc(dest: *mut usize, pe: c_int) {
 /// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_size_atomic_fetch_add(dest: *mut usize, value: usize, pe: c_int) -> usize {
-    guard("aclshmem_size_atomic_fetch_add", || {
+    guard_or("aclshmem_size_atomic_fetch_add", Default::default(), || {
         atomic::fetch_add(dest, value, pe)
     })
 }
@@ -3251,7 +3317,9 @@ pub unsafe extern "C" fn aclshmem_size_atomic_fetch_add_nbi(
 /// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_ptrdiff_atomic_fetch(source: *const isize, pe: c_int) -> isize {
-    guard("aclshmem_ptrdiff_atomic_fetch", || atomic::fetch(source, pe))
+    guard_or("aclshmem_ptrdiff_atomic_fetch", Default::default(), || {
+        atomic::fetch(source, pe)
+    })
 }
 
 /// Atomically stores `value` at symmetric `dest` on PE `pe`. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
@@ -3273,7 +3341,9 @@ pub unsafe extern "C" fn aclshmem_ptrdiff_atomic_set(dest: *mut isize, value: is
 /// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_ptrdiff_atomic_swap(dest: *mut isize, value: isize, pe: c_int) -> isize {
-    guard("aclshmem_ptrdiff_atomic_swap", || atomic::swap(dest, value, pe))
+    guard_or("aclshmem_ptrdiff_atomic_swap", Default::default(), || {
+        atomic::swap(dest, value, pe)
+    })
 }
 
 /// Like aclshmem_ptrdiff_atomic_fetch but stores the result in local `*fetch` (complete when it returns).
@@ -3328,7 +3398,7 @@ pub unsafe extern "C" fn aclshmem_ptrdiff_atomic_compare_swap(
     value: isize,
     pe: c_int,
 ) -> isize {
-    guard("aclshmem_ptrdiff_atomic_compare_swap", || {
+    guard_or("aclshmem_ptrdiff_atomic_compare_swap", Default::default(), || {
         atomic::compare_swap(dest, cond, value, pe)
     })
 }
@@ -3341,7 +3411,7 @@ pub unsafe extern "C" fn aclshmem_ptrdiff_atomic_compare_swap(
 /// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_ptrdiff_atomic_fetch_inc(dest: *mut isize, pe: c_int) -> isize {
-    guard("aclshmem_ptrdiff_atomic_fetch_inc", || {
+    guard_or("aclshmem_ptrdiff_atomic_fetch_inc", Default::default(), || {
         atomic::fetch_inc(dest, pe)
     })
 }
@@ -3371,7 +3441,7 @@ pub unsafe extern "C" fn aclshmem_ptrdiff_atomic_fetch_add(
     value: isize,
     pe: c_int,
 ) -> isize {
-    guard("aclshmem_ptrdiff_atomic_fetch_add", || {
+    guard_or("aclshmem_ptrdiff_atomic_fetch_add", Default::default(), || {
         atomic::fetch_add(dest, value, pe)
     })
 }
@@ -3457,7 +3527,9 @@ pub unsafe extern "C" fn aclshmem_ptrdiff_atomic_fetch_add_nbi(
 /// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_float_atomic_fetch(source: *const f32, pe: c_int) -> f32 {
-    guard("aclshmem_float_atomic_fetch", || atomic::fetch(source, pe))
+    guard_or("aclshmem_float_atomic_fetch", Default::default(), || {
+        atomic::fetch(source, pe)
+    })
 }
 
 /// Atomically stores `value` at symmetric `dest` on PE `pe`. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
@@ -3479,7 +3551,9 @@ pub unsafe extern "C" fn aclshmem_float_atomic_set(dest: *mut f32, value: f32, p
 /// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_float_atomic_swap(dest: *mut f32, value: f32, pe: c_int) -> f32 {
-    guard("aclshmem_float_atomic_swap", || atomic::swap(dest, value, pe))
+    guard_or("aclshmem_float_atomic_swap", Default::default(), || {
+        atomic::swap(dest, value, pe)
+    })
 }
 
 /// Like aclshmem_float_atomic_fetch but stores the result in local `*fetch` (complete when it returns).
@@ -3525,7 +3599,9 @@ pub unsafe extern "C" fn aclshmem_float_atomic_swap_nbi(
 /// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_double_atomic_fetch(source: *const f64, pe: c_int) -> f64 {
-    guard("aclshmem_double_atomic_fetch", || atomic::fetch(source, pe))
+    guard_or("aclshmem_double_atomic_fetch", Default::default(), || {
+        atomic::fetch(source, pe)
+    })
 }
 
 /// Atomically stores `value` at symmetric `dest` on PE `pe`. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
@@ -3547,7 +3623,9 @@ pub unsafe extern "C" fn aclshmem_double_atomic_set(dest: *mut f64, value: f64, 
 /// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_double_atomic_swap(dest: *mut f64, value: f64, pe: c_int) -> f64 {
-    guard("aclshmem_double_atomic_swap", || atomic::swap(dest, value, pe))
+    guard_or("aclshmem_double_atomic_swap", Default::default(), || {
+        atomic::swap(dest, value, pe)
+    })
 }
 
 /// Like aclshmem_double_atomic_fetch but stores the result in local `*fetch` (complete when it returns).

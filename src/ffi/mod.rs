@@ -49,27 +49,27 @@ impl FfiReturn for () {
     fn on_error(_: &Error) -> Self {}
 }
 
-/// `_g` of a bad address or PE returns a zero value, as the original.
-macro_rules! zero_on_error {
-    ($($t:ty),*) => {$(
-        impl FfiReturn for $t {
-            fn on_error(_: &Error) -> Self {
-                0 as $t
-            }
-        }
-    )*};
-}
-zero_on_error!(i8, i16, i64, isize, u8, u16, u32, u64, usize, f32, f64);
-
 /// Runs one export's body: the single place that decides what an error or a panic becomes.
 #[inline]
 pub(crate) fn guard<R: FfiReturn>(call: &'static str, body: impl FnOnce() -> Result<R>) -> R {
+    guard_with(call, R::on_error, body)
+}
+
+/// [`guard`] for calls that return a value rather than a status (`_g`, fetching atomics): a failure
+/// is logged and returns `fail`.
+#[inline]
+pub(crate) fn guard_or<R>(call: &'static str, fail: R, body: impl FnOnce() -> Result<R>) -> R {
+    guard_with(call, |_| fail, body)
+}
+
+#[inline]
+fn guard_with<R>(call: &'static str, fail: impl FnOnce(&Error) -> R, body: impl FnOnce() -> Result<R>) -> R {
     logging::ensure();
     match catch_unwind(AssertUnwindSafe(body)) {
         Ok(Ok(v)) => v,
         Ok(Err(e)) => {
             report(call, &e);
-            R::on_error(&e)
+            fail(&e)
         }
         Err(panic) => {
             let what = panic
@@ -79,7 +79,7 @@ pub(crate) fn guard<R: FfiReturn>(call: &'static str, body: impl FnOnce() -> Res
                 .unwrap_or_else(|| "unknown panic".into());
             let e = Error::Inner(format!("panic: {what}"));
             report(call, &e);
-            R::on_error(&e)
+            fail(&e)
         }
     }
 }

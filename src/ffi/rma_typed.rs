@@ -5,7 +5,7 @@
 
 use std::ffi::{c_char, c_int, c_void};
 
-use super::guard;
+use super::{guard, guard_or};
 use crate::rma::{self, bytes};
 
 /// Copies `nelems` `float` elements from local `source` to symmetric `dest` on PE `pe`.
@@ -160,7 +160,7 @@ pub unsafe extern "C" fn aclshmem_float_p(dst: *mut f32, value: f32, pe: c_int) 
 /// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_float_g(src: *mut f32, pe: i32) -> f32 {
-    guard("aclshmem_float_g", || rma::g(src, pe))
+    guard_or("aclshmem_float_g", Default::default(), || rma::g(src, pe))
 }
 
 /// Copies `nelems` `double` elements from local `source` to symmetric `dest` on PE `pe`.
@@ -315,7 +315,7 @@ pub unsafe extern "C" fn aclshmem_double_p(dst: *mut f64, value: f64, pe: c_int)
 /// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_double_g(src: *mut f64, pe: i32) -> f64 {
-    guard("aclshmem_double_g", || rma::g(src, pe))
+    guard_or("aclshmem_double_g", Default::default(), || rma::g(src, pe))
 }
 
 /// Copies `nelems` `int8_t` elements from local `source` to symmetric `dest` on PE `pe`.
@@ -470,7 +470,7 @@ pub unsafe extern "C" fn aclshmem_int8_p(dst: *mut i8, value: i8, pe: c_int) {
 /// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_int8_g(src: *mut i8, pe: i32) -> i8 {
-    guard("aclshmem_int8_g", || rma::g(src, pe))
+    guard_or("aclshmem_int8_g", Default::default(), || rma::g(src, pe))
 }
 
 /// Copies `nelems` `int16_t` elements from local `source` to symmetric `dest` on PE `pe`.
@@ -625,7 +625,7 @@ pub unsafe extern "C" fn aclshmem_int16_p(dst: *mut i16, value: i16, pe: c_int) 
 /// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_int16_g(src: *mut i16, pe: i32) -> i16 {
-    guard("aclshmem_int16_g", || rma::g(src, pe))
+    guard_or("aclshmem_int16_g", Default::default(), || rma::g(src, pe))
 }
 
 /// Copies `nelems` `int32_t` elements from local `source` to symmetric `dest` on PE `pe`.
@@ -780,7 +780,7 @@ pub unsafe extern "C" fn aclshmem_int32_p(dst: *mut i32, value: i32, pe: c_int) 
 /// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_int32_g(src: *mut i32, pe: i32) -> i32 {
-    guard("aclshmem_int32_g", || rma::g(src, pe))
+    guard_or("aclshmem_int32_g", Default::default(), || rma::g(src, pe))
 }
 
 /// Copies `nelems` `int64_t` elements from local `source` to symmetric `dest` on PE `pe`.
@@ -935,7 +935,7 @@ pub unsafe extern "C" fn aclshmem_int64_p(dst: *mut i64, value: i64, pe: c_int) 
 /// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_int64_g(src: *mut i64, pe: i32) -> i64 {
-    guard("aclshmem_int64_g", || rma::g(src, pe))
+    guard_or("aclshmem_int64_g", Default::default(), || rma::g(src, pe))
 }
 
 /// Copies `nelems` `uint8_t` elements from local `source` to symmetric `dest` on PE `pe`.
@@ -1090,7 +1090,7 @@ pub unsafe extern "C" fn aclshmem_uint8_p(dst: *mut u8, value: u8, pe: c_int) {
 /// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_uint8_g(src: *mut u8, pe: i32) -> u8 {
-    guard("aclshmem_uint8_g", || rma::g(src, pe))
+    guard_or("aclshmem_uint8_g", Default::default(), || rma::g(src, pe))
 }
 
 /// Copies `nelems` `uint16_t` elements from local `source` to symmetric `dest` on PE `pe`.
@@ -1245,7 +1245,7 @@ pub unsafe extern "C" fn aclshmem_uint16_p(dst: *mut u16, value: u16, pe: c_int)
 /// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_uint16_g(src: *mut u16, pe: i32) -> u16 {
-    guard("aclshmem_uint16_g", || rma::g(src, pe))
+    guard_or("aclshmem_uint16_g", Default::default(), || rma::g(src, pe))
 }
 
 /// Copies `nelems` `uint32_t` elements from local `source` to symmetric `dest` on PE `pe`.
@@ -1400,7 +1400,7 @@ pub unsafe extern "C" fn aclshmem_uint32_p(dst: *mut u32, value: u32, pe: c_int)
 /// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_uint32_g(src: *mut u32, pe: i32) -> u32 {
-    guard("aclshmem_uint32_g", || rma::g(src, pe))
+    guard_or("aclshmem_uint32_g", Default::default(), || rma::g(src, pe))
 }
 
 /// Copies `nelems` `uint64_t` elements from local `source` to symmetric `dest` on PE `pe`.
@@ -1555,7 +1555,7 @@ pub unsafe extern "C" fn aclshmem_uint64_p(dst: *mut u64, value: u64, pe: c_int)
 /// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_uint64_g(src: *mut u64, pe: i32) -> u64 {
-    guard("aclshmem_uint64_g", || rma::g(src, pe))
+    guard_or("aclshmem_uint64_g", Default::default(), || rma::g(src, pe))
 }
 
 /// Copies `nelems` `char` elements from local `source` to symmetric `dest` on PE `pe`.
@@ -1720,7 +1720,7 @@ pub unsafe extern "C" fn aclshmem_char_p(dst: *mut c_char, value: c_char, pe: c_
 /// remote operand: a symmetric address of this PE).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_char_g(src: *mut c_char, pe: i32) -> c_char {
-    guard("aclshmem_char_g", || rma::g(src, pe))
+    guard_or("aclshmem_char_g", Default::default(), || rma::g(src, pe))
 }
 
 /// Copies `elem_size` **elements** of 1 byte(s) (`elem_size * 1` bytes in all) from local `src` to symmetric `dst` on PE `pe`.

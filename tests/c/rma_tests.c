@@ -1,0 +1,1233 @@
+/*
+ * rma_tests.c - multi-PE scenarios of the RMA host API (spec 8.3): typed, sized and byte-granular
+ * put/get and their nbi forms, strided iput/iget, scalar p/g, both symmetric heaps, bad input, calls
+ * before init and after finalize, transfers above 4 GiB. Run under aclshmrun:
+ * `aclshmrun -n N rma_tests <scenario>`.
+ *
+ * Every failed check prints `FAIL: <scenario>: <what> (pe X)` and exits 1; PE 0 prints
+ * `OK <scenario>` when the scenario passed.
+ *
+ * The typed families are exercised through void-pointer wrappers generated from one type table
+ * (TYPE_LIST), so one generic engine checks every family, element by element and byte by byte.
+ */
+#define _GNU_SOURCE
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <shmem.h>
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23 /* Linux 5.14 */
+#endif
+
+#define KIB ((size_t)1 << 10)
+#define MIB ((size_t)1 << 20)
+#define GIB ((size_t)1 << 30)
+#define CANARY 0xA5
+#define GUARD 64 /* canary bytes checked after every contiguous destination */
+
+static const char *g_scenario = "?";
+static int g_pe = -1; /* from ACLSHMEM_MY_PE: valid before init too */
+static int g_npes = -1;
+static const char *g_ctx = ""; /* what is being tested, for failure messages */
+
+static void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+static void fail(const char *fmt, ...)
+{
+    char what[768];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    printf("FAIL: %s: %s%s%s (pe %d)\n", g_scenario, g_ctx, *g_ctx ? ": " : "", what, g_pe);
+    fflush(stdout);
+    fflush(stderr);
+    _exit(1);
+}
+
+/* A failed check that lets the scenario go on (so one known defect does not hide the others); the
+ * scenario still fails at its end. */
+static int g_soft_failures;
+static void soft_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void soft_fail(const char *fmt, ...)
+{
+    char what[768];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    printf("FAIL: %s: %s%s%s (pe %d)\n", g_scenario, g_ctx, *g_ctx ? ": " : "", what, g_pe);
+    fflush(stdout);
+    g_soft_failures++;
+}
+
+#define CHECK_SOFT(cond, ...)       \
+    do {                            \
+        if (!(cond)) {              \
+            soft_fail(__VA_ARGS__); \
+        }                           \
+    } while (0)
+
+#define CHECK(cond, ...)       \
+    do {                       \
+        if (!(cond)) {         \
+            fail(__VA_ARGS__); \
+        }                      \
+    } while (0)
+
+#define CHECK_RC(call, expected)                                                                  \
+    do {                                                                                          \
+        int rc_ = (call);                                                                         \
+        if (rc_ != (expected)) {                                                                  \
+            fail("%s returned %d, expected %d (line %d)", #call, rc_, (int)(expected), __LINE__); \
+        }                                                                                         \
+    } while (0)
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int env_int(const char *name)
+{
+    const char *v = getenv(name);
+    if (v == NULL || *v == '\0') {
+        fail("environment variable %s is not set (run under aclshmrun)", name);
+    }
+    return atoi(v);
+}
+
+static aclshmemx_init_attr_t g_attr;
+static int g_me, g_n, g_right, g_left;
+
+static void init_env(void)
+{
+    aclshmemx_init_attr_t attr = ACLSHMEMX_INIT_ATTR_INITIALIZER;
+    CHECK_RC(aclshmemx_set_attr_from_env(&attr), 0);
+    /* a stuck bootstrap becomes a reported error before the launcher's --timeout */
+    attr.option_attr.shm_init_timeout = 20;
+    attr.option_attr.control_operation_timeout = 20;
+    CHECK_RC(aclshmemx_init_attr(ACLSHMEMX_INIT_WITH_DEFAULT, &attr), 0);
+    g_attr = attr;
+    g_me = aclshmem_my_pe();
+    g_n = aclshmem_n_pes();
+    CHECK(g_me == g_pe && g_n == g_npes, "my_pe %d n_pes %d, launcher says %d/%d", g_me, g_n, g_pe, g_npes);
+    g_right = (g_me + 1) % g_n;
+    g_left = (g_me + g_n - 1) % g_n;
+}
+
+static void finalize_ok(void)
+{
+    CHECK_RC(aclshmem_finalize(), 0);
+}
+
+static void ok(void)
+{
+    if (g_soft_failures > 0) {
+        printf("%d check(s) failed in %s (pe %d)\n", g_soft_failures, g_scenario, g_pe);
+        fflush(stdout);
+        _exit(1);
+    }
+    if (g_pe == 0) {
+        printf("OK %s\n", g_scenario);
+    }
+    fflush(stdout);
+}
+
+static void *xmalloc(size_t n)
+{
+    void *p = malloc(n);
+    CHECK(p != NULL, "malloc(%zu) failed", n);
+    return p;
+}
+
+static void *sym_alloc(size_t n)
+{
+    void *p = aclshmem_malloc(n);
+    CHECK(p != NULL, "aclshmem_malloc(%zu) returned NULL", n);
+    return p;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Patterns                                                                                   */
+/* ------------------------------------------------------------------------------------------ */
+
+/* A well-mixed 64-bit value depending on the writing PE, the element index and a salt (which
+ * encodes the family/type and the round, so stale data from an earlier round never matches). */
+static uint64_t mix(uint64_t pe, uint64_t i, uint64_t salt)
+{
+    uint64_t h = (pe + 1) * 0x9E3779B97F4A7C15ULL;
+    h ^= (i + 1) * 0xC2B2AE3D27D4EB4FULL;
+    h ^= (salt + 7) * 0x165667B19E3779F9ULL;
+    h ^= h >> 31;
+    h *= 0xBF58476D1CE4E5B9ULL;
+    h ^= h >> 29;
+    return h;
+}
+
+/* `h` reduced to the exactly representable range of a type (0 = the full 64 bits). */
+static uint64_t reduce(uint64_t h, uint64_t mod)
+{
+    return mod != 0 ? h % mod : h;
+}
+
+/* Checks that `len` bytes at `p` still hold the canary. */
+static void check_canary(const void *p, size_t len, const char *what)
+{
+    const unsigned char *b = p;
+    for (size_t i = 0; i < len; i++) {
+        CHECK(b[i] == CANARY, "%s: byte %zu is %#x, expected the untouched canary %#x", what, i, b[i], CANARY);
+    }
+}
+
+/* Compares `n` elements of `esize` bytes; reports the first differing element. */
+static void check_elems(const void *got, const void *want, size_t n, size_t esize, const char *what)
+{
+    if (memcmp(got, want, n * esize) == 0) {
+        return;
+    }
+    const unsigned char *g = got, *w = want;
+    for (size_t i = 0; i < n * esize; i++) {
+        if (g[i] != w[i]) {
+            size_t bad = 0;
+            for (size_t j = i; j < n * esize; j++) {
+                bad += g[j] != w[j];
+            }
+            fail("%s: element %zu of %zu (byte %zu) is %#x, expected %#x (%zu bytes differ)", what, i / esize, n,
+                 i % esize, g[i], w[i], bad);
+        }
+    }
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Families: every RMA family behind one table of void-pointer entry points                   */
+/* ------------------------------------------------------------------------------------------ */
+
+typedef void (*fill_fn)(void *buf, size_t n, int pe, unsigned salt);
+typedef void (*xfer_fn)(void *dst, void *src, size_t n, int pe);
+typedef void (*strided_fn)(void *dest, void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+
+struct family {
+    const char *name;
+    size_t size; /* bytes per element */
+    fill_fn fill;
+    xfer_fn put, put_nbi, get, get_nbi;
+    strided_fn iput, iget; /* NULL for the byte-granular family */
+};
+
+/* name, C type, modulus keeping every value exactly representable and non-negative */
+#define TYPE_LIST(X)                              \
+    X(float, float, 8388608ULL)                   \
+    X(double, double, 1125899906842624ULL)        \
+    X(int8, int8_t, 120ULL)                       \
+    X(int16, int16_t, 32000ULL)                   \
+    X(int32, int32_t, 2000000000ULL)              \
+    X(int64, int64_t, 9000000000000000000ULL)     \
+    X(uint8, uint8_t, 256ULL)                     \
+    X(uint16, uint16_t, 65536ULL)                 \
+    X(uint32, uint32_t, 4294967296ULL)            \
+    X(uint64, uint64_t, 0ULL)                     \
+    X(char, char, 120ULL)
+
+#define DEFINE_TYPED(N, T, MOD)                                                               \
+    static void fill_##N(void *buf, size_t n, int pe, unsigned salt)                          \
+    {                                                                                         \
+        T *b = buf;                                                                           \
+        for (size_t i = 0; i < n; i++) {                                                      \
+            b[i] = (T)reduce(mix((uint64_t)pe, i, salt), MOD);                                \
+        }                                                                                     \
+    }                                                                                         \
+    static void put_##N(void *d, void *s, size_t n, int pe)                                   \
+    {                                                                                         \
+        aclshmem_##N##_put((T *)d, (T *)s, n, pe);                                            \
+    }                                                                                         \
+    static void put_nbi_##N(void *d, void *s, size_t n, int pe)                               \
+    {                                                                                         \
+        aclshmem_##N##_put_nbi((T *)d, (T *)s, n, pe);                                        \
+    }                                                                                         \
+    static void get_##N(void *d, void *s, size_t n, int pe)                                   \
+    {                                                                                         \
+        aclshmem_##N##_get((T *)d, (T *)s, n, pe);                                            \
+    }                                                                                         \
+    static void get_nbi_##N(void *d, void *s, size_t n, int pe)                               \
+    {                                                                                         \
+        aclshmem_##N##_get_nbi((T *)d, (T *)s, n, pe);                                        \
+    }                                                                                         \
+    static void iput_##N(void *d, void *s, ptrdiff_t dst, ptrdiff_t sst, size_t n, int pe)    \
+    {                                                                                         \
+        aclshmem_##N##_iput((T *)d, (T *)s, dst, sst, n, pe);                                 \
+    }                                                                                         \
+    static void iget_##N(void *d, void *s, ptrdiff_t dst, ptrdiff_t sst, size_t n, int pe)    \
+    {                                                                                         \
+        aclshmem_##N##_iget((T *)d, (T *)s, dst, sst, n, pe);                                 \
+    }
+TYPE_LIST(DEFINE_TYPED)
+
+#define TYPED_ENTRY(N, T, MOD) \
+    {"aclshmem_" #N, sizeof(T), fill_##N, put_##N, put_nbi_##N, get_##N, get_nbi_##N, iput_##N, iget_##N},
+static const struct family typed_families[] = {TYPE_LIST(TYPED_ENTRY)};
+#define N_TYPED (sizeof typed_families / sizeof typed_families[0])
+
+/* Sized families: BITS/8-byte elements filled 8 bytes at a time. The counts are passed as the
+ * uint32_t `elem_size` the header declares (an element count). */
+static void fill_sized(void *buf, size_t n, int pe, unsigned salt, size_t esize)
+{
+    unsigned char *b = buf;
+    for (size_t i = 0; i < n; i++) {
+        for (size_t w = 0; w < esize; w += 8) {
+            uint64_t h = mix((uint64_t)pe, i * 2 + w / 8, salt);
+            memcpy(b + i * esize + w, &h, esize - w < 8 ? esize - w : 8);
+        }
+    }
+}
+
+#define SIZED_LIST(X) X(8) X(16) X(32) X(64) X(128)
+
+#define DEFINE_SIZED(B)                                              \
+    static void fill_s##B(void *buf, size_t n, int pe, unsigned salt) \
+    {                                                                \
+        fill_sized(buf, n, pe, salt, (B) / 8);                       \
+    }                                                                \
+    static void put_s##B(void *d, void *s, size_t n, int pe)         \
+    {                                                                \
+        aclshmem_put##B(d, s, (uint32_t)n, pe);                      \
+    }                                                                \
+    static void put_nbi_s##B(void *d, void *s, size_t n, int pe)     \
+    {                                                                \
+        aclshmem_put##B##_nbi(d, s, (uint32_t)n, pe);                \
+    }                                                                \
+    static void get_s##B(void *d, void *s, size_t n, int pe)         \
+    {                                                                \
+        aclshmem_get##B(d, s, (uint32_t)n, pe);                      \
+    }                                                                \
+    static void get_nbi_s##B(void *d, void *s, size_t n, int pe)     \
+    {                                                                \
+        aclshmem_get##B##_nbi(d, s, (uint32_t)n, pe);                \
+    }
+SIZED_LIST(DEFINE_SIZED)
+
+#define SIZED_ENTRY(B) \
+    {"aclshmem_put/get" #B, (B) / 8, fill_s##B, put_s##B, put_nbi_s##B, get_s##B, get_nbi_s##B, aclshmem_iput##B, aclshmem_iget##B},
+static const struct family sized_families[] = {SIZED_LIST(SIZED_ENTRY)};
+#define N_SIZED (sizeof sized_families / sizeof sized_families[0])
+
+static void put_mem(void *d, void *s, size_t n, int pe)
+{
+    aclshmem_putmem(d, s, n, pe);
+}
+static void put_mem_nbi(void *d, void *s, size_t n, int pe)
+{
+    aclshmem_putmem_nbi(d, s, n, pe);
+}
+static void get_mem(void *d, void *s, size_t n, int pe)
+{
+    aclshmem_getmem(d, s, n, pe);
+}
+static void get_mem_nbi(void *d, void *s, size_t n, int pe)
+{
+    aclshmem_getmem_nbi(d, s, n, pe);
+}
+static const struct family mem_family = {"aclshmem_putmem/getmem", 1, fill_s8, put_mem, put_mem_nbi,
+                                         get_mem, get_mem_nbi, NULL, NULL};
+
+/* ------------------------------------------------------------------------------------------ */
+/* Contiguous engine                                                                          */
+/* ------------------------------------------------------------------------------------------ */
+
+enum op { OP_PUT, OP_PUT_NBI, OP_GET, OP_GET_NBI };
+static const char *const op_names[] = {"put", "put_nbi", "get", "get_nbi"};
+
+static unsigned char *g_sym; /* symmetric scratch */
+static unsigned char *g_loc; /* private scratch */
+static unsigned char *g_exp; /* expected values */
+static size_t g_scratch;     /* bytes of each */
+static unsigned g_salt = 1;
+
+static void scratch_init(size_t bytes)
+{
+    g_scratch = bytes;
+    g_sym = sym_alloc(bytes);
+    g_loc = xmalloc(bytes);
+    g_exp = xmalloc(bytes);
+}
+
+static void scratch_free(void)
+{
+    aclshmem_barrier_all();
+    aclshmem_free(g_sym);
+    free(g_loc);
+    free(g_exp);
+}
+
+/* One round: every PE puts `n` elements into its right neighbour's g_sym (+doff), or gets `n`
+ * elements of its left neighbour's g_sym (+soff) into g_loc (+doff); then each PE checks every
+ * element it received and that the GUARD bytes after them kept the canary. */
+static void contiguous_round(const struct family *f, enum op op, size_t n, size_t doff, size_t soff)
+{
+    char ctx[160];
+    snprintf(ctx, sizeof ctx, "%s %s of %zu elements (dest +%zu, source +%zu)", f->name, op_names[op], n, doff, soff);
+    g_ctx = ctx;
+    unsigned salt = g_salt++;
+    size_t bytes = n * f->size;
+    CHECK(bytes + GUARD + doff + soff <= g_scratch, "scratch too small");
+    int is_put = op == OP_PUT || op == OP_PUT_NBI;
+    xfer_fn fn = op == OP_PUT ? f->put : op == OP_PUT_NBI ? f->put_nbi : op == OP_GET ? f->get : f->get_nbi;
+
+    if (is_put) {
+        memset(g_sym, CANARY, bytes + GUARD + doff);
+        aclshmem_barrier_all();
+        f->fill(g_loc + soff, n, g_me, salt);
+        fn(g_sym + doff, g_loc + soff, n, g_right);
+        if (op == OP_PUT_NBI) {
+            aclshmem_quiet();
+        }
+        aclshmem_barrier_all();
+        f->fill(g_exp, n, g_left, salt);
+        check_canary(g_sym, doff, "bytes before the destination");
+        check_elems(g_sym + doff, g_exp, n, f->size, "received element");
+        check_canary(g_sym + doff + bytes, GUARD, "bytes after the destination");
+    } else {
+        f->fill(g_sym + soff, n, g_me, salt);
+        memset(g_loc, CANARY, bytes + GUARD + doff);
+        aclshmem_barrier_all();
+        fn(g_loc + doff, g_sym + soff, n, g_left);
+        if (op == OP_GET_NBI) {
+            aclshmem_quiet();
+        }
+        aclshmem_barrier_all(); /* nobody refills its source before every get is done */
+        f->fill(g_exp, n, g_left, salt);
+        check_canary(g_loc, doff, "bytes before the destination");
+        check_elems(g_loc + doff, g_exp, n, f->size, "fetched element");
+        check_canary(g_loc + doff + bytes, GUARD, "bytes after the destination");
+    }
+    g_ctx = "";
+}
+
+static void contiguous_family(const struct family *f)
+{
+    size_t counts[] = {0, 1, 7, 4096 / f->size + 3, 100000};
+    for (int op = OP_PUT; op <= OP_GET_NBI; op++) {
+        for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++) {
+            contiguous_round(f, (enum op)op, counts[c], 0, 0);
+        }
+    }
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* 1. typed                                                                                   */
+/* ------------------------------------------------------------------------------------------ */
+static void scenario_typed(void)
+{
+    init_env();
+    scratch_init(100000 * 8 + 4096);
+    for (size_t t = 0; t < N_TYPED; t++) {
+        contiguous_family(&typed_families[t]);
+    }
+    scratch_free();
+    finalize_ok();
+    ok();
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* 2. sized                                                                                   */
+/* ------------------------------------------------------------------------------------------ */
+static void scenario_sized(void)
+{
+    init_env();
+    scratch_init(100000 * 16 + 4096);
+    for (size_t s = 0; s < N_SIZED; s++) {
+        contiguous_family(&sized_families[s]);
+    }
+    size_t byte_counts[] = {0, 1, 3, 4095, 4097, MIB + 5};
+    for (int op = OP_PUT; op <= OP_GET_NBI; op++) {
+        for (size_t c = 0; c < sizeof byte_counts / sizeof byte_counts[0]; c++) {
+            contiguous_round(&mem_family, (enum op)op, byte_counts[c], 0, 0);
+            /* unaligned addresses on both sides */
+            contiguous_round(&mem_family, (enum op)op, byte_counts[c], 1, 3);
+        }
+    }
+    scratch_free();
+    finalize_ok();
+    ok();
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* 3. strided                                                                                 */
+/* ------------------------------------------------------------------------------------------ */
+#define LEAD 4 /* canary slots before a strided destination array */
+#define TAIL 4 /* and after it */
+
+static size_t uabs(ptrdiff_t v)
+{
+    return v < 0 ? (size_t)(-v) : (size_t)v;
+}
+
+/* Checks a strided destination: slot LEAD + d0 + i*dst holds source element s0 + i*sst of
+ * `want`, every other slot of the LEAD + dslots + TAIL slots kept the canary. */
+static void check_strided(const unsigned char *region, const unsigned char *want, size_t esize, size_t n,
+                          ptrdiff_t dst, ptrdiff_t sst, size_t d0, size_t s0, size_t dslots)
+{
+    size_t slots = LEAD + dslots + TAIL;
+    unsigned char *mark = calloc(slots, 1);
+    CHECK(mark != NULL, "calloc");
+    for (size_t i = 0; i < n; i++) {
+        size_t ds = LEAD + (size_t)((ptrdiff_t)d0 + (ptrdiff_t)i * dst);
+        size_t ss = (size_t)((ptrdiff_t)s0 + (ptrdiff_t)i * sst);
+        if (memcmp(region + ds * esize, want + ss * esize, esize) != 0) {
+            fail("element %zu (destination slot %zu, source slot %zu) is wrong: first byte %#x, expected %#x", i,
+                 ds - LEAD, ss, region[ds * esize], want[ss * esize]);
+        }
+        mark[ds] = 1;
+    }
+    for (size_t s = 0; s < slots; s++) {
+        if (!mark[s]) {
+            for (size_t b = 0; b < esize; b++) {
+                CHECK(region[s * esize + b] == CANARY,
+                      "gap slot %td (relative to the array start) byte %zu is %#x: written although no element "
+                      "maps there",
+                      (ptrdiff_t)s - LEAD, b, region[s * esize + b]);
+            }
+        }
+    }
+    free(mark);
+}
+
+static void strided_round(const struct family *f, int is_get, ptrdiff_t dst, ptrdiff_t sst, size_t n)
+{
+    char ctx[160];
+    snprintf(ctx, sizeof ctx, "%s %s dst=%td sst=%td nelems=%zu", f->name, is_get ? "iget" : "iput", dst, sst, n);
+    g_ctx = ctx;
+    unsigned salt = g_salt++;
+    size_t e = f->size;
+    size_t dslots = (n - 1) * uabs(dst) + 1, sslots = (n - 1) * uabs(sst) + 1;
+    /* with a negative stride the pointer passed is the highest element: i goes downwards */
+    size_t d0 = dst < 0 ? (n - 1) * uabs(dst) : 0, s0 = sst < 0 ? (n - 1) * uabs(sst) : 0;
+    size_t region = (LEAD + dslots + TAIL) * e;
+    CHECK(region <= g_scratch && sslots * e <= g_scratch, "scratch too small");
+
+    if (!is_get) {
+        memset(g_sym, CANARY, region);
+        aclshmem_barrier_all();
+        f->fill(g_loc, sslots, g_me, salt);
+        f->iput(g_sym + (LEAD + d0) * e, g_loc + s0 * e, dst, sst, n, g_right);
+        aclshmem_barrier_all();
+        f->fill(g_exp, sslots, g_left, salt);
+        check_strided(g_sym, g_exp, e, n, dst, sst, d0, s0, dslots);
+    } else {
+        f->fill(g_sym, sslots, g_me, salt);
+        memset(g_loc, CANARY, region);
+        aclshmem_barrier_all();
+        f->iget(g_loc + (LEAD + d0) * e, g_sym + s0 * e, dst, sst, n, g_left);
+        aclshmem_barrier_all();
+        f->fill(g_exp, sslots, g_left, salt);
+        check_strided(g_loc, g_exp, e, n, dst, sst, d0, s0, dslots);
+    }
+    g_ctx = "";
+}
+
+static void strided_family(const struct family *f)
+{
+    static const ptrdiff_t strides[][2] = {{1, 1}, {2, 1}, {1, 3}, {3, 2}, {-1, 1}, {-2, 3}, {1, 0}, {2, 0}};
+    static const size_t counts[] = {1, 37, 1000};
+    for (int is_get = 0; is_get < 2; is_get++) {
+        for (size_t s = 0; s < sizeof strides / sizeof strides[0]; s++) {
+            for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++) {
+                strided_round(f, is_get, strides[s][0], strides[s][1], counts[c]);
+            }
+        }
+    }
+    /* nelems 0: nothing anywhere */
+    char ctx[160];
+    snprintf(ctx, sizeof ctx, "%s iput/iget with nelems 0", f->name);
+    g_ctx = ctx;
+    memset(g_sym, CANARY, 64 * f->size);
+    memset(g_loc, CANARY, 64 * f->size);
+    aclshmem_barrier_all();
+    f->iput(g_sym, g_exp, 2, 1, 0, g_right);
+    f->iget(g_loc, g_sym, 2, 1, 0, g_left);
+    aclshmem_barrier_all();
+    check_canary(g_sym, 64 * f->size, "remote destination");
+    check_canary(g_loc, 64 * f->size, "local destination");
+    aclshmem_barrier_all();
+    g_ctx = "";
+}
+
+static void scenario_strided(void)
+{
+    init_env();
+    scratch_init((LEAD + 999 * 3 + 1 + TAIL) * 16 + 4096);
+    for (size_t t = 0; t < N_TYPED; t++) {
+        strided_family(&typed_families[t]);
+    }
+    for (size_t s = 0; s < N_SIZED; s++) {
+        strided_family(&sized_families[s]);
+    }
+    scratch_free();
+    finalize_ok();
+    ok();
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* 4. scalar                                                                                  */
+/* ------------------------------------------------------------------------------------------ */
+
+/* The value PE `w` stores into PE `q`'s slot `w` (never 0, so a failed `_g` is visible). */
+static uint64_t scalar_bits(int w, int q, unsigned tidx, uint64_t mod)
+{
+    uint64_t v = reduce(mix((uint64_t)w, (uint64_t)q, 5000 + tidx), mod);
+    return v != 0 ? v : 1;
+}
+
+#define DEFINE_SCALAR(N, T, MOD)                                                                        \
+    static void scalar_##N(unsigned tidx)                                                               \
+    {                                                                                                   \
+        g_ctx = "aclshmem_" #N "_p/_g";                                                                 \
+        T *arr = sym_alloc((size_t)g_n * sizeof(T));                                                    \
+        memset(arr, CANARY, (size_t)g_n * sizeof(T));                                                   \
+        aclshmem_barrier_all();                                                                         \
+        for (int q = 0; q < g_n; q++) {                                                                 \
+            aclshmem_##N##_p(&arr[g_me], (T)scalar_bits(g_me, q, tidx, MOD), q);                        \
+        }                                                                                               \
+        aclshmem_barrier_all();                                                                         \
+        for (int w = 0; w < g_n; w++) {                                                                 \
+            T want = (T)scalar_bits(w, g_me, tidx, MOD);                                                \
+            CHECK(memcmp(&arr[w], &want, sizeof(T)) == 0, "slot %d (written by PE %d with _p) is wrong", w, \
+                  w);                                                                                   \
+        }                                                                                               \
+        for (int q = 0; q < g_n; q++) {                                                                 \
+            for (int w = 0; w < g_n; w++) {                                                             \
+                T want = (T)scalar_bits(w, q, tidx, MOD);                                               \
+                T got = aclshmem_##N##_g(&arr[w], q);                                                   \
+                CHECK(memcmp(&got, &want, sizeof(T)) == 0, "_g of slot %d on PE %d is wrong", w, q);     \
+            }                                                                                           \
+        }                                                                                               \
+        aclshmem_barrier_all();                                                                         \
+        aclshmem_free(arr);                                                                             \
+        g_ctx = "";                                                                                     \
+    }
+TYPE_LIST(DEFINE_SCALAR)
+
+static void scenario_scalar(void)
+{
+    init_env();
+    unsigned tidx = 0;
+#define RUN_SCALAR(N, T, MOD) scalar_##N(tidx++);
+    TYPE_LIST(RUN_SCALAR)
+#undef RUN_SCALAR
+    finalize_ok();
+    ok();
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* 5. heaps                                                                                   */
+/* ------------------------------------------------------------------------------------------ */
+
+/* putmem from the local buffer `src` into the right neighbour's `remote` (a symmetric address,
+ * either heap); the receiver checks its copy and the guard after it. */
+static void heap_put_case(const char *label, unsigned char *remote, unsigned char *src, size_t n)
+{
+    g_ctx = label;
+    unsigned salt = g_salt++;
+    memset(remote, CANARY, n + GUARD);
+    aclshmem_barrier_all();
+    fill_s8(src, n, g_me, salt);
+    aclshmem_putmem(remote, src, n, g_right);
+    aclshmem_barrier_all();
+    fill_s8(g_exp, n, g_left, salt);
+    check_elems(remote, g_exp, n, 1, "received byte");
+    check_canary(remote + n, GUARD, "bytes after the destination");
+    aclshmem_barrier_all();
+    g_ctx = "";
+}
+
+/* getmem of the left neighbour's `remote` into the local buffer `dst`. */
+static void heap_get_case(const char *label, unsigned char *remote, unsigned char *dst, size_t n)
+{
+    g_ctx = label;
+    unsigned salt = g_salt++;
+    fill_s8(remote, n, g_me, salt);
+    memset(dst, CANARY, n + GUARD);
+    aclshmem_barrier_all();
+    aclshmem_getmem(dst, remote, n, g_left);
+    aclshmem_barrier_all();
+    fill_s8(g_exp, n, g_left, salt);
+    check_elems(dst, g_exp, n, 1, "fetched byte");
+    check_canary(dst + n, GUARD, "bytes after the destination");
+    aclshmem_barrier_all();
+    g_ctx = "";
+}
+
+static int in_heap(const void *p, const void *base, size_t size)
+{
+    return (uintptr_t)p >= (uintptr_t)base && (uintptr_t)p < (uintptr_t)base + size;
+}
+
+static void scenario_heaps(void)
+{
+    init_env();
+    const size_t N = 300001; /* odd, several pages */
+    size_t heap_size = (size_t)g_attr.local_mem_size + ACLSHMEM_EXTRA_SIZE;
+    unsigned char *host = aclshmemx_malloc(N + GUARD, HOST_SIDE);
+    CHECK(host != NULL, "aclshmemx_malloc(HOST_SIDE) returned NULL");
+    unsigned char *dev = aclshmemx_malloc(N + GUARD, DEVICE_SIDE);
+    CHECK(dev != NULL, "aclshmemx_malloc(DEVICE_SIDE) returned NULL");
+    void *hbase = aclshmemx_get_heap_base(HOST_SIDE), *dbase = aclshmemx_get_heap_base(DEVICE_SIDE);
+    CHECK(in_heap(host, hbase, heap_size) && in_heap(dev, dbase, heap_size) && hbase != dbase,
+          "the HOST_SIDE block %p / DEVICE_SIDE block %p are not in their heaps %p / %p", (void *)host, (void *)dev,
+          hbase, dbase);
+    g_exp = xmalloc(N + GUARD);
+    unsigned char *heap_buf = xmalloc(N + GUARD);
+    unsigned char stack_buf[4099 + GUARD];
+
+    heap_put_case("putmem HOST_SIDE source -> DEVICE_SIDE dest", dev, host, N);
+    heap_put_case("putmem DEVICE_SIDE source -> HOST_SIDE dest", host, dev, N);
+    heap_put_case("putmem malloc source -> HOST_SIDE dest", host, heap_buf, N);
+    heap_put_case("putmem stack source -> HOST_SIDE dest", host, stack_buf, 4099);
+    heap_put_case("putmem stack source -> DEVICE_SIDE dest", dev, stack_buf, 4099);
+    heap_put_case("putmem malloc source -> DEVICE_SIDE dest", dev, heap_buf, N);
+    heap_get_case("getmem remote HOST_SIDE -> local DEVICE_SIDE", host, dev, N);
+    heap_get_case("getmem remote DEVICE_SIDE -> local HOST_SIDE", dev, host, N);
+    heap_get_case("getmem remote HOST_SIDE -> malloc", host, heap_buf, N);
+    heap_get_case("getmem remote HOST_SIDE -> stack", host, stack_buf, 4099);
+    heap_get_case("getmem remote DEVICE_SIDE -> stack", dev, stack_buf, 4099);
+
+    /* typed, strided and scalar forms on the host heap */
+    g_ctx = "typed/strided/scalar on HOST_SIDE";
+    int64_t *h64 = (int64_t *)host;
+    memset(host, CANARY, 64 * sizeof(int64_t));
+    aclshmem_barrier_all();
+    int64_t vals[8];
+    for (int i = 0; i < 8; i++) {
+        vals[i] = (int64_t)g_me * 1000 + i + 1;
+    }
+    aclshmem_int64_put(h64, vals, 8, g_right);                      /* slots 0..7 */
+    aclshmem_int64_iput(h64 + 8, vals, 3, 1, 8, g_right);          /* slots 8, 11, ..., 29 */
+    aclshmem_int64_p(h64 + 40, (int64_t)g_me * 1000 + 99, g_right); /* slot 40 */
+    aclshmem_barrier_all();
+    int64_t canary64;
+    memset(&canary64, CANARY, sizeof canary64);
+    for (int s = 0; s < 64; s++) {
+        int64_t want = canary64;
+        if (s < 8) {
+            want = (int64_t)g_left * 1000 + s + 1;
+        } else if (s < 8 + 3 * 8 && (s - 8) % 3 == 0) {
+            want = (int64_t)g_left * 1000 + (s - 8) / 3 + 1;
+        } else if (s == 40) {
+            want = (int64_t)g_left * 1000 + 99;
+        }
+        CHECK(h64[s] == want, "HOST_SIDE slot %d holds %lld, expected %lld", s, (long long)h64[s], (long long)want);
+    }
+    CHECK(aclshmem_int64_g(h64 + 40, g_right) == (int64_t)g_me * 1000 + 99, "_g of a HOST_SIDE slot");
+    int64_t back[8];
+    memset(back, CANARY, sizeof back);
+    aclshmem_int64_iget(back, h64 + 8, 1, 3, 8, g_right);
+    for (int i = 0; i < 8; i++) {
+        CHECK(back[i] == (int64_t)g_me * 1000 + i + 1, "iget from HOST_SIDE element %d", i);
+    }
+    CHECK(aclshmem_ptr(host, g_right) != NULL, "aclshmem_ptr of a HOST_SIDE block is NULL");
+    aclshmem_barrier_all();
+    g_ctx = "";
+
+    free(heap_buf);
+    free(g_exp);
+    aclshmemx_free(host, HOST_SIDE);
+    aclshmemx_free(dev, DEVICE_SIDE);
+    finalize_ok();
+    ok();
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* 6. bad_input                                                                               */
+/* ------------------------------------------------------------------------------------------ */
+#define BAD_SYM 256
+#define BAD_TAIL 64
+
+static unsigned char *g_bad_sym;  /* symmetric block that bad puts aim at */
+static unsigned char *g_bad_tail; /* the last BAD_TAIL bytes of the device heap */
+
+static void arm(void)
+{
+    memset(g_bad_sym, CANARY, BAD_SYM);
+    memset(g_bad_tail, CANARY, BAD_TAIL);
+    aclshmem_barrier_all();
+}
+
+/* After a barrier: the own copies and the right neighbour's (through aclshmem_ptr) of the block and
+ * of the heap's tail still hold the canary. */
+static void verify_untouched(const char *label)
+{
+    g_ctx = label;
+    aclshmem_barrier_all();
+    check_canary(g_bad_sym, BAD_SYM, "own symmetric block");
+    check_canary(g_bad_tail, BAD_TAIL, "own last bytes of the heap");
+    unsigned char *r = aclshmem_ptr(g_bad_sym, g_right);
+    CHECK(r != NULL, "aclshmem_ptr of the block on the right neighbour is NULL");
+    check_canary(r, BAD_SYM, "right neighbour's symmetric block");
+    r = aclshmem_ptr(g_bad_tail, g_right);
+    CHECK(r != NULL, "aclshmem_ptr of the heap tail on the right neighbour is NULL");
+    check_canary(r, BAD_TAIL, "right neighbour's last bytes of the heap");
+    aclshmem_barrier_all();
+    g_ctx = "";
+}
+
+/* Transfers whose byte count needs more than 32 bits (or overflows size_t when multiplied by the
+ * element size) must be refused as a whole: a truncated count would be small and in range, and
+ * would write. */
+static void oversize_checks(unsigned char *sym, unsigned char *src, unsigned char *ldst)
+{
+    size_t four_gib_16 = ((size_t)1 << 32) + 16;
+    aclshmem_putmem(sym, src, four_gib_16, g_right);
+    aclshmem_putmem_nbi(sym, src, four_gib_16, g_right);
+    aclshmem_int64_put((int64_t *)sym, (int64_t *)src, four_gib_16 / 8, g_right);
+    aclshmem_int64_put((int64_t *)sym, (int64_t *)src, SIZE_MAX / 8 + 2, g_right); /* * 8 wraps to 8 */
+    aclshmem_int16_put_nbi((int16_t *)sym, (int16_t *)src, SIZE_MAX / 2 + 9, g_right);
+    aclshmem_int64_iput((int64_t *)sym, (int64_t *)src, 1, 1, SIZE_MAX / 8 + 2, g_right);
+    aclshmem_iput32(sym, src, 1, 1, ((size_t)1 << 30) + 4, g_right);
+    aclshmem_getmem(ldst, sym, four_gib_16, g_left);
+    aclshmem_getmem_nbi(ldst, sym, four_gib_16, g_left);
+    aclshmem_int64_get((int64_t *)ldst, (int64_t *)sym, four_gib_16 / 8, g_left);
+    aclshmem_int64_get((int64_t *)ldst, (int64_t *)sym, SIZE_MAX / 8 + 2, g_left);
+    aclshmem_int64_iget((int64_t *)ldst, (int64_t *)sym, 1, 1, SIZE_MAX / 8 + 2, g_left);
+    check_canary(ldst, 64, "local destination of an oversized get");
+}
+
+/* `_g` must return a zero value on error (spec 8.3.5); soft checks so that every type is reported. */
+#define CHECK_G_IS_ZERO(N, T, call, what)                                                             \
+    do {                                                                                              \
+        T zero_ = (T)0;                                                                               \
+        T v_ = call;                                                                                  \
+        CHECK_SOFT(memcmp(&v_, &zero_, sizeof(T)) == 0, "aclshmem_" #N "_g %s returned %lld, not 0", what, \
+                   (long long)v_);                                                                    \
+    } while (0)
+
+#define CHECK_G_ZERO(N, T, MOD)                                                                          \
+    do {                                                                                                 \
+        (void)(MOD);                                                                                     \
+        CHECK_G_IS_ZERO(N, T, aclshmem_##N##_g((T *)g_bad_sym, -1), "with pe -1");                      \
+        CHECK_G_IS_ZERO(N, T, aclshmem_##N##_g((T *)g_bad_sym, g_n), "with pe n_pes");                  \
+        CHECK_G_IS_ZERO(N, T, aclshmem_##N##_g((T *)stack_canary, g_right), "of a stack address");      \
+        CHECK_G_IS_ZERO(N, T, aclshmem_##N##_g((T *)(g_bad_tail + BAD_TAIL - sizeof(T) + 1), g_right), \
+                        "running past the heap end");                                                    \
+        T v_ = aclshmem_##N##_g((T *)g_bad_sym, g_right);                                                \
+        CHECK(memcmp(&v_, g_bad_sym, sizeof(T)) == 0, "aclshmem_" #N "_g of a valid address is wrong");   \
+    } while (0);
+#define G_ZERO_ENTRY(N, T, MOD) CHECK_G_ZERO(N, T, MOD)
+
+static void scenario_bad_input(void)
+{
+    init_env();
+    size_t heap_size = (size_t)g_attr.local_mem_size + ACLSHMEM_EXTRA_SIZE;
+    CHECK(ACLSHMEM_EXTRA_SIZE == 6 * MIB, "ACLSHMEM_EXTRA_SIZE is %zu, expected 6 MiB", (size_t)ACLSHMEM_EXTRA_SIZE);
+    unsigned char *base = aclshmemx_get_heap_base(DEVICE_SIDE);
+    CHECK(base != NULL, "aclshmemx_get_heap_base(DEVICE_SIDE) is NULL");
+    /* the heap is exactly heap_size bytes: its last byte translates, the byte after it does not */
+    CHECK(aclshmem_ptr(base + heap_size - 1, g_right) != NULL, "aclshmem_ptr of the heap's last byte is NULL");
+    CHECK(aclshmem_ptr(base + heap_size, g_right) == NULL, "aclshmem_ptr of the byte after the heap is not NULL");
+    g_bad_sym = sym_alloc(BAD_SYM);
+    g_bad_tail = base + heap_size - BAD_TAIL;
+    unsigned char *end8 = base + heap_size - 8;
+
+    unsigned char src[256];
+    memset(src, 0x11, sizeof src);
+    unsigned char ldst[256];
+    unsigned char stack_canary[64];
+    unsigned char *heap_canary = xmalloc(64);
+    memset(stack_canary, CANARY, sizeof stack_canary);
+    memset(heap_canary, CANARY, 64);
+
+    /* NULL source of a put */
+    arm();
+    aclshmem_putmem(g_bad_sym, NULL, 16, g_right);
+    aclshmem_putmem_nbi(g_bad_sym, NULL, 16, g_right);
+    aclshmem_int32_put((int32_t *)g_bad_sym, NULL, 4, g_right);
+    aclshmem_put8(g_bad_sym, NULL, 16, g_right);
+    aclshmem_put128_nbi(g_bad_sym, NULL, 1, g_right);
+    aclshmem_int32_iput((int32_t *)g_bad_sym, NULL, 2, 1, 4, g_right);
+    aclshmem_iput64(g_bad_sym, NULL, 1, 0, 4, g_right);
+    verify_untouched("put with a NULL source");
+
+    /* NULL destination of a get: no crash */
+    g_ctx = "get with a NULL destination";
+    aclshmem_getmem(NULL, g_bad_sym, 16, g_left);
+    aclshmem_getmem_nbi(NULL, g_bad_sym, 16, g_left);
+    aclshmem_int32_get(NULL, (int32_t *)g_bad_sym, 4, g_left);
+    aclshmem_get64(NULL, g_bad_sym, 2, g_left);
+    aclshmem_int32_iget(NULL, (int32_t *)g_bad_sym, 1, 2, 4, g_left);
+    aclshmem_iget16(NULL, g_bad_sym, 1, 1, 4, g_left);
+    g_ctx = "";
+
+    /* put to a destination outside the heap (stack, malloc), get from a source outside it */
+    arm();
+    aclshmem_putmem(stack_canary, src, 16, g_right);
+    aclshmem_int64_put((int64_t *)stack_canary, (int64_t *)src, 2, g_right);
+    aclshmem_putmem(heap_canary, src, 16, g_right);
+    aclshmem_int32_p((int32_t *)stack_canary, 7, g_right);
+    aclshmem_int32_iput((int32_t *)heap_canary, (int32_t *)src, 1, 1, 4, g_right);
+    memset(ldst, CANARY, sizeof ldst);
+    aclshmem_getmem(ldst, stack_canary, 16, g_left);
+    aclshmem_int32_get((int32_t *)ldst, (int32_t *)heap_canary, 4, g_left);
+    aclshmem_int32_iget((int32_t *)ldst, (int32_t *)stack_canary, 1, 1, 4, g_left);
+    g_ctx = "non-symmetric addresses";
+    check_canary(stack_canary, sizeof stack_canary, "stack buffer used as a put destination");
+    check_canary(heap_canary, 64, "malloc buffer used as a put destination");
+    check_canary(ldst, sizeof ldst, "local destination of a get from a stack/malloc address");
+    g_ctx = "";
+    verify_untouched("put to a non-symmetric destination");
+
+    /* ranges that start inside the heap and run past its end */
+    arm();
+    aclshmem_putmem(end8, src, 16, g_right);
+    aclshmem_putmem_nbi(end8, src, 9, g_right);
+    aclshmem_int64_put((int64_t *)end8, (int64_t *)src, 2, g_right);
+    aclshmem_put64(end8, src, 2, g_right);
+    aclshmem_put128(end8, src, 1, g_right);
+    aclshmem_int32_put_nbi((int32_t *)(end8 + 4), (int32_t *)src, 2, g_right);
+    aclshmem_putmem(base + heap_size, src, 1, g_right); /* starts one past the end */
+    memset(ldst, CANARY, sizeof ldst);
+    aclshmem_getmem(ldst, end8, 16, g_left);
+    aclshmem_int64_get((int64_t *)ldst, (int64_t *)end8, 2, g_left);
+    aclshmem_get128_nbi(ldst, end8, 1, g_left);
+    aclshmem_getmem(ldst, base - 8, 16, g_left); /* starts before the heap */
+    g_ctx = "ranges running past the heap";
+    check_canary(ldst, sizeof ldst, "local destination of a get running past the heap");
+    g_ctx = "";
+    verify_untouched("put running past the end of the heap");
+
+    /* pe -1 and pe n_pes */
+    arm();
+    int bad_pes[] = {-1, g_n, g_n + 7, -100};
+    memset(ldst, CANARY, sizeof ldst);
+    for (size_t i = 0; i < sizeof bad_pes / sizeof bad_pes[0]; i++) {
+        int pe = bad_pes[i];
+        aclshmem_putmem(g_bad_sym, src, 16, pe);
+        aclshmem_putmem_nbi(g_bad_sym, src, 16, pe);
+        aclshmem_int32_put((int32_t *)g_bad_sym, (int32_t *)src, 4, pe);
+        aclshmem_double_put_nbi((double *)g_bad_sym, (double *)src, 2, pe);
+        aclshmem_put32(g_bad_sym, src, 4, pe);
+        aclshmem_int32_p((int32_t *)g_bad_sym, 7, pe);
+        aclshmem_char_p((char *)g_bad_sym, 'x', pe);
+        aclshmem_int64_iput((int64_t *)g_bad_sym, (int64_t *)src, 2, 1, 3, pe);
+        aclshmem_iput8(g_bad_sym, src, 3, 1, 5, pe);
+        aclshmem_getmem(ldst, g_bad_sym, 16, pe);
+        aclshmem_getmem_nbi(ldst, g_bad_sym, 16, pe);
+        aclshmem_uint16_get((uint16_t *)ldst, (uint16_t *)g_bad_sym, 4, pe);
+        aclshmem_get16_nbi(ldst, g_bad_sym, 4, pe);
+        aclshmem_int64_iget((int64_t *)ldst, (int64_t *)g_bad_sym, 1, 2, 3, pe);
+    }
+    g_ctx = "pe out of range";
+    check_canary(ldst, sizeof ldst, "local destination of a get from a bad pe");
+    g_ctx = "";
+    verify_untouched("pe -1 / n_pes");
+
+    /* strided transfers whose first elements are inside the heap and last one is not */
+    arm();
+    int64_t *e24 = (int64_t *)(base + heap_size - 24);
+    aclshmem_int64_iput(e24, (int64_t *)src, 2, 1, 3, g_right); /* -24, -8, +8 */
+    aclshmem_iput64(e24, src, 2, 1, 3, g_right);
+    aclshmem_iput8(base + heap_size - 10, src, 5, 1, 3, g_right); /* -10, -5, 0 */
+    aclshmem_int32_iput((int32_t *)(base + heap_size - 12), (int32_t *)src, 1, 1, 4, g_right); /* contiguous stride 1 */
+    memset(ldst, CANARY, sizeof ldst);
+    aclshmem_int64_iget((int64_t *)ldst, e24, 1, 2, 3, g_left);
+    aclshmem_iget64(ldst, e24, 1, 2, 3, g_left);
+    aclshmem_int64_iget((int64_t *)ldst, (int64_t *)(base + 8), 1, -2, 2, g_left); /* +8, -8 */
+    g_ctx = "strided ranges leaving the heap";
+    check_canary(ldst, sizeof ldst, "local destination of an iget leaving the heap");
+    g_ctx = "";
+    verify_untouched("iput whose last element is outside the heap");
+
+    /* sizes above 32 bits or overflowing */
+    arm();
+    memset(ldst, CANARY, sizeof ldst);
+    g_ctx = "oversized transfers";
+    oversize_checks(g_bad_sym, src, ldst);
+    g_ctx = "";
+    verify_untouched("oversized transfers");
+
+    /* zero length: a no-op whatever the pointers */
+    arm();
+    aclshmem_putmem(NULL, NULL, 0, g_right);
+    aclshmem_getmem(NULL, NULL, 0, g_right);
+    aclshmem_int32_put(NULL, NULL, 0, g_right);
+    aclshmem_put64(g_bad_sym, src, 0, g_right);
+    aclshmem_int32_iput((int32_t *)g_bad_sym, (int32_t *)src, 1, 1, 0, g_right);
+    verify_untouched("zero-length transfers");
+
+    /* _g with a bad pe or address returns 0 (g_bad_sym holds the non-zero canary) */
+    arm();
+    g_ctx = "_g error returns";
+    TYPE_LIST(G_ZERO_ENTRY)
+    g_ctx = "";
+    verify_untouched("_g");
+
+    /* UB scratch setters */
+    g_ctx = "UB setters";
+    CHECK_RC(aclshmemx_set_mte_config(0, 64, 0), 0);
+    CHECK_RC(aclshmemx_set_sdma_config(0, 64, 0), 0);
+    CHECK_RC(aclshmemx_set_mte_config(1024, 16384, 3), 0);
+    CHECK_RC(aclshmemx_set_sdma_config(2048, 0, 1), 0);
+    CHECK_RC(aclshmemx_set_rdma_config(0, 128, 0), 0);
+    CHECK_RC(aclshmemx_set_udma_config(4096, 256, 2), 0);
+    CHECK_RC(aclshmemx_set_rdma_config(0, 64, 0), ACLSHMEM_INVALID_VALUE);
+    CHECK_RC(aclshmemx_set_udma_config(0, 64, 0), ACLSHMEM_INVALID_VALUE);
+    CHECK_RC(aclshmemx_set_rdma_config(0, 127, 0), ACLSHMEM_INVALID_VALUE);
+    CHECK_RC(aclshmemx_set_udma_config(0, 0, 0), ACLSHMEM_INVALID_VALUE);
+    g_ctx = "";
+
+    /* after all that, the instance still works */
+    g_ctx = "a valid put after the bad ones";
+    aclshmem_barrier_all();
+    aclshmem_putmem(g_bad_sym, src, 16, g_right);
+    aclshmem_barrier_all();
+    CHECK(memcmp(g_bad_sym, src, 16) == 0, "a valid putmem did not arrive");
+    g_ctx = "";
+
+    free(heap_canary);
+    aclshmem_barrier_all();
+    aclshmem_free(g_bad_sym);
+    finalize_ok();
+    ok();
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* 7. before_init (and after finalize)                                                        */
+/* ------------------------------------------------------------------------------------------ */
+#define G_ZERO_UNINIT(N, T, MOD)                                                   \
+    do {                                                                           \
+        (void)(MOD);                                                               \
+        CHECK_G_IS_ZERO(N, T, aclshmem_##N##_g((T *)buf, 0), "without an instance"); \
+        aclshmem_##N##_p((T *)buf, (T)1, 0);                                       \
+        aclshmem_##N##_put((T *)buf, (T *)src, 2, 0);                              \
+        aclshmem_##N##_get((T *)buf, (T *)src, 2, 0);                              \
+        aclshmem_##N##_iput((T *)buf, (T *)src, 1, 1, 2, 0);                       \
+    } while (0);
+
+static void uninitialised_calls(const char *when)
+{
+    g_ctx = when;
+    unsigned char buf[128], src[128];
+    memset(buf, CANARY, sizeof buf);
+    memset(src, 0x11, sizeof src);
+    aclshmem_putmem(buf, src, 16, 0);
+    aclshmem_getmem(buf, src, 16, 0);
+    aclshmem_putmem_nbi(buf, src, 16, 0);
+    aclshmem_getmem_nbi(buf, src, 16, 0);
+    aclshmem_int32_put((int32_t *)buf, (int32_t *)src, 4, 0);
+    aclshmem_int32_get((int32_t *)buf, (int32_t *)src, 4, 0);
+    aclshmem_int32_put_nbi((int32_t *)buf, (int32_t *)src, 4, 0);
+    aclshmem_int32_get_nbi((int32_t *)buf, (int32_t *)src, 4, 0);
+    aclshmem_int32_p((int32_t *)buf, 42, 0);
+    aclshmem_int32_iput((int32_t *)buf, (int32_t *)src, 2, 1, 4, 0);
+    aclshmem_int32_iget((int32_t *)buf, (int32_t *)src, 2, 1, 4, 0);
+    aclshmem_put8(buf, src, 16, 0);
+    aclshmem_get32(buf, src, 4, 0);
+    aclshmem_put128_nbi(buf, src, 1, 0);
+    aclshmem_iput16(buf, src, 1, 1, 4, 0);
+    aclshmem_iget64(buf, src, 1, 1, 2, 0);
+    TYPE_LIST(G_ZERO_UNINIT)
+    aclshmem_quiet();
+    aclshmem_fence();
+    check_canary(buf, sizeof buf, "local buffer");
+    CHECK_RC(aclshmemx_set_mte_config(0, 1024, 0), ACLSHMEM_NOT_INITED);
+    CHECK_RC(aclshmemx_set_sdma_config(0, 1024, 0), ACLSHMEM_NOT_INITED);
+    CHECK_RC(aclshmemx_set_rdma_config(0, 1024, 0), ACLSHMEM_NOT_INITED);
+    CHECK_RC(aclshmemx_set_udma_config(0, 1024, 0), ACLSHMEM_NOT_INITED);
+    g_ctx = "";
+}
+
+static void scenario_before_init(void)
+{
+    uninitialised_calls("before init");
+    init_env();
+    g_ctx = "after init";
+    unsigned char *sym = sym_alloc(4096);
+    unsigned char src[100];
+    for (int i = 0; i < 100; i++) {
+        src[i] = (unsigned char)(i * 3 + 1);
+    }
+    memset(sym, CANARY, 4096);
+    aclshmem_putmem(sym, src, 100, 0);
+    aclshmem_quiet();
+    aclshmem_fence();
+    CHECK(memcmp(sym, src, 100) == 0, "putmem to myself did not arrive");
+    check_canary(sym + 100, 64, "bytes after the putmem");
+    CHECK(aclshmem_uint8_g(sym + 5, 0) == 16, "_g after init");
+    CHECK_RC(aclshmemx_set_mte_config(0, 1024, 0), 0);
+    aclshmem_free(sym);
+    g_ctx = "";
+    finalize_ok();
+    uninitialised_calls("after finalize");
+    ok();
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* 8. large: one putmem and one getmem of 4 GiB + 4 KiB                                       */
+/* ------------------------------------------------------------------------------------------ */
+#define LARGE_SIZE (4 * GIB + 4 * KIB)
+#define LARGE_EDGE (8 * MIB)
+
+static unsigned char large_pat(size_t o, unsigned salt)
+{
+    /* two salts differ at every byte: the difference is salt * 0x55 mod 256 */
+    size_t b = (o * 131) ^ (o >> 12) ^ ((o >> 32) * 59);
+    return (unsigned char)(b + salt * 0x55);
+}
+
+/* The sampled bytes: the first and last 8 MiB entirely, and two bytes of every MiB between. */
+static void large_paint(unsigned char *p, unsigned salt)
+{
+    for (size_t o = 0; o < LARGE_EDGE; o++) {
+        p[o] = large_pat(o, salt);
+    }
+    for (size_t o = LARGE_SIZE - LARGE_EDGE; o < LARGE_SIZE; o++) {
+        p[o] = large_pat(o, salt);
+    }
+    for (size_t o = LARGE_EDGE; o < LARGE_SIZE - LARGE_EDGE; o += MIB) {
+        p[o] = large_pat(o, salt);
+        p[o + 777] = large_pat(o + 777, salt);
+    }
+}
+
+static void large_check_byte(const unsigned char *p, size_t o, unsigned salt)
+{
+    if (p[o] != large_pat(o, salt)) {
+        fail("byte at offset %zu (%s) is %#x, expected %#x", o,
+             o >= LARGE_SIZE - 4 * KIB ? "in the last 4 KiB: was the length truncated to 32 bits?"
+                                       : "sampled",
+             p[o], large_pat(o, salt));
+    }
+}
+
+static void large_verify(const unsigned char *p, unsigned salt)
+{
+    /* the last 4 KiB first: that is what a 32-bit length would miss */
+    for (size_t o = LARGE_SIZE - 4 * KIB; o < LARGE_SIZE; o++) {
+        large_check_byte(p, o, salt);
+    }
+    for (size_t o = 0; o < LARGE_EDGE; o++) {
+        large_check_byte(p, o, salt);
+    }
+    for (size_t o = LARGE_SIZE - LARGE_EDGE; o < LARGE_SIZE; o++) {
+        large_check_byte(p, o, salt);
+    }
+    for (size_t o = LARGE_EDGE; o < LARGE_SIZE - LARGE_EDGE; o += MIB) {
+        large_check_byte(p, o, salt);
+        large_check_byte(p, o + 777, salt);
+    }
+}
+
+static void scenario_large(void)
+{
+    init_env();
+    CHECK(g_n == 2, "run on 2 PEs");
+    CHECK((size_t)g_attr.local_mem_size >= LARGE_SIZE, "ACLSHMEM_LOCAL_MEM_SIZE %lld is below 4 GiB + 4 KiB",
+          (long long)g_attr.local_mem_size);
+    unsigned char *buf = sym_alloc(LARGE_SIZE);
+
+    /* Both PEs populate their copy at the same time (one batched call instead of a million page
+     * faults inside the timed copy, on both sides of it): that takes the scenario from ~28 s to a
+     * few seconds on 2 cores. Only a speed-up: where the kernel lacks it the copy faults them in. */
+    double t0 = now_s();
+    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    uintptr_t lo = (uintptr_t)buf & ~(page - 1);
+    if (madvise((void *)lo, (uintptr_t)buf + LARGE_SIZE - lo, MADV_POPULATE_WRITE) != 0) {
+        printf("pe %d: madvise(MADV_POPULATE_WRITE) failed, pages are faulted in by the copy\n", g_me);
+    }
+    aclshmem_barrier_all();
+    if (g_me == 0) {
+        printf("populating 2 x %zu bytes: %.2f s\n", (size_t)LARGE_SIZE, now_s() - t0);
+    }
+
+    g_ctx = "putmem of 4 GiB + 4 KiB from PE 0 to PE 1";
+    if (g_me == 0) {
+        large_paint(buf, 1);
+        double t = now_s();
+        aclshmem_putmem(buf, buf, LARGE_SIZE, 1);
+        printf("putmem of %zu bytes: %.2f s\n", (size_t)LARGE_SIZE, now_s() - t);
+    }
+    aclshmem_barrier_all();
+    if (g_me == 1) {
+        large_verify(buf, 1);
+        large_paint(buf, 2);
+    }
+    aclshmem_barrier_all();
+
+    g_ctx = "getmem of 4 GiB + 4 KiB by PE 0 from PE 1";
+    if (g_me == 0) {
+        double t = now_s();
+        aclshmem_getmem(buf, buf, LARGE_SIZE, 1);
+        printf("getmem of %zu bytes: %.2f s\n", (size_t)LARGE_SIZE, now_s() - t);
+        large_verify(buf, 2);
+    }
+    aclshmem_barrier_all();
+    g_ctx = "";
+    aclshmem_free(buf);
+    finalize_ok();
+    ok();
+}
+
+/* The fallback when the machine cannot hold two 4 GiB heaps: byte counts above 32 bits must be
+ * carried whole through validation (refused here because they exceed the heap; a 32-bit count
+ * would have been small and would have written). */
+static void scenario_large_fallback(void)
+{
+    init_env();
+    unsigned char *sym = sym_alloc(256);
+    unsigned char src[256], ldst[256];
+    memset(src, 0x11, sizeof src);
+    memset(sym, CANARY, 256);
+    memset(ldst, CANARY, sizeof ldst);
+    aclshmem_barrier_all();
+    g_ctx = "oversized transfers";
+    oversize_checks(sym, src, ldst);
+    aclshmem_barrier_all();
+    check_canary(sym, 256, "symmetric destination of an oversized put");
+    g_ctx = "";
+    aclshmem_barrier_all();
+    aclshmem_free(sym);
+    finalize_ok();
+    ok();
+}
+
+/* ------------------------------------------------------------------------------------------ */
+int main(int argc, char **argv)
+{
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    if (argc < 2) {
+        fprintf(stderr, "usage: %s <scenario>\n", argv[0]);
+        return 2;
+    }
+    g_scenario = argv[1];
+    g_pe = env_int("ACLSHMEM_MY_PE");
+    g_npes = env_int("ACLSHMEM_N_PES");
+
+    static const struct {
+        const char *name;
+        void (*run)(void);
+    } scenarios[] = {
+        {"typed", scenario_typed},
+        {"sized", scenario_sized},
+        {"strided", scenario_strided},
+        {"scalar", scenario_scalar},
+        {"heaps", scenario_heaps},
+        {"bad_input", scenario_bad_input},
+        {"before_init", scenario_before_init},
+        {"large", scenario_large},
+        {"large_fallback", scenario_large_fallback},
+    };
+    for (size_t i = 0; i < sizeof scenarios / sizeof scenarios[0]; i++) {
+        if (strcmp(scenarios[i].name, argv[1]) == 0) {
+            scenarios[i].run();
+            return 0;
+        }
+    }
+    fail("unknown scenario");
+}
