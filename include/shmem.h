@@ -5486,6 +5486,13 @@ ACLSHMEM_HOST_API aclshmem_instance_ctx *aclshmemx_instance_ctx_get(void);
 ACLSHMEM_HOST_API int aclshmemx_instance_ctx_set(uint64_t instance_id);
 
 /**
+ * Ends the whole job: every PE of the current instance exits with `status` (the others are told
+ * through the bootstrap and exit within moments; under aclshmrun the launcher then exits with
+ * `status`). Never returns. Before init only the calling process exits.
+ */
+ACLSHMEM_HOST_API void aclshmem_global_exit(int status);
+
+/**
  * Installs a process-wide log sink receiving every message (whatever the level) as
  * `func(level, msg)`, level 0 debug .. 4 fatal; `msg` is valid during the call only. Only the first
  * non-NULL function is kept. Always returns 0.

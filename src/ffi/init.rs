@@ -190,3 +190,11 @@ pub extern "C" fn aclshmemx_instance_ctx_set(instance_id: u64) -> c_int {
         runtime::set_current(instance_id).map(|_| 0)
     })
 }
+
+/// Ends the whole job: every PE of the current instance exits with `status` (the others are told
+/// through the bootstrap and exit within moments; under aclshmrun the launcher then exits with
+/// `status`). Never returns. Before init only the calling process exits.
+#[unsafe(no_mangle)]
+pub extern "C" fn aclshmem_global_exit(status: c_int) {
+    guard("aclshmem_global_exit", || runtime::global_exit(status))
+}

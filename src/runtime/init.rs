@@ -231,3 +231,19 @@ pub fn finalize(id: Option<u64>) -> Result<()> {
         .store(ACLSHMEM_STATUS_NOT_INITIALIZED, Ordering::Release);
     barrier
 }
+
+/// `aclshmem_global_exit`: every PE of the job exits with `status`, this one included.
+pub fn global_exit(status: i32) -> ! {
+    match super::current() {
+        Ok(inst) => {
+            log::error!(
+                "[PE {}] aclshmem_global_exit({status}): ending the job",
+                inst.my_pe
+            );
+            inst.boot.global_exit(status);
+        }
+        Err(_) => log::error!("aclshmem_global_exit({status}) before init: exiting this process only"),
+    }
+    log::logger().flush();
+    std::process::exit(status)
+}

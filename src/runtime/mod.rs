@@ -7,7 +7,7 @@
 mod init;
 pub mod instance;
 
-pub use init::{finalize, init};
+pub use init::{finalize, global_exit, init};
 pub use instance::{AllocRequest, Engine, Instance};
 
 use std::cell::UnsafeCell;

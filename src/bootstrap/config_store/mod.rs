@@ -95,6 +95,7 @@ pub struct StoreConfig {
 /// The DEFAULT-mode bootstrap.
 pub struct ConfigStore {
     client: client::Client,
+    watcher: client::Watcher,
     server: Option<server::Server>,
     my_pe: usize,
     n_pes: usize,
@@ -124,8 +125,10 @@ impl ConfigStore {
             cfg.connect_timeout,
             cfg.op_timeout,
         )?;
+        let watcher = client::Watcher::start(&addrs, &cfg.token, cfg.my_pe, cfg.n_pes, cfg.connect_timeout)?;
         Ok(ConfigStore {
             client,
+            watcher,
             server,
             my_pe: cfg.my_pe,
             n_pes: cfg.n_pes,
@@ -182,7 +185,13 @@ impl Bootstrap for ConfigStore {
         }
         Ok(parts)
     }
+    fn global_exit(&self, status: i32) {
+        self.watcher.global_exit(status);
+        // the store's notice reaches this PE's watcher too, which exits; give it a moment
+        std::thread::sleep(Duration::from_secs(5));
+    }
     fn finalize(&mut self) {
+        self.watcher.close();
         self.client.bye();
         if let Some(s) = self.server.take() {
             s.shutdown(self.op_timeout);

@@ -11,12 +11,14 @@ pub const VERSION: u32 = 1;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Message {
-    /// Client → store, first frame: the job secret, who I am, how many we are.
+    /// Client → store, first frame: the job secret, who I am, how many we are, and whether this
+    /// is the PE's request connection or its watch connection (which receives job events).
     Hello {
         version: u32,
         token: Vec<u8>,
         pe: u32,
         n_pes: u32,
+        watch: bool,
     },
     /// Store → client: admitted; `session` is a random id shared by the whole job.
     Welcome { session: u64 },
@@ -30,6 +32,12 @@ pub enum Message {
     Failed { seq: u64, reason: String },
     /// Client → store: this PE is done with the store (finalize).
     Bye,
+    /// Client → store (watch connection): end the whole job with `status`.
+    GlobalExit { status: i32 },
+    /// Store → watchers: PE `pe` called global exit with `status`; every PE exits with it.
+    ExitNotice { pe: u32, status: i32 },
+    /// Store → watchers: PE `pe` disconnected without finalizing.
+    PeerDied { pe: u32 },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -51,6 +59,9 @@ const K_ALLGATHER: u8 = 4;
 const K_RESULT: u8 = 5;
 const K_FAILED: u8 = 6;
 const K_BYE: u8 = 7;
+const K_GLOBAL_EXIT: u8 = 8;
+const K_EXIT_NOTICE: u8 = 9;
+const K_PEER_DIED: u8 = 10;
 
 fn put_bytes(out: &mut Vec<u8>, b: &[u8]) {
     out.extend_from_slice(&(b.len() as u32).to_le_bytes());
@@ -66,11 +77,13 @@ pub fn encode(msg: &Message) -> Vec<u8> {
             token,
             pe,
             n_pes,
+            watch,
         } => {
             body.extend_from_slice(&version.to_le_bytes());
             put_bytes(&mut body, token);
             body.extend_from_slice(&pe.to_le_bytes());
             body.extend_from_slice(&n_pes.to_le_bytes());
+            body.push(*watch as u8);
             K_HELLO
         }
         Message::Welcome { session } => {
@@ -100,6 +113,19 @@ pub fn encode(msg: &Message) -> Vec<u8> {
             K_FAILED
         }
         Message::Bye => K_BYE,
+        Message::GlobalExit { status } => {
+            body.extend_from_slice(&status.to_le_bytes());
+            K_GLOBAL_EXIT
+        }
+        Message::ExitNotice { pe, status } => {
+            body.extend_from_slice(&pe.to_le_bytes());
+            body.extend_from_slice(&status.to_le_bytes());
+            K_EXIT_NOTICE
+        }
+        Message::PeerDied { pe } => {
+            body.extend_from_slice(&pe.to_le_bytes());
+            K_PEER_DIED
+        }
     };
     let mut out = Vec::with_capacity(5 + body.len());
     out.extend_from_slice(&((body.len() + 1) as u32).to_le_bytes());
@@ -167,6 +193,11 @@ pub fn decode(frame: &[u8]) -> Result<Message, ProtocolError> {
             token: r.bytes()?,
             pe: r.u32()?,
             n_pes: r.u32()?,
+            watch: match r.take(1)?[0] {
+                0 => false,
+                1 => true,
+                _ => return Err(ProtocolError::Malformed("watch flag is not 0 or 1")),
+            },
         },
         K_WELCOME => Message::Welcome { session: r.u64()? },
         K_REJECT => Message::Reject { reason: r.string()? },
@@ -192,6 +223,14 @@ pub fn decode(frame: &[u8]) -> Result<Message, ProtocolError> {
             reason: r.string()?,
         },
         K_BYE => Message::Bye,
+        K_GLOBAL_EXIT => Message::GlobalExit {
+            status: r.u32()? as i32,
+        },
+        K_EXIT_NOTICE => Message::ExitNotice {
+            pe: r.u32()?,
+            status: r.u32()? as i32,
+        },
+        K_PEER_DIED => Message::PeerDied { pe: r.u32()? },
         k => return Err(ProtocolError::UnknownKind(k)),
     };
     r.end()?;
@@ -239,6 +278,7 @@ mod tests {
             token: b"secret".to_vec(),
             pe: 3,
             n_pes: 8,
+            watch: true,
         });
         roundtrip(Message::Welcome { session: 0xdead_beef });
         roundtrip(Message::Reject {
@@ -257,6 +297,9 @@ mod tests {
             reason: "PE 3 died".into(),
         });
         roundtrip(Message::Bye);
+        roundtrip(Message::GlobalExit { status: -3 });
+        roundtrip(Message::ExitNotice { pe: 2, status: 7 });
+        roundtrip(Message::PeerDied { pe: 5 });
     }
 
     #[test]
@@ -266,6 +309,7 @@ mod tests {
             token: b"abc".to_vec(),
             pe: 1,
             n_pes: 2,
+            watch: false,
         });
         for cut in 5..f.len() {
             assert!(decode(&f[4..cut]).is_err(), "cut at {cut}");

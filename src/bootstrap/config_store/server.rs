@@ -33,6 +33,10 @@ struct State {
     finished: Vec<bool>,
     dead: Vec<usize>,
     rounds: HashMap<u64, Round>,
+    /// Write side of each PE's watch connection.
+    watchers: Vec<Option<TcpStream>>,
+    /// Set once a PE called global exit: deaths that follow are the job ending, not failures.
+    exiting: Option<i32>,
 }
 
 struct Shared {
@@ -71,6 +75,7 @@ impl Server {
             state: Mutex::new(State {
                 admitted: vec![false; n_pes],
                 finished: vec![false; n_pes],
+                watchers: (0..n_pes).map(|_| None).collect(),
                 ..State::default()
             }),
             changed: Condvar::new(),
@@ -165,12 +170,13 @@ fn serve(mut stream: TcpStream, shared: Arc<Shared>) {
             return;
         }
     };
-    let pe = match hello {
+    let (pe, watch) = match hello {
         Message::Hello {
             version,
             token,
             pe,
             n_pes,
+            watch,
         } => {
             if !secrets_equal(&token, &shared.token) {
                 return reject(stream, &peer, "wrong job secret".into());
@@ -189,12 +195,15 @@ fn serve(mut stream: TcpStream, shared: Arc<Shared>) {
                     format!("PE {pe} of {n_pes} does not fit a job of {} PEs", shared.n_pes),
                 );
             }
-            pe as usize
+            (pe as usize, watch)
         }
         _ => return reject(stream, &peer, "first frame is not a hello".into()),
     };
     if shared.stopping.load(Ordering::SeqCst) {
         return reject(stream, &peer, "store is shutting down".into());
+    }
+    if watch {
+        return watch_loop(stream, &shared, pe);
     }
     {
         let mut st = shared.state.lock().unwrap_or_else(|e| e.into_inner());
@@ -264,11 +273,65 @@ fn leave(shared: &Shared, pe: usize) {
     }
 }
 
+/// Sends `msg` to every PE's watch connection.
+fn notify(st: &mut State, msg: &Message) {
+    for w in st.watchers.iter_mut().flatten() {
+        let _ = write_frame(w, msg);
+    }
+}
+
+/// A PE's watch connection: the store pushes job events to it (global exit, a PE's death); the PE
+/// may send a global exit on it. Its end is not a death: that is told by the request connection.
+fn watch_loop(mut stream: TcpStream, shared: &Shared, pe: usize) {
+    let Ok(writer) = stream.try_clone() else { return };
+    if write_frame(
+        &mut stream,
+        &Message::Welcome {
+            session: shared.session,
+        },
+    )
+    .is_err()
+    {
+        return;
+    }
+    {
+        let mut st = shared.state.lock().unwrap_or_else(|e| e.into_inner());
+        st.watchers[pe] = Some(writer);
+        // a PE that died before this one started watching is still news
+        let dead = st.dead.clone();
+        if st.exiting.is_none() {
+            for d in dead {
+                if let Some(w) = st.watchers[pe].as_mut() {
+                    let _ = write_frame(w, &Message::PeerDied { pe: d as u32 });
+                }
+            }
+        }
+    }
+    let _ = stream.set_read_timeout(None);
+    while let Ok(msg) = read_frame(&mut stream) {
+        if let Message::GlobalExit { status } = msg {
+            let mut st = shared.state.lock().unwrap_or_else(|e| e.into_inner());
+            log::error!("config store: PE {pe} called global exit with status {status}");
+            st.exiting.get_or_insert(status);
+            notify(
+                &mut st,
+                &Message::ExitNotice {
+                    pe: pe as u32,
+                    status,
+                },
+            );
+        }
+    }
+    let mut st = shared.state.lock().unwrap_or_else(|e| e.into_inner());
+    st.watchers[pe] = None;
+}
+
 fn mark_dead(shared: &Shared, pe: usize) {
     let mut st = shared.state.lock().unwrap_or_else(|e| e.into_inner());
     if !st.finished[pe] && !st.dead.contains(&pe) {
-        if !shared.stopping.load(Ordering::SeqCst) {
+        if !shared.stopping.load(Ordering::SeqCst) && st.exiting.is_none() {
             log::error!("config store: PE {pe} disconnected without finalizing");
+            notify(&mut st, &Message::PeerDied { pe: pe as u32 });
         }
         st.dead.push(pe);
     }
@@ -361,6 +424,7 @@ mod tests {
             token: b"guess".to_vec(),
             pe: 1,
             n_pes: 2,
+            watch: false,
         });
         assert!(matches!(hello_reply(addr, &bad), Some(Message::Reject { .. })));
         // garbage, then a frame that is not a hello
