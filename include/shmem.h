@@ -5493,6 +5493,21 @@ ACLSHMEM_HOST_API int aclshmemx_instance_ctx_set(uint64_t instance_id);
 ACLSHMEM_HOST_API void aclshmem_global_exit(int status);
 
 /**
+ * Run by the process that will be PE 0, before init: picks its rendezvous address
+ * (SHMEM_UID_SESSION_ID `host:port`, else the interface named by SHMEM_UID_SOCK_IFNAME
+ * `<ifname>[:inet4|inet6]`, else the first up non-loopback, non-virtual interface, else loopback),
+ * binds a listening socket there now (kept for init) and writes into `*uid` that address and a
+ * random job secret. Copy the 136 bytes to every PE and pass them in `comm_args` with
+ * ACLSHMEMX_INIT_WITH_UNIQUEID (see aclshmemx_set_attr_uniqueid_args); only PEs presenting that
+ * secret can join. Returns 0, ACLSHMEM_INVALID_PARAM (NULL uid, malformed variable, no address or
+ * port), ACLSHMEM_NOT_INITED (host name not resolvable).
+ *
+ * # Safety
+ * `uid` must be NULL or writable.
+ */
+ACLSHMEM_HOST_API int aclshmemx_get_uniqueid(aclshmemx_uniqueid_t *uid);
+
+/**
  * Installs a process-wide log sink receiving every message (whatever the level) as
  * `func(level, msg)`, level 0 debug .. 4 fatal; `msg` is valid during the call only. Only the first
  * non-NULL function is kept. Always returns 0.

@@ -57,6 +57,8 @@ env_table! {
     ACLSHMEM_LOCAL_MEM_SIZE = "128M", "local_mem_size filled by aclshmemx_set_attr_from_env: bytes, or with a K/M/G suffix.";
     ACLSHMEM_SHM_PREALLOCATE = "0", "1: reserve every heap page at init (posix_fallocate), so running out of /dev/shm fails init instead of a later SIGBUS.";
     ACLSHMEM_SHM_DIR = "/dev/shm", "Mount point of the POSIX shared-memory file system whose free space is checked at init.";
+    SHMEM_UID_SESSION_ID = "", "aclshmemx_get_uniqueid: PE 0's rendezvous address, ipv4:port, [ipv6]:port or hostname:port (bound exactly).";
+    SHMEM_UID_SOCK_IFNAME = "", "aclshmemx_get_uniqueid when SHMEM_UID_SESSION_ID is unset: <ifname>[:inet4|inet6], interface name prefix; unset: first up non-loopback, non-virtual interface (loopback when none).";
     ACLSHMEM_BCAST_ALGO = "auto", "Broadcast data movement: pull (every member copies from the root; auto) or push (the root writes to every member).";
     ACLSHMEM_COLLECT_ALGO = "auto", "collect/fcollect data movement: pull (auto) or push.";
     ACLSHMEM_ALLTOALL_ALGO = "auto", "alltoall data movement: pull (auto) or push.";

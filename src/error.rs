@@ -33,6 +33,9 @@ pub enum Error {
     Inner(String),
     #[error("library not initialised")]
     NotInited,
+    /// A host name could not be resolved (the original reports ACLSHMEM_NOT_INITED for it).
+    #[error("{0}")]
+    Resolve(String),
     #[error("bootstrap error: {0}")]
     Bootstrap(String),
     #[error("timeout: {0}")]
@@ -51,7 +54,7 @@ impl Error {
             Error::InvalidValue(_) => code::INVALID_VALUE,
             Error::Smem(_) => code::SMEM_ERROR,
             Error::Inner(_) => code::INNER_ERROR,
-            Error::NotInited => code::NOT_INITED,
+            Error::NotInited | Error::Resolve(_) => code::NOT_INITED,
             Error::Bootstrap(_) => code::BOOTSTRAP_ERROR,
             Error::Timeout(_) => code::TIMEOUT_ERROR,
             Error::MallocFailed(_) => code::MALLOC_FAILED,

@@ -125,8 +125,17 @@ pub fn put_signal(
 /// # Safety
 /// A non-NULL `ivar` must point to a live `T` for the duration of the wait.
 pub unsafe fn wait_until<T: Word>(ivar: *mut T, cmp: Cmp, value: T) -> Result<()> {
+    // SAFETY: forwarded.
+    unsafe { wait_until_named(ivar, "ivar", cmp, value) }
+}
+
+/// [`wait_until`] naming the argument `what` in errors.
+///
+/// # Safety
+/// As for [`wait_until`].
+pub unsafe fn wait_until_named<T: Word>(ivar: *mut T, what: &str, cmp: Cmp, value: T) -> Result<()> {
     runtime::current()?;
-    check_word(ivar, "ivar")?;
+    check_word(ivar, what)?;
     let mut b = Backoff::new();
     // SAFETY: ivar is non-NULL and aligned (checked) and live (this function's contract).
     while !cmp.holds(unsafe { T::load(ivar) }, value) {

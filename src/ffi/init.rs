@@ -198,3 +198,24 @@ pub extern "C" fn aclshmemx_instance_ctx_set(instance_id: u64) -> c_int {
 pub extern "C" fn aclshmem_global_exit(status: c_int) {
     guard("aclshmem_global_exit", || runtime::global_exit(status))
 }
+
+/// Run by the process that will be PE 0, before init: picks its rendezvous address
+/// (SHMEM_UID_SESSION_ID `host:port`, else the interface named by SHMEM_UID_SOCK_IFNAME
+/// `<ifname>[:inet4|inet6]`, else the first up non-loopback, non-virtual interface, else loopback),
+/// binds a listening socket there now (kept for init) and writes into `*uid` that address and a
+/// random job secret. Copy the 136 bytes to every PE and pass them in `comm_args` with
+/// ACLSHMEMX_INIT_WITH_UNIQUEID (see aclshmemx_set_attr_uniqueid_args); only PEs presenting that
+/// secret can join. Returns 0, ACLSHMEM_INVALID_PARAM (NULL uid, malformed variable, no address or
+/// port), ACLSHMEM_NOT_INITED (host name not resolvable).
+///
+/// # Safety
+/// `uid` must be NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclshmemx_get_uniqueid(uid: *mut UniqueId) -> c_int {
+    guard("aclshmemx_get_uniqueid", || {
+        // SAFETY: documented requirement of this function.
+        let uid = unsafe { arg_mut(uid, "uid") }?;
+        let _ = crate::logging::set_level(crate::logging::ERROR);
+        crate::bootstrap::uid::get_uniqueid(uid).map(|_| 0)
+    })
+}

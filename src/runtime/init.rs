@@ -6,7 +6,8 @@ use std::time::Duration;
 
 use super::{LAST_N_PES, LAST_PE, LIFECYCLE, Slot, current_slot, slot};
 use crate::bootstrap::Bootstrap;
-use crate::bootstrap::config_store::{ConfigStore, Endpoint, StoreConfig};
+use crate::bootstrap::config_store::{ConfigStore, Endpoint, Listen, StoreConfig};
+use crate::bootstrap::uid::Rendezvous;
 use crate::error::{Error, Result};
 use crate::ffi::types::*;
 use crate::heap::{HeapKind, SymmetricHeap};
@@ -75,10 +76,39 @@ pub fn ip_port_str(a: &InitAttr) -> String {
 }
 
 fn choose_bootstrap(flags: u32, a: &InitAttr) -> Result<Box<dyn Bootstrap>> {
+    let connect_timeout = Duration::from_secs(a.option_attr.shm_init_timeout as u64);
+    let op_timeout = Duration::from_secs(a.option_attr.control_operation_timeout as u64);
+    let store =
+        |addrs: Vec<std::net::SocketAddr>, token: Vec<u8>, listen: Listen| -> Result<Box<dyn Bootstrap>> {
+            let cfg = StoreConfig {
+                addrs,
+                my_pe: a.my_pe as usize,
+                n_pes: a.n_pes as usize,
+                token,
+                connect_timeout,
+                op_timeout,
+                listen,
+            };
+            Ok(Box::new(ConfigStore::connect(cfg)?))
+        };
+    // SAFETY: comm_args is documented to point at an aclshmemx_uniqueid_t in UID mode (and may in
+    // DEFAULT mode); it is read only when non-NULL.
+    let uid = || unsafe { (a.comm_args as *const UniqueId).as_ref() }.and_then(Rendezvous::decode);
+    let uid_store = |r: Rendezvous| {
+        let listen = match (a.my_pe, r.take_listener()) {
+            (0, Some(l)) => Listen::Ready(l),
+            _ => Listen::Bind,
+        };
+        store(vec![r.addr], r.secret.to_vec(), listen)
+    };
     if flags & ACLSHMEMX_INIT_WITH_UNIQUEID != 0 {
-        return Err(Error::NotSupported(
-            "ACLSHMEMX_INIT_WITH_UNIQUEID is not available yet in libaclshmem".into(),
-        ));
+        let r = uid().ok_or_else(|| {
+            Error::InvalidParam(
+                "ACLSHMEMX_INIT_WITH_UNIQUEID needs comm_args = a unique id from aclshmemx_get_uniqueid"
+                    .into(),
+            )
+        })?;
+        return uid_store(r);
     }
     if flags & ACLSHMEMX_INIT_WITH_MPI != 0 {
         return Err(Error::NotSupported(
@@ -90,22 +120,22 @@ fn choose_bootstrap(flags: u32, a: &InitAttr) -> Result<Box<dyn Bootstrap>> {
             "bootstrap flags {flags:#x} select no known mode"
         )));
     }
-    let endpoint = Endpoint::parse(&ip_port_str(a))?;
+    // DEFAULT: a valid ip_port first, else a valid unique id in comm_args (spec 9.1)
+    let endpoint = match Endpoint::parse(&ip_port_str(a)) {
+        Ok(e) => e,
+        Err(e) => return uid().map_or(Err(e), uid_store),
+    };
     let token = config::ACLSHMEM_JOB_TOKEN
         .get()
         .map(String::into_bytes)
         .unwrap_or_else(|| DEFAULT_TOKEN.to_vec());
     let sock = a.option_attr.sock_fd;
-    let store = ConfigStore::connect(StoreConfig {
-        endpoint,
-        my_pe: a.my_pe as usize,
-        n_pes: a.n_pes as usize,
-        token,
-        connect_timeout: Duration::from_secs(a.option_attr.shm_init_timeout as u64),
-        op_timeout: Duration::from_secs(a.option_attr.control_operation_timeout as u64),
-        listen_fd: (a.my_pe == 0 && sock > 0).then_some(sock),
-    })?;
-    Ok(Box::new(store))
+    let listen = if a.my_pe == 0 && sock > 0 {
+        Listen::Fd(sock)
+    } else {
+        Listen::Bind
+    };
+    store(endpoint.resolve()?, token, listen)
 }
 
 /// Job id carried in shared-memory names: the launcher's, else the bootstrap session.

@@ -82,14 +82,25 @@ impl Endpoint {
 
 /// Settings of one config-store bootstrap.
 pub struct StoreConfig {
-    pub endpoint: Endpoint,
+    /// Where the store listens (PE 0) and every PE connects.
+    pub addrs: Vec<SocketAddr>,
     pub my_pe: usize,
     pub n_pes: usize,
     pub token: Vec<u8>,
     pub connect_timeout: Duration,
     pub op_timeout: Duration,
-    /// PE 0 only: an already bound socket to listen on (option_attr.sockFd > 0).
-    pub listen_fd: Option<i32>,
+    /// How PE 0 gets its listening socket.
+    pub listen: Listen,
+}
+
+/// PE 0's listening socket.
+pub enum Listen {
+    /// Bind `addrs` now.
+    Bind,
+    /// An already bound socket handed over by the program (option_attr.sockFd > 0).
+    Fd(i32),
+    /// A socket bound earlier by aclshmemx_get_uniqueid in this process.
+    Ready(TcpListener),
 }
 
 /// The DEFAULT-mode bootstrap.
@@ -104,11 +115,12 @@ pub struct ConfigStore {
 
 impl ConfigStore {
     pub fn connect(cfg: StoreConfig) -> Result<ConfigStore> {
-        let addrs = cfg.endpoint.resolve()?;
+        let addrs = cfg.addrs;
         let server = if cfg.my_pe == 0 {
-            let listener = match cfg.listen_fd {
-                Some(fd) => adopt_listener(fd)?,
-                None => bind(&addrs)?,
+            let listener = match cfg.listen {
+                Listen::Fd(fd) => adopt_listener(fd)?,
+                Listen::Ready(l) => l,
+                Listen::Bind => bind(&addrs)?,
             };
             Some(
                 server::Server::start(listener, cfg.n_pes, cfg.token.clone(), cfg.op_timeout)

@@ -1,0 +1,115 @@
+/* Init modes other than DEFAULT-with-ip_port (spec 8.1, 9.1), driven by tests/init_modes.rs.
+ * argv[1] = scenario, argv[2] = scratch directory for the unique-id file. */
+#define _DEFAULT_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "shmem.h"
+
+#define CHECK(c) do { if (!(c)) { printf("FAIL: %s: %s:%d: %s (pe %d)\n", scenario, __FILE__, __LINE__, #c, me); return 1; } } while (0)
+
+static const char *scenario;
+static int me = -1, n = -1;
+
+/* PE 0 makes a unique id and hands it to the others through a file named by `tag`. */
+static int share_uid(const char *dir, const char *tag, aclshmemx_uniqueid_t *uid) {
+    char path[4096], tmp[4200];
+    snprintf(path, sizeof path, "%s/%s.id", dir, tag);
+    if (me == 0) {
+        if (aclshmemx_get_uniqueid(uid) != 0) return -1;
+        snprintf(tmp, sizeof tmp, "%s.tmp", path);
+        FILE *f = fopen(tmp, "wb");
+        if (!f || fwrite(uid, sizeof *uid, 1, f) != 1 || fclose(f) != 0 || rename(tmp, path) != 0) return -1;
+        return 0;
+    }
+    FILE *f = NULL;
+    for (int i = 0; i < 3000 && !(f = fopen(path, "rb")); i++) usleep(10000);
+    if (!f) return -1;
+    int ok = fread(uid, sizeof *uid, 1, f) == 1;
+    fclose(f);
+    return ok ? 0 : -1;
+}
+
+static int ring(void) {
+    int *x = (int *)aclshmem_malloc(sizeof(int));
+    if (!x) return -1;
+    *(int *)aclshmem_ptr(x, (me + 1) % n) = me + 1000;
+    aclshmem_barrier_all();
+    int ok = *x == (me + n - 1) % n + 1000;
+    aclshmem_free(x);
+    return ok ? 0 : -1;
+}
+
+int main(int argc, char **argv) {
+    if (argc < 3) return 2;
+    scenario = argv[1];
+    const char *dir = argv[2];
+    me = atoi(getenv("ACLSHMEM_MY_PE"));
+    n = atoi(getenv("ACLSHMEM_N_PES"));
+    aclshmemx_uniqueid_t uid;
+    char tag[64];
+    if (strcmp(scenario, "uid_cycles") == 0) {
+        /* 20 init/finalize cycles, alternating UNIQUEID mode, DEFAULT mode with an ip_port, and
+         * DEFAULT mode falling back to the unique id in comm_args */
+        for (int cycle = 0; cycle < 20; cycle++) {
+            aclshmemx_init_attr_t attr = ACLSHMEMX_INIT_ATTR_INITIALIZER;
+            attr.option_attr.shm_init_timeout = 30;
+            attr.option_attr.control_operation_timeout = 30;
+            int mode = cycle % 3, rc;
+            if (mode == 1) {
+                CHECK(aclshmemx_set_attr_from_env(&attr) == 0);
+                rc = aclshmemx_init_attr(ACLSHMEMX_INIT_WITH_DEFAULT, &attr);
+            } else {
+                snprintf(tag, sizeof tag, "cycle%d", cycle);
+                CHECK(share_uid(dir, tag, &uid) == 0);
+                CHECK(aclshmemx_set_attr_uniqueid_args(me, n, 8 << 20, &uid, &attr) == 0);
+                rc = aclshmemx_init_attr(mode == 0 ? ACLSHMEMX_INIT_WITH_UNIQUEID : ACLSHMEMX_INIT_WITH_DEFAULT, &attr);
+            }
+            if (rc != 0) printf("FAIL: %s: cycle %d mode %d init returned %d (pe %d)\n", scenario, cycle, mode, rc, me);
+            CHECK(rc == 0);
+            CHECK(aclshmem_my_pe() == me && aclshmem_n_pes() == n);
+            CHECK(ring() == 0);
+            CHECK(aclshmem_finalize() == 0);
+        }
+    } else if (strcmp(scenario, "uid_errors") == 0) {
+        aclshmemx_init_attr_t attr = ACLSHMEMX_INIT_ATTR_INITIALIZER;
+        CHECK(aclshmemx_get_uniqueid(NULL) == ACLSHMEM_INVALID_PARAM);
+        attr.my_pe = me; attr.n_pes = n; attr.local_mem_size = 1 << 20;
+        /* no unique id */
+        CHECK(aclshmemx_init_attr(ACLSHMEMX_INIT_WITH_UNIQUEID, &attr) == ACLSHMEM_INVALID_PARAM);
+        memset(&uid, 0, sizeof uid);
+        attr.comm_args = &uid;
+        CHECK(aclshmemx_init_attr(ACLSHMEMX_INIT_WITH_UNIQUEID, &attr) == ACLSHMEM_INVALID_PARAM);
+        /* DEFAULT with neither a valid ip_port nor a unique id */
+        strcpy(attr.ip_port, "tcp://127.0.0.1");
+        CHECK(aclshmemx_init_attr(ACLSHMEMX_INIT_WITH_DEFAULT, &attr) == ACLSHMEM_INVALID_PARAM);
+        /* malformed address variables */
+        setenv("SHMEM_UID_SESSION_ID", "127.0.0.1", 1);
+        CHECK(aclshmemx_get_uniqueid(&uid) == ACLSHMEM_INVALID_PARAM);
+        setenv("SHMEM_UID_SESSION_ID", "no-such-host.invalid:4000", 1);
+        CHECK(aclshmemx_get_uniqueid(&uid) == ACLSHMEM_NOT_INITED);
+        unsetenv("SHMEM_UID_SESSION_ID");
+        setenv("SHMEM_UID_SOCK_IFNAME", "nosuchif0", 1);
+        CHECK(aclshmemx_get_uniqueid(&uid) == ACLSHMEM_INVALID_PARAM);
+        /* an interface by name works: loopback, IPv4 */
+        setenv("SHMEM_UID_SOCK_IFNAME", "lo:inet4", 1);
+        CHECK(aclshmemx_get_uniqueid(&uid) == 0);
+        CHECK(uid.version == ACLSHMEM_UNIQUEID_VERSION);
+        unsetenv("SHMEM_UID_SOCK_IFNAME");
+        CHECK(aclshmemx_init_status() == ACLSHMEM_STATUS_NOT_INITIALIZED);
+    } else if (strcmp(scenario, "uid_ipv6") == 0) {
+        setenv("SHMEM_UID_SESSION_ID", "[::1]:0", 1);
+        aclshmemx_init_attr_t attr = ACLSHMEMX_INIT_ATTR_INITIALIZER;
+        CHECK(share_uid(dir, "v6", &uid) == 0);
+        CHECK(aclshmemx_set_attr_uniqueid_args(me, n, 8 << 20, &uid, &attr) == 0);
+        CHECK(aclshmemx_init_attr(ACLSHMEMX_INIT_WITH_UNIQUEID, &attr) == 0);
+        CHECK(ring() == 0);
+        CHECK(aclshmem_finalize() == 0);
+    } else {
+        printf("FAIL: unknown scenario %s\n", scenario);
+        return 1;
+    }
+    if (me == 0) printf("OK %s\n", scenario);
+    return 0;
+}

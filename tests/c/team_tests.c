@@ -1,0 +1,1411 @@
+/*
+ * team_tests.c - multi-PE scenarios of teams, team barriers and the host-side collectives
+ * (broadcast, collect, fcollect, alltoall, reductions). Run under aclshmrun:
+ * `aclshmrun -n N team_tests <scenario> [options]`.
+ *
+ * Every failed check prints `FAIL: <scenario>: <what> (pe X)` and exits 1; PE 0 prints
+ * `OK <scenario>` when the scenario passed.
+ */
+#define _GNU_SOURCE
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <shmem.h>
+
+static const char *g_scenario = "?";
+static int g_pe = -1; /* from ACLSHMEM_MY_PE: valid before init too */
+static int g_npes = -1;
+
+static void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+static void fail(const char *fmt, ...)
+{
+    char what[768];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    printf("FAIL: %s: %s (pe %d)\n", g_scenario, what, g_pe);
+    fflush(stdout);
+    fflush(stderr);
+    _exit(1);
+}
+
+#define CHECK(cond, ...)       \
+    do {                       \
+        if (!(cond)) {         \
+            fail(__VA_ARGS__); \
+        }                      \
+    } while (0)
+
+#define CHECK_RC(call, expected)                                                                  \
+    do {                                                                                          \
+        int rc_ = (call);                                                                         \
+        if (rc_ != (expected)) {                                                                  \
+            fail("%s returned %d, expected %d (line %d)", #call, rc_, (int)(expected), __LINE__); \
+        }                                                                                         \
+    } while (0)
+
+static int env_int(const char *name)
+{
+    const char *v = getenv(name);
+    if (v == NULL || *v == '\0') {
+        fail("environment variable %s is not set (run under aclshmrun)", name);
+    }
+    return atoi(v);
+}
+
+static int init_rc(void)
+{
+    aclshmemx_init_attr_t attr = ACLSHMEMX_INIT_ATTR_INITIALIZER;
+    CHECK_RC(aclshmemx_set_attr_from_env(&attr), 0);
+    attr.option_attr.shm_init_timeout = 20;
+    attr.option_attr.control_operation_timeout = 20;
+    return aclshmemx_init_attr(ACLSHMEMX_INIT_WITH_DEFAULT, &attr);
+}
+
+static void init(void)
+{
+    CHECK_RC(init_rc(), 0);
+    CHECK(aclshmem_my_pe() == g_pe && aclshmem_n_pes() == g_npes, "my_pe/n_pes %d/%d after init",
+          aclshmem_my_pe(), aclshmem_n_pes());
+}
+
+static void finish(void)
+{
+    aclshmem_barrier_all();
+    CHECK_RC(aclshmem_finalize(), 0);
+    if (g_pe == 0) {
+        printf("OK %s\n", g_scenario);
+    }
+    fflush(stdout);
+}
+
+static void *sym_alloc(size_t bytes)
+{
+    void *p = aclshmem_malloc(bytes);
+    CHECK(p != NULL, "aclshmem_malloc(%zu) returned NULL", bytes);
+    return p;
+}
+
+/* A description of a team as an arithmetic progression of world PEs. */
+struct shape {
+    int start, stride, size;
+};
+
+static int shape_index(struct shape s, int world_pe)
+{
+    int d = world_pe - s.start;
+    if (d < 0 || d % s.stride != 0 || d / s.stride >= s.size) {
+        return -1;
+    }
+    return d / s.stride;
+}
+
+static int config_all_zero(const aclshmem_team_config_t *c)
+{
+    const unsigned char *b = (const unsigned char *)c;
+    for (size_t i = 0; i < sizeof *c; i++) {
+        if (b[i] != 0) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* Checks everything a PE can see of `team`, which should be the world PEs of `s`. Collective over
+ * the members (a barrier); non-members only check they got ACLSHMEM_TEAM_INVALID. */
+static void check_team(aclshmem_team_t team, struct shape s, const char *what)
+{
+    int me = aclshmem_my_pe(), n = aclshmem_n_pes();
+    int idx = shape_index(s, me);
+    if (idx < 0) {
+        CHECK(team == ACLSHMEM_TEAM_INVALID, "%s: non-member got handle %d", what, team);
+        CHECK(aclshmem_team_my_pe(team) == -1 && aclshmem_team_n_pes(team) == -1,
+              "%s: team_my_pe/n_pes of the invalid handle are %d/%d", what, aclshmem_team_my_pe(team),
+              aclshmem_team_n_pes(team));
+        aclshmem_barrier(team); /* no-op */
+        return;
+    }
+    CHECK(team >= 0 && team < ACLSHMEM_MAX_TEAMS, "%s: member got handle %d", what, team);
+    CHECK(aclshmem_team_my_pe(team) == idx, "%s: team_my_pe %d, expected %d", what, aclshmem_team_my_pe(team),
+          idx);
+    CHECK(aclshmem_team_n_pes(team) == s.size, "%s: team_n_pes %d, expected %d", what,
+          aclshmem_team_n_pes(team), s.size);
+    for (int k = 0; k < s.size; k++) {
+        int w = s.start + k * s.stride;
+        int got = aclshmem_team_translate_pe(team, k, ACLSHMEM_TEAM_WORLD);
+        CHECK(got == w, "%s: translate(team, %d, WORLD) = %d, expected %d", what, k, got, w);
+        got = aclshmem_team_translate_pe(ACLSHMEM_TEAM_WORLD, w, team);
+        CHECK(got == k, "%s: translate(WORLD, %d, team) = %d, expected %d", what, w, got, k);
+        got = aclshmem_team_translate_pe(team, k, team);
+        CHECK(got == k, "%s: translate(team, %d, team) = %d", what, k, got);
+    }
+    for (int w = 0; w < n; w++) {
+        if (shape_index(s, w) < 0) {
+            int got = aclshmem_team_translate_pe(ACLSHMEM_TEAM_WORLD, w, team);
+            CHECK(got == -1, "%s: translate(WORLD, non-member %d, team) = %d", what, w, got);
+        }
+    }
+    CHECK(aclshmem_team_translate_pe(team, -1, ACLSHMEM_TEAM_WORLD) == -1, "%s: translate of index -1", what);
+    CHECK(aclshmem_team_translate_pe(team, s.size, ACLSHMEM_TEAM_WORLD) == -1, "%s: translate of index size",
+          what);
+    aclshmem_team_config_t cfg;
+    memset(&cfg, 0x5a, sizeof cfg);
+    CHECK_RC(aclshmem_team_get_config(team, &cfg), 0);
+    CHECK(config_all_zero(&cfg), "%s: get_config is not all zero", what);
+    CHECK_RC(aclshmem_team_get_config(team, NULL), ACLSHMEM_INVALID_PARAM);
+    aclshmem_barrier(team);
+    aclshmem_sync(team);
+}
+
+static struct shape world_shape(void)
+{
+    struct shape s = {0, 1, aclshmem_n_pes()};
+    return s;
+}
+
+/* World shape of the child `c` (indices relative to the parent `p`). */
+static struct shape nested(struct shape p, struct shape c)
+{
+    struct shape s = {p.start + c.start * p.stride, p.stride * c.stride, c.size};
+    return s;
+}
+
+static aclshmem_team_t split(aclshmem_team_t parent, struct shape c, const char *what)
+{
+    aclshmem_team_t t = 12345;
+    int rc = aclshmem_team_split_strided(parent, c.start, c.stride, c.size, &t);
+    CHECK(rc == 0, "%s: split_strided(%d, %d, %d, %d) returned %d", what, parent, c.start, c.stride, c.size, rc);
+    CHECK(t != 12345, "%s: split left *new_team unset", what);
+    return t;
+}
+
+/* The x and y teams of parent member `idx` in a 2-D split of a parent of `n` members. */
+static void shapes_2d(int n, int x_range, int idx, struct shape *x, struct shape *y)
+{
+    int xr = x_range < n ? x_range : n;
+    x->start = idx / xr * xr;
+    x->stride = 1;
+    x->size = n - x->start < xr ? n - x->start : xr;
+    y->start = idx % xr;
+    y->stride = xr;
+    y->size = (n - y->start + xr - 1) / xr;
+}
+
+static void check_2d(aclshmem_team_t parent, struct shape ps, int x_range, const char *what)
+{
+    int me = aclshmem_my_pe();
+    int pidx = shape_index(ps, me);
+    aclshmem_team_t x = 777, y = 777;
+    CHECK_RC(aclshmem_team_split_2d(parent, x_range, &x, &y), 0);
+    struct shape xs, ys;
+    shapes_2d(ps.size, x_range, pidx, &xs, &ys);
+    char buf[128];
+    snprintf(buf, sizeof buf, "%s x_range %d x team", what, x_range);
+    check_team(x, nested(ps, xs), buf);
+    snprintf(buf, sizeof buf, "%s x_range %d y team", what, x_range);
+    check_team(y, nested(ps, ys), buf);
+    CHECK(x != y, "%s: x and y team share handle %d", what, x);
+    aclshmem_team_destroy(x);
+    aclshmem_team_destroy(y);
+    CHECK(aclshmem_team_n_pes(x) == -1 && aclshmem_team_n_pes(y) == -1, "%s: destroyed 2-D teams still valid",
+          what);
+}
+
+/* ---------------------------------------------------------------------------------------- */
+
+static void scenario_splits(void)
+{
+    init();
+    int n = aclshmem_n_pes(), me = aclshmem_my_pe();
+    struct shape w = world_shape();
+    check_team(ACLSHMEM_TEAM_WORLD, w, "world");
+
+    struct shape evens_c = {0, 2, (n + 1) / 2}, odds_c = {1, 2, n / 2}, s3_c = {0, 3, (n + 2) / 3};
+    struct shape single_c = {n - 1, 1, 1}, all_c = {0, 1, n};
+    aclshmem_team_t evens = split(ACLSHMEM_TEAM_WORLD, evens_c, "evens");
+    aclshmem_team_t odds = split(ACLSHMEM_TEAM_WORLD, odds_c, "odds");
+    aclshmem_team_t s3 = split(ACLSHMEM_TEAM_WORLD, s3_c, "stride 3");
+    aclshmem_team_t single = split(ACLSHMEM_TEAM_WORLD, single_c, "single");
+    aclshmem_team_t all = split(ACLSHMEM_TEAM_WORLD, all_c, "all");
+    check_team(evens, evens_c, "evens");
+    check_team(odds, odds_c, "odds");
+    check_team(s3, s3_c, "stride 3");
+    check_team(single, single_c, "single");
+    check_team(all, all_c, "all");
+    CHECK(all != ACLSHMEM_TEAM_WORLD, "a split of the world got the world handle");
+    if (n > 1) {
+        CHECK((evens == ACLSHMEM_TEAM_INVALID) != (odds == ACLSHMEM_TEAM_INVALID),
+              "member of both or neither of evens/odds");
+    }
+
+    /* nested: split of a split (collective over the parent's members only) */
+    if (evens != ACLSHMEM_TEAM_INVALID) {
+        struct shape c = {1, 2, evens_c.size / 2}; /* evens 1, 3 of the evens: world 2, 6 */
+        aclshmem_team_t t = split(evens, c, "evens/odd-indexed");
+        check_team(t, nested(evens_c, c), "evens/odd-indexed");
+        struct shape c2 = {0, 1, evens_c.size - 1};
+        aclshmem_team_t t2 = split(evens, c2, "evens/prefix");
+        check_team(t2, nested(evens_c, c2), "evens/prefix");
+        if (t2 != ACLSHMEM_TEAM_INVALID) {
+            struct shape pc = nested(evens_c, c2);
+            struct shape c3 = {1, 1, pc.size - 1};
+            aclshmem_team_t t3 = split(t2, c3, "evens/prefix/suffix");
+            check_team(t3, nested(pc, c3), "evens/prefix/suffix");
+            aclshmem_team_destroy(t3);
+        }
+        check_2d(evens, evens_c, 2, "evens 2-D");
+        aclshmem_team_destroy(t);
+        aclshmem_team_destroy(t2);
+    } else {
+        aclshmem_team_t t = 9;
+        CHECK_RC(aclshmem_team_split_strided(evens, 0, 1, 1, &t), ACLSHMEM_INVALID_PARAM);
+        CHECK(t == ACLSHMEM_TEAM_INVALID, "split of an invalid parent left *new_team = %d", t);
+    }
+    if (odds != ACLSHMEM_TEAM_INVALID) {
+        struct shape c = {odds_c.size - 1, 1, 1};
+        aclshmem_team_t t = split(odds, c, "odds/last");
+        check_team(t, nested(odds_c, c), "odds/last");
+        aclshmem_team_destroy(t);
+    }
+    aclshmem_barrier_all();
+
+    /* 2-D splits of the world */
+    check_2d(ACLSHMEM_TEAM_WORLD, w, 2, "world 2-D");
+    check_2d(ACLSHMEM_TEAM_WORLD, w, 3, "world 2-D");
+    check_2d(ACLSHMEM_TEAM_WORLD, w, n, "world 2-D");
+    check_2d(ACLSHMEM_TEAM_WORLD, w, 20, "world 2-D");
+    check_2d(ACLSHMEM_TEAM_WORLD, w, 1, "world 2-D");
+    /* the 2-D split of a split that this PE is not part of */
+    {
+        aclshmem_team_t x = 5, y = 5;
+        if (odds == ACLSHMEM_TEAM_INVALID) {
+            CHECK_RC(aclshmem_team_split_2d(odds, 2, &x, &y), ACLSHMEM_INVALID_PARAM);
+            CHECK(x == ACLSHMEM_TEAM_INVALID && y == ACLSHMEM_TEAM_INVALID,
+                  "split_2d of an invalid parent left %d/%d", x, y);
+        } else {
+            check_2d(odds, odds_c, 3, "odds 2-D");
+        }
+    }
+    aclshmem_barrier_all();
+
+    /* validation: every error is detected before any communication, so each PE may check alone */
+    aclshmem_team_t t = 4242;
+    CHECK_RC(aclshmem_team_split_strided(ACLSHMEM_TEAM_WORLD, 0, 1, 1, NULL), ACLSHMEM_INVALID_PARAM);
+#define BAD_SPLIT(parent, a, b, c)                                                                    \
+    do {                                                                                          \
+        t = 4242;                                                                                 \
+        CHECK_RC(aclshmem_team_split_strided(parent, a, b, c, &t), ACLSHMEM_INVALID_PARAM);       \
+        CHECK(t == ACLSHMEM_TEAM_INVALID, "failed split (line %d) left *new_team = %d", __LINE__, t); \
+    } while (0)
+    BAD_SPLIT(ACLSHMEM_TEAM_INVALID, 0, 1, 1);
+    BAD_SPLIT(1999, 0, 1, 1);
+    BAD_SPLIT(ACLSHMEM_MAX_TEAMS, 0, 1, 1);
+    BAD_SPLIT(-7, 0, 1, 1);
+    BAD_SPLIT(ACLSHMEM_TEAM_WORLD, -1, 1, 1);
+    BAD_SPLIT(ACLSHMEM_TEAM_WORLD, n, 1, 1);
+    BAD_SPLIT(ACLSHMEM_TEAM_WORLD, 0, 1, 0);
+    BAD_SPLIT(ACLSHMEM_TEAM_WORLD, 0, 1, -3);
+    BAD_SPLIT(ACLSHMEM_TEAM_WORLD, 0, 1, n + 1);
+    BAD_SPLIT(ACLSHMEM_TEAM_WORLD, 0, 0, 1);
+    BAD_SPLIT(ACLSHMEM_TEAM_WORLD, 0, -1, 2);
+    BAD_SPLIT(ACLSHMEM_TEAM_WORLD, 1, 1, n);     /* last member n: beyond */
+    BAD_SPLIT(ACLSHMEM_TEAM_WORLD, 2, 3, 3);     /* 2, 5, 8: beyond 8 PEs */
+    BAD_SPLIT(ACLSHMEM_TEAM_WORLD, 0, n, 2);     /* second member n */
+    BAD_SPLIT(ACLSHMEM_TEAM_WORLD, ACLSHMEM_MAX_PES, 1, 1);
+    BAD_SPLIT(ACLSHMEM_TEAM_WORLD, 0, ACLSHMEM_MAX_PES, 1);
+    BAD_SPLIT(ACLSHMEM_TEAM_WORLD, 0, 1, ACLSHMEM_MAX_PES + 1);
+    BAD_SPLIT(ACLSHMEM_TEAM_WORLD, 0, 0x40000000, 3); /* overflowing last member */
+    if (evens != ACLSHMEM_TEAM_INVALID) {
+        BAD_SPLIT(evens, 0, 1, evens_c.size + 1);
+        BAD_SPLIT(evens, evens_c.size, 1, 1);
+        BAD_SPLIT(evens, 1, 2, evens_c.size / 2 + 1);
+    }
+    {
+        aclshmem_team_t x = 1, y = 1;
+        CHECK_RC(aclshmem_team_split_2d(ACLSHMEM_TEAM_WORLD, 0, &x, &y), ACLSHMEM_INVALID_PARAM);
+        CHECK_RC(aclshmem_team_split_2d(ACLSHMEM_TEAM_WORLD, -2, &x, &y), ACLSHMEM_INVALID_PARAM);
+        CHECK_RC(aclshmem_team_split_2d(ACLSHMEM_TEAM_WORLD, 2, NULL, &y), ACLSHMEM_INVALID_PARAM);
+        CHECK_RC(aclshmem_team_split_2d(ACLSHMEM_TEAM_WORLD, 2, &x, NULL), ACLSHMEM_INVALID_PARAM);
+        CHECK_RC(aclshmem_team_split_2d(ACLSHMEM_TEAM_WORLD, 2, NULL, NULL), ACLSHMEM_INVALID_PARAM);
+        x = y = 1;
+        CHECK_RC(aclshmem_team_split_2d(1999, 2, &x, &y), ACLSHMEM_INVALID_PARAM);
+        CHECK(x == ACLSHMEM_TEAM_INVALID && y == ACLSHMEM_TEAM_INVALID, "split_2d(bad parent) left %d/%d", x, y);
+    }
+    aclshmem_team_config_t cfg;
+    CHECK_RC(aclshmem_team_get_config(ACLSHMEM_TEAM_INVALID, &cfg), ACLSHMEM_INVALID_PARAM);
+    CHECK_RC(aclshmem_team_get_config(1999, &cfg), ACLSHMEM_INVALID_PARAM);
+    CHECK_RC(aclshmem_team_get_config(ACLSHMEM_TEAM_WORLD, NULL), ACLSHMEM_INVALID_PARAM);
+    CHECK(aclshmem_team_my_pe(1999) == -1 && aclshmem_team_n_pes(1999) == -1, "team queries of handle 1999");
+    CHECK(aclshmem_team_my_pe(ACLSHMEM_MAX_TEAMS) == -1 && aclshmem_team_n_pes(-5) == -1,
+          "team queries of out-of-range handles");
+
+    /* destroy: the world cannot be destroyed; bad handles are ignored; a destroyed handle is dead */
+    aclshmem_team_destroy(ACLSHMEM_TEAM_WORLD);
+    aclshmem_team_destroy(ACLSHMEM_TEAM_INVALID);
+    aclshmem_team_destroy(1999);
+    aclshmem_team_destroy(ACLSHMEM_MAX_TEAMS);
+    CHECK(aclshmem_team_n_pes(ACLSHMEM_TEAM_WORLD) == n && aclshmem_team_my_pe(ACLSHMEM_TEAM_WORLD) == me,
+          "the world team was destroyed");
+    aclshmem_barrier(ACLSHMEM_TEAM_WORLD);
+    aclshmem_team_t handles[] = {evens, odds, s3, single, all};
+    for (size_t i = 0; i < sizeof handles / sizeof handles[0]; i++) {
+        if (handles[i] != ACLSHMEM_TEAM_INVALID) {
+            aclshmem_team_destroy(handles[i]);
+            CHECK(aclshmem_team_n_pes(handles[i]) == -1, "destroyed handle %d still valid", handles[i]);
+            CHECK(aclshmem_team_translate_pe(handles[i], 0, ACLSHMEM_TEAM_WORLD) == -1,
+                  "translate with destroyed handle %d", handles[i]);
+            CHECK_RC(aclshmem_team_get_config(handles[i], &cfg), ACLSHMEM_INVALID_PARAM);
+            aclshmem_team_destroy(handles[i]); /* twice: logged, no effect */
+        }
+    }
+    /* after destroying everything a fresh split reuses the lowest slot */
+    aclshmem_team_t again = split(ACLSHMEM_TEAM_WORLD, all_c, "again");
+    CHECK(again == 1, "fresh split after destroying all teams got handle %d, expected 1", again);
+    check_team(again, all_c, "again");
+    aclshmem_team_destroy(again);
+    finish();
+}
+
+/* ---------------------------------------------------------------------------------------- */
+
+static void scenario_translate_matrix(void)
+{
+    init();
+    int n = aclshmem_n_pes(), me = aclshmem_my_pe();
+    enum { NT = 10 };
+    struct shape sh[NT];
+    aclshmem_team_t h[NT];
+    int nt = 0;
+    sh[nt] = world_shape();
+    h[nt++] = ACLSHMEM_TEAM_WORLD;
+    struct shape cs[] = {{0, 2, (n + 1) / 2}, {1, 2, n / 2}, {0, 3, (n + 2) / 3}, {1, 3, (n + 1) / 3},
+                         {n / 2, 1, 1},       {1, 1, n - 1}, {0, n - 1, 2}};
+    for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++) {
+        sh[nt] = cs[i];
+        h[nt++] = split(ACLSHMEM_TEAM_WORLD, cs[i], "matrix team");
+    }
+    /* nested: odd-indexed members of the evens */
+    if (h[1] != ACLSHMEM_TEAM_INVALID) {
+        struct shape c = {1, 2, sh[1].size / 2};
+        sh[nt] = nested(sh[1], c);
+        h[nt++] = split(h[1], c, "nested matrix team");
+    } else {
+        sh[nt] = (struct shape){2, 4, (n + 1) / 2 / 2};
+        h[nt++] = ACLSHMEM_TEAM_INVALID;
+    }
+    for (int i = 0; i < nt; i++) {
+        check_team(h[i], sh[i], "matrix team");
+    }
+    aclshmem_barrier_all();
+
+    int bad_handles[] = {ACLSHMEM_TEAM_INVALID, 1999, ACLSHMEM_MAX_TEAMS, -3};
+    for (int a = 0; a < nt; a++) {
+        for (int b = 0; b < nt; b++) {
+            for (int k = -2; k <= sh[a].size + 1; k++) {
+                int want = -1;
+                int valid = h[a] != ACLSHMEM_TEAM_INVALID && h[b] != ACLSHMEM_TEAM_INVALID;
+                if (valid && k >= 0 && k < sh[a].size) {
+                    want = shape_index(sh[b], sh[a].start + k * sh[a].stride);
+                }
+                int got = aclshmem_team_translate_pe(h[a], k, h[b]);
+                CHECK(got == want, "translate(team %d [%d,%d,%d], %d, team %d [%d,%d,%d]) = %d, expected %d", h[a],
+                      sh[a].start, sh[a].stride, sh[a].size, k, h[b], sh[b].start, sh[b].stride, sh[b].size, got,
+                      want);
+            }
+            (void)me;
+        }
+        for (size_t j = 0; j < sizeof bad_handles / sizeof bad_handles[0]; j++) {
+            CHECK(aclshmem_team_translate_pe(h[a], 0, bad_handles[j]) == -1, "translate to bad handle %d",
+                  bad_handles[j]);
+            CHECK(aclshmem_team_translate_pe(bad_handles[j], 0, h[a]) == -1, "translate from bad handle %d",
+                  bad_handles[j]);
+        }
+    }
+    /* destroyed handles translate to -1 */
+    for (int i = 1; i < nt; i++) {
+        if (h[i] != ACLSHMEM_TEAM_INVALID) {
+            aclshmem_team_destroy(h[i]);
+            CHECK(aclshmem_team_translate_pe(h[i], 0, ACLSHMEM_TEAM_WORLD) == -1, "translate from destroyed %d",
+                  h[i]);
+            CHECK(aclshmem_team_translate_pe(ACLSHMEM_TEAM_WORLD, me, h[i]) == -1, "translate to destroyed %d",
+                  h[i]);
+        }
+    }
+    finish();
+}
+
+/* ---------------------------------------------------------------------------------------- */
+
+#define USER_TEAMS (ACLSHMEM_MAX_TEAMS - 1)
+
+/* Every PE publishes `vals[0..count)` into the symmetric `pub`, then checks that every PE
+ * published the same values. */
+static void check_agreement(int *pub, const int *vals, int count, const char *what)
+{
+    int n = aclshmem_n_pes();
+    memcpy(pub, vals, (size_t)count * sizeof(int));
+    aclshmem_barrier_all();
+    for (int pe = 0; pe < n; pe++) {
+        const int *other = aclshmem_ptr(pub, pe);
+        CHECK(other != NULL, "aclshmem_ptr(pub, %d) is NULL", pe);
+        for (int i = 0; i < count; i++) {
+            CHECK(other[i] == vals[i], "%s: team %d: PE %d has handle %d, this PE %d", what, i, pe, other[i],
+                  vals[i]);
+        }
+    }
+    aclshmem_barrier_all();
+}
+
+/* Lowest-free-slot model of the handles, one row per PE. */
+static unsigned char g_used[64][ACLSHMEM_MAX_TEAMS];
+
+static int model_split(struct shape s)
+{
+    for (int slot = 1; slot < ACLSHMEM_MAX_TEAMS; slot++) {
+        int free_all = 1;
+        for (int k = 0; k < s.size && free_all; k++) {
+            free_all = !g_used[s.start + k * s.stride][slot];
+        }
+        if (free_all) {
+            for (int k = 0; k < s.size; k++) {
+                g_used[s.start + k * s.stride][slot] = 1;
+            }
+            return slot;
+        }
+    }
+    return -1;
+}
+
+static int model_handle(struct shape s, int slot)
+{
+    return shape_index(s, aclshmem_my_pe()) >= 0 ? slot : ACLSHMEM_TEAM_INVALID;
+}
+
+static void model_destroy(struct shape s, int slot)
+{
+    for (int k = 0; k < s.size; k++) {
+        g_used[s.start + k * s.stride][slot] = 0;
+    }
+}
+
+static void scenario_many_teams(void)
+{
+    init();
+    int n = aclshmem_n_pes(), me = aclshmem_my_pe();
+    CHECK(n <= 64, "at most 64 PEs");
+    static int handles[USER_TEAMS];
+    int *pub = sym_alloc(2 * ACLSHMEM_MAX_TEAMS * sizeof(int));
+    struct shape all = world_shape();
+
+    for (int round = 0; round < 2; round++) {
+        for (int i = 0; i < USER_TEAMS; i++) {
+            /* alternate a few shapes that all contain every PE */
+            struct shape c = all;
+            handles[i] = split(ACLSHMEM_TEAM_WORLD, c, "many");
+            CHECK(handles[i] == i + 1, "round %d: team %d got handle %d, expected %d", round, i, handles[i], i + 1);
+        }
+        check_agreement(pub, handles, USER_TEAMS, "many teams");
+        aclshmem_team_t t = 77;
+        CHECK_RC(aclshmem_team_split_strided(ACLSHMEM_TEAM_WORLD, 0, 1, n, &t), ACLSHMEM_INNER_ERROR);
+        CHECK(t == ACLSHMEM_TEAM_INVALID, "failed split left %d", t);
+        aclshmem_team_t x = 77, y = 77;
+        CHECK_RC(aclshmem_team_split_2d(ACLSHMEM_TEAM_WORLD, 1, &x, &y), ACLSHMEM_INNER_ERROR);
+        CHECK(x == ACLSHMEM_TEAM_INVALID && y == ACLSHMEM_TEAM_INVALID, "failed split_2d left %d/%d", x, y);
+        /* the last team works, and so do teams all over the table */
+        for (int i = round; i < USER_TEAMS; i += 97) {
+            check_team(handles[i], all, "many: sample");
+        }
+        check_team(handles[USER_TEAMS - 1], all, "many: last");
+        /* a freed slot in the middle is the one a new split takes */
+        aclshmem_team_destroy(handles[1000]);
+        t = split(ACLSHMEM_TEAM_WORLD, all, "refill");
+        CHECK(t == handles[1000], "refill got handle %d, expected %d", t, handles[1000]);
+        check_team(t, all, "refill");
+        for (int i = 0; i < USER_TEAMS; i++) {
+            aclshmem_team_destroy(handles[i]);
+        }
+        for (int i = 0; i < USER_TEAMS; i += 211) {
+            CHECK(aclshmem_team_n_pes(handles[i]) == -1, "handle %d alive after destroy", handles[i]);
+        }
+        aclshmem_barrier_all();
+    }
+
+    /* interleaving: two disjoint groups create different numbers of teams among themselves, then
+     * world-wide splits: every team's members agree on its handle, which is the lowest slot free
+     * on all of them. */
+    memset(g_used, 0, sizeof g_used);
+    for (int pe = 0; pe < n; pe++) {
+        g_used[pe][0] = 1;
+    }
+    enum { MAXT = 16 };
+    int mine[MAXT], expect[MAXT], nt = 0;
+    aclshmem_team_t th[MAXT];
+    struct shape tsh[MAXT];
+    struct shape ga = {0, 1, n / 2 > 0 ? n / 2 : 1}, gb = {n / 2, 1, n - n / 2};
+#define ADD_TEAM(handle, shape_)                                      \
+    do {                                                              \
+        th[nt] = (handle);                                            \
+        tsh[nt] = (shape_);                                           \
+        mine[nt] = th[nt];                                            \
+        expect[nt] = model_handle(tsh[nt], model_split(tsh[nt]));     \
+        CHECK(mine[nt] == expect[nt], "interleave team %d: handle %d, model %d", nt, mine[nt], expect[nt]); \
+        nt++;                                                         \
+    } while (0)
+    int in_a = shape_index(ga, me) >= 0;
+    int expect_b1 = -1;
+    aclshmem_team_t pa = split(ACLSHMEM_TEAM_WORLD, ga, "group a");
+    ADD_TEAM(pa, ga);
+    aclshmem_team_t pb = split(ACLSHMEM_TEAM_WORLD, gb, "group b");
+    ADD_TEAM(pb, gb);
+    /* slots 2, 3, 4: group a's inner team, group b's two inner teams (INVALID elsewhere) */
+    for (int k = 0; k < 3; k++) {
+        th[nt + k] = ACLSHMEM_TEAM_INVALID;
+        mine[nt + k] = ACLSHMEM_TEAM_INVALID;
+        tsh[nt + k] = k == 0 ? ga : gb;
+    }
+    if (in_a) {
+        struct shape sub = {0, 1, ga.size};
+        th[nt] = mine[nt] = split(pa, sub, "group a inner");
+    } else {
+        struct shape sub = {0, 1, gb.size};
+        th[nt + 1] = mine[nt + 1] = split(pb, sub, "group b inner 1");
+        th[nt + 2] = mine[nt + 2] = split(pb, sub, "group b inner 2");
+    }
+    nt += 3;
+    /* the model of what the groups did (every PE runs it identically) */
+    {
+        int sa = model_split(ga);
+        int sb1 = model_split(gb);
+        int sb2 = model_split(gb);
+        expect_b1 = sb1;
+        int want_a = in_a ? sa : ACLSHMEM_TEAM_INVALID;
+        CHECK(mine[2] == want_a, "group a inner: handle %d, model %d", mine[2], want_a);
+        if (!in_a) {
+            CHECK(mine[3] == sb1 && mine[4] == sb2, "group b inner: handles %d/%d, model %d/%d", mine[3], mine[4],
+                  sb1, sb2);
+        }
+    }
+    struct shape evens = {0, 2, (n + 1) / 2}, odds = {1, 2, n / 2};
+    ADD_TEAM(split(ACLSHMEM_TEAM_WORLD, evens, "evens"), evens);
+    if (odds.size > 0) {
+        ADD_TEAM(split(ACLSHMEM_TEAM_WORLD, odds, "odds"), odds);
+    }
+    {
+        aclshmem_team_t x, y;
+        int xr = n / 2 > 0 ? n / 2 : 1;
+        CHECK_RC(aclshmem_team_split_2d(ACLSHMEM_TEAM_WORLD, xr, &x, &y), 0);
+        /* model: x teams in order, then y teams */
+        struct shape xs, ys;
+        shapes_2d(n, xr, me, &xs, &ys);
+        int xslot = -1, yslot = -1;
+        for (int s = 0; s < n; s += xr) {
+            struct shape q = {s, 1, n - s < xr ? n - s : xr};
+            int slot = model_split(q);
+            if (q.start == xs.start) {
+                xslot = slot;
+            }
+        }
+        for (int s = 0; s < xr; s++) {
+            struct shape q = {s, xr, (n - s + xr - 1) / xr};
+            int slot = model_split(q);
+            if (q.start == ys.start) {
+                yslot = slot;
+            }
+        }
+        CHECK(x == xslot && y == yslot, "2-D after interleaving: %d/%d, model %d/%d", x, y, xslot, yslot);
+        th[nt] = x;
+        tsh[nt] = xs;
+        mine[nt] = x;
+        nt++;
+        th[nt] = y;
+        tsh[nt] = ys;
+        mine[nt] = y;
+        nt++;
+    }
+    /* agreement among members: compare with every other member of the same team */
+    memcpy(pub, mine, (size_t)nt * sizeof(int));
+    aclshmem_barrier_all();
+    for (int i = 0; i < nt; i++) {
+        if (mine[i] == ACLSHMEM_TEAM_INVALID) {
+            continue;
+        }
+        check_team(th[i], tsh[i], "interleaved team");
+        for (int k = 0; k < tsh[i].size; k++) {
+            const int *other = aclshmem_ptr(pub, tsh[i].start + k * tsh[i].stride);
+            CHECK(other[i] == mine[i], "interleaved team %d: member %d has handle %d, this PE %d", i, k, other[i],
+                  mine[i]);
+        }
+    }
+    aclshmem_barrier_all();
+    /* the two group teams share a slot number (each agreed among its own members only): run
+     * barriers and reductions on both at once */
+    CHECK(pa == pb || (pa == ACLSHMEM_TEAM_INVALID) != (pb == ACLSHMEM_TEAM_INVALID), "group handles %d/%d", pa,
+          pb);
+    {
+        aclshmem_team_t g = in_a ? pa : pb;
+        struct shape gs = in_a ? ga : gb;
+        long *src = sym_alloc(64 * sizeof(long));
+        long *dst = sym_alloc(64 * sizeof(long));
+        for (int it = 0; it < 200; it++) {
+            for (int i = 0; i < 64; i++) {
+                src[i] = (long)(me * 1000 + i + it);
+            }
+            CHECK_RC(aclshmem_long_sum_reduce(g, dst, src, 64), 0);
+            for (int i = 0; i < 64; i++) {
+                long want = 0;
+                for (int k = 0; k < gs.size; k++) {
+                    want += (long)((gs.start + k) * 1000 + i + it);
+                }
+                CHECK(dst[i] == want, "group reduce it %d [%d] = %ld, expected %ld", it, i, dst[i], want);
+            }
+            aclshmem_barrier(g);
+        }
+        aclshmem_barrier_all();
+        aclshmem_free(dst);
+        aclshmem_free(src);
+    }
+    /* group b drops its first inner team; a world-wide split then takes the lowest slot free on
+     * every PE, per the model */
+    {
+        int sb1 = -1;
+        if (!in_a) {
+            sb1 = mine[3];
+            aclshmem_team_destroy(mine[3]);
+            mine[3] = ACLSHMEM_TEAM_INVALID;
+        }
+        /* every PE knows group b's slot through the model: recompute it */
+        int slots_b1 = expect_b1;
+        model_destroy(gb, slots_b1);
+        CHECK(in_a || sb1 == slots_b1, "group b inner 1 had handle %d, model %d", sb1, slots_b1);
+        struct shape all = world_shape();
+        aclshmem_team_t w2 = split(ACLSHMEM_TEAM_WORLD, all, "world after interleaving");
+        int want = model_split(all);
+        CHECK(w2 == want, "world split after interleaving got %d, model %d", w2, want);
+        check_team(w2, all, "world after interleaving");
+        aclshmem_team_destroy(w2);
+    }
+    for (int i = 0; i < nt; i++) {
+        if (mine[i] != ACLSHMEM_TEAM_INVALID) {
+            aclshmem_team_destroy(mine[i]);
+        }
+    }
+    aclshmem_free(pub);
+    finish();
+}
+
+/* ---------------------------------------------------------------------------------------- */
+
+#define PHASES 500
+#define MAXM 64
+
+static void phases(aclshmem_team_t team, struct shape s, int *arr, const char *what)
+{
+    int me = aclshmem_team_my_pe(team), np = aclshmem_team_n_pes(team);
+    CHECK(me >= 0 && np == s.size, "%s: team_my_pe %d n_pes %d", what, me, np);
+    int *peer[MAXM];
+    for (int k = 0; k < np; k++) {
+        peer[k] = aclshmem_ptr(arr, aclshmem_team_translate_pe(team, k, ACLSHMEM_TEAM_WORLD));
+        CHECK(peer[k] != NULL, "%s: aclshmem_ptr of member %d", what, k);
+    }
+    for (int p = 1; p <= PHASES; p++) {
+        int buf = p % 2;
+        /* the next member's slot for us, and our column in every member's array */
+        __atomic_store_n(&peer[(me + 1) % np][2 * MAXM + buf], p, __ATOMIC_RELAXED);
+        for (int k = 0; k < np; k++) {
+            __atomic_store_n(&peer[k][buf * MAXM + me], p, __ATOMIC_RELAXED);
+        }
+        if (p % 2) {
+            aclshmem_barrier(team);
+        } else {
+            aclshmem_sync(team);
+        }
+        int got = __atomic_load_n(&arr[2 * MAXM + buf], __ATOMIC_RELAXED);
+        CHECK(got == p, "%s: phase %d: slot from the predecessor holds %d", what, p, got);
+        for (int k = 0; k < np; k++) {
+            got = __atomic_load_n(&arr[buf * MAXM + k], __ATOMIC_RELAXED);
+            CHECK(got == p, "%s: phase %d: column of member %d holds %d", what, p, k, got);
+        }
+        aclshmem_barrier(ACLSHMEM_TEAM_INVALID);
+    }
+}
+
+static void scenario_team_barrier_phases(void)
+{
+    init();
+    int n = aclshmem_n_pes(), me = aclshmem_my_pe();
+    CHECK(n >= 2 && n <= MAXM, "needs 2..64 PEs");
+    int *arr = sym_alloc((3 * MAXM) * sizeof(int));
+    memset(arr, 0, 3 * MAXM * sizeof(int));
+    /* team A: odd PEs (n >= 8) or PEs 1..n-1; team B: the others */
+    struct shape a, b;
+    if (n >= 8) {
+        a = (struct shape){1, 2, n / 2};
+        b = (struct shape){0, 2, (n + 1) / 2};
+    } else {
+        a = (struct shape){1, 1, n - 1};
+        b = (struct shape){0, 1, 1};
+    }
+    aclshmem_team_t ta = split(ACLSHMEM_TEAM_WORLD, a, "team a");
+    aclshmem_team_t tb = split(ACLSHMEM_TEAM_WORLD, b, "team b");
+    aclshmem_barrier_all();
+    if (ta != ACLSHMEM_TEAM_INVALID) {
+        aclshmem_barrier(tb); /* we are not in b: no-op */
+        phases(ta, a, arr, "team a");
+    } else {
+        CHECK(tb != ACLSHMEM_TEAM_INVALID, "PE %d in neither team", me);
+        /* other work: phases on the other team, plus some computation */
+        volatile unsigned long x = 0;
+        for (unsigned long i = 0; i < 2000000; i++) {
+            x += i * 7;
+        }
+        phases(tb, b, arr, "team b");
+    }
+    aclshmem_barrier_all();
+    /* the whole world through a split handle as well */
+    aclshmem_team_t all = split(ACLSHMEM_TEAM_WORLD, world_shape(), "all");
+    memset(arr, 0, 3 * MAXM * sizeof(int));
+    aclshmem_barrier_all();
+    phases(all, world_shape(), arr, "all");
+    aclshmem_team_destroy(all);
+    if (ta != ACLSHMEM_TEAM_INVALID) {
+        aclshmem_team_destroy(ta);
+    }
+    if (tb != ACLSHMEM_TEAM_INVALID) {
+        aclshmem_team_destroy(tb);
+    }
+    finish();
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Collectives                                                                                */
+
+enum { OP_AND, OP_OR, OP_XOR, OP_MAX, OP_MIN, OP_SUM, OP_PROD };
+static const char *const OP_NAMES[] = {"and", "or", "xor", "max", "min", "sum", "prod"};
+
+#define BIG_N 70000
+#define BUF_BYTES ((size_t)1 << 20)
+#define SENT 0xA5
+
+static unsigned char *g_src, *g_dst;
+static int g_big_all; /* argv option: 70000-element reductions for every type */
+static size_t g_ops_done;
+
+static uint64_t mix(uint64_t m, uint64_t i, uint64_t salt)
+{
+    uint64_t z = (m << 40) ^ (i << 8) ^ (salt * 0x9E3779B97F4A7C15ull);
+    z += 0x9E3779B97F4A7C15ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+/* Bytes [from, to) of `p` still hold the sentinel. */
+static int untouched(const unsigned char *p, size_t from, size_t to)
+{
+    for (size_t i = from; i < to; i++) {
+        if (p[i] != SENT) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+struct ctx {
+    aclshmem_team_t team;
+    const char *label;
+    int me, np; /* -1 / 0 for non-members */
+};
+
+/* values: integers use every bit; floats are halves in [-2, 2] so sums and products are exact */
+#define VAL_I(T, h) ((T)(h))
+#define VAL_F(T, h) ((T)((double)((int)((h) % 9u) - 4) * 0.5))
+
+#define APPLY_I(T, op, a, b)                              \
+    switch (op) {                                         \
+    case OP_AND: a = (T)((uint64_t)(a) & (uint64_t)(b)); break; \
+    case OP_OR: a = (T)((uint64_t)(a) | (uint64_t)(b)); break;  \
+    case OP_XOR: a = (T)((uint64_t)(a) ^ (uint64_t)(b)); break; \
+    case OP_SUM: a = (T)((uint64_t)(a) + (uint64_t)(b)); break; \
+    case OP_PROD: a = (T)((uint64_t)(a) * (uint64_t)(b)); break; \
+    case OP_MAX: if ((b) > (a)) a = (b); break;           \
+    case OP_MIN: if ((b) < (a)) a = (b); break;           \
+    default: fail("bad op"); }
+
+#define APPLY_F(T, op, a, b)                    \
+    switch (op) {                               \
+    case OP_SUM: a = (T)((a) + (b)); break;     \
+    case OP_PROD: a = (T)((a) * (b)); break;    \
+    case OP_MAX: if ((b) > (a)) a = (b); break; \
+    case OP_MIN: if ((b) < (a)) a = (b); break; \
+    default: fail("bad float op"); }
+
+#define OPS_BIT(NAME)                                                                            \
+    {OP_AND, aclshmem_##NAME##_and_reduce}, {OP_OR, aclshmem_##NAME##_or_reduce},                \
+        {OP_XOR, aclshmem_##NAME##_xor_reduce},
+#define OPS_ARITH(NAME)                                                                          \
+    {OP_MAX, aclshmem_##NAME##_max_reduce}, {OP_MIN, aclshmem_##NAME##_min_reduce},              \
+        {OP_SUM, aclshmem_##NAME##_sum_reduce}, {OP_PROD, aclshmem_##NAME##_prod_reduce},
+#define OPS_1(NAME) OPS_BIT(NAME) OPS_ARITH(NAME)
+#define OPS_0(NAME) OPS_ARITH(NAME)
+
+/* NAME, C type, value kind, has and/or/xor, runs the 70000-element reductions by default */
+#define TYPES(X)                         \
+    X(float, float, F, 0, 0)             \
+    X(double, double, F, 0, 1)           \
+    X(char, char, I, 0, 0)               \
+    X(schar, signed char, I, 0, 0)       \
+    X(short, short, I, 0, 0)             \
+    X(int, int, I, 0, 1)                 \
+    X(long, long, I, 0, 0)               \
+    X(longlong, long long, I, 0, 0)      \
+    X(uchar, unsigned char, I, 1, 0)     \
+    X(ushort, unsigned short, I, 1, 0)   \
+    X(uint, unsigned int, I, 1, 0)       \
+    X(ulong, unsigned long, I, 1, 0)     \
+    X(ulonglong, unsigned long long, I, 1, 0) \
+    X(int8, int8_t, I, 1, 0)             \
+    X(int16, int16_t, I, 1, 0)           \
+    X(int32, int32_t, I, 1, 0)           \
+    X(int64, int64_t, I, 1, 1)           \
+    X(uint8, uint8_t, I, 1, 1)           \
+    X(uint16, uint16_t, I, 1, 0)         \
+    X(uint32, uint32_t, I, 1, 0)         \
+    X(uint64, uint64_t, I, 1, 0)         \
+    X(size, size_t, I, 1, 0)             \
+    X(ptrdiff, ptrdiff_t, I, 0, 0)
+
+#define DEF_TYPE(NAME, T, KIND, HASBIT, BIG)                                                             \
+    static T gen_##NAME(int m, size_t i, unsigned salt)                                                  \
+    {                                                                                                    \
+        uint64_t h = mix((uint64_t)m, (uint64_t)i, salt);                                                \
+        return VAL_##KIND(T, h);                                                                         \
+    }                                                                                                    \
+    static void reduce_##NAME(const struct ctx *c, int op, int (*fn)(aclshmem_team_t, T *, const T *, size_t), \
+                              size_t n, int inplace)                                                     \
+    {                                                                                                    \
+        T *src = (T *)g_src, *dst = inplace ? src : (T *)g_dst;                                          \
+        unsigned salt = (unsigned)(op * 131 + (int)n + inplace * 7);                                     \
+        memset(g_src, SENT, (n + 4) * sizeof(T));                                                        \
+        memset(g_dst, SENT, (n + 4) * sizeof(T));                                                        \
+        for (size_t i = 0; i < n; i++) {                                                                 \
+            src[i] = gen_##NAME(c->me, i, salt);                                                         \
+        }                                                                                                \
+        int rc = fn(c->team, dst, src, n);                                                               \
+        g_ops_done++;                                                                                    \
+        CHECK(rc == 0, "%s: %s_%s_reduce(n %zu%s) returned %d", c->label, #NAME, OP_NAMES[op], n,        \
+              inplace ? ", in place" : "", rc);                                                          \
+        for (size_t i = 0; i < n; i++) {                                                                 \
+            T acc = gen_##NAME(0, i, salt);                                                              \
+            for (int m = 1; m < c->np; m++) {                                                            \
+                T v = gen_##NAME(m, i, salt);                                                            \
+                APPLY_##KIND(T, op, acc, v)                                                              \
+            }                                                                                            \
+            CHECK(dst[i] == acc, "%s: %s_%s_reduce(n %zu%s): element %zu = %.17g, expected %.17g",       \
+                  c->label, #NAME, OP_NAMES[op], n, inplace ? ", in place" : "", i, (double)dst[i],      \
+                  (double)acc);                                                                          \
+        }                                                                                                \
+        CHECK(untouched((unsigned char *)(dst + n), 0, 4 * sizeof(T)), "%s: %s_%s_reduce wrote past n",  \
+              c->label, #NAME, OP_NAMES[op]);                                                            \
+        if (!inplace) {                                                                                  \
+            for (size_t i = 0; i < n; i++) {                                                             \
+                CHECK(src[i] == gen_##NAME(c->me, i, salt), "%s: %s_%s_reduce changed source[%zu]",       \
+                      c->label, #NAME, OP_NAMES[op], i);                                                 \
+            }                                                                                            \
+        }                                                                                                \
+    }                                                                                                    \
+    static void coll_##NAME(const struct ctx *c)                                                         \
+    {                                                                                                    \
+        T *src = (T *)g_src, *dst = (T *)g_dst;                                                          \
+        const size_t sz = sizeof(T);                                                                     \
+        /* broadcast from every root */                                                                  \
+        size_t n = 37;                                                                                   \
+        for (int root = 0; root < c->np; root++) {                                                       \
+            unsigned salt = 1000u + (unsigned)root;                                                      \
+            memset(g_dst, SENT, (n + 4) * sz);                                                           \
+            for (size_t i = 0; i < n; i++) {                                                             \
+                src[i] = gen_##NAME(c->me, i, salt);                                                     \
+            }                                                                                            \
+            CHECK_RC(aclshmem_##NAME##_broadcast(c->team, dst, src, n, root), 0);                        \
+            for (size_t i = 0; i < n; i++) {                                                             \
+                CHECK(dst[i] == gen_##NAME(root, i, salt), "%s: %s_broadcast root %d: element %zu",      \
+                      c->label, #NAME, root, i);                                                         \
+            }                                                                                            \
+            CHECK(untouched(g_dst, n * sz, (n + 4) * sz), "%s: %s_broadcast wrote past n", c->label,     \
+                  #NAME);                                                                                \
+        }                                                                                                \
+        CHECK_RC(aclshmem_##NAME##_broadcast(c->team, dst, src, 0, 0), 0);                               \
+        /* collect: per-member counts differ (some are 0) */                                             \
+        {                                                                                                \
+            size_t off = 0, mine = (size_t)((c->me * 5 + 2) % 7) * 3;                                    \
+            for (size_t i = 0; i < mine; i++) {                                                          \
+                src[i] = gen_##NAME(c->me, i, 2000u);                                                    \
+            }                                                                                            \
+            memset(g_dst, SENT, 64 * (size_t)c->np * sz);                                                \
+            CHECK_RC(aclshmem_##NAME##_collect(c->team, dst, src, mine), 0);                             \
+            for (int m = 0; m < c->np; m++) {                                                            \
+                size_t cnt = (size_t)((m * 5 + 2) % 7) * 3;                                              \
+                for (size_t i = 0; i < cnt; i++) {                                                       \
+                    CHECK(dst[off + i] == gen_##NAME(m, i, 2000u), "%s: %s_collect: member %d element %zu", \
+                          c->label, #NAME, m, i);                                                        \
+                }                                                                                        \
+                off += cnt;                                                                              \
+            }                                                                                            \
+            CHECK(untouched(g_dst, off * sz, (off + 4) * sz), "%s: %s_collect wrote past the end",       \
+                  c->label, #NAME);                                                                      \
+        }                                                                                                \
+        /* fcollect */                                                                                   \
+        n = 29;                                                                                          \
+        for (size_t i = 0; i < n; i++) {                                                                 \
+            src[i] = gen_##NAME(c->me, i, 3000u);                                                        \
+        }                                                                                                \
+        memset(g_dst, SENT, (n * (size_t)c->np + 4) * sz);                                               \
+        CHECK_RC(aclshmem_##NAME##_fcollect(c->team, dst, src, n), 0);                                   \
+        for (int m = 0; m < c->np; m++) {                                                                \
+            for (size_t i = 0; i < n; i++) {                                                             \
+                CHECK(dst[(size_t)m * n + i] == gen_##NAME(m, i, 3000u), "%s: %s_fcollect: member %d element %zu", \
+                      c->label, #NAME, m, i);                                                            \
+            }                                                                                            \
+        }                                                                                                \
+        CHECK(untouched(g_dst, n * (size_t)c->np * sz, (n * (size_t)c->np + 4) * sz),                    \
+              "%s: %s_fcollect wrote past the end", c->label, #NAME);                                    \
+        /* alltoall: block j of member i goes to block i of member j */                                  \
+        n = 13;                                                                                          \
+        for (size_t i = 0; i < n * (size_t)c->np; i++) {                                                 \
+            src[i] = gen_##NAME(c->me, i, 4000u);                                                        \
+        }                                                                                                \
+        memset(g_dst, SENT, (n * (size_t)c->np + 4) * sz);                                               \
+        CHECK_RC(aclshmem_##NAME##_alltoall(c->team, dst, src, n), 0);                                   \
+        for (int m = 0; m < c->np; m++) {                                                                \
+            for (size_t e = 0; e < n; e++) {                                                             \
+                CHECK(dst[(size_t)m * n + e] == gen_##NAME(m, (size_t)c->me * n + e, 4000u),            \
+                      "%s: %s_alltoall: block from member %d element %zu", c->label, #NAME, m, e);       \
+            }                                                                                            \
+        }                                                                                                \
+        CHECK(untouched(g_dst, n * (size_t)c->np * sz, (n * (size_t)c->np + 4) * sz),                    \
+              "%s: %s_alltoall wrote past the end", c->label, #NAME);                                    \
+        g_ops_done += 4;                                                                                 \
+        /* reductions */                                                                                 \
+        static const struct {                                                                            \
+            int op;                                                                                      \
+            int (*fn)(aclshmem_team_t, T *, const T *, size_t);                                          \
+        } ops[] = {OPS_##HASBIT(NAME)};                                                                  \
+        static const size_t sizes[] = {1, 3, 1000, BIG_N};                                               \
+        for (size_t k = 0; k < sizeof ops / sizeof ops[0]; k++) {                                        \
+            for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {                                \
+                if (sizes[s] == BIG_N && !(BIG) && !g_big_all) {                                         \
+                    continue;                                                                            \
+                }                                                                                        \
+                reduce_##NAME(c, ops[k].op, ops[k].fn, sizes[s], 0);                                     \
+                if (sizes[s] != 1) {                                                                     \
+                    reduce_##NAME(c, ops[k].op, ops[k].fn, sizes[s], 1);                                 \
+                }                                                                                        \
+            }                                                                                            \
+        }                                                                                                \
+    }
+
+TYPES(DEF_TYPE)
+
+static void coll_bytes(const struct ctx *c)
+{
+    unsigned char *src = g_src, *dst = g_dst;
+    /* broadcastmem of sizes around and above a page */
+    static const size_t sizes[] = {1, 4095, 300001};
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+        size_t n = sizes[s];
+        for (int root = 0; root < c->np; root += (c->np > 3 ? 2 : 1)) {
+            unsigned salt = 5000u + (unsigned)root + (unsigned)s * 100;
+            for (size_t i = 0; i < n; i++) {
+                src[i] = (unsigned char)mix((uint64_t)c->me, i, salt);
+            }
+            memset(dst, SENT, n + 16);
+            CHECK_RC(aclshmem_broadcastmem(c->team, dst, src, n, root), 0);
+            for (size_t i = 0; i < n; i++) {
+                CHECK(dst[i] == (unsigned char)mix((uint64_t)root, i, salt), "%s: broadcastmem(%zu) root %d byte %zu",
+                      c->label, n, root, i);
+            }
+            CHECK(untouched(dst, n, n + 16), "%s: broadcastmem wrote past the end", c->label);
+        }
+    }
+    /* collectmem with per-member sizes (odd byte counts, some zero) */
+    {
+        size_t mine = (size_t)((c->me * 3 + 1) % 4) * 10007;
+        for (size_t i = 0; i < mine; i++) {
+            src[i] = (unsigned char)mix((uint64_t)c->me, i, 6000u);
+        }
+        size_t total = 0;
+        for (int m = 0; m < c->np; m++) {
+            total += (size_t)((m * 3 + 1) % 4) * 10007;
+        }
+        memset(dst, SENT, total + 16);
+        CHECK_RC(aclshmem_collectmem(c->team, dst, src, mine), 0);
+        size_t off = 0;
+        for (int m = 0; m < c->np; m++) {
+            size_t cnt = (size_t)((m * 3 + 1) % 4) * 10007;
+            for (size_t i = 0; i < cnt; i++) {
+                CHECK(dst[off + i] == (unsigned char)mix((uint64_t)m, i, 6000u), "%s: collectmem member %d byte %zu",
+                      c->label, m, i);
+            }
+            off += cnt;
+        }
+        CHECK(untouched(dst, total, total + 16), "%s: collectmem wrote past the end", c->label);
+    }
+    /* fcollectmem and alltoallmem */
+    {
+        size_t n = 20011;
+        for (size_t i = 0; i < n; i++) {
+            src[i] = (unsigned char)mix((uint64_t)c->me, i, 7000u);
+        }
+        memset(dst, SENT, n * (size_t)c->np + 16);
+        CHECK_RC(aclshmem_fcollectmem(c->team, dst, src, n), 0);
+        for (int m = 0; m < c->np; m++) {
+            for (size_t i = 0; i < n; i++) {
+                CHECK(dst[(size_t)m * n + i] == (unsigned char)mix((uint64_t)m, i, 7000u),
+                      "%s: fcollectmem member %d byte %zu", c->label, m, i);
+            }
+        }
+        CHECK(untouched(dst, n * (size_t)c->np, n * (size_t)c->np + 16), "%s: fcollectmem wrote past the end",
+              c->label);
+        n = 10009;
+        for (size_t i = 0; i < n * (size_t)c->np; i++) {
+            src[i] = (unsigned char)mix((uint64_t)c->me, i, 8000u);
+        }
+        memset(dst, SENT, n * (size_t)c->np + 16);
+        CHECK_RC(aclshmem_alltoallmem(c->team, dst, src, n), 0);
+        for (int m = 0; m < c->np; m++) {
+            for (size_t e = 0; e < n; e++) {
+                CHECK(dst[(size_t)m * n + e] == (unsigned char)mix((uint64_t)m, (size_t)c->me * n + e, 8000u),
+                      "%s: alltoallmem from member %d byte %zu", c->label, m, e);
+            }
+        }
+        CHECK(untouched(dst, n * (size_t)c->np, n * (size_t)c->np + 16), "%s: alltoallmem wrote past the end",
+              c->label);
+        /* zero sizes are fine */
+        CHECK_RC(aclshmem_fcollectmem(c->team, dst, src, 0), 0);
+        CHECK_RC(aclshmem_alltoallmem(c->team, dst, src, 0), 0);
+        CHECK_RC(aclshmem_collectmem(c->team, dst, src, 0), 0);
+        CHECK_RC(aclshmem_broadcastmem(c->team, dst, src, 0, 0), 0);
+    }
+    g_ops_done += 8;
+}
+
+#define CALL_COLL(NAME, T, KIND, HASBIT, BIG) coll_##NAME(c);
+
+static void coll_all(const struct ctx *c)
+{
+    coll_bytes(c);
+    TYPES(CALL_COLL)
+}
+
+static void run_on_team(aclshmem_team_t team, const char *label)
+{
+    struct ctx c = {team, label, aclshmem_team_my_pe(team), aclshmem_team_n_pes(team)};
+    memset(g_dst, SENT, BUF_BYTES);
+    aclshmem_barrier_all();
+    if (team != ACLSHMEM_TEAM_INVALID) {
+        CHECK(c.me >= 0 && c.np > 0, "%s: team_my_pe %d n_pes %d", label, c.me, c.np);
+        coll_all(&c);
+    }
+    aclshmem_barrier_all();
+    if (team == ACLSHMEM_TEAM_INVALID) {
+        /* nobody wrote into a non-member's buffers */
+        CHECK(untouched(g_dst, 0, BUF_BYTES), "%s: a collective of a team wrote into a non-member", label);
+    }
+}
+
+static void scenario_collectives(int argc, char **argv)
+{
+    for (int i = 2; i < argc; i++) {
+        if (strcmp(argv[i], "big") == 0) {
+            g_big_all = 1;
+        }
+    }
+    init();
+    int n = aclshmem_n_pes();
+    g_src = sym_alloc(BUF_BYTES);
+    g_dst = sym_alloc(BUF_BYTES);
+    run_on_team(ACLSHMEM_TEAM_WORLD, "world");
+    /* strided sub-team: odd PEs */
+    aclshmem_team_t odds = split(ACLSHMEM_TEAM_WORLD, (struct shape){1, 2, n / 2 > 0 ? n / 2 : 1}, "odds");
+    run_on_team(odds, "odds");
+    /* stride 3 starting at 0 on larger jobs (a team whose first member is PE 0) */
+    if (n >= 4) {
+        aclshmem_team_t s3 = split(ACLSHMEM_TEAM_WORLD, (struct shape){0, 3, (n + 2) / 3}, "stride 3");
+        run_on_team(s3, "stride 3");
+        if (s3 != ACLSHMEM_TEAM_INVALID) {
+            aclshmem_team_destroy(s3);
+        }
+    }
+    /* 2-D x teams: several teams run their collectives at the same time */
+    aclshmem_team_t x, y;
+    CHECK_RC(aclshmem_team_split_2d(ACLSHMEM_TEAM_WORLD, 3, &x, &y), 0);
+    run_on_team(x, "2-D x team");
+    aclshmem_team_destroy(x);
+    aclshmem_team_destroy(y);
+    if (odds != ACLSHMEM_TEAM_INVALID) {
+        aclshmem_team_destroy(odds);
+    }
+    if (aclshmem_my_pe() == 0) {
+        printf("collectives: %zu calls checked on PE 0\n", g_ops_done);
+    }
+    aclshmem_free(g_dst);
+    aclshmem_free(g_src);
+    finish();
+}
+
+/* ---------------------------------------------------------------------------------------- */
+
+static void scenario_bad_input(void)
+{
+    /* before init */
+    {
+        int a[8] = {0}, b[8] = {0};
+        aclshmem_team_t t = 5, x = 5, y = 5;
+        aclshmem_team_config_t cfg;
+        CHECK(aclshmem_team_my_pe(ACLSHMEM_TEAM_WORLD) == -1, "team_my_pe before init");
+        CHECK(aclshmem_team_n_pes(ACLSHMEM_TEAM_WORLD) == -1, "team_n_pes before init");
+        CHECK(aclshmem_team_translate_pe(ACLSHMEM_TEAM_WORLD, 0, ACLSHMEM_TEAM_WORLD) == -1,
+              "translate before init");
+        CHECK_RC(aclshmem_team_split_strided(ACLSHMEM_TEAM_WORLD, 0, 1, 1, NULL), ACLSHMEM_INVALID_PARAM);
+        CHECK_RC(aclshmem_team_split_strided(ACLSHMEM_TEAM_WORLD, 0, 1, 1, &t), ACLSHMEM_INVALID_PARAM);
+        CHECK(t == ACLSHMEM_TEAM_INVALID, "split before init left %d", t);
+        CHECK_RC(aclshmem_team_split_2d(ACLSHMEM_TEAM_WORLD, 1, &x, &y), ACLSHMEM_INVALID_PARAM);
+        CHECK_RC(aclshmem_team_split_2d(ACLSHMEM_TEAM_WORLD, 1, NULL, &y), ACLSHMEM_INVALID_PARAM);
+        CHECK_RC(aclshmem_team_get_config(ACLSHMEM_TEAM_WORLD, &cfg), ACLSHMEM_INVALID_PARAM);
+        CHECK_RC(aclshmem_team_get_config(ACLSHMEM_TEAM_WORLD, NULL), ACLSHMEM_INVALID_PARAM);
+        aclshmem_team_destroy(1);
+        aclshmem_team_destroy(ACLSHMEM_TEAM_WORLD);
+        aclshmem_barrier(ACLSHMEM_TEAM_WORLD);
+        aclshmem_sync(ACLSHMEM_TEAM_WORLD);
+        aclshmem_barrier(ACLSHMEM_TEAM_INVALID);
+        CHECK_RC(aclshmem_broadcastmem(ACLSHMEM_TEAM_WORLD, a, b, 8, 0), ACLSHMEM_NOT_INITED);
+        CHECK_RC(aclshmem_collectmem(ACLSHMEM_TEAM_WORLD, a, b, 8), ACLSHMEM_NOT_INITED);
+        CHECK_RC(aclshmem_fcollectmem(ACLSHMEM_TEAM_WORLD, a, b, 8), ACLSHMEM_NOT_INITED);
+        CHECK_RC(aclshmem_alltoallmem(ACLSHMEM_TEAM_WORLD, a, b, 1), ACLSHMEM_NOT_INITED);
+        CHECK_RC(aclshmem_int_broadcast(ACLSHMEM_TEAM_WORLD, a, b, 1, 0), ACLSHMEM_NOT_INITED);
+        CHECK_RC(aclshmem_int_collect(ACLSHMEM_TEAM_WORLD, a, b, 1), ACLSHMEM_NOT_INITED);
+        CHECK_RC(aclshmem_int_fcollect(ACLSHMEM_TEAM_WORLD, a, b, 1), ACLSHMEM_NOT_INITED);
+        CHECK_RC(aclshmem_int_alltoall(ACLSHMEM_TEAM_WORLD, a, b, 1), ACLSHMEM_NOT_INITED);
+        CHECK_RC(aclshmem_int_sum_reduce(ACLSHMEM_TEAM_WORLD, a, b, 1), ACLSHMEM_NOT_INITED);
+        CHECK_RC(aclshmem_uint_and_reduce(ACLSHMEM_TEAM_WORLD, (unsigned *)a, (unsigned *)b, 1),
+                 ACLSHMEM_NOT_INITED);
+        CHECK_RC(aclshmem_double_max_reduce(ACLSHMEM_TEAM_WORLD, (double *)a, (double *)b, 1), ACLSHMEM_NOT_INITED);
+        for (int i = 0; i < 8; i++) {
+            CHECK(a[i] == 0, "a collective before init wrote its destination");
+        }
+    }
+    init();
+    int n = aclshmem_n_pes(), me = aclshmem_my_pe();
+    enum { N = 64 };
+    int *src = sym_alloc(4 * N * sizeof(int) * (size_t)n);
+    int *dst = sym_alloc(4 * N * sizeof(int) * (size_t)n);
+    size_t span = 4 * N * (size_t)n * sizeof(int);
+#define RESET()                                  \
+    do {                                         \
+        memset(dst, SENT, span);                 \
+        for (int i_ = 0; i_ < 4 * N * n; i_++) { \
+            src[i_] = me * 100000 + i_;          \
+        }                                        \
+    } while (0)
+#define NO_WRITE(what) CHECK(untouched((unsigned char *)dst, 0, span), "%s wrote the destination", what)
+    RESET();
+    /* invalid team handles: -1, no write */
+    int bad_teams[] = {ACLSHMEM_TEAM_INVALID, 77, ACLSHMEM_MAX_TEAMS, -9};
+    for (size_t k = 0; k < sizeof bad_teams / sizeof bad_teams[0]; k++) {
+        int t = bad_teams[k];
+        CHECK_RC(aclshmem_broadcastmem(t, dst, src, 16, 0), ACLSHMEM_INVALID_PARAM);
+        CHECK_RC(aclshmem_collectmem(t, dst, src, 16), ACLSHMEM_INVALID_PARAM);
+        CHECK_RC(aclshmem_fcollectmem(t, dst, src, 16), ACLSHMEM_INVALID_PARAM);
+        CHECK_RC(aclshmem_alltoallmem(t, dst, src, 16), ACLSHMEM_INVALID_PARAM);
+        CHECK_RC(aclshmem_int_broadcast(t, dst, src, N, 0), ACLSHMEM_INVALID_PARAM);
+        CHECK_RC(aclshmem_int_collect(t, dst, src, N), ACLSHMEM_INVALID_PARAM);
+        CHECK_RC(aclshmem_int_fcollect(t, dst, src, N), ACLSHMEM_INVALID_PARAM);
+        CHECK_RC(aclshmem_int_alltoall(t, dst, src, N), ACLSHMEM_INVALID_PARAM);
+        CHECK_RC(aclshmem_int_sum_reduce(t, dst, src, N), ACLSHMEM_INVALID_PARAM);
+        CHECK_RC(aclshmem_int_max_reduce(t, dst, src, N), ACLSHMEM_INVALID_PARAM);
+        CHECK_RC(aclshmem_int32_xor_reduce(t, dst, src, N), ACLSHMEM_INVALID_PARAM);
+        CHECK_RC(aclshmem_float_sum_reduce(t, (float *)dst, (float *)src, N), ACLSHMEM_INVALID_PARAM);
+        aclshmem_barrier(t); /* logged no-op */
+        aclshmem_sync(t);
+        NO_WRITE("a collective on an invalid team");
+    }
+    /* a team this PE left (destroyed) and a team it is not part of */
+    {
+        aclshmem_team_t t = split(ACLSHMEM_TEAM_WORLD, world_shape(), "doomed");
+        aclshmem_team_destroy(t);
+        CHECK_RC(aclshmem_int_broadcast(t, dst, src, N, 0), ACLSHMEM_INVALID_PARAM);
+        CHECK_RC(aclshmem_int_sum_reduce(t, dst, src, N), ACLSHMEM_INVALID_PARAM);
+        aclshmem_team_t other = split(ACLSHMEM_TEAM_WORLD, (struct shape){0, 1, 1}, "pe 0 only");
+        if (me != 0) {
+            CHECK(other == ACLSHMEM_TEAM_INVALID, "non-member got %d", other);
+            CHECK_RC(aclshmem_int_fcollect(other, dst, src, N), ACLSHMEM_INVALID_PARAM);
+        } else {
+            aclshmem_team_destroy(other);
+        }
+        NO_WRITE("a collective on a dead team");
+    }
+    /* root outside the team */
+    CHECK_RC(aclshmem_broadcastmem(ACLSHMEM_TEAM_WORLD, dst, src, 16, -1), ACLSHMEM_INVALID_PARAM);
+    CHECK_RC(aclshmem_broadcastmem(ACLSHMEM_TEAM_WORLD, dst, src, 16, n), ACLSHMEM_INVALID_PARAM);
+    CHECK_RC(aclshmem_int_broadcast(ACLSHMEM_TEAM_WORLD, dst, src, N, -1), ACLSHMEM_INVALID_PARAM);
+    CHECK_RC(aclshmem_int_broadcast(ACLSHMEM_TEAM_WORLD, dst, src, N, n), ACLSHMEM_INVALID_PARAM);
+    CHECK_RC(aclshmem_double_broadcast(ACLSHMEM_TEAM_WORLD, (double *)dst, (double *)src, 4, 1 << 20),
+             ACLSHMEM_INVALID_PARAM);
+    NO_WRITE("a broadcast with a bad root");
+    if (n >= 2) {
+        /* root = size of a sub-team that is smaller than the world */
+        aclshmem_team_t half = split(ACLSHMEM_TEAM_WORLD, (struct shape){0, 1, n / 2}, "half");
+        if (half != ACLSHMEM_TEAM_INVALID) {
+            CHECK_RC(aclshmem_int_broadcast(half, dst, src, N, n / 2), ACLSHMEM_INVALID_PARAM);
+            aclshmem_team_destroy(half);
+        }
+        NO_WRITE("a broadcast with root = team size");
+    }
+    /* buffers that are not symmetric */
+    {
+        int stack_buf[4 * N];
+        int *libc_buf = calloc(4 * N, sizeof(int));
+        CHECK(libc_buf != NULL, "calloc");
+        memset(stack_buf, 0, sizeof stack_buf);
+        CHECK_RC(aclshmem_int_broadcast(ACLSHMEM_TEAM_WORLD, stack_buf, src, N, 0), ACLSHMEM_INVALID_PARAM);
+        CHECK_RC(aclshmem_int_broadcast(ACLSHMEM_TEAM_WORLD, dst, stack_buf, N, 0), ACLSHMEM_INVALID_PARAM);
+        CHECK_RC(aclshmem_broadcastmem(ACLSHMEM_TEAM_WORLD, libc_buf, src, 8, 0), ACLSHMEM_INVALID_PARAM);
+        CHECK_RC(aclshmem_int_fcollect(ACLSHMEM_TEAM_WORLD, stack_buf, src, 2), ACLSHMEM_INVALID_PARAM);
+        CHECK_RC(aclshmem_int_fcollect(ACLSHMEM_TEAM_WORLD, dst, stack_buf, 2), ACLSHMEM_INVALID_PARAM);
+        CHECK_RC(aclshmem_int_collect(ACLSHMEM_TEAM_WORLD, stack_buf, src, 2), ACLSHMEM_INVALID_PARAM);
+        CHECK_RC(aclshmem_int_collect(ACLSHMEM_TEAM_WORLD, dst, libc_buf, 2), ACLSHMEM_INVALID_PARAM);
+        CHECK_RC(aclshmem_int_alltoall(ACLSHMEM_TEAM_WORLD, stack_buf, src, 2), ACLSHMEM_INVALID_PARAM);
+        CHECK_RC(aclshmem_int_alltoall(ACLSHMEM_TEAM_WORLD, dst, stack_buf, 2), ACLSHMEM_INVALID_PARAM);
+        CHECK_RC(aclshmem_int_sum_reduce(ACLSHMEM_TEAM_WORLD, stack_buf, src, N), ACLSHMEM_INVALID_PARAM);
+        CHECK_RC(aclshmem_int_sum_reduce(ACLSHMEM_TEAM_WORLD, dst, stack_buf, N), ACLSHMEM_INVALID_PARAM);
+        CHECK_RC(aclshmem_int_sum_reduce(ACLSHMEM_TEAM_WORLD, stack_buf, stack_buf, N), ACLSHMEM_INVALID_PARAM);
+        CHECK_RC(aclshmem_uint64_or_reduce(ACLSHMEM_TEAM_WORLD, (uint64_t *)libc_buf, (uint64_t *)src, 4),
+                 ACLSHMEM_INVALID_PARAM);
+        CHECK_RC(aclshmem_int_sum_reduce(ACLSHMEM_TEAM_WORLD, NULL, src, N), ACLSHMEM_INVALID_PARAM);
+        CHECK_RC(aclshmem_int_sum_reduce(ACLSHMEM_TEAM_WORLD, dst, NULL, N), ACLSHMEM_INVALID_PARAM);
+        CHECK_RC(aclshmem_broadcastmem(ACLSHMEM_TEAM_WORLD, NULL, src, 8, 0), ACLSHMEM_INVALID_PARAM);
+        for (int i = 0; i < 4 * N; i++) {
+            CHECK(stack_buf[i] == 0 && libc_buf[i] == 0, "a rejected collective wrote a local buffer");
+        }
+        free(libc_buf);
+        /* a range running past the end of the heap */
+        size_t huge = (size_t)1 << 40;
+        CHECK_RC(aclshmem_broadcastmem(ACLSHMEM_TEAM_WORLD, dst, src, huge, 0), ACLSHMEM_INVALID_PARAM);
+        CHECK_RC(aclshmem_int_sum_reduce(ACLSHMEM_TEAM_WORLD, dst, src, huge), ACLSHMEM_INVALID_PARAM);
+        CHECK(aclshmem_fcollectmem(ACLSHMEM_TEAM_WORLD, dst, src, SIZE_MAX / 2) < 0,
+              "fcollectmem with an overflowing size succeeded");
+        CHECK(aclshmem_alltoallmem(ACLSHMEM_TEAM_WORLD, dst, src, SIZE_MAX / 2) < 0,
+              "alltoallmem with an overflowing size succeeded");
+        CHECK(aclshmem_int_sum_reduce(ACLSHMEM_TEAM_WORLD, dst, src, SIZE_MAX / 2) < 0,
+              "int_sum_reduce with an overflowing size succeeded");
+        NO_WRITE("a collective with non-symmetric buffers");
+    }
+    /* overlapping dest and source */
+    CHECK_RC(aclshmem_int_broadcast(ACLSHMEM_TEAM_WORLD, src + 1, src, N, 0), ACLSHMEM_INVALID_PARAM);
+    CHECK_RC(aclshmem_int_broadcast(ACLSHMEM_TEAM_WORLD, src, src + 1, N, 0), ACLSHMEM_INVALID_PARAM);
+    CHECK_RC(aclshmem_int_broadcast(ACLSHMEM_TEAM_WORLD, src, src, N, 0), ACLSHMEM_INVALID_PARAM);
+    CHECK_RC(aclshmem_broadcastmem(ACLSHMEM_TEAM_WORLD, (char *)src + 1, src, 8, 0), ACLSHMEM_INVALID_PARAM);
+    CHECK_RC(aclshmem_int_fcollect(ACLSHMEM_TEAM_WORLD, src + 1, src, N), ACLSHMEM_INVALID_PARAM);
+    /* fcollect: dest (N * n elements) reaching into source from below */
+    CHECK_RC(aclshmem_int_fcollect(ACLSHMEM_TEAM_WORLD, src, src + N * n - 1, N), ACLSHMEM_INVALID_PARAM);
+    CHECK_RC(aclshmem_fcollectmem(ACLSHMEM_TEAM_WORLD, src, src, 4), ACLSHMEM_INVALID_PARAM);
+    CHECK_RC(aclshmem_int_collect(ACLSHMEM_TEAM_WORLD, src + 1, src, N), ACLSHMEM_INVALID_PARAM);
+    CHECK_RC(aclshmem_collectmem(ACLSHMEM_TEAM_WORLD, src, src, 8), ACLSHMEM_INVALID_PARAM);
+    CHECK_RC(aclshmem_int_alltoall(ACLSHMEM_TEAM_WORLD, src + 1, src, N), ACLSHMEM_INVALID_PARAM);
+    CHECK_RC(aclshmem_int_alltoall(ACLSHMEM_TEAM_WORLD, src, src + N * n - 1, N), ACLSHMEM_INVALID_PARAM);
+    CHECK_RC(aclshmem_alltoallmem(ACLSHMEM_TEAM_WORLD, src, src, 4), ACLSHMEM_INVALID_PARAM);
+    CHECK_RC(aclshmem_int_sum_reduce(ACLSHMEM_TEAM_WORLD, src + 1, src, N), ACLSHMEM_INVALID_PARAM);
+    CHECK_RC(aclshmem_int_sum_reduce(ACLSHMEM_TEAM_WORLD, src, src + N - 1, N), ACLSHMEM_INVALID_PARAM);
+    CHECK_RC(aclshmem_uint8_and_reduce(ACLSHMEM_TEAM_WORLD, (uint8_t *)src + 1, (uint8_t *)src, 16),
+             ACLSHMEM_INVALID_PARAM);
+    CHECK_RC(aclshmem_double_prod_reduce(ACLSHMEM_TEAM_WORLD, (double *)src + 3, (double *)src, 4),
+             ACLSHMEM_INVALID_PARAM);
+    for (int i = 0; i < 4 * N * n; i++) {
+        CHECK(src[i] == me * 100000 + i, "a rejected overlapping collective changed source[%d]", i);
+    }
+    /* adjacent (touching, not overlapping) buffers are fine */
+    {
+        CHECK_RC(aclshmem_int_broadcast(ACLSHMEM_TEAM_WORLD, src + N, src, N, 0), 0);
+        for (int i = 0; i < N; i++) {
+            CHECK(src[N + i] == i, "adjacent broadcast element %d = %d", i, src[N + i]);
+        }
+        RESET();
+        CHECK_RC(aclshmem_int_sum_reduce(ACLSHMEM_TEAM_WORLD, src + N, src, N), 0);
+        for (int i = 0; i < N; i++) {
+            int want = 0;
+            for (int m = 0; m < n; m++) {
+                want += m * 100000 + i;
+            }
+            CHECK(src[N + i] == want, "adjacent reduce element %d = %d, expected %d", i, src[N + i], want);
+        }
+        RESET();
+    }
+    /* misaligned typed buffers */
+    CHECK_RC(aclshmem_int_sum_reduce(ACLSHMEM_TEAM_WORLD, (int *)((char *)dst + 1), src, 4), ACLSHMEM_INVALID_PARAM);
+    NO_WRITE("a rejected collective");
+    /* the library still works after all of that */
+    RESET();
+    CHECK_RC(aclshmem_int_broadcast(ACLSHMEM_TEAM_WORLD, dst, src, N, n - 1), 0);
+    for (int i = 0; i < N; i++) {
+        CHECK(dst[i] == (n - 1) * 100000 + i, "broadcast after errors: element %d = %d", i, dst[i]);
+    }
+    RESET();
+    CHECK_RC(aclshmem_int_max_reduce(ACLSHMEM_TEAM_WORLD, dst, src, N), 0);
+    for (int i = 0; i < N; i++) {
+        CHECK(dst[i] == (n - 1) * 100000 + i, "max reduce after errors: element %d = %d", i, dst[i]);
+    }
+    aclshmem_free(dst);
+    aclshmem_free(src);
+    finish();
+}
+
+static void scenario_bad_algo(void)
+{
+    int rc = init_rc();
+    printf("PE %d: init returned %d\n", g_pe, rc);
+    CHECK(rc == ACLSHMEM_INVALID_VALUE, "init with a bad algorithm variable returned %d, expected %d", rc,
+          ACLSHMEM_INVALID_VALUE);
+    CHECK(aclshmemx_init_status() == ACLSHMEM_STATUS_NOT_INITIALIZED, "init status %d after the failed init",
+          aclshmemx_init_status());
+    CHECK(aclshmem_team_n_pes(ACLSHMEM_TEAM_WORLD) == -1, "team_n_pes after the failed init");
+    if (g_pe == 0) {
+        printf("OK %s\n", g_scenario);
+    }
+    fflush(stdout);
+}
+
+int main(int argc, char **argv)
+{
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    if (argc < 2) {
+        fprintf(stderr, "usage: %s <scenario> [options]\n", argv[0]);
+        return 2;
+    }
+    g_scenario = argv[1];
+    g_pe = env_int("ACLSHMEM_MY_PE");
+    g_npes = env_int("ACLSHMEM_N_PES");
+
+    if (strcmp(argv[1], "splits") == 0) {
+        scenario_splits();
+    } else if (strcmp(argv[1], "translate_matrix") == 0) {
+        scenario_translate_matrix();
+    } else if (strcmp(argv[1], "many_teams") == 0) {
+        scenario_many_teams();
+    } else if (strcmp(argv[1], "team_barrier_phases") == 0) {
+        scenario_team_barrier_phases();
+    } else if (strcmp(argv[1], "collectives") == 0) {
+        scenario_collectives(argc, argv);
+    } else if (strcmp(argv[1], "bad_input") == 0) {
+        scenario_bad_input();
+    } else if (strcmp(argv[1], "bad_algo") == 0) {
+        scenario_bad_algo();
+    } else {
+        fail("unknown scenario");
+    }
+    return 0;
+}
