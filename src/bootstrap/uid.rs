@@ -290,7 +290,7 @@ mod tests {
             named_address(&ifs, "eth0:inet6").unwrap(),
             "fe80::9".parse::<IpAddr>().unwrap()
         );
-        assert_eq!(named_address(&ifs, "lo:inet4").is_err(), true);
+        assert!(named_address(&ifs, "lo:inet4").is_err());
         assert!(named_address(&ifs, "wlan0").is_err());
         assert!(named_address(&ifs, "").is_err());
     }
