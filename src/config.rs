@@ -59,6 +59,7 @@ env_table! {
     ACLSHMEM_SHM_DIR = "/dev/shm", "Mount point of the POSIX shared-memory file system whose free space is checked at init.";
     SHMEM_UID_SESSION_ID = "", "aclshmemx_get_uniqueid: PE 0's rendezvous address, ipv4:port, [ipv6]:port or hostname:port (bound exactly).";
     SHMEM_UID_SOCK_IFNAME = "", "aclshmemx_get_uniqueid when SHMEM_UID_SESSION_ID is unset: <ifname>[:inet4|inet6], interface name prefix; unset: first up non-loopback, non-virtual interface (loopback when none).";
+    SHMEM_INSTANCE_PORT_RANGE = "", "Multi-instance DEFAULT mode: start:end; instance k (ip_port tcp://host:0) listens on port start + k.";
     ACLSHMEM_BCAST_ALGO = "auto", "Broadcast data movement: pull (every member copies from the root; auto) or push (the root writes to every member).";
     ACLSHMEM_COLLECT_ALGO = "auto", "collect/fcollect data movement: pull (auto) or push.";
     ACLSHMEM_ALLTOALL_ALGO = "auto", "alltoall data movement: pull (auto) or push.";

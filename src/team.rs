@@ -147,6 +147,17 @@ fn agree_slots(mut maps: Vec<Bitmap>, shapes: &[Shape]) -> Result<Vec<usize>> {
     Ok(out)
 }
 
+/// Teams other than the world team exist only in instance 0 (spec 8.7).
+pub fn check_instance(inst: &Instance) -> Result<()> {
+    if inst.id != 0 {
+        return Err(Error::NotSupported(format!(
+            "teams are not available in instance {}",
+            inst.id
+        )));
+    }
+    Ok(())
+}
+
 /// Collective over `parent`: every member publishes its used-slot bitmap.
 fn exchange_bitmaps(inst: &Instance, parent: &Team) -> Result<Vec<Bitmap>> {
     let mine = inst.teams.lock().unwrap_or_else(|e| e.into_inner()).bitmap();
@@ -178,6 +189,7 @@ pub fn split_strided(
     stride: i32,
     size: i32,
 ) -> Result<Option<usize>> {
+    check_instance(inst)?;
     let parent = inst.teams.lock().unwrap_or_else(|e| e.into_inner()).get(parent)?;
     let max = ACLSHMEM_MAX_PES as i32;
     if start >= max || stride >= max || size > max {
@@ -210,6 +222,7 @@ pub fn split_strided(
 
 /// `aclshmem_team_split_2d`: (x team, y team) of this PE.
 pub fn split_2d(inst: &Instance, parent: i32, x_range: i32) -> Result<(usize, usize)> {
+    check_instance(inst)?;
     if x_range <= 0 {
         return Err(Error::InvalidParam(format!("x_range {x_range} must be positive")));
     }
@@ -247,6 +260,9 @@ pub fn split_2d(inst: &Instance, parent: i32, x_range: i32) -> Result<(usize, us
 
 /// `aclshmem_team_translate_pe`: index in `dest` of member `src_pe` of `src`, or -1.
 pub fn translate(inst: &Instance, src: i32, src_pe: i32, dest: i32) -> i32 {
+    if let Err(e) = check_instance(inst) {
+        return e.code();
+    }
     let teams = inst.teams.lock().unwrap_or_else(|e| e.into_inner());
     let (Ok(s), Ok(d)) = (teams.get(src), teams.get(dest)) else {
         return -1;
@@ -259,6 +275,7 @@ pub fn translate(inst: &Instance, src: i32, src_pe: i32, dest: i32) -> i32 {
 
 /// The (all-zero) configuration of a live team.
 pub fn config(inst: &Instance, team: i32) -> Result<TeamConfig> {
+    check_instance(inst)?;
     inst.teams.lock().unwrap_or_else(|e| e.into_inner()).get(team)?;
     Ok(TeamConfig {
         version: 0,

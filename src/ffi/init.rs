@@ -4,7 +4,7 @@ use std::ffi::{c_char, c_int};
 use std::sync::atomic::Ordering;
 
 use super::types::*;
-use super::{arg, arg_mut, guard};
+use super::{arg_mut, guard};
 use crate::bootstrap::env::job_from_env;
 use crate::error::Error;
 use crate::runtime;
@@ -42,7 +42,7 @@ pub unsafe extern "C" fn aclshmemx_init_attr(
 ) -> c_int {
     guard("aclshmemx_init_attr", || {
         // SAFETY: documented requirement of this function.
-        let attr = unsafe { arg(attributes, "attributes") }?;
+        let attr = unsafe { arg_mut(attributes, "attributes") }?;
         runtime::init(bootstrap_flags, attr).map(|_| 0)
     })
 }

@@ -92,15 +92,6 @@ pub(crate) fn report(call: &str, e: &Error) {
     }
 }
 
-/// `ptr` as a shared reference, or `ACLSHMEM_INVALID_PARAM` naming the argument.
-///
-/// # Safety
-/// A non-NULL `ptr` must point to a valid, initialised `T` for the duration of the call.
-pub(crate) unsafe fn arg<'a, T>(ptr: *const T, name: &str) -> Result<&'a T> {
-    // SAFETY: forwarded from the caller.
-    unsafe { ptr.as_ref() }.ok_or_else(|| Error::InvalidParam(format!("{name} is NULL")))
-}
-
 /// `ptr` as an exclusive reference, or `ACLSHMEM_INVALID_PARAM` naming the argument.
 ///
 /// # Safety

@@ -25,26 +25,30 @@ pub extern "C" fn aclshmem_n_pes() -> c_int {
     })
 }
 
-fn with_team<R>(team: aclshmem_team_t, f: impl FnOnce(&Team) -> R) -> crate::Result<R> {
-    let inst = runtime::current()?;
-    let t = inst.teams.lock().unwrap_or_else(|e| e.into_inner()).get(team)?;
-    Ok(f(&t))
+/// A per-team query: -1 for an invalid handle or before init, ACLSHMEM_NOT_SUPPORTED in an instance
+/// other than 0 (as the original).
+fn query(team: aclshmem_team_t, f: impl FnOnce(&Team) -> c_int) -> c_int {
+    let Ok(inst) = runtime::current() else { return -1 };
+    if let Err(e) = team::check_instance(inst) {
+        return e.code();
+    }
+    inst.teams
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .get(team)
+        .map_or(-1, |t| f(&t))
 }
 
 /// This PE's index in `team`; -1 for an invalid handle or before init.
 #[unsafe(no_mangle)]
 pub extern "C" fn aclshmem_team_my_pe(team: aclshmem_team_t) -> c_int {
-    guard("aclshmem_team_my_pe", || {
-        Ok(with_team(team, |t| t.my_index as c_int).unwrap_or(-1))
-    })
+    guard("aclshmem_team_my_pe", || Ok(query(team, |t| t.my_index as c_int)))
 }
 
 /// Number of members of `team`; -1 for an invalid handle or before init.
 #[unsafe(no_mangle)]
 pub extern "C" fn aclshmem_team_n_pes(team: aclshmem_team_t) -> c_int {
-    guard("aclshmem_team_n_pes", || {
-        Ok(with_team(team, |t| t.size as c_int).unwrap_or(-1))
-    })
+    guard("aclshmem_team_n_pes", || Ok(query(team, |t| t.size as c_int)))
 }
 
 /// Creates a team of the parent members `pe_start, pe_start + pe_stride, ...` (`pe_size` of them,

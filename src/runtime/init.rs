@@ -4,7 +4,9 @@ use std::sync::atomic::Ordering;
 use std::sync::{Mutex, OnceLock};
 use std::time::Duration;
 
-use super::{LAST_N_PES, LAST_PE, LIFECYCLE, Slot, current_slot, slot};
+use super::{
+    LAST_N_PES, LAST_PE, LIFECYCLE, SLOT0, Slot, create_slot, current_slot, forget_slot, make_current, slot,
+};
 use crate::bootstrap::Bootstrap;
 use crate::bootstrap::config_store::{ConfigStore, Endpoint, Listen, StoreConfig};
 use crate::bootstrap::uid::Rendezvous;
@@ -147,39 +149,114 @@ fn job_id(boot: &dyn Bootstrap) -> String {
 }
 
 /// `aclshmemx_init_attr`.
-pub fn init(flags: u32, attr: &InitAttr) -> Result<()> {
+pub fn init(flags: u32, attr: &mut InitAttr) -> Result<()> {
     let _g = LIFECYCLE.lock().unwrap_or_else(|e| e.into_inner());
-    if attr.instance_id != 0 {
-        return Err(Error::NotSupported(format!(
-            "instance_id {} : only the default instance 0 is available yet",
-            attr.instance_id
+    let id = attr.instance_id;
+    let previous = current_slot();
+    let (slot, created) = if id == 0 {
+        (&SLOT0, false)
+    } else {
+        let pure_uid = ip_port_str(attr).is_empty() && !attr.comm_args.is_null();
+        if flags & ACLSHMEMX_INIT_WITH_DEFAULT != 0
+            && flags & (ACLSHMEMX_INIT_WITH_UNIQUEID | ACLSHMEMX_INIT_WITH_MPI) == 0
+            && !pure_uid
+        {
+            select_instance_port(attr)?;
+        }
+        match slot(id) {
+            Some(s) => {
+                log::warn!("instance {id} exists already; reusing its context");
+                (s, false)
+            }
+            None => (create_slot(id), true),
+        }
+    };
+    make_current(slot);
+    let undo = || {
+        if created {
+            forget_slot(id);
+            make_current(previous);
+        }
+    };
+    if slot.status.load(Ordering::Acquire) != ACLSHMEM_STATUS_NOT_INITIALIZED {
+        undo();
+        return Err(Error::Inner(format!(
+            "instance {id} is already initialised; finalize it first"
         )));
     }
-    let slot = slot(0).ok_or_else(|| Error::Inner("instance 0 missing".into()))?;
-    if slot.status.load(Ordering::Acquire) != ACLSHMEM_STATUS_NOT_INITIALIZED {
-        return Err(Error::Inner(
-            "instance 0 is already initialised; finalize it first".into(),
-        ));
-    }
     let _ = logging::set_level(logging::ERROR);
-    validate(attr)?;
-    let result = build(flags, attr, slot);
-    match result {
+    if let Err(e) = validate(attr) {
+        undo();
+        return Err(e);
+    }
+    match build(flags, attr, slot) {
         Ok(inst) => {
             LAST_PE.store(inst.my_pe as i32, Ordering::Relaxed);
             LAST_N_PES.store(inst.n_pes as i32, Ordering::Relaxed);
             slot.live.store(Box::into_raw(Box::new(inst)), Ordering::Release);
             slot.status
                 .store(ACLSHMEM_STATUS_IS_INITIALIZED, Ordering::Release);
-            log::info!("PE {} of {}: initialised", attr.my_pe, attr.n_pes);
+            log::info!("PE {} of {}: instance {id} initialised", attr.my_pe, attr.n_pes);
             Ok(())
         }
         Err(e) => {
             slot.status
                 .store(ACLSHMEM_STATUS_NOT_INITIALIZED, Ordering::Release);
+            undo();
             Err(e)
         }
     }
+}
+
+/// Multi-instance DEFAULT mode (spec 9.4): `ip_port` is a template with port 0 and instance `k`
+/// listens on port `start + k` of SHMEM_INSTANCE_PORT_RANGE=`start:end`; `ip_port` is rewritten.
+fn select_instance_port(attr: &mut InitAttr) -> Result<()> {
+    let id = attr.instance_id;
+    let url = ip_port_str(attr);
+    let template = url
+        .strip_suffix(":0")
+        .filter(|t| t.starts_with("tcp://") || t.starts_with("tcp6://"))
+        .ok_or_else(|| {
+            Error::InvalidValue(format!(
+                "instance {id}: ip_port \"{url}\" must be a template with port 0 (tcp://host:0)"
+            ))
+        })?;
+    let range = config::SHMEM_INSTANCE_PORT_RANGE.get().ok_or_else(|| {
+        Error::InvalidValue(format!(
+            "instance {id}: SHMEM_INSTANCE_PORT_RANGE (start:end) is not set"
+        ))
+    })?;
+    let parse = |t: &str| {
+        (!t.is_empty() && t.len() <= 5 && t.bytes().all(|b| b.is_ascii_digit()))
+            .then(|| t.parse::<u32>().ok())
+            .flatten()
+            .filter(|p| *p <= 65535)
+    };
+    let (start, end) = range
+        .split_once(':')
+        .and_then(|(a, b)| Some((parse(a)?, parse(b)?)))
+        .filter(|(a, b)| b >= a)
+        .ok_or_else(|| {
+            Error::InvalidValue(format!(
+                "SHMEM_INSTANCE_PORT_RANGE=\"{range}\" is not start:end (0..65535, end >= start)"
+            ))
+        })?;
+    if id > (end - start) as u64 {
+        return Err(Error::InvalidValue(format!(
+            "instance {id} does not fit SHMEM_INSTANCE_PORT_RANGE={range}"
+        )));
+    }
+    let rewritten = format!("{template}:{}", start as u64 + id);
+    if rewritten.len() >= ACLSHMEM_MAX_IP_PORT_LEN {
+        return Err(Error::InvalidValue(format!(
+            "instance {id}: \"{rewritten}\" is too long"
+        )));
+    }
+    attr.ip_port = [0; ACLSHMEM_MAX_IP_PORT_LEN];
+    for (d, s) in attr.ip_port.iter_mut().zip(rewritten.bytes()) {
+        *d = s as std::ffi::c_char;
+    }
+    Ok(())
 }
 
 fn build(flags: u32, attr: &InitAttr, slot: &Slot) -> Result<Instance> {
@@ -238,7 +315,12 @@ pub fn finalize(id: Option<u64>) -> Result<()> {
         None => current_slot(),
         Some(id) => slot(id).ok_or_else(|| Error::Inner(format!("instance {id} does not exist")))?,
     };
+    // finalizing another instance makes it current first; afterwards instance 0 is current again
+    make_current(slot);
     let p = slot.live.swap(std::ptr::null_mut(), Ordering::AcqRel);
+    if slot.id != 0 {
+        make_current(&SLOT0);
+    }
     if p.is_null() {
         // never initialised (or already finalized): nothing to release
         slot.status

@@ -65,9 +65,40 @@ pub fn current_slot() -> &'static Slot {
     unsafe { &*CURRENT.load(Ordering::Acquire) }
 }
 
-/// The slot of `id`, if it exists. Only instance 0 exists until multi-instance support lands.
+/// Slots of the instances other than 0, by creation. A slot is never freed (its context pointer was
+/// handed to C), only forgotten when an init that created it fails.
+static SLOTS: Mutex<Vec<&'static Slot>> = Mutex::new(Vec::new());
+
+/// The slot of `id`, if it exists.
 pub fn slot(id: u64) -> Option<&'static Slot> {
-    (id == 0).then_some(&SLOT0)
+    if id == 0 {
+        return Some(&SLOT0);
+    }
+    SLOTS
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .iter()
+        .copied()
+        .find(|s| s.id == id)
+}
+
+/// Creates the slot of a new instance id.
+fn create_slot(id: u64) -> &'static Slot {
+    let s: &'static Slot = Box::leak(Box::new(Slot::new(id)));
+    SLOTS.lock().unwrap_or_else(|e| e.into_inner()).push(s);
+    s
+}
+
+/// Forgets the slot of `id` (an init that created it failed).
+fn forget_slot(id: u64) {
+    SLOTS
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .retain(|s| s.id != id);
+}
+
+fn make_current(s: &'static Slot) {
+    CURRENT.store(s as *const Slot as *mut Slot, Ordering::Release);
 }
 
 /// The current instance, or `NotInited`.
@@ -100,6 +131,6 @@ pub fn last_n_pes() -> i32 {
 pub fn set_current(id: u64) -> Result<()> {
     let _g = LIFECYCLE.lock().unwrap_or_else(|e| e.into_inner());
     let s = slot(id).ok_or_else(|| Error::Inner(format!("instance {id} does not exist")))?;
-    CURRENT.store(s as *const Slot as *mut Slot, Ordering::Release);
+    make_current(s);
     Ok(())
 }

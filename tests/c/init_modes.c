@@ -106,6 +106,57 @@ int main(int argc, char **argv) {
         CHECK(aclshmemx_init_attr(ACLSHMEMX_INIT_WITH_UNIQUEID, &attr) == 0);
         CHECK(ring() == 0);
         CHECK(aclshmem_finalize() == 0);
+    } else if (strcmp(scenario, "multi_instance") == 0) {
+        /* instance 0 from the launcher's ip_port; instance 1 on SHMEM_INSTANCE_PORT_RANGE start + 1 */
+        aclshmemx_init_attr_t a0 = ACLSHMEMX_INIT_ATTR_INITIALIZER, a1 = ACLSHMEMX_INIT_ATTR_INITIALIZER;
+        CHECK(aclshmemx_set_attr_from_env(&a0) == 0);
+        CHECK(aclshmemx_init_attr(ACLSHMEMX_INIT_WITH_DEFAULT, &a0) == 0);
+        int *x0 = (int *)aclshmem_malloc(sizeof(int));
+        CHECK(x0 != NULL);
+        a1 = a0;
+        a1.instance_id = 1;
+        strcpy(a1.ip_port, "tcp://127.0.0.1:0");
+        CHECK(aclshmemx_init_attr(ACLSHMEMX_INIT_WITH_DEFAULT, &a1) == 0);
+        const char *range = getenv("SHMEM_INSTANCE_PORT_RANGE");
+        char expect[64];
+        snprintf(expect, sizeof expect, "tcp://127.0.0.1:%d", atoi(range) + 1);
+        CHECK(strcmp(a1.ip_port, expect) == 0); /* rewritten in place */
+        CHECK(aclshmemx_instance_ctx_get()->id == 1);
+        CHECK(aclshmemx_init_status() == ACLSHMEM_STATUS_IS_INITIALIZED);
+        int *x1 = (int *)aclshmem_malloc(sizeof(int));
+        CHECK(x1 != NULL && aclshmem_ptr(x0, 0) == NULL); /* instance 0's heap is not instance 1's */
+        CHECK(ring() == 0);
+        aclshmem_team_t t;
+        CHECK(aclshmem_team_split_strided(ACLSHMEM_TEAM_WORLD, 0, 1, n, &t) == ACLSHMEM_NOT_SUPPORTED);
+        CHECK(aclshmem_team_my_pe(ACLSHMEM_TEAM_WORLD) == ACLSHMEM_NOT_SUPPORTED);
+        /* switch back and forth */
+        CHECK(aclshmemx_instance_ctx_set(0) == 0);
+        CHECK(aclshmemx_instance_ctx_get()->id == 0 && aclshmem_ptr(x0, 0) != NULL && aclshmem_ptr(x1, 0) == NULL);
+        CHECK(ring() == 0);
+        CHECK(aclshmem_team_my_pe(ACLSHMEM_TEAM_WORLD) == me);
+        CHECK(aclshmemx_instance_ctx_set(1) == 0 && aclshmem_ptr(x1, 0) != NULL);
+        CHECK(aclshmemx_instance_ctx_set(9) == ACLSHMEM_INNER_ERROR);
+        /* bad multi-instance attributes */
+        aclshmemx_init_attr_t a2 = a0;
+        a2.instance_id = 2;
+        CHECK(aclshmemx_init_attr(ACLSHMEMX_INIT_WITH_DEFAULT, &a2) == ACLSHMEM_INVALID_VALUE); /* port not 0 */
+        strcpy(a2.ip_port, "tcp://127.0.0.1:0");
+        a2.instance_id = 1000;
+        CHECK(aclshmemx_init_attr(ACLSHMEMX_INIT_WITH_DEFAULT, &a2) == ACLSHMEM_INVALID_VALUE); /* beyond the range */
+        a2.instance_id = 2;
+        a2.ip_port[0] = 0;
+        CHECK(aclshmemx_init_attr(ACLSHMEMX_INIT_WITH_DEFAULT, &a2) == ACLSHMEM_INVALID_VALUE); /* empty ip_port */
+        CHECK(aclshmemx_instance_ctx_get()->id == 1); /* failed inits leave the current instance */
+        strcpy(a1.ip_port, "tcp://127.0.0.1:0");
+        CHECK(aclshmemx_init_attr(ACLSHMEMX_INIT_WITH_DEFAULT, &a1) == ACLSHMEM_INNER_ERROR); /* initialised */
+        CHECK(aclshmemx_finalize(7) == ACLSHMEM_INNER_ERROR);
+        /* finalize instance 1 from instance 0: instance 0 is current and intact afterwards */
+        CHECK(aclshmemx_instance_ctx_set(0) == 0);
+        CHECK(aclshmemx_finalize(1) == 0);
+        CHECK(aclshmemx_instance_ctx_get()->id == 0);
+        CHECK(ring() == 0 && aclshmem_ptr(x0, 0) != NULL);
+        aclshmem_free(x0);
+        CHECK(aclshmem_finalize() == 0);
     } else {
         printf("FAIL: unknown scenario %s\n", scenario);
         return 1;

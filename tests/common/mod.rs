@@ -39,6 +39,23 @@ pub fn target_dir() -> PathBuf {
         .to_path_buf()
 }
 
+/// `cargo test` builds the library as an rlib only; the C programs load the cdylib and the
+/// launcher binary, so build them once per test process (a no-op when they are current).
+pub fn ensure_built() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let mut cmd = std::process::Command::new(cargo);
+        cmd.args(["build", "--quiet", "--lib", "--bins"])
+            .current_dir(repo_root());
+        if profile_dir().file_name().is_some_and(|p| p == "release") {
+            cmd.arg("--release");
+        }
+        let status = cmd.status().expect("run cargo build");
+        assert!(status.success(), "cargo build failed");
+    });
+}
+
 fn mtime(p: &Path) -> Option<SystemTime> {
     std::fs::metadata(p).and_then(|m| m.modified()).ok()
 }
@@ -57,6 +74,7 @@ pub fn compile_c(name: &str) -> PathBuf {
     let src = root.join("tests/c").join(format!("{name}.c"));
     let header = root.join("include/shmem.h");
     let lib_dir = profile_dir();
+    ensure_built();
     assert!(
         lib_dir.join("libaclshmem.so").exists(),
         "{} missing: run `cargo build` first",
