@@ -1,57 +1,101 @@
 #!/usr/bin/env python3
-"""Side-by-side table of bench/perf_rma.c results.
+"""Side-by-side table of one benchmark suite (bench/perf_rma.c, perf_sync.c or perf_coll.c).
 
-Usage: report.py --csv OUT.csv --ours FILE... --theirs FILE...
+Usage: report.py [--suite rma|sync|coll] --csv OUT.csv --ours FILE... --theirs FILE...
 
-Each FILE is the stdout of one run of perf_rma (lines "RESULT <figure> <size> <value> <unit>" and
-"SKIP <figure> <reason>"). Per figure and size the MEDIAN over the runs of each library is taken;
-the table and the CSV give both medians and the ratio ours/theirs.
+Each FILE is the stdout of one run (lines "RESULT <figure> <size> <value> <unit>",
+"SKIP <figure> <reason>", and "TIMEOUT <figure> <size> <seconds>" which scripts/bench.sh appends when
+it had to stop a run). Per figure and size the MEDIAN over the runs of each library is taken; the
+table and the CSV give both medians and the ratio ours/theirs, with the range of the per-run ratios
+(run i of aclshmem against run i of oshmem: the script alternates them) when there are several.
 """
 import argparse
 import csv
+import re
 import statistics
 import sys
 
-# Print order and meaning of every figure perf_rma.c emits.
-FIGURES = [
-    ("put_lat", "putmem + quiet latency"),
-    ("get_lat", "getmem latency"),
-    ("nbi_rate", "8 B putmem_nbi x1000 + quiet, message rate"),
-    ("p_lat", "int64_p + quiet latency"),
-    ("g_lat", "int64_g latency"),
-    ("put64_lat", "int64_put(1) + quiet latency"),
-    ("bw_put", "streaming putmem + quiet bandwidth"),
-    ("bw_memcpy", "local memcpy bandwidth (physical limit)"),
-    ("bw_put_frac_memcpy", "put bandwidth / memcpy bandwidth"),
-]
+# Print order and meaning of every figure, per suite.
+SUITES = {
+    "rma": ("RMA, 2 PEs (bench/perf_rma.c)", [
+        ("put_lat", "putmem + quiet latency"),
+        ("get_lat", "getmem latency"),
+        ("nbi_rate", "8 B putmem_nbi x1000 + quiet, message rate"),
+        ("p_lat", "int64_p + quiet latency"),
+        ("g_lat", "int64_g latency"),
+        ("put64_lat", "int64_put(1) + quiet latency"),
+        ("bw_put", "streaming putmem + quiet bandwidth"),
+        ("bw_memcpy", "local memcpy bandwidth (physical limit)"),
+        ("bw_put_frac_memcpy", "put bandwidth / memcpy bandwidth"),
+    ]),
+    "sync": ("signals and atomics (bench/perf_sync.c)", [
+        ("amo_fadd", "int64 atomic fetch-add on the other PE, latency (2 PEs)"),
+        ("amo_cswap", "int64 atomic compare-swap on the other PE, latency (2 PEs)"),
+        ("sig_pingpong", "8 B put-with-signal + signal wait ping-pong, half round trip (2 PEs)"),
+        ("wait_pingpong", "int32_p + int32_wait_until(EQ) ping-pong, half round trip (2 PEs)"),
+        ("ring_hop", "token ring of put-with-signal + signal wait, time per hop (N PEs on 2 cores)"),
+        ("ring_laps", "laps the ring completed in its capped timed part (information, not a score)"),
+    ]),
+    "coll": ("collectives over all PEs (bench/perf_coll.c)", [
+        ("barrier", "barrier_all latency (N PEs on 2 cores)"),
+        ("bcast", "broadcast from PE 0, back-to-back calls, time per call"),
+        ("reduce", "int64 sum reduction, back-to-back calls, time per call"),
+        ("fcollect", "fcollect, size = bytes per PE, time per call"),
+        ("alltoall", "alltoall, size = bytes per PE pair, time per call"),
+    ]),
+}
 LOWER_IS_BETTER_UNITS = {"us"}
+INFO_UNITS = {"laps"}
+NPES_FIGS = {"barrier", "ring_hop", "ring_laps"}  # their size column is a PE count
+NO_SCORE_FIGS = {"bw_memcpy"}
+
+
+def parse_one(path):
+    values, units, skipped, timeouts = {}, {}, {}, {}
+    try:
+        with open(path) as f:
+            lines = f.read().splitlines()
+    except OSError:
+        return values, units, skipped, timeouts
+    for line in lines:
+        parts = line.split()
+        if len(parts) == 5 and parts[0] == "RESULT":
+            _, fig, size, value, unit = parts
+            key = (fig, int(size))
+            values[key] = float(value)
+            units[key] = unit
+        elif len(parts) >= 2 and parts[0] == "SKIP":
+            skipped[parts[1]] = " ".join(parts[2:])
+        elif len(parts) == 4 and parts[0] == "TIMEOUT":
+            timeouts[(parts[1], int(parts[2]))] = parts[3]
+    return values, units, skipped, timeouts
 
 
 def parse(files):
-    values, units, skipped, runs = {}, {}, {}, 0
+    """Per run: {key: value}. Files are grouped into runs by the ".<run>.txt" suffix."""
+    runs, units, skipped, timeouts = {}, {}, {}, {}
     for path in files:
-        try:
-            with open(path) as f:
-                lines = f.read().splitlines()
-        except OSError:
-            continue
-        got = False
-        for line in lines:
-            parts = line.split()
-            if len(parts) == 5 and parts[0] == "RESULT":
-                _, fig, size, value, unit = parts
-                key = (fig, int(size))
-                values.setdefault(key, []).append(float(value))
-                units[key] = unit
-                got = True
-            elif len(parts) >= 2 and parts[0] == "SKIP":
-                skipped[parts[1]] = " ".join(parts[2:])
-        runs += got
-    medians = {k: statistics.median(v) for k, v in values.items()}
-    return medians, units, skipped, runs, {k: len(v) for k, v in values.items()}
+        m = re.search(r"\.(\d+)\.txt$", path)
+        run = int(m.group(1)) if m else 0
+        v, u, s, t = parse_one(path)
+        runs.setdefault(run, {}).update(v)
+        units.update(u)
+        skipped.update(s)
+        timeouts.update(t)
+    return runs, units, skipped, timeouts
 
 
-def human_size(n):
+def median_of(runs):
+    vals = {}
+    for r in runs.values():
+        for k, v in r.items():
+            vals.setdefault(k, []).append(v)
+    return {k: statistics.median(v) for k, v in vals.items()}, {k: len(v) for k, v in vals.items()}
+
+
+def human_size(fig, n):
+    if fig in NPES_FIGS:
+        return f"{n} PEs"
     for unit, div in (("MiB", 1 << 20), ("KiB", 1 << 10)):
         if n >= div and n % div == 0:
             return f"{n // div} {unit}"
@@ -68,28 +112,53 @@ def fmt(v):
     return f"{v:.4f}"
 
 
+def base_and_npes(fig):
+    m = re.match(r"^(.*)_(\d+)pe$", fig)
+    return (m.group(1), int(m.group(2))) if m else (fig, 0)
+
+
 def main():
     ap = argparse.ArgumentParser()
+    ap.add_argument("--suite", default="rma", choices=sorted(SUITES))
     ap.add_argument("--csv", required=True)
     ap.add_argument("--ours", nargs="*", default=[])
     ap.add_argument("--theirs", nargs="*", default=[])
     a = ap.parse_args()
+    title, figures = SUITES[a.suite]
 
-    ours, units_o, skip_o, runs_o, n_o = parse(a.ours)
-    theirs, units_t, skip_t, runs_t, n_t = parse(a.theirs)
+    runs_o, units_o, skip_o, to_o = parse(a.ours)
+    runs_t, units_t, skip_t, to_t = parse(a.theirs)
+    ours, n_o = median_of(runs_o)
+    theirs, n_t = median_of(runs_t)
     units = {**units_t, **units_o}
-    order = {name: i for i, (name, _) in enumerate(FIGURES)}
-    keys = sorted(set(ours) | set(theirs), key=lambda k: (order.get(k[0], 99), k[0], k[1]))
+    order = {name: i for i, (name, _) in enumerate(figures)}
+
+    def sort_key(k):
+        base, np_ = base_and_npes(k[0])
+        return (order.get(base, 99), base, np_, k[1])
+
+    keys = set(ours) | set(theirs) | set(to_o) | set(to_t)
+    keys = sorted(keys, key=sort_key)
     # Figures one side skipped entirely still get a row, so the gap is visible.
-    for fig, _ in FIGURES:
-        if not any(k[0] == fig for k in keys) and (fig in skip_o or fig in skip_t):
+    for fig in sorted(set(skip_o) | set(skip_t)):
+        if not any(k[0] == fig for k in keys):
             keys.append((fig, 0))
 
-    print(f"runs with results: aclshmem {runs_o}, oshmem {runs_t}; each value is the median over runs "
+    n_runs_o = sum(1 for r in runs_o.values() if r)
+    n_runs_t = sum(1 for r in runs_t.values() if r)
+    print(f"=== {title}")
+    print(f"runs with results: aclshmem {n_runs_o}, oshmem {n_runs_t}; each value is the median over runs "
           f"of the per-run median")
-    print("ratio = aclshmem / oshmem.  us (latency): LOWER is better, ratio < 1 means aclshmem is faster;"
-          " Mmsg/s, GB/s, fraction: HIGHER is better, ratio > 1 means aclshmem is faster; within 10% = \"~same\" (the bw_memcpy row, identical code in both, shows the noise)")
-    hdr = f"{'figure':<20} {'size':>8} {'unit':<9} {'aclshmem':>10} {'oshmem':>10} {'ratio':>7}  better"
+    if a.suite == "rma":
+        print("ratio = aclshmem / oshmem.  us (latency): LOWER is better, ratio < 1 means aclshmem is faster;"
+              " Mmsg/s, GB/s, fraction: HIGHER is better, ratio > 1 means aclshmem is faster; within 10% ="
+              " \"~same\" (the bw_memcpy row, identical code in both, shows the noise)")
+    else:
+        print("ratio = aclshmem / oshmem.  Every figure is a time in us: LOWER is better, ratio < 1 means"
+              " aclshmem is faster" + (" (ring_laps is a count, for information)" if a.suite == "sync" else "")
+              + ". range = min-max of the per-run ratios; within 10% = \"~same\"")
+    hdr = (f"{'figure':<20} {'size/npes':>9} {'unit':<9} {'aclshmem':>10} {'oshmem':>10} {'ratio':>7} "
+           f"{'range':>13}  better")
     print(hdr)
     print("-" * len(hdr))
     rows = []
@@ -98,35 +167,46 @@ def main():
         o, t = ours.get(key), theirs.get(key)
         unit = units.get(key, "")
         ratio = o / t if (o is not None and t is not None and t > 0) else None
+        per_run = [runs_o[r][key] / runs_t[r][key] for r in runs_o
+                   if r in runs_t and key in runs_o[r] and key in runs_t[r] and runs_t[r][key] > 0]
+        rng = f"{min(per_run):.3g}-{max(per_run):.3g}" if len(per_run) > 1 else ""
         better = ""
-        if ratio is not None and fig != "bw_memcpy":
+        if ratio is not None and fig not in NO_SCORE_FIGS and unit not in INFO_UNITS:
             lower = unit in LOWER_IS_BETTER_UNITS
             better = "aclshmem" if (ratio < 1) == lower else "oshmem"
             if abs(ratio - 1) < 0.10:
                 better = "~same"
-        note = ""
+        notes = []
         if o is None and fig in skip_o:
-            note = f"aclshmem skipped ({skip_o[fig]})"
+            notes.append(f"aclshmem skipped ({skip_o[fig]})")
         if t is None and fig in skip_t:
-            note += f" oshmem skipped ({skip_t[fig]})"
-        size_s = human_size(size) if size else "-"
-        print(f"{fig:<20} {size_s:>8} {unit:<9} {fmt(o):>10} {fmt(t):>10} "
-              f"{(f'{ratio:.3f}' if ratio is not None else 'n/a'):>7}  {better or note.strip()}")
+            notes.append(f"oshmem skipped ({skip_t[fig]})")
+        if key in to_o:
+            notes.append(f"aclshmem: a run timed out after {to_o[key]} s")
+        if key in to_t:
+            notes.append(f"oshmem: a run timed out after {to_t[key]} s")
+        note = "; ".join(notes)
+        size_s = human_size(fig, size) if (size or fig in NPES_FIGS) else "-"
+        shown = " ".join(x for x in (better, note) if x)
+        print(f"{fig:<20} {size_s:>9} {unit:<9} {fmt(o):>10} {fmt(t):>10} "
+              f"{(f'{ratio:.3f}' if ratio is not None else 'n/a'):>7} {rng:>13}  {shown}")
         rows.append({
             "figure": fig, "size_bytes": size, "unit": unit,
             "aclshmem": "" if o is None else f"{o:.6g}",
             "oshmem": "" if t is None else f"{t:.6g}",
             "ratio_aclshmem_over_oshmem": "" if ratio is None else f"{ratio:.4f}",
+            "ratio_min": f"{min(per_run):.4f}" if per_run else "",
+            "ratio_max": f"{max(per_run):.4f}" if per_run else "",
             "lower_is_better": int(unit in LOWER_IS_BETTER_UNITS),
             "runs_aclshmem": n_o.get(key, 0), "runs_oshmem": n_t.get(key, 0),
-            "note": note.strip(),
+            "note": note,
         })
     with open(a.csv, "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(rows[0].keys()) if rows else ["figure"])
         w.writeheader()
         w.writerows(rows)
     print(f"\nCSV: {a.csv}")
-    print("figures: " + "; ".join(f"{n} = {d}" for n, d in FIGURES))
+    print("figures: " + "; ".join(f"{n} = {d}" for n, d in figures))
     return 0 if rows else 1
 
 

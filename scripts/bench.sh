@@ -1,32 +1,53 @@
 #!/usr/bin/env bash
-# Side-by-side RMA benchmark: the same bench/perf_rma.c built against libaclshmem and against Open
-# MPI's OSHMEM, each run BENCH_RUNS times (default 3, alternating), median per figure, one table.
+# Side-by-side benchmark: the same C sources built against libaclshmem and against Open MPI's OSHMEM,
+# each launch run BENCH_RUNS times (default 3, the two libraries alternating), median per figure,
+# one table per suite:
+#   rma   bench/perf_rma.c   RMA, 2 PEs
+#   sync  bench/perf_sync.c  atomics, put-with-signal and wait_until ping-pong (2 PEs); a ring of
+#                            put-with-signal + signal waits with 4 and 16 PEs (on 2 cores)
+#   coll  bench/perf_coll.c  barrier with 2/4/8/16 PEs; broadcast, int64 sum reduction, fcollect,
+#                            alltoall with 2 and 4 PEs
 #
-#   bash scripts/bench.sh            # table on stdout, CSV in target/bench/results.csv,
-#                                    # plot in bench/results.png (if matplotlib is available)
+#   bash scripts/bench.sh                    # all three suites (about 5 minutes once built)
+#   BENCH_ONLY=sync bash scripts/bench.sh    # a subset: rma, sync, coll, comma- or |-separated
 #
-# Environment knobs (passed through to perf_rma): BENCH_RUNS, BENCH_REPS, BENCH_SCALE, BENCH_BW_MB,
-# BENCH_PIN (see the head of bench/perf_rma.c). BENCH_NO_PLOT=1 skips the plot.
+# Output: the tables on stdout; CSVs target/bench/results.csv (rma), results_sync.csv,
+# results_coll.csv; plots bench/results.png, bench/results_sync.png, bench/results_coll.png (if
+# matplotlib is available); raw per-run outputs in target/bench/raw/.
+#
+# Environment knobs: BENCH_RUNS, BENCH_ONLY, BENCH_NO_PLOT=1, and (passed through to the programs)
+# BENCH_REPS, BENCH_SCALE, BENCH_PIN, BENCH_BW_MB (rma), BENCH_RING_S (sync), BENCH_REP_MS and
+# BENCH_FIG_S (coll); see the heads of the bench/*.c files.
+#
+# Every launch runs under `timeout`; a launch that has to be stopped is reported as
+# "timed out after N s" in its table (with whatever figures it printed before) instead of hanging.
 #
 # OSHMEM in this sandbox (Debian's Open MPI 4.1.4 with UCX 1.13, one node, loopback only):
 #   --allow-run-as-root  oshrun refuses to start as root without it (we run as root here).
-#   --oversubscribe      2 PEs on a 2-core machine must not be refused for lack of slots.
+#   --oversubscribe      more PEs than cores (up to 16 PEs on 2 cores) must not be refused.
 #   --mca osc ^rdma      WITHOUT THIS EVERY PE SEGFAULTS IN shmem_finalize: the MPI one-sided
 #                        component osc/rdma frees memory inside ompi_mpi_finalize after UCX has gone,
 #                        through opal_mem_hooks_release_hook. OSHMEM itself does not use osc.
-#   --bind-to none       perf_rma pins PE i to the i-th allowed CPU itself, for both libraries alike.
-#   SHMEM_SYMMETRIC_SIZE the symmetric heap (two streaming buffers of 64 MiB or 2 x LLC).
+#   --bind-to none       the programs pin PE i to CPU (i mod #cpus) themselves, for both libraries.
+#   SHMEM_SYMMETRIC_SIZE the symmetric heap (rma: two streaming buffers of 64 MiB or 2 x LLC).
 # Nothing else was needed: OSHMEM's spml is UCX, which picks shared memory (posix/sysv) on its own;
-# no rsh agent, btl or pml setting is involved for a single node.
+# no rsh agent, btl or pml setting is involved for a single node. OSHMEM 4.1 implements OpenSHMEM
+# 1.4: its side of perf_sync/perf_coll uses the 1.4 equivalents of the 1.5 calls (see
+# bench/bench_api.h); each program prints which in an "INFO" line (target/bench/raw/*.txt).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 OUT=$ROOT/target/bench
+RAW=$OUT/raw
 RUNS=${BENCH_RUNS:-3}
-MEM=512M
-mkdir -p "$OUT"
+ONLY=${BENCH_ONLY:-rma,sync,coll}
+mkdir -p "$OUT" "$RAW"
 
 log() { printf '== %s\n' "$*" >&2; }
+want() { [[ ",${ONLY//|/,}," == *",$1,"* ]]; }
+for s in ${ONLY//[|,]/ }; do
+    case $s in rma | sync | coll) ;; *) log "BENCH_ONLY: unknown suite '$s' (rma, sync, coll)"; exit 2 ;; esac
+done
 
 # ---------------------------------------------------------------- tools
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
@@ -41,62 +62,116 @@ command -v "$CC" >/dev/null || { log "no C compiler ($CC)"; exit 1; }
 # ---------------------------------------------------------------- build
 log "cargo build --release"
 cargo build --release --quiet
-LIBDIR=$ROOT/target/release
+# A private copy of the library and launcher: a concurrent cargo build in this tree must not swap
+# the library under a running benchmark.
+LIBDIR=$OUT/lib
+mkdir -p "$LIBDIR"
+cp -f "$ROOT/target/release/libaclshmem.so" "$ROOT/target/release/aclshmrun" "$LIBDIR/"
 syms=$(nm -D --defined-only "$LIBDIR/libaclshmem.so")
-if grep -q ' T aclshmem_putmem$' <<<"$syms"; then
-    log "libaclshmem exports aclshmem_putmem"
-else
-    log "NOTE: libaclshmem has no RMA symbols yet: its RMA figures will be reported as skipped"
-fi
+for s in aclshmem_putmem aclshmem_int64_atomic_fetch_add aclshmemx_putmem_signal aclshmem_broadcastmem; do
+    grep -q " T $s\$" <<<"$syms" || log "NOTE: libaclshmem does not export $s: figures that need it are reported as skipped"
+done
 
 CFLAGS="-O2 -g -Wall -Wextra -std=gnu11"
-log "building $OUT/perf_rma_aclshmem and $OUT/perf_rma_oshmem"
-"$CC" $CFLAGS -DBENCH_ACLSHMEM -I"$ROOT/include" bench/perf_rma.c -o "$OUT/perf_rma_aclshmem" \
-    -L"$LIBDIR" -laclshmem -Wl,-rpath,"$LIBDIR"
-oshcc $CFLAGS -DBENCH_OSHMEM bench/perf_rma.c -o "$OUT/perf_rma_oshmem"
+for prog in perf_rma perf_sync perf_coll; do
+    log "building $OUT/${prog}_aclshmem and $OUT/${prog}_oshmem"
+    "$CC" $CFLAGS -DBENCH_ACLSHMEM -I"$ROOT/include" "bench/$prog.c" -o "$OUT/${prog}_aclshmem" \
+        -L"$LIBDIR" -laclshmem -Wl,-rpath,"$LIBDIR"
+    oshcc $CFLAGS -DBENCH_OSHMEM "bench/$prog.c" -o "$OUT/${prog}_oshmem"
+done
 
-# ---------------------------------------------------------------- run
-run_ours() {
-    ACLSHMEM_LOCAL_MEM_SIZE=$MEM timeout 330 "$LIBDIR/aclshmrun" -n 2 --timeout 300 \
-        "$OUT/perf_rma_aclshmem"
+# ---------------------------------------------------------------- launches
+# launch LIB NP SECS MEM PROG [VAR=VALUE...]: one job of NP PEs, stopped after SECS seconds.
+launch() {
+    local lib=$1 np=$2 secs=$3 mem=$4 prog=$5
+    shift 5
+    if [ "$lib" = aclshmem ]; then
+        env "$@" ACLSHMEM_LOCAL_MEM_SIZE="$mem" timeout -k 5 "$((secs + 5))" \
+            "$LIBDIR/aclshmrun" -n "$np" --timeout "$secs" "$OUT/${prog}_aclshmem"
+    else
+        local xs=() kv
+        for kv in "$@"; do xs+=(-x "${kv%%=*}"); done
+        env "$@" SHMEM_SYMMETRIC_SIZE="$mem" timeout -k 5 "$secs" \
+            oshrun --allow-run-as-root --oversubscribe -np "$np" --bind-to none --mca osc '^rdma' \
+            -x SHMEM_SYMMETRIC_SIZE "${xs[@]}" "$OUT/${prog}_oshmem"
+    fi
 }
-run_theirs() {
-    SHMEM_SYMMETRIC_SIZE=$MEM timeout 330 oshrun --allow-run-as-root --oversubscribe -np 2 \
-        --bind-to none --mca osc '^rdma' -x SHMEM_SYMMETRIC_SIZE "$OUT/perf_rma_oshmem"
-}
+
+# Each job: "suite np seconds mem prog timeout-figure [VAR=VALUE...]". timeout-figure names the row
+# that says "timed out" if the job has to be stopped ("-": a note under the table).
+JOBS=()
+want rma && JOBS+=("rma 2 120 512M perf_rma -")
+if want sync; then
+    JOBS+=("sync 2 60 64M perf_sync - BENCH_SYNC_FIGS=pair")
+    JOBS+=("sync 4 40 64M perf_sync ring_hop BENCH_SYNC_FIGS=ring")
+    JOBS+=("sync 16 40 64M perf_sync ring_hop BENCH_SYNC_FIGS=ring")
+fi
+if want coll; then
+    JOBS+=("coll 2 90 64M perf_coll -")
+    JOBS+=("coll 4 90 64M perf_coll -")
+    JOBS+=("coll 8 30 64M perf_coll barrier BENCH_COLL_FIGS=barrier")
+    JOBS+=("coll 16 30 64M perf_coll barrier BENCH_COLL_FIGS=barrier")
+fi
 
 # Other work on this 2-core machine (a cargo build, say) moves every number: the load is printed.
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
-rm -f "$OUT"/aclshmem.*.txt "$OUT"/oshmem.*.txt "$OUT"/*.err
+rm -f "$RAW"/*.txt "$RAW"/*.err
 failed=0
+t_all=$(date +%s)
 for i in $(seq 1 "$RUNS"); do
-    # Alternate the libraries so slow phases of a noisy machine hit both.
-    for lib in aclshmem oshmem; do
-        log "run $i/$RUNS: $lib"
-        fn=run_ours; [ "$lib" = oshmem ] && fn=run_theirs
-        start=$(date +%s)
-        if ! $fn >"$OUT/$lib.$i.txt" 2>"$OUT/$lib.$i.err"; then
-            log "run $i of $lib FAILED (exit status above); last lines of stderr:"
-            tail -n 15 "$OUT/$lib.$i.err" >&2
-            failed=$((failed + 1))
-        fi
-        log "  $(( $(date +%s) - start )) s"
+    for job in "${JOBS[@]}"; do
+        read -r suite np secs mem prog tofig vars <<<"$job"
+        # Alternate the libraries so slow phases of a noisy machine hit both.
+        for lib in aclshmem oshmem; do
+            f=$RAW/$suite.$lib.np$np.$i
+            start=$(date +%s)
+            rc=0
+            # shellcheck disable=SC2086
+            launch "$lib" "$np" "$secs" "$mem" "$prog" $vars >"$f.txt" 2>"$f.err" || rc=$?
+            took=$(($(date +%s) - start))
+            if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+                log "run $i $suite np=$np $lib: TIMED OUT after $took s"
+                if [ "$tofig" = - ]; then
+                    echo "TIMEOUT ${suite}_job_np$np 0 $took" >>"$f.txt"
+                else
+                    echo "TIMEOUT $tofig $np $took" >>"$f.txt"
+                fi
+                failed=$((failed + 1))
+            elif [ "$rc" != 0 ]; then
+                log "run $i $suite np=$np $lib FAILED (exit $rc); last lines of stderr:"
+                tail -n 15 "$f.err" >&2
+                failed=$((failed + 1))
+            else
+                log "run $i/$RUNS $suite np=$np $lib: $took s"
+            fi
+        done
     done
 done
+log "all runs: $(($(date +%s) - t_all)) s"
 
 # ---------------------------------------------------------------- report
 echo
 echo "load average (1/5/15 min) before the runs: $load_before; after: $(cut -d' ' -f1-3 /proc/loadavg)"
-python3 bench/report.py --csv "$OUT/results.csv" \
-    --ours "$OUT"/aclshmem.*.txt --theirs "$OUT"/oshmem.*.txt
-
-if [ "${BENCH_NO_PLOT:-0}" != 1 ]; then
+plot() {
+    [ "${BENCH_NO_PLOT:-0}" != 1 ] || return 0
     if ! python3 -c 'import matplotlib' 2>/dev/null; then
         log "installing matplotlib for the plot"
         python3 -m pip install --quiet matplotlib >/dev/null 2>&1 ||
             python3 -m pip install --quiet --break-system-packages matplotlib >/dev/null 2>&1 || true
     fi
-    python3 bench/plot.py "$OUT/results.csv" bench/results.png || log "plot failed (table above is complete)"
-fi
+    python3 bench/plot.py "$1" "$2" "$3" || log "plot failed (the table is complete)"
+}
+for suite in rma sync coll; do
+    want "$suite" || continue
+    csv=$OUT/results_$suite.csv
+    png=bench/results_$suite.png
+    if [ "$suite" = rma ]; then csv=$OUT/results.csv; png=bench/results.png; fi
+    echo
+    shopt -s nullglob
+    python3 bench/report.py --suite "$suite" --csv "$csv" \
+        --ours "$RAW/$suite".aclshmem.*.txt --theirs "$RAW/$suite".oshmem.*.txt || true
+    shopt -u nullglob
+    plot "$csv" "$png" "$suite"
+done
 
-[ "$failed" = 0 ] || { log "$failed run(s) failed"; exit 1; }
+[ "$failed" = 0 ] || { log "$failed run(s) failed or timed out"; exit 1; }

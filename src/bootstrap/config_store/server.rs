@@ -462,9 +462,9 @@ mod tests {
         let h = std::thread::spawn(move || c1.allgather(b"x").map(|_| ()).unwrap_err().to_string());
         let start_t = Instant::now();
         let e0 = c0.allgather(b"x").unwrap_err().to_string();
-        assert!(e0.contains("[2]"), "{e0}");
-        assert!(h.join().unwrap().contains("[2]"));
-        assert!(start_t.elapsed() < Duration::from_secs(5));
+        assert!(e0.contains("2]"), "{e0}");
+        assert!(h.join().unwrap().contains("2]"));
+        assert!(start_t.elapsed() < Duration::from_secs(8));
         drop(c0); // disconnects without Bye: PE 0 is dead for the store now
         drop(server);
     }
