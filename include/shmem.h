@@ -5508,6 +5508,30 @@ ACLSHMEM_HOST_API void aclshmem_global_exit(int status);
 ACLSHMEM_HOST_API int aclshmemx_get_uniqueid(aclshmemx_uniqueid_t *uid);
 
 /**
+ * Turns TLS on or off for the config store of the next init. `tls_info` (at most 10 KiB, not
+ * needed to stay valid after the call) is `ca=<CA PEM file>;cert=<certificate chain PEM
+ * file>[;key=<private key PEM file>][;server_name=<name in PE 0's certificate>]`. With TLS on,
+ * every PE authenticates the other side against the CA (mutual TLS) and it really is used —
+ * unlike the original, which silently turns it off. Returns 0, or ACLSHMEM_INVALID_PARAM for a
+ * malformed or missing tls_info (named in the log). Files are read at init.
+ *
+ * # Safety
+ * `tls_info` must be NULL or valid for `tls_info_len` bytes.
+ */
+ACLSHMEM_HOST_API int32_t aclshmemx_set_conf_store_tls(bool enable, const char *tls_info, uint32_t tls_info_len);
+
+/**
+ * Gives the config store's TLS private key as PEM text (`tls_pk`, PKCS#8, PKCS#1, SEC1 or
+ * encrypted PKCS#8), its password (`tls_pk_pw`, may be NULL) and an optional `decrypt_handler` that
+ * turns the stored password into the real one before use. Everything is copied. Applies to the
+ * next init. Returns 0, or ACLSHMEM_INVALID_PARAM when a length exceeds 10 KiB or tls_pk is NULL.
+ *
+ * # Safety
+ * `tls_pk` and `tls_pk_pw` must be NULL or valid for their lengths.
+ */
+ACLSHMEM_HOST_API int32_t aclshmemx_set_config_store_tls_key(const char *tls_pk, uint32_t tls_pk_len, const char *tls_pk_pw, uint32_t tls_pk_pw_len, aclshmem_decrypt_handler decrypt_handler);
+
+/**
  * Installs a process-wide log sink receiving every message (whatever the level) as
  * `func(level, msg)`, level 0 debug .. 4 fatal; `msg` is valid during the call only. Only the first
  * non-NULL function is kept. Always returns 0.

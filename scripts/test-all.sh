@@ -26,6 +26,7 @@ command -v cc >/dev/null 2>&1 || missing_pkgs+=(gcc)
 command -v c++ >/dev/null 2>&1 || missing_pkgs+=(g++)
 command -v make >/dev/null 2>&1 || missing_pkgs+=(make)
 command -v pkg-config >/dev/null 2>&1 || missing_pkgs+=(pkg-config)
+command -v openssl >/dev/null 2>&1 || missing_pkgs+=(openssl)  # tests/tls.rs makes an encrypted key
 if ((${#missing_pkgs[@]})); then
     step "installing ${missing_pkgs[*]}"
     if ! command -v apt-get >/dev/null 2>&1; then
@@ -49,10 +50,10 @@ JOBS="$(nproc 2>/dev/null || echo 2)"
 # --- Rust tests ---------------------------------------------------------------------------------
 # integration tests load target/debug/libaclshmem.so (the cdylib), which `cargo test` alone does not build
 step "cargo build (library, launcher)"
-cargo build
+cargo build --workspace
 
 step "cargo test --all-targets"
-cargo test --all-targets
+cargo test --workspace --all-targets --no-fail-fast
 
 step "cargo build --release"
 cargo build --release

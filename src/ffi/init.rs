@@ -219,3 +219,56 @@ pub unsafe extern "C" fn aclshmemx_get_uniqueid(uid: *mut UniqueId) -> c_int {
         crate::bootstrap::uid::get_uniqueid(uid).map(|_| 0)
     })
 }
+
+/// Turns TLS on or off for the config store of the next init. `tls_info` (at most 10 KiB, not
+/// needed to stay valid after the call) is `ca=<CA PEM file>;cert=<certificate chain PEM
+/// file>[;key=<private key PEM file>][;server_name=<name in PE 0's certificate>]`. With TLS on,
+/// every PE authenticates the other side against the CA (mutual TLS) and it really is used —
+/// unlike the original, which silently turns it off. Returns 0, or ACLSHMEM_INVALID_PARAM for a
+/// malformed or missing tls_info (named in the log). Files are read at init.
+///
+/// # Safety
+/// `tls_info` must be NULL or valid for `tls_info_len` bytes.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclshmemx_set_conf_store_tls(
+    enable: bool,
+    tls_info: *const c_char,
+    tls_info_len: u32,
+) -> i32 {
+    guard("aclshmemx_set_conf_store_tls", || {
+        let info = (!tls_info.is_null()).then(|| {
+            // SAFETY: documented requirement of this function.
+            unsafe { std::slice::from_raw_parts(tls_info.cast::<u8>(), tls_info_len as usize) }
+        });
+        crate::bootstrap::config_store::tls::configure(enable, info).map(|_| 0)
+    })
+}
+
+/// Gives the config store's TLS private key as PEM text (`tls_pk`, PKCS#8, PKCS#1, SEC1 or
+/// encrypted PKCS#8), its password (`tls_pk_pw`, may be NULL) and an optional `decrypt_handler` that
+/// turns the stored password into the real one before use. Everything is copied. Applies to the
+/// next init. Returns 0, or ACLSHMEM_INVALID_PARAM when a length exceeds 10 KiB or tls_pk is NULL.
+///
+/// # Safety
+/// `tls_pk` and `tls_pk_pw` must be NULL or valid for their lengths.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclshmemx_set_config_store_tls_key(
+    tls_pk: *const c_char,
+    tls_pk_len: u32,
+    tls_pk_pw: *const c_char,
+    tls_pk_pw_len: u32,
+    decrypt_handler: DecryptHandler,
+) -> i32 {
+    guard("aclshmemx_set_config_store_tls_key", || {
+        if tls_pk.is_null() {
+            return Err(Error::InvalidParam("tls_pk is NULL".into()));
+        }
+        // SAFETY: documented requirement of this function.
+        let key = unsafe { std::slice::from_raw_parts(tls_pk.cast::<u8>(), tls_pk_len as usize) };
+        let pw = (!tls_pk_pw.is_null()).then(|| {
+            // SAFETY: documented requirement of this function.
+            unsafe { std::slice::from_raw_parts(tls_pk_pw.cast::<u8>(), tls_pk_pw_len as usize) }
+        });
+        crate::bootstrap::config_store::tls::set_key(key, pw, decrypt_handler).map(|_| 0)
+    })
+}

@@ -80,19 +80,24 @@ pub fn ip_port_str(a: &InitAttr) -> String {
 fn choose_bootstrap(flags: u32, a: &InitAttr) -> Result<Box<dyn Bootstrap>> {
     let connect_timeout = Duration::from_secs(a.option_attr.shm_init_timeout as u64);
     let op_timeout = Duration::from_secs(a.option_attr.control_operation_timeout as u64);
-    let store =
-        |addrs: Vec<std::net::SocketAddr>, token: Vec<u8>, listen: Listen| -> Result<Box<dyn Bootstrap>> {
-            let cfg = StoreConfig {
-                addrs,
-                my_pe: a.my_pe as usize,
-                n_pes: a.n_pes as usize,
-                token,
-                connect_timeout,
-                op_timeout,
-                listen,
-            };
-            Ok(Box::new(ConfigStore::connect(cfg)?))
+    let tls = crate::bootstrap::config_store::tls::load()?;
+    let store = |addrs: Vec<std::net::SocketAddr>,
+                 host: String,
+                 token: Vec<u8>,
+                 listen: Listen|
+     -> Result<Box<dyn Bootstrap>> {
+        let cfg = StoreConfig {
+            addrs,
+            my_pe: a.my_pe as usize,
+            n_pes: a.n_pes as usize,
+            token,
+            connect_timeout,
+            op_timeout,
+            listen,
+            tls: tls.clone().map(|t| (t, host)),
         };
+        Ok(Box::new(ConfigStore::connect(cfg)?))
+    };
     // SAFETY: comm_args is documented to point at an aclshmemx_uniqueid_t in UID mode (and may in
     // DEFAULT mode); it is read only when non-NULL.
     let uid = || unsafe { (a.comm_args as *const UniqueId).as_ref() }.and_then(Rendezvous::decode);
@@ -101,7 +106,7 @@ fn choose_bootstrap(flags: u32, a: &InitAttr) -> Result<Box<dyn Bootstrap>> {
             (0, Some(l)) => Listen::Ready(l),
             _ => Listen::Bind,
         };
-        store(vec![r.addr], r.secret.to_vec(), listen)
+        store(vec![r.addr], r.addr.ip().to_string(), r.secret.to_vec(), listen)
     };
     if flags & ACLSHMEMX_INIT_WITH_UNIQUEID != 0 {
         let r = uid().ok_or_else(|| {
@@ -137,7 +142,7 @@ fn choose_bootstrap(flags: u32, a: &InitAttr) -> Result<Box<dyn Bootstrap>> {
     } else {
         Listen::Bind
     };
-    store(endpoint.resolve()?, token, listen)
+    store(endpoint.resolve()?, endpoint.host.clone(), token, listen)
 }
 
 /// Job id carried in shared-memory names: the launcher's, else the bootstrap session.
@@ -260,13 +265,15 @@ fn select_instance_port(attr: &mut InitAttr) -> Result<()> {
 }
 
 fn build(flags: u32, attr: &InitAttr, slot: &Slot) -> Result<Instance> {
+    // everything that can fail without talking to the other PEs comes before the bootstrap, so a
+    // bad setting fails on every PE alike instead of leaving the others waiting
+    let algos = crate::collectives::Algos::from_env()?;
     let mut boot = choose_bootstrap(flags, attr)?;
     let heap_size = attr
         .local_mem_size
         .checked_add(ACLSHMEM_EXTRA_SIZE)
         .and_then(|s| usize::try_from(s).ok())
         .ok_or_else(|| Error::InvalidValue("local_mem_size overflows".into()))?;
-    let algos = crate::collectives::Algos::from_env()?;
     let job = job_id(boot.as_ref());
     let device = match SymmetricHeap::create(boot.as_ref(), HeapKind::Device, heap_size, &job) {
         Ok(h) => h,

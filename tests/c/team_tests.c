@@ -59,18 +59,20 @@ static int env_int(const char *name)
     return atoi(v);
 }
 
-static int init_rc(void)
+/* Init from the launcher's environment; bootstrap timeouts lowered to `timeout` s so a stuck
+ * bootstrap turns into an error before the launcher's --timeout. */
+static int init_rc(unsigned timeout)
 {
     aclshmemx_init_attr_t attr = ACLSHMEMX_INIT_ATTR_INITIALIZER;
     CHECK_RC(aclshmemx_set_attr_from_env(&attr), 0);
-    attr.option_attr.shm_init_timeout = 20;
-    attr.option_attr.control_operation_timeout = 20;
+    attr.option_attr.shm_init_timeout = timeout;
+    attr.option_attr.control_operation_timeout = timeout;
     return aclshmemx_init_attr(ACLSHMEMX_INIT_WITH_DEFAULT, &attr);
 }
 
 static void init(void)
 {
-    CHECK_RC(init_rc(), 0);
+    CHECK_RC(init_rc(20), 0);
     CHECK(aclshmem_my_pe() == g_pe && aclshmem_n_pes() == g_npes, "my_pe/n_pes %d/%d after init",
           aclshmem_my_pe(), aclshmem_n_pes());
 }
@@ -368,7 +370,15 @@ static void scenario_splits(void)
     aclshmem_team_t again = split(ACLSHMEM_TEAM_WORLD, all_c, "again");
     CHECK(again == 1, "fresh split after destroying all teams got handle %d, expected 1", again);
     check_team(again, all_c, "again");
-    aclshmem_team_destroy(again);
+    /* a re-initialised library starts with the world team only */
+    aclshmem_barrier_all();
+    CHECK_RC(aclshmem_finalize(), 0);
+    init();
+    CHECK(aclshmem_team_n_pes(again) == -1, "team %d survived finalize and init", again);
+    CHECK(aclshmem_team_n_pes(ACLSHMEM_TEAM_WORLD) == n, "world after re-init");
+    aclshmem_team_t fresh = split(ACLSHMEM_TEAM_WORLD, odds_c, "after re-init");
+    check_team(fresh, odds_c, "after re-init");
+    CHECK(fresh == ACLSHMEM_TEAM_INVALID || fresh == 1, "first split after re-init got %d", fresh);
     finish();
 }
 
@@ -522,6 +532,21 @@ static void scenario_many_teams(void)
             check_team(handles[i], all, "many: sample");
         }
         check_team(handles[USER_TEAMS - 1], all, "many: last");
+        /* collectives on the highest slot (its barrier words and exchange area end the pool) */
+        {
+            int *cs = pub + ACLSHMEM_MAX_TEAMS;
+            int *cd = pub + ACLSHMEM_MAX_TEAMS + 8;
+            cs[0] = me + 1;
+            CHECK_RC(aclshmem_int_collect(handles[USER_TEAMS - 1], cd, cs, (size_t)(me % 2)), 0);
+            for (int k = 0, off = 0; k < n; k++) {
+                if (k % 2) {
+                    CHECK(cd[off] == k + 1, "collect on the last team: element %d = %d", off, cd[off]);
+                    off++;
+                }
+            }
+            CHECK_RC(aclshmem_int_sum_reduce(handles[USER_TEAMS - 1], cd, cs, 1), 0);
+            CHECK(cd[0] == n * (n + 1) / 2, "sum on the last team = %d", cd[0]);
+        }
         /* a freed slot in the middle is the one a new split takes */
         aclshmem_team_destroy(handles[1000]);
         t = split(ACLSHMEM_TEAM_WORLD, all, "refill");
@@ -1090,6 +1115,10 @@ static void coll_bytes(const struct ctx *c)
         CHECK_RC(aclshmem_alltoallmem(c->team, dst, src, 0), 0);
         CHECK_RC(aclshmem_collectmem(c->team, dst, src, 0), 0);
         CHECK_RC(aclshmem_broadcastmem(c->team, dst, src, 0, 0), 0);
+        memset(dst, SENT, 64);
+        CHECK_RC(aclshmem_int_sum_reduce(c->team, (int *)dst, (int *)src, 0), 0);
+        CHECK_RC(aclshmem_double_max_reduce(c->team, (double *)dst, (double *)dst, 0), 0);
+        CHECK(untouched(dst, 0, 64), "%s: a zero-size collective wrote its destination", c->label);
     }
     g_ops_done += 8;
 }
@@ -1361,12 +1390,43 @@ static void scenario_bad_input(void)
     }
     aclshmem_free(dst);
     aclshmem_free(src);
-    finish();
+    aclshmem_barrier_all();
+    CHECK_RC(aclshmem_finalize(), 0);
+    /* after finalize: the same answers as before init */
+    {
+        int a[4] = {0}, b[4] = {0};
+        aclshmem_team_t t = 5;
+        aclshmem_team_config_t cfg;
+        CHECK(aclshmem_team_my_pe(ACLSHMEM_TEAM_WORLD) == -1, "team_my_pe after finalize");
+        CHECK(aclshmem_team_n_pes(ACLSHMEM_TEAM_WORLD) == -1, "team_n_pes after finalize");
+        CHECK(aclshmem_team_translate_pe(ACLSHMEM_TEAM_WORLD, 0, ACLSHMEM_TEAM_WORLD) == -1,
+              "translate after finalize");
+        CHECK_RC(aclshmem_team_split_strided(ACLSHMEM_TEAM_WORLD, 0, 1, 1, &t), ACLSHMEM_INVALID_PARAM);
+        CHECK_RC(aclshmem_team_get_config(ACLSHMEM_TEAM_WORLD, &cfg), ACLSHMEM_INVALID_PARAM);
+        aclshmem_barrier(ACLSHMEM_TEAM_WORLD);
+        aclshmem_team_destroy(1);
+        CHECK_RC(aclshmem_int_broadcast(ACLSHMEM_TEAM_WORLD, a, b, 1, 0), ACLSHMEM_NOT_INITED);
+        CHECK_RC(aclshmem_long_prod_reduce(ACLSHMEM_TEAM_WORLD, (long *)a, (long *)b, 1), ACLSHMEM_NOT_INITED);
+        CHECK_RC(aclshmem_alltoallmem(ACLSHMEM_TEAM_WORLD, a, b, 1), ACLSHMEM_NOT_INITED);
+    }
+    if (g_pe == 0) {
+        printf("OK %s\n", g_scenario);
+    }
+    fflush(stdout);
 }
 
-static void scenario_bad_algo(void)
+/* Run with one of the ACLSHMEM_*_ALGO variables set to an unknown value. `stagger`: PEs other than
+ * 0 start their init 500 ms late (as PEs of a real job may), so they must not depend on PE 0's
+ * failed init still being around. */
+static void scenario_bad_algo(int argc, char **argv)
 {
-    int rc = init_rc();
+    if (argc > 2 && strcmp(argv[2], "stagger") == 0 && g_pe != 0) {
+        usleep(500 * 1000);
+    }
+    int rc = init_rc(5);
+    /* the failed init must leave a process that goes on normally (no late exit from a leftover
+     * bootstrap connection) */
+    usleep(300 * 1000);
     printf("PE %d: init returned %d\n", g_pe, rc);
     CHECK(rc == ACLSHMEM_INVALID_VALUE, "init with a bad algorithm variable returned %d, expected %d", rc,
           ACLSHMEM_INVALID_VALUE);
@@ -1403,7 +1463,7 @@ int main(int argc, char **argv)
     } else if (strcmp(argv[1], "bad_input") == 0) {
         scenario_bad_input();
     } else if (strcmp(argv[1], "bad_algo") == 0) {
-        scenario_bad_algo();
+        scenario_bad_algo(argc, argv);
     } else {
         fail("unknown scenario");
     }

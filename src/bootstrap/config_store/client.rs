@@ -1,100 +1,155 @@
-//! The config store client: every PE (PE 0 included) talks to the store through one of these.
+//! The config store client: every PE (PE 0 included) talks to the store through a request
+//! connection ([`Client`]) and a watch connection ([`Watcher`]).
 
 use std::net::{SocketAddr, TcpStream};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use super::protocol::{Message, VERSION, read_frame, write_frame};
+use rustls::pki_types::ServerName;
+
+use super::conn::Conn;
+use super::protocol::{FrameReader, Message, VERSION, read_frame, write_frame};
 use crate::error::{Error, Result};
 
-/// A connection admitted by the store.
+/// Where and how to reach the store.
+#[derive(Clone)]
+pub struct Target {
+    pub addrs: Vec<SocketAddr>,
+    pub token: Vec<u8>,
+    pub pe: usize,
+    pub n_pes: usize,
+    pub connect_timeout: Duration,
+    /// TLS client configuration and the name PE 0's certificate must carry.
+    pub tls: Option<(Arc<rustls::ClientConfig>, ServerName<'static>)>,
+}
+
+enum Attempt {
+    Retry(String),
+    Rejected(String),
+}
+
+/// TLS handshakes the store ended before completing; after this many the cause is reported.
+const HANDSHAKE_EOF_LIMIT: u32 = 3;
+
+impl Target {
+    /// Connects and presents the job secret, retrying (connection refused, store not yet listening,
+    /// store restarting) with back-off until `connect_timeout`. A refusal is final.
+    fn open(&self, watch: bool) -> Result<(Conn, u64)> {
+        let deadline = Instant::now() + self.connect_timeout;
+        let mut pause = Duration::from_millis(10);
+        let mut last_err = String::from("no address");
+        let mut handshake_eofs = 0;
+        loop {
+            for addr in &self.addrs {
+                match self.try_once(addr, watch, &mut handshake_eofs) {
+                    Ok(admitted) => return Ok(admitted),
+                    Err(Attempt::Rejected(reason)) => {
+                        return Err(Error::Inner(format!(
+                            "config store at {addr} refused PE {}: {reason}",
+                            self.pe
+                        )));
+                    }
+                    Err(Attempt::Retry(e)) => last_err = format!("{addr}: {e}"),
+                }
+            }
+            if Instant::now() + pause > deadline {
+                return Err(Error::Inner(format!(
+                    "PE {} could not reach the config store within {} s ({last_err})",
+                    self.pe,
+                    self.connect_timeout.as_secs()
+                )));
+            }
+            std::thread::sleep(pause);
+            pause = (pause * 2).min(Duration::from_millis(250));
+        }
+    }
+
+    fn try_once(
+        &self,
+        addr: &SocketAddr,
+        watch: bool,
+        handshake_eofs: &mut u32,
+    ) -> std::result::Result<(Conn, u64), Attempt> {
+        // invalid data (a TLS error such as a refused certificate, or a garbled answer) will not go
+        // away by retrying
+        let retry = |e: std::io::Error| match e.kind() {
+            std::io::ErrorKind::InvalidData => Attempt::Rejected(format!("TLS or protocol error: {e}")),
+            _ => Attempt::Retry(e.to_string()),
+        };
+        let tcp = TcpStream::connect_timeout(addr, Duration::from_secs(2)).map_err(retry)?;
+        tcp.set_nodelay(true).map_err(retry)?;
+        tcp.set_read_timeout(Some(Duration::from_secs(10)))
+            .map_err(retry)?;
+        let mut conn = match &self.tls {
+            None => Conn::Plain(tcp),
+            Some((cfg, name)) => {
+                let c = rustls::ClientConnection::new(cfg.clone(), name.clone())
+                    .map_err(|e| Attempt::Rejected(format!("TLS session: {e}")))?;
+                Conn::Client(Box::new(rustls::StreamOwned::new(c, tcp)))
+            }
+        };
+        if let Err(e) = conn.handshake() {
+            if matches!(
+                e.kind(),
+                std::io::ErrorKind::UnexpectedEof | std::io::ErrorKind::ConnectionReset
+            ) {
+                *handshake_eofs += 1;
+                if *handshake_eofs >= HANDSHAKE_EOF_LIMIT {
+                    return Err(Attempt::Rejected(
+                        "the store ended every TLS handshake: is TLS enabled on PE 0 too, with the same CA?"
+                            .into(),
+                    ));
+                }
+                return Err(Attempt::Retry(format!("TLS handshake: {e}")));
+            }
+            return Err(match retry(e) {
+                Attempt::Rejected(r) => Attempt::Rejected(r),
+                Attempt::Retry(r) => Attempt::Rejected(format!("TLS handshake failed: {r}")),
+            });
+        }
+        let hello = Message::Hello {
+            version: VERSION,
+            token: self.token.clone(),
+            pe: self.pe as u32,
+            n_pes: self.n_pes as u32,
+            watch,
+        };
+        write_frame(&mut conn, &hello).map_err(retry)?;
+        // a TLS store answers a plain hello with a TLS record (alert), not a frame
+        let mut prefix = [0u8; 4];
+        std::io::Read::read_exact(&mut conn, &mut prefix).map_err(retry)?;
+        if self.tls.is_none() && matches!(prefix[0], 0x15 | 0x16) && prefix[1] == 0x03 {
+            return Err(Attempt::Rejected(
+                "the store speaks TLS: enable it on this PE too (aclshmemx_set_conf_store_tls)".into(),
+            ));
+        }
+        let mut rest = std::io::Read::chain(&prefix[..], &mut conn);
+        match read_frame(&mut rest).map_err(retry)? {
+            Message::Welcome { session } => Ok((conn, session)),
+            Message::Reject { reason } if reason.contains("shutting down") => Err(Attempt::Retry(reason)),
+            Message::Reject { reason } => Err(Attempt::Rejected(reason)),
+            other => Err(Attempt::Retry(format!("unexpected answer {other:?}"))),
+        }
+    }
+}
+
+/// The request connection: collectives are request/response on it.
 pub struct Client {
-    stream: Mutex<(TcpStream, u64)>,
+    stream: Mutex<(Conn, u64)>,
     pub session: u64,
     pe: usize,
 }
 
-/// Connects to `addrs` and presents the job secret, retrying (connection refused, store not yet
-/// listening, store restarting) with back-off until `connect_timeout`. A `Reject` is final.
-fn open(
-    addrs: &[SocketAddr],
-    token: &[u8],
-    pe: usize,
-    n_pes: usize,
-    watch: bool,
-    connect_timeout: Duration,
-) -> Result<(TcpStream, u64)> {
-    let deadline = Instant::now() + connect_timeout;
-    let mut pause = Duration::from_millis(10);
-    let mut last_err = String::from("no address");
-    loop {
-        for addr in addrs {
-            match try_once(addr, token, pe, n_pes, watch) {
-                Ok(admitted) => return Ok(admitted),
-                Err(Attempt::Rejected(reason)) => {
-                    return Err(Error::Inner(format!(
-                        "config store at {addr} refused PE {pe}: {reason}"
-                    )));
-                }
-                Err(Attempt::Retry(e)) => last_err = format!("{addr}: {e}"),
-            }
-        }
-        if Instant::now() + pause > deadline {
-            return Err(Error::Inner(format!(
-                "PE {pe} could not reach the config store within {} s ({last_err})",
-                connect_timeout.as_secs()
-            )));
-        }
-        std::thread::sleep(pause);
-        pause = (pause * 2).min(Duration::from_millis(250));
-    }
-}
-
-fn try_once(
-    addr: &SocketAddr,
-    token: &[u8],
-    pe: usize,
-    n_pes: usize,
-    watch: bool,
-) -> std::result::Result<(TcpStream, u64), Attempt> {
-    let retry = |e: std::io::Error| Attempt::Retry(e.to_string());
-    let mut s = TcpStream::connect_timeout(addr, Duration::from_secs(2)).map_err(retry)?;
-    s.set_nodelay(true).map_err(retry)?;
-    s.set_read_timeout(Some(Duration::from_secs(10))).map_err(retry)?;
-    let hello = Message::Hello {
-        version: VERSION,
-        token: token.to_vec(),
-        pe: pe as u32,
-        n_pes: n_pes as u32,
-        watch,
-    };
-    write_frame(&mut s, &hello).map_err(retry)?;
-    match read_frame(&mut s).map_err(retry)? {
-        Message::Welcome { session } => Ok((s, session)),
-        Message::Reject { reason } if reason.contains("shutting down") => Err(Attempt::Retry(reason)),
-        Message::Reject { reason } => Err(Attempt::Rejected(reason)),
-        other => Err(Attempt::Retry(format!("unexpected answer {other:?}"))),
-    }
-}
-
 impl Client {
-    /// Opens the request connection (see [`open`]).
-    pub fn connect(
-        addrs: &[SocketAddr],
-        token: &[u8],
-        pe: usize,
-        n_pes: usize,
-        connect_timeout: Duration,
-        op_timeout: Duration,
-    ) -> Result<Client> {
-        let (stream, session) = open(addrs, token, pe, n_pes, false, connect_timeout)?;
+    pub fn connect(target: &Target, op_timeout: Duration) -> Result<Client> {
+        let (conn, session) = target.open(false)?;
         // the store answers a collective within op_timeout (or says why not)
-        stream.set_read_timeout(Some(op_timeout + Duration::from_secs(5)))?;
+        conn.set_read_timeout(Some(op_timeout + Duration::from_secs(5)))?;
         Ok(Client {
-            stream: Mutex::new((stream, 0)),
+            stream: Mutex::new((conn, 0)),
             session,
-            pe,
+            pe: target.pe,
         })
     }
 
@@ -104,6 +159,9 @@ impl Client {
         let (stream, seq) = &mut *guard;
         *seq += 1;
         let my_seq = *seq;
+        let lost = |e: std::io::Error| {
+            Error::Bootstrap(format!("PE {}: config store connection lost: {e}", self.pe))
+        };
         write_frame(
             stream,
             &Message::Allgather {
@@ -111,7 +169,7 @@ impl Client {
                 data: data.to_vec(),
             },
         )
-        .map_err(|e| Error::Bootstrap(format!("PE {}: config store connection lost: {e}", self.pe)))?;
+        .map_err(lost)?;
         match read_frame(stream) {
             Ok(Message::AllgatherResult { seq, parts }) if seq == my_seq => Ok(parts),
             Ok(Message::Failed { reason, .. }) => Err(Error::Timeout(reason)),
@@ -129,10 +187,7 @@ impl Client {
                     self.pe
                 )))
             }
-            Err(e) => Err(Error::Bootstrap(format!(
-                "PE {}: config store connection lost: {e}",
-                self.pe
-            ))),
+            Err(e) => Err(lost(e)),
         }
     }
 
@@ -147,61 +202,68 @@ impl Client {
     }
 }
 
-enum Attempt {
-    Retry(String),
-    Rejected(String),
-}
+/// How long the watch thread holds its connection before letting a writer (global exit) in.
+const WATCH_POLL: Duration = Duration::from_millis(100);
 
 /// The PE's watch connection: a thread that waits for job events from the store and ends this
 /// process when the job ends — another PE called global exit (exit with its status), another PE
 /// died, or the store itself is gone (exit 1, after logging which). Closed at finalize first, so a
 /// normal end is not mistaken for a failure.
 pub struct Watcher {
-    stream: TcpStream,
+    conn: Arc<Mutex<Conn>>,
+    socket: TcpStream,
     closing: Arc<AtomicBool>,
     thread: Option<std::thread::JoinHandle<()>>,
 }
 
+fn end_process(pe: usize, msg: std::io::Result<Option<Message>>) -> ! {
+    let status = match msg {
+        Ok(Some(Message::ExitNotice { pe: from, status })) => {
+            log::error!(
+                "[PE {pe}] PE {from} called aclshmem_global_exit({status}): exiting with status {status}"
+            );
+            status
+        }
+        Ok(Some(Message::PeerDied { pe: dead })) => {
+            log::error!("[PE {pe}] PE {dead} died (it left the job without finalizing): exiting");
+            1
+        }
+        other => {
+            log::error!("[PE {pe}] lost the config store run by PE 0 ({other:?}): PE 0 died; exiting");
+            1
+        }
+    };
+    log::logger().flush();
+    std::process::exit(status)
+}
+
 impl Watcher {
-    pub fn start(
-        addrs: &[SocketAddr],
-        token: &[u8],
-        pe: usize,
-        n_pes: usize,
-        connect_timeout: Duration,
-    ) -> Result<Watcher> {
-        let (stream, _) = open(addrs, token, pe, n_pes, true, connect_timeout)?;
-        stream.set_read_timeout(None)?;
-        let mut reader = stream.try_clone()?;
+    pub fn start(target: &Target) -> Result<Watcher> {
+        let (conn, _) = target.open(true)?;
+        conn.set_read_timeout(Some(WATCH_POLL))?;
+        let socket = conn.tcp_handle()?;
+        let conn = Arc::new(Mutex::new(conn));
         let closing = Arc::new(AtomicBool::new(false));
-        let flag = closing.clone();
+        let (reader, flag, pe) = (conn.clone(), closing.clone(), target.pe);
         let thread = std::thread::Builder::new()
             .name("aclshmem-watch".into())
             .spawn(move || {
-                let event = read_frame(&mut reader);
-                if flag.load(Ordering::SeqCst) {
-                    return;
-                }
-                match event {
-                    Ok(Message::ExitNotice { pe: from, status }) => {
-                        log::error!("[PE {pe}] PE {from} called aclshmem_global_exit({status}): exiting with status {status}");
-                        log::logger().flush();
-                        std::process::exit(status);
+                let mut frames = FrameReader::default();
+                loop {
+                    let polled = frames.poll(&mut *reader.lock().unwrap_or_else(|e| e.into_inner()));
+                    if flag.load(Ordering::SeqCst) {
+                        return;
                     }
-                    Ok(Message::PeerDied { pe: dead }) => {
-                        log::error!("[PE {pe}] PE {dead} died (it left the job without finalizing): exiting");
-                        log::logger().flush();
-                        std::process::exit(1);
-                    }
-                    other => {
-                        log::error!("[PE {pe}] lost the config store run by PE 0 ({other:?}): PE 0 died; exiting");
-                        log::logger().flush();
-                        std::process::exit(1);
+                    match polled {
+                        Ok(None) => continue,
+                        Ok(Some(Message::Welcome { .. })) => continue,
+                        other => end_process(pe, other),
                     }
                 }
             })?;
         Ok(Watcher {
-            stream,
+            conn,
+            socket,
             closing,
             thread: Some(thread),
         })
@@ -209,14 +271,15 @@ impl Watcher {
 
     /// Asks the store to end the job with `status` (the store tells every PE, this one included).
     pub fn global_exit(&self, status: i32) {
-        let mut s = &self.stream;
-        let _ = write_frame(&mut s, &Message::GlobalExit { status });
+        let mut c = self.conn.lock().unwrap_or_else(|e| e.into_inner());
+        let _ = write_frame(&mut *c, &Message::GlobalExit { status });
     }
 
     /// Stops watching (finalize).
     pub fn close(&mut self) {
         self.closing.store(true, Ordering::SeqCst);
-        let _ = self.stream.shutdown(std::net::Shutdown::Both);
+        // wakes the thread at once (its read ends); it then sees the flag
+        let _ = self.socket.shutdown(std::net::Shutdown::Both);
         if let Some(t) = self.thread.take() {
             let _ = t.join();
         }

@@ -1,8 +1,10 @@
 //! DEFAULT-mode bootstrap: PE 0 runs a small TCP store at `ip_port`, every PE connects to it.
 
 pub mod client;
+pub mod conn;
 pub mod protocol;
 pub mod server;
+pub mod tls;
 
 use std::net::{SocketAddr, TcpListener, ToSocketAddrs};
 use std::time::Duration;
@@ -91,6 +93,8 @@ pub struct StoreConfig {
     pub op_timeout: Duration,
     /// How PE 0 gets its listening socket.
     pub listen: Listen,
+    /// TLS, when enabled: configurations, and the host PE 0's certificate must name.
+    pub tls: Option<(tls::Tls, String)>,
 }
 
 /// PE 0's listening socket.
@@ -115,29 +119,34 @@ pub struct ConfigStore {
 
 impl ConfigStore {
     pub fn connect(cfg: StoreConfig) -> Result<ConfigStore> {
-        let addrs = cfg.addrs;
         let server = if cfg.my_pe == 0 {
             let listener = match cfg.listen {
                 Listen::Fd(fd) => adopt_listener(fd)?,
                 Listen::Ready(l) => l,
-                Listen::Bind => bind(&addrs)?,
+                Listen::Bind => bind(&cfg.addrs)?,
             };
+            let tls = cfg.tls.as_ref().map(|(t, _)| t.server.clone());
             Some(
-                server::Server::start(listener, cfg.n_pes, cfg.token.clone(), cfg.op_timeout)
+                server::Server::start(listener, cfg.n_pes, cfg.token.clone(), cfg.op_timeout, tls)
                     .map_err(|e| Error::Inner(format!("cannot start the config store: {e}")))?,
             )
         } else {
             None
         };
-        let client = client::Client::connect(
-            &addrs,
-            &cfg.token,
-            cfg.my_pe,
-            cfg.n_pes,
-            cfg.connect_timeout,
-            cfg.op_timeout,
-        )?;
-        let watcher = client::Watcher::start(&addrs, &cfg.token, cfg.my_pe, cfg.n_pes, cfg.connect_timeout)?;
+        let tls = match &cfg.tls {
+            Some((t, host)) => Some((t.client.clone(), t.name_for(host)?)),
+            None => None,
+        };
+        let target = client::Target {
+            addrs: cfg.addrs,
+            token: cfg.token,
+            pe: cfg.my_pe,
+            n_pes: cfg.n_pes,
+            connect_timeout: cfg.connect_timeout,
+            tls,
+        };
+        let client = client::Client::connect(&target, cfg.op_timeout)?;
+        let watcher = client::Watcher::start(&target)?;
         Ok(ConfigStore {
             client,
             watcher,

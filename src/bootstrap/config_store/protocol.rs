@@ -247,9 +247,59 @@ pub fn read_frame(r: &mut impl std::io::Read) -> std::io::Result<Message> {
     decode(&buf).map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))
 }
 
-/// Writes one frame to a stream.
+/// Writes one frame to a stream and flushes it (a TLS stream sends its records).
 pub fn write_frame(w: &mut impl std::io::Write, msg: &Message) -> std::io::Result<()> {
-    w.write_all(&encode(msg))
+    w.write_all(&encode(msg))?;
+    w.flush()
+}
+
+/// Incremental frame reader for connections read with a timeout: bytes of a partly received frame
+/// stay buffered across timeouts, so framing never breaks.
+#[derive(Debug, Default)]
+pub struct FrameReader {
+    buf: Vec<u8>,
+}
+
+impl FrameReader {
+    /// A complete frame already buffered, if any.
+    pub fn next_frame(&mut self) -> Result<Option<Message>, ProtocolError> {
+        if self.buf.len() < 4 {
+            return Ok(None);
+        }
+        let n = frame_len(self.buf[..4].try_into().map_err(|_| ProtocolError::Truncated)?)?;
+        if self.buf.len() < 4 + n {
+            return Ok(None);
+        }
+        let msg = decode(&self.buf[4..4 + n]);
+        self.buf.drain(..4 + n);
+        msg.map(Some)
+    }
+
+    /// Reads once from `r` (which may time out) and returns a complete frame when there is one.
+    /// `Ok(None)`: nothing complete yet (timeout). `Err`: the connection ended or broke.
+    pub fn poll(&mut self, r: &mut impl std::io::Read) -> std::io::Result<Option<Message>> {
+        let invalid = |e: ProtocolError| std::io::Error::new(std::io::ErrorKind::InvalidData, e);
+        if let Some(m) = self.next_frame().map_err(invalid)? {
+            return Ok(Some(m));
+        }
+        let mut chunk = [0u8; 4096];
+        match r.read(&mut chunk) {
+            Ok(0) => Err(std::io::ErrorKind::UnexpectedEof.into()),
+            Ok(n) => {
+                self.buf.extend_from_slice(&chunk[..n]);
+                self.next_frame().map_err(invalid)
+            }
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ) =>
+            {
+                Ok(None)
+            }
+            Err(e) => Err(e),
+        }
+    }
 }
 
 /// Constant-time equality for secrets.
@@ -342,6 +392,30 @@ mod tests {
         f.extend_from_slice(&2u32.to_le_bytes());
         f.extend_from_slice(&[0xff, 0xfe]);
         assert!(decode(&f).is_err());
+    }
+
+    #[test]
+    fn frame_reader_survives_partial_frames() {
+        let mut bytes = encode(&Message::GlobalExit { status: 3 });
+        bytes.extend(encode(&Message::PeerDied { pe: 1 }));
+        let mut fr = FrameReader::default();
+        // feed one byte at a time, as timeouts would cut it
+        let mut got = vec![];
+        for b in &bytes {
+            let mut one: &[u8] = std::slice::from_ref(b);
+            if let Some(m) = fr.poll(&mut one).unwrap() {
+                got.push(m);
+            }
+        }
+        while let Some(m) = fr.next_frame().unwrap() {
+            got.push(m);
+        }
+        assert_eq!(
+            got,
+            vec![Message::GlobalExit { status: 3 }, Message::PeerDied { pe: 1 }]
+        );
+        let mut empty: &[u8] = &[];
+        assert!(fr.poll(&mut empty).is_err());
     }
 
     #[test]

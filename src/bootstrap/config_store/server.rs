@@ -14,7 +14,8 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use super::protocol::{Message, VERSION, read_frame, secrets_equal, write_frame};
+use super::conn::Conn;
+use super::protocol::{FrameReader, Message, VERSION, read_frame, secrets_equal, write_frame};
 
 /// How long a new connection may take to present its `Hello`.
 const HELLO_TIMEOUT: Duration = Duration::from_secs(10);
@@ -33,8 +34,8 @@ struct State {
     finished: Vec<bool>,
     dead: Vec<usize>,
     rounds: HashMap<u64, Round>,
-    /// Write side of each PE's watch connection.
-    watchers: Vec<Option<TcpStream>>,
+    /// Each PE's watch connection (shared with the thread reading it).
+    watchers: Vec<Option<Arc<Mutex<Conn>>>>,
     /// Set once a PE called global exit: deaths that follow are the job ending, not failures.
     exiting: Option<i32>,
 }
@@ -47,6 +48,7 @@ struct Shared {
     state: Mutex<State>,
     changed: Condvar,
     stopping: AtomicBool,
+    tls: Option<Arc<rustls::ServerConfig>>,
 }
 
 /// A running store. Dropping it without [`Server::shutdown`] stops accepting at once.
@@ -63,6 +65,7 @@ impl Server {
         n_pes: usize,
         token: Vec<u8>,
         op_timeout: Duration,
+        tls: Option<Arc<rustls::ServerConfig>>,
     ) -> std::io::Result<Server> {
         let addr = listener.local_addr()?;
         let mut session = [0u8; 8];
@@ -80,6 +83,7 @@ impl Server {
             }),
             changed: Condvar::new(),
             stopping: AtomicBool::new(false),
+            tls,
         });
         let s2 = shared.clone();
         let acceptor = std::thread::Builder::new()
@@ -149,18 +153,31 @@ fn accept_loop(listener: TcpListener, shared: Arc<Shared>) {
     }
 }
 
-fn reject(mut stream: TcpStream, peer: &str, reason: String) {
+fn reject(mut stream: Conn, peer: &str, reason: String) {
     log::warn!("config store: dropped connection from {peer}: {reason}");
     let _ = write_frame(&mut stream, &Message::Reject { reason });
 }
 
-fn serve(mut stream: TcpStream, shared: Arc<Shared>) {
-    let peer = stream
+fn serve(tcp: TcpStream, shared: Arc<Shared>) {
+    let peer = tcp
         .peer_addr()
         .map(|a| a.to_string())
         .unwrap_or_else(|_| "?".into());
-    let _ = stream.set_nodelay(true);
-    let _ = stream.set_read_timeout(Some(HELLO_TIMEOUT));
+    let _ = tcp.set_nodelay(true);
+    let _ = tcp.set_read_timeout(Some(HELLO_TIMEOUT));
+    let mut stream = match &shared.tls {
+        None => Conn::Plain(tcp),
+        Some(cfg) => match rustls::ServerConnection::new(cfg.clone()) {
+            Ok(c) => Conn::Server(Box::new(rustls::StreamOwned::new(c, tcp))),
+            Err(e) => return log::warn!("config store: TLS session for {peer} failed: {e}"),
+        },
+    };
+    if let Err(e) = stream.handshake() {
+        if !shared.stopping.load(Ordering::SeqCst) {
+            log::warn!("config store: dropped connection from {peer}: TLS handshake failed ({e})");
+        }
+        return;
+    }
     let hello = match read_frame(&mut stream) {
         Ok(m) => m,
         Err(e) => {
@@ -229,7 +246,7 @@ fn serve(mut stream: TcpStream, shared: Arc<Shared>) {
             Ok(Message::Allgather { seq, data }) => {
                 let reply = allgather(&shared, pe, seq, data);
                 let ok = match reply {
-                    Ok(frame) => stream.write_all(&frame).is_ok(),
+                    Ok(frame) => stream.write_all(&frame).and_then(|_| stream.flush()).is_ok(),
                     Err(reason) => write_frame(&mut stream, &Message::Failed { seq, reason }).is_ok(),
                 };
                 if !ok {
@@ -275,15 +292,17 @@ fn leave(shared: &Shared, pe: usize) {
 
 /// Sends `msg` to every PE's watch connection.
 fn notify(st: &mut State, msg: &Message) {
-    for w in st.watchers.iter_mut().flatten() {
-        let _ = write_frame(w, msg);
+    for w in st.watchers.iter().flatten() {
+        let _ = write_frame(&mut *w.lock().unwrap_or_else(|e| e.into_inner()), msg);
     }
 }
 
+/// How long a watch-connection reader holds the connection before letting a writer in.
+const WATCH_POLL: Duration = Duration::from_millis(100);
+
 /// A PE's watch connection: the store pushes job events to it (global exit, a PE's death); the PE
 /// may send a global exit on it. Its end is not a death: that is told by the request connection.
-fn watch_loop(mut stream: TcpStream, shared: &Shared, pe: usize) {
-    let Ok(writer) = stream.try_clone() else { return };
+fn watch_loop(mut stream: Conn, shared: &Shared, pe: usize) {
     if write_frame(
         &mut stream,
         &Message::Welcome {
@@ -294,32 +313,37 @@ fn watch_loop(mut stream: TcpStream, shared: &Shared, pe: usize) {
     {
         return;
     }
+    let _ = stream.set_read_timeout(Some(WATCH_POLL));
+    let conn = Arc::new(Mutex::new(stream));
     {
         let mut st = shared.state.lock().unwrap_or_else(|e| e.into_inner());
-        st.watchers[pe] = Some(writer);
+        st.watchers[pe] = Some(conn.clone());
         // a PE that died before this one started watching is still news
-        let dead = st.dead.clone();
         if st.exiting.is_none() {
-            for d in dead {
-                if let Some(w) = st.watchers[pe].as_mut() {
-                    let _ = write_frame(w, &Message::PeerDied { pe: d as u32 });
-                }
+            let mut c = conn.lock().unwrap_or_else(|e| e.into_inner());
+            for d in st.dead.clone() {
+                let _ = write_frame(&mut *c, &Message::PeerDied { pe: d as u32 });
             }
         }
     }
-    let _ = stream.set_read_timeout(None);
-    while let Ok(msg) = read_frame(&mut stream) {
-        if let Message::GlobalExit { status } = msg {
-            let mut st = shared.state.lock().unwrap_or_else(|e| e.into_inner());
-            log::error!("config store: PE {pe} called global exit with status {status}");
-            st.exiting.get_or_insert(status);
-            notify(
-                &mut st,
-                &Message::ExitNotice {
-                    pe: pe as u32,
-                    status,
-                },
-            );
+    let mut frames = FrameReader::default();
+    loop {
+        let polled = frames.poll(&mut *conn.lock().unwrap_or_else(|e| e.into_inner()));
+        match polled {
+            Ok(Some(Message::GlobalExit { status })) => {
+                let mut st = shared.state.lock().unwrap_or_else(|e| e.into_inner());
+                log::error!("config store: PE {pe} called global exit with status {status}");
+                st.exiting.get_or_insert(status);
+                notify(
+                    &mut st,
+                    &Message::ExitNotice {
+                        pe: pe as u32,
+                        status,
+                    },
+                );
+            }
+            Ok(_) => {}
+            Err(_) => break,
         }
     }
     let mut st = shared.state.lock().unwrap_or_else(|e| e.into_inner());
@@ -402,10 +426,27 @@ mod tests {
     use super::super::client::Client;
     use super::*;
 
+    fn target(
+        addr: std::net::SocketAddr,
+        token: &[u8],
+        pe: usize,
+        n_pes: usize,
+        t: Duration,
+    ) -> super::super::client::Target {
+        super::super::client::Target {
+            addrs: vec![addr],
+            token: token.to_vec(),
+            pe,
+            n_pes,
+            connect_timeout: t,
+            tls: None,
+        }
+    }
+
     fn start(n: usize, token: &[u8], op: Duration) -> (Server, std::net::SocketAddr) {
         let l = TcpListener::bind("127.0.0.1:0").unwrap();
         let addr = l.local_addr().unwrap();
-        (Server::start(l, n, token.to_vec(), op).unwrap(), addr)
+        (Server::start(l, n, token.to_vec(), op, None).unwrap(), addr)
     }
 
     fn hello_reply(addr: std::net::SocketAddr, frame: &[u8]) -> Option<Message> {
@@ -437,16 +478,16 @@ mod tests {
         // the real PEs still get in and work together
         let t = Duration::from_secs(5);
         let h = std::thread::spawn(move || {
-            let c = Client::connect(&[addr], b"job-secret", 1, 2, t, t).unwrap();
+            let c = Client::connect(&target(addr, b"job-secret", 1, 2, t), t).unwrap();
             let r = c.allgather(b"one").unwrap();
             c.bye();
             r
         });
-        let c0 = Client::connect(&[addr], b"job-secret", 0, 2, t, t).unwrap();
+        let c0 = Client::connect(&target(addr, b"job-secret", 0, 2, t), t).unwrap();
         let r0 = c0.allgather(b"zero").unwrap();
         assert_eq!(r0, vec![b"zero".to_vec(), b"one".to_vec()]);
         // a second PE 0 is refused while the first is connected
-        assert!(Client::connect(&[addr], b"job-secret", 0, 2, t, t).is_err());
+        assert!(Client::connect(&target(addr, b"job-secret", 0, 2, t), t).is_err());
         c0.bye();
         assert_eq!(h.join().unwrap(), r0);
         server.shutdown(t);
@@ -456,8 +497,8 @@ mod tests {
     fn missing_and_dead_pes_are_named() {
         let (server, addr) = start(3, b"s", Duration::from_secs(1));
         let t = Duration::from_secs(5);
-        let c0 = Client::connect(&[addr], b"s", 0, 3, t, Duration::from_secs(1)).unwrap();
-        let c1 = Client::connect(&[addr], b"s", 1, 3, t, Duration::from_secs(1)).unwrap();
+        let c0 = Client::connect(&target(addr, b"s", 0, 3, t), Duration::from_secs(1)).unwrap();
+        let c1 = Client::connect(&target(addr, b"s", 1, 3, t), Duration::from_secs(1)).unwrap();
         // PE 2 never arrives: the collective fails within the operation timeout, naming it
         let h = std::thread::spawn(move || c1.allgather(b"x").map(|_| ()).unwrap_err().to_string());
         let start_t = Instant::now();

@@ -1,0 +1,27 @@
+/*
+ * acl/acl_shim.h - extensions of the CPU ACL shim (libascendcl.so). NOT part of the CANN ACL API and
+ * not included by acl/acl.h; use them only when running on the shim (e.g. resolve them with dlsym).
+ */
+#ifndef ACL_SHIM_ACL_SHIM_H_
+#define ACL_SHIM_ACL_SHIM_H_
+
+#include "acl_rt.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A host function that reports failure: a non-zero aclError becomes the stream's error. */
+typedef aclError (*aclshimStatusFunc)(void *args);
+
+/* Like aclrtLaunchHostFunc: fn(args) runs on the stream's worker after earlier work and before later
+   work. A non-zero return value is reported by the stream's next aclrtSynchronizeStream[WithTimeout]
+   (or aclrtSynchronizeDevice). NULL fn -> ACL_ERROR_INVALID_PARAM. */
+ACL_FUNC_VISIBILITY aclError aclshimLaunchHostFuncWithStatus(aclrtStream stream, aclshimStatusFunc fn,
+                                                             void *args);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ACL_SHIM_ACL_SHIM_H_ */

@@ -1,0 +1,86 @@
+//! One config-store connection, plain TCP or TLS, with timeouts on the TCP socket underneath.
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::time::Duration;
+
+use rustls::{ClientConnection, ServerConnection, StreamOwned};
+
+/// A connection to or from the store.
+pub enum Conn {
+    Plain(TcpStream),
+    Client(Box<StreamOwned<ClientConnection, TcpStream>>),
+    Server(Box<StreamOwned<ServerConnection, TcpStream>>),
+}
+
+impl Conn {
+    fn tcp(&self) -> &TcpStream {
+        match self {
+            Conn::Plain(s) => s,
+            Conn::Client(s) => &s.sock,
+            Conn::Server(s) => &s.sock,
+        }
+    }
+
+    /// A second handle on the TCP socket (to shut it down without the connection's lock).
+    pub fn tcp_handle(&self) -> std::io::Result<TcpStream> {
+        self.tcp().try_clone()
+    }
+
+    pub fn set_read_timeout(&self, t: Option<Duration>) -> std::io::Result<()> {
+        self.tcp().set_read_timeout(t)
+    }
+
+    pub fn peer(&self) -> String {
+        self.tcp()
+            .peer_addr()
+            .map(|a| a.to_string())
+            .unwrap_or_else(|_| "?".into())
+    }
+
+    /// Completes the TLS handshake now, so its failure is reported as such (no-op for plain TCP).
+    pub fn handshake(&mut self) -> std::io::Result<()> {
+        match self {
+            Conn::Plain(_) => Ok(()),
+            Conn::Client(s) => {
+                while s.conn.is_handshaking() {
+                    s.conn.complete_io(&mut s.sock)?;
+                }
+                Ok(())
+            }
+            Conn::Server(s) => {
+                while s.conn.is_handshaking() {
+                    s.conn.complete_io(&mut s.sock)?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+impl Read for Conn {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        match self {
+            Conn::Plain(s) => s.read(buf),
+            Conn::Client(s) => s.read(buf),
+            Conn::Server(s) => s.read(buf),
+        }
+    }
+}
+
+impl Write for Conn {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        match self {
+            Conn::Plain(s) => s.write(buf),
+            Conn::Client(s) => s.write(buf),
+            Conn::Server(s) => s.write(buf),
+        }
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        match self {
+            Conn::Plain(s) => s.flush(),
+            Conn::Client(s) => s.flush(),
+            Conn::Server(s) => s.flush(),
+        }
+    }
+}

@@ -1,0 +1,757 @@
+/*
+ * Behaviour tests of the CPU ACL shim through its C ABI (libascendcl.so), driven by
+ * ascendcl/tests/c_api.rs: `acl_runtime <test>` runs one test and exits 0 on success.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "acl/acl.h"
+#include "acl/acl_shim.h"
+
+#define CHECK(cond)                                                                      \
+    do {                                                                                 \
+        if (!(cond)) {                                                                   \
+            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);     \
+            exit(1);                                                                     \
+        }                                                                                \
+    } while (0)
+
+#define EXPECT(call, want)                                                               \
+    do {                                                                                 \
+        aclError got_ = (call);                                                          \
+        if (got_ != (aclError)(want)) {                                                  \
+            fprintf(stderr, "%s:%d: %s returned %d, expected %d\n", __FILE__, __LINE__,  \
+                    #call, got_, (int)(want));                                           \
+            exit(1);                                                                     \
+        }                                                                                \
+    } while (0)
+
+#define OK(call) EXPECT(call, ACL_SUCCESS)
+
+static void sleep_ms(long ms)
+{
+    struct timespec ts;
+    ts.tv_sec = ms / 1000;
+    ts.tv_nsec = (ms % 1000) * 1000000L;
+    nanosleep(&ts, NULL);
+}
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* ---- host functions used by several tests ---- */
+
+static void sleeper(void *args) { sleep_ms((long)(size_t)args); }
+
+static void bump(void *args) { __atomic_fetch_add((int *)args, 1, __ATOMIC_SEQ_CST); }
+
+struct log {
+    int entries[4096];
+    int len;
+};
+
+struct log_item {
+    struct log *log;
+    int value;
+};
+
+static void append(void *args)
+{
+    struct log_item *it = (struct log_item *)args;
+    it->log->entries[it->log->len++] = it->value;
+}
+
+static aclError fail_with(void *args) { return (aclError)(size_t)args; }
+
+/* ---- tests ---- */
+
+static void test_init_cycles(void)
+{
+    EXPECT(aclFinalize(), ACL_ERROR_REPEAT_FINALIZE);
+    for (int cycle = 0; cycle < 5; cycle++) {
+        aclrtStream s = NULL;
+        void *d = NULL;
+        char host[64] = {0};
+        OK(aclInit(NULL));
+        EXPECT(aclInit(NULL), ACL_ERROR_REPEAT_INITIALIZE);
+        OK(aclrtSetDevice(cycle));
+        OK(aclrtCreateStream(&s));
+        OK(aclrtMalloc(&d, 64, ACL_MEM_MALLOC_HUGE_FIRST));
+        OK(aclrtMemsetAsync(d, 64, 'a' + cycle, 64, s));
+        OK(aclrtMemcpyAsync(host, 64, d, 64, ACL_MEMCPY_DEVICE_TO_HOST, s));
+        OK(aclrtSynchronizeStream(s));
+        CHECK(host[0] == 'a' + cycle && host[63] == 'a' + cycle);
+        OK(aclrtFree(d));
+        OK(aclrtDestroyStream(s));
+        OK(aclrtResetDevice(cycle));
+        OK(aclFinalize());
+        EXPECT(aclFinalize(), ACL_ERROR_REPEAT_FINALIZE);
+    }
+    /* finalize without reset: everything is released, the thread has no device afterwards */
+    {
+        aclrtStream s = NULL;
+        int32_t dev = -1;
+        int count = 0;
+        OK(aclInit(""));
+        OK(aclrtSetDevice(1));
+        OK(aclrtCreateStream(&s));
+        OK(aclrtLaunchHostFunc(s, sleeper, (void *)(size_t)50));
+        OK(aclrtLaunchHostFunc(s, bump, &count));
+        OK(aclFinalize());
+        CHECK(count == 1); /* drained, not dropped */
+        EXPECT(aclrtGetDevice(&dev), ACL_ERROR_RT_CONTEXT_NULL);
+        EXPECT(aclrtSynchronizeStream(s), ACL_ERROR_RT_INVALID_HANDLE);
+    }
+    /* aclFinalizeReference: N inits, N releases */
+    {
+        uint64_t left = 99;
+        OK(aclInit(NULL));
+        EXPECT(aclInit(NULL), ACL_ERROR_REPEAT_INITIALIZE);
+        OK(aclFinalizeReference(&left));
+        CHECK(left == 1);
+        OK(aclFinalizeReference(&left));
+        CHECK(left == 0);
+        EXPECT(aclFinalizeReference(&left), ACL_ERROR_REPEAT_FINALIZE);
+        EXPECT(aclFinalize(), ACL_ERROR_REPEAT_FINALIZE);
+        OK(aclInit(NULL));
+        OK(aclFinalizeReference(NULL));
+    }
+}
+
+static void test_devices(void)
+{
+    uint32_t count = 0;
+    int32_t dev = -1;
+    aclrtRunMode mode = ACL_DEVICE;
+    int32_t major = 0, minor = 0, patch = -1;
+    const char *soc;
+
+    OK(aclInit(NULL));
+    EXPECT(aclrtGetDevice(&dev), ACL_ERROR_RT_CONTEXT_NULL);
+    OK(aclrtGetDeviceCount(&count));
+    CHECK(count == 16);
+    EXPECT(aclrtGetDeviceCount(NULL), ACL_ERROR_INVALID_PARAM);
+    for (int32_t i = 0; i < 16; i++) {
+        OK(aclrtSetDevice(i));
+        OK(aclrtGetDevice(&dev));
+        CHECK(dev == i);
+    }
+    EXPECT(aclrtSetDevice(16), ACL_ERROR_RT_INVALID_DEVICEID);
+    EXPECT(aclrtSetDevice(-1), ACL_ERROR_RT_INVALID_DEVICEID);
+    EXPECT(aclrtResetDevice(16), ACL_ERROR_RT_INVALID_DEVICEID);
+    EXPECT(aclrtGetDevice(NULL), ACL_ERROR_INVALID_PARAM);
+    OK(aclrtGetDevice(&dev));
+    CHECK(dev == 15); /* a failed set leaves the current device alone */
+
+    /* reference counting: two sets, two resets, the third is an error */
+    OK(aclrtSetDevice(3));
+    OK(aclrtResetDevice(3));
+    OK(aclrtResetDevice(3));
+    EXPECT(aclrtResetDevice(3), ACL_ERROR_RT_CONTEXT_NULL);
+    EXPECT(aclrtGetDevice(&dev), ACL_ERROR_RT_CONTEXT_NULL); /* device 3 was current, now gone */
+    OK(aclrtSetDevice(4));
+    OK(aclrtSetDevice(4));
+    OK(aclrtResetDeviceForce(4));
+    EXPECT(aclrtResetDevice(4), ACL_ERROR_RT_CONTEXT_NULL);
+    EXPECT(aclrtResetDeviceForce(4), ACL_ERROR_RT_CONTEXT_NULL);
+
+    soc = aclrtGetSocName();
+    CHECK(soc != NULL && strncmp(soc, "Ascend", 6) == 0);
+    CHECK(soc == aclrtGetSocName());
+    OK(aclrtGetRunMode(&mode));
+    CHECK(mode == ACL_HOST);
+    EXPECT(aclrtGetRunMode(NULL), ACL_ERROR_INVALID_PARAM);
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+    OK(aclrtGetVersion(&major, &minor, &patch));
+    CHECK(major == ACL_MAJOR_VERSION && minor == ACL_MINOR_VERSION && patch == ACL_PATCH_VERSION);
+    CHECK(major > 1 || minor >= 15); /* shmem disables features below 1.15 */
+    EXPECT(aclrtGetVersion(NULL, &minor, &patch), ACL_ERROR_INVALID_PARAM);
+#pragma GCC diagnostic pop
+    OK(aclFinalize());
+}
+
+/* ACL_SHIM_DEVICE_COUNT=4 ACL_SHIM_SOC_NAME=Ascend950PR_9599 */
+static void test_env_config(void)
+{
+    uint32_t count = 0;
+    OK(aclrtGetDeviceCount(&count));
+    CHECK(count == 4);
+    OK(aclrtSetDevice(3));
+    EXPECT(aclrtSetDevice(4), ACL_ERROR_RT_INVALID_DEVICEID);
+    CHECK(strcmp(aclrtGetSocName(), "Ascend950PR_9599") == 0);
+    {
+        size_t free_b = 0, total = 0;
+        OK(aclrtGetMemInfo(ACL_HBM_MEM, &free_b, &total));
+        CHECK(total == (size_t)256 << 20); /* ACL_SHIM_DEVICE_MEM_SIZE=256M */
+    }
+    OK(aclrtResetDevice(3));
+}
+
+/* ACL_SHIM_DEVICE_COUNT=banana: ignored, default used */
+static void test_env_invalid(void)
+{
+    uint32_t count = 0;
+    OK(aclrtGetDeviceCount(&count));
+    CHECK(count == 16);
+}
+
+static void test_memory(void)
+{
+    void *d = NULL, *h = NULL, *d2 = NULL;
+    char buf[256], out[256];
+    size_t free0 = 0, total = 0, free1 = 0;
+
+    OK(aclInit(NULL));
+    EXPECT(aclrtMalloc(&d, 64, ACL_MEM_MALLOC_NORMAL_ONLY), ACL_ERROR_RT_CONTEXT_NULL);
+    EXPECT(aclrtGetMemInfo(ACL_HBM_MEM, &free0, &total), ACL_ERROR_RT_CONTEXT_NULL);
+    EXPECT(aclrtMemset(buf, sizeof buf, 0, sizeof buf), ACL_ERROR_RT_CONTEXT_NULL);
+    OK(aclrtSetDevice(0));
+
+    EXPECT(aclrtMalloc(NULL, 64, ACL_MEM_MALLOC_HUGE_FIRST), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtMalloc(&d, 0, ACL_MEM_MALLOC_HUGE_FIRST), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtMalloc(&d, (size_t)-1, ACL_MEM_MALLOC_HUGE_FIRST), ACL_ERROR_RT_MEMORY_ALLOCATION);
+    EXPECT(aclrtMallocHost(NULL, 64), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtMallocHost(&h, 0), ACL_ERROR_INVALID_PARAM);
+
+    OK(aclrtMalloc(&d, 256, ACL_MEM_MALLOC_HUGE_FIRST));
+    OK(aclrtMalloc(&d2, 1000, (aclrtMemMallocPolicy)99)); /* out-of-range policy is accepted */
+    OK(aclrtMallocHost(&h, 256));
+    CHECK(((size_t)d % 64) == 0 && ((size_t)d2 % 64) == 0 && ((size_t)h % 64) == 0);
+
+    for (int i = 0; i < 256; i++) buf[i] = (char)i;
+    OK(aclrtMemcpy(d, 256, buf, 256, ACL_MEMCPY_HOST_TO_DEVICE));
+    OK(aclrtMemcpy(d2, 1000, d, 256, ACL_MEMCPY_DEVICE_TO_DEVICE));
+    OK(aclrtMemcpy(h, 256, d2, 256, ACL_MEMCPY_DEFAULT));
+    OK(aclrtMemcpy(out, sizeof out, h, 256, ACL_MEMCPY_DEVICE_TO_HOST)); /* kind not enforced */
+    CHECK(memcmp(out, buf, 256) == 0);
+    OK(aclrtMemcpy(out, 8, buf, 8, ACL_MEMCPY_HOST_TO_HOST));
+    OK(aclrtMemcpy(out, 8, buf, 8, ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE));
+
+    /* parameter rules, in the runtime's order */
+    OK(aclrtMemcpy(NULL, 0, NULL, 0, ACL_MEMCPY_HOST_TO_DEVICE)); /* count 0 first */
+    EXPECT(aclrtMemcpy(NULL, 8, buf, 8, ACL_MEMCPY_HOST_TO_DEVICE), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtMemcpy(out, 8, NULL, 8, ACL_MEMCPY_HOST_TO_DEVICE), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtMemcpy(out, 8, buf, 8, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtMemcpy(out, 8, buf, 8, ACL_MEMCPY_INTER_DEVICE_TO_DEVICE), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtMemcpy(out, 8, buf, 8, (aclrtMemcpyKind)-1), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtMemcpy(out, 4, buf, 8, ACL_MEMCPY_HOST_TO_DEVICE), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT(aclrtMemcpy(out, 0, buf, 8, ACL_MEMCPY_HOST_TO_DEVICE), ACL_ERROR_RT_PARAM_INVALID);
+    OK(aclrtMemcpy(out, 8, out, 8, ACL_MEMCPY_HOST_TO_HOST)); /* dst == src */
+    EXPECT(aclrtMemcpyAsync(out, 8, buf, 8, (aclrtMemcpyKind)6, NULL), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtMemcpyAsync(out, 4, buf, 8, ACL_MEMCPY_HOST_TO_DEVICE, NULL), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT(aclrtMemcpyAsync(NULL, 8, buf, 8, ACL_MEMCPY_HOST_TO_DEVICE, NULL), ACL_ERROR_INVALID_PARAM);
+
+    /* memset: low 8 bits of value */
+    OK(aclrtMemset(d, 256, 0x1AB, 100));
+    OK(aclrtMemcpy(out, 256, d, 256, ACL_MEMCPY_DEVICE_TO_HOST));
+    CHECK((unsigned char)out[0] == 0xAB && (unsigned char)out[99] == 0xAB && out[100] == 100);
+    OK(aclrtMemset(NULL, 0, 0, 0));
+    EXPECT(aclrtMemset(NULL, 8, 0, 8), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtMemset(d, 8, 0, 9), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT(aclrtMemsetAsync(d, 8, 0, 9, NULL), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT(aclrtMemsetAsync(NULL, 8, 0, 8, NULL), ACL_ERROR_INVALID_PARAM);
+
+    /* memory info */
+    OK(aclrtGetMemInfo(ACL_HBM_MEM, &free0, &total));
+    CHECK(total > 0 && free0 <= total);
+    {
+        void *big = NULL;
+        OK(aclrtMalloc(&big, 4 << 20, ACL_MEM_MALLOC_HUGE_FIRST));
+        OK(aclrtGetMemInfo(ACL_DDR_MEM, &free1, &total));
+        CHECK(free1 + (4 << 20) <= free0);
+        OK(aclrtFree(big));
+        OK(aclrtGetMemInfo(ACL_MEM_NORMAL, &free1, &total));
+        CHECK(free1 == free0);
+    }
+    EXPECT(aclrtGetMemInfo(ACL_HBM_MEM, NULL, &total), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtGetMemInfo(ACL_HBM_MEM, &free0, NULL), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtGetMemInfo((aclrtMemAttr)18, &free0, &total), ACL_ERROR_INVALID_PARAM);
+
+    /* frees */
+    EXPECT(aclrtFree(NULL), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtFreeHost(NULL), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtFree(h), ACL_ERROR_RT_MEMORY_FREE);     /* host block through aclrtFree */
+    EXPECT(aclrtFreeHost(d), ACL_ERROR_RT_MEMORY_FREE); /* device block through aclrtFreeHost */
+    EXPECT(aclrtFree(buf), ACL_ERROR_RT_MEMORY_FREE);   /* not an allocation */
+    OK(aclrtFree(d));
+    EXPECT(aclrtFree(d), ACL_ERROR_RT_MEMORY_FREE); /* double free */
+    OK(aclrtFree(d2));
+    OK(aclrtFreeHost(h));
+    OK(aclrtResetDevice(0));
+    OK(aclFinalize());
+}
+
+static void test_stream_order(void)
+{
+    static struct log log;
+    static struct log_item items[1000];
+    static int src[1000], dst[1000];
+    aclrtStream s = NULL;
+    int *dev = NULL;
+
+    OK(aclInit(NULL));
+    OK(aclrtSetDevice(0));
+    OK(aclrtCreateStream(&s));
+    OK(aclrtMalloc((void **)&dev, sizeof(int), ACL_MEM_MALLOC_HUGE_FIRST));
+    OK(aclrtLaunchHostFunc(s, sleeper, (void *)(size_t)30)); /* make sure work piles up */
+    for (int i = 0; i < 1000; i++) {
+        src[i] = i * 7;
+        /* dev <- src[i]; dst[i] <- dev; log <- i : each step depends on the previous one */
+        OK(aclrtMemcpyAsync(dev, sizeof(int), &src[i], sizeof(int), ACL_MEMCPY_HOST_TO_DEVICE, s));
+        OK(aclrtMemcpyAsync(&dst[i], sizeof(int), dev, sizeof(int), ACL_MEMCPY_DEVICE_TO_HOST, s));
+        items[i].log = &log;
+        items[i].value = i;
+        OK(aclrtLaunchHostFunc(s, append, &items[i]));
+    }
+    OK(aclrtSynchronizeStream(s));
+    CHECK(log.len == 1000);
+    for (int i = 0; i < 1000; i++) {
+        CHECK(log.entries[i] == i);
+        CHECK(dst[i] == i * 7);
+    }
+    /* memset then copy, ordered */
+    OK(aclrtMemsetAsync(dev, sizeof(int), 0x5A, sizeof(int), s));
+    OK(aclrtMemcpyAsync(&dst[0], sizeof(int), dev, sizeof(int), ACL_MEMCPY_DEVICE_TO_HOST, s));
+    OK(aclrtSynchronizeStreamWithTimeout(s, 30000));
+    CHECK(dst[0] == 0x5A5A5A5A);
+
+    /* the default stream (NULL) is a stream too */
+    log.len = 0;
+    OK(aclrtLaunchHostFunc(NULL, sleeper, (void *)(size_t)20));
+    for (int i = 0; i < 100; i++) OK(aclrtLaunchHostFunc(NULL, append, &items[i]));
+    OK(aclrtSynchronizeStream(NULL));
+    CHECK(log.len == 100 && log.entries[99] == 99);
+    OK(aclrtMemcpyAsync(&dst[1], sizeof(int), &src[5], sizeof(int), ACL_MEMCPY_HOST_TO_HOST, NULL));
+    OK(aclrtSynchronizeStream(NULL));
+    CHECK(dst[1] == 35);
+
+    EXPECT(aclrtLaunchHostFunc(s, NULL, NULL), ACL_ERROR_INVALID_PARAM);
+    OK(aclrtFree(dev));
+    OK(aclrtDestroyStream(s));
+    OK(aclrtResetDevice(0));
+    OK(aclFinalize());
+}
+
+static void test_stream_errors(void)
+{
+    aclrtStream s = NULL, s2 = NULL;
+    aclrtStreamStatus st = ACL_STREAM_STATUS_RESERVED;
+    int count = 0;
+    char a[8] = "abcdefg", b[8] = {0};
+    double t0;
+
+    OK(aclInit(NULL));
+    EXPECT(aclrtCreateStream(&s), ACL_ERROR_RT_CONTEXT_NULL);
+    EXPECT(aclrtSynchronizeStream(NULL), ACL_ERROR_RT_CONTEXT_NULL);
+    EXPECT(aclrtLaunchHostFunc(NULL, bump, &count), ACL_ERROR_RT_CONTEXT_NULL);
+    OK(aclrtSetDevice(0));
+    EXPECT(aclrtCreateStream(NULL), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtCreateStreamWithConfig(NULL, 0, 0), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtDestroyStream(NULL), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtDestroyStreamForce(NULL), ACL_ERROR_INVALID_PARAM);
+    OK(aclrtCreateStream(&s));
+    OK(aclrtCreateStreamWithConfig(&s2, 0, ACL_STREAM_FAST_LAUNCH | ACL_STREAM_FAST_SYNC));
+    CHECK(s != NULL && s2 != NULL && s != s2);
+
+    /* timeouts */
+    OK(aclrtSynchronizeStreamWithTimeout(s, 0)); /* idle: poll succeeds */
+    OK(aclrtLaunchHostFunc(s, sleeper, (void *)(size_t)1000));
+    OK(aclrtLaunchHostFunc(s, bump, &count));
+    OK(aclrtStreamQuery(s, &st));
+    CHECK(st == ACL_STREAM_STATUS_NOT_READY);
+    t0 = now_ms();
+    EXPECT(aclrtSynchronizeStreamWithTimeout(s, 30), ACL_ERROR_RT_STREAM_SYNC_TIMEOUT);
+    CHECK(now_ms() - t0 >= 25 && now_ms() - t0 < 900);
+    EXPECT(aclrtSynchronizeStreamWithTimeout(s, 0), ACL_ERROR_RT_STREAM_SYNC_TIMEOUT);
+    EXPECT(aclrtSynchronizeStreamWithTimeout(s, -2), ACL_ERROR_RT_PARAM_INVALID);
+    CHECK(count == 0);
+    OK(aclrtSynchronizeStreamWithTimeout(s, -1));
+    CHECK(count == 1);
+    OK(aclrtStreamQuery(s, &st));
+    CHECK(st == ACL_STREAM_STATUS_COMPLETE);
+    EXPECT(aclrtStreamQuery(s, NULL), ACL_ERROR_INVALID_PARAM);
+    OK(aclrtLaunchHostFunc(s2, bump, &count));
+    OK(aclrtSynchronizeStreamWithTimeout(s2, 30)); /* finishes in time: success */
+    CHECK(count == 2);
+
+    /* an error inside the stream is reported by the next synchronize, once; later work still runs */
+    OK(aclshimLaunchHostFuncWithStatus(s, fail_with, (void *)(size_t)ACL_ERROR_RT_INTERNAL_ERROR));
+    OK(aclshimLaunchHostFuncWithStatus(s, fail_with, (void *)(size_t)ACL_ERROR_RT_AICORE_EXCEPTION));
+    OK(aclrtMemcpyAsync(b, 8, a, 8, ACL_MEMCPY_HOST_TO_HOST, s));
+    EXPECT(aclrtSynchronizeStream(s), ACL_ERROR_RT_INTERNAL_ERROR); /* the first error wins */
+    CHECK(strcmp(b, "abcdefg") == 0);
+    OK(aclrtSynchronizeStream(s));
+    OK(aclshimLaunchHostFuncWithStatus(s, fail_with, (void *)(size_t)0));
+    OK(aclrtSynchronizeStream(s));
+    OK(aclshimLaunchHostFuncWithStatus(s, fail_with, (void *)(size_t)ACL_ERROR_RT_AICORE_EXCEPTION));
+    EXPECT(aclrtSynchronizeStreamWithTimeout(s, 1000), ACL_ERROR_RT_AICORE_EXCEPTION);
+    EXPECT(aclshimLaunchHostFuncWithStatus(s, NULL, NULL), ACL_ERROR_INVALID_PARAM);
+    /* ... also on the default stream, and through aclrtSynchronizeDevice */
+    OK(aclshimLaunchHostFuncWithStatus(NULL, fail_with, (void *)(size_t)ACL_ERROR_RT_DEVICE_MEM_ERROR));
+    EXPECT(aclrtSynchronizeDevice(), ACL_ERROR_RT_DEVICE_MEM_ERROR);
+    OK(aclrtSynchronizeDevice());
+
+    /* destroyed stream */
+    OK(aclrtDestroyStream(s));
+    EXPECT(aclrtDestroyStream(s), ACL_ERROR_RT_INVALID_HANDLE);
+    EXPECT(aclrtDestroyStreamForce(s), ACL_ERROR_RT_INVALID_HANDLE);
+    EXPECT(aclrtSynchronizeStream(s), ACL_ERROR_RT_INVALID_HANDLE);
+    EXPECT(aclrtSynchronizeStreamWithTimeout(s, 10), ACL_ERROR_RT_INVALID_HANDLE);
+    EXPECT(aclrtStreamQuery(s, &st), ACL_ERROR_RT_INVALID_HANDLE);
+    EXPECT(aclrtLaunchHostFunc(s, bump, &count), ACL_ERROR_RT_INVALID_HANDLE);
+    EXPECT(aclrtMemcpyAsync(b, 8, a, 8, ACL_MEMCPY_HOST_TO_HOST, s), ACL_ERROR_RT_INVALID_HANDLE);
+    EXPECT(aclrtMemsetAsync(b, 8, 0, 8, s), ACL_ERROR_RT_INVALID_HANDLE);
+    EXPECT(aclrtSynchronizeStream((aclrtStream)0x1234), ACL_ERROR_RT_INVALID_HANDLE);
+
+    OK(aclrtDestroyStreamForce(s2));
+    OK(aclrtResetDevice(0));
+    OK(aclFinalize());
+}
+
+static void test_events(void)
+{
+    aclrtStream a = NULL, b = NULL;
+    aclrtEvent e1 = NULL, e2 = NULL, e3 = NULL;
+    aclrtEventRecordedStatus st = ACL_EVENT_RECORDED_STATUS_COMPLETE;
+    float ms = -1.0f;
+    int flag = 0, seen = 0;
+
+    OK(aclInit(NULL));
+    OK(aclrtSetDevice(2));
+    OK(aclrtCreateStream(&a));
+    OK(aclrtCreateStream(&b));
+    EXPECT(aclrtCreateEvent(NULL), ACL_ERROR_INVALID_PARAM);
+    OK(aclrtCreateEvent(&e1));
+    OK(aclrtCreateEvent(&e2));
+    OK(aclrtCreateEvent(&e3));
+
+    /* never recorded */
+    OK(aclrtQueryEventStatus(e1, &st));
+    CHECK(st == ACL_EVENT_RECORDED_STATUS_NOT_READY);
+    OK(aclrtSynchronizeEvent(e1));
+    EXPECT(aclrtEventElapsedTime(&ms, e1, e2), ACL_ERROR_RT_INTERNAL_ERROR);
+    OK(aclrtStreamWaitEvent(b, e3)); /* no-op */
+
+    /* record behind slow work */
+    OK(aclrtRecordEvent(e1, a));
+    OK(aclrtLaunchHostFunc(a, sleeper, (void *)(size_t)500));
+    OK(aclrtLaunchHostFunc(a, bump, &flag));
+    OK(aclrtRecordEvent(e2, a));
+    OK(aclrtQueryEventStatus(e2, &st));
+    CHECK(st == ACL_EVENT_RECORDED_STATUS_NOT_READY);
+    EXPECT(aclrtEventElapsedTime(&ms, e1, e2), ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID);
+    EXPECT(aclrtSynchronizeEventWithTimeout(e2, 10), ACL_ERROR_RT_EVENT_SYNC_TIMEOUT);
+    EXPECT(aclrtSynchronizeEventWithTimeout(e2, -5), ACL_ERROR_RT_PARAM_INVALID);
+
+    /* stream b waits for e2 (recorded on a) before reading flag */
+    OK(aclrtStreamWaitEvent(b, e2));
+    OK(aclrtMemcpyAsync(&seen, sizeof seen, &flag, sizeof flag, ACL_MEMCPY_HOST_TO_HOST, b));
+    OK(aclrtSynchronizeStream(b));
+    CHECK(seen == 1);
+
+    OK(aclrtSynchronizeEvent(e2));
+    OK(aclrtQueryEventStatus(e2, &st));
+    CHECK(st == ACL_EVENT_RECORDED_STATUS_COMPLETE);
+    OK(aclrtEventElapsedTime(&ms, e1, e2));
+    CHECK(ms >= 450.0f && ms < 30000.0f);
+    EXPECT(aclrtEventElapsedTime(&ms, e2, e1), ACL_ERROR_RT_EVENT_TIMESTAMP_REVERSAL);
+    EXPECT(aclrtEventElapsedTime(NULL, e1, e2), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtEventElapsedTime(&ms, NULL, e2), ACL_ERROR_INVALID_PARAM);
+    OK(aclrtSynchronizeEventWithTimeout(e2, 0));
+
+    /* record on the default stream; re-record replaces */
+    OK(aclrtRecordEvent(e3, NULL));
+    OK(aclrtSynchronizeEvent(e3));
+    OK(aclrtLaunchHostFunc(a, sleeper, (void *)(size_t)500));
+    OK(aclrtRecordEvent(e3, a));
+    OK(aclrtQueryEventStatus(e3, &st));
+    CHECK(st == ACL_EVENT_RECORDED_STATUS_NOT_READY);
+    OK(aclrtSynchronizeEvent(e3));
+
+    /* NULL and destroyed handles */
+    EXPECT(aclrtRecordEvent(NULL, a), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtSynchronizeEvent(NULL), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtQueryEventStatus(e1, NULL), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtQueryEventStatus(NULL, &st), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtStreamWaitEvent(a, NULL), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtDestroyEvent(NULL), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtRecordEvent(a, a), ACL_ERROR_RT_INVALID_HANDLE); /* a stream is not an event */
+    OK(aclrtDestroyEvent(e1));
+    EXPECT(aclrtDestroyEvent(e1), ACL_ERROR_RT_INVALID_HANDLE);
+    EXPECT(aclrtSynchronizeEvent(e1), ACL_ERROR_RT_INVALID_HANDLE);
+
+    /* destroy an event whose record is still pending: no block, no crash */
+    OK(aclrtLaunchHostFunc(a, sleeper, (void *)(size_t)100));
+    OK(aclrtRecordEvent(e2, a));
+    OK(aclrtDestroyEvent(e2));
+    OK(aclrtSynchronizeStream(a));
+    OK(aclrtDestroyEvent(e3));
+
+    OK(aclrtDestroyStream(a));
+    OK(aclrtDestroyStream(b));
+    OK(aclrtResetDevice(2));
+    OK(aclFinalize());
+}
+
+#define NSTREAMS 64
+#define NOPS 200
+
+static void test_many_streams(void)
+{
+    static aclrtStream streams[NSTREAMS];
+    static int counters[NSTREAMS];
+    OK(aclInit(NULL));
+    OK(aclrtSetDevice(7));
+    for (int i = 0; i < NSTREAMS; i++) OK(aclrtCreateStream(&streams[i]));
+    for (int k = 0; k < NOPS; k++)
+        for (int i = 0; i < NSTREAMS; i++) OK(aclrtLaunchHostFunc(streams[i], bump, &counters[i]));
+    for (int i = 0; i < NSTREAMS; i += 2) OK(aclrtSynchronizeStream(streams[i]));
+    OK(aclrtSynchronizeDevice());
+    for (int i = 0; i < NSTREAMS; i++) CHECK(counters[i] == NOPS);
+    for (int i = 0; i < NSTREAMS; i++) OK(aclrtDestroyStream(streams[i]));
+    OK(aclrtResetDevice(7));
+    OK(aclFinalize());
+}
+
+static void test_destroy_pending(void)
+{
+    aclrtStream s = NULL;
+    aclrtEvent ev = NULL;
+    int count = 0;
+    double t0;
+
+    OK(aclInit(NULL));
+    OK(aclrtSetDevice(1));
+
+    /* plain destroy drains the queue */
+    OK(aclrtCreateStream(&s));
+    OK(aclrtLaunchHostFunc(s, sleeper, (void *)(size_t)100));
+    for (int i = 0; i < 100; i++) OK(aclrtLaunchHostFunc(s, bump, &count));
+    OK(aclrtDestroyStream(s));
+    CHECK(count == 100);
+
+    /* force destroy cancels what has not started; a queued event record still completes */
+    count = 0;
+    OK(aclrtCreateEvent(&ev));
+    OK(aclrtCreateStream(&s));
+    OK(aclrtLaunchHostFunc(s, sleeper, (void *)(size_t)300));
+    sleep_ms(50); /* the sleeper is (almost certainly) running now */
+    for (int i = 0; i < 100; i++) OK(aclrtLaunchHostFunc(s, bump, &count));
+    OK(aclrtRecordEvent(ev, s));
+    t0 = now_ms();
+    OK(aclrtDestroyStreamForce(s));
+    CHECK(now_ms() - t0 < 5000);
+    CHECK(count == 0);
+    OK(aclrtSynchronizeEventWithTimeout(ev, 5000));
+    OK(aclrtDestroyEvent(ev));
+
+    /* reset with pending work on the default stream and on a created stream drains both */
+    count = 0;
+    OK(aclrtCreateStream(&s));
+    OK(aclrtLaunchHostFunc(NULL, sleeper, (void *)(size_t)50));
+    OK(aclrtLaunchHostFunc(NULL, bump, &count));
+    OK(aclrtLaunchHostFunc(s, sleeper, (void *)(size_t)50));
+    OK(aclrtLaunchHostFunc(s, bump, &count));
+    OK(aclrtResetDevice(1));
+    CHECK(count == 2);
+    EXPECT(aclrtSynchronizeStream(s), ACL_ERROR_RT_INVALID_HANDLE); /* freed with its device */
+    OK(aclFinalize());
+}
+
+static void test_contexts(void)
+{
+    aclrtContext ctx = NULL, cur = NULL, def = NULL;
+    aclrtStream s = NULL;
+    int32_t dev = -1;
+    int count = 0;
+
+    OK(aclInit(NULL));
+    EXPECT(aclrtGetCurrentContext(&cur), ACL_ERROR_RT_CONTEXT_NULL);
+    EXPECT(aclrtCreateContext(NULL, 0), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtCreateContext(&ctx, 99), ACL_ERROR_RT_INVALID_DEVICEID);
+    OK(aclrtSetDevice(0));
+    OK(aclrtGetCurrentContext(&def));
+    CHECK(def != NULL);
+    EXPECT(aclrtGetCurrentContext(NULL), ACL_ERROR_INVALID_PARAM);
+
+    OK(aclrtCreateContext(&ctx, 2));
+    CHECK(ctx != NULL && ctx != def);
+    OK(aclrtGetCurrentContext(&cur));
+    CHECK(cur == ctx);
+    OK(aclrtGetDevice(&dev));
+    CHECK(dev == 2);
+    OK(aclrtCreateStream(&s));
+    OK(aclrtLaunchHostFunc(s, sleeper, (void *)(size_t)50));
+    OK(aclrtLaunchHostFunc(s, bump, &count));
+    OK(aclrtLaunchHostFunc(NULL, bump, &count)); /* the context's own default stream */
+    OK(aclrtSynchronizeStream(NULL));
+
+    OK(aclrtSetCurrentContext(def));
+    OK(aclrtGetDevice(&dev));
+    CHECK(dev == 0);
+    OK(aclrtSetCurrentContext(ctx));
+    OK(aclrtGetDevice(&dev));
+    CHECK(dev == 2);
+    OK(aclrtSetDevice(0));
+    OK(aclrtGetCurrentContext(&cur));
+    CHECK(cur == def);
+
+    EXPECT(aclrtSetCurrentContext(NULL), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtDestroyContext(NULL), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtDestroyContext(def), ACL_ERROR_RT_PARAM_INVALID);
+    OK(aclrtSetCurrentContext(ctx));
+    OK(aclrtDestroyContext(ctx)); /* drains its streams */
+    CHECK(count == 2);
+    EXPECT(aclrtDestroyContext(ctx), ACL_ERROR_RT_INVALID_HANDLE);
+    EXPECT(aclrtSetCurrentContext(ctx), ACL_ERROR_RT_INVALID_HANDLE);
+    EXPECT(aclrtGetCurrentContext(&cur), ACL_ERROR_RT_CONTEXT_NULL);
+    EXPECT(aclrtSynchronizeStream(s), ACL_ERROR_RT_INVALID_HANDLE);
+    OK(aclrtSetDevice(0));
+    OK(aclrtResetDevice(0));
+    OK(aclrtResetDevice(0));
+    OK(aclFinalize());
+}
+
+struct thread_arg {
+    int device;
+    aclError no_device_rc;
+    int ok;
+};
+
+static void *thread_main(void *p)
+{
+    struct thread_arg *arg = (struct thread_arg *)p;
+    int32_t dev = -1;
+    int count = 0;
+    aclrtStream s = NULL;
+    arg->no_device_rc = aclrtGetDevice(&dev);
+    if (aclrtSetDevice(arg->device) != ACL_SUCCESS) return NULL;
+    if (aclrtGetDevice(&dev) != ACL_SUCCESS || dev != arg->device) return NULL;
+    if (aclrtCreateStream(&s) != ACL_SUCCESS) return NULL;
+    for (int i = 0; i < 100; i++)
+        if (aclrtLaunchHostFunc(s, bump, &count) != ACL_SUCCESS) return NULL;
+    if (aclrtLaunchHostFunc(NULL, bump, &count) != ACL_SUCCESS) return NULL;
+    if (aclrtSynchronizeStream(s) != ACL_SUCCESS || aclrtSynchronizeStream(NULL) != ACL_SUCCESS) return NULL;
+    if (aclrtDestroyStream(s) != ACL_SUCCESS || count != 101) return NULL;
+    if (aclrtResetDevice(arg->device) != ACL_SUCCESS) return NULL;
+    arg->ok = 1;
+    return NULL;
+}
+
+static void test_threads(void)
+{
+    pthread_t th[8];
+    struct thread_arg args[8];
+    int32_t dev = -1;
+    OK(aclInit(NULL));
+    OK(aclrtSetDevice(5));
+    for (int i = 0; i < 8; i++) {
+        args[i].device = i % 4; /* two threads share each device (and its default stream) */
+        args[i].no_device_rc = 0;
+        args[i].ok = 0;
+        CHECK(pthread_create(&th[i], NULL, thread_main, &args[i]) == 0);
+    }
+    for (int i = 0; i < 8; i++) {
+        CHECK(pthread_join(th[i], NULL) == 0);
+        CHECK(args[i].ok == 1);
+        CHECK(args[i].no_device_rc == ACL_ERROR_RT_CONTEXT_NULL); /* current device is per thread */
+    }
+    OK(aclrtGetDevice(&dev));
+    CHECK(dev == 5);
+    OK(aclrtResetDevice(5));
+    OK(aclFinalize());
+}
+
+static void test_sync_device(void)
+{
+    aclrtStream s1 = NULL, s2 = NULL;
+    int count = 0;
+    OK(aclInit(NULL));
+    EXPECT(aclrtSynchronizeDevice(), ACL_ERROR_RT_CONTEXT_NULL);
+    OK(aclrtSetDevice(0));
+    OK(aclrtCreateStream(&s1));
+    OK(aclrtCreateStream(&s2));
+    OK(aclrtLaunchHostFunc(s1, sleeper, (void *)(size_t)80));
+    OK(aclrtLaunchHostFunc(s1, bump, &count));
+    OK(aclrtLaunchHostFunc(s2, sleeper, (void *)(size_t)40));
+    OK(aclrtLaunchHostFunc(s2, bump, &count));
+    OK(aclrtLaunchHostFunc(NULL, bump, &count));
+    OK(aclrtSynchronizeDevice());
+    CHECK(count == 3);
+    OK(aclrtLaunchHostFunc(s2, sleeper, (void *)(size_t)1000));
+    EXPECT(aclrtSynchronizeDeviceWithTimeout(20), ACL_ERROR_RT_STREAM_SYNC_TIMEOUT);
+    EXPECT(aclrtSynchronizeDeviceWithTimeout(-3), ACL_ERROR_RT_PARAM_INVALID);
+    OK(aclrtSynchronizeDeviceWithTimeout(-1));
+    OK(aclrtDestroyStream(s1));
+    OK(aclrtDestroyStream(s2));
+    OK(aclrtResetDevice(0));
+    OK(aclFinalize());
+}
+
+static void test_error_messages(void)
+{
+    const char *msg;
+    OK(aclInit(NULL));
+    msg = aclGetRecentErrMsg();
+    CHECK(msg == NULL);
+    EXPECT(aclrtGetLastError(ACL_RT_THREAD_LEVEL), ACL_SUCCESS);
+    EXPECT(aclrtSetDevice(1000), ACL_ERROR_RT_INVALID_DEVICEID);
+    EXPECT(aclrtPeekAtLastError(ACL_RT_THREAD_LEVEL), ACL_ERROR_RT_INVALID_DEVICEID);
+    EXPECT(aclrtGetLastError(ACL_RT_THREAD_LEVEL), ACL_ERROR_RT_INVALID_DEVICEID);
+    EXPECT(aclrtGetLastError(ACL_RT_THREAD_LEVEL), ACL_SUCCESS);
+    EXPECT(aclrtMalloc(NULL, 1, ACL_MEM_MALLOC_HUGE_FIRST), ACL_ERROR_INVALID_PARAM);
+    msg = aclGetRecentErrMsg();
+    CHECK(msg != NULL);
+    CHECK(strstr(msg, "aclrtMalloc") != NULL && strstr(msg, "aclrtSetDevice") != NULL);
+    CHECK(strstr(msg, "aclrtMalloc") < strstr(msg, "aclrtSetDevice")); /* newest first */
+    CHECK(aclGetRecentErrMsg() == NULL);                                /* read clears */
+    OK(aclFinalize());
+}
+
+struct test {
+    const char *name;
+    void (*fn)(void);
+};
+
+static const struct test TESTS[] = {
+    {"init_cycles", test_init_cycles},
+    {"devices", test_devices},
+    {"env_config", test_env_config},
+    {"env_invalid", test_env_invalid},
+    {"memory", test_memory},
+    {"stream_order", test_stream_order},
+    {"stream_errors", test_stream_errors},
+    {"events", test_events},
+    {"many_streams", test_many_streams},
+    {"destroy_pending", test_destroy_pending},
+    {"contexts", test_contexts},
+    {"threads", test_threads},
+    {"sync_device", test_sync_device},
+    {"error_messages", test_error_messages},
+};
+
+int main(int argc, char **argv)
+{
+    if (argc != 2) {
+        fprintf(stderr, "usage: %s <test>\n", argv[0]);
+        return 2;
+    }
+    for (size_t i = 0; i < sizeof TESTS / sizeof TESTS[0]; i++) {
+        if (strcmp(argv[1], TESTS[i].name) == 0) {
+            TESTS[i].fn();
+            printf("ok %s\n", argv[1]);
+            return 0;
+        }
+    }
+    fprintf(stderr, "unknown test %s\n", argv[1]);
+    return 2;
+}

@@ -1,0 +1,178 @@
+//! Teams, team barriers and host-side collectives: real PE processes started by `aclshmrun`, each
+//! running one scenario of `tests/c/team_tests.c`.
+//!
+//! * `splits`, `translate_matrix`: strided, nested and 2-D splits checked member by member
+//!   (team_my_pe, team_n_pes, translate_pe both ways, get_config, barriers), the validation of
+//!   every argument, destroy, and a reference model of translate_pe over many teams;
+//! * `many_teams`: 2047 user teams (the table full, then one more → ACLSHMEM_INNER_ERROR), destroy
+//!   and re-create, slot reuse, and disjoint groups creating teams in between world-wide splits
+//!   (handles agreed among each team's members, lowest slot free on all of them);
+//! * `team_barrier_phases`: 500 phases of writes into peers followed by a team barrier or sync,
+//!   in two teams at once;
+//! * `collectives`: broadcast (every root), collect (per-member counts), fcollect, alltoall for
+//!   every type, the byte forms, and every reduction of every type on 1, 3, 1000 and (some types)
+//!   70000 elements, in place too, on the world, strided sub-teams and concurrent 2-D x teams,
+//!   against a reference computed in C; once per algorithm setting as well;
+//! * `bad_input`, `bad_algo`: error codes, before init and after finalize included.
+//!
+//! Every run has the launcher's own `--timeout` and a harness-side limit on top.
+
+mod common;
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use common::{Run, run_pes};
+
+/// The launcher's `--timeout` for every job.
+const JOB_TIMEOUT: Duration = Duration::from_secs(60);
+
+fn team_tests() -> PathBuf {
+    common::compile_c("team_tests")
+}
+
+/// Runs `scenario` (with extra program arguments) on `n` PEs and returns the finished run.
+fn run(scenario: &str, extra: &[&str], n: usize, env: &[(&str, &str)]) -> Run {
+    let prog = team_tests();
+    let mut args = vec![prog.into_os_string(), scenario.into()];
+    args.extend(extra.iter().map(Into::into));
+    run_pes(n, &args, env, JOB_TIMEOUT)
+}
+
+/// Runs `scenario` on `n` PEs and asserts it passed.
+fn scenario_env(scenario: &str, extra: &[&str], n: usize, env: &[(&str, &str)]) -> Run {
+    let r = run(scenario, extra, n, env);
+    r.assert_ok(scenario);
+    r
+}
+
+fn scenario(name: &str, n: usize) -> Run {
+    scenario_env(name, &[], n, &[])
+}
+
+#[test]
+fn splits_8pes() {
+    scenario("splits", 8);
+}
+
+#[test]
+fn translate_matrix_8pes() {
+    scenario("translate_matrix", 8);
+}
+
+#[test]
+fn many_teams_2pes() {
+    scenario("many_teams", 2);
+}
+
+#[test]
+fn many_teams_4pes() {
+    scenario("many_teams", 4);
+}
+
+#[test]
+fn team_barrier_phases_4pes() {
+    scenario("team_barrier_phases", 4);
+}
+
+#[test]
+fn team_barrier_phases_8pes() {
+    scenario("team_barrier_phases", 8);
+}
+
+#[test]
+fn collectives_2pes() {
+    scenario("collectives", 2);
+}
+
+#[test]
+fn collectives_4pes() {
+    scenario("collectives", 4);
+}
+
+#[test]
+fn collectives_7pes() {
+    scenario("collectives", 7);
+}
+
+const MOVE_VARS: [&str; 3] = [
+    "ACLSHMEM_BCAST_ALGO",
+    "ACLSHMEM_COLLECT_ALGO",
+    "ACLSHMEM_ALLTOALL_ALGO",
+];
+
+#[test]
+fn collectives_pull_7pes() {
+    let env: Vec<(&str, &str)> = MOVE_VARS.iter().map(|v| (*v, "pull")).collect();
+    scenario_env("collectives", &[], 7, &env);
+}
+
+#[test]
+fn collectives_push_7pes() {
+    let env: Vec<(&str, &str)> = MOVE_VARS.iter().map(|v| (*v, "push")).collect();
+    scenario_env("collectives", &[], 7, &env);
+}
+
+#[test]
+fn collectives_reduce_direct_4pes() {
+    // the 70000-element cases, which auto would run with scatter, go through direct
+    scenario_env("collectives", &[], 4, &[("ACLSHMEM_REDUCE_ALGO", "direct")]);
+}
+
+#[test]
+fn collectives_reduce_scatter_7pes() {
+    // every type on 70000 elements; 1, 3 and 1000 elements split unevenly over 7 members
+    scenario_env("collectives", &["big"], 7, &[("ACLSHMEM_REDUCE_ALGO", "scatter")]);
+}
+
+#[test]
+fn bad_input_2pes() {
+    scenario("bad_input", 2);
+}
+
+#[test]
+fn bad_input_4pes() {
+    scenario("bad_input", 4);
+}
+
+/// `bad_algo` with `var=bogus` on `n` PEs: every PE's init returns ACLSHMEM_INVALID_VALUE.
+fn bad_algo(var: &str, n: usize, extra: &[&str]) {
+    let r = scenario_env("bad_algo", extra, n, &[(var, "bogus")]);
+    let rejected = r
+        .stdout
+        .lines()
+        .filter(|l| l.contains("init returned -2"))
+        .count();
+    assert_eq!(rejected, n, "every PE reports init = -2\n{}", r.dump());
+    assert!(
+        r.stdout.contains(var),
+        "the log names the variable {var}\n{}",
+        r.dump()
+    );
+}
+
+#[test]
+fn bad_algo_reduce_1pe() {
+    bad_algo("ACLSHMEM_REDUCE_ALGO", 1, &[]);
+}
+
+#[test]
+fn bad_algo_bcast_1pe() {
+    bad_algo("ACLSHMEM_BCAST_ALGO", 1, &[]);
+}
+
+#[test]
+fn bad_algo_collect_1pe() {
+    bad_algo("ACLSHMEM_COLLECT_ALGO", 1, &[]);
+}
+
+#[test]
+fn bad_algo_alltoall_1pe() {
+    bad_algo("ACLSHMEM_ALLTOALL_ALGO", 1, &[]);
+}
+
+/// Every PE of a job must get -2, also when the others start their init after PE 0 failed.
+#[test]
+fn bad_algo_reduce_2pes_staggered() {
+    bad_algo("ACLSHMEM_REDUCE_ALGO", 2, &["stagger"]);
+}
