@@ -27,6 +27,9 @@ command -v c++ >/dev/null 2>&1 || missing_pkgs+=(g++)
 command -v make >/dev/null 2>&1 || missing_pkgs+=(make)
 command -v pkg-config >/dev/null 2>&1 || missing_pkgs+=(pkg-config)
 command -v openssl >/dev/null 2>&1 || missing_pkgs+=(openssl)  # tests/tls.rs makes an encrypted key
+# tests/mpi.rs runs ACLSHMEMX_INIT_WITH_MPI under both MPI implementations
+command -v mpicc.openmpi >/dev/null 2>&1 || missing_pkgs+=(openmpi-bin libopenmpi-dev)
+command -v mpicc.mpich >/dev/null 2>&1 || missing_pkgs+=(mpich libmpich-dev)
 if ((${#missing_pkgs[@]})); then
     step "installing ${missing_pkgs[*]}"
     if ! command -v apt-get >/dev/null 2>&1; then

@@ -4,6 +4,7 @@
 
 pub mod config_store;
 pub mod env;
+pub mod mpi;
 pub mod uid;
 
 use crate::error::Result;

@@ -118,9 +118,11 @@ fn choose_bootstrap(flags: u32, a: &InitAttr) -> Result<Box<dyn Bootstrap>> {
         return uid_store(r);
     }
     if flags & ACLSHMEMX_INIT_WITH_MPI != 0 {
-        return Err(Error::NotSupported(
-            "ACLSHMEMX_INIT_WITH_MPI is not available yet in libaclshmem".into(),
-        ));
+        return Ok(Box::new(crate::bootstrap::mpi::Mpi::new(
+            a.comm_args,
+            a.my_pe as usize,
+            a.n_pes as usize,
+        )?));
     }
     if flags & ACLSHMEMX_INIT_WITH_DEFAULT == 0 {
         return Err(Error::InvalidParam(format!(

@@ -1,0 +1,82 @@
+//! ACLSHMEMX_INIT_WITH_MPI under Open MPI's and MPICH's mpirun: a program that initialises MPI
+//! itself and passes its communicator, and a program without MPI where the library loads and
+//! initialises MPI on its own; 20 init/finalize cycles each. scripts/test-all.sh installs
+//! openmpi-bin, libopenmpi-dev, mpich and libmpich-dev.
+
+mod common;
+
+use std::path::PathBuf;
+use std::process::Command;
+
+fn build(compiler: &str, name: &str, with_mpi: bool) -> PathBuf {
+    common::compile_c("mpi_init"); // builds the library, checks the source compiles
+    let root = common::repo_root();
+    let lib = common::profile_dir();
+    let out = common::target_dir()
+        .join("ctests")
+        .join(format!("mpi_init_{name}_{}", std::process::id()));
+    let mut cmd = Command::new(compiler);
+    cmd.args(["-std=c11", "-O1", "-Wall", "-Werror"]);
+    if with_mpi {
+        cmd.arg("-DWITH_MPI_H");
+    }
+    let status = cmd
+        .arg(root.join("tests/c/mpi_init.c"))
+        .arg("-I")
+        .arg(root.join("include"))
+        .arg(format!("-L{}", lib.display()))
+        .arg("-laclshmem")
+        .arg(format!("-Wl,-rpath,{}", lib.display()))
+        .arg("-o")
+        .arg(&out)
+        .status()
+        .unwrap_or_else(|e| {
+            panic!("{compiler} not found ({e}): install openmpi-bin libopenmpi-dev mpich libmpich-dev")
+        });
+    assert!(status.success(), "{compiler} failed");
+    out
+}
+
+fn mpirun(launcher: &str, n: usize, prog: &PathBuf) {
+    let mut cmd = Command::new("timeout");
+    cmd.arg("120").arg(launcher);
+    if launcher.contains("openmpi") {
+        cmd.args(["--allow-run-as-root", "--oversubscribe", "--mca", "osc", "^rdma"]);
+    }
+    let out = cmd
+        .args(["-np", &n.to_string()])
+        .arg(prog)
+        .env("SHMEM_LOG_TO_STDOUT", "1")
+        .output()
+        .unwrap_or_else(|e| panic!("{launcher} not found ({e})"));
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let _ = std::fs::remove_file(prog);
+    assert!(
+        out.status.success() && text.contains("OK mpi") && !text.contains("FAIL:"),
+        "{launcher} -np {n}:\n{text}"
+    );
+}
+
+#[test]
+fn open_mpi_program_passes_its_communicator() {
+    mpirun("mpirun.openmpi", 3, &build("mpicc.openmpi", "ompi", true));
+}
+
+#[test]
+fn open_mpi_library_initialises_mpi_itself() {
+    mpirun("mpirun.openmpi", 2, &build("gcc", "plain_ompi", false));
+}
+
+#[test]
+fn mpich_program_passes_its_communicator() {
+    mpirun("mpirun.mpich", 3, &build("mpicc.mpich", "mpich", true));
+}
+
+#[test]
+fn mpich_library_initialises_mpi_itself() {
+    mpirun("mpirun.mpich", 2, &build("gcc", "plain_mpich", false));
+}
