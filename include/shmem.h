@@ -7315,6 +7315,81 @@ ACLSHMEM_HOST_API void aclshmem_put128_signal(void *dst, void *src, size_t nelem
 ACLSHMEM_HOST_API void aclshmem_put128_signal_nbi(void *dst, void *src, size_t nelems, int32_t *sig_addr, int32_t signal, int sig_op, int pe);
 
 /**
+ * Queues on `stream` (NULL: the library's internal stream) a copy of `elem_size` **bytes** from
+ * local `src` to symmetric `dst` on PE `pe`; returns at once. Complete when the stream has run it
+ * (synchronize the stream). Bad arguments are logged when it runs and reported by the stream's
+ * next synchronize (with the CPU libascendcl).
+ */
+ACLSHMEM_HOST_API void aclshmemx_putmem_on_stream(void *dst, void *src, size_t elem_size, int32_t pe, aclrtStream stream);
+
+/**
+ * Queues on `stream` (NULL: internal stream) a copy of `elem_size` bytes from symmetric `src` on PE
+ * `pe` to local `dst`; returns at once.
+ */
+ACLSHMEM_HOST_API void aclshmemx_getmem_on_stream(void *dst, void *src, size_t elem_size, int32_t pe, aclrtStream stream);
+
+/**
+ * Queues on `stream` (NULL: internal stream) a quiet: when the stream reaches it, every put, get
+ * and signal this PE issued before is complete and visible.
+ */
+ACLSHMEM_HOST_API void aclshmemx_quiet_on_stream(aclrtStream stream);
+
+/**
+ * Queues on `stream` (NULL: internal stream) an update of the 32-bit signal word at symmetric
+ * `sig_addr` on PE `pe`: ACLSHMEM_SIGNAL_SET stores `signal` (release), ACLSHMEM_SIGNAL_ADD adds it
+ * atomically. Another `sig_op`: logged now, nothing queued.
+ */
+ACLSHMEM_HOST_API void aclshmemx_signal_op_on_stream(int32_t *sig_addr, int32_t signal, int sig_op, int pe, aclrtStream stream);
+
+/**
+ * Queues on `stream` (NULL: internal stream) a wait until the local 32-bit word `*sig_addr`
+ * satisfies `<cmp> cmp_val`; the host returns at once (so it can issue the put that satisfies it),
+ * later work on the stream runs after the wait. `cmp` outside 0..5: logged now, nothing queued.
+ */
+ACLSHMEM_HOST_API void aclshmemx_signal_wait_until_on_stream(int32_t *sig_addr, int cmp, int32_t cmp_val, aclrtStream stream);
+
+/**
+ * Queues a barrier over `team` on `stream` (NULL: the ACL default stream, as the original);
+ * returns at once. ACLSHMEM_TEAM_INVALID: a no-op in stream order.
+ */
+ACLSHMEM_HOST_API void aclshmemx_barrier_on_stream(aclshmem_team_t team, aclrtStream stream);
+
+/**
+ * Queues a barrier over all PEs on `stream` (NULL: the ACL default stream); returns at once.
+ */
+ACLSHMEM_HOST_API void aclshmemx_barrier_all_on_stream(aclrtStream stream);
+
+/**
+ * Queues on `stream` (NULL: the ACL default stream) the completion of this PE's outstanding
+ * operations towards the members of `handle.team_id`. On the CPU every operation is complete when
+ * it returns, so this orders the stream (a fence) after checking the team.
+ */
+ACLSHMEM_HOST_API void aclshmemx_handle_wait(aclshmem_handle_t handle, aclrtStream stream);
+
+/**
+ * The FFTS/C2C control base address for device MIX kernels: there is none on the CPU, so 0 (the
+ * value the original returns before init and on Ascend950).
+ */
+ACLSHMEM_HOST_API uint64_t util_get_ffts_config(void);
+
+/**
+ * Profiling readout. On the PE named by SHMEM_CYCLE_PROF_PE at init, `*out_profs` (when non-NULL)
+ * receives a library-owned record: block 0 holds this PE's stream-ordered operations, frame =
+ * kind (0 put, 1 get, 2 quiet, 3 signal, 4 signal wait, 5 barrier, 6 handle wait), `ccount` = how
+ * many ran, `cycles` = nanoseconds spent; `verbose` prints `BlockID FrameID Cycles Count
+ * AvgTime(us)`. Other PEs: nothing is written.
+ *
+ * # Safety
+ * `out_profs` must be NULL or writable.
+ */
+ACLSHMEM_HOST_API void aclshmemx_get_prof(aclshmem_prof_pe_t **out_profs, bool verbose);
+
+/**
+ * Deprecated: `aclshmemx_get_prof(NULL, true)`.
+ */
+ACLSHMEM_HOST_API void aclshmemx_show_prof(void);
+
+/**
  * Barrier over all PEs. Collective. Returns on every PE only after all arrived; every store and
  * put a PE issued before it is complete and visible to every PE afterwards. Before init: logged,
  * no-op.

@@ -61,6 +61,7 @@ env_table! {
     SHMEM_UID_SOCK_IFNAME = "", "aclshmemx_get_uniqueid when SHMEM_UID_SESSION_ID is unset: <ifname>[:inet4|inet6], interface name prefix; unset: first up non-loopback, non-virtual interface (loopback when none).";
     SHMEM_INSTANCE_PORT_RANGE = "", "Multi-instance DEFAULT mode: start:end; instance k (ip_port tcp://host:0) listens on port start + k.";
     ACLSHMEM_MPI_LIB = "", "ACLSHMEMX_INIT_WITH_MPI when the program does not link MPI: the MPI library to load (default: Open MPI's libmpi.so.40 under mpirun of Open MPI, else MPICH's libmpich.so.12).";
+    SHMEM_CYCLE_PROF_PE = "", "PE whose stream-ordered operations are profiled (aclshmemx_get_prof): counts and nanoseconds per operation kind; unset: off.";
     ACLSHMEM_BCAST_ALGO = "auto", "Broadcast data movement: pull (every member copies from the root; auto) or push (the root writes to every member).";
     ACLSHMEM_COLLECT_ALGO = "auto", "collect/fcollect data movement: pull (auto) or push.";
     ACLSHMEM_ALLTOALL_ALGO = "auto", "alltoall data movement: pull (auto) or push.";

@@ -19,6 +19,7 @@ pub mod logging;
 pub mod p2p;
 pub mod rma;
 pub mod runtime;
+pub mod stream;
 pub mod sync;
 pub mod team;
 pub mod transport;

@@ -17,6 +17,7 @@ pub mod rma;
 pub mod rma_typed;
 pub mod signal;
 pub mod signal_typed;
+pub mod stream;
 pub mod sync;
 pub mod sync_typed;
 pub mod team;

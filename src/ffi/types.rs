@@ -285,3 +285,5 @@ pub type aclshmemx_bootstrap_t = u32;
 pub type aclshmem_mem_type_t = c_int;
 #[allow(non_camel_case_types)]
 pub type aclshmem_team_t = c_int;
+#[allow(non_camel_case_types)]
+pub type aclrtStream = *mut c_void;

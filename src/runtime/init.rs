@@ -203,6 +203,7 @@ pub fn init(flags: u32, attr: &mut InitAttr) -> Result<()> {
             slot.live.store(Box::into_raw(Box::new(inst)), Ordering::Release);
             slot.status
                 .store(ACLSHMEM_STATUS_IS_INITIALIZED, Ordering::Release);
+            crate::stream::configure_prof(attr.my_pe as usize);
             log::info!("PE {} of {}: instance {id} initialised", attr.my_pe, attr.n_pes);
             Ok(())
         }
@@ -339,6 +340,8 @@ pub fn finalize(id: Option<u64>) -> Result<()> {
     // SAFETY: p came from Box::into_raw in init and was just removed from the slot.
     let inst = unsafe { Box::from_raw(p) };
     // nobody may unmap while a peer still reads or writes its memory
+    // stream-ordered work of the library's own stream ends before the heaps go
+    crate::stream::close_internal_stream();
     let barrier = inst.boot.barrier();
     let Instance {
         mut boot,

@@ -1,0 +1,238 @@
+//! C entry points of the stream-ordered calls (spec 8.3.6, 8.3.8, 8.4, 8.5.1, 8.6) and profiling
+//! (8.8). Each validates what it can now, then queues ONE core operation on the stream
+//! (src/stream.rs), where it runs after everything queued before it, without blocking the caller.
+
+use std::ffi::{c_int, c_void};
+
+use super::types::{Handle, ProfPe, aclrtStream, aclshmem_team_t};
+use super::{arg_mut, guard};
+use crate::error::Result;
+use crate::p2p::{self, Cmp, SignalOp};
+use crate::stream::{self, Frame, NullStream};
+use crate::{rma, runtime, sync};
+
+fn queue(
+    call: &'static str,
+    stream: aclrtStream,
+    null: NullStream,
+    frame: Frame,
+    op: impl FnOnce() -> Result<()> + Send + 'static,
+) -> Result<()> {
+    runtime::current()?;
+    stream::enqueue(stream, null, call, frame, Box::new(op))
+}
+
+fn team_barrier(team: aclshmem_team_t) -> Result<()> {
+    if team == super::types::ACLSHMEM_TEAM_INVALID {
+        return Ok(());
+    }
+    let inst = runtime::current()?;
+    let t = inst.teams.lock().unwrap_or_else(|e| e.into_inner()).get(team)?;
+    sync::barrier(inst, &t)
+}
+
+/// Queues on `stream` (NULL: the library's internal stream) a copy of `elem_size` **bytes** from
+/// local `src` to symmetric `dst` on PE `pe`; returns at once. Complete when the stream has run it
+/// (synchronize the stream). Bad arguments are logged when it runs and reported by the stream's
+/// next synchronize (with the CPU libascendcl).
+#[unsafe(no_mangle)]
+pub extern "C" fn aclshmemx_putmem_on_stream(
+    dst: *mut c_void,
+    src: *mut c_void,
+    elem_size: usize,
+    pe: i32,
+    stream: aclrtStream,
+) {
+    let (d, s) = (dst as usize, src as usize);
+    guard("aclshmemx_putmem_on_stream", || {
+        queue(
+            "aclshmemx_putmem_on_stream",
+            stream,
+            NullStream::Internal,
+            Frame::Put,
+            move || rma::put(d, s, elem_size, pe),
+        )
+    })
+}
+
+/// Queues on `stream` (NULL: internal stream) a copy of `elem_size` bytes from symmetric `src` on PE
+/// `pe` to local `dst`; returns at once.
+#[unsafe(no_mangle)]
+pub extern "C" fn aclshmemx_getmem_on_stream(
+    dst: *mut c_void,
+    src: *mut c_void,
+    elem_size: usize,
+    pe: i32,
+    stream: aclrtStream,
+) {
+    let (d, s) = (dst as usize, src as usize);
+    guard("aclshmemx_getmem_on_stream", || {
+        queue(
+            "aclshmemx_getmem_on_stream",
+            stream,
+            NullStream::Internal,
+            Frame::Get,
+            move || rma::get(d, s, elem_size, pe),
+        )
+    })
+}
+
+/// Queues on `stream` (NULL: internal stream) a quiet: when the stream reaches it, every put, get
+/// and signal this PE issued before is complete and visible.
+#[unsafe(no_mangle)]
+pub extern "C" fn aclshmemx_quiet_on_stream(stream: aclrtStream) {
+    guard("aclshmemx_quiet_on_stream", || {
+        queue(
+            "aclshmemx_quiet_on_stream",
+            stream,
+            NullStream::Internal,
+            Frame::Quiet,
+            rma::quiet,
+        )
+    })
+}
+
+/// Queues on `stream` (NULL: internal stream) an update of the 32-bit signal word at symmetric
+/// `sig_addr` on PE `pe`: ACLSHMEM_SIGNAL_SET stores `signal` (release), ACLSHMEM_SIGNAL_ADD adds it
+/// atomically. Another `sig_op`: logged now, nothing queued.
+#[unsafe(no_mangle)]
+pub extern "C" fn aclshmemx_signal_op_on_stream(
+    sig_addr: *mut i32,
+    signal: i32,
+    sig_op: c_int,
+    pe: c_int,
+    stream: aclrtStream,
+) {
+    let addr = sig_addr as usize;
+    guard("aclshmemx_signal_op_on_stream", || {
+        let op = SignalOp::from_c(sig_op)?;
+        queue(
+            "aclshmemx_signal_op_on_stream",
+            stream,
+            NullStream::Internal,
+            Frame::Signal,
+            move || p2p::signal(addr as *mut i32, signal, op, pe),
+        )
+    })
+}
+
+/// Queues on `stream` (NULL: internal stream) a wait until the local 32-bit word `*sig_addr`
+/// satisfies `<cmp> cmp_val`; the host returns at once (so it can issue the put that satisfies it),
+/// later work on the stream runs after the wait. `cmp` outside 0..5: logged now, nothing queued.
+#[unsafe(no_mangle)]
+pub extern "C" fn aclshmemx_signal_wait_until_on_stream(
+    sig_addr: *mut i32,
+    cmp: c_int,
+    cmp_val: i32,
+    stream: aclrtStream,
+) {
+    let addr = sig_addr as usize;
+    guard("aclshmemx_signal_wait_until_on_stream", || {
+        let cmp = Cmp::from_c(cmp)?;
+        queue(
+            "aclshmemx_signal_wait_until_on_stream",
+            stream,
+            NullStream::Internal,
+            Frame::SignalWait,
+            move || {
+                // SAFETY: the program keeps its signal word alive until the stream has run this wait.
+                unsafe { p2p::wait_until_named(addr as *mut i32, "sig_addr", cmp, cmp_val) }
+            },
+        )
+    })
+}
+
+/// Queues a barrier over `team` on `stream` (NULL: the ACL default stream, as the original);
+/// returns at once. ACLSHMEM_TEAM_INVALID: a no-op in stream order.
+#[unsafe(no_mangle)]
+pub extern "C" fn aclshmemx_barrier_on_stream(team: aclshmem_team_t, stream: aclrtStream) {
+    guard("aclshmemx_barrier_on_stream", || {
+        queue(
+            "aclshmemx_barrier_on_stream",
+            stream,
+            NullStream::Default,
+            Frame::Barrier,
+            move || team_barrier(team),
+        )
+    })
+}
+
+/// Queues a barrier over all PEs on `stream` (NULL: the ACL default stream); returns at once.
+#[unsafe(no_mangle)]
+pub extern "C" fn aclshmemx_barrier_all_on_stream(stream: aclrtStream) {
+    guard("aclshmemx_barrier_all_on_stream", || {
+        queue(
+            "aclshmemx_barrier_all_on_stream",
+            stream,
+            NullStream::Default,
+            Frame::Barrier,
+            || sync::barrier_all(runtime::current()?),
+        )
+    })
+}
+
+/// Queues on `stream` (NULL: the ACL default stream) the completion of this PE's outstanding
+/// operations towards the members of `handle.team_id`. On the CPU every operation is complete when
+/// it returns, so this orders the stream (a fence) after checking the team.
+#[unsafe(no_mangle)]
+pub extern "C" fn aclshmemx_handle_wait(handle: Handle, stream: aclrtStream) {
+    let team = handle.team_id;
+    guard("aclshmemx_handle_wait", || {
+        queue(
+            "aclshmemx_handle_wait",
+            stream,
+            NullStream::Default,
+            Frame::HandleWait,
+            move || {
+                if team != super::types::ACLSHMEM_TEAM_INVALID {
+                    runtime::current()?
+                        .teams
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .get(team)?;
+                }
+                rma::quiet()
+            },
+        )
+    })
+}
+
+/// The FFTS/C2C control base address for device MIX kernels: there is none on the CPU, so 0 (the
+/// value the original returns before init and on Ascend950).
+#[unsafe(no_mangle)]
+pub extern "C" fn util_get_ffts_config() -> u64 {
+    0
+}
+
+/// Profiling readout. On the PE named by SHMEM_CYCLE_PROF_PE at init, `*out_profs` (when non-NULL)
+/// receives a library-owned record: block 0 holds this PE's stream-ordered operations, frame =
+/// kind (0 put, 1 get, 2 quiet, 3 signal, 4 signal wait, 5 barrier, 6 handle wait), `ccount` = how
+/// many ran, `cycles` = nanoseconds spent; `verbose` prints `BlockID FrameID Cycles Count
+/// AvgTime(us)`. Other PEs: nothing is written.
+///
+/// # Safety
+/// `out_profs` must be NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclshmemx_get_prof(out_profs: *mut *mut ProfPe, verbose: bool) {
+    guard("aclshmemx_get_prof", || {
+        if !verbose && out_profs.is_null() {
+            return Ok(());
+        }
+        if let Some(rec) = stream::get_prof(verbose)
+            && !out_profs.is_null()
+        {
+            // SAFETY: documented requirement of this function.
+            *unsafe { arg_mut(out_profs, "out_profs") }? = rec;
+        }
+        Ok(())
+    })
+}
+
+/// Deprecated: `aclshmemx_get_prof(NULL, true)`.
+#[unsafe(no_mangle)]
+pub extern "C" fn aclshmemx_show_prof() {
+    guard("aclshmemx_show_prof", || {
+        stream::get_prof(true);
+        Ok(())
+    })
+}

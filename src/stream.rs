@@ -1,0 +1,308 @@
+//! Stream-ordered operations (`aclshmemx_*_on_stream`) and their CPU profiling records.
+//!
+//! libaclshmem reaches ACL streams only through entry points resolved at run time in the program
+//! (`dlsym(RTLD_DEFAULT)`): the program links an ACL runtime (CANN's, or this repository's CPU
+//! libascendcl.so) when it uses streams. An operation is boxed and launched as a host function on
+//! the stream (`aclshimLaunchHostFuncWithStatus` when the runtime has it, so a failing operation is
+//! reported by the stream's next synchronize; else `aclrtLaunchHostFunc`), so it runs in stream order
+//! without blocking the calling thread. Without an ACL runtime the operation runs inline, and the
+//! log says so once.
+//!
+//! `unsafe`: calls through resolved C function pointers and the boxed-closure trampoline.
+
+use std::ffi::{CString, c_int, c_void};
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicPtr, Ordering};
+use std::time::Instant;
+
+use crate::error::{Error, Result};
+use crate::ffi::types::{ACLSHMEM_CYCLE_PROF_FRAME_CNT, ACLSHMEM_CYCLE_PROF_MAX_BLOCK, ProfPe};
+
+type HostFn = unsafe extern "C" fn(*mut c_void);
+type StatusFn = unsafe extern "C" fn(*mut c_void) -> c_int;
+
+/// The ACL entry points libaclshmem uses.
+struct Acl {
+    launch: unsafe extern "C" fn(*mut c_void, HostFn, *mut c_void) -> c_int,
+    launch_status: Option<unsafe extern "C" fn(*mut c_void, StatusFn, *mut c_void) -> c_int>,
+    create: Option<unsafe extern "C" fn(*mut *mut c_void) -> c_int>,
+    destroy: Option<unsafe extern "C" fn(*mut c_void) -> c_int>,
+    sync: Option<unsafe extern "C" fn(*mut c_void) -> c_int>,
+}
+
+fn resolve(name: &str) -> Option<*mut c_void> {
+    let c = CString::new(name).ok()?;
+    // SAFETY: dlsym in the global namespace with a NUL-terminated name.
+    let p = unsafe { libc::dlsym(libc::RTLD_DEFAULT, c.as_ptr()) };
+    (!p.is_null()).then_some(p)
+}
+
+fn acl() -> Option<&'static Acl> {
+    static ACL: OnceLock<Option<Acl>> = OnceLock::new();
+    ACL.get_or_init(|| {
+        let launch = resolve("aclrtLaunchHostFunc")?;
+        // SAFETY: each symbol is the ACL runtime function of that name, with the C signature of
+        // acl/acl_rt.h (and acl/acl_shim.h for the status variant).
+        unsafe {
+            Some(Acl {
+                launch: std::mem::transmute::<*mut c_void, _>(launch),
+                launch_status: resolve("aclshimLaunchHostFuncWithStatus")
+                    .map(|p| std::mem::transmute::<*mut c_void, _>(p)),
+                create: resolve("aclrtCreateStream").map(|p| std::mem::transmute::<*mut c_void, _>(p)),
+                destroy: resolve("aclrtDestroyStream").map(|p| std::mem::transmute::<*mut c_void, _>(p)),
+                sync: resolve("aclrtSynchronizeStream").map(|p| std::mem::transmute::<*mut c_void, _>(p)),
+            })
+        }
+    })
+    .as_ref()
+}
+
+/// What a stream runs.
+type Op = Box<dyn FnOnce() -> Result<()> + Send>;
+
+struct Task {
+    call: &'static str,
+    frame: Frame,
+    op: Op,
+}
+
+/// `ACL_ERROR_RT_INTERNAL_ERROR`: a failed operation, reported by the stream's next synchronize.
+const STREAM_ERROR: c_int = 507000;
+
+fn run(task: Task) -> c_int {
+    let start = Instant::now();
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(task.op))
+        .unwrap_or_else(|_| Err(Error::Inner("panic in a stream-ordered operation".into())));
+    prof_record(task.frame, start.elapsed().as_nanos() as i64);
+    match r {
+        Ok(()) => 0,
+        Err(e) => {
+            crate::ffi::report(task.call, &e);
+            STREAM_ERROR
+        }
+    }
+}
+
+unsafe extern "C" fn trampoline(args: *mut c_void) {
+    // SAFETY: args is the Box<Task> leaked by `enqueue`, run exactly once.
+    run(*unsafe { Box::from_raw(args as *mut Task) });
+}
+
+unsafe extern "C" fn trampoline_status(args: *mut c_void) -> c_int {
+    // SAFETY: as above.
+    run(*unsafe { Box::from_raw(args as *mut Task) })
+}
+
+/// Which streams a NULL handle means (spec 7): most calls use the library's internal stream, the
+/// barriers and handle_wait pass NULL to the ACL default stream.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NullStream {
+    Internal,
+    Default,
+}
+
+/// Runs `op` in order on `stream`.
+pub fn enqueue(
+    stream: *mut c_void,
+    null: NullStream,
+    call: &'static str,
+    frame: Frame,
+    op: Op,
+) -> Result<()> {
+    let task = Task { call, frame, op };
+    let Some(acl) = acl() else {
+        static SAID: AtomicBool = AtomicBool::new(false);
+        if !SAID.swap(true, Ordering::Relaxed) {
+            log::debug!("no ACL runtime in this process: stream-ordered calls run inline");
+        }
+        return match run(task) {
+            0 => Ok(()),
+            _ => Err(Error::Inner(format!("{call} failed (see above)"))),
+        };
+    };
+    let stream = if stream.is_null() && null == NullStream::Internal {
+        internal_stream()?
+    } else {
+        stream
+    };
+    let args = Box::into_raw(Box::new(task)) as *mut c_void;
+    // SAFETY: the runtime calls the trampoline once with `args`, which stays valid until then.
+    let rc = unsafe {
+        match acl.launch_status {
+            Some(f) => f(stream, trampoline_status, args),
+            None => (acl.launch)(stream, trampoline, args),
+        }
+    };
+    if rc != 0 {
+        // the runtime refused it, so it will never run: take the task back
+        // SAFETY: args came from Box::into_raw above and was not consumed.
+        drop(unsafe { Box::from_raw(args as *mut Task) });
+        return Err(Error::InvalidParam(format!(
+            "the ACL runtime refused to queue on stream {stream:p} (error {rc})"
+        )));
+    }
+    Ok(())
+}
+
+/// The library's own stream (created on first use; NULL = the ACL default stream when creation is
+/// not possible, e.g. no device set on this thread).
+static INTERNAL: AtomicPtr<c_void> = AtomicPtr::new(std::ptr::null_mut());
+
+fn internal_stream() -> Result<*mut c_void> {
+    let s = INTERNAL.load(Ordering::Acquire);
+    if !s.is_null() {
+        return Ok(s);
+    }
+    let Some(create) = acl().and_then(|a| a.create) else {
+        return Ok(std::ptr::null_mut());
+    };
+    let mut s = std::ptr::null_mut();
+    // SAFETY: aclrtCreateStream(aclrtStream *).
+    let rc = unsafe { create(&mut s) };
+    if rc != 0 || s.is_null() {
+        log::warn!("aclrtCreateStream failed ({rc}): the internal stream is the ACL default stream");
+        return Ok(std::ptr::null_mut());
+    }
+    match INTERNAL.compare_exchange(std::ptr::null_mut(), s, Ordering::AcqRel, Ordering::Acquire) {
+        Ok(_) => Ok(s),
+        Err(existing) => {
+            if let Some(destroy) = acl().and_then(|a| a.destroy) {
+                // SAFETY: s was created just above and is not shared.
+                unsafe { destroy(s) };
+            }
+            Ok(existing)
+        }
+    }
+}
+
+/// Finalize: drains and destroys the internal stream.
+pub fn close_internal_stream() {
+    let s = INTERNAL.swap(std::ptr::null_mut(), Ordering::AcqRel);
+    if s.is_null() {
+        return;
+    }
+    if let Some(acl) = acl() {
+        // SAFETY: s is the internal stream created by `internal_stream`, no longer reachable.
+        unsafe {
+            if let Some(sync) = acl.sync {
+                sync(s);
+            }
+            if let Some(destroy) = acl.destroy {
+                destroy(s);
+            }
+        }
+    }
+}
+
+// ---- profiling (aclshmemx_get_prof) ----
+
+/// Frame ids of the profiling records: which kind of stream-ordered operation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Frame {
+    Put = 0,
+    Get = 1,
+    Quiet = 2,
+    Signal = 3,
+    SignalWait = 4,
+    Barrier = 5,
+    HandleWait = 6,
+}
+
+/// Counters of the profiled PE: block 0 = this PE's stream-ordered operations; `cycles` holds
+/// nanoseconds.
+struct Prof {
+    count: Vec<AtomicI64>,
+    nanos: Vec<AtomicI64>,
+    out: AtomicPtr<ProfPe>,
+}
+
+static PROF: OnceLock<Prof> = OnceLock::new();
+static PROF_ON: AtomicBool = AtomicBool::new(false);
+
+/// Init: profiling is on when SHMEM_CYCLE_PROF_PE names this PE (invalid value: PE 0, warned).
+pub fn configure_prof(my_pe: usize) {
+    let on = match crate::config::SHMEM_CYCLE_PROF_PE.get() {
+        None => false,
+        Some(v) => match v.trim().parse::<usize>() {
+            Ok(p) if p < crate::ffi::types::ACLSHMEM_MAX_PES => p == my_pe,
+            _ => {
+                log::warn!("SHMEM_CYCLE_PROF_PE=\"{v}\" is not a PE number: profiling PE 0");
+                my_pe == 0
+            }
+        },
+    };
+    if on {
+        PROF.get_or_init(|| Prof {
+            count: (0..ACLSHMEM_CYCLE_PROF_FRAME_CNT)
+                .map(|_| AtomicI64::new(0))
+                .collect(),
+            nanos: (0..ACLSHMEM_CYCLE_PROF_FRAME_CNT)
+                .map(|_| AtomicI64::new(0))
+                .collect(),
+            out: AtomicPtr::new(std::ptr::null_mut()),
+        });
+    }
+    PROF_ON.store(on, Ordering::Release);
+}
+
+fn prof_record(frame: Frame, nanos: i64) {
+    if PROF_ON.load(Ordering::Relaxed)
+        && let Some(p) = PROF.get()
+    {
+        p.count[frame as usize].fetch_add(1, Ordering::Relaxed);
+        p.nanos[frame as usize].fetch_add(nanos, Ordering::Relaxed);
+    }
+}
+
+/// `aclshmemx_get_prof`: the library-owned record of this PE (None when this PE is not profiled),
+/// printed when `verbose`.
+pub fn get_prof(verbose: bool) -> Option<*mut ProfPe> {
+    if !PROF_ON.load(Ordering::Acquire) {
+        return None;
+    }
+    let p = PROF.get()?;
+    let mut out = p.out.load(Ordering::Acquire);
+    if out.is_null() {
+        // 1 MiB: allocated zeroed on the heap, once, owned by the library for the process
+        let layout = std::alloc::Layout::new::<ProfPe>();
+        // SAFETY: ProfPe is plain integers, valid when zeroed; the layout is non-zero-sized.
+        let fresh = unsafe { std::alloc::alloc_zeroed(layout) } as *mut ProfPe;
+        if fresh.is_null() {
+            return None;
+        }
+        out = match p
+            .out
+            .compare_exchange(std::ptr::null_mut(), fresh, Ordering::AcqRel, Ordering::Acquire)
+        {
+            Ok(_) => fresh,
+            Err(existing) => {
+                // SAFETY: fresh was allocated above with the same layout and never shared.
+                unsafe { std::alloc::dealloc(fresh.cast(), layout) };
+                existing
+            }
+        };
+    }
+    let my_pe = crate::runtime::current_pe().unwrap_or(0);
+    // SAFETY: out points at the library-owned ProfPe; the program reads it between calls.
+    let rec = unsafe { &mut *out };
+    rec.pe_id = my_pe as i32;
+    for f in 0..ACLSHMEM_CYCLE_PROF_FRAME_CNT {
+        rec.block_prof[0].ccount[f] = p.count[f].load(Ordering::Relaxed);
+        rec.block_prof[0].cycles[f] = p.nanos[f].load(Ordering::Relaxed);
+    }
+    if verbose {
+        println!("BlockID FrameID Cycles Count AvgTime(us)");
+        for b in 0..ACLSHMEM_CYCLE_PROF_MAX_BLOCK {
+            for f in 0..ACLSHMEM_CYCLE_PROF_FRAME_CNT {
+                let (cycles, count) = (rec.block_prof[b].cycles[f], rec.block_prof[b].ccount[f]);
+                if count != 0 {
+                    println!(
+                        "{b} {f} {cycles} {count} {:.3}",
+                        cycles as f64 / count as f64 / 1000.0
+                    );
+                }
+            }
+        }
+    }
+    Some(out)
+}
