@@ -21,13 +21,18 @@ use crate::ffi::types::{ACLSHMEM_CYCLE_PROF_FRAME_CNT, ACLSHMEM_CYCLE_PROF_MAX_B
 type HostFn = unsafe extern "C" fn(*mut c_void);
 type StatusFn = unsafe extern "C" fn(*mut c_void) -> c_int;
 
+type LaunchFn = unsafe extern "C" fn(*mut c_void, HostFn, *mut c_void) -> c_int;
+type LaunchStatusFn = unsafe extern "C" fn(*mut c_void, StatusFn, *mut c_void) -> c_int;
+type CreateFn = unsafe extern "C" fn(*mut *mut c_void) -> c_int;
+type StreamFn = unsafe extern "C" fn(*mut c_void) -> c_int;
+
 /// The ACL entry points libaclshmem uses.
 struct Acl {
-    launch: unsafe extern "C" fn(*mut c_void, HostFn, *mut c_void) -> c_int,
-    launch_status: Option<unsafe extern "C" fn(*mut c_void, StatusFn, *mut c_void) -> c_int>,
-    create: Option<unsafe extern "C" fn(*mut *mut c_void) -> c_int>,
-    destroy: Option<unsafe extern "C" fn(*mut c_void) -> c_int>,
-    sync: Option<unsafe extern "C" fn(*mut c_void) -> c_int>,
+    launch: LaunchFn,
+    launch_status: Option<LaunchStatusFn>,
+    create: Option<CreateFn>,
+    destroy: Option<StreamFn>,
+    sync: Option<StreamFn>,
 }
 
 fn resolve(name: &str) -> Option<*mut c_void> {
@@ -45,12 +50,14 @@ fn acl() -> Option<&'static Acl> {
         // acl/acl_rt.h (and acl/acl_shim.h for the status variant).
         unsafe {
             Some(Acl {
-                launch: std::mem::transmute::<*mut c_void, _>(launch),
+                launch: std::mem::transmute::<*mut c_void, LaunchFn>(launch),
                 launch_status: resolve("aclshimLaunchHostFuncWithStatus")
-                    .map(|p| std::mem::transmute::<*mut c_void, _>(p)),
-                create: resolve("aclrtCreateStream").map(|p| std::mem::transmute::<*mut c_void, _>(p)),
-                destroy: resolve("aclrtDestroyStream").map(|p| std::mem::transmute::<*mut c_void, _>(p)),
-                sync: resolve("aclrtSynchronizeStream").map(|p| std::mem::transmute::<*mut c_void, _>(p)),
+                    .map(|p| std::mem::transmute::<*mut c_void, LaunchStatusFn>(p)),
+                create: resolve("aclrtCreateStream").map(|p| std::mem::transmute::<*mut c_void, CreateFn>(p)),
+                destroy: resolve("aclrtDestroyStream")
+                    .map(|p| std::mem::transmute::<*mut c_void, StreamFn>(p)),
+                sync: resolve("aclrtSynchronizeStream")
+                    .map(|p| std::mem::transmute::<*mut c_void, StreamFn>(p)),
             })
         }
     })
