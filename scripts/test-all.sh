@@ -106,4 +106,16 @@ cc -std=c11 -o "$PC_OUT/hello" "$ROOT/c_examples/hello.c" "${PC_FLAGS[@]}" \
     -Wl,-rpath,"$(pkg-config --variable=libdir aclshmem)"
 "$PREFIX/bin/aclshmrun" -n 2 --timeout 60 "$PC_OUT/hello"
 
+# --- fuzzing the config-store parser (bounded) ------------------------------------------------
+# cargo fuzz needs nightly flags; RUSTC_BOOTSTRAP=1 lets the stable toolchain accept them.
+# ACLSHMEM_SKIP_FUZZ=1 skips this step (it costs a few minutes on a fresh machine: install + build).
+if [[ "${ACLSHMEM_SKIP_FUZZ:-0}" != 1 ]]; then
+    step "cargo fuzz run protocol (${ACLSHMEM_FUZZ_SECONDS:-30} s)"
+    if ! cargo fuzz --version >/dev/null 2>&1; then
+        cargo install cargo-fuzz --locked
+    fi
+    (cd "$ROOT/fuzz" && RUSTC_BOOTSTRAP=1 cargo fuzz run protocol -- \
+        -max_total_time="${ACLSHMEM_FUZZ_SECONDS:-30}" -print_final_stats=1 2>&1 | tail -n 20)  # pipefail: a crash fails
+fi
+
 step "all tests passed"
