@@ -1,17 +1,37 @@
 //! The waiting policy shared by every wait in the library: spin briefly, then yield, then sleep
-//! with bounded exponential back-off. With more PEs than cores (16 PEs on 2 cores is normal here)
-//! a waiter must give its core away quickly, yet a short wait on an idle machine stays a spin.
+//! with bounded back-off.
+//!
+//! * Not oversubscribed (this node's PEs fit its CPUs): spin for up to [`SPIN_FOR`] — a peer that
+//!   is running answers within that — then yield (which returns at once while nobody else wants the
+//!   CPU), then after [`YIELD_FOR`] sleep.
+//! * Oversubscribed (16 PEs on 2 cores is normal here): the PE we wait for needs our CPU, so spin
+//!   only [`SPINS`] rounds before yielding.
+//! * Sleeping starts at 1 µs and doubles up to [`MAX_SLEEP`]; the thread's timer slack is set to
+//!   1 µs first, so a short sleep is short. An idle wait therefore stops burning a core after
+//!   [`YIELD_FOR`].
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-const SPINS: u32 = 64;
-const YIELDS: u32 = 64;
-const MAX_SLEEP: Duration = Duration::from_micros(200);
+const SPINS: u32 = 128;
+const SPIN_FOR: Duration = Duration::from_micros(50);
+const YIELD_FOR: Duration = Duration::from_millis(20);
+const MAX_SLEEP: Duration = Duration::from_micros(500);
+
+static OVERSUBSCRIBED: AtomicBool = AtomicBool::new(true);
+
+/// Init: whether this node runs more PEs than it has CPUs online.
+pub fn set_node_load(local_pes: usize) {
+    // SAFETY: sysconf has no preconditions.
+    let cpus = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_ONLN) };
+    OVERSUBSCRIBED.store(local_pes as i64 > (cpus as i64).max(1), Ordering::Relaxed);
+}
 
 /// One waiter's back-off state.
 #[derive(Debug)]
 pub struct Backoff {
-    round: u32,
+    rounds: u32,
+    since: Option<Instant>,
     sleep: Duration,
 }
 
@@ -21,41 +41,45 @@ impl Default for Backoff {
     }
 }
 
+fn short_timer_slack() {
+    thread_local!(static SET: std::cell::Cell<bool> = const { std::cell::Cell::new(false) });
+    SET.with(|s| {
+        if !s.get() {
+            // SAFETY: PR_SET_TIMERSLACK only changes this thread's timer slack (nanoseconds).
+            unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1000 as libc::c_ulong, 0, 0, 0) };
+            s.set(true);
+        }
+    });
+}
+
 impl Backoff {
     pub fn new() -> Self {
         Backoff {
-            round: 0,
+            rounds: 0,
+            since: None,
             sleep: Duration::from_micros(1),
         }
     }
 
-    /// Waits a little; each call waits at least as long as the previous one, up to `MAX_SLEEP`.
+    /// Waits a little; the waits grow as described in the module documentation.
+    #[inline]
     pub fn snooze(&mut self) {
-        if self.round < SPINS {
+        if self.rounds < SPINS {
+            self.rounds += 1;
             std::hint::spin_loop();
-        } else if self.round < SPINS + YIELDS {
+            return;
+        }
+        let waited = self.since.get_or_insert_with(Instant::now).elapsed();
+        if waited < SPIN_FOR && !OVERSUBSCRIBED.load(Ordering::Relaxed) {
+            for _ in 0..16 {
+                std::hint::spin_loop();
+            }
+        } else if waited < YIELD_FOR {
             std::thread::yield_now();
         } else {
+            short_timer_slack();
             std::thread::sleep(self.sleep);
             self.sleep = (self.sleep * 2).min(MAX_SLEEP);
         }
-        self.round = self.round.saturating_add(1);
-    }
-}
-
-/// Waits until `done()` holds or `timeout` passes; returns whether it held.
-pub fn until(timeout: Option<Duration>, mut done: impl FnMut() -> bool) -> bool {
-    let start = Instant::now();
-    let mut b = Backoff::new();
-    loop {
-        if done() {
-            return true;
-        }
-        if let Some(t) = timeout
-            && start.elapsed() >= t
-        {
-            return false;
-        }
-        b.snooze();
     }
 }

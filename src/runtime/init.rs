@@ -305,7 +305,11 @@ fn build(flags: u32, attr: &InitAttr, slot: &Slot) -> Result<Instance> {
     };
     let finish = |inst: &mut Instance| -> Result<()> {
         inst.reserve_internal()?;
-        inst.all_local = (0..inst.n_pes).all(|pe| inst.device.peer_addr(0, pe).is_some());
+        let local = (0..inst.n_pes)
+            .filter(|&pe| inst.device.peer_addr(0, pe).is_some())
+            .count();
+        inst.all_local = local == inst.n_pes;
+        crate::wait::set_node_load(local);
         if inst.my_pe == 0 && config::ACLSHMEM_INFO.is_on() {
             println!("{}", config::describe());
         }

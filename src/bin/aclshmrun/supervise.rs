@@ -14,6 +14,9 @@ use signal_hook::low_level::signal_name;
 const POLL: Duration = Duration::from_millis(5);
 /// How long PEs get between SIGTERM and SIGKILL.
 pub const GRACE: Duration = Duration::from_secs(2);
+/// After a PE fails, how long the others get to end by themselves first: the library tells them
+/// (a PE's death, aclshmem_global_exit) and they exit with their own status and message.
+pub const SETTLE: Duration = Duration::from_secs(1);
 /// Exit status of a job killed by `--timeout` (as `timeout(1)`).
 pub const TIMEOUT_STATUS: i32 = 124;
 
@@ -135,6 +138,7 @@ impl Supervisor {
             }
             if let Some(failure) = failure {
                 eprintln!("aclshmrun: {failure}");
+                self.settle(SETTLE);
                 self.shutdown();
                 return failure.status.exit_code();
             }
@@ -202,6 +206,16 @@ impl Supervisor {
             }
         }
         first
+    }
+
+    /// Waits up to `limit` for the running PEs to end by themselves (less if a termination signal
+    /// arrives).
+    fn settle(&mut self, limit: Duration) {
+        let deadline = Instant::now() + limit;
+        while self.running() > 0 && Instant::now() < deadline && self.pending_signal().is_none() {
+            sleep(POLL);
+            let _ = self.reap();
+        }
     }
 
     /// Sends SIGTERM to every running PE, waits up to [`GRACE`] (less if another

@@ -291,14 +291,19 @@ fn leave(shared: &Shared, pe: usize) {
 }
 
 /// Sends `msg` to every PE's watch connection.
+/// PE 0 is told last: it runs the store, and the notice may end its process.
 fn notify(st: &mut State, msg: &Message) {
-    for w in st.watchers.iter().flatten() {
-        let _ = write_frame(&mut *w.lock().unwrap_or_else(|e| e.into_inner()), msg);
+    let order = (1..st.watchers.len()).chain(std::iter::once(0));
+    for pe in order {
+        if let Some(w) = &st.watchers[pe] {
+            let _ = write_frame(&mut *w.lock().unwrap_or_else(|e| e.into_inner()), msg);
+        }
     }
 }
 
-/// How long a watch-connection reader holds the connection before letting a writer in.
-const WATCH_POLL: Duration = Duration::from_millis(100);
+/// How long a watch-connection reader holds the connection before letting a writer in (a notice to
+/// every PE waits at most this long per PE).
+const WATCH_POLL: Duration = Duration::from_millis(5);
 
 /// A PE's watch connection: the store pushes job events to it (global exit, a PE's death); the PE
 /// may send a global exit on it. Its end is not a death: that is told by the request connection.

@@ -1,0 +1,868 @@
+//! Failure handling of real multi-PE jobs, each a scenario of `tests/c/failure_tests.c`:
+//!
+//! - a PE that never arrives at init, or arrives after the others gave up (timeouts, named PE);
+//! - a PE that stops taking part later (skips an `aclshmem_malloc` the others make);
+//! - zero bootstrap timeouts are invalid values;
+//! - `aclshmem_global_exit` under `aclshmrun`, without a launcher, and before init;
+//! - a PE killed while the others wait in a barrier, a `wait_until` or a reduction, and PE 0 (the
+//!   config store) killed: detected by the library itself (PEs started by hand, no launcher);
+//! - 32 PEs on a small machine;
+//! - hostile clients of the config store of a running job (garbage, wrong secret, silent
+//!   connections, an impostor claiming to be PE 1).
+//!
+//! Jobs started by hand get their PE identity, a free loopback port, a private job secret and a
+//! private job id (for the /dev/shm check) in their environment. Every job has a hard time limit,
+//! so a hang fails the test within a minute. The tests of this file run one at a time: they
+//! measure how fast failures are detected, which parallel jobs on a 2-core machine would blur.
+
+mod common;
+
+use std::ffi::OsStr;
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::os::unix::process::ExitStatusExt;
+use std::path::PathBuf;
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, MutexGuard};
+use std::thread::{self, JoinHandle};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use common::{Background, Scratch, process_alive, run_pes, shm_leftovers, wait_limited};
+
+/// Frame kinds of the config-store protocol (see the crate's `protocol.rs`).
+const KIND_HELLO: u8 = 1;
+const KIND_REJECT: u8 = 3;
+
+/// One test at a time (see the module documentation).
+fn serial() -> MutexGuard<'static, ()> {
+    static SERIAL: Mutex<()> = Mutex::new(());
+    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn prog() -> PathBuf {
+    common::compile_c("failure_tests")
+}
+
+/// A loopback port nobody listens on right now.
+fn free_port() -> u16 {
+    let l = TcpListener::bind("127.0.0.1:0").expect("bind an ephemeral loopback port");
+    l.local_addr().expect("local_addr").port()
+}
+
+/// 16 hex digits, different for every call (job ids and secrets of hand-started jobs).
+fn unique_hex() -> String {
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_nanos() as u64)
+        .unwrap_or(0);
+    let mix =
+        nanos ^ (u64::from(std::process::id()) << 40) ^ ((NEXT.fetch_add(1, Ordering::Relaxed) as u64) << 20);
+    format!("{:016x}", mix.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
+}
+
+fn reader<R: Read + Send + 'static>(mut pipe: R) -> JoinHandle<String> {
+    thread::spawn(move || {
+        let mut bytes = Vec::new();
+        let _ = pipe.read_to_end(&mut bytes);
+        String::from_utf8_lossy(&bytes).into_owned()
+    })
+}
+
+/// One PE process started by hand.
+struct ManualPe {
+    pe: usize,
+    child: Child,
+    stdout: Option<JoinHandle<String>>,
+    stderr: Option<JoinHandle<String>>,
+    /// Exit status and when it was seen (relative to the job's start).
+    ended: Option<(ExitStatus, Duration)>,
+}
+
+/// A job whose PEs the test starts itself, without `aclshmrun`: the library's own failure
+/// detection is all there is.
+struct ManualJob {
+    pes: Vec<ManualPe>,
+    start: Instant,
+    job_id: String,
+}
+
+/// How one hand-started PE ended.
+struct Ended {
+    pe: usize,
+    /// `None`: still running at the time limit (then killed).
+    status: Option<ExitStatus>,
+    /// When it ended, from the job's start.
+    at: Duration,
+    output: String,
+}
+
+impl Ended {
+    fn code(&self) -> Option<i32> {
+        self.status.and_then(|s| s.code())
+    }
+
+    /// The `RESULT ...` line the program printed, if any.
+    fn result(&self) -> Option<&str> {
+        self.output.lines().find(|l| l.starts_with("RESULT "))
+    }
+
+    /// The value of `key=` in the RESULT line.
+    fn field(&self, key: &str) -> Option<&str> {
+        let prefix = format!("{key}=");
+        self.result()?
+            .split_whitespace()
+            .find_map(|w| w.strip_prefix(prefix.as_str()))
+    }
+}
+
+/// Everything every PE printed, for failure messages.
+fn dump(ended: &[Ended]) -> String {
+    ended
+        .iter()
+        .map(|e| format!("--- PE {}: {:?} at {:.2?}\n{}", e.pe, e.status, e.at, e.output))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+impl ManualJob {
+    /// Starts PEs `which` of a job of `n_pes` running `scenario`, with `env` for every PE and
+    /// `per_pe` (PE, variable, value) for single ones.
+    fn start(
+        scenario: &str,
+        n_pes: usize,
+        which: &[usize],
+        env: &[(&str, &str)],
+        per_pe: &[(usize, &str, &str)],
+    ) -> ManualJob {
+        let prog = prog();
+        let port = free_port();
+        let job_id = unique_hex();
+        let secret = format!("test-secret-{}", unique_hex());
+        let url = format!("tcp://127.0.0.1:{port}");
+        let n = n_pes.to_string();
+        let start = Instant::now();
+        let mut pes = Vec::new();
+        for &pe in which {
+            let mut cmd = Command::new(&prog);
+            cmd.arg(scenario);
+            for var in [
+                "ACLSHMEM_LOCAL_PE",
+                "ACLSHMEM_LOCAL_N_PES",
+                "SHMEM_LOG_LEVEL",
+                "SHMEM_LOG_PATH",
+                "RANK",
+                "WORLD_SIZE",
+                "LOCAL_RANK",
+                "LOCAL_WORLD_SIZE",
+                "MASTER_ADDR",
+                "MASTER_PORT",
+            ] {
+                cmd.env_remove(var);
+            }
+            cmd.env("ACLSHMEM_MY_PE", pe.to_string())
+                .env("ACLSHMEM_N_PES", &n)
+                .env("ACLSHMEM_IP_PORT", &url)
+                .env("ACLSHMEM_LOCAL_MEM_SIZE", "4M")
+                .env("ACLSHMEM_JOB_ID", &job_id)
+                .env("ACLSHMEM_JOB_TOKEN", &secret)
+                .env("SHMEM_LOG_TO_STDOUT", "1");
+            for (k, v) in env {
+                cmd.env(k, v);
+            }
+            for (p, k, v) in per_pe {
+                if *p == pe {
+                    cmd.env(k, v);
+                }
+            }
+            cmd.stdin(Stdio::null())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped());
+            let mut child = cmd.spawn().expect("start a PE");
+            let stdout = child.stdout.take().map(reader);
+            let stderr = child.stderr.take().map(reader);
+            pes.push(ManualPe {
+                pe,
+                child,
+                stdout,
+                stderr,
+                ended: None,
+            });
+        }
+        ManualJob { pes, start, job_id }
+    }
+
+    /// Waits until every PE ended, at most `limit` from the job's start; PEs still running then
+    /// are killed and reported with `status: None`.
+    fn wait(mut self, limit: Duration) -> Vec<Ended> {
+        loop {
+            let now = self.start.elapsed();
+            for p in self.pes.iter_mut().filter(|p| p.ended.is_none()) {
+                if let Ok(Some(status)) = p.child.try_wait() {
+                    p.ended = Some((status, now));
+                }
+            }
+            if self.pes.iter().all(|p| p.ended.is_some()) || now >= limit {
+                break;
+            }
+            thread::sleep(Duration::from_millis(10));
+        }
+        let at_limit = self.start.elapsed();
+        let mut out = Vec::new();
+        for p in &mut self.pes {
+            if p.ended.is_none() {
+                let _ = p.child.kill();
+                let _ = p.child.wait();
+            }
+            let stdout = p.stdout.take().map(|h| h.join().unwrap_or_default());
+            let stderr = p.stderr.take().map(|h| h.join().unwrap_or_default());
+            let mut output = stdout.unwrap_or_default();
+            output.push_str(&stderr.unwrap_or_default());
+            out.push(Ended {
+                pe: p.pe,
+                status: p.ended.map(|(s, _)| s),
+                at: p.ended.map_or(at_limit, |(_, at)| at),
+                output,
+            });
+        }
+        out
+    }
+}
+
+impl Drop for ManualJob {
+    /// Never leaves a PE behind when a test fails half-way.
+    fn drop(&mut self) {
+        for p in &mut self.pes {
+            if let Ok(None) = p.child.try_wait() {
+                let _ = p.child.kill();
+                let _ = p.child.wait();
+            }
+        }
+    }
+}
+
+/// Every PE ended within the limit (none was killed by the harness).
+fn assert_all_ended(ended: &[Ended]) {
+    let hung: Vec<usize> = ended
+        .iter()
+        .filter(|e| e.status.is_none())
+        .map(|e| e.pe)
+        .collect();
+    assert!(
+        hung.is_empty(),
+        "PE(s) {hung:?} still running at the time limit (killed)\n{}",
+        dump(ended)
+    );
+}
+
+fn assert_no_fail_lines(ended: &[Ended]) {
+    assert!(
+        ended.iter().all(|e| !e.output.contains("FAIL: ")),
+        "a PE reported a failure\n{}",
+        dump(ended)
+    );
+}
+
+// ------------------------------------------------------------------------------------------
+// 1. A PE that never arrives at init
+// ------------------------------------------------------------------------------------------
+
+const INIT_TIMEOUT_S: &str = "3";
+const OP_TIMEOUT_S: &str = "2";
+
+/// Checks that PE `e` failed init with ACLSHMEM_TIMEOUT_ERROR (-7) or ACLSHMEM_INNER_ERROR (-4)
+/// within `within` (measured by the PE around the call) and returns the code.
+fn assert_init_failed(e: &Ended, within: f64, all: &[Ended]) -> i32 {
+    assert_eq!(
+        e.code(),
+        Some(0),
+        "PE {} did not finish normally\n{}",
+        e.pe,
+        dump(all)
+    );
+    let rc: i32 = e
+        .field("init_rc")
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| panic!("PE {}: no init result\n{}", e.pe, dump(all)));
+    assert!(
+        rc == -7 || rc == -4,
+        "PE {}: init returned {rc}, expected -7 (ACLSHMEM_TIMEOUT_ERROR) or -4\n{}",
+        e.pe,
+        dump(all)
+    );
+    let elapsed: f64 = e.field("elapsed").and_then(|v| v.parse().ok()).expect("elapsed");
+    assert!(
+        elapsed <= within,
+        "PE {}: init took {elapsed:.2} s to fail, expected at most {within} s\n{}",
+        e.pe,
+        dump(all)
+    );
+    rc
+}
+
+#[test]
+fn pe_that_never_starts_fails_init_naming_it() {
+    let _serial = serial();
+    let job = ManualJob::start(
+        "arrive",
+        4,
+        &[0, 1, 2],
+        &[
+            ("FT_INIT_TIMEOUT", INIT_TIMEOUT_S),
+            ("FT_OP_TIMEOUT", OP_TIMEOUT_S),
+        ],
+        &[],
+    );
+    let ended = job.wait(Duration::from_secs(25));
+    assert_all_ended(&ended);
+    for e in &ended {
+        assert_init_failed(e, 10.0, &ended);
+        assert!(
+            e.output.contains("PE(s) [3]") || e.output.contains("PE 3"),
+            "PE {}: the error does not name PE 3\n{}",
+            e.pe,
+            dump(&ended)
+        );
+    }
+    assert_no_fail_lines(&ended);
+    let last = ended.iter().map(|e| e.at).max().unwrap_or_default();
+    eprintln!("PEs 0-2 of 4 failed init and exited {last:.2?} after start");
+}
+
+#[test]
+fn pe_that_starts_too_late_fails_init_and_so_do_the_others() {
+    let _serial = serial();
+    let job = ManualJob::start(
+        "arrive",
+        4,
+        &[0, 1, 2, 3],
+        &[
+            ("FT_INIT_TIMEOUT", INIT_TIMEOUT_S),
+            ("FT_OP_TIMEOUT", OP_TIMEOUT_S),
+        ],
+        &[(3, "FT_DELAY_MS", "6000")],
+    );
+    let ended = job.wait(Duration::from_secs(30));
+    assert_all_ended(&ended);
+    for e in ended.iter().filter(|e| e.pe != 3) {
+        assert_init_failed(e, 10.0, &ended);
+        assert!(
+            e.output.contains("PE(s) [3]") || e.output.contains("PE 3"),
+            "PE {}: the error does not name PE 3\n{}",
+            e.pe,
+            dump(&ended)
+        );
+    }
+    // the latecomer finds the others gone: it must fail too, bounded by its own timeouts
+    let late = ended.iter().find(|e| e.pe == 3).expect("PE 3");
+    let rc = assert_init_failed(late, 3.0 + 2.0 + 3.0, &ended);
+    assert_no_fail_lines(&ended);
+    eprintln!(
+        "PEs 0-2 failed at {:.2?}, the late PE 3 got {rc} at {:.2?}",
+        ended
+            .iter()
+            .filter(|e| e.pe != 3)
+            .map(|e| e.at)
+            .max()
+            .unwrap_or_default(),
+        late.at
+    );
+}
+
+// ------------------------------------------------------------------------------------------
+// 2. A PE that stops arriving later
+// ------------------------------------------------------------------------------------------
+
+#[test]
+fn pe_skipping_malloc_makes_the_others_fail_not_hang() {
+    let _serial = serial();
+    let job = ManualJob::start(
+        "late_malloc",
+        3,
+        &[0, 1, 2],
+        &[
+            ("FT_INIT_TIMEOUT", "10"),
+            ("FT_OP_TIMEOUT", OP_TIMEOUT_S),
+            ("FT_PE", "2"),
+            ("FT_SKIP_SLEEP_MS", "6000"),
+        ],
+        &[],
+    );
+    let ended = job.wait(Duration::from_secs(30));
+    assert_all_ended(&ended);
+    assert_no_fail_lines(&ended);
+    for e in ended.iter().filter(|e| e.pe != 2) {
+        assert_eq!(
+            e.field("malloc"),
+            Some("NULL"),
+            "PE {}: aclshmem_malloc without PE 2 did not return NULL\n{}",
+            e.pe,
+            dump(&ended)
+        );
+        let elapsed: f64 = e.field("elapsed").and_then(|v| v.parse().ok()).expect("elapsed");
+        assert!(
+            elapsed <= 2.0 + 3.0,
+            "PE {}: the failed aclshmem_malloc took {elapsed:.2} s (control_operation_timeout 2 s)\n{}",
+            e.pe,
+            dump(&ended)
+        );
+        assert!(
+            e.output.contains("PE(s) [2]"),
+            "PE {}: no log line naming PE 2 as missing\n{}",
+            e.pe,
+            dump(&ended)
+        );
+        // afterwards PE 2 leaves without finalizing and the others end (which PE they blame is
+        // checked by the peer-death tests below)
+        assert!(
+            e.code().is_some_and(|c| c != 0)
+                && (e.output.contains("PE 2 died") || e.output.contains("lost the config store")),
+            "PE {}: expected a non-zero exit after PE 2 left\n{}",
+            e.pe,
+            dump(&ended)
+        );
+    }
+    let skipper = ended.iter().find(|e| e.pe == 2).expect("PE 2");
+    assert_eq!(skipper.code(), Some(0), "PE 2\n{}", dump(&ended));
+}
+
+// ------------------------------------------------------------------------------------------
+// 3. Zero timeouts
+// ------------------------------------------------------------------------------------------
+
+#[test]
+fn zero_timeouts_are_invalid_values() {
+    let _serial = serial();
+    let prog = prog();
+    let args = [prog.as_os_str(), "zero_timeout".as_ref()];
+    let run = run_pes(2, &args, &[], Duration::from_secs(30));
+    run.assert_ok("zero_timeout");
+}
+
+// ------------------------------------------------------------------------------------------
+// 4. Global exit
+// ------------------------------------------------------------------------------------------
+
+#[test]
+fn global_exit_under_the_launcher_ends_every_pe_with_its_status() {
+    let _serial = serial();
+    let prog = prog();
+    let args: [&OsStr; 3] = ["--tag-output".as_ref(), prog.as_os_str(), "global_exit".as_ref()];
+    let run = run_pes(
+        4,
+        &args,
+        &[("FT_PE", "2"), ("FT_STATUS", "7")],
+        Duration::from_secs(30),
+    );
+    assert_eq!(run.code(), 7, "launcher exit status\n{}", run.dump());
+    assert!(run.failures().is_empty(), "{}", run.dump());
+    assert!(
+        run.elapsed < Duration::from_secs(10),
+        "the job took {:.1?}\n{}",
+        run.elapsed,
+        run.dump()
+    );
+    // the launcher takes the first PE's status and terminates the rest, so demand the reason
+    // from every PE: each logs that PE 2 called global exit before it exits
+    for pe in 0..4 {
+        let tag = format!("[pe {pe}] ");
+        let said = run
+            .stdout
+            .lines()
+            .chain(run.stderr.lines())
+            .filter_map(|l| l.strip_prefix(&tag))
+            .any(|l| l.contains("PE 2 called aclshmem_global_exit(7)"));
+        assert!(said, "PE {pe} did not log the global exit\n{}", run.dump());
+    }
+    eprintln!("global exit under aclshmrun: whole job {:.2?}", run.elapsed);
+}
+
+#[test]
+fn global_exit_without_the_launcher_ends_every_pe_with_its_status() {
+    let _serial = serial();
+    let job = ManualJob::start(
+        "global_exit",
+        4,
+        &[0, 1, 2, 3],
+        &[("FT_PE", "2"), ("FT_STATUS", "7")],
+        &[],
+    );
+    let ended = job.wait(Duration::from_secs(30));
+    assert_all_ended(&ended);
+    assert_no_fail_lines(&ended);
+    for e in &ended {
+        assert_eq!(e.code(), Some(7), "PE {} exit status\n{}", e.pe, dump(&ended));
+        assert!(
+            e.output.contains("PE 2 called aclshmem_global_exit(7)")
+                || (e.pe == 2 && e.output.contains("aclshmem_global_exit(7)")),
+            "PE {} did not log the global exit\n{}",
+            e.pe,
+            dump(&ended)
+        );
+    }
+    let first = ended.iter().map(|e| e.at).min().unwrap_or_default();
+    let last = ended.iter().map(|e| e.at).max().unwrap_or_default();
+    assert!(
+        last - first < Duration::from_secs(3),
+        "the PEs exited {:.2?} apart\n{}",
+        last - first,
+        dump(&ended)
+    );
+    eprintln!(
+        "global exit without launcher: all 4 PEs exited 7 within {:.2?}",
+        last - first
+    );
+}
+
+#[test]
+fn global_exit_before_init_ends_only_the_caller() {
+    let _serial = serial();
+    let job = ManualJob::start(
+        "exit_before_init",
+        2,
+        &[0, 1],
+        &[("FT_PE", "1"), ("FT_STATUS", "5")],
+        &[],
+    );
+    let ended = job.wait(Duration::from_secs(15));
+    assert_all_ended(&ended);
+    assert_no_fail_lines(&ended);
+    let caller = &ended[1];
+    assert_eq!(caller.code(), Some(5), "{}", dump(&ended));
+    assert!(
+        caller.at < Duration::from_secs(2),
+        "global_exit before init took {:.2?}\n{}",
+        caller.at,
+        dump(&ended)
+    );
+    let other = &ended[0];
+    assert_eq!(other.code(), Some(0), "{}", dump(&ended));
+    assert!(
+        other.output.contains("RESULT pe=0 still alive"),
+        "{}",
+        dump(&ended)
+    );
+}
+
+// ------------------------------------------------------------------------------------------
+// 5. A PE that dies, detected without the launcher
+// ------------------------------------------------------------------------------------------
+
+/// Starts 4 PEs of `die`: PE `victim` raises SIGKILL while the others wait in `mode`; every other
+/// PE must exit non-zero within 5 s naming the dead PE (or the lost store), and the job must
+/// leave nothing in /dev/shm.
+fn peer_death(mode: &str, victim: usize) {
+    let _serial = serial();
+    let victim_s = victim.to_string();
+    let job = ManualJob::start(
+        "die",
+        4,
+        &[0, 1, 2, 3],
+        &[("FT_PE", &victim_s), ("FT_MODE", mode)],
+        &[],
+    );
+    let job_id = job.job_id.clone();
+    assert!(shm_leftovers(&job_id).is_empty(), "fresh job id {job_id} in use");
+    let pids: Vec<u32> = job.pes.iter().map(|p| p.child.id()).collect();
+    let ended = job.wait(Duration::from_secs(40));
+    assert_all_ended(&ended);
+    assert_no_fail_lines(&ended);
+    let dead = &ended[victim];
+    assert_eq!(
+        dead.status.and_then(|s| s.signal()),
+        Some(libc::SIGKILL),
+        "PE {victim} was meant to die of SIGKILL\n{}",
+        dump(&ended)
+    );
+    assert!(
+        dead.output.contains("dies now"),
+        "PE {victim} died before the others were waiting\n{}",
+        dump(&ended)
+    );
+    let named = if victim == 0 {
+        "lost the config store".to_string()
+    } else {
+        format!("PE {victim} died")
+    };
+    for e in ended.iter().filter(|e| e.pe != victim) {
+        assert!(
+            e.code().is_some_and(|c| c != 0),
+            "PE {} exit status {:?} after PE {victim} died in {mode}\n{}",
+            e.pe,
+            e.status,
+            dump(&ended)
+        );
+        assert!(
+            e.output.contains(&format!("waits in {mode}")),
+            "PE {} never waited in {mode}\n{}",
+            e.pe,
+            dump(&ended)
+        );
+        assert!(
+            e.output.contains(&named),
+            "PE {}: no `{named}` in its output\n{}",
+            e.pe,
+            dump(&ended)
+        );
+        let after = e.at.saturating_sub(dead.at);
+        assert!(
+            after < Duration::from_secs(5),
+            "PE {} exited {after:.2?} after PE {victim} died\n{}",
+            e.pe,
+            dump(&ended)
+        );
+    }
+    for &pid in &pids {
+        assert!(!process_alive(pid), "pid {pid} still running");
+    }
+    let left = shm_leftovers(&job_id);
+    assert!(left.is_empty(), "job {job_id} left /dev/shm entries: {left:?}");
+    let slowest = ended
+        .iter()
+        .map(|e| e.at.saturating_sub(dead.at))
+        .max()
+        .unwrap_or_default();
+    eprintln!("PE {victim} killed in {mode}: every other PE gone within {slowest:.2?}");
+}
+
+#[test]
+fn pe_killed_during_barrier_ends_the_others() {
+    peer_death("barrier", 2);
+}
+
+#[test]
+fn pe_killed_during_wait_until_ends_the_others() {
+    peer_death("wait", 2);
+}
+
+#[test]
+fn pe_killed_during_reduce_ends_the_others() {
+    peer_death("reduce", 2);
+}
+
+#[test]
+fn store_pe_killed_ends_the_others() {
+    peer_death("barrier", 0);
+}
+
+// ------------------------------------------------------------------------------------------
+// 6. 32 PEs on a small machine
+// ------------------------------------------------------------------------------------------
+
+#[test]
+fn thirty_two_pes_on_a_small_machine() {
+    let _serial = serial();
+    let prog = prog();
+    let args = [prog.as_os_str(), "scale".as_ref()];
+    let run = run_pes(
+        32,
+        &args,
+        &[
+            ("ACLSHMEM_LOCAL_MEM_SIZE", "2M"),
+            ("FT_INIT_TIMEOUT", "60"),
+            ("FT_OP_TIMEOUT", "60"),
+        ],
+        Duration::from_secs(80),
+    );
+    run.assert_ok("scale");
+    let cores = thread::available_parallelism().map_or(0, |n| n.get());
+    let inner = run
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("RESULT init="))
+        .unwrap_or("RESULT ?");
+    eprintln!(
+        "32 PEs on {cores} cores: whole job {:.2?} (PE 0: {})",
+        run.elapsed, inner
+    );
+    assert!(
+        run.elapsed < Duration::from_secs(60),
+        "32 PEs took {:.1?}\n{}",
+        run.elapsed,
+        run.dump()
+    );
+}
+
+// ------------------------------------------------------------------------------------------
+// 7. Hostile clients of the config store
+// ------------------------------------------------------------------------------------------
+
+fn hello_frame(token: &[u8], pe: u32, n_pes: u32, watch: bool) -> Vec<u8> {
+    let mut body = vec![KIND_HELLO];
+    body.extend_from_slice(&1u32.to_le_bytes()); // version
+    body.extend_from_slice(&(token.len() as u32).to_le_bytes());
+    body.extend_from_slice(token);
+    body.extend_from_slice(&pe.to_le_bytes());
+    body.extend_from_slice(&n_pes.to_le_bytes());
+    body.push(u8::from(watch));
+    let mut frame = (body.len() as u32).to_le_bytes().to_vec();
+    frame.extend_from_slice(&body);
+    frame
+}
+
+/// What the store did with a hostile connection.
+#[derive(Debug, PartialEq)]
+enum Answer {
+    /// A `Reject` frame (with its reason), then the connection closed.
+    Rejected(String),
+    /// Closed without a frame.
+    Closed,
+}
+
+fn connect(addr: SocketAddr) -> TcpStream {
+    let s = TcpStream::connect_timeout(&addr, Duration::from_secs(5)).expect("connect to the store");
+    s.set_read_timeout(Some(Duration::from_secs(5)))
+        .expect("read timeout");
+    s
+}
+
+/// Sends `bytes` on a fresh connection and reads until the store closes it (at most 5 s).
+fn hostile(addr: SocketAddr, what: &str, bytes: &[u8]) -> Answer {
+    let mut s = connect(addr);
+    // the store may close before reading everything; that is fine
+    let _ = s.write_all(bytes);
+    let mut got = Vec::new();
+    let mut buf = [0u8; 4096];
+    loop {
+        match s.read(&mut buf) {
+            Ok(0) => break,
+            Ok(k) => got.extend_from_slice(&buf[..k]),
+            Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => break,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => panic!("{what}: the store kept the connection open ({e}); got {got:?}"),
+        }
+    }
+    if got.is_empty() {
+        return Answer::Closed;
+    }
+    assert!(got.len() >= 5, "{what}: truncated answer {got:?}");
+    let len = u32::from_le_bytes([got[0], got[1], got[2], got[3]]) as usize;
+    assert_eq!(len + 4, got.len(), "{what}: answer is not one frame: {got:?}");
+    assert_eq!(
+        got[4], KIND_REJECT,
+        "{what}: answer of kind {}, expected Reject",
+        got[4]
+    );
+    // Reject body: [u32 reason length][reason]
+    assert!(got.len() >= 9, "{what}: truncated Reject {got:?}");
+    let rlen = u32::from_le_bytes([got[5], got[6], got[7], got[8]]) as usize;
+    assert_eq!(rlen + 9, got.len(), "{what}: malformed Reject {got:?}");
+    Answer::Rejected(String::from_utf8_lossy(&got[9..]).into_owned())
+}
+
+#[test]
+fn hostile_clients_do_not_disturb_a_running_job() {
+    let _serial = serial();
+    let prog = prog();
+    let scratch = Scratch::new("failures-hostile");
+    let stop = scratch.path().join("stop");
+    let stop_s = stop.to_str().expect("UTF-8 temp path").to_owned();
+    let args = [prog.as_os_str(), "hostile".as_ref()];
+    let mut job = Background::start(
+        4,
+        &args,
+        &[
+            ("FT_STOP_FILE", &stop_s),
+            ("FT_OP_TIMEOUT", "20"),
+            // the store logs dropped connections as warnings
+            ("SHMEM_LOG_LEVEL", "WARN"),
+        ],
+        Duration::from_secs(60),
+    );
+    let Some(ready) = job.wait_line(Duration::from_secs(30), |l| l.starts_with("HOSTILE_READY ")) else {
+        drop(job);
+        panic!("PE 0 did not report the store address within 30 s");
+    };
+    let url = ready["HOSTILE_READY ".len()..].trim();
+    let addr: SocketAddr = url
+        .strip_prefix("tcp://")
+        .and_then(|a| a.parse().ok())
+        .unwrap_or_else(|| panic!("odd store address {url:?}"));
+    assert!(addr.ip().is_loopback(), "store not on loopback: {addr}");
+
+    // (c) 20 slow clients: connected, silent, open for the rest of the job
+    let slow: Vec<TcpStream> = (0..20).map(|_| connect(addr)).collect();
+
+    // (a) 1 KiB of garbage whose first bytes read as an absurd frame length
+    let mut garbage: Vec<u8> = (0..1024u32)
+        .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+        .collect();
+    garbage[..4].copy_from_slice(&[0xde, 0xad, 0xbe, 0xef]);
+    let a1 = hostile(addr, "garbage", &garbage);
+    // (a') 1 KiB forming one well-sized frame of an unknown kind
+    let mut junk = garbage.clone();
+    junk[..4].copy_from_slice(&1020u32.to_le_bytes());
+    junk[4] = 0xee;
+    let a2 = hostile(addr, "unknown kind", &junk);
+    // (b) a well-formed hello with a wrong secret
+    let wrong = b"definitely-not-the-job-secret";
+    let b = hostile(addr, "wrong secret", &hello_frame(wrong, 3, 4, false));
+    assert!(
+        matches!(b, Answer::Rejected(_) | Answer::Closed),
+        "wrong secret: {b:?}"
+    );
+    // (d) an impostor claiming to be PE 1, on a request and on a watch connection
+    let d1 = hostile(addr, "impostor PE 1", &hello_frame(wrong, 1, 4, false));
+    let d2 = hostile(addr, "impostor PE 1 (watch)", &hello_frame(wrong, 1, 4, true));
+    eprintln!(
+        "store answers: garbage {a1:?}, unknown kind {a2:?}, wrong secret {b:?}, impostor {d1:?} / {d2:?}"
+    );
+
+    // the job is still going: let it run a little longer with the slow clients attached
+    thread::sleep(Duration::from_millis(1500));
+    assert!(
+        job.child.try_wait().expect("try_wait").is_none(),
+        "the job ended before it was told to"
+    );
+    std::fs::write(&stop, b"stop").expect("create the stop file");
+    let stopped = Instant::now();
+    let status = wait_limited(&mut job.child, Duration::from_secs(20));
+    let took = stopped.elapsed();
+    let finished = status.is_some();
+    if !finished {
+        common::stop_launcher(&mut job.child);
+    }
+    let (stdout, stderr) = job.output();
+    let all = format!("--- stdout:\n{stdout}\n--- stderr:\n{stderr}");
+    assert!(
+        finished,
+        "the job did not end within 20 s of the stop request\n{all}"
+    );
+    assert_eq!(status.and_then(|s| s.code()), Some(0), "launcher status\n{all}");
+    assert!(!stdout.contains("FAIL: "), "{all}");
+    assert!(
+        stdout.lines().any(|l| l.trim_end() == "OK hostile"),
+        "no OK line\n{all}"
+    );
+    // slow clients must not stall finalize: the store waits up to 10 s for a hello
+    assert!(
+        took < Duration::from_secs(8),
+        "the job needed {took:.1?} to finish after the stop request (slow clients stalled it?)\n{all}"
+    );
+    for pe in 0..4 {
+        assert!(
+            stdout.contains(&format!("RESULT pe={pe} iterations=")),
+            "PE {pe} did not finish its loop\n{all}"
+        );
+    }
+    let dropped = stdout.matches("dropped connection").count();
+    assert!(
+        dropped >= 5,
+        "PE 0 logged {dropped} dropped connections, expected one per hostile client (5)\n{all}"
+    );
+    assert!(
+        stdout.contains("wrong job secret"),
+        "no wrong-secret log line\n{all}"
+    );
+    // with the store gone, every slow client sees its connection end (nothing was admitted)
+    for (i, mut s) in slow.into_iter().enumerate() {
+        let mut buf = [0u8; 64];
+        match s.read(&mut buf) {
+            Ok(0) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => {}
+            other => panic!("slow client {i}: {other:?} after the job ended\n{all}"),
+        }
+    }
+    eprintln!("hostile clients: job finished {took:.2?} after the stop request");
+}
