@@ -22,7 +22,7 @@ const ARRIVE: usize = 0;
 const GENERATION: usize = 64;
 
 /// Address of byte `off` of `slot`'s sync-pool area in world PE `pe`'s copy.
-fn slot_addr(inst: &Instance, slot: usize, off: usize, pe: usize) -> Result<*mut u8> {
+pub(crate) fn slot_addr(inst: &Instance, slot: usize, off: usize, pe: usize) -> Result<*mut u8> {
     inst.device
         .peer_addr(inst.sync_pool + slot * SYNC_ARRAY_SIZE + off, pe)
         .ok_or_else(|| {

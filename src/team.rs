@@ -16,7 +16,11 @@ use crate::sync;
 /// Offset of the exchange area inside a slot's sync-pool area (after the barrier words).
 pub const EXCHANGE_OFFSET: usize = 128;
 /// Bytes one member can publish in one exchange.
-pub const EXCHANGE_BYTES: usize = SYNC_ARRAY_SIZE - EXCHANGE_OFFSET;
+pub const EXCHANGE_BYTES: usize = 1024;
+/// Offset of the small-collective area (flags, acknowledgements, two buffers); up to the end of
+/// the slot's SYNC_ARRAY_SIZE bytes.
+pub const SMALL_OFFSET: usize = EXCHANGE_OFFSET + EXCHANGE_BYTES;
+const _: () = assert!(SMALL_OFFSET + 1408 <= SYNC_ARRAY_SIZE);
 
 /// One live team as this PE sees it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -46,10 +50,11 @@ impl Team {
     }
 }
 
-/// The teams this PE belongs to, by slot.
+/// The teams this PE belongs to, by slot, and each one's count of small collectives.
 #[derive(Debug)]
 pub struct Teams {
     slots: Vec<Option<Team>>,
+    seq: Vec<u64>,
 }
 
 type Bitmap = [u8; ACLSHMEM_MAX_TEAMS / 8];
@@ -65,7 +70,10 @@ impl Teams {
             size: n_pes,
             my_index: my_pe,
         });
-        Teams { slots }
+        Teams {
+            slots,
+            seq: vec![0; ACLSHMEM_MAX_TEAMS],
+        }
     }
 
     /// The team of `handle`, or `ACLSHMEM_INVALID_PARAM`.
@@ -96,6 +104,18 @@ impl Teams {
         self.get(handle)?;
         self.slots[handle as usize] = None;
         Ok(())
+    }
+
+    fn install(&mut self, team: Team) {
+        self.seq[team.slot] = 0;
+        self.slots[team.slot] = Some(team);
+    }
+
+    /// The next small-collective sequence number of `slot` (1, 2, ...: the same on every member,
+    /// which call collectives in the same order).
+    pub fn next_seq(&mut self, slot: usize) -> u64 {
+        self.seq[slot] += 1;
+        self.seq[slot]
     }
 
     /// Number of live teams, the world team included.
@@ -177,8 +197,19 @@ fn install(inst: &Instance, parent: &Team, shape: Shape, slot: usize) -> Option<
         size: shape.size,
         my_index: my,
     };
-    inst.teams.lock().unwrap_or_else(|e| e.into_inner()).slots[slot] = Some(team);
+    inst.teams.lock().unwrap_or_else(|e| e.into_inner()).install(team);
+    crate::collectives::small::reset(inst, slot);
     Some(slot)
+}
+
+/// A new team is usable once every member reset its per-slot state: barrier over it.
+fn ready(inst: &Instance, slot: usize) -> Result<()> {
+    let t = inst
+        .teams
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .get(slot as i32)?;
+    sync::barrier(inst, &t)
 }
 
 /// `aclshmem_team_split_strided`: returns the new handle for members, `None` for other PEs.
@@ -217,7 +248,11 @@ pub fn split_strided(
     }
     let maps = exchange_bitmaps(inst, &parent)?;
     let slot = agree_slots(maps, &[shape])?[0];
-    Ok(install(inst, &parent, shape, slot))
+    let mine = install(inst, &parent, shape, slot);
+    if let Some(s) = mine {
+        ready(inst, s)?;
+    }
+    Ok(mine)
 }
 
 /// `aclshmem_team_split_2d`: (x team, y team) of this PE.
@@ -253,9 +288,31 @@ pub fn split_2d(inst: &Instance, parent: i32, x_range: i32) -> Result<(usize, us
     let xs = install(inst, &parent, shapes[xi], slots[xi]);
     let ys = install(inst, &parent, shapes[yi], slots[yi]);
     match (xs, ys) {
-        (Some(a), Some(b)) => Ok((a, b)),
+        (Some(a), Some(b)) => {
+            ready(inst, a)?;
+            ready(inst, b)?;
+            Ok((a, b))
+        }
         _ => Err(Error::Inner("this PE landed in no 2-D team".into())),
     }
+}
+
+/// `aclshmem_team_destroy`: local; first lets readers of this PE's small-collective buffers finish.
+pub fn destroy(inst: &Instance, handle: i32) -> Result<()> {
+    let t = {
+        let teams = inst.teams.lock().unwrap_or_else(|e| e.into_inner());
+        if handle == 0 {
+            return Err(Error::InvalidParam(
+                "ACLSHMEM_TEAM_WORLD cannot be destroyed".into(),
+            ));
+        }
+        teams.get(handle)?
+    };
+    crate::collectives::small::drain(inst, t.slot)?;
+    inst.teams
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .destroy(handle)
 }
 
 /// `aclshmem_team_translate_pe`: index in `dest` of member `src_pe` of `src`, or -1.

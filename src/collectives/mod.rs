@@ -12,9 +12,13 @@
 //!   reduces the i-th chunk from every source and writes it to every destination: each byte is read
 //!   and written once per member instead of once per pair).
 //!
+//! Up to [`small::SMALL_MAX`] bytes per member, broadcast, fcollect, alltoall and (with the `auto`
+//! reduction setting) reductions take the barrier-free path of [`small`] whatever the setting.
+//!
 //! `unsafe` here reads and writes peers' heap copies through addresses checked against the heap.
 
 mod reduce;
+pub mod small;
 
 pub use reduce::{Element, Op};
 
@@ -155,6 +159,23 @@ pub fn broadcast(inst: &Instance, t: &Team, dest: usize, source: usize, len: usi
     let s = sym(inst, source, len, "source", 1)?;
     no_overlap(dest, len, source, len)?;
     let root_pe = t.world_pe(root as usize);
+    if len <= small::SMALL_MAX && t.size > 1 {
+        let seq = small::next_seq(inst, t);
+        // SAFETY: checked symmetric buffers of `len` bytes in our own mapped heap.
+        let (src, dst) = unsafe {
+            (
+                std::slice::from_raw_parts(s.at(inst.my_pe)?, len),
+                std::slice::from_raw_parts_mut(d.at(inst.my_pe)?, len),
+            )
+        };
+        if t.my_index == root as usize {
+            small::publish(inst, t, seq, src, (t.size - 1) as u64)?;
+            dst.copy_from_slice(src);
+        } else {
+            small::read(inst, t, root as usize, seq, 0, dst)?;
+        }
+        return Ok(());
+    }
     sync::barrier(inst, t)?;
     if len > 0 {
         match inst.algos.broadcast {
@@ -179,6 +200,29 @@ pub fn fcollect(inst: &Instance, t: &Team, dest: usize, source: usize, len: usiz
     let total = len
         .checked_mul(t.size)
         .ok_or_else(|| Error::InvalidValue("size overflows".into()))?;
+    if len <= small::SMALL_MAX && t.size > 1 {
+        let d = sym(inst, dest, total, "dest", 1)?;
+        let s = sym(inst, source, len, "source", 1)?;
+        no_overlap(dest, total, source, len)?;
+        let seq = small::next_seq(inst, t);
+        // SAFETY: checked symmetric buffers in our own mapped heap (dest holds `total` bytes).
+        let (src, dst) = unsafe {
+            (
+                std::slice::from_raw_parts(s.at(inst.my_pe)?, len),
+                std::slice::from_raw_parts_mut(d.at(inst.my_pe)?, total),
+            )
+        };
+        small::publish(inst, t, seq, src, (t.size - 1) as u64)?;
+        for i in 0..t.size {
+            let block = &mut dst[i * len..(i + 1) * len];
+            if i == t.my_index {
+                block.copy_from_slice(src);
+            } else {
+                small::read(inst, t, i, seq, 0, block)?;
+            }
+        }
+        return Ok(());
+    }
     let offsets: Vec<usize> = (0..t.size).map(|i| i * len).collect();
     gather(inst, t, dest, source, len, total, &offsets, &vec![len; t.size])
 }
@@ -251,6 +295,27 @@ pub fn alltoall(inst: &Instance, t: &Team, dest: usize, source: usize, len: usiz
     let d = sym(inst, dest, total, "dest", 1)?;
     let s = sym(inst, source, total, "source", 1)?;
     no_overlap(dest, total, source, total)?;
+    if total <= small::SMALL_MAX && t.size > 1 {
+        let seq = small::next_seq(inst, t);
+        // SAFETY: checked symmetric buffers of `total` bytes in our own mapped heap.
+        let (src, dst) = unsafe {
+            (
+                std::slice::from_raw_parts(s.at(inst.my_pe)?, total),
+                std::slice::from_raw_parts_mut(d.at(inst.my_pe)?, total),
+            )
+        };
+        small::publish(inst, t, seq, src, (t.size - 1) as u64)?;
+        let me = t.my_index;
+        for i in 0..t.size {
+            let block = &mut dst[i * len..(i + 1) * len];
+            if i == me {
+                block.copy_from_slice(&src[me * len..(me + 1) * len]);
+            } else {
+                small::read(inst, t, i, seq, me * len, block)?;
+            }
+        }
+        return Ok(());
+    }
     sync::barrier(inst, t)?;
     if len > 0 {
         let me = t.my_index;
@@ -297,6 +362,32 @@ pub fn reduce<T: Element>(
     let s = sym(inst, source, len, "source", std::mem::align_of::<T>())?;
     if dest != source {
         no_overlap(dest, len, source, len)?;
+    }
+    if len <= small::SMALL_MAX && t.size > 1 && inst.algos.reduce == ReduceAlgo::Auto {
+        let seq = small::next_seq(inst, t);
+        // SAFETY: checked symmetric, aligned buffers of n elements in our own mapped heap.
+        let mine = unsafe { std::slice::from_raw_parts(s.at(inst.my_pe)? as *const T, n) }.to_vec();
+        // SAFETY: `mine` holds n elements = len bytes; it is a copy, so dest may be the source.
+        let bytes = unsafe { std::slice::from_raw_parts(mine.as_ptr() as *const u8, len) };
+        small::publish(inst, t, seq, bytes, (t.size - 1) as u64)?;
+        let mut acc: Vec<T> = Vec::with_capacity(n);
+        let mut part: Vec<T> = mine.clone();
+        for i in 0..t.size {
+            if i != t.my_index {
+                // SAFETY: `part` holds n elements = len bytes.
+                let out = unsafe { std::slice::from_raw_parts_mut(part.as_mut_ptr() as *mut u8, len) };
+                small::read(inst, t, i, seq, 0, out)?;
+            }
+            let x = if i == t.my_index { &mine } else { &part };
+            if i == 0 {
+                acc.extend_from_slice(x);
+            } else {
+                reduce::combine(&mut acc, x, op);
+            }
+        }
+        // SAFETY: our own dest holds n elements.
+        unsafe { copy(acc.as_ptr().cast(), d.at(inst.my_pe)?, len) };
+        return Ok(());
     }
     let algo = match inst.algos.reduce {
         ReduceAlgo::Auto if len <= DIRECT_LIMIT => ReduceAlgo::Direct,

@@ -130,11 +130,7 @@ pub extern "C" fn aclshmem_team_translate_pe(
 #[unsafe(no_mangle)]
 pub extern "C" fn aclshmem_team_destroy(team: aclshmem_team_t) {
     guard("aclshmem_team_destroy", || {
-        runtime::current()?
-            .teams
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .destroy(team)
+        team::destroy(runtime::current()?, team)
     })
 }
 

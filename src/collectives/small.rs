@@ -1,0 +1,120 @@
+//! Barrier-free small collectives: each member publishes up to [`SMALL_MAX`] bytes in its own
+//! slot area and readers poll a sequence flag, so back-to-back calls pipeline instead of paying
+//! two team barriers each.
+//!
+//! Per member and team slot (in the sync pool, after the exchange area): two buffers used
+//! alternately by sequence parity, and for each buffer a flag (the sequence number it holds), an
+//! acknowledgement counter and the number of readers expected. A publisher first waits until every
+//! reader of the buffer's previous use acknowledged it, then copies, then stores the flag with
+//! Release; a reader waits for the flag with Acquire, copies, then acknowledges (Release). With the
+//! same call order on every member, when a member publishes call k every member has finished call
+//! k - 2, so the wait never blocks on a call that cannot complete.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use crate::error::Result;
+use crate::runtime::Instance;
+use crate::sync::slot_addr;
+use crate::team::{SMALL_OFFSET, Team};
+use crate::wait::Backoff;
+
+/// Largest payload one member publishes per call.
+pub const SMALL_MAX: usize = 512;
+
+const FLAG: usize = 0; // [u64; 2]
+const ACK: usize = 64; // [u64; 2]
+const PENDING: usize = 128; // [u64; 2]
+const BUF: usize = 256; // [[u8; SMALL_MAX]; 2]
+
+fn word(inst: &Instance, slot: usize, off: usize, pe: usize) -> Result<&AtomicU64> {
+    let p = slot_addr(inst, slot, SMALL_OFFSET + off, pe)?;
+    // SAFETY: an 8-byte aligned word of this slot's small-collective area in a mapped heap, alive
+    // as long as the instance, accessed only atomically.
+    Ok(unsafe { &*(p as *const AtomicU64) })
+}
+
+fn buffer(inst: &Instance, slot: usize, parity: usize, pe: usize) -> Result<*mut u8> {
+    slot_addr(inst, slot, SMALL_OFFSET + BUF + parity * SMALL_MAX, pe)
+}
+
+/// A new team in `slot`: clears this PE's state of it (called before the team's first barrier).
+pub fn reset(inst: &Instance, slot: usize) {
+    for off in [FLAG, FLAG + 8, ACK, ACK + 8, PENDING, PENDING + 8] {
+        if let Ok(w) = word(inst, slot, off, inst.my_pe) {
+            w.store(0, Ordering::Relaxed);
+        }
+    }
+    std::sync::atomic::fence(Ordering::SeqCst);
+}
+
+/// The next call's sequence number on `team`.
+pub fn next_seq(inst: &Instance, team: &Team) -> u64 {
+    inst.teams
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .next_seq(team.slot)
+}
+
+/// Publishes `data` (at most SMALL_MAX bytes) as call `seq` for `readers` other members.
+pub fn publish(inst: &Instance, team: &Team, seq: u64, data: &[u8], readers: u64) -> Result<()> {
+    let p = (seq % 2) as usize;
+    let me = inst.my_pe;
+    let (flag, ack, pending) = (
+        word(inst, team.slot, FLAG + 8 * p, me)?,
+        word(inst, team.slot, ACK + 8 * p, me)?,
+        word(inst, team.slot, PENDING + 8 * p, me)?,
+    );
+    let mut b = Backoff::new();
+    while ack.load(Ordering::Acquire) < pending.load(Ordering::Relaxed) {
+        b.snooze();
+    }
+    // SAFETY: our own buffer of SMALL_MAX bytes; its previous readers all acknowledged.
+    unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), buffer(inst, team.slot, p, me)?, data.len()) };
+    ack.store(0, Ordering::Relaxed);
+    pending.store(readers, Ordering::Relaxed);
+    flag.store(seq, Ordering::Release);
+    Ok(())
+}
+
+/// Waits for member `owner`'s call `seq`, copies `out.len()` bytes of it starting at `at`, and
+/// acknowledges it.
+pub fn read(inst: &Instance, team: &Team, owner: usize, seq: u64, at: usize, out: &mut [u8]) -> Result<()> {
+    let p = (seq % 2) as usize;
+    let pe = team.world_pe(owner);
+    let (flag, ack) = (
+        word(inst, team.slot, FLAG + 8 * p, pe)?,
+        word(inst, team.slot, ACK + 8 * p, pe)?,
+    );
+    let mut b = Backoff::new();
+    while flag.load(Ordering::Acquire) != seq {
+        b.snooze();
+    }
+    // SAFETY: the owner's buffer holds its published bytes (at + out.len() <= SMALL_MAX, checked by
+    // the callers) and is not rewritten before we acknowledge.
+    unsafe {
+        std::ptr::copy_nonoverlapping(
+            buffer(inst, team.slot, p, pe)?.add(at),
+            out.as_mut_ptr(),
+            out.len(),
+        )
+    };
+    ack.fetch_add(1, Ordering::Release);
+    Ok(())
+}
+
+/// Before `slot` is released (team destroy): waits until every reader of this PE's published
+/// buffers acknowledged them, so no late acknowledgement lands in a later team of the same slot.
+pub fn drain(inst: &Instance, slot: usize) -> Result<()> {
+    let me = inst.my_pe;
+    for p in 0..2 {
+        let (ack, pending) = (
+            word(inst, slot, ACK + 8 * p, me)?,
+            word(inst, slot, PENDING + 8 * p, me)?,
+        );
+        let mut b = Backoff::new();
+        while ack.load(Ordering::Acquire) < pending.load(Ordering::Relaxed) {
+            b.snooze();
+        }
+    }
+    Ok(())
+}
