@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Demo: build the library, compile two C examples against it with a plain `cc`, and run them on
-# 4 PEs with the launcher.
+# Demo: build the library and the CPU ACL runtime, compile three C examples against them with a plain
+# `cc`, and run them on 4 PEs with the launcher: hello and heap (libaclshmem only), and stream_ring,
+# an upstream-style host program (aclInit, aclrtSetDevice, aclrtCreateStream, stream-ordered puts and
+# barriers, aclrtSynchronizeStream) linked with libascendcl too.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -16,8 +18,8 @@ export CARGO_TARGET_DIR="$TARGET_DIR"
 LIBDIR="$TARGET_DIR/release"
 OUT="$TARGET_DIR/demo"
 
-echo "==> cargo build --release"
-cargo build --release
+echo "==> cargo build --release -p aclshmem -p ascendcl"
+cargo build --release -p aclshmem -p ascendcl
 
 mkdir -p "$OUT"
 for example in hello heap; do
@@ -25,8 +27,13 @@ for example in hello heap; do
     cc -std=c11 -Wall -Wextra -I"$ROOT/include" -o "$OUT/$example" "$ROOT/c_examples/$example.c" \
         -L"$LIBDIR" -laclshmem -Wl,-rpath,"$LIBDIR"
 done
+echo "==> cc c_examples/stream_ring.c -> $OUT/stream_ring (with -lascendcl)"
+cc -std=c11 -Wall -Wextra -I"$ROOT/include" -o "$OUT/stream_ring" "$ROOT/c_examples/stream_ring.c" \
+    -L"$LIBDIR" -laclshmem -lascendcl -Wl,-rpath,"$LIBDIR"
 
 echo "==> aclshmrun -n 4 --tag-output --timeout 60 $OUT/hello"
 "$LIBDIR/aclshmrun" -n 4 --tag-output --timeout 60 "$OUT/hello"
 echo "==> aclshmrun -n 4 --tag-output --timeout 60 $OUT/heap"
 "$LIBDIR/aclshmrun" -n 4 --tag-output --timeout 60 "$OUT/heap"
+echo "==> aclshmrun -n 4 --tag-output --timeout 60 $OUT/stream_ring"
+"$LIBDIR/aclshmrun" -n 4 --tag-output --timeout 60 "$OUT/stream_ring"

@@ -122,10 +122,9 @@ pub fn enqueue(
         if !SAID.swap(true, Ordering::Relaxed) {
             log::debug!("no ACL runtime in this process: stream-ordered calls run inline");
         }
-        return match run(task) {
-            0 => Ok(()),
-            _ => Err(Error::Inner(format!("{call} failed (see above)"))),
-        };
+        // an error is reported by `run` already (inline, there is no stream to report it to)
+        run(task);
+        return Ok(());
     };
     let stream = if stream.is_null() && null == NullStream::Internal {
         internal_stream()?
@@ -178,6 +177,30 @@ fn internal_stream() -> Result<*mut c_void> {
                 unsafe { destroy(s) };
             }
             Ok(existing)
+        }
+    }
+}
+
+/// Init: creates the internal stream now, on the thread that set the device (as programs do
+/// before init), when an ACL runtime is present.
+pub fn open_internal_stream() {
+    if acl().is_some() {
+        let _ = internal_stream();
+    }
+}
+
+/// The blocking host calls (barriers, syncs, waits) complete the internal stream's work first, as
+/// the original does (spec 7).
+pub fn sync_internal() {
+    let s = INTERNAL.load(Ordering::Acquire);
+    if s.is_null() {
+        return;
+    }
+    if let Some(sync) = acl().and_then(|a| a.sync) {
+        // SAFETY: s is the live internal stream; this is never called from its own worker.
+        let rc = unsafe { sync(s) };
+        if rc != 0 {
+            log::error!("an operation queued on the internal stream failed (aclrtSynchronizeStream: {rc})");
         }
     }
 }

@@ -235,7 +235,7 @@ fn sync_typed() -> String {
          use std::ffi::{c_char, c_int};\n\n\
          use super::guard;\n\
          use super::sync::{self, Values};\n\
-         use crate::p2p::{self, Cmp};\n\n",
+\n",
     );
     let set = "ivars: *mut {r}, nelems: usize";
     let st = "status: *const c_int, cmp: c_int";
@@ -263,7 +263,7 @@ fn sync_typed() -> String {
             &f("wait"),
             &format!("ivar: *mut {r}, cmp_value: {r}"),
             "",
-            &safe("p2p::wait_until(ivar, Cmp::Ne, cmp_value)"),
+            &safe("sync::wait_one(ivar, 1 /* ACLSHMEM_CMP_NE */, cmp_value)"),
         );
         for (vec, vparam, vexpr, what) in [
             (

@@ -68,6 +68,7 @@ pub extern "C" fn aclshmemx_putmem_signal_nbi(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_signal_wait_until(sig_addr: *mut i32, cmp: c_int, cmp_val: i32) {
     guard("aclshmem_signal_wait_until", || {
+        crate::stream::sync_internal();
         // SAFETY: forwarded from this function's contract.
         unsafe { p2p::wait_until_named(sig_addr, "sig_addr", Cmp::from_c(cmp)?, cmp_val) }
     })

@@ -15,7 +15,10 @@ use crate::{runtime, sync};
 /// no-op.
 #[unsafe(no_mangle)]
 pub extern "C" fn aclshmem_barrier_all() {
-    guard("aclshmem_barrier_all", || sync::barrier_all(runtime::current()?))
+    guard("aclshmem_barrier_all", || {
+        crate::stream::sync_internal();
+        sync::barrier_all(runtime::current()?)
+    })
 }
 
 /// Barrier over the members of `team` (collective over them); same guarantees as
@@ -33,6 +36,7 @@ pub extern "C" fn aclshmem_sync(team: aclshmem_team_t) {
 }
 
 fn team_barrier(team: aclshmem_team_t) -> Result<()> {
+    crate::stream::sync_internal();
     if team == ACLSHMEM_TEAM_INVALID {
         return Ok(());
     }
@@ -44,7 +48,10 @@ fn team_barrier(team: aclshmem_team_t) -> Result<()> {
 /// Same as aclshmem_barrier_all (the original implements sync exactly as barrier).
 #[unsafe(no_mangle)]
 pub extern "C" fn aclshmem_sync_all() {
-    guard("aclshmem_sync_all", || sync::barrier_all(runtime::current()?))
+    guard("aclshmem_sync_all", || {
+        crate::stream::sync_internal();
+        sync::barrier_all(runtime::current()?)
+    })
 }
 
 // ---- helpers of the generated wait/test families (src/ffi/sync_typed.rs) ----
@@ -73,6 +80,7 @@ pub(crate) unsafe fn with_set<T: Word, R: Copy>(
     res_out: Option<(*mut R, R)>,
     f: impl FnOnce(&WaitSet<T>, &mut [usize]) -> R,
 ) -> Result<()> {
+    crate::stream::sync_internal();
     let prepared = (|| {
         if let Some((p, _)) = res_out
             && p.is_null()
@@ -141,6 +149,7 @@ pub(crate) unsafe fn test_one<T: Word>(
     value: T,
     res_out: *mut c_int,
 ) -> Result<()> {
+    crate::stream::sync_internal();
     if res_out.is_null() {
         return Err(Error::InvalidParam("res_out is NULL".into()));
     }
@@ -156,6 +165,7 @@ pub(crate) unsafe fn test_one<T: Word>(
 /// # Safety
 /// A non-NULL `ivar` must point to a live `T`.
 pub(crate) unsafe fn wait_one<T: Word>(ivar: *mut T, cmp: c_int, value: T) -> Result<()> {
+    crate::stream::sync_internal();
     // SAFETY: forwarded from this function's contract.
     unsafe { p2p::wait_until(ivar, Cmp::from_c(cmp)?, value) }
 }

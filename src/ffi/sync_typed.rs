@@ -8,7 +8,6 @@ use std::ffi::{c_char, c_int};
 
 use super::guard;
 use super::sync::{self, Values};
-use crate::p2p::{self, Cmp};
 
 /// Waits until the local `float` at `ivar` satisfies `*ivar <cmp> cmp_value`; `cmp` outside
 /// 0..5 is logged and nothing is waited for.
@@ -37,7 +36,9 @@ pub unsafe extern "C" fn aclshmem_float_wait_until(ivar: *mut f32, cmp: c_int, c
 pub unsafe extern "C" fn aclshmem_float_wait(ivar: *mut f32, cmp_value: f32) {
     guard("aclshmem_float_wait", || {
         // SAFETY: the caller's pointers are valid as documented.
-        unsafe { p2p::wait_until(ivar, Cmp::Ne, cmp_value) }
+        unsafe {
+            sync::wait_one(ivar, 1 /* ACLSHMEM_CMP_NE */, cmp_value)
+        }
     })
 }
 
@@ -398,7 +399,9 @@ pub unsafe extern "C" fn aclshmem_int8_wait_until(ivar: *mut i8, cmp: c_int, cmp
 pub unsafe extern "C" fn aclshmem_int8_wait(ivar: *mut i8, cmp_value: i8) {
     guard("aclshmem_int8_wait", || {
         // SAFETY: the caller's pointers are valid as documented.
-        unsafe { p2p::wait_until(ivar, Cmp::Ne, cmp_value) }
+        unsafe {
+            sync::wait_one(ivar, 1 /* ACLSHMEM_CMP_NE */, cmp_value)
+        }
     })
 }
 
@@ -754,7 +757,9 @@ pub unsafe extern "C" fn aclshmem_int16_wait_until(ivar: *mut i16, cmp: c_int, c
 pub unsafe extern "C" fn aclshmem_int16_wait(ivar: *mut i16, cmp_value: i16) {
     guard("aclshmem_int16_wait", || {
         // SAFETY: the caller's pointers are valid as documented.
-        unsafe { p2p::wait_until(ivar, Cmp::Ne, cmp_value) }
+        unsafe {
+            sync::wait_one(ivar, 1 /* ACLSHMEM_CMP_NE */, cmp_value)
+        }
     })
 }
 
@@ -1115,7 +1120,9 @@ pub unsafe extern "C" fn aclshmem_int32_wait_until(ivar: *mut i32, cmp: c_int, c
 pub unsafe extern "C" fn aclshmem_int32_wait(ivar: *mut i32, cmp_value: i32) {
     guard("aclshmem_int32_wait", || {
         // SAFETY: the caller's pointers are valid as documented.
-        unsafe { p2p::wait_until(ivar, Cmp::Ne, cmp_value) }
+        unsafe {
+            sync::wait_one(ivar, 1 /* ACLSHMEM_CMP_NE */, cmp_value)
+        }
     })
 }
 
@@ -1476,7 +1483,9 @@ pub unsafe extern "C" fn aclshmem_int64_wait_until(ivar: *mut i64, cmp: c_int, c
 pub unsafe extern "C" fn aclshmem_int64_wait(ivar: *mut i64, cmp_value: i64) {
     guard("aclshmem_int64_wait", || {
         // SAFETY: the caller's pointers are valid as documented.
-        unsafe { p2p::wait_until(ivar, Cmp::Ne, cmp_value) }
+        unsafe {
+            sync::wait_one(ivar, 1 /* ACLSHMEM_CMP_NE */, cmp_value)
+        }
     })
 }
 
@@ -1837,7 +1846,9 @@ pub unsafe extern "C" fn aclshmem_uint8_wait_until(ivar: *mut u8, cmp: c_int, cm
 pub unsafe extern "C" fn aclshmem_uint8_wait(ivar: *mut u8, cmp_value: u8) {
     guard("aclshmem_uint8_wait", || {
         // SAFETY: the caller's pointers are valid as documented.
-        unsafe { p2p::wait_until(ivar, Cmp::Ne, cmp_value) }
+        unsafe {
+            sync::wait_one(ivar, 1 /* ACLSHMEM_CMP_NE */, cmp_value)
+        }
     })
 }
 
@@ -2193,7 +2204,9 @@ pub unsafe extern "C" fn aclshmem_uint16_wait_until(ivar: *mut u16, cmp: c_int, 
 pub unsafe extern "C" fn aclshmem_uint16_wait(ivar: *mut u16, cmp_value: u16) {
     guard("aclshmem_uint16_wait", || {
         // SAFETY: the caller's pointers are valid as documented.
-        unsafe { p2p::wait_until(ivar, Cmp::Ne, cmp_value) }
+        unsafe {
+            sync::wait_one(ivar, 1 /* ACLSHMEM_CMP_NE */, cmp_value)
+        }
     })
 }
 
@@ -2554,7 +2567,9 @@ pub unsafe extern "C" fn aclshmem_uint32_wait_until(ivar: *mut u32, cmp: c_int, 
 pub unsafe extern "C" fn aclshmem_uint32_wait(ivar: *mut u32, cmp_value: u32) {
     guard("aclshmem_uint32_wait", || {
         // SAFETY: the caller's pointers are valid as documented.
-        unsafe { p2p::wait_until(ivar, Cmp::Ne, cmp_value) }
+        unsafe {
+            sync::wait_one(ivar, 1 /* ACLSHMEM_CMP_NE */, cmp_value)
+        }
     })
 }
 
@@ -2915,7 +2930,9 @@ pub unsafe extern "C" fn aclshmem_uint64_wait_until(ivar: *mut u64, cmp: c_int, 
 pub unsafe extern "C" fn aclshmem_uint64_wait(ivar: *mut u64, cmp_value: u64) {
     guard("aclshmem_uint64_wait", || {
         // SAFETY: the caller's pointers are valid as documented.
-        unsafe { p2p::wait_until(ivar, Cmp::Ne, cmp_value) }
+        unsafe {
+            sync::wait_one(ivar, 1 /* ACLSHMEM_CMP_NE */, cmp_value)
+        }
     })
 }
 
@@ -3276,7 +3293,9 @@ pub unsafe extern "C" fn aclshmem_char_wait_until(ivar: *mut c_char, cmp: c_int,
 pub unsafe extern "C" fn aclshmem_char_wait(ivar: *mut c_char, cmp_value: c_char) {
     guard("aclshmem_char_wait", || {
         // SAFETY: the caller's pointers are valid as documented.
-        unsafe { p2p::wait_until(ivar, Cmp::Ne, cmp_value) }
+        unsafe {
+            sync::wait_one(ivar, 1 /* ACLSHMEM_CMP_NE */, cmp_value)
+        }
     })
 }
 

@@ -204,6 +204,7 @@ pub fn init(flags: u32, attr: &mut InitAttr) -> Result<()> {
             slot.status
                 .store(ACLSHMEM_STATUS_IS_INITIALIZED, Ordering::Release);
             crate::stream::configure_prof(attr.my_pe as usize);
+            crate::stream::open_internal_stream();
             log::info!("PE {} of {}: instance {id} initialised", attr.my_pe, attr.n_pes);
             Ok(())
         }
