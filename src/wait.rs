@@ -14,6 +14,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 const SPINS: u32 = 128;
+/// Spins before yielding when oversubscribed: the PE we wait for is likely descheduled.
+const SPINS_OVERSUBSCRIBED: u32 = 8;
 const SPIN_FOR: Duration = Duration::from_micros(50);
 const YIELD_FOR: Duration = Duration::from_millis(20);
 const MAX_SLEEP: Duration = Duration::from_micros(500);
@@ -64,7 +66,12 @@ impl Backoff {
     /// Waits a little; the waits grow as described in the module documentation.
     #[inline]
     pub fn snooze(&mut self) {
-        if self.rounds < SPINS {
+        let spins = if OVERSUBSCRIBED.load(Ordering::Relaxed) {
+            SPINS_OVERSUBSCRIBED
+        } else {
+            SPINS
+        };
+        if self.rounds < spins {
             self.rounds += 1;
             std::hint::spin_loop();
             return;

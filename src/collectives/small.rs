@@ -2,13 +2,13 @@
 //! slot area and readers poll a sequence flag, so back-to-back calls pipeline instead of paying
 //! two team barriers each.
 //!
-//! Per member and team slot (in the sync pool, after the exchange area): two buffers used
-//! alternately by sequence parity, and for each buffer a flag (the sequence number it holds), an
+//! Per member and team slot (in the sync pool, after the exchange area): DEPTH buffers used round
+//! robin by sequence number, and for each buffer a flag (the sequence number it holds), an
 //! acknowledgement counter and the number of readers expected. A publisher first waits until every
 //! reader of the buffer's previous use acknowledged it, then copies, then stores the flag with
 //! Release; a reader waits for the flag with Acquire, copies, then acknowledges (Release). With the
-//! same call order on every member, when a member publishes call k every member has finished call
-//! k - 2, so the wait never blocks on a call that cannot complete.
+//! same call order on every member, a reader only ever waits for data already being published, and
+//! a publisher only for readers of calls at least DEPTH back, so no wait forms a cycle.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -19,12 +19,16 @@ use crate::team::{SMALL_OFFSET, Team};
 use crate::wait::Backoff;
 
 /// Largest payload one member publishes per call.
-pub const SMALL_MAX: usize = 512;
+pub const SMALL_MAX: usize = 64;
+/// Buffers per member, used round robin: a publisher may run this many calls ahead of its slowest
+/// reader.
+const DEPTH: usize = 16;
 
-const FLAG: usize = 0; // [u64; 2]
-const ACK: usize = 64; // [u64; 2]
-const PENDING: usize = 128; // [u64; 2]
-const BUF: usize = 256; // [[u8; SMALL_MAX]; 2]
+const FLAG: usize = 0; // [u64; DEPTH]
+const ACK: usize = 8 * DEPTH; // [u64; DEPTH]
+const PENDING: usize = 16 * DEPTH; // [u64; DEPTH]
+const BUF: usize = 24 * DEPTH; // [[u8; SMALL_MAX]; DEPTH]
+const _: () = assert!(BUF + DEPTH * SMALL_MAX <= 1408);
 
 fn word(inst: &Instance, slot: usize, off: usize, pe: usize) -> Result<&AtomicU64> {
     let p = slot_addr(inst, slot, SMALL_OFFSET + off, pe)?;
@@ -39,9 +43,11 @@ fn buffer(inst: &Instance, slot: usize, parity: usize, pe: usize) -> Result<*mut
 
 /// A new team in `slot`: clears this PE's state of it (called before the team's first barrier).
 pub fn reset(inst: &Instance, slot: usize) {
-    for off in [FLAG, FLAG + 8, ACK, ACK + 8, PENDING, PENDING + 8] {
-        if let Ok(w) = word(inst, slot, off, inst.my_pe) {
-            w.store(0, Ordering::Relaxed);
+    for i in 0..DEPTH {
+        for off in [FLAG, ACK, PENDING] {
+            if let Ok(w) = word(inst, slot, off + 8 * i, inst.my_pe) {
+                w.store(0, Ordering::Relaxed);
+            }
         }
     }
     std::sync::atomic::fence(Ordering::SeqCst);
@@ -57,7 +63,7 @@ pub fn next_seq(inst: &Instance, team: &Team) -> u64 {
 
 /// Publishes `data` (at most SMALL_MAX bytes) as call `seq` for `readers` other members.
 pub fn publish(inst: &Instance, team: &Team, seq: u64, data: &[u8], readers: u64) -> Result<()> {
-    let p = (seq % 2) as usize;
+    let p = (seq % DEPTH as u64) as usize;
     let me = inst.my_pe;
     let (flag, ack, pending) = (
         word(inst, team.slot, FLAG + 8 * p, me)?,
@@ -79,7 +85,7 @@ pub fn publish(inst: &Instance, team: &Team, seq: u64, data: &[u8], readers: u64
 /// Waits for member `owner`'s call `seq`, copies `out.len()` bytes of it starting at `at`, and
 /// acknowledges it.
 pub fn read(inst: &Instance, team: &Team, owner: usize, seq: u64, at: usize, out: &mut [u8]) -> Result<()> {
-    let p = (seq % 2) as usize;
+    let p = (seq % DEPTH as u64) as usize;
     let pe = team.world_pe(owner);
     let (flag, ack) = (
         word(inst, team.slot, FLAG + 8 * p, pe)?,
@@ -106,7 +112,7 @@ pub fn read(inst: &Instance, team: &Team, owner: usize, seq: u64, at: usize, out
 /// buffers acknowledged them, so no late acknowledgement lands in a later team of the same slot.
 pub fn drain(inst: &Instance, slot: usize) -> Result<()> {
     let me = inst.my_pe;
-    for p in 0..2 {
+    for p in 0..DEPTH {
         let (ack, pending) = (
             word(inst, slot, ACK + 8 * p, me)?,
             word(inst, slot, PENDING + 8 * p, me)?,
