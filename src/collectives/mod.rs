@@ -176,6 +176,21 @@ pub fn broadcast(inst: &Instance, t: &Team, dest: usize, source: usize, len: usi
         }
         return Ok(());
     }
+    if inst.algos.broadcast == Move::Pull && t.size > 1 {
+        // one round trip instead of two barriers: the root announces its source, the members copy
+        // it straight from the root's heap and acknowledge, the root returns once all did
+        let seq = small::next_seq(inst, t);
+        if t.my_index == root as usize {
+            small::publish(inst, t, seq, &[], (t.size - 1) as u64)?;
+            // SAFETY: checked symmetric, non-overlapping buffers of `len` bytes in our own heap.
+            unsafe { copy(s.at(inst.my_pe)?, d.at(inst.my_pe)?, len) };
+            return small::wait_acknowledged(inst, t, seq);
+        }
+        small::wait_published(inst, t, root as usize, seq)?;
+        // SAFETY: the root's checked source (symmetric) stays unchanged until we acknowledge.
+        unsafe { copy(s.at(root_pe)?, d.at(inst.my_pe)?, len) };
+        return small::acknowledge(inst, t, root as usize, seq);
+    }
     sync::barrier(inst, t)?;
     if len > 0 {
         match inst.algos.broadcast {

@@ -85,26 +85,44 @@ pub fn publish(inst: &Instance, team: &Team, seq: u64, data: &[u8], readers: u64
 /// Waits for member `owner`'s call `seq`, copies `out.len()` bytes of it starting at `at`, and
 /// acknowledges it.
 pub fn read(inst: &Instance, team: &Team, owner: usize, seq: u64, at: usize, out: &mut [u8]) -> Result<()> {
+    let src = wait_published(inst, team, owner, seq)?;
+    // SAFETY: the owner's buffer holds its published bytes (at + out.len() <= SMALL_MAX, checked by
+    // the callers) and is not rewritten before we acknowledge.
+    unsafe { std::ptr::copy_nonoverlapping(src.add(at), out.as_mut_ptr(), out.len()) };
+    acknowledge(inst, team, owner, seq)
+}
+
+/// Waits until member `owner` published call `seq`; returns the address of its buffer.
+pub fn wait_published(inst: &Instance, team: &Team, owner: usize, seq: u64) -> Result<*const u8> {
     let p = (seq % DEPTH as u64) as usize;
     let pe = team.world_pe(owner);
-    let (flag, ack) = (
-        word(inst, team.slot, FLAG + 8 * p, pe)?,
-        word(inst, team.slot, ACK + 8 * p, pe)?,
-    );
+    let flag = word(inst, team.slot, FLAG + 8 * p, pe)?;
     let mut b = Backoff::new();
     while flag.load(Ordering::Acquire) != seq {
         b.snooze();
     }
-    // SAFETY: the owner's buffer holds its published bytes (at + out.len() <= SMALL_MAX, checked by
-    // the callers) and is not rewritten before we acknowledge.
-    unsafe {
-        std::ptr::copy_nonoverlapping(
-            buffer(inst, team.slot, p, pe)?.add(at),
-            out.as_mut_ptr(),
-            out.len(),
-        )
-    };
-    ack.fetch_add(1, Ordering::Release);
+    Ok(buffer(inst, team.slot, p, pe)? as *const u8)
+}
+
+/// Tells member `owner` this PE is done with its call `seq`.
+pub fn acknowledge(inst: &Instance, team: &Team, owner: usize, seq: u64) -> Result<()> {
+    let p = (seq % DEPTH as u64) as usize;
+    word(inst, team.slot, ACK + 8 * p, team.world_pe(owner))?.fetch_add(1, Ordering::Release);
+    Ok(())
+}
+
+/// Publisher: waits until every reader acknowledged call `seq` (e.g. before the caller may reuse a
+/// buffer the readers copied from directly).
+pub fn wait_acknowledged(inst: &Instance, team: &Team, seq: u64) -> Result<()> {
+    let p = (seq % DEPTH as u64) as usize;
+    let (ack, pending) = (
+        word(inst, team.slot, ACK + 8 * p, inst.my_pe)?,
+        word(inst, team.slot, PENDING + 8 * p, inst.my_pe)?,
+    );
+    let mut b = Backoff::new();
+    while ack.load(Ordering::Acquire) < pending.load(Ordering::Relaxed) {
+        b.snooze();
+    }
     Ok(())
 }
 
