@@ -3,6 +3,8 @@
 //! Every operation is one CPU atomic instruction on the target's mapped heap, sequentially
 //! consistent, so it is atomic with respect to every other atomic on the same word from any PE of
 //! the node. The `_nbi` fetching forms complete before returning.
+//!
+//! `unsafe`: the atomics act on the target's mapped word, whose address was checked here.
 
 use crate::error::Result;
 use crate::p2p::check_word;

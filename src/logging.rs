@@ -6,6 +6,8 @@
 //!   written elsewhere; otherwise stdout (`SHMEM_LOG_TO_STDOUT=1`) or a log file created on the first
 //!   message in `SHMEM_LOG_PATH` (default `$HOME/shmem/log`). Formatting and writing of the stdout/file
 //!   sink are done by `env_logger`.
+//!
+//! `unsafe`: local time and the thread id come from libc, and the extern logger is a C callback.
 
 use std::ffi::{CString, c_char, c_int};
 use std::io::Write;

@@ -5,6 +5,8 @@
 //! [`quiet`]/[`fence`] only need a full memory fence to order what follows. Checks on the hot path:
 //! the current instance (two atomic loads), the PE range, the remote range against the heap bounds
 //! (one subtraction and compare), the peer's base (one load). No lock, no allocation, no hashing.
+//!
+//! `unsafe`: copies through the translated addresses, checked against the heap bounds first.
 
 use crate::error::{Error, Result};
 use crate::runtime::{self, Instance};

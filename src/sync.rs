@@ -8,6 +8,9 @@
 //! return: the counter's read-modify-write chain carries the arrivals to the last arriver, whose
 //! Release store of the generation carries them to every waiter. Across nodes the world barrier
 //! goes through the bootstrap instead.
+//!
+//! `unsafe`: the barrier words and exchange areas are raw addresses in the mapped heaps, turned into
+//! atomics or copied after their bounds were fixed at init.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 

@@ -9,6 +9,8 @@
 //! * Sleeping starts at 1 µs and doubles up to [`MAX_SLEEP`]; the thread's timer slack is set to
 //!   1 µs first, so a short sleep is short. An idle wait therefore stops burning a core after
 //!   [`YIELD_FOR`].
+//!
+//! `unsafe`: sysconf and prctl through libc.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};

@@ -6,6 +6,8 @@
 //! Internal layout (ours; callers treat the id as opaque bytes):
 //! `[0..4)` magic "ASU1", `[4..8)` listening fd in PE 0's process, `[8]` family (4 or 6),
 //! `[10..12)` port (big endian), `[12..28)` address, `[28..60)` job secret.
+//!
+//! `unsafe`: the interface list comes from libc's getifaddrs.
 
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr, TcpListener, ToSocketAddrs};
 use std::sync::Mutex;

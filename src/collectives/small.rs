@@ -9,6 +9,8 @@
 //! Release; a reader waits for the flag with Acquire, copies, then acknowledges (Release). With the
 //! same call order on every member, a reader only ever waits for data already being published, and
 //! a publisher only for readers of calls at least DEPTH back, so no wait forms a cycle.
+//!
+//! `unsafe`: flags and buffers are raw addresses in the mapped heaps (bounds fixed at init).
 
 use std::sync::atomic::{AtomicU64, Ordering};
 

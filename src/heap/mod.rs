@@ -3,6 +3,8 @@
 //!
 //! Remote address = peer base + (ptr − my base): a subtraction, a bounds check and one load from
 //! `peers`, no lock and no lookup by hashing.
+//!
+//! `unsafe`: gethostname through libc.
 
 pub mod allocator;
 pub mod segment;

@@ -1,4 +1,7 @@
 //! `aclshmemx_init_attr` and finalize (spec 8.1, 9).
+//!
+//! `unsafe`: comm_args is read as the C type the init mode documents, and the live instance is
+//! taken back from its raw pointer at finalize.
 
 use std::sync::atomic::Ordering;
 use std::sync::{Mutex, OnceLock};

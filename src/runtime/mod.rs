@@ -3,6 +3,8 @@
 //! Every instance id has a [`Slot`] that lives for the whole process (its status and the
 //! `aclshmem_instance_ctx` handed to C stay valid). The data path reads the current slot and its
 //! live [`Instance`] with two atomic loads: no lock, no lookup.
+//!
+//! `unsafe`: the current instance is read through raw pointers published with Release stores.
 
 mod init;
 pub mod instance;

@@ -1,4 +1,6 @@
 //! DEFAULT-mode bootstrap: PE 0 runs a small TCP store at `ip_port`, every PE connects to it.
+//!
+//! `unsafe`: adopting the listening socket the program hands over (option_attr.sockFd).
 
 pub mod client;
 pub mod conn;

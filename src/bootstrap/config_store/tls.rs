@@ -16,6 +16,8 @@
 //! Every PE presents its certificate and checks the other side's against the CA; PE 0's store
 //! refuses clients without a valid certificate. An encrypted key is decrypted with the password,
 //! after passing it through the decrypt handler when one is set.
+//!
+//! `unsafe`: the decrypt handler is a C callback.
 
 use std::ffi::{c_char, c_int};
 use std::sync::{Arc, Mutex};
