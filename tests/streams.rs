@@ -70,6 +70,7 @@ fn compile(out_name: &str, with_acl: bool) -> PathBuf {
 
     let inputs = [
         src.clone(),
+        root.join("tests/c/test_util.h"),
         root.join("include/shmem.h"),
         root.join("include/acl/acl.h"),
         root.join("include/acl/acl_rt.h"),

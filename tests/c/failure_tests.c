@@ -31,38 +31,8 @@
 #include <unistd.h>
 
 #include <shmem.h>
+#include "test_util.h"
 
-static const char *g_scenario = "?";
-static int g_pe = -1; /* from ACLSHMEM_MY_PE: valid before init too */
-
-static void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
-static void fail(const char *fmt, ...)
-{
-    char what[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(what, sizeof what, fmt, ap);
-    va_end(ap);
-    printf("FAIL: %s: %s (pe %d)\n", g_scenario, what, g_pe);
-    fflush(stdout);
-    fflush(stderr);
-    _exit(1);
-}
-
-#define CHECK(cond, ...)       \
-    do {                       \
-        if (!(cond)) {         \
-            fail(__VA_ARGS__); \
-        }                      \
-    } while (0)
-
-#define CHECK_RC(call, expected)                                                                  \
-    do {                                                                                          \
-        int rc_ = (call);                                                                         \
-        if (rc_ != (expected)) {                                                                  \
-            fail("%s returned %d, expected %d (line %d)", #call, rc_, (int)(expected), __LINE__); \
-        }                                                                                         \
-    } while (0)
 
 static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void say(const char *fmt, ...)
@@ -73,13 +43,6 @@ static void say(const char *fmt, ...)
     va_end(ap);
     putchar('\n');
     fflush(stdout);
-}
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 static void sleep_ms(long ms)

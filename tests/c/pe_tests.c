@@ -20,58 +20,12 @@
 #include <unistd.h>
 
 #include <shmem.h>
+#include "test_util.h"
 
 #define MIB ((size_t)1 << 20)
 #define EXTRA ((size_t)ACLSHMEM_EXTRA_SIZE)
 
-static const char *g_scenario = "?";
-static int g_pe = -1; /* from ACLSHMEM_MY_PE: valid before init too */
 static int g_npes = -1;
-
-static void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
-static void fail(const char *fmt, ...)
-{
-    char what[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(what, sizeof what, fmt, ap);
-    va_end(ap);
-    printf("FAIL: %s: %s (pe %d)\n", g_scenario, what, g_pe);
-    fflush(stdout);
-    fflush(stderr);
-    _exit(1);
-}
-
-#define CHECK(cond, ...)      \
-    do {                      \
-        if (!(cond)) {        \
-            fail(__VA_ARGS__); \
-        }                     \
-    } while (0)
-
-#define CHECK_RC(call, expected)                                                              \
-    do {                                                                                      \
-        int rc_ = (call);                                                                     \
-        if (rc_ != (expected)) {                                                              \
-            fail("%s returned %d, expected %d (line %d)", #call, rc_, (int)(expected), __LINE__); \
-        }                                                                                     \
-    } while (0)
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static int env_int(const char *name)
-{
-    const char *v = getenv(name);
-    if (v == NULL || *v == '\0') {
-        fail("environment variable %s is not set (run under aclshmrun)", name);
-    }
-    return atoi(v);
-}
 
 /* The attributes the launcher's environment describes. The bootstrap timeouts are lowered from
  * 120 s to 20 s so that a stuck bootstrap turns into a reported error before the launcher's

@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include <shmem.h>
+#include "test_util.h"
 #ifndef STREAM_TESTS_NO_ACL
 #include <acl/acl.h>
 #endif
@@ -39,39 +40,8 @@
 #define STREAM_FAILED 507000 /* ACL_ERROR_RT_INTERNAL_ERROR: what a failed on-stream call reports */
 #define SYNC_TIMEOUT 507046  /* ACL_ERROR_RT_STREAM_SYNC_TIMEOUT */
 
-static const char *g_scenario = "?";
-static int g_pe = -1; /* from ACLSHMEM_MY_PE: valid before init too */
 static int g_npes = -1;
 static int g_me, g_n, g_left, g_right;
-
-static void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
-static void fail(const char *fmt, ...)
-{
-    char what[768];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(what, sizeof what, fmt, ap);
-    va_end(ap);
-    printf("FAIL: %s: %s (pe %d)\n", g_scenario, what, g_pe);
-    fflush(stdout);
-    fflush(stderr);
-    _exit(1);
-}
-
-#define CHECK(cond, ...)       \
-    do {                       \
-        if (!(cond)) {         \
-            fail(__VA_ARGS__); \
-        }                      \
-    } while (0)
-
-#define CHECK_RC(call, expected)                                                                  \
-    do {                                                                                          \
-        int rc_ = (int)(call);                                                                    \
-        if (rc_ != (int)(expected)) {                                                             \
-            fail("%s returned %d, expected %d (line %d)", #call, rc_, (int)(expected), __LINE__); \
-        }                                                                                         \
-    } while (0)
 
 static void mark(const char *what)
 {
@@ -79,26 +49,10 @@ static void mark(const char *what)
     fflush(stdout);
 }
 
-static __attribute__((unused)) double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static __attribute__((unused)) void sleep_ms(int ms)
 {
     struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
     nanosleep(&ts, NULL);
-}
-
-static int env_int(const char *name)
-{
-    const char *v = getenv(name);
-    if (v == NULL || *v == '\0') {
-        fail("environment variable %s is not set (run under aclshmrun)", name);
-    }
-    return atoi(v);
 }
 
 /* The byte `i` of the block that PE `pe` sends in round `round`. */

@@ -18,39 +18,10 @@
 #include <unistd.h>
 
 #include <shmem.h>
+#include "test_util.h"
 
-static const char *g_scenario = "?";
-static int g_pe = -1;
 static int g_npes = -1;
 static size_t g_heap_size; /* local_mem_size + ACLSHMEM_EXTRA_SIZE */
-
-static void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
-static void fail(const char *fmt, ...)
-{
-    char what[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(what, sizeof what, fmt, ap);
-    va_end(ap);
-    printf("FAIL: %s: %s (pe %d)\n", g_scenario, what, g_pe);
-    fflush(stdout);
-    fflush(stderr);
-    _exit(1);
-}
-
-#define CHECK(cond, ...)       \
-    do {                       \
-        if (!(cond)) {         \
-            fail(__VA_ARGS__); \
-        }                      \
-    } while (0)
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static void sleep_us(long us)
 {

@@ -84,11 +84,15 @@ pub fn compile_c(name: &str) -> PathBuf {
     std::fs::create_dir_all(&out_dir).expect("create <target>/ctests");
     let out = out_dir.join(name);
 
-    let newest_input = [mtime(&src), mtime(&header)]
-        .into_iter()
-        .flatten()
-        .max()
-        .expect("C source missing");
+    let newest_input = [
+        mtime(&src),
+        mtime(&header),
+        mtime(&root.join("tests/c/test_util.h")),
+    ]
+    .into_iter()
+    .flatten()
+    .max()
+    .expect("C source missing");
     if mtime(&out).is_some_and(|built| built >= newest_input) {
         return out;
     }
