@@ -1,5 +1,5 @@
 /*
- * bench_common.h: helpers shared by bench/perf_sync.c and bench/perf_coll.c (timing, medians,
+ * bench_common.h: helpers shared by bench/perf_rma.c, perf_sync.c and perf_coll.c (timing, medians,
  * output lines, pinning, PE 0 -> all agreement). Include after bench_api.h, in one source file.
  *
  * Output lines (stdout of PE 0):
@@ -50,7 +50,7 @@ static long scaled(long n)
     return s < 1 ? 1 : s;
 }
 
-static double env_double(const char *name, double dflt)
+static __attribute__((unused)) double env_double(const char *name, double dflt)
 {
     const char *e = getenv(name);
     double v = e ? atof(e) : dflt;
@@ -58,7 +58,7 @@ static double env_double(const char *name, double dflt)
 }
 
 /* Whether `name` appears in the comma-separated env list `var` (unset or empty: everything). */
-static int selected(const char *var, const char *name)
+static __attribute__((unused)) int selected(const char *var, const char *name)
 {
     const char *e = getenv(var);
     if (!e || !*e) return 1;
@@ -87,7 +87,7 @@ static void skip(const char *fig, const char *reason)
     }
 }
 
-static void fail(const char *fmt_what, long long got, long long want)
+static __attribute__((unused)) void fail(const char *fmt_what, long long got, long long want)
 {
     fprintf(stderr, "ERROR pe %d: %s: got %lld, expected %lld\n", me, fmt_what, got, want);
     failures++;
@@ -128,7 +128,7 @@ __attribute__((unused)) static int64_t agree(int64_t v)
 }
 
 /* Iterations so that one repetition takes about `rep_s` seconds, given PE 0's estimate `per_op_s`. */
-static long iters_for(double per_op_s, double rep_s, long lo, long hi)
+static __attribute__((unused)) long iters_for(double per_op_s, double rep_s, long lo, long hi)
 {
     long n = per_op_s > 0 ? (long)(rep_s / per_op_s) : hi;
     if (n < lo) n = lo;
@@ -137,7 +137,7 @@ static long iters_for(double per_op_s, double rep_s, long lo, long hi)
 }
 
 /* Common start: env knobs, init, PE ids, pinning, agreement word. Returns 0 or exits. */
-static int bench_start(int min_pes)
+static __attribute__((unused)) int bench_start(int min_pes)
 {
     const char *e;
     if ((e = getenv("BENCH_REPS"))) reps = atoi(e);
@@ -175,7 +175,7 @@ static int bench_start(int min_pes)
     return 0;
 }
 
-static int bench_end(void)
+static __attribute__((unused)) int bench_end(void)
 {
     bench_barrier_all();
     bench_free(bench_ctl);

@@ -19,6 +19,7 @@
  */
 #define _GNU_SOURCE
 #include "bench_api.h"
+#include "bench_common.h"
 
 #include <sched.h>
 #include <stdio.h>
@@ -29,41 +30,12 @@
 #define MiB (1024UL * 1024UL)
 #define MAX_LAT_SIZE (4 * MiB)
 #define NBI_BATCH 1000
-#define MAX_REPS 101
 
 static const size_t lat_sizes[] = {8, 64, 512, 4096, 32768, 262144, 1048576, 4194304};
 #define N_LAT_SIZES (sizeof(lat_sizes) / sizeof(lat_sizes[0]))
 
-static int me, npes, reps = 15, failures = 0;
-static double scale = 1.0;
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof(double), cmp_double);
-    return (n % 2) ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 /* Keeps the compiler from dropping or reordering memory work around a timed region. */
-static inline void clobber(void) { __asm__ __volatile__("" ::: "memory"); }
-
-static long scaled(long n)
-{
-    long s = (long)((double)n * scale);
-    return s < 1 ? 1 : s;
-}
 
 /* Iterations of a latency loop for a message of `bytes`: many for small messages, at least 20. */
 static long lat_iters(size_t bytes)
@@ -95,20 +67,6 @@ bad:
     return 1;
 }
 
-static void result(const char *fig, size_t size, double value, const char *unit)
-{
-    printf("RESULT %s %zu %.6g %s\n", fig, size, value, unit);
-    fflush(stdout);
-}
-
-static void skip(const char *fig, const char *reason)
-{
-    if (me == 0) {
-        printf("SKIP %s %s\n", fig, reason);
-        fflush(stdout);
-    }
-}
-
 static size_t llc_bytes(void)
 {
     FILE *f = fopen("/sys/devices/system/cpu/cpu0/cache/index3/size", "r");
@@ -123,25 +81,6 @@ static size_t llc_bytes(void)
     }
     fclose(f);
     return v;
-}
-
-static void pin_self(void)
-{
-    const char *e = getenv("BENCH_PIN");
-    if (e && strcmp(e, "0") == 0) return;
-    cpu_set_t allowed, one;
-    if (sched_getaffinity(0, sizeof allowed, &allowed) != 0) return;
-    int n = CPU_COUNT(&allowed), want = me % (n > 0 ? n : 1), k = 0;
-    for (int c = 0; c < CPU_SETSIZE; c++) {
-        if (!CPU_ISSET(c, &allowed)) continue;
-        if (k++ == want) {
-            CPU_ZERO(&one);
-            CPU_SET(c, &one);
-            if (sched_setaffinity(0, sizeof one, &one) == 0 && me == 0)
-                printf("INFO pinned pe0->cpu%d (pe i -> i-th allowed cpu of %d)\n", c, n);
-            return;
-        }
-    }
 }
 
 /* ---------------------------------------------------------------- figure 1: put latency */
@@ -364,6 +303,7 @@ int main(void)
     setenv("SHMEM_SYMMETRIC_SIZE", "512M", 0);
 
     const char *e;
+    reps = 15; /* RMA figures are short: more repetitions than bench_common.h's default */
     if ((e = getenv("BENCH_REPS"))) reps = atoi(e);
     if (reps < 1) reps = 1;
     if (reps > MAX_REPS) reps = MAX_REPS;
