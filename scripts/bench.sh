@@ -61,7 +61,7 @@ command -v "$CC" >/dev/null || { log "no C compiler ($CC)"; exit 1; }
 
 # ---------------------------------------------------------------- build
 log "cargo build --release"
-cargo build --release --quiet
+cargo build --release --quiet --workspace
 # A private copy of the library and launcher: a concurrent cargo build in this tree must not swap
 # the library under a running benchmark.
 LIBDIR=$OUT/lib

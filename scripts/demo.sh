@@ -18,8 +18,8 @@ export CARGO_TARGET_DIR="$TARGET_DIR"
 LIBDIR="$TARGET_DIR/release"
 OUT="$TARGET_DIR/demo"
 
-echo "==> cargo build --release -p aclshmem -p ascendcl"
-cargo build --release -p aclshmem -p ascendcl
+echo "==> cargo build --release -p aclshmem -p aclshmrun -p ascendcl"
+cargo build --release -p aclshmem -p aclshmrun -p ascendcl
 
 mkdir -p "$OUT"
 for example in hello heap; do

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Full test run of libaclshmem (what CI runs through .ci/run):
-#   1. cargo test --all-targets
-#   2. cargo build --release
+#   0. cargo fmt --check, cargo clippy --workspace --all-targets -D warnings
+#   1. cargo test --workspace --all-targets
+#   2. cargo build --release --workspace
 #   3. configure, build and install the top-level CMake project into a temporary prefix
 #   4. build c_examples/ against that prefix with find_package(aclshmem) and run them with ctest
 #   5. build one example through the installed pkg-config file and run it
@@ -50,6 +51,13 @@ case "$TARGET_DIR" in /*) ;; *) TARGET_DIR="$ROOT/$TARGET_DIR" ;; esac
 export CARGO_TARGET_DIR="$TARGET_DIR"
 JOBS="$(nproc 2>/dev/null || echo 2)"
 
+# --- formatting and lints ------------------------------------------------------------------------
+step "cargo fmt --check"
+cargo fmt --all -- --check
+
+step "cargo clippy --workspace --all-targets -- -D warnings"
+cargo clippy --workspace --all-targets -- -D warnings
+
 # --- Rust tests ---------------------------------------------------------------------------------
 # integration tests load target/debug/libaclshmem.so (the cdylib), which `cargo test` alone does not build
 step "cargo build (library, launcher)"
@@ -59,7 +67,7 @@ step "cargo test --all-targets"
 cargo test --workspace --all-targets --no-fail-fast
 
 step "cargo build --release"
-cargo build --release
+cargo build --release --workspace
 
 # --- CMake package: build + install into a temporary prefix --------------------------------------
 PREFIX="$(mktemp -d "${TMPDIR:-/tmp}/aclshmem-prefix.XXXXXX")"

@@ -1,29 +1,11 @@
-//! libaclshmem: a CPU-backed, drop-in implementation of the CANN SHMEM host API.
+//! libaclshmem: the aclshmem C ABI (`libaclshmem.so`, also installed as `libshmem.so`).
 //!
-//! Module map (see DESIGN.md):
-//! * [`ffi`] — the C ABI, one file per header area; nothing C-facing lives elsewhere.
-//! * [`runtime`] — instances, init/finalize state machine.
-//! * [`bootstrap`] — how PEs find each other (config store over TCP) and control-plane collectives.
-//! * [`heap`] — symmetric heaps: deterministic allocator + POSIX shared-memory segments.
-//! * [`sync`] — barriers.  [`wait`] — the waiting policy.  [`logging`] — the log backend.
-//! * [`config`] — every environment variable.  [`error`] — the error enum and its C codes.
+//! This crate is a thin surface: every export in [`ffi`] checks and converts its C arguments, calls
+//! one function of the core runtime (`aclshmem-core`, in `crates/core/`) and turns the result into
+//! the C return value through the one panic-catching boundary, [`ffi::guard`]. The C layouts come
+//! from the leaf crate `aclshmem-abi` (`crates/abi/`). `include/shmem.h` is generated from
+//! [`ffi`] by cbindgen (`tests/header.rs`). See `docs/architecture.md` for the layers.
 
-pub mod atomic;
-pub mod bootstrap;
-pub mod collectives;
-pub mod config;
-pub mod error;
 pub mod ffi;
-pub mod heap;
-pub mod logging;
-pub mod p2p;
-pub mod rma;
-pub mod runtime;
-pub mod stream;
-pub mod sync;
-pub mod team;
-pub mod transport;
-pub mod wait;
-pub mod word;
 
-pub use error::{Error, Result};
+pub use aclshmem_core::{Error, Result};

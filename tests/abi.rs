@@ -4,8 +4,8 @@ use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::process::Command;
 
-use aclshmem::Error;
-use aclshmem::error::code;
+use aclshmem_core::Error;
+use aclshmem_core::error::code;
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))

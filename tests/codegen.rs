@@ -86,10 +86,10 @@ fn rma_typed() -> String {
     let mut o = String::from(HEADER);
     o.push_str(
         "//! Typed and sized RMA families of `host/data_plane/shmem_host_rma.h` (spec 8.3.2-8.3.5).\n\
-         //! Each export checks and converts its arguments and calls one function of `crate::rma`.\n\n\
+         //! Each export checks and converts its arguments and calls one function of `aclshmem_core::rma`.\n\n\
          use std::ffi::{c_char, c_int, c_void};\n\n\
          use super::{guard, guard_or};\n\
-         use crate::rma::{self, bytes};\n\n",
+         use aclshmem_core::rma::{self, bytes};\n\n",
     );
     for &(name, c, r) in TYPES {
         let size = format!("std::mem::size_of::<{r}>()");
@@ -377,8 +377,8 @@ fn signal_typed() -> String {
         "//! Typed and sized put-with-signal families of `host/data_plane/shmem_host_so.h` (spec 8.4).\n\n\
          use std::ffi::{c_char, c_int, c_void};\n\n\
          use super::guard;\n\
-         use crate::p2p;\n\
-         use crate::rma::bytes;\n\n",
+         use aclshmem_core::p2p;\n\
+         use aclshmem_core::rma::bytes;\n\n",
     );
     let tail = "The data is in PE `pe`'s memory before the signal word changes (release ordering): a PE\nwhose wait observes the signal sees the data. `sig_op` other than ACLSHMEM_SIGNAL_SET (0) or\nACLSHMEM_SIGNAL_ADD (1), a bad address or PE: logged, nothing written.";
     for &(name, c, r) in TYPES {
@@ -459,7 +459,7 @@ fn atomic_typed() -> String {
          //! that word from any PE.\n\n\
          use std::ffi::{c_int, c_long, c_longlong, c_uint, c_ulong, c_ulonglong};\n\n\
          use super::{guard, guard_or};\n\
-         use crate::atomic;\n\n",
+         use aclshmem_core::atomic;\n\n",
     );
     let bad = "A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is\nchanged; fetching forms then return 0.";
     for &(name, c, r, class) in AMO_TYPES {
@@ -681,8 +681,8 @@ fn coll_typed() -> String {
          use super::guard;\n\
          use super::coll;\n\
          use super::types::aclshmem_team_t;\n\
-         use crate::collectives::Op;\n\
-         use crate::rma::bytes;\n\n",
+         use aclshmem_core::collectives::Op;\n\
+         use aclshmem_core::rma::bytes;\n\n",
     );
     let ret = "Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or\nACLSHMEM_INVALID_PARAM (invalid team or root, bad or overlapping buffers) / ACLSHMEM_NOT_INITED.";
     for &(name, c, r) in STD_TYPES {

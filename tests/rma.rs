@@ -157,8 +157,9 @@ fn mem_available() -> Option<u64> {
 /// Bytes an unprivileged process may still allocate in /dev/shm.
 fn shm_free() -> Option<u64> {
     let path = c"/dev/shm";
-    // SAFETY: statvfs(3) writes into the zeroed struct we own; the path is NUL-terminated.
+    // SAFETY: statvfs is plain data; all-zero bytes are a valid value.
     let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+    // SAFETY: statvfs(3) writes into the struct we own; the path is NUL-terminated.
     if unsafe { libc::statvfs(path.as_ptr(), &mut st) } != 0 {
         return None;
     }

@@ -3,7 +3,7 @@
 //! decoded message must survive an encode/decode round trip unchanged.
 #![no_main]
 
-use aclshmem::bootstrap::config_store::protocol::{FrameReader, decode, encode, frame_len};
+use aclshmem_core::fuzzing::protocol::{FrameReader, decode, encode, frame_len};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -8,7 +8,7 @@
 use std::ffi::{c_int, c_long, c_longlong, c_uint, c_ulong, c_ulonglong};
 
 use super::{guard, guard_or};
-use crate::atomic;
+use aclshmem_core::atomic;
 
 /// Returns the `int` at symmetric `source` on PE `pe`, atomically. A bad address (NULL, misaligned, outside the symmetric heap) or PE is logged and nothing is
 /// changed; fetching forms then return 0.

@@ -12,13 +12,13 @@ use std::ffi::{c_int, c_void};
 
 use super::guard;
 use super::types::aclshmem_team_t;
-use crate::collectives::{self, Element, Op};
-use crate::error::Result;
-use crate::runtime;
+use aclshmem_core::collectives::{self, Element, Op};
+use aclshmem_core::error::Result;
+use aclshmem_core::runtime;
 
 fn run(
     team: aclshmem_team_t,
-    f: impl FnOnce(&runtime::Instance, &crate::team::Team) -> Result<()>,
+    f: impl FnOnce(&runtime::Instance, &aclshmem_core::team::Team) -> Result<()>,
 ) -> Result<c_int> {
     let inst = runtime::current()?;
     let t = collectives::team(inst, team)?;
@@ -60,7 +60,7 @@ pub(crate) fn reduce<T: Element>(
 }
 
 fn bytes(n: usize, size: usize) -> Result<usize> {
-    crate::rma::bytes(n, size)
+    aclshmem_core::rma::bytes(n, size)
 }
 
 /// Copies `nelems` bytes of member `PE_root`'s `source` into `dest` on every member of `team`

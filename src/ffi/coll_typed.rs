@@ -12,8 +12,8 @@ use std::ffi::{
 use super::coll;
 use super::guard;
 use super::types::aclshmem_team_t;
-use crate::collectives::Op;
-use crate::rma::bytes;
+use aclshmem_core::collectives::Op;
+use aclshmem_core::rma::bytes;
 
 /// Copies `nelems` `float` of member `PE_root`'s `source` into `dest` on every member (root included).
 /// Collective over the members of `team`; `dest` and `source` are symmetric. Returns 0 or

@@ -5,9 +5,9 @@ use std::sync::atomic::Ordering;
 
 use super::types::*;
 use super::{arg_mut, guard};
-use crate::bootstrap::env::job_from_env;
-use crate::error::Error;
-use crate::runtime;
+use aclshmem_core::error::Error;
+use aclshmem_core::job_from_env;
+use aclshmem_core::runtime;
 
 /// Phase of the current instance: `ACLSHMEM_STATUS_NOT_INITIALIZED` (0) before init and after
 /// finalize, `ACLSHMEM_STATUS_SHM_CREATED` (1) while init runs after the heap exists,
@@ -215,8 +215,8 @@ pub unsafe extern "C" fn aclshmemx_get_uniqueid(uid: *mut UniqueId) -> c_int {
     guard("aclshmemx_get_uniqueid", || {
         // SAFETY: documented requirement of this function.
         let uid = unsafe { arg_mut(uid, "uid") }?;
-        let _ = crate::logging::set_level(crate::logging::ERROR);
-        crate::bootstrap::uid::get_uniqueid(uid).map(|_| 0)
+        let _ = aclshmem_core::logging::set_level(aclshmem_core::logging::ERROR);
+        aclshmem_core::get_uniqueid(uid).map(|_| 0)
     })
 }
 
@@ -240,7 +240,7 @@ pub unsafe extern "C" fn aclshmemx_set_conf_store_tls(
             // SAFETY: documented requirement of this function.
             unsafe { std::slice::from_raw_parts(tls_info.cast::<u8>(), tls_info_len as usize) }
         });
-        crate::bootstrap::config_store::tls::configure(enable, info).map(|_| 0)
+        aclshmem_core::tls::configure(enable, info).map(|_| 0)
     })
 }
 
@@ -269,6 +269,6 @@ pub unsafe extern "C" fn aclshmemx_set_config_store_tls_key(
             // SAFETY: documented requirement of this function.
             unsafe { std::slice::from_raw_parts(tls_pk_pw.cast::<u8>(), tls_pk_pw_len as usize) }
         });
-        crate::bootstrap::config_store::tls::set_key(key, pw, decrypt_handler).map(|_| 0)
+        aclshmem_core::tls::set_key(key, pw, decrypt_handler).map(|_| 0)
     })
 }

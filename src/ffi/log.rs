@@ -3,7 +3,7 @@
 use std::ffi::{c_char, c_int};
 
 use super::guard;
-use crate::logging;
+use aclshmem_core::logging;
 
 /// Installs a process-wide log sink receiving every message (whatever the level) as
 /// `func(level, msg)`, level 0 debug .. 4 fatal; `msg` is valid during the call only. Only the first

@@ -7,9 +7,9 @@ use std::ffi::c_void;
 
 use super::guard;
 use super::types::aclshmem_mem_type_t;
-use crate::error::{Error, Result};
-use crate::heap::HeapKind;
-use crate::runtime::{self, AllocRequest};
+use aclshmem_core::HeapKind;
+use aclshmem_core::error::{Error, Result};
+use aclshmem_core::runtime::{self, AllocRequest};
 
 fn allocate(kind: HeapKind, size: u64, align: u64, zero: bool) -> Result<*mut c_void> {
     let inst = runtime::current()?;
@@ -35,7 +35,7 @@ fn calloc_size(kind: HeapKind, nmemb: usize, size: usize) -> Result<Option<u64>>
 }
 
 fn align_arg(alignment: usize) -> Result<u64> {
-    if alignment > crate::heap::segment::BASE_ALIGN {
+    if alignment > aclshmem_core::BASE_ALIGN {
         return Err(Error::InvalidParam(format!(
             "alignment {alignment} exceeds 1 GiB (ACLSHMEM_HEAP_ALIGNMENT_SIZE)"
         )));

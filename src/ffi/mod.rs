@@ -21,13 +21,13 @@ pub mod stream;
 pub mod sync;
 pub mod sync_typed;
 pub mod team;
-pub mod types;
+pub use aclshmem_abi as types;
 
 use std::ffi::c_int;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
-use crate::error::{Error, Result};
-use crate::{logging, runtime};
+use aclshmem_core::error::{Error, Result};
+use aclshmem_core::logging::{self, report};
 
 /// What a C function returns when its core call fails.
 pub(crate) trait FfiReturn {
@@ -82,14 +82,6 @@ fn guard_with<R>(call: &'static str, fail: impl FnOnce(&Error) -> R, body: impl 
             report(call, &e);
             fail(&e)
         }
-    }
-}
-
-/// Logs a failed call with the PE and the call's name.
-pub(crate) fn report(call: &str, e: &Error) {
-    match runtime::current_pe() {
-        Some(pe) => ::log::error!("[PE {pe}] {call}: {e}"),
-        None => ::log::error!("{call}: {e}"),
     }
 }
 

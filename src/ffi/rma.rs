@@ -3,9 +3,9 @@
 use std::ffi::{c_int, c_void};
 
 use super::guard;
-use crate::error::Error;
-use crate::rma;
-use crate::runtime::{self, Engine};
+use aclshmem_core::error::Error;
+use aclshmem_core::rma;
+use aclshmem_core::runtime::{self, Engine};
 
 /// Address of the object `ptr` (a symmetric address of the calling PE, either heap) in PE `pe`'s
 /// copy, usable with ordinary loads and stores: `aclshmem_ptr(p, my_pe) == p`. NULL when not

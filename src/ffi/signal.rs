@@ -4,7 +4,7 @@
 use std::ffi::{c_int, c_void};
 
 use super::guard;
-use crate::p2p::{self, Cmp};
+use aclshmem_core::p2p::{self, Cmp};
 
 /// Copies `elem_size` **bytes** from local `src` to symmetric `dst` on PE `pe`, then updates the
 /// 32-bit signal word at symmetric `sig_addr` on PE `pe` with `signal` (`ACLSHMEM_SIGNAL_SET`
@@ -68,7 +68,7 @@ pub extern "C" fn aclshmemx_putmem_signal_nbi(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_signal_wait_until(sig_addr: *mut i32, cmp: c_int, cmp_val: i32) {
     guard("aclshmem_signal_wait_until", || {
-        crate::stream::sync_internal();
+        aclshmem_core::stream::sync_internal();
         // SAFETY: forwarded from this function's contract.
         unsafe { p2p::wait_until_named(sig_addr, "sig_addr", Cmp::from_c(cmp)?, cmp_val) }
     })

@@ -5,8 +5,8 @@
 use std::ffi::{c_char, c_int, c_void};
 
 use super::guard;
-use crate::p2p;
-use crate::rma::bytes;
+use aclshmem_core::p2p;
+use aclshmem_core::rma::bytes;
 
 /// Copies `elem_size` **elements** of `float` from local `src` to symmetric `dst` on PE `pe`, then
 /// updates the 32-bit signal word at symmetric `sig_addr` on PE `pe` with `signal`. Blocking.

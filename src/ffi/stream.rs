@@ -6,10 +6,10 @@ use std::ffi::{c_int, c_void};
 
 use super::types::{Handle, ProfPe, aclrtStream, aclshmem_team_t};
 use super::{arg_mut, guard};
-use crate::error::Result;
-use crate::p2p::{self, Cmp, SignalOp};
-use crate::stream::{self, Frame, NullStream};
-use crate::{rma, runtime, sync};
+use aclshmem_core::error::Result;
+use aclshmem_core::p2p::{self, Cmp, SignalOp};
+use aclshmem_core::stream::{self, Frame, NullStream};
+use aclshmem_core::{rma, runtime, sync};
 
 fn queue(
     call: &'static str,

@@ -5,10 +5,10 @@ use std::ffi::c_int;
 
 use super::guard;
 use super::types::{ACLSHMEM_TEAM_INVALID, aclshmem_team_t};
-use crate::error::{Error, Result};
-use crate::p2p::{self, Against, Cmp, WaitSet};
-use crate::word::Word;
-use crate::{runtime, sync};
+use aclshmem_core::Word;
+use aclshmem_core::error::{Error, Result};
+use aclshmem_core::p2p::{self, Against, Cmp, WaitSet};
+use aclshmem_core::{runtime, sync};
 
 /// Barrier over all PEs. Collective. Returns on every PE only after all arrived; every store and
 /// put a PE issued before it is complete and visible to every PE afterwards. Before init: logged,
@@ -16,7 +16,7 @@ use crate::{runtime, sync};
 #[unsafe(no_mangle)]
 pub extern "C" fn aclshmem_barrier_all() {
     guard("aclshmem_barrier_all", || {
-        crate::stream::sync_internal();
+        aclshmem_core::stream::sync_internal();
         sync::barrier_all(runtime::current()?)
     })
 }
@@ -36,7 +36,7 @@ pub extern "C" fn aclshmem_sync(team: aclshmem_team_t) {
 }
 
 fn team_barrier(team: aclshmem_team_t) -> Result<()> {
-    crate::stream::sync_internal();
+    aclshmem_core::stream::sync_internal();
     if team == ACLSHMEM_TEAM_INVALID {
         return Ok(());
     }
@@ -49,7 +49,7 @@ fn team_barrier(team: aclshmem_team_t) -> Result<()> {
 #[unsafe(no_mangle)]
 pub extern "C" fn aclshmem_sync_all() {
     guard("aclshmem_sync_all", || {
-        crate::stream::sync_internal();
+        aclshmem_core::stream::sync_internal();
         sync::barrier_all(runtime::current()?)
     })
 }
@@ -80,7 +80,7 @@ pub(crate) unsafe fn with_set<T: Word, R: Copy>(
     res_out: Option<(*mut R, R)>,
     f: impl FnOnce(&WaitSet<T>, &mut [usize]) -> R,
 ) -> Result<()> {
-    crate::stream::sync_internal();
+    aclshmem_core::stream::sync_internal();
     let prepared = (|| {
         if let Some((p, _)) = res_out
             && p.is_null()
@@ -149,7 +149,7 @@ pub(crate) unsafe fn test_one<T: Word>(
     value: T,
     res_out: *mut c_int,
 ) -> Result<()> {
-    crate::stream::sync_internal();
+    aclshmem_core::stream::sync_internal();
     if res_out.is_null() {
         return Err(Error::InvalidParam("res_out is NULL".into()));
     }
@@ -165,7 +165,7 @@ pub(crate) unsafe fn test_one<T: Word>(
 /// # Safety
 /// A non-NULL `ivar` must point to a live `T`.
 pub(crate) unsafe fn wait_one<T: Word>(ivar: *mut T, cmp: c_int, value: T) -> Result<()> {
-    crate::stream::sync_internal();
+    aclshmem_core::stream::sync_internal();
     // SAFETY: forwarded from this function's contract.
     unsafe { p2p::wait_until(ivar, Cmp::from_c(cmp)?, value) }
 }

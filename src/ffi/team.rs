@@ -4,9 +4,9 @@ use std::ffi::c_int;
 
 use super::types::{ACLSHMEM_TEAM_INVALID, TeamConfig, aclshmem_team_t};
 use super::{arg_mut, guard};
-use crate::error::Error;
-use crate::runtime;
-use crate::team::{self, Team};
+use aclshmem_core::error::Error;
+use aclshmem_core::runtime;
+use aclshmem_core::team::{self, Team};
 
 /// This PE's number in the current instance; -1 before the first init (the last value is kept
 /// after finalize, as in the original).

@@ -11,8 +11,11 @@ use std::sync::{Mutex, mpsc};
 use std::thread;
 use std::time::{Duration, Instant, SystemTime};
 
-/// The launcher built from this package.
-pub const LAUNCHER: &str = env!("CARGO_BIN_EXE_aclshmrun");
+/// The launcher (crate `crates/launcher`), built by [`ensure_built`] next to the library.
+pub fn launcher() -> PathBuf {
+    ensure_built();
+    profile_dir().join("aclshmrun")
+}
 
 /// Extra time the harness grants a launcher beyond its own `--timeout` before killing it.
 const GRACE: Duration = Duration::from_secs(10);
@@ -46,7 +49,7 @@ pub fn ensure_built() {
     ONCE.call_once(|| {
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
         let mut cmd = std::process::Command::new(cargo);
-        cmd.args(["build", "--quiet", "--lib", "--bins"])
+        cmd.args(["build", "--quiet", "-p", "aclshmem", "-p", "aclshmrun"])
             .current_dir(repo_root());
         if profile_dir().file_name().is_some_and(|p| p == "release") {
             cmd.arg("--release");
@@ -187,7 +190,7 @@ pub fn launcher_command<S: AsRef<OsStr>>(
     env: &[(&str, &str)],
     timeout: Duration,
 ) -> Command {
-    let mut cmd = Command::new(LAUNCHER);
+    let mut cmd = Command::new(launcher());
     cmd.arg("-n")
         .arg(n.to_string())
         .arg("--timeout")

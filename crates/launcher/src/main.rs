@@ -5,17 +5,11 @@
 //! PE to fail ends the job, and the job's POSIX shared-memory objects are removed on every
 //! way out. Run `aclshmrun --help` for the options.
 
-#[path = "aclshmrun/cleanup.rs"]
 mod cleanup;
-#[path = "aclshmrun/cli.rs"]
 mod cli;
-#[path = "aclshmrun/job.rs"]
 mod job;
-#[path = "aclshmrun/launch.rs"]
 mod launch;
-#[path = "aclshmrun/output.rs"]
 mod output;
-#[path = "aclshmrun/supervise.rs"]
 mod supervise;
 
 use clap::Parser;

@@ -17,7 +17,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicI32, AtomicPtr, Ordering};
 
 use crate::error::{Error, Result};
-use crate::ffi::types::{ACLSHMEM_STATUS_NOT_INITIALIZED, InstanceCtx};
+use aclshmem_abi::{ACLSHMEM_STATUS_NOT_INITIALIZED, InstanceCtx};
 
 /// Per-instance-id state that outlives init/finalize cycles.
 pub struct Slot {

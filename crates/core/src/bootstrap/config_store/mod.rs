@@ -27,7 +27,7 @@ impl Endpoint {
     /// in 1025..=65535 and the whole string at most 63 characters.
     pub fn parse(url: &str) -> Result<Endpoint> {
         let bad = |why: &str| Error::InvalidParam(format!("ip_port \"{url}\" is invalid: {why}"));
-        if url.len() >= crate::ffi::types::ACLSHMEM_MAX_IP_PORT_LEN {
+        if url.len() >= aclshmem_abi::ACLSHMEM_MAX_IP_PORT_LEN {
             return Err(bad("longer than 63 characters"));
         }
         let (host, port, ipv6) = if let Some(rest) = url.strip_prefix("tcp6://") {

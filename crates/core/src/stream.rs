@@ -16,7 +16,7 @@ use std::sync::atomic::{AtomicBool, AtomicI64, AtomicPtr, Ordering};
 use std::time::Instant;
 
 use crate::error::{Error, Result};
-use crate::ffi::types::{ACLSHMEM_CYCLE_PROF_FRAME_CNT, ACLSHMEM_CYCLE_PROF_MAX_BLOCK, ProfPe};
+use aclshmem_abi::{ACLSHMEM_CYCLE_PROF_FRAME_CNT, ACLSHMEM_CYCLE_PROF_MAX_BLOCK, ProfPe};
 
 type HostFn = unsafe extern "C" fn(*mut c_void);
 type StatusFn = unsafe extern "C" fn(*mut c_void) -> c_int;
@@ -84,7 +84,7 @@ fn run(task: Task) -> c_int {
     match r {
         Ok(()) => 0,
         Err(e) => {
-            crate::ffi::report(task.call, &e);
+            crate::logging::report(task.call, &e);
             STREAM_ERROR
         }
     }
@@ -254,7 +254,7 @@ pub fn configure_prof(my_pe: usize) {
     let on = match crate::config::SHMEM_CYCLE_PROF_PE.get() {
         None => false,
         Some(v) => match v.trim().parse::<usize>() {
-            Ok(p) if p < crate::ffi::types::ACLSHMEM_MAX_PES => p == my_pe,
+            Ok(p) if p < aclshmem_abi::ACLSHMEM_MAX_PES => p == my_pe,
             _ => {
                 log::warn!("SHMEM_CYCLE_PROF_PE=\"{v}\" is not a PE number: profiling PE 0");
                 my_pe == 0

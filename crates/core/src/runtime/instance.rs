@@ -4,8 +4,8 @@ use std::sync::{Mutex, OnceLock};
 
 use crate::bootstrap::Bootstrap;
 use crate::error::{Error, Result};
-use crate::ffi::types::{ACLSHMEM_RDMA_MTE_STAGING_UB_SIZE, SYNC_COUNTERS_SIZE, SYNC_POOL_SIZE, UbConfig};
 use crate::heap::{HeapKind, SymmetricHeap};
+use aclshmem_abi::{ACLSHMEM_RDMA_MTE_STAGING_UB_SIZE, SYNC_COUNTERS_SIZE, SYNC_POOL_SIZE, UbConfig};
 
 /// Bytes the library takes from the device heap at init (signal word, sync pool, sync counters), as
 /// the original does: users can still allocate `local_mem_size` bytes.

@@ -14,7 +14,7 @@ use std::sync::Mutex;
 
 use crate::config;
 use crate::error::{Error, Result};
-use crate::ffi::types::{ACLSHMEM_UNIQUE_ID_INNER_LEN, ACLSHMEM_UNIQUEID_VERSION, UniqueId};
+use aclshmem_abi::{ACLSHMEM_UNIQUE_ID_INNER_LEN, ACLSHMEM_UNIQUEID_VERSION, UniqueId};
 
 const MAGIC: &[u8; 4] = b"ASU1";
 const SECRET_LEN: usize = 32;

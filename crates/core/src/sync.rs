@@ -15,10 +15,10 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::error::{Error, Result};
-use crate::ffi::types::SYNC_ARRAY_SIZE;
 use crate::runtime::Instance;
 use crate::team::{EXCHANGE_BYTES, EXCHANGE_OFFSET, Team};
 use crate::wait::Backoff;
+use aclshmem_abi::SYNC_ARRAY_SIZE;
 
 /// Byte offsets of the barrier words inside a slot's area (separate cache lines).
 const ARRIVE: usize = 0;

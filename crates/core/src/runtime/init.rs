@@ -14,10 +14,10 @@ use crate::bootstrap::Bootstrap;
 use crate::bootstrap::config_store::{ConfigStore, Endpoint, Listen, StoreConfig};
 use crate::bootstrap::uid::Rendezvous;
 use crate::error::{Error, Result};
-use crate::ffi::types::*;
 use crate::heap::{HeapKind, SymmetricHeap};
 use crate::runtime::Instance;
 use crate::{config, logging};
+use aclshmem_abi::*;
 
 /// Secret used when the job has none (no launcher): it keeps stray non-SHMEM traffic out, but only
 /// ACLSHMEM_JOB_TOKEN (set by aclshmrun) keeps other SHMEM jobs out.

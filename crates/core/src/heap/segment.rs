@@ -173,18 +173,6 @@ impl Segment {
         self.base
     }
 
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
-    pub fn name(&self) -> &str {
-        &self.name
-    }
-
     /// Removes the name (the memory stays mapped by everyone who has it). Idempotent.
     pub fn unlink(&mut self) {
         if self.owner && !self.unlinked {

@@ -31,13 +31,6 @@ impl Conn {
         self.tcp().set_read_timeout(t)
     }
 
-    pub fn peer(&self) -> String {
-        self.tcp()
-            .peer_addr()
-            .map(|a| a.to_string())
-            .unwrap_or_else(|_| "?".into())
-    }
-
     /// Completes the TLS handshake now, so its failure is reported as such (no-op for plain TCP).
     pub fn handshake(&mut self) -> std::io::Result<()> {
         match self {

@@ -90,7 +90,7 @@ fn rendezvous() -> Result<String> {
 pub fn job_from_env() -> Result<JobEnv> {
     let (my_pe, n_pes, _) = rank_and_size()?;
     let ip_port = rendezvous()?;
-    if ip_port.len() >= crate::ffi::types::ACLSHMEM_MAX_IP_PORT_LEN {
+    if ip_port.len() >= aclshmem_abi::ACLSHMEM_MAX_IP_PORT_LEN {
         return Err(Error::InvalidValue(format!(
             "rendezvous address \"{ip_port}\" is longer than 63 characters"
         )));

@@ -9,9 +9,9 @@
 //! team's first PE, and an exchange area on every member.
 
 use crate::error::{Error, Result};
-use crate::ffi::types::{ACLSHMEM_MAX_PES, ACLSHMEM_MAX_TEAMS, SYNC_ARRAY_SIZE, TeamConfig};
 use crate::runtime::Instance;
 use crate::sync;
+use aclshmem_abi::{ACLSHMEM_MAX_PES, ACLSHMEM_MAX_TEAMS, SYNC_ARRAY_SIZE, TeamConfig};
 
 /// Offset of the exchange area inside a slot's sync-pool area (after the barrier words).
 pub const EXCHANGE_OFFSET: usize = 128;

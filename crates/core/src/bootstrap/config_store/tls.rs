@@ -26,7 +26,7 @@ use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer, ServerName};
 
 use crate::error::{Error, Result};
-use crate::ffi::types::DecryptHandler;
+use aclshmem_abi::DecryptHandler;
 
 /// Longest tls_info, key or password accepted (as the original's store).
 pub const MAX_LEN: usize = 10 * 1024;

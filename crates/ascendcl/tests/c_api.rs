@@ -11,7 +11,8 @@ use std::time::SystemTime;
 
 fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
+        .ancestors()
+        .nth(2)
         .expect("workspace root")
         .to_path_buf()
 }

@@ -194,8 +194,8 @@ pub fn broadcast(inst: &Instance, t: &Team, dest: usize, source: usize, len: usi
     sync::barrier(inst, t)?;
     if len > 0 {
         match inst.algos.broadcast {
-            // SAFETY (both arms): addresses come from checked symmetric buffers of `len` bytes
-            // in mapped heaps; source and dest do not overlap.
+            // SAFETY: addresses come from checked symmetric buffers of `len` bytes in mapped
+            // heaps; source and dest do not overlap.
             Move::Pull => unsafe { copy(s.at(root_pe)?, d.at(inst.my_pe)?, len) },
             Move::Push => {
                 if t.my_index == root as usize {
@@ -338,7 +338,7 @@ pub fn alltoall(inst: &Instance, t: &Team, dest: usize, source: usize, len: usiz
             // start with the next member so not everyone reads the same PE at once
             let i = (me + k) % t.size;
             match inst.algos.alltoall {
-                // SAFETY (both arms): blocks of `len` bytes inside checked buffers of `total`.
+                // SAFETY: blocks of `len` bytes inside checked buffers of `total`.
                 Move::Pull => unsafe {
                     copy(
                         s.at(t.world_pe(i))?.add(me * len),
@@ -346,6 +346,7 @@ pub fn alltoall(inst: &Instance, t: &Team, dest: usize, source: usize, len: usiz
                         len,
                     )
                 },
+                // SAFETY: as above.
                 Move::Push => unsafe {
                     copy(
                         s.at(inst.my_pe)?.add(i * len),
