@@ -2616,24 +2616,40 @@ ACLSHMEM_HOST_API void aclshmem_double_atomic_swap_nbi(double *fetch, double *de
 /**
  * Copies `nelems` bytes of member `PE_root`'s `source` into `dest` on every member of `team`
  * (the root included). `dest` and `source` must not overlap.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid as this documentation describes (symmetric
+ * addresses: inside this PE's heap; local buffers: live for the bytes the call names).
  */
 ACLSHMEM_HOST_API int aclshmem_broadcastmem(aclshmem_team_t team, void *dest, const void *source, size_t nelems, int PE_root);
 
 /**
  * Concatenates every member's `nelems` bytes of `source` (the count may differ per member) into
  * `dest` on every member, in team order.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid as this documentation describes (symmetric
+ * addresses: inside this PE's heap; local buffers: live for the bytes the call names).
  */
 ACLSHMEM_HOST_API int aclshmem_collectmem(aclshmem_team_t team, void *dest, const void *source, size_t nelems);
 
 /**
  * Concatenates every member's `nelems` bytes of `source` (the same count everywhere) into `dest`
  * on every member, in team order.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid as this documentation describes (symmetric
+ * addresses: inside this PE's heap; local buffers: live for the bytes the call names).
  */
 ACLSHMEM_HOST_API int aclshmem_fcollectmem(aclshmem_team_t team, void *dest, const void *source, size_t nelems);
 
 /**
  * Exchanges blocks of `nelems` bytes: block j of member i's `source` goes to block i of member
  * j's `dest`.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid as this documentation describes (symmetric
+ * addresses: inside this PE's heap; local buffers: live for the bytes the call names).
  */
 ACLSHMEM_HOST_API int aclshmem_alltoallmem(aclshmem_team_t team, void *dest, const void *source, size_t nelems);
 
@@ -5535,6 +5551,10 @@ ACLSHMEM_HOST_API int32_t aclshmemx_set_config_store_tls_key(const char *tls_pk,
  * Installs a process-wide log sink receiving every message (whatever the level) as
  * `func(level, msg)`, level 0 debug .. 4 fatal; `msg` is valid during the call only. Only the first
  * non-NULL function is kept. Always returns 0.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid as this documentation describes (symmetric
+ * addresses: inside this PE's heap; local buffers: live for the bytes the call names).
  */
 ACLSHMEM_HOST_API int32_t aclshmemx_set_extern_logger(void (*func)(int level, const char *msg));
 
@@ -5569,6 +5589,10 @@ ACLSHMEM_HOST_API void *aclshmem_align(size_t alignment, size_t size);
  * Frees a block of either symmetric heap. NULL: local no-op. Otherwise collective (a barrier
  * first). A pointer that is not the start of a live block (interior pointer, double free, not in
  * the heap) is logged and nothing is freed.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid as this documentation describes (symmetric
+ * addresses: inside this PE's heap; local buffers: live for the bytes the call names).
  */
 ACLSHMEM_HOST_API void aclshmem_free(void *ptr);
 
@@ -5577,6 +5601,10 @@ ACLSHMEM_HOST_API void aclshmem_free(void *ptr);
  * copy, usable with ordinary loads and stores: `aclshmem_ptr(p, my_pe) == p`. NULL when not
  * initialised, when `pe` is outside [0, n_pes), when `ptr` is not inside a symmetric heap, or when
  * `pe` runs on another node. Not collective.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid as this documentation describes (symmetric
+ * addresses: inside this PE's heap; local buffers: live for the bytes the call names).
  */
 ACLSHMEM_HOST_API void *aclshmem_ptr(void *ptr, int pe);
 
@@ -5584,23 +5612,39 @@ ACLSHMEM_HOST_API void *aclshmem_ptr(void *ptr, int pe);
  * Copies `elem_size` **bytes** from local `src` to symmetric `dst` on PE `pe`. Blocking: the data
  * is in PE `pe`'s memory when the call returns. Errors (NULL, `dst` range outside the symmetric
  * heap, `pe` out of range, before init) are logged and nothing is written.
+ *
+ * # Safety
+ * `src` and `dst` must be NULL or valid for `elem_size` bytes (the symmetric one: inside this PE's
+ * heap).
  */
 ACLSHMEM_HOST_API void aclshmem_putmem(void *dst, void *src, size_t elem_size, int32_t pe);
 
 /**
  * Copies `elem_size` **bytes** from symmetric `src` on PE `pe` to local `dst`. Blocking.
+ *
+ * # Safety
+ * `src` and `dst` must be NULL or valid for `elem_size` bytes (the symmetric one: inside this PE's
+ * heap).
  */
 ACLSHMEM_HOST_API void aclshmem_getmem(void *dst, void *src, size_t elem_size, int32_t pe);
 
 /**
  * Non-blocking form of aclshmem_putmem; complete at the latest at aclshmem_quiet or a barrier
  * (this implementation completes it before returning).
+ *
+ * # Safety
+ * `src` and `dst` must be NULL or valid for `elem_size` bytes (the symmetric one: inside this PE's
+ * heap).
  */
 ACLSHMEM_HOST_API void aclshmem_putmem_nbi(void *dst, void *src, size_t elem_size, int32_t pe);
 
 /**
  * Non-blocking form of aclshmem_getmem; `dst` is valid at the latest after aclshmem_quiet (this
  * implementation completes it before returning).
+ *
+ * # Safety
+ * `src` and `dst` must be NULL or valid for `elem_size` bytes (the symmetric one: inside this PE's
+ * heap).
  */
 ACLSHMEM_HOST_API void aclshmem_getmem_nbi(void *dst, void *src, size_t elem_size, int32_t pe);
 
@@ -6878,12 +6922,20 @@ ACLSHMEM_HOST_API void aclshmem_iget128(void *dest, void *source, ptrdiff_t dst,
  * 32-bit signal word at symmetric `sig_addr` on PE `pe` with `signal` (`ACLSHMEM_SIGNAL_SET`
  * stores, `ACLSHMEM_SIGNAL_ADD` adds atomically). The data is visible at the target before the
  * signal is (release ordering). Blocking. A bad `sig_op`, address or PE: logged, nothing written.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid as this documentation describes (symmetric
+ * addresses: inside this PE's heap; local buffers: live for the bytes the call names).
  */
 ACLSHMEM_HOST_API void aclshmemx_putmem_signal(void *dst, void *src, size_t elem_size, void *sig_addr, int32_t signal, int sig_op, int pe);
 
 /**
  * Non-blocking form of aclshmemx_putmem_signal (complete at the latest at quiet or a barrier; this
  * implementation completes it before returning).
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid as this documentation describes (symmetric
+ * addresses: inside this PE's heap; local buffers: live for the bytes the call names).
  */
 ACLSHMEM_HOST_API void aclshmemx_putmem_signal_nbi(void *dst, void *src, size_t elem_size, void *sig_addr, int32_t signal, int sig_op, int pe);
 
@@ -7319,12 +7371,20 @@ ACLSHMEM_HOST_API void aclshmem_put128_signal_nbi(void *dst, void *src, size_t n
  * local `src` to symmetric `dst` on PE `pe`; returns at once. Complete when the stream has run it
  * (synchronize the stream). Bad arguments are logged when it runs and reported by the stream's
  * next synchronize (with the CPU libascendcl).
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid as this documentation describes (symmetric
+ * addresses: inside this PE's heap; local buffers: live for the bytes the call names).
  */
 ACLSHMEM_HOST_API void aclshmemx_putmem_on_stream(void *dst, void *src, size_t elem_size, int32_t pe, aclrtStream stream);
 
 /**
  * Queues on `stream` (NULL: internal stream) a copy of `elem_size` bytes from symmetric `src` on PE
  * `pe` to local `dst`; returns at once.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid as this documentation describes (symmetric
+ * addresses: inside this PE's heap; local buffers: live for the bytes the call names).
  */
 ACLSHMEM_HOST_API void aclshmemx_getmem_on_stream(void *dst, void *src, size_t elem_size, int32_t pe, aclrtStream stream);
 
@@ -7338,6 +7398,10 @@ ACLSHMEM_HOST_API void aclshmemx_quiet_on_stream(aclrtStream stream);
  * Queues on `stream` (NULL: internal stream) an update of the 32-bit signal word at symmetric
  * `sig_addr` on PE `pe`: ACLSHMEM_SIGNAL_SET stores `signal` (release), ACLSHMEM_SIGNAL_ADD adds it
  * atomically. Another `sig_op`: logged now, nothing queued.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid as this documentation describes (symmetric
+ * addresses: inside this PE's heap; local buffers: live for the bytes the call names).
  */
 ACLSHMEM_HOST_API void aclshmemx_signal_op_on_stream(int32_t *sig_addr, int32_t signal, int sig_op, int pe, aclrtStream stream);
 
@@ -7345,6 +7409,10 @@ ACLSHMEM_HOST_API void aclshmemx_signal_op_on_stream(int32_t *sig_addr, int32_t 
  * Queues on `stream` (NULL: internal stream) a wait until the local 32-bit word `*sig_addr`
  * satisfies `<cmp> cmp_val`; the host returns at once (so it can issue the put that satisfies it),
  * later work on the stream runs after the wait. `cmp` outside 0..5: logged now, nothing queued.
+ *
+ * # Safety
+ * Pointer arguments must be NULL or valid as this documentation describes (symmetric
+ * addresses: inside this PE's heap; local buffers: live for the bytes the call names).
  */
 ACLSHMEM_HOST_API void aclshmemx_signal_wait_until_on_stream(int32_t *sig_addr, int cmp, int32_t cmp_val, aclrtStream stream);
 

@@ -82,6 +82,12 @@ fn emit(out: &mut String, doc: &str, name: &str, params: &str, ret: &str, call: 
     writeln!(out, "    {call}\n}}\n").unwrap();
 }
 
+/// `call` (a core function that reads or writes the caller's buffers) inside an `unsafe` block whose
+/// safety argument is the export's own `# Safety` contract.
+fn unsafe_call(call: &str) -> String {
+    format!("{{\n// SAFETY: the pointers satisfy this export's `# Safety` contract.\nunsafe {{ {call} }}\n}}")
+}
+
 fn rma_typed() -> String {
     let mut o = String::from(HEADER);
     o.push_str(
@@ -108,7 +114,9 @@ fn rma_typed() -> String {
                 &format!("aclshmem_{name}_{suffix}"),
                 &format!("dest: *mut {r}, source: *mut {r}, nelems: usize, pe: c_int"),
                 "",
-                &format!("rma::put(dest as usize, source as usize, bytes(nelems, {size})?, pe)"),
+                &unsafe_call(&format!(
+                    "rma::{suffix}(dest.cast(), source.cast_const().cast(), bytes(nelems, {size})?, pe)"
+                )),
             );
         }
         for (suffix, nbi) in [("get", false), ("get_nbi", true)] {
@@ -126,7 +134,9 @@ fn rma_typed() -> String {
                 &format!("aclshmem_{name}_{suffix}"),
                 &format!("dest: *mut {r}, source: *mut {r}, nelems: usize, pe: c_int"),
                 "",
-                &format!("rma::get(dest as usize, source as usize, bytes(nelems, {size})?, pe)"),
+                &unsafe_call(&format!(
+                    "rma::{suffix}(dest.cast(), source.cast_const().cast(), bytes(nelems, {size})?, pe)"
+                )),
             );
         }
         export(
@@ -137,7 +147,9 @@ fn rma_typed() -> String {
             &format!("aclshmem_{name}_iput"),
             &format!("dest: *mut {r}, source: *mut {r}, dst: isize, sst: isize, nelems: usize, pe: c_int"),
             "",
-            &format!("rma::iput(dest as usize, source as usize, {size}, dst, sst, nelems, pe)"),
+            &unsafe_call(&format!(
+                "rma::iput(dest.cast(), source.cast_const().cast(), {size}, dst, sst, nelems, pe)"
+            )),
         );
         export(
             &mut o,
@@ -147,7 +159,9 @@ fn rma_typed() -> String {
             &format!("aclshmem_{name}_iget"),
             &format!("dest: *mut {r}, source: *mut {r}, dst: isize, sst: isize, nelems: usize, pe: c_int"),
             "",
-            &format!("rma::iget(dest as usize, source as usize, {size}, dst, sst, nelems, pe)"),
+            &unsafe_call(&format!(
+                "rma::iget(dest.cast(), source.cast_const().cast(), {size}, dst, sst, nelems, pe)"
+            )),
         );
         export(
             &mut o,
@@ -192,7 +206,9 @@ fn rma_typed() -> String {
                 &format!("aclshmem_{fam}{bits}{suffix}"),
                 "dst: *mut c_void, src: *mut c_void, elem_size: u32, pe: i32",
                 "",
-                &format!("rma::{call}(dst as usize, src as usize, bytes(elem_size as usize, {b})?, pe)"),
+                &unsafe_call(&format!(
+                    "rma::{call}{suffix}(dst.cast(), src.cast_const().cast(), bytes(elem_size as usize, {b})?, pe)"
+                )),
             );
         }
         export(
@@ -203,7 +219,9 @@ fn rma_typed() -> String {
             &format!("aclshmem_iput{bits}"),
             "dest: *mut c_void, source: *mut c_void, dst: isize, sst: isize, nelems: usize, pe: c_int",
             "",
-            &format!("rma::iput(dest as usize, source as usize, {b}, dst, sst, nelems, pe)"),
+            &unsafe_call(&format!(
+                "rma::iput(dest.cast(), source.cast_const().cast(), {b}, dst, sst, nelems, pe)"
+            )),
         );
         export(
             &mut o,
@@ -213,7 +231,9 @@ fn rma_typed() -> String {
             &format!("aclshmem_iget{bits}"),
             "dest: *mut c_void, source: *mut c_void, dst: isize, sst: isize, nelems: usize, pe: c_int",
             "",
-            &format!("rma::iget(dest as usize, source as usize, {b}, dst, sst, nelems, pe)"),
+            &unsafe_call(&format!(
+                "rma::iget(dest.cast(), source.cast_const().cast(), {b}, dst, sst, nelems, pe)"
+            )),
         );
     }
     o
@@ -399,9 +419,9 @@ fn signal_typed() -> String {
                     "dst: *mut {r}, src: *mut {r}, elem_size: usize, sig_addr: *mut u8, signal: i32, sig_op: c_int, pe: c_int"
                 ),
                 "",
-                &format!(
-                    "p2p::put_signal(dst as usize, src as usize, bytes(elem_size, std::mem::size_of::<{r}>())?, sig_addr.cast(), signal, sig_op, pe)"
-                ),
+                &unsafe_call(&format!(
+                    "p2p::put_signal{sfx}(dst.cast(), src.cast_const().cast(), bytes(elem_size, std::mem::size_of::<{r}>())?, sig_addr.cast(), signal, sig_op, pe)"
+                )),
             );
         }
     }
@@ -422,9 +442,9 @@ fn signal_typed() -> String {
                 &format!("aclshmem_put{bits}_signal{sfx}"),
                 "dst: *mut c_void, src: *mut c_void, nelems: usize, sig_addr: *mut i32, signal: i32, sig_op: c_int, pe: c_int",
                 "",
-                &format!(
-                    "p2p::put_signal(dst as usize, src as usize, bytes(nelems, {b})?, sig_addr, signal, sig_op, pe)"
-                ),
+                &unsafe_call(&format!(
+                    "p2p::put_signal{sfx}(dst.cast(), src.cast_const().cast(), bytes(nelems, {b})?, sig_addr, signal, sig_op, pe)"
+                )),
             );
         }
     }

@@ -43,24 +43,9 @@ fn unique_id_over_ipv6_loopback() {
     run(2, "uid_ipv6", &[]);
 }
 
-/// A base port with base..base+3 free on loopback.
-fn free_port_range() -> u16 {
-    for _ in 0..50 {
-        let base = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        if base < 60000 && (1..4).all(|k| std::net::TcpListener::bind(("127.0.0.1", base + k)).is_ok()) {
-            return base;
-        }
-    }
-    panic!("no free port range");
-}
-
 #[test]
 fn two_instances_side_by_side() {
-    let base = free_port_range();
+    let base = common::free_port_range();
     let range = format!("{base}:{}", base + 3);
     run(2, "multi_instance", &[("SHMEM_INSTANCE_PORT_RANGE", &range)]);
 }

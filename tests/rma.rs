@@ -192,10 +192,13 @@ fn large_blocker() -> Option<String> {
 #[test]
 fn large_2pes() {
     if let Some(why) = large_blocker() {
-        eprintln!(
-            "large_2pes: SKIPPED the 4 GiB + 4 KiB transfer for lack of memory ({why}); \
-             running the `large_fallback` scenario instead and relying on the unit test \
-             rma::tests::byte_counts_are_64_bit for 64-bit byte counts"
+        common::skip(
+            "large_2pes",
+            &format!(
+                "the 4 GiB + 4 KiB transfer, for lack of memory ({why}); running the \
+                 `large_fallback` scenario instead and relying on the unit test \
+                 rma::tests::byte_counts_are_64_bit for 64-bit byte counts"
+            ),
         );
         scenario("large_fallback", 2);
         return;

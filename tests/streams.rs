@@ -254,6 +254,32 @@ fn destroy_pending_3pes() {
     scenario("destroy_pending", 3);
 }
 
+/// Finalize with work still queued on the program's stream: the work runs on the instance it was
+/// queued on before finalize releases it (the stream reports no error, the data arrived).
+#[test]
+fn finalize_pending_2pes() {
+    scenario("finalize_pending", 2);
+}
+
+#[test]
+fn finalize_pending_4pes() {
+    scenario("finalize_pending", 4);
+}
+
+/// Operations queued while instance 0 is current run on instance 0 after a switch to instance 1.
+#[test]
+fn ctx_switch_2pes() {
+    let base = common::free_port_range();
+    let range = format!("{base}:{}", base + 3);
+    run_with(
+        &stream_tests(),
+        "ctx_switch",
+        2,
+        &[("SHMEM_INSTANCE_PORT_RANGE", range.as_str())],
+    )
+    .assert_ok("ctx_switch");
+}
+
 #[test]
 fn sync_timeout_2pes() {
     let run = scenario("sync_timeout", 2);

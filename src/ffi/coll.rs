@@ -21,8 +21,8 @@ fn run(
     f: impl FnOnce(&runtime::Instance, &aclshmem_core::team::Team) -> Result<()>,
 ) -> Result<c_int> {
     let inst = runtime::current()?;
-    let t = collectives::team(inst, team)?;
-    f(inst, &t).map(|_| 0)
+    let t = inst.team(team)?;
+    f(&inst, &t).map(|_| 0)
 }
 
 pub(crate) fn broadcast(
@@ -65,9 +65,13 @@ fn bytes(n: usize, size: usize) -> Result<usize> {
 
 /// Copies `nelems` bytes of member `PE_root`'s `source` into `dest` on every member of `team`
 /// (the root included). `dest` and `source` must not overlap.
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid as this documentation describes (symmetric
+/// addresses: inside this PE's heap; local buffers: live for the bytes the call names).
 #[unsafe(no_mangle)]
 #[allow(non_snake_case)]
-pub extern "C" fn aclshmem_broadcastmem(
+pub unsafe extern "C" fn aclshmem_broadcastmem(
     team: aclshmem_team_t,
     dest: *mut c_void,
     source: *const c_void,
@@ -81,8 +85,12 @@ pub extern "C" fn aclshmem_broadcastmem(
 
 /// Concatenates every member's `nelems` bytes of `source` (the count may differ per member) into
 /// `dest` on every member, in team order.
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid as this documentation describes (symmetric
+/// addresses: inside this PE's heap; local buffers: live for the bytes the call names).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_collectmem(
+pub unsafe extern "C" fn aclshmem_collectmem(
     team: aclshmem_team_t,
     dest: *mut c_void,
     source: *const c_void,
@@ -95,8 +103,12 @@ pub extern "C" fn aclshmem_collectmem(
 
 /// Concatenates every member's `nelems` bytes of `source` (the same count everywhere) into `dest`
 /// on every member, in team order.
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid as this documentation describes (symmetric
+/// addresses: inside this PE's heap; local buffers: live for the bytes the call names).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_fcollectmem(
+pub unsafe extern "C" fn aclshmem_fcollectmem(
     team: aclshmem_team_t,
     dest: *mut c_void,
     source: *const c_void,
@@ -109,8 +121,12 @@ pub extern "C" fn aclshmem_fcollectmem(
 
 /// Exchanges blocks of `nelems` bytes: block j of member i's `source` goes to block i of member
 /// j's `dest`.
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid as this documentation describes (symmetric
+/// addresses: inside this PE's heap; local buffers: live for the bytes the call names).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_alltoallmem(
+pub unsafe extern "C" fn aclshmem_alltoallmem(
     team: aclshmem_team_t,
     dest: *mut c_void,
     source: *const c_void,

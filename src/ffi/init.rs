@@ -1,7 +1,6 @@
 //! C entry points of `host/init/shmem_host_init.h` (spec 8.1) and the init extension.
 
 use std::ffi::{c_char, c_int};
-use std::sync::atomic::Ordering;
 
 use super::types::*;
 use super::{arg_mut, guard};
@@ -14,9 +13,7 @@ use aclshmem_core::runtime;
 /// `ACLSHMEM_STATUS_IS_INITIALIZED` (2) after a successful init. Not collective.
 #[unsafe(no_mangle)]
 pub extern "C" fn aclshmemx_init_status() -> c_int {
-    guard("aclshmemx_init_status", || {
-        Ok(runtime::current_slot().status.load(Ordering::Acquire))
-    })
+    guard("aclshmemx_init_status", || Ok(runtime::status()))
 }
 
 /// Initialises the library. Collective over all PEs of the instance; every PE passes the same

@@ -8,8 +8,12 @@ use aclshmem_core::logging;
 /// Installs a process-wide log sink receiving every message (whatever the level) as
 /// `func(level, msg)`, level 0 debug .. 4 fatal; `msg` is valid during the call only. Only the first
 /// non-NULL function is kept. Always returns 0.
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid as this documentation describes (symmetric
+/// addresses: inside this PE's heap; local buffers: live for the bytes the call names).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmemx_set_extern_logger(
+pub unsafe extern "C" fn aclshmemx_set_extern_logger(
     func: Option<unsafe extern "C" fn(level: c_int, msg: *const c_char)>,
 ) -> i32 {
     guard("aclshmemx_set_extern_logger", || {

@@ -26,7 +26,7 @@ fn allocate(kind: HeapKind, size: u64, align: u64, zero: bool) -> Result<*mut c_
 /// calloc's argument rule: zero or overflowing arguments return NULL at once, without the
 /// collective step (as the original).
 fn calloc_size(kind: HeapKind, nmemb: usize, size: usize) -> Result<Option<u64>> {
-    let heap_size = runtime::current()?.heap_size;
+    let heap_size = runtime::current()?.heap_size();
     let _ = kind;
     if nmemb == 0 || size == 0 || nmemb > heap_size / size {
         return Ok(None);
@@ -102,8 +102,12 @@ fn allocate_aligned(kind: HeapKind, alignment: usize, size: usize) -> Result<*mu
 /// Frees a block of either symmetric heap. NULL: local no-op. Otherwise collective (a barrier
 /// first). A pointer that is not the start of a live block (interior pointer, double free, not in
 /// the heap) is logged and nothing is freed.
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid as this documentation describes (symmetric
+/// addresses: inside this PE's heap; local buffers: live for the bytes the call names).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_free(ptr: *mut c_void) {
+pub unsafe extern "C" fn aclshmem_free(ptr: *mut c_void) {
     guard("aclshmem_free", || free_in(ptr, None))
 }
 
@@ -158,8 +162,12 @@ pub extern "C" fn aclshmemx_align(
 /// (Declared with its C++ default argument in cbindgen.toml's trailer.)
 ///
 /// cbindgen:ignore
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid as this documentation describes (symmetric
+/// addresses: inside this PE's heap; local buffers: live for the bytes the call names).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmemx_free(ptr: *mut c_void, mem_type: aclshmem_mem_type_t) {
+pub unsafe extern "C" fn aclshmemx_free(ptr: *mut c_void, mem_type: aclshmem_mem_type_t) {
     guard("aclshmemx_free", || {
         free_in(ptr, Some(HeapKind::from_c(mem_type)?))
     })

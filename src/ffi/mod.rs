@@ -85,6 +85,17 @@ fn guard_with<R>(call: &'static str, fail: impl FnOnce(&Error) -> R, body: impl 
     }
 }
 
+/// Test hook, exported only by builds with the `test-panic` feature (tests/panic.rs): panics inside
+/// the C boundary. The caller gets `ACLSHMEM_INNER_ERROR` and a logged message naming the panic; the
+/// process goes on and later calls behave as before.
+#[cfg(feature = "test-panic")]
+#[unsafe(no_mangle)]
+pub extern "C" fn aclshmemx_test_panic(what: c_int) -> c_int {
+    guard("aclshmemx_test_panic", || -> Result<c_int> {
+        panic!("test panic {what}")
+    })
+}
+
 /// `ptr` as an exclusive reference, or `ACLSHMEM_INVALID_PARAM` naming the argument.
 ///
 /// # Safety

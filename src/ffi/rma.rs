@@ -3,7 +3,6 @@
 use std::ffi::{c_int, c_void};
 
 use super::guard;
-use aclshmem_core::error::Error;
 use aclshmem_core::rma;
 use aclshmem_core::runtime::{self, Engine};
 
@@ -11,21 +10,16 @@ use aclshmem_core::runtime::{self, Engine};
 /// copy, usable with ordinary loads and stores: `aclshmem_ptr(p, my_pe) == p`. NULL when not
 /// initialised, when `pe` is outside [0, n_pes), when `ptr` is not inside a symmetric heap, or when
 /// `pe` runs on another node. Not collective.
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid as this documentation describes (symmetric
+/// addresses: inside this PE's heap; local buffers: live for the bytes the call names).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_ptr(ptr: *mut c_void, pe: c_int) -> *mut c_void {
+pub unsafe extern "C" fn aclshmem_ptr(ptr: *mut c_void, pe: c_int) -> *mut c_void {
     guard("aclshmem_ptr", || {
         let inst = runtime::current()?;
-        if pe < 0 || pe as usize >= inst.n_pes {
-            return Err(Error::InvalidParam(format!(
-                "pe {pe} is outside [0, {})",
-                inst.n_pes
-            )));
-        }
-        let (heap, off) = inst
-            .locate(ptr as usize, 1)
-            .ok_or_else(|| Error::InvalidParam(format!("{ptr:p} is not inside the symmetric heap")))?;
-        Ok(heap
-            .peer_addr(off, pe as usize)
+        Ok(inst
+            .peer_ptr(ptr as usize, pe)?
             .map_or(std::ptr::null_mut(), |p| p.cast()))
     })
 }
@@ -33,36 +27,56 @@ pub extern "C" fn aclshmem_ptr(ptr: *mut c_void, pe: c_int) -> *mut c_void {
 /// Copies `elem_size` **bytes** from local `src` to symmetric `dst` on PE `pe`. Blocking: the data
 /// is in PE `pe`'s memory when the call returns. Errors (NULL, `dst` range outside the symmetric
 /// heap, `pe` out of range, before init) are logged and nothing is written.
+///
+/// # Safety
+/// `src` and `dst` must be NULL or valid for `elem_size` bytes (the symmetric one: inside this PE's
+/// heap).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_putmem(dst: *mut c_void, src: *mut c_void, elem_size: usize, pe: i32) {
+pub unsafe extern "C" fn aclshmem_putmem(dst: *mut c_void, src: *mut c_void, elem_size: usize, pe: i32) {
     guard("aclshmem_putmem", || {
-        rma::put(dst as usize, src as usize, elem_size, pe)
+        // SAFETY: the buffers satisfy this export's `# Safety` contract.
+        unsafe { rma::put(dst.cast(), src.cast_const().cast(), elem_size, pe) }
     })
 }
 
 /// Copies `elem_size` **bytes** from symmetric `src` on PE `pe` to local `dst`. Blocking.
+///
+/// # Safety
+/// `src` and `dst` must be NULL or valid for `elem_size` bytes (the symmetric one: inside this PE's
+/// heap).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_getmem(dst: *mut c_void, src: *mut c_void, elem_size: usize, pe: i32) {
+pub unsafe extern "C" fn aclshmem_getmem(dst: *mut c_void, src: *mut c_void, elem_size: usize, pe: i32) {
     guard("aclshmem_getmem", || {
-        rma::get(dst as usize, src as usize, elem_size, pe)
+        // SAFETY: the buffers satisfy this export's `# Safety` contract.
+        unsafe { rma::get(dst.cast(), src.cast_const().cast(), elem_size, pe) }
     })
 }
 
 /// Non-blocking form of aclshmem_putmem; complete at the latest at aclshmem_quiet or a barrier
 /// (this implementation completes it before returning).
+///
+/// # Safety
+/// `src` and `dst` must be NULL or valid for `elem_size` bytes (the symmetric one: inside this PE's
+/// heap).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_putmem_nbi(dst: *mut c_void, src: *mut c_void, elem_size: usize, pe: i32) {
+pub unsafe extern "C" fn aclshmem_putmem_nbi(dst: *mut c_void, src: *mut c_void, elem_size: usize, pe: i32) {
     guard("aclshmem_putmem_nbi", || {
-        rma::put(dst as usize, src as usize, elem_size, pe)
+        // SAFETY: the buffers satisfy this export's `# Safety` contract.
+        unsafe { rma::put_nbi(dst.cast(), src.cast_const().cast(), elem_size, pe) }
     })
 }
 
 /// Non-blocking form of aclshmem_getmem; `dst` is valid at the latest after aclshmem_quiet (this
 /// implementation completes it before returning).
+///
+/// # Safety
+/// `src` and `dst` must be NULL or valid for `elem_size` bytes (the symmetric one: inside this PE's
+/// heap).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmem_getmem_nbi(dst: *mut c_void, src: *mut c_void, elem_size: usize, pe: i32) {
+pub unsafe extern "C" fn aclshmem_getmem_nbi(dst: *mut c_void, src: *mut c_void, elem_size: usize, pe: i32) {
     guard("aclshmem_getmem_nbi", || {
-        rma::get(dst as usize, src as usize, elem_size, pe)
+        // SAFETY: the buffers satisfy this export's `# Safety` contract.
+        unsafe { rma::get_nbi(dst.cast(), src.cast_const().cast(), elem_size, pe) }
     })
 }
 

@@ -19,12 +19,15 @@ use aclshmem_core::rma::{self, bytes};
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_float_put(dest: *mut f32, source: *mut f32, nelems: usize, pe: c_int) {
     guard("aclshmem_float_put", || {
-        rma::put(
-            dest as usize,
-            source as usize,
-            bytes(nelems, std::mem::size_of::<f32>())?,
-            pe,
-        )
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe {
+            rma::put(
+                dest.cast(),
+                source.cast_const().cast(),
+                bytes(nelems, std::mem::size_of::<f32>())?,
+                pe,
+            )
+        }
     })
 }
 
@@ -39,12 +42,15 @@ pub unsafe extern "C" fn aclshmem_float_put(dest: *mut f32, source: *mut f32, ne
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_float_put_nbi(dest: *mut f32, source: *mut f32, nelems: usize, pe: c_int) {
     guard("aclshmem_float_put_nbi", || {
-        rma::put(
-            dest as usize,
-            source as usize,
-            bytes(nelems, std::mem::size_of::<f32>())?,
-            pe,
-        )
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe {
+            rma::put_nbi(
+                dest.cast(),
+                source.cast_const().cast(),
+                bytes(nelems, std::mem::size_of::<f32>())?,
+                pe,
+            )
+        }
     })
 }
 
@@ -58,12 +64,15 @@ pub unsafe extern "C" fn aclshmem_float_put_nbi(dest: *mut f32, source: *mut f32
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_float_get(dest: *mut f32, source: *mut f32, nelems: usize, pe: c_int) {
     guard("aclshmem_float_get", || {
-        rma::get(
-            dest as usize,
-            source as usize,
-            bytes(nelems, std::mem::size_of::<f32>())?,
-            pe,
-        )
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe {
+            rma::get(
+                dest.cast(),
+                source.cast_const().cast(),
+                bytes(nelems, std::mem::size_of::<f32>())?,
+                pe,
+            )
+        }
     })
 }
 
@@ -77,12 +86,15 @@ pub unsafe extern "C" fn aclshmem_float_get(dest: *mut f32, source: *mut f32, ne
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_float_get_nbi(dest: *mut f32, source: *mut f32, nelems: usize, pe: c_int) {
     guard("aclshmem_float_get_nbi", || {
-        rma::get(
-            dest as usize,
-            source as usize,
-            bytes(nelems, std::mem::size_of::<f32>())?,
-            pe,
-        )
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe {
+            rma::get_nbi(
+                dest.cast(),
+                source.cast_const().cast(),
+                bytes(nelems, std::mem::size_of::<f32>())?,
+                pe,
+            )
+        }
     })
 }
 
@@ -102,15 +114,18 @@ pub unsafe extern "C" fn aclshmem_float_iput(
     pe: c_int,
 ) {
     guard("aclshmem_float_iput", || {
-        rma::iput(
-            dest as usize,
-            source as usize,
-            std::mem::size_of::<f32>(),
-            dst,
-            sst,
-            nelems,
-            pe,
-        )
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe {
+            rma::iput(
+                dest.cast(),
+                source.cast_const().cast(),
+                std::mem::size_of::<f32>(),
+                dst,
+                sst,
+                nelems,
+                pe,
+            )
+        }
     })
 }
 
@@ -130,15 +145,18 @@ pub unsafe extern "C" fn aclshmem_float_iget(
     pe: c_int,
 ) {
     guard("aclshmem_float_iget", || {
-        rma::iget(
-            dest as usize,
-            source as usize,
-            std::mem::size_of::<f32>(),
-            dst,
-            sst,
-            nelems,
-            pe,
-        )
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe {
+            rma::iget(
+                dest.cast(),
+                source.cast_const().cast(),
+                std::mem::size_of::<f32>(),
+                dst,
+                sst,
+                nelems,
+                pe,
+            )
+        }
     })
 }
 
@@ -174,12 +192,15 @@ pub unsafe extern "C" fn aclshmem_float_g(src: *mut f32, pe: i32) -> f32 {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_double_put(dest: *mut f64, source: *mut f64, nelems: usize, pe: c_int) {
     guard("aclshmem_double_put", || {
-        rma::put(
-            dest as usize,
-            source as usize,
-            bytes(nelems, std::mem::size_of::<f64>())?,
-            pe,
-        )
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe {
+            rma::put(
+                dest.cast(),
+                source.cast_const().cast(),
+                bytes(nelems, std::mem::size_of::<f64>())?,
+                pe,
+            )
+        }
     })
 }
 
@@ -194,12 +215,15 @@ pub unsafe extern "C" fn aclshmem_double_put(dest: *mut f64, source: *mut f64, n
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_double_put_nbi(dest: *mut f64, source: *mut f64, nelems: usize, pe: c_int) {
     guard("aclshmem_double_put_nbi", || {
-        rma::put(
-            dest as usize,
-            source as usize,
-            bytes(nelems, std::mem::size_of::<f64>())?,
-            pe,
-        )
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe {
+            rma::put_nbi(
+                dest.cast(),
+                source.cast_const().cast(),
+                bytes(nelems, std::mem::size_of::<f64>())?,
+                pe,
+            )
+        }
     })
 }
 
@@ -213,12 +237,15 @@ pub unsafe extern "C" fn aclshmem_double_put_nbi(dest: *mut f64, source: *mut f6
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_double_get(dest: *mut f64, source: *mut f64, nelems: usize, pe: c_int) {
     guard("aclshmem_double_get", || {
-        rma::get(
-            dest as usize,
-            source as usize,
-            bytes(nelems, std::mem::size_of::<f64>())?,
-            pe,
-        )
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe {
+            rma::get(
+                dest.cast(),
+                source.cast_const().cast(),
+                bytes(nelems, std::mem::size_of::<f64>())?,
+                pe,
+            )
+        }
     })
 }
 
@@ -232,12 +259,15 @@ pub unsafe extern "C" fn aclshmem_double_get(dest: *mut f64, source: *mut f64, n
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_double_get_nbi(dest: *mut f64, source: *mut f64, nelems: usize, pe: c_int) {
     guard("aclshmem_double_get_nbi", || {
-        rma::get(
-            dest as usize,
-            source as usize,
-            bytes(nelems, std::mem::size_of::<f64>())?,
-            pe,
-        )
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe {
+            rma::get_nbi(
+                dest.cast(),
+                source.cast_const().cast(),
+                bytes(nelems, std::mem::size_of::<f64>())?,
+                pe,
+            )
+        }
     })
 }
 
@@ -257,15 +287,18 @@ pub unsafe extern "C" fn aclshmem_double_iput(
     pe: c_int,
 ) {
     guard("aclshmem_double_iput", || {
-        rma::iput(
-            dest as usize,
-            source as usize,
-            std::mem::size_of::<f64>(),
-            dst,
-            sst,
-            nelems,
-            pe,
-        )
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe {
+            rma::iput(
+                dest.cast(),
+                source.cast_const().cast(),
+                std::mem::size_of::<f64>(),
+                dst,
+                sst,
+                nelems,
+                pe,
+            )
+        }
     })
 }
 
@@ -285,15 +318,18 @@ pub unsafe extern "C" fn aclshmem_double_iget(
     pe: c_int,
 ) {
     guard("aclshmem_double_iget", || {
-        rma::iget(
-            dest as usize,
-            source as usize,
-            std::mem::size_of::<f64>(),
-            dst,
-            sst,
-            nelems,
-            pe,
-        )
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe {
+            rma::iget(
+                dest.cast(),
+                source.cast_const().cast(),
+                std::mem::size_of::<f64>(),
+                dst,
+                sst,
+                nelems,
+                pe,
+            )
+        }
     })
 }
 
@@ -329,12 +365,15 @@ pub unsafe extern "C" fn aclshmem_double_g(src: *mut f64, pe: i32) -> f64 {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_int8_put(dest: *mut i8, source: *mut i8, nelems: usize, pe: c_int) {
     guard("aclshmem_int8_put", || {
-        rma::put(
-            dest as usize,
-            source as usize,
-            bytes(nelems, std::mem::size_of::<i8>())?,
-            pe,
-        )
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe {
+            rma::put(
+                dest.cast(),
+                source.cast_const().cast(),
+                bytes(nelems, std::mem::size_of::<i8>())?,
+                pe,
+            )
+        }
     })
 }
 
@@ -349,12 +388,15 @@ pub unsafe extern "C" fn aclshmem_int8_put(dest: *mut i8, source: *mut i8, nelem
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_int8_put_nbi(dest: *mut i8, source: *mut i8, nelems: usize, pe: c_int) {
     guard("aclshmem_int8_put_nbi", || {
-        rma::put(
-            dest as usize,
-            source as usize,
-            bytes(nelems, std::mem::size_of::<i8>())?,
-            pe,
-        )
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe {
+            rma::put_nbi(
+                dest.cast(),
+                source.cast_const().cast(),
+                bytes(nelems, std::mem::size_of::<i8>())?,
+                pe,
+            )
+        }
     })
 }
 
@@ -368,12 +410,15 @@ pub unsafe extern "C" fn aclshmem_int8_put_nbi(dest: *mut i8, source: *mut i8, n
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_int8_get(dest: *mut i8, source: *mut i8, nelems: usize, pe: c_int) {
     guard("aclshmem_int8_get", || {
-        rma::get(
-            dest as usize,
-            source as usize,
-            bytes(nelems, std::mem::size_of::<i8>())?,
-            pe,
-        )
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe {
+            rma::get(
+                dest.cast(),
+                source.cast_const().cast(),
+                bytes(nelems, std::mem::size_of::<i8>())?,
+                pe,
+            )
+        }
     })
 }
 
@@ -387,12 +432,15 @@ pub unsafe extern "C" fn aclshmem_int8_get(dest: *mut i8, source: *mut i8, nelem
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_int8_get_nbi(dest: *mut i8, source: *mut i8, nelems: usize, pe: c_int) {
     guard("aclshmem_int8_get_nbi", || {
-        rma::get(
-            dest as usize,
-            source as usize,
-            bytes(nelems, std::mem::size_of::<i8>())?,
-            pe,
-        )
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe {
+            rma::get_nbi(
+                dest.cast(),
+                source.cast_const().cast(),
+                bytes(nelems, std::mem::size_of::<i8>())?,
+                pe,
+            )
+        }
     })
 }
 
@@ -412,15 +460,18 @@ pub unsafe extern "C" fn aclshmem_int8_iput(
     pe: c_int,
 ) {
     guard("aclshmem_int8_iput", || {
-        rma::iput(
-            dest as usize,
-            source as usize,
-            std::mem::size_of::<i8>(),
-            dst,
-            sst,
-            nelems,
-            pe,
-        )
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe {
+            rma::iput(
+                dest.cast(),
+                source.cast_const().cast(),
+                std::mem::size_of::<i8>(),
+                dst,
+                sst,
+                nelems,
+                pe,
+            )
+        }
     })
 }
 
@@ -440,15 +491,18 @@ pub unsafe extern "C" fn aclshmem_int8_iget(
     pe: c_int,
 ) {
     guard("aclshmem_int8_iget", || {
-        rma::iget(
-            dest as usize,
-            source as usize,
-            std::mem::size_of::<i8>(),
-            dst,
-            sst,
-            nelems,
-            pe,
-        )
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe {
+            rma::iget(
+                dest.cast(),
+                source.cast_const().cast(),
+                std::mem::size_of::<i8>(),
+                dst,
+                sst,
+                nelems,
+                pe,
+            )
+        }
     })
 }
 
@@ -484,12 +538,15 @@ pub unsafe extern "C" fn aclshmem_int8_g(src: *mut i8, pe: i32) -> i8 {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_int16_put(dest: *mut i16, source: *mut i16, nelems: usize, pe: c_int) {
     guard("aclshmem_int16_put", || {
-        rma::put(
-            dest as usize,
-            source as usize,
-            bytes(nelems, std::mem::size_of::<i16>())?,
-            pe,
-        )
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe {
+            rma::put(
+                dest.cast(),
+                source.cast_const().cast(),
+                bytes(nelems, std::mem::size_of::<i16>())?,
+                pe,
+            )
+        }
     })
 }
 
@@ -504,12 +561,15 @@ pub unsafe extern "C" fn aclshmem_int16_put(dest: *mut i16, source: *mut i16, ne
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_int16_put_nbi(dest: *mut i16, source: *mut i16, nelems: usize, pe: c_int) {
     guard("aclshmem_int16_put_nbi", || {
-        rma::put(
-            dest as usize,
-            source as usize,
-            bytes(nelems, std::mem::size_of::<i16>())?,
-            pe,
-        )
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe {
+            rma::put_nbi(
+                dest.cast(),
+                source.cast_const().cast(),
+                bytes(nelems, std::mem::size_of::<i16>())?,
+                pe,
+            )
+        }
     })
 }
 
@@ -523,12 +583,15 @@ pub unsafe extern "C" fn aclshmem_int16_put_nbi(dest: *mut i16, source: *mut i16
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_int16_get(dest: *mut i16, source: *mut i16, nelems: usize, pe: c_int) {
     guard("aclshmem_int16_get", || {
-        rma::get(
-            dest as usize,
-            source as usize,
-            bytes(nelems, std::mem::size_of::<i16>())?,
-            pe,
-        )
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe {
+            rma::get(
+                dest.cast(),
+                source.cast_const().cast(),
+                bytes(nelems, std::mem::size_of::<i16>())?,
+                pe,
+            )
+        }
     })
 }
 
@@ -542,12 +605,15 @@ pub unsafe extern "C" fn aclshmem_int16_get(dest: *mut i16, source: *mut i16, ne
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_int16_get_nbi(dest: *mut i16, source: *mut i16, nelems: usize, pe: c_int) {
     guard("aclshmem_int16_get_nbi", || {
-        rma::get(
-            dest as usize,
-            source as usize,
-            bytes(nelems, std::mem::size_of::<i16>())?,
-            pe,
-        )
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe {
+            rma::get_nbi(
+                dest.cast(),
+                source.cast_const().cast(),
+                bytes(nelems, std::mem::size_of::<i16>())?,
+                pe,
+            )
+        }
     })
 }
 
@@ -567,15 +633,18 @@ pub unsafe extern "C" fn aclshmem_int16_iput(
     pe: c_int,
 ) {
     guard("aclshmem_int16_iput", || {
-        rma::iput(
-            dest as usize,
-            source as usize,
-            std::mem::size_of::<i16>(),
-            dst,
-            sst,
-            nelems,
-            pe,
-        )
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe {
+            rma::iput(
+                dest.cast(),
+                source.cast_const().cast(),
+                std::mem::size_of::<i16>(),
+                dst,
+                sst,
+                nelems,
+                pe,
+            )
+        }
     })
 }
 
@@ -595,15 +664,18 @@ pub unsafe extern "C" fn aclshmem_int16_iget(
     pe: c_int,
 ) {
     guard("aclshmem_int16_iget", || {
-        rma::iget(
-            dest as usize,
-            source as usize,
-            std::mem::size_of::<i16>(),
-            dst,
-            sst,
-            nelems,
-            pe,
-        )
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe {
+            rma::iget(
+                dest.cast(),
+                source.cast_const().cast(),
+                std::mem::size_of::<i16>(),
+                dst,
+                sst,
+                nelems,
+                pe,
+            )
+        }
     })
 }
 
@@ -639,12 +711,15 @@ pub unsafe extern "C" fn aclshmem_int16_g(src: *mut i16, pe: i32) -> i16 {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_int32_put(dest: *mut i32, source: *mut i32, nelems: usize, pe: c_int) {
     guard("aclshmem_int32_put", || {
-        rma::put(
-            dest as usize,
-            source as usize,
-            bytes(nelems, std::mem::size_of::<i32>())?,
-            pe,
-        )
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe {
+            rma::put(
+                dest.cast(),
+                source.cast_const().cast(),
+                bytes(nelems, std::mem::size_of::<i32>())?,
+                pe,
+            )
+        }
     })
 }
 
@@ -659,12 +734,15 @@ pub unsafe extern "C" fn aclshmem_int32_put(dest: *mut i32, source: *mut i32, ne
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_int32_put_nbi(dest: *mut i32, source: *mut i32, nelems: usize, pe: c_int) {
     guard("aclshmem_int32_put_nbi", || {
-        rma::put(
-            dest as usize,
-            source as usize,
-            bytes(nelems, std::mem::size_of::<i32>())?,
-            pe,
-        )
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe {
+            rma::put_nbi(
+                dest.cast(),
+                source.cast_const().cast(),
+                bytes(nelems, std::mem::size_of::<i32>())?,
+                pe,
+            )
+        }
     })
 }
 
@@ -678,12 +756,15 @@ pub unsafe extern "C" fn aclshmem_int32_put_nbi(dest: *mut i32, source: *mut i32
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_int32_get(dest: *mut i32, source: *mut i32, nelems: usize, pe: c_int) {
     guard("aclshmem_int32_get", || {
-        rma::get(
-            dest as usize,
-            source as usize,
-            bytes(nelems, std::mem::size_of::<i32>())?,
-            pe,
-        )
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe {
+            rma::get(
+                dest.cast(),
+                source.cast_const().cast(),
+                bytes(nelems, std::mem::size_of::<i32>())?,
+                pe,
+            )
+        }
     })
 }
 
@@ -697,12 +778,15 @@ pub unsafe extern "C" fn aclshmem_int32_get(dest: *mut i32, source: *mut i32, ne
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_int32_get_nbi(dest: *mut i32, source: *mut i32, nelems: usize, pe: c_int) {
     guard("aclshmem_int32_get_nbi", || {
-        rma::get(
-            dest as usize,
-            source as usize,
-            bytes(nelems, std::mem::size_of::<i32>())?,
-            pe,
-        )
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe {
+            rma::get_nbi(
+                dest.cast(),
+                source.cast_const().cast(),
+                bytes(nelems, std::mem::size_of::<i32>())?,
+                pe,
+            )
+        }
     })
 }
 
@@ -722,15 +806,18 @@ pub unsafe extern "C" fn aclshmem_int32_iput(
     pe: c_int,
 ) {
     guard("aclshmem_int32_iput", || {
-        rma::iput(
-            dest as usize,
-            source as usize,
-            std::mem::size_of::<i32>(),
-            dst,
-            sst,
-            nelems,
-            pe,
-        )
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe {
+            rma::iput(
+                dest.cast(),
+                source.cast_const().cast(),
+                std::mem::size_of::<i32>(),
+                dst,
+                sst,
+                nelems,
+                pe,
+            )
+        }
     })
 }
 
@@ -750,15 +837,18 @@ pub unsafe extern "C" fn aclshmem_int32_iget(
     pe: c_int,
 ) {
     guard("aclshmem_int32_iget", || {
-        rma::iget(
-            dest as usize,
-            source as usize,
-            std::mem::size_of::<i32>(),
-            dst,
-            sst,
-            nelems,
-            pe,
-        )
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe {
+            rma::iget(
+                dest.cast(),
+                source.cast_const().cast(),
+                std::mem::size_of::<i32>(),
+                dst,
+                sst,
+                nelems,
+                pe,
+            )
+        }
     })
 }
 
@@ -794,12 +884,15 @@ pub unsafe extern "C" fn aclshmem_int32_g(src: *mut i32, pe: i32) -> i32 {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_int64_put(dest: *mut i64, source: *mut i64, nelems: usize, pe: c_int) {
     guard("aclshmem_int64_put", || {
-        rma::put(
-            dest as usize,
-            source as usize,
-            bytes(nelems, std::mem::size_of::<i64>())?,
-            pe,
-        )
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe {
+            rma::put(
+                dest.cast(),
+                source.cast_const().cast(),
+                bytes(nelems, std::mem::size_of::<i64>())?,
+                pe,
+            )
+        }
     })
 }
 
@@ -814,12 +907,15 @@ pub unsafe extern "C" fn aclshmem_int64_put(dest: *mut i64, source: *mut i64, ne
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_int64_put_nbi(dest: *mut i64, source: *mut i64, nelems: usize, pe: c_int) {
     guard("aclshmem_int64_put_nbi", || {
-        rma::put(
-            dest as usize,
-            source as usize,
-            bytes(nelems, std::mem::size_of::<i64>())?,
-            pe,
-        )
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe {
+            rma::put_nbi(
+                dest.cast(),
+                source.cast_const().cast(),
+                bytes(nelems, std::mem::size_of::<i64>())?,
+                pe,
+            )
+        }
     })
 }
 
@@ -833,12 +929,15 @@ pub unsafe extern "C" fn aclshmem_int64_put_nbi(dest: *mut i64, source: *mut i64
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_int64_get(dest: *mut i64, source: *mut i64, nelems: usize, pe: c_int) {
     guard("aclshmem_int64_get", || {
-        rma::get(
-            dest as usize,
-            source as usize,
-            bytes(nelems, std::mem::size_of::<i64>())?,
-            pe,
-        )
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe {
+            rma::get(
+                dest.cast(),
+                source.cast_const().cast(),
+                bytes(nelems, std::mem::size_of::<i64>())?,
+                pe,
+            )
+        }
     })
 }
 
@@ -852,12 +951,15 @@ pub unsafe extern "C" fn aclshmem_int64_get(dest: *mut i64, source: *mut i64, ne
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_int64_get_nbi(dest: *mut i64, source: *mut i64, nelems: usize, pe: c_int) {
     guard("aclshmem_int64_get_nbi", || {
-        rma::get(
-            dest as usize,
-            source as usize,
-            bytes(nelems, std::mem::size_of::<i64>())?,
-            pe,
-        )
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe {
+            rma::get_nbi(
+                dest.cast(),
+                source.cast_const().cast(),
+                bytes(nelems, std::mem::size_of::<i64>())?,
+                pe,
+            )
+        }
     })
 }
 
@@ -877,15 +979,18 @@ pub unsafe extern "C" fn aclshmem_int64_iput(
     pe: c_int,
 ) {
     guard("aclshmem_int64_iput", || {
-        rma::iput(
-            dest as usize,
-            source as usize,
-            std::mem::size_of::<i64>(),
-            dst,
-            sst,
-            nelems,
-            pe,
-        )
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe {
+            rma::iput(
+                dest.cast(),
+                source.cast_const().cast(),
+                std::mem::size_of::<i64>(),
+                dst,
+                sst,
+                nelems,
+                pe,
+            )
+        }
     })
 }
 
@@ -905,15 +1010,18 @@ pub unsafe extern "C" fn aclshmem_int64_iget(
     pe: c_int,
 ) {
     guard("aclshmem_int64_iget", || {
-        rma::iget(
-            dest as usize,
-            source as usize,
-            std::mem::size_of::<i64>(),
-            dst,
-            sst,
-            nelems,
-            pe,
-        )
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe {
+            rma::iget(
+                dest.cast(),
+                source.cast_const().cast(),
+                std::mem::size_of::<i64>(),
+                dst,
+                sst,
+                nelems,
+                pe,
+            )
+        }
     })
 }
 
@@ -949,12 +1057,15 @@ pub unsafe extern "C" fn aclshmem_int64_g(src: *mut i64, pe: i32) -> i64 {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_uint8_put(dest: *mut u8, source: *mut u8, nelems: usize, pe: c_int) {
     guard("aclshmem_uint8_put", || {
-        rma::put(
-            dest as usize,
-            source as usize,
-            bytes(nelems, std::mem::size_of::<u8>())?,
-            pe,
-        )
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe {
+            rma::put(
+                dest.cast(),
+                source.cast_const().cast(),
+                bytes(nelems, std::mem::size_of::<u8>())?,
+                pe,
+            )
+        }
     })
 }
 
@@ -969,12 +1080,15 @@ pub unsafe extern "C" fn aclshmem_uint8_put(dest: *mut u8, source: *mut u8, nele
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_uint8_put_nbi(dest: *mut u8, source: *mut u8, nelems: usize, pe: c_int) {
     guard("aclshmem_uint8_put_nbi", || {
-        rma::put(
-            dest as usize,
-            source as usize,
-            bytes(nelems, std::mem::size_of::<u8>())?,
-            pe,
-        )
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe {
+            rma::put_nbi(
+                dest.cast(),
+                source.cast_const().cast(),
+                bytes(nelems, std::mem::size_of::<u8>())?,
+                pe,
+            )
+        }
     })
 }
 
@@ -988,12 +1102,15 @@ pub unsafe extern "C" fn aclshmem_uint8_put_nbi(dest: *mut u8, source: *mut u8, 
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_uint8_get(dest: *mut u8, source: *mut u8, nelems: usize, pe: c_int) {
     guard("aclshmem_uint8_get", || {
-        rma::get(
-            dest as usize,
-            source as usize,
-            bytes(nelems, std::mem::size_of::<u8>())?,
-            pe,
-        )
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe {
+            rma::get(
+                dest.cast(),
+                source.cast_const().cast(),
+                bytes(nelems, std::mem::size_of::<u8>())?,
+                pe,
+            )
+        }
     })
 }
 
@@ -1007,12 +1124,15 @@ pub unsafe extern "C" fn aclshmem_uint8_get(dest: *mut u8, source: *mut u8, nele
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_uint8_get_nbi(dest: *mut u8, source: *mut u8, nelems: usize, pe: c_int) {
     guard("aclshmem_uint8_get_nbi", || {
-        rma::get(
-            dest as usize,
-            source as usize,
-            bytes(nelems, std::mem::size_of::<u8>())?,
-            pe,
-        )
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe {
+            rma::get_nbi(
+                dest.cast(),
+                source.cast_const().cast(),
+                bytes(nelems, std::mem::size_of::<u8>())?,
+                pe,
+            )
+        }
     })
 }
 
@@ -1032,15 +1152,18 @@ pub unsafe extern "C" fn aclshmem_uint8_iput(
     pe: c_int,
 ) {
     guard("aclshmem_uint8_iput", || {
-        rma::iput(
-            dest as usize,
-            source as usize,
-            std::mem::size_of::<u8>(),
-            dst,
-            sst,
-            nelems,
-            pe,
-        )
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe {
+            rma::iput(
+                dest.cast(),
+                source.cast_const().cast(),
+                std::mem::size_of::<u8>(),
+                dst,
+                sst,
+                nelems,
+                pe,
+            )
+        }
     })
 }
 
@@ -1060,15 +1183,18 @@ pub unsafe extern "C" fn aclshmem_uint8_iget(
     pe: c_int,
 ) {
     guard("aclshmem_uint8_iget", || {
-        rma::iget(
-            dest as usize,
-            source as usize,
-            std::mem::size_of::<u8>(),
-            dst,
-            sst,
-            nelems,
-            pe,
-        )
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe {
+            rma::iget(
+                dest.cast(),
+                source.cast_const().cast(),
+                std::mem::size_of::<u8>(),
+                dst,
+                sst,
+                nelems,
+                pe,
+            )
+        }
     })
 }
 
@@ -1104,12 +1230,15 @@ pub unsafe extern "C" fn aclshmem_uint8_g(src: *mut u8, pe: i32) -> u8 {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_uint16_put(dest: *mut u16, source: *mut u16, nelems: usize, pe: c_int) {
     guard("aclshmem_uint16_put", || {
-        rma::put(
-            dest as usize,
-            source as usize,
-            bytes(nelems, std::mem::size_of::<u16>())?,
-            pe,
-        )
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe {
+            rma::put(
+                dest.cast(),
+                source.cast_const().cast(),
+                bytes(nelems, std::mem::size_of::<u16>())?,
+                pe,
+            )
+        }
     })
 }
 
@@ -1124,12 +1253,15 @@ pub unsafe extern "C" fn aclshmem_uint16_put(dest: *mut u16, source: *mut u16, n
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_uint16_put_nbi(dest: *mut u16, source: *mut u16, nelems: usize, pe: c_int) {
     guard("aclshmem_uint16_put_nbi", || {
-        rma::put(
-            dest as usize,
-            source as usize,
-            bytes(nelems, std::mem::size_of::<u16>())?,
-            pe,
-        )
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe {
+            rma::put_nbi(
+                dest.cast(),
+                source.cast_const().cast(),
+                bytes(nelems, std::mem::size_of::<u16>())?,
+                pe,
+            )
+        }
     })
 }
 
@@ -1143,12 +1275,15 @@ pub unsafe extern "C" fn aclshmem_uint16_put_nbi(dest: *mut u16, source: *mut u1
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_uint16_get(dest: *mut u16, source: *mut u16, nelems: usize, pe: c_int) {
     guard("aclshmem_uint16_get", || {
-        rma::get(
-            dest as usize,
-            source as usize,
-            bytes(nelems, std::mem::size_of::<u16>())?,
-            pe,
-        )
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe {
+            rma::get(
+                dest.cast(),
+                source.cast_const().cast(),
+                bytes(nelems, std::mem::size_of::<u16>())?,
+                pe,
+            )
+        }
     })
 }
 
@@ -1162,12 +1297,15 @@ pub unsafe extern "C" fn aclshmem_uint16_get(dest: *mut u16, source: *mut u16, n
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_uint16_get_nbi(dest: *mut u16, source: *mut u16, nelems: usize, pe: c_int) {
     guard("aclshmem_uint16_get_nbi", || {
-        rma::get(
-            dest as usize,
-            source as usize,
-            bytes(nelems, std::mem::size_of::<u16>())?,
-            pe,
-        )
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe {
+            rma::get_nbi(
+                dest.cast(),
+                source.cast_const().cast(),
+                bytes(nelems, std::mem::size_of::<u16>())?,
+                pe,
+            )
+        }
     })
 }
 
@@ -1187,15 +1325,18 @@ pub unsafe extern "C" fn aclshmem_uint16_iput(
     pe: c_int,
 ) {
     guard("aclshmem_uint16_iput", || {
-        rma::iput(
-            dest as usize,
-            source as usize,
-            std::mem::size_of::<u16>(),
-            dst,
-            sst,
-            nelems,
-            pe,
-        )
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe {
+            rma::iput(
+                dest.cast(),
+                source.cast_const().cast(),
+                std::mem::size_of::<u16>(),
+                dst,
+                sst,
+                nelems,
+                pe,
+            )
+        }
     })
 }
 
@@ -1215,15 +1356,18 @@ pub unsafe extern "C" fn aclshmem_uint16_iget(
     pe: c_int,
 ) {
     guard("aclshmem_uint16_iget", || {
-        rma::iget(
-            dest as usize,
-            source as usize,
-            std::mem::size_of::<u16>(),
-            dst,
-            sst,
-            nelems,
-            pe,
-        )
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe {
+            rma::iget(
+                dest.cast(),
+                source.cast_const().cast(),
+                std::mem::size_of::<u16>(),
+                dst,
+                sst,
+                nelems,
+                pe,
+            )
+        }
     })
 }
 
@@ -1259,12 +1403,15 @@ pub unsafe extern "C" fn aclshmem_uint16_g(src: *mut u16, pe: i32) -> u16 {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_uint32_put(dest: *mut u32, source: *mut u32, nelems: usize, pe: c_int) {
     guard("aclshmem_uint32_put", || {
-        rma::put(
-            dest as usize,
-            source as usize,
-            bytes(nelems, std::mem::size_of::<u32>())?,
-            pe,
-        )
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe {
+            rma::put(
+                dest.cast(),
+                source.cast_const().cast(),
+                bytes(nelems, std::mem::size_of::<u32>())?,
+                pe,
+            )
+        }
     })
 }
 
@@ -1279,12 +1426,15 @@ pub unsafe extern "C" fn aclshmem_uint32_put(dest: *mut u32, source: *mut u32, n
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_uint32_put_nbi(dest: *mut u32, source: *mut u32, nelems: usize, pe: c_int) {
     guard("aclshmem_uint32_put_nbi", || {
-        rma::put(
-            dest as usize,
-            source as usize,
-            bytes(nelems, std::mem::size_of::<u32>())?,
-            pe,
-        )
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe {
+            rma::put_nbi(
+                dest.cast(),
+                source.cast_const().cast(),
+                bytes(nelems, std::mem::size_of::<u32>())?,
+                pe,
+            )
+        }
     })
 }
 
@@ -1298,12 +1448,15 @@ pub unsafe extern "C" fn aclshmem_uint32_put_nbi(dest: *mut u32, source: *mut u3
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_uint32_get(dest: *mut u32, source: *mut u32, nelems: usize, pe: c_int) {
     guard("aclshmem_uint32_get", || {
-        rma::get(
-            dest as usize,
-            source as usize,
-            bytes(nelems, std::mem::size_of::<u32>())?,
-            pe,
-        )
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe {
+            rma::get(
+                dest.cast(),
+                source.cast_const().cast(),
+                bytes(nelems, std::mem::size_of::<u32>())?,
+                pe,
+            )
+        }
     })
 }
 
@@ -1317,12 +1470,15 @@ pub unsafe extern "C" fn aclshmem_uint32_get(dest: *mut u32, source: *mut u32, n
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_uint32_get_nbi(dest: *mut u32, source: *mut u32, nelems: usize, pe: c_int) {
     guard("aclshmem_uint32_get_nbi", || {
-        rma::get(
-            dest as usize,
-            source as usize,
-            bytes(nelems, std::mem::size_of::<u32>())?,
-            pe,
-        )
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe {
+            rma::get_nbi(
+                dest.cast(),
+                source.cast_const().cast(),
+                bytes(nelems, std::mem::size_of::<u32>())?,
+                pe,
+            )
+        }
     })
 }
 
@@ -1342,15 +1498,18 @@ pub unsafe extern "C" fn aclshmem_uint32_iput(
     pe: c_int,
 ) {
     guard("aclshmem_uint32_iput", || {
-        rma::iput(
-            dest as usize,
-            source as usize,
-            std::mem::size_of::<u32>(),
-            dst,
-            sst,
-            nelems,
-            pe,
-        )
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe {
+            rma::iput(
+                dest.cast(),
+                source.cast_const().cast(),
+                std::mem::size_of::<u32>(),
+                dst,
+                sst,
+                nelems,
+                pe,
+            )
+        }
     })
 }
 
@@ -1370,15 +1529,18 @@ pub unsafe extern "C" fn aclshmem_uint32_iget(
     pe: c_int,
 ) {
     guard("aclshmem_uint32_iget", || {
-        rma::iget(
-            dest as usize,
-            source as usize,
-            std::mem::size_of::<u32>(),
-            dst,
-            sst,
-            nelems,
-            pe,
-        )
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe {
+            rma::iget(
+                dest.cast(),
+                source.cast_const().cast(),
+                std::mem::size_of::<u32>(),
+                dst,
+                sst,
+                nelems,
+                pe,
+            )
+        }
     })
 }
 
@@ -1414,12 +1576,15 @@ pub unsafe extern "C" fn aclshmem_uint32_g(src: *mut u32, pe: i32) -> u32 {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_uint64_put(dest: *mut u64, source: *mut u64, nelems: usize, pe: c_int) {
     guard("aclshmem_uint64_put", || {
-        rma::put(
-            dest as usize,
-            source as usize,
-            bytes(nelems, std::mem::size_of::<u64>())?,
-            pe,
-        )
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe {
+            rma::put(
+                dest.cast(),
+                source.cast_const().cast(),
+                bytes(nelems, std::mem::size_of::<u64>())?,
+                pe,
+            )
+        }
     })
 }
 
@@ -1434,12 +1599,15 @@ pub unsafe extern "C" fn aclshmem_uint64_put(dest: *mut u64, source: *mut u64, n
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_uint64_put_nbi(dest: *mut u64, source: *mut u64, nelems: usize, pe: c_int) {
     guard("aclshmem_uint64_put_nbi", || {
-        rma::put(
-            dest as usize,
-            source as usize,
-            bytes(nelems, std::mem::size_of::<u64>())?,
-            pe,
-        )
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe {
+            rma::put_nbi(
+                dest.cast(),
+                source.cast_const().cast(),
+                bytes(nelems, std::mem::size_of::<u64>())?,
+                pe,
+            )
+        }
     })
 }
 
@@ -1453,12 +1621,15 @@ pub unsafe extern "C" fn aclshmem_uint64_put_nbi(dest: *mut u64, source: *mut u6
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_uint64_get(dest: *mut u64, source: *mut u64, nelems: usize, pe: c_int) {
     guard("aclshmem_uint64_get", || {
-        rma::get(
-            dest as usize,
-            source as usize,
-            bytes(nelems, std::mem::size_of::<u64>())?,
-            pe,
-        )
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe {
+            rma::get(
+                dest.cast(),
+                source.cast_const().cast(),
+                bytes(nelems, std::mem::size_of::<u64>())?,
+                pe,
+            )
+        }
     })
 }
 
@@ -1472,12 +1643,15 @@ pub unsafe extern "C" fn aclshmem_uint64_get(dest: *mut u64, source: *mut u64, n
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_uint64_get_nbi(dest: *mut u64, source: *mut u64, nelems: usize, pe: c_int) {
     guard("aclshmem_uint64_get_nbi", || {
-        rma::get(
-            dest as usize,
-            source as usize,
-            bytes(nelems, std::mem::size_of::<u64>())?,
-            pe,
-        )
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe {
+            rma::get_nbi(
+                dest.cast(),
+                source.cast_const().cast(),
+                bytes(nelems, std::mem::size_of::<u64>())?,
+                pe,
+            )
+        }
     })
 }
 
@@ -1497,15 +1671,18 @@ pub unsafe extern "C" fn aclshmem_uint64_iput(
     pe: c_int,
 ) {
     guard("aclshmem_uint64_iput", || {
-        rma::iput(
-            dest as usize,
-            source as usize,
-            std::mem::size_of::<u64>(),
-            dst,
-            sst,
-            nelems,
-            pe,
-        )
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe {
+            rma::iput(
+                dest.cast(),
+                source.cast_const().cast(),
+                std::mem::size_of::<u64>(),
+                dst,
+                sst,
+                nelems,
+                pe,
+            )
+        }
     })
 }
 
@@ -1525,15 +1702,18 @@ pub unsafe extern "C" fn aclshmem_uint64_iget(
     pe: c_int,
 ) {
     guard("aclshmem_uint64_iget", || {
-        rma::iget(
-            dest as usize,
-            source as usize,
-            std::mem::size_of::<u64>(),
-            dst,
-            sst,
-            nelems,
-            pe,
-        )
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe {
+            rma::iget(
+                dest.cast(),
+                source.cast_const().cast(),
+                std::mem::size_of::<u64>(),
+                dst,
+                sst,
+                nelems,
+                pe,
+            )
+        }
     })
 }
 
@@ -1569,12 +1749,15 @@ pub unsafe extern "C" fn aclshmem_uint64_g(src: *mut u64, pe: i32) -> u64 {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_char_put(dest: *mut c_char, source: *mut c_char, nelems: usize, pe: c_int) {
     guard("aclshmem_char_put", || {
-        rma::put(
-            dest as usize,
-            source as usize,
-            bytes(nelems, std::mem::size_of::<c_char>())?,
-            pe,
-        )
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe {
+            rma::put(
+                dest.cast(),
+                source.cast_const().cast(),
+                bytes(nelems, std::mem::size_of::<c_char>())?,
+                pe,
+            )
+        }
     })
 }
 
@@ -1594,12 +1777,15 @@ pub unsafe extern "C" fn aclshmem_char_put_nbi(
     pe: c_int,
 ) {
     guard("aclshmem_char_put_nbi", || {
-        rma::put(
-            dest as usize,
-            source as usize,
-            bytes(nelems, std::mem::size_of::<c_char>())?,
-            pe,
-        )
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe {
+            rma::put_nbi(
+                dest.cast(),
+                source.cast_const().cast(),
+                bytes(nelems, std::mem::size_of::<c_char>())?,
+                pe,
+            )
+        }
     })
 }
 
@@ -1613,12 +1799,15 @@ pub unsafe extern "C" fn aclshmem_char_put_nbi(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_char_get(dest: *mut c_char, source: *mut c_char, nelems: usize, pe: c_int) {
     guard("aclshmem_char_get", || {
-        rma::get(
-            dest as usize,
-            source as usize,
-            bytes(nelems, std::mem::size_of::<c_char>())?,
-            pe,
-        )
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe {
+            rma::get(
+                dest.cast(),
+                source.cast_const().cast(),
+                bytes(nelems, std::mem::size_of::<c_char>())?,
+                pe,
+            )
+        }
     })
 }
 
@@ -1637,12 +1826,15 @@ pub unsafe extern "C" fn aclshmem_char_get_nbi(
     pe: c_int,
 ) {
     guard("aclshmem_char_get_nbi", || {
-        rma::get(
-            dest as usize,
-            source as usize,
-            bytes(nelems, std::mem::size_of::<c_char>())?,
-            pe,
-        )
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe {
+            rma::get_nbi(
+                dest.cast(),
+                source.cast_const().cast(),
+                bytes(nelems, std::mem::size_of::<c_char>())?,
+                pe,
+            )
+        }
     })
 }
 
@@ -1662,15 +1854,18 @@ pub unsafe extern "C" fn aclshmem_char_iput(
     pe: c_int,
 ) {
     guard("aclshmem_char_iput", || {
-        rma::iput(
-            dest as usize,
-            source as usize,
-            std::mem::size_of::<c_char>(),
-            dst,
-            sst,
-            nelems,
-            pe,
-        )
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe {
+            rma::iput(
+                dest.cast(),
+                source.cast_const().cast(),
+                std::mem::size_of::<c_char>(),
+                dst,
+                sst,
+                nelems,
+                pe,
+            )
+        }
     })
 }
 
@@ -1690,15 +1885,18 @@ pub unsafe extern "C" fn aclshmem_char_iget(
     pe: c_int,
 ) {
     guard("aclshmem_char_iget", || {
-        rma::iget(
-            dest as usize,
-            source as usize,
-            std::mem::size_of::<c_char>(),
-            dst,
-            sst,
-            nelems,
-            pe,
-        )
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe {
+            rma::iget(
+                dest.cast(),
+                source.cast_const().cast(),
+                std::mem::size_of::<c_char>(),
+                dst,
+                sst,
+                nelems,
+                pe,
+            )
+        }
     })
 }
 
@@ -1732,7 +1930,15 @@ pub unsafe extern "C" fn aclshmem_char_g(src: *mut c_char, pe: i32) -> c_char {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_put8(dst: *mut c_void, src: *mut c_void, elem_size: u32, pe: i32) {
     guard("aclshmem_put8", || {
-        rma::put(dst as usize, src as usize, bytes(elem_size as usize, 1)?, pe)
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe {
+            rma::put(
+                dst.cast(),
+                src.cast_const().cast(),
+                bytes(elem_size as usize, 1)?,
+                pe,
+            )
+        }
     })
 }
 
@@ -1745,7 +1951,15 @@ pub unsafe extern "C" fn aclshmem_put8(dst: *mut c_void, src: *mut c_void, elem_
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_get8(dst: *mut c_void, src: *mut c_void, elem_size: u32, pe: i32) {
     guard("aclshmem_get8", || {
-        rma::get(dst as usize, src as usize, bytes(elem_size as usize, 1)?, pe)
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe {
+            rma::get(
+                dst.cast(),
+                src.cast_const().cast(),
+                bytes(elem_size as usize, 1)?,
+                pe,
+            )
+        }
     })
 }
 
@@ -1758,7 +1972,15 @@ pub unsafe extern "C" fn aclshmem_get8(dst: *mut c_void, src: *mut c_void, elem_
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_put8_nbi(dst: *mut c_void, src: *mut c_void, elem_size: u32, pe: i32) {
     guard("aclshmem_put8_nbi", || {
-        rma::put(dst as usize, src as usize, bytes(elem_size as usize, 1)?, pe)
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe {
+            rma::put_nbi(
+                dst.cast(),
+                src.cast_const().cast(),
+                bytes(elem_size as usize, 1)?,
+                pe,
+            )
+        }
     })
 }
 
@@ -1771,7 +1993,15 @@ pub unsafe extern "C" fn aclshmem_put8_nbi(dst: *mut c_void, src: *mut c_void, e
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_get8_nbi(dst: *mut c_void, src: *mut c_void, elem_size: u32, pe: i32) {
     guard("aclshmem_get8_nbi", || {
-        rma::get(dst as usize, src as usize, bytes(elem_size as usize, 1)?, pe)
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe {
+            rma::get_nbi(
+                dst.cast(),
+                src.cast_const().cast(),
+                bytes(elem_size as usize, 1)?,
+                pe,
+            )
+        }
     })
 }
 
@@ -1791,7 +2021,8 @@ pub unsafe extern "C" fn aclshmem_iput8(
     pe: c_int,
 ) {
     guard("aclshmem_iput8", || {
-        rma::iput(dest as usize, source as usize, 1, dst, sst, nelems, pe)
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe { rma::iput(dest.cast(), source.cast_const().cast(), 1, dst, sst, nelems, pe) }
     })
 }
 
@@ -1811,7 +2042,8 @@ pub unsafe extern "C" fn aclshmem_iget8(
     pe: c_int,
 ) {
     guard("aclshmem_iget8", || {
-        rma::iget(dest as usize, source as usize, 1, dst, sst, nelems, pe)
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe { rma::iget(dest.cast(), source.cast_const().cast(), 1, dst, sst, nelems, pe) }
     })
 }
 
@@ -1824,7 +2056,15 @@ pub unsafe extern "C" fn aclshmem_iget8(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_put16(dst: *mut c_void, src: *mut c_void, elem_size: u32, pe: i32) {
     guard("aclshmem_put16", || {
-        rma::put(dst as usize, src as usize, bytes(elem_size as usize, 2)?, pe)
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe {
+            rma::put(
+                dst.cast(),
+                src.cast_const().cast(),
+                bytes(elem_size as usize, 2)?,
+                pe,
+            )
+        }
     })
 }
 
@@ -1837,7 +2077,15 @@ pub unsafe extern "C" fn aclshmem_put16(dst: *mut c_void, src: *mut c_void, elem
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_get16(dst: *mut c_void, src: *mut c_void, elem_size: u32, pe: i32) {
     guard("aclshmem_get16", || {
-        rma::get(dst as usize, src as usize, bytes(elem_size as usize, 2)?, pe)
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe {
+            rma::get(
+                dst.cast(),
+                src.cast_const().cast(),
+                bytes(elem_size as usize, 2)?,
+                pe,
+            )
+        }
     })
 }
 
@@ -1850,7 +2098,15 @@ pub unsafe extern "C" fn aclshmem_get16(dst: *mut c_void, src: *mut c_void, elem
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_put16_nbi(dst: *mut c_void, src: *mut c_void, elem_size: u32, pe: i32) {
     guard("aclshmem_put16_nbi", || {
-        rma::put(dst as usize, src as usize, bytes(elem_size as usize, 2)?, pe)
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe {
+            rma::put_nbi(
+                dst.cast(),
+                src.cast_const().cast(),
+                bytes(elem_size as usize, 2)?,
+                pe,
+            )
+        }
     })
 }
 
@@ -1863,7 +2119,15 @@ pub unsafe extern "C" fn aclshmem_put16_nbi(dst: *mut c_void, src: *mut c_void, 
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_get16_nbi(dst: *mut c_void, src: *mut c_void, elem_size: u32, pe: i32) {
     guard("aclshmem_get16_nbi", || {
-        rma::get(dst as usize, src as usize, bytes(elem_size as usize, 2)?, pe)
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe {
+            rma::get_nbi(
+                dst.cast(),
+                src.cast_const().cast(),
+                bytes(elem_size as usize, 2)?,
+                pe,
+            )
+        }
     })
 }
 
@@ -1883,7 +2147,8 @@ pub unsafe extern "C" fn aclshmem_iput16(
     pe: c_int,
 ) {
     guard("aclshmem_iput16", || {
-        rma::iput(dest as usize, source as usize, 2, dst, sst, nelems, pe)
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe { rma::iput(dest.cast(), source.cast_const().cast(), 2, dst, sst, nelems, pe) }
     })
 }
 
@@ -1903,7 +2168,8 @@ pub unsafe extern "C" fn aclshmem_iget16(
     pe: c_int,
 ) {
     guard("aclshmem_iget16", || {
-        rma::iget(dest as usize, source as usize, 2, dst, sst, nelems, pe)
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe { rma::iget(dest.cast(), source.cast_const().cast(), 2, dst, sst, nelems, pe) }
     })
 }
 
@@ -1916,7 +2182,15 @@ pub unsafe extern "C" fn aclshmem_iget16(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_put32(dst: *mut c_void, src: *mut c_void, elem_size: u32, pe: i32) {
     guard("aclshmem_put32", || {
-        rma::put(dst as usize, src as usize, bytes(elem_size as usize, 4)?, pe)
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe {
+            rma::put(
+                dst.cast(),
+                src.cast_const().cast(),
+                bytes(elem_size as usize, 4)?,
+                pe,
+            )
+        }
     })
 }
 
@@ -1929,7 +2203,15 @@ pub unsafe extern "C" fn aclshmem_put32(dst: *mut c_void, src: *mut c_void, elem
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_get32(dst: *mut c_void, src: *mut c_void, elem_size: u32, pe: i32) {
     guard("aclshmem_get32", || {
-        rma::get(dst as usize, src as usize, bytes(elem_size as usize, 4)?, pe)
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe {
+            rma::get(
+                dst.cast(),
+                src.cast_const().cast(),
+                bytes(elem_size as usize, 4)?,
+                pe,
+            )
+        }
     })
 }
 
@@ -1942,7 +2224,15 @@ pub unsafe extern "C" fn aclshmem_get32(dst: *mut c_void, src: *mut c_void, elem
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_put32_nbi(dst: *mut c_void, src: *mut c_void, elem_size: u32, pe: i32) {
     guard("aclshmem_put32_nbi", || {
-        rma::put(dst as usize, src as usize, bytes(elem_size as usize, 4)?, pe)
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe {
+            rma::put_nbi(
+                dst.cast(),
+                src.cast_const().cast(),
+                bytes(elem_size as usize, 4)?,
+                pe,
+            )
+        }
     })
 }
 
@@ -1955,7 +2245,15 @@ pub unsafe extern "C" fn aclshmem_put32_nbi(dst: *mut c_void, src: *mut c_void, 
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_get32_nbi(dst: *mut c_void, src: *mut c_void, elem_size: u32, pe: i32) {
     guard("aclshmem_get32_nbi", || {
-        rma::get(dst as usize, src as usize, bytes(elem_size as usize, 4)?, pe)
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe {
+            rma::get_nbi(
+                dst.cast(),
+                src.cast_const().cast(),
+                bytes(elem_size as usize, 4)?,
+                pe,
+            )
+        }
     })
 }
 
@@ -1975,7 +2273,8 @@ pub unsafe extern "C" fn aclshmem_iput32(
     pe: c_int,
 ) {
     guard("aclshmem_iput32", || {
-        rma::iput(dest as usize, source as usize, 4, dst, sst, nelems, pe)
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe { rma::iput(dest.cast(), source.cast_const().cast(), 4, dst, sst, nelems, pe) }
     })
 }
 
@@ -1995,7 +2294,8 @@ pub unsafe extern "C" fn aclshmem_iget32(
     pe: c_int,
 ) {
     guard("aclshmem_iget32", || {
-        rma::iget(dest as usize, source as usize, 4, dst, sst, nelems, pe)
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe { rma::iget(dest.cast(), source.cast_const().cast(), 4, dst, sst, nelems, pe) }
     })
 }
 
@@ -2008,7 +2308,15 @@ pub unsafe extern "C" fn aclshmem_iget32(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_put64(dst: *mut c_void, src: *mut c_void, elem_size: u32, pe: i32) {
     guard("aclshmem_put64", || {
-        rma::put(dst as usize, src as usize, bytes(elem_size as usize, 8)?, pe)
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe {
+            rma::put(
+                dst.cast(),
+                src.cast_const().cast(),
+                bytes(elem_size as usize, 8)?,
+                pe,
+            )
+        }
     })
 }
 
@@ -2021,7 +2329,15 @@ pub unsafe extern "C" fn aclshmem_put64(dst: *mut c_void, src: *mut c_void, elem
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_get64(dst: *mut c_void, src: *mut c_void, elem_size: u32, pe: i32) {
     guard("aclshmem_get64", || {
-        rma::get(dst as usize, src as usize, bytes(elem_size as usize, 8)?, pe)
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe {
+            rma::get(
+                dst.cast(),
+                src.cast_const().cast(),
+                bytes(elem_size as usize, 8)?,
+                pe,
+            )
+        }
     })
 }
 
@@ -2034,7 +2350,15 @@ pub unsafe extern "C" fn aclshmem_get64(dst: *mut c_void, src: *mut c_void, elem
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_put64_nbi(dst: *mut c_void, src: *mut c_void, elem_size: u32, pe: i32) {
     guard("aclshmem_put64_nbi", || {
-        rma::put(dst as usize, src as usize, bytes(elem_size as usize, 8)?, pe)
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe {
+            rma::put_nbi(
+                dst.cast(),
+                src.cast_const().cast(),
+                bytes(elem_size as usize, 8)?,
+                pe,
+            )
+        }
     })
 }
 
@@ -2047,7 +2371,15 @@ pub unsafe extern "C" fn aclshmem_put64_nbi(dst: *mut c_void, src: *mut c_void, 
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_get64_nbi(dst: *mut c_void, src: *mut c_void, elem_size: u32, pe: i32) {
     guard("aclshmem_get64_nbi", || {
-        rma::get(dst as usize, src as usize, bytes(elem_size as usize, 8)?, pe)
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe {
+            rma::get_nbi(
+                dst.cast(),
+                src.cast_const().cast(),
+                bytes(elem_size as usize, 8)?,
+                pe,
+            )
+        }
     })
 }
 
@@ -2067,7 +2399,8 @@ pub unsafe extern "C" fn aclshmem_iput64(
     pe: c_int,
 ) {
     guard("aclshmem_iput64", || {
-        rma::iput(dest as usize, source as usize, 8, dst, sst, nelems, pe)
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe { rma::iput(dest.cast(), source.cast_const().cast(), 8, dst, sst, nelems, pe) }
     })
 }
 
@@ -2087,7 +2420,8 @@ pub unsafe extern "C" fn aclshmem_iget64(
     pe: c_int,
 ) {
     guard("aclshmem_iget64", || {
-        rma::iget(dest as usize, source as usize, 8, dst, sst, nelems, pe)
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe { rma::iget(dest.cast(), source.cast_const().cast(), 8, dst, sst, nelems, pe) }
     })
 }
 
@@ -2100,7 +2434,15 @@ pub unsafe extern "C" fn aclshmem_iget64(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_put128(dst: *mut c_void, src: *mut c_void, elem_size: u32, pe: i32) {
     guard("aclshmem_put128", || {
-        rma::put(dst as usize, src as usize, bytes(elem_size as usize, 16)?, pe)
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe {
+            rma::put(
+                dst.cast(),
+                src.cast_const().cast(),
+                bytes(elem_size as usize, 16)?,
+                pe,
+            )
+        }
     })
 }
 
@@ -2113,7 +2455,15 @@ pub unsafe extern "C" fn aclshmem_put128(dst: *mut c_void, src: *mut c_void, ele
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_get128(dst: *mut c_void, src: *mut c_void, elem_size: u32, pe: i32) {
     guard("aclshmem_get128", || {
-        rma::get(dst as usize, src as usize, bytes(elem_size as usize, 16)?, pe)
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe {
+            rma::get(
+                dst.cast(),
+                src.cast_const().cast(),
+                bytes(elem_size as usize, 16)?,
+                pe,
+            )
+        }
     })
 }
 
@@ -2126,7 +2476,15 @@ pub unsafe extern "C" fn aclshmem_get128(dst: *mut c_void, src: *mut c_void, ele
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_put128_nbi(dst: *mut c_void, src: *mut c_void, elem_size: u32, pe: i32) {
     guard("aclshmem_put128_nbi", || {
-        rma::put(dst as usize, src as usize, bytes(elem_size as usize, 16)?, pe)
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe {
+            rma::put_nbi(
+                dst.cast(),
+                src.cast_const().cast(),
+                bytes(elem_size as usize, 16)?,
+                pe,
+            )
+        }
     })
 }
 
@@ -2139,7 +2497,15 @@ pub unsafe extern "C" fn aclshmem_put128_nbi(dst: *mut c_void, src: *mut c_void,
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_get128_nbi(dst: *mut c_void, src: *mut c_void, elem_size: u32, pe: i32) {
     guard("aclshmem_get128_nbi", || {
-        rma::get(dst as usize, src as usize, bytes(elem_size as usize, 16)?, pe)
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe {
+            rma::get_nbi(
+                dst.cast(),
+                src.cast_const().cast(),
+                bytes(elem_size as usize, 16)?,
+                pe,
+            )
+        }
     })
 }
 
@@ -2159,7 +2525,8 @@ pub unsafe extern "C" fn aclshmem_iput128(
     pe: c_int,
 ) {
     guard("aclshmem_iput128", || {
-        rma::iput(dest as usize, source as usize, 16, dst, sst, nelems, pe)
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe { rma::iput(dest.cast(), source.cast_const().cast(), 16, dst, sst, nelems, pe) }
     })
 }
 
@@ -2179,6 +2546,7 @@ pub unsafe extern "C" fn aclshmem_iget128(
     pe: c_int,
 ) {
     guard("aclshmem_iget128", || {
-        rma::iget(dest as usize, source as usize, 16, dst, sst, nelems, pe)
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe { rma::iget(dest.cast(), source.cast_const().cast(), 16, dst, sst, nelems, pe) }
     })
 }

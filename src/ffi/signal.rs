@@ -10,8 +10,12 @@ use aclshmem_core::p2p::{self, Cmp};
 /// 32-bit signal word at symmetric `sig_addr` on PE `pe` with `signal` (`ACLSHMEM_SIGNAL_SET`
 /// stores, `ACLSHMEM_SIGNAL_ADD` adds atomically). The data is visible at the target before the
 /// signal is (release ordering). Blocking. A bad `sig_op`, address or PE: logged, nothing written.
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid as this documentation describes (symmetric
+/// addresses: inside this PE's heap; local buffers: live for the bytes the call names).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmemx_putmem_signal(
+pub unsafe extern "C" fn aclshmemx_putmem_signal(
     dst: *mut c_void,
     src: *mut c_void,
     elem_size: usize,
@@ -21,22 +25,29 @@ pub extern "C" fn aclshmemx_putmem_signal(
     pe: c_int,
 ) {
     guard("aclshmemx_putmem_signal", || {
-        p2p::put_signal(
-            dst as usize,
-            src as usize,
-            elem_size,
-            sig_addr.cast(),
-            signal,
-            sig_op,
-            pe,
-        )
+        // SAFETY: the buffers satisfy this export's `# Safety` contract.
+        unsafe {
+            p2p::put_signal(
+                dst.cast(),
+                src.cast_const().cast(),
+                elem_size,
+                sig_addr.cast(),
+                signal,
+                sig_op,
+                pe,
+            )
+        }
     })
 }
 
 /// Non-blocking form of aclshmemx_putmem_signal (complete at the latest at quiet or a barrier; this
 /// implementation completes it before returning).
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid as this documentation describes (symmetric
+/// addresses: inside this PE's heap; local buffers: live for the bytes the call names).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmemx_putmem_signal_nbi(
+pub unsafe extern "C" fn aclshmemx_putmem_signal_nbi(
     dst: *mut c_void,
     src: *mut c_void,
     elem_size: usize,
@@ -46,15 +57,18 @@ pub extern "C" fn aclshmemx_putmem_signal_nbi(
     pe: c_int,
 ) {
     guard("aclshmemx_putmem_signal_nbi", || {
-        p2p::put_signal(
-            dst as usize,
-            src as usize,
-            elem_size,
-            sig_addr.cast(),
-            signal,
-            sig_op,
-            pe,
-        )
+        // SAFETY: the buffers satisfy this export's `# Safety` contract.
+        unsafe {
+            p2p::put_signal_nbi(
+                dst.cast(),
+                src.cast_const().cast(),
+                elem_size,
+                sig_addr.cast(),
+                signal,
+                sig_op,
+                pe,
+            )
+        }
     })
 }
 

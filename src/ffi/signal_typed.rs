@@ -28,15 +28,18 @@ pub unsafe extern "C" fn aclshmem_float_put_signal(
     pe: c_int,
 ) {
     guard("aclshmem_float_put_signal", || {
-        p2p::put_signal(
-            dst as usize,
-            src as usize,
-            bytes(elem_size, std::mem::size_of::<f32>())?,
-            sig_addr.cast(),
-            signal,
-            sig_op,
-            pe,
-        )
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe {
+            p2p::put_signal(
+                dst.cast(),
+                src.cast_const().cast(),
+                bytes(elem_size, std::mem::size_of::<f32>())?,
+                sig_addr.cast(),
+                signal,
+                sig_op,
+                pe,
+            )
+        }
     })
 }
 
@@ -60,15 +63,18 @@ pub unsafe extern "C" fn aclshmem_float_put_signal_nbi(
     pe: c_int,
 ) {
     guard("aclshmem_float_put_signal_nbi", || {
-        p2p::put_signal(
-            dst as usize,
-            src as usize,
-            bytes(elem_size, std::mem::size_of::<f32>())?,
-            sig_addr.cast(),
-            signal,
-            sig_op,
-            pe,
-        )
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe {
+            p2p::put_signal_nbi(
+                dst.cast(),
+                src.cast_const().cast(),
+                bytes(elem_size, std::mem::size_of::<f32>())?,
+                sig_addr.cast(),
+                signal,
+                sig_op,
+                pe,
+            )
+        }
     })
 }
 
@@ -92,15 +98,18 @@ pub unsafe extern "C" fn aclshmem_double_put_signal(
     pe: c_int,
 ) {
     guard("aclshmem_double_put_signal", || {
-        p2p::put_signal(
-            dst as usize,
-            src as usize,
-            bytes(elem_size, std::mem::size_of::<f64>())?,
-            sig_addr.cast(),
-            signal,
-            sig_op,
-            pe,
-        )
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe {
+            p2p::put_signal(
+                dst.cast(),
+                src.cast_const().cast(),
+                bytes(elem_size, std::mem::size_of::<f64>())?,
+                sig_addr.cast(),
+                signal,
+                sig_op,
+                pe,
+            )
+        }
     })
 }
 
@@ -124,15 +133,18 @@ pub unsafe extern "C" fn aclshmem_double_put_signal_nbi(
     pe: c_int,
 ) {
     guard("aclshmem_double_put_signal_nbi", || {
-        p2p::put_signal(
-            dst as usize,
-            src as usize,
-            bytes(elem_size, std::mem::size_of::<f64>())?,
-            sig_addr.cast(),
-            signal,
-            sig_op,
-            pe,
-        )
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe {
+            p2p::put_signal_nbi(
+                dst.cast(),
+                src.cast_const().cast(),
+                bytes(elem_size, std::mem::size_of::<f64>())?,
+                sig_addr.cast(),
+                signal,
+                sig_op,
+                pe,
+            )
+        }
     })
 }
 
@@ -156,15 +168,18 @@ pub unsafe extern "C" fn aclshmem_int8_put_signal(
     pe: c_int,
 ) {
     guard("aclshmem_int8_put_signal", || {
-        p2p::put_signal(
-            dst as usize,
-            src as usize,
-            bytes(elem_size, std::mem::size_of::<i8>())?,
-            sig_addr.cast(),
-            signal,
-            sig_op,
-            pe,
-        )
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe {
+            p2p::put_signal(
+                dst.cast(),
+                src.cast_const().cast(),
+                bytes(elem_size, std::mem::size_of::<i8>())?,
+                sig_addr.cast(),
+                signal,
+                sig_op,
+                pe,
+            )
+        }
     })
 }
 
@@ -188,15 +203,18 @@ pub unsafe extern "C" fn aclshmem_int8_put_signal_nbi(
     pe: c_int,
 ) {
     guard("aclshmem_int8_put_signal_nbi", || {
-        p2p::put_signal(
-            dst as usize,
-            src as usize,
-            bytes(elem_size, std::mem::size_of::<i8>())?,
-            sig_addr.cast(),
-            signal,
-            sig_op,
-            pe,
-        )
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe {
+            p2p::put_signal_nbi(
+                dst.cast(),
+                src.cast_const().cast(),
+                bytes(elem_size, std::mem::size_of::<i8>())?,
+                sig_addr.cast(),
+                signal,
+                sig_op,
+                pe,
+            )
+        }
     })
 }
 
@@ -220,15 +238,18 @@ pub unsafe extern "C" fn aclshmem_int16_put_signal(
     pe: c_int,
 ) {
     guard("aclshmem_int16_put_signal", || {
-        p2p::put_signal(
-            dst as usize,
-            src as usize,
-            bytes(elem_size, std::mem::size_of::<i16>())?,
-            sig_addr.cast(),
-            signal,
-            sig_op,
-            pe,
-        )
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe {
+            p2p::put_signal(
+                dst.cast(),
+                src.cast_const().cast(),
+                bytes(elem_size, std::mem::size_of::<i16>())?,
+                sig_addr.cast(),
+                signal,
+                sig_op,
+                pe,
+            )
+        }
     })
 }
 
@@ -252,15 +273,18 @@ pub unsafe extern "C" fn aclshmem_int16_put_signal_nbi(
     pe: c_int,
 ) {
     guard("aclshmem_int16_put_signal_nbi", || {
-        p2p::put_signal(
-            dst as usize,
-            src as usize,
-            bytes(elem_size, std::mem::size_of::<i16>())?,
-            sig_addr.cast(),
-            signal,
-            sig_op,
-            pe,
-        )
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe {
+            p2p::put_signal_nbi(
+                dst.cast(),
+                src.cast_const().cast(),
+                bytes(elem_size, std::mem::size_of::<i16>())?,
+                sig_addr.cast(),
+                signal,
+                sig_op,
+                pe,
+            )
+        }
     })
 }
 
@@ -284,15 +308,18 @@ pub unsafe extern "C" fn aclshmem_int32_put_signal(
     pe: c_int,
 ) {
     guard("aclshmem_int32_put_signal", || {
-        p2p::put_signal(
-            dst as usize,
-            src as usize,
-            bytes(elem_size, std::mem::size_of::<i32>())?,
-            sig_addr.cast(),
-            signal,
-            sig_op,
-            pe,
-        )
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe {
+            p2p::put_signal(
+                dst.cast(),
+                src.cast_const().cast(),
+                bytes(elem_size, std::mem::size_of::<i32>())?,
+                sig_addr.cast(),
+                signal,
+                sig_op,
+                pe,
+            )
+        }
     })
 }
 
@@ -316,15 +343,18 @@ pub unsafe extern "C" fn aclshmem_int32_put_signal_nbi(
     pe: c_int,
 ) {
     guard("aclshmem_int32_put_signal_nbi", || {
-        p2p::put_signal(
-            dst as usize,
-            src as usize,
-            bytes(elem_size, std::mem::size_of::<i32>())?,
-            sig_addr.cast(),
-            signal,
-            sig_op,
-            pe,
-        )
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe {
+            p2p::put_signal_nbi(
+                dst.cast(),
+                src.cast_const().cast(),
+                bytes(elem_size, std::mem::size_of::<i32>())?,
+                sig_addr.cast(),
+                signal,
+                sig_op,
+                pe,
+            )
+        }
     })
 }
 
@@ -348,15 +378,18 @@ pub unsafe extern "C" fn aclshmem_int64_put_signal(
     pe: c_int,
 ) {
     guard("aclshmem_int64_put_signal", || {
-        p2p::put_signal(
-            dst as usize,
-            src as usize,
-            bytes(elem_size, std::mem::size_of::<i64>())?,
-            sig_addr.cast(),
-            signal,
-            sig_op,
-            pe,
-        )
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe {
+            p2p::put_signal(
+                dst.cast(),
+                src.cast_const().cast(),
+                bytes(elem_size, std::mem::size_of::<i64>())?,
+                sig_addr.cast(),
+                signal,
+                sig_op,
+                pe,
+            )
+        }
     })
 }
 
@@ -380,15 +413,18 @@ pub unsafe extern "C" fn aclshmem_int64_put_signal_nbi(
     pe: c_int,
 ) {
     guard("aclshmem_int64_put_signal_nbi", || {
-        p2p::put_signal(
-            dst as usize,
-            src as usize,
-            bytes(elem_size, std::mem::size_of::<i64>())?,
-            sig_addr.cast(),
-            signal,
-            sig_op,
-            pe,
-        )
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe {
+            p2p::put_signal_nbi(
+                dst.cast(),
+                src.cast_const().cast(),
+                bytes(elem_size, std::mem::size_of::<i64>())?,
+                sig_addr.cast(),
+                signal,
+                sig_op,
+                pe,
+            )
+        }
     })
 }
 
@@ -412,15 +448,18 @@ pub unsafe extern "C" fn aclshmem_uint8_put_signal(
     pe: c_int,
 ) {
     guard("aclshmem_uint8_put_signal", || {
-        p2p::put_signal(
-            dst as usize,
-            src as usize,
-            bytes(elem_size, std::mem::size_of::<u8>())?,
-            sig_addr.cast(),
-            signal,
-            sig_op,
-            pe,
-        )
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe {
+            p2p::put_signal(
+                dst.cast(),
+                src.cast_const().cast(),
+                bytes(elem_size, std::mem::size_of::<u8>())?,
+                sig_addr.cast(),
+                signal,
+                sig_op,
+                pe,
+            )
+        }
     })
 }
 
@@ -444,15 +483,18 @@ pub unsafe extern "C" fn aclshmem_uint8_put_signal_nbi(
     pe: c_int,
 ) {
     guard("aclshmem_uint8_put_signal_nbi", || {
-        p2p::put_signal(
-            dst as usize,
-            src as usize,
-            bytes(elem_size, std::mem::size_of::<u8>())?,
-            sig_addr.cast(),
-            signal,
-            sig_op,
-            pe,
-        )
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe {
+            p2p::put_signal_nbi(
+                dst.cast(),
+                src.cast_const().cast(),
+                bytes(elem_size, std::mem::size_of::<u8>())?,
+                sig_addr.cast(),
+                signal,
+                sig_op,
+                pe,
+            )
+        }
     })
 }
 
@@ -476,15 +518,18 @@ pub unsafe extern "C" fn aclshmem_uint16_put_signal(
     pe: c_int,
 ) {
     guard("aclshmem_uint16_put_signal", || {
-        p2p::put_signal(
-            dst as usize,
-            src as usize,
-            bytes(elem_size, std::mem::size_of::<u16>())?,
-            sig_addr.cast(),
-            signal,
-            sig_op,
-            pe,
-        )
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe {
+            p2p::put_signal(
+                dst.cast(),
+                src.cast_const().cast(),
+                bytes(elem_size, std::mem::size_of::<u16>())?,
+                sig_addr.cast(),
+                signal,
+                sig_op,
+                pe,
+            )
+        }
     })
 }
 
@@ -508,15 +553,18 @@ pub unsafe extern "C" fn aclshmem_uint16_put_signal_nbi(
     pe: c_int,
 ) {
     guard("aclshmem_uint16_put_signal_nbi", || {
-        p2p::put_signal(
-            dst as usize,
-            src as usize,
-            bytes(elem_size, std::mem::size_of::<u16>())?,
-            sig_addr.cast(),
-            signal,
-            sig_op,
-            pe,
-        )
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe {
+            p2p::put_signal_nbi(
+                dst.cast(),
+                src.cast_const().cast(),
+                bytes(elem_size, std::mem::size_of::<u16>())?,
+                sig_addr.cast(),
+                signal,
+                sig_op,
+                pe,
+            )
+        }
     })
 }
 
@@ -540,15 +588,18 @@ pub unsafe extern "C" fn aclshmem_uint32_put_signal(
     pe: c_int,
 ) {
     guard("aclshmem_uint32_put_signal", || {
-        p2p::put_signal(
-            dst as usize,
-            src as usize,
-            bytes(elem_size, std::mem::size_of::<u32>())?,
-            sig_addr.cast(),
-            signal,
-            sig_op,
-            pe,
-        )
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe {
+            p2p::put_signal(
+                dst.cast(),
+                src.cast_const().cast(),
+                bytes(elem_size, std::mem::size_of::<u32>())?,
+                sig_addr.cast(),
+                signal,
+                sig_op,
+                pe,
+            )
+        }
     })
 }
 
@@ -572,15 +623,18 @@ pub unsafe extern "C" fn aclshmem_uint32_put_signal_nbi(
     pe: c_int,
 ) {
     guard("aclshmem_uint32_put_signal_nbi", || {
-        p2p::put_signal(
-            dst as usize,
-            src as usize,
-            bytes(elem_size, std::mem::size_of::<u32>())?,
-            sig_addr.cast(),
-            signal,
-            sig_op,
-            pe,
-        )
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe {
+            p2p::put_signal_nbi(
+                dst.cast(),
+                src.cast_const().cast(),
+                bytes(elem_size, std::mem::size_of::<u32>())?,
+                sig_addr.cast(),
+                signal,
+                sig_op,
+                pe,
+            )
+        }
     })
 }
 
@@ -604,15 +658,18 @@ pub unsafe extern "C" fn aclshmem_uint64_put_signal(
     pe: c_int,
 ) {
     guard("aclshmem_uint64_put_signal", || {
-        p2p::put_signal(
-            dst as usize,
-            src as usize,
-            bytes(elem_size, std::mem::size_of::<u64>())?,
-            sig_addr.cast(),
-            signal,
-            sig_op,
-            pe,
-        )
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe {
+            p2p::put_signal(
+                dst.cast(),
+                src.cast_const().cast(),
+                bytes(elem_size, std::mem::size_of::<u64>())?,
+                sig_addr.cast(),
+                signal,
+                sig_op,
+                pe,
+            )
+        }
     })
 }
 
@@ -636,15 +693,18 @@ pub unsafe extern "C" fn aclshmem_uint64_put_signal_nbi(
     pe: c_int,
 ) {
     guard("aclshmem_uint64_put_signal_nbi", || {
-        p2p::put_signal(
-            dst as usize,
-            src as usize,
-            bytes(elem_size, std::mem::size_of::<u64>())?,
-            sig_addr.cast(),
-            signal,
-            sig_op,
-            pe,
-        )
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe {
+            p2p::put_signal_nbi(
+                dst.cast(),
+                src.cast_const().cast(),
+                bytes(elem_size, std::mem::size_of::<u64>())?,
+                sig_addr.cast(),
+                signal,
+                sig_op,
+                pe,
+            )
+        }
     })
 }
 
@@ -668,15 +728,18 @@ pub unsafe extern "C" fn aclshmem_char_put_signal(
     pe: c_int,
 ) {
     guard("aclshmem_char_put_signal", || {
-        p2p::put_signal(
-            dst as usize,
-            src as usize,
-            bytes(elem_size, std::mem::size_of::<c_char>())?,
-            sig_addr.cast(),
-            signal,
-            sig_op,
-            pe,
-        )
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe {
+            p2p::put_signal(
+                dst.cast(),
+                src.cast_const().cast(),
+                bytes(elem_size, std::mem::size_of::<c_char>())?,
+                sig_addr.cast(),
+                signal,
+                sig_op,
+                pe,
+            )
+        }
     })
 }
 
@@ -700,15 +763,18 @@ pub unsafe extern "C" fn aclshmem_char_put_signal_nbi(
     pe: c_int,
 ) {
     guard("aclshmem_char_put_signal_nbi", || {
-        p2p::put_signal(
-            dst as usize,
-            src as usize,
-            bytes(elem_size, std::mem::size_of::<c_char>())?,
-            sig_addr.cast(),
-            signal,
-            sig_op,
-            pe,
-        )
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe {
+            p2p::put_signal_nbi(
+                dst.cast(),
+                src.cast_const().cast(),
+                bytes(elem_size, std::mem::size_of::<c_char>())?,
+                sig_addr.cast(),
+                signal,
+                sig_op,
+                pe,
+            )
+        }
     })
 }
 
@@ -732,15 +798,18 @@ pub unsafe extern "C" fn aclshmem_put8_signal(
     pe: c_int,
 ) {
     guard("aclshmem_put8_signal", || {
-        p2p::put_signal(
-            dst as usize,
-            src as usize,
-            bytes(nelems, 1)?,
-            sig_addr,
-            signal,
-            sig_op,
-            pe,
-        )
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe {
+            p2p::put_signal(
+                dst.cast(),
+                src.cast_const().cast(),
+                bytes(nelems, 1)?,
+                sig_addr,
+                signal,
+                sig_op,
+                pe,
+            )
+        }
     })
 }
 
@@ -764,15 +833,18 @@ pub unsafe extern "C" fn aclshmem_put8_signal_nbi(
     pe: c_int,
 ) {
     guard("aclshmem_put8_signal_nbi", || {
-        p2p::put_signal(
-            dst as usize,
-            src as usize,
-            bytes(nelems, 1)?,
-            sig_addr,
-            signal,
-            sig_op,
-            pe,
-        )
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe {
+            p2p::put_signal_nbi(
+                dst.cast(),
+                src.cast_const().cast(),
+                bytes(nelems, 1)?,
+                sig_addr,
+                signal,
+                sig_op,
+                pe,
+            )
+        }
     })
 }
 
@@ -796,15 +868,18 @@ pub unsafe extern "C" fn aclshmem_put16_signal(
     pe: c_int,
 ) {
     guard("aclshmem_put16_signal", || {
-        p2p::put_signal(
-            dst as usize,
-            src as usize,
-            bytes(nelems, 2)?,
-            sig_addr,
-            signal,
-            sig_op,
-            pe,
-        )
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe {
+            p2p::put_signal(
+                dst.cast(),
+                src.cast_const().cast(),
+                bytes(nelems, 2)?,
+                sig_addr,
+                signal,
+                sig_op,
+                pe,
+            )
+        }
     })
 }
 
@@ -828,15 +903,18 @@ pub unsafe extern "C" fn aclshmem_put16_signal_nbi(
     pe: c_int,
 ) {
     guard("aclshmem_put16_signal_nbi", || {
-        p2p::put_signal(
-            dst as usize,
-            src as usize,
-            bytes(nelems, 2)?,
-            sig_addr,
-            signal,
-            sig_op,
-            pe,
-        )
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe {
+            p2p::put_signal_nbi(
+                dst.cast(),
+                src.cast_const().cast(),
+                bytes(nelems, 2)?,
+                sig_addr,
+                signal,
+                sig_op,
+                pe,
+            )
+        }
     })
 }
 
@@ -860,15 +938,18 @@ pub unsafe extern "C" fn aclshmem_put32_signal(
     pe: c_int,
 ) {
     guard("aclshmem_put32_signal", || {
-        p2p::put_signal(
-            dst as usize,
-            src as usize,
-            bytes(nelems, 4)?,
-            sig_addr,
-            signal,
-            sig_op,
-            pe,
-        )
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe {
+            p2p::put_signal(
+                dst.cast(),
+                src.cast_const().cast(),
+                bytes(nelems, 4)?,
+                sig_addr,
+                signal,
+                sig_op,
+                pe,
+            )
+        }
     })
 }
 
@@ -892,15 +973,18 @@ pub unsafe extern "C" fn aclshmem_put32_signal_nbi(
     pe: c_int,
 ) {
     guard("aclshmem_put32_signal_nbi", || {
-        p2p::put_signal(
-            dst as usize,
-            src as usize,
-            bytes(nelems, 4)?,
-            sig_addr,
-            signal,
-            sig_op,
-            pe,
-        )
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe {
+            p2p::put_signal_nbi(
+                dst.cast(),
+                src.cast_const().cast(),
+                bytes(nelems, 4)?,
+                sig_addr,
+                signal,
+                sig_op,
+                pe,
+            )
+        }
     })
 }
 
@@ -924,15 +1008,18 @@ pub unsafe extern "C" fn aclshmem_put64_signal(
     pe: c_int,
 ) {
     guard("aclshmem_put64_signal", || {
-        p2p::put_signal(
-            dst as usize,
-            src as usize,
-            bytes(nelems, 8)?,
-            sig_addr,
-            signal,
-            sig_op,
-            pe,
-        )
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe {
+            p2p::put_signal(
+                dst.cast(),
+                src.cast_const().cast(),
+                bytes(nelems, 8)?,
+                sig_addr,
+                signal,
+                sig_op,
+                pe,
+            )
+        }
     })
 }
 
@@ -956,15 +1043,18 @@ pub unsafe extern "C" fn aclshmem_put64_signal_nbi(
     pe: c_int,
 ) {
     guard("aclshmem_put64_signal_nbi", || {
-        p2p::put_signal(
-            dst as usize,
-            src as usize,
-            bytes(nelems, 8)?,
-            sig_addr,
-            signal,
-            sig_op,
-            pe,
-        )
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe {
+            p2p::put_signal_nbi(
+                dst.cast(),
+                src.cast_const().cast(),
+                bytes(nelems, 8)?,
+                sig_addr,
+                signal,
+                sig_op,
+                pe,
+            )
+        }
     })
 }
 
@@ -988,15 +1078,18 @@ pub unsafe extern "C" fn aclshmem_put128_signal(
     pe: c_int,
 ) {
     guard("aclshmem_put128_signal", || {
-        p2p::put_signal(
-            dst as usize,
-            src as usize,
-            bytes(nelems, 16)?,
-            sig_addr,
-            signal,
-            sig_op,
-            pe,
-        )
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe {
+            p2p::put_signal(
+                dst.cast(),
+                src.cast_const().cast(),
+                bytes(nelems, 16)?,
+                sig_addr,
+                signal,
+                sig_op,
+                pe,
+            )
+        }
     })
 }
 
@@ -1020,14 +1113,17 @@ pub unsafe extern "C" fn aclshmem_put128_signal_nbi(
     pe: c_int,
 ) {
     guard("aclshmem_put128_signal_nbi", || {
-        p2p::put_signal(
-            dst as usize,
-            src as usize,
-            bytes(nelems, 16)?,
-            sig_addr,
-            signal,
-            sig_op,
-            pe,
-        )
+        // SAFETY: the pointers satisfy this export's `# Safety` contract.
+        unsafe {
+            p2p::put_signal_nbi(
+                dst.cast(),
+                src.cast_const().cast(),
+                bytes(nelems, 16)?,
+                sig_addr,
+                signal,
+                sig_op,
+                pe,
+            )
+        }
     })
 }

@@ -8,35 +8,31 @@ use super::types::{Handle, ProfPe, aclrtStream, aclshmem_team_t};
 use super::{arg_mut, guard};
 use aclshmem_core::error::Result;
 use aclshmem_core::p2p::{self, Cmp, SignalOp};
+use aclshmem_core::runtime::Instance;
 use aclshmem_core::stream::{self, Frame, NullStream};
-use aclshmem_core::{rma, runtime, sync};
+use aclshmem_core::{rma, sync};
 
+/// Queues `op` on `stream`; it runs on the instance current now (see `stream::enqueue`).
 fn queue(
     call: &'static str,
     stream: aclrtStream,
     null: NullStream,
     frame: Frame,
-    op: impl FnOnce() -> Result<()> + Send + 'static,
+    op: impl FnOnce(&Instance) -> Result<()> + Send + 'static,
 ) -> Result<()> {
-    runtime::current()?;
     stream::enqueue(stream, null, call, frame, Box::new(op))
-}
-
-fn team_barrier(team: aclshmem_team_t) -> Result<()> {
-    if team == super::types::ACLSHMEM_TEAM_INVALID {
-        return Ok(());
-    }
-    let inst = runtime::current()?;
-    let t = inst.teams.lock().unwrap_or_else(|e| e.into_inner()).get(team)?;
-    sync::barrier(inst, &t)
 }
 
 /// Queues on `stream` (NULL: the library's internal stream) a copy of `elem_size` **bytes** from
 /// local `src` to symmetric `dst` on PE `pe`; returns at once. Complete when the stream has run it
 /// (synchronize the stream). Bad arguments are logged when it runs and reported by the stream's
 /// next synchronize (with the CPU libascendcl).
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid as this documentation describes (symmetric
+/// addresses: inside this PE's heap; local buffers: live for the bytes the call names).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmemx_putmem_on_stream(
+pub unsafe extern "C" fn aclshmemx_putmem_on_stream(
     dst: *mut c_void,
     src: *mut c_void,
     elem_size: usize,
@@ -50,15 +46,21 @@ pub extern "C" fn aclshmemx_putmem_on_stream(
             stream,
             NullStream::Internal,
             Frame::Put,
-            move || rma::put(d, s, elem_size, pe),
+            // SAFETY: the program keeps both buffers alive until the stream has run the copy
+            // (the contract of every stream-ordered call).
+            move |inst| unsafe { rma::put_in(inst, d as *mut u8, s as *const u8, elem_size, pe, false) },
         )
     })
 }
 
 /// Queues on `stream` (NULL: internal stream) a copy of `elem_size` bytes from symmetric `src` on PE
 /// `pe` to local `dst`; returns at once.
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid as this documentation describes (symmetric
+/// addresses: inside this PE's heap; local buffers: live for the bytes the call names).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmemx_getmem_on_stream(
+pub unsafe extern "C" fn aclshmemx_getmem_on_stream(
     dst: *mut c_void,
     src: *mut c_void,
     elem_size: usize,
@@ -72,7 +74,8 @@ pub extern "C" fn aclshmemx_getmem_on_stream(
             stream,
             NullStream::Internal,
             Frame::Get,
-            move || rma::get(d, s, elem_size, pe),
+            // SAFETY: as for aclshmemx_putmem_on_stream.
+            move |inst| unsafe { rma::get_in(inst, d as *mut u8, s as *const u8, elem_size, pe, false) },
         )
     })
 }
@@ -87,7 +90,7 @@ pub extern "C" fn aclshmemx_quiet_on_stream(stream: aclrtStream) {
             stream,
             NullStream::Internal,
             Frame::Quiet,
-            rma::quiet,
+            rma::quiet_in,
         )
     })
 }
@@ -95,8 +98,12 @@ pub extern "C" fn aclshmemx_quiet_on_stream(stream: aclrtStream) {
 /// Queues on `stream` (NULL: internal stream) an update of the 32-bit signal word at symmetric
 /// `sig_addr` on PE `pe`: ACLSHMEM_SIGNAL_SET stores `signal` (release), ACLSHMEM_SIGNAL_ADD adds it
 /// atomically. Another `sig_op`: logged now, nothing queued.
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid as this documentation describes (symmetric
+/// addresses: inside this PE's heap; local buffers: live for the bytes the call names).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmemx_signal_op_on_stream(
+pub unsafe extern "C" fn aclshmemx_signal_op_on_stream(
     sig_addr: *mut i32,
     signal: i32,
     sig_op: c_int,
@@ -111,7 +118,7 @@ pub extern "C" fn aclshmemx_signal_op_on_stream(
             stream,
             NullStream::Internal,
             Frame::Signal,
-            move || p2p::signal(addr as *mut i32, signal, op, pe),
+            move |inst| p2p::signal_in(inst, addr as *mut i32, signal, op, pe),
         )
     })
 }
@@ -119,8 +126,12 @@ pub extern "C" fn aclshmemx_signal_op_on_stream(
 /// Queues on `stream` (NULL: internal stream) a wait until the local 32-bit word `*sig_addr`
 /// satisfies `<cmp> cmp_val`; the host returns at once (so it can issue the put that satisfies it),
 /// later work on the stream runs after the wait. `cmp` outside 0..5: logged now, nothing queued.
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid as this documentation describes (symmetric
+/// addresses: inside this PE's heap; local buffers: live for the bytes the call names).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclshmemx_signal_wait_until_on_stream(
+pub unsafe extern "C" fn aclshmemx_signal_wait_until_on_stream(
     sig_addr: *mut i32,
     cmp: c_int,
     cmp_val: i32,
@@ -134,9 +145,9 @@ pub extern "C" fn aclshmemx_signal_wait_until_on_stream(
             stream,
             NullStream::Internal,
             Frame::SignalWait,
-            move || {
+            move |inst| {
                 // SAFETY: the program keeps its signal word alive until the stream has run this wait.
-                unsafe { p2p::wait_until_named(addr as *mut i32, "sig_addr", cmp, cmp_val) }
+                unsafe { p2p::wait_until_in(inst, addr as *mut i32, "sig_addr", cmp, cmp_val) }
             },
         )
     })
@@ -152,7 +163,7 @@ pub extern "C" fn aclshmemx_barrier_on_stream(team: aclshmem_team_t, stream: acl
             stream,
             NullStream::Default,
             Frame::Barrier,
-            move || team_barrier(team),
+            move |inst| sync::team_barrier(inst, team),
         )
     })
 }
@@ -166,7 +177,7 @@ pub extern "C" fn aclshmemx_barrier_all_on_stream(stream: aclrtStream) {
             stream,
             NullStream::Default,
             Frame::Barrier,
-            || sync::barrier_all(runtime::current()?),
+            sync::barrier_all,
         )
     })
 }
@@ -183,15 +194,11 @@ pub extern "C" fn aclshmemx_handle_wait(handle: Handle, stream: aclrtStream) {
             stream,
             NullStream::Default,
             Frame::HandleWait,
-            move || {
+            move |inst| {
                 if team != super::types::ACLSHMEM_TEAM_INVALID {
-                    runtime::current()?
-                        .teams
-                        .lock()
-                        .unwrap_or_else(|e| e.into_inner())
-                        .get(team)?;
+                    inst.team(team)?;
                 }
-                rma::quiet()
+                rma::quiet_in(inst)
             },
         )
     })

@@ -4,21 +4,18 @@
 use std::ffi::c_int;
 
 use super::guard;
-use super::types::{ACLSHMEM_TEAM_INVALID, aclshmem_team_t};
+use super::types::aclshmem_team_t;
 use aclshmem_core::Word;
 use aclshmem_core::error::{Error, Result};
 use aclshmem_core::p2p::{self, Against, Cmp, WaitSet};
-use aclshmem_core::{runtime, sync};
+use aclshmem_core::sync;
 
 /// Barrier over all PEs. Collective. Returns on every PE only after all arrived; every store and
 /// put a PE issued before it is complete and visible to every PE afterwards. Before init: logged,
 /// no-op.
 #[unsafe(no_mangle)]
 pub extern "C" fn aclshmem_barrier_all() {
-    guard("aclshmem_barrier_all", || {
-        aclshmem_core::stream::sync_internal();
-        sync::barrier_all(runtime::current()?)
-    })
+    guard("aclshmem_barrier_all", sync::host_barrier_all)
 }
 
 /// Barrier over the members of `team` (collective over them); same guarantees as
@@ -26,32 +23,19 @@ pub extern "C" fn aclshmem_barrier_all() {
 /// invalid handle: logged, no-op.
 #[unsafe(no_mangle)]
 pub extern "C" fn aclshmem_barrier(team: aclshmem_team_t) {
-    guard("aclshmem_barrier", || team_barrier(team))
+    guard("aclshmem_barrier", || sync::host_team_barrier(team))
 }
 
 /// Same as aclshmem_barrier (the original implements sync exactly as barrier).
 #[unsafe(no_mangle)]
 pub extern "C" fn aclshmem_sync(team: aclshmem_team_t) {
-    guard("aclshmem_sync", || team_barrier(team))
-}
-
-fn team_barrier(team: aclshmem_team_t) -> Result<()> {
-    aclshmem_core::stream::sync_internal();
-    if team == ACLSHMEM_TEAM_INVALID {
-        return Ok(());
-    }
-    let inst = runtime::current()?;
-    let t = inst.teams.lock().unwrap_or_else(|e| e.into_inner()).get(team)?;
-    sync::barrier(inst, &t)
+    guard("aclshmem_sync", || sync::host_team_barrier(team))
 }
 
 /// Same as aclshmem_barrier_all (the original implements sync exactly as barrier).
 #[unsafe(no_mangle)]
 pub extern "C" fn aclshmem_sync_all() {
-    guard("aclshmem_sync_all", || {
-        aclshmem_core::stream::sync_internal();
-        sync::barrier_all(runtime::current()?)
-    })
+    guard("aclshmem_sync_all", sync::host_barrier_all)
 }
 
 // ---- helpers of the generated wait/test families (src/ffi/sync_typed.rs) ----

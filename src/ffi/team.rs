@@ -12,31 +12,23 @@ use aclshmem_core::team::{self, Team};
 /// after finalize, as in the original).
 #[unsafe(no_mangle)]
 pub extern "C" fn aclshmem_my_pe() -> c_int {
-    guard("aclshmem_my_pe", || {
-        Ok(runtime::current().map_or_else(|_| runtime::last_pe(), |i| i.my_pe as c_int))
-    })
+    guard("aclshmem_my_pe", || Ok(runtime::my_pe_or_last()))
 }
 
 /// Number of PEs of the current instance; -1 before the first init (kept after finalize).
 #[unsafe(no_mangle)]
 pub extern "C" fn aclshmem_n_pes() -> c_int {
-    guard("aclshmem_n_pes", || {
-        Ok(runtime::current().map_or_else(|_| runtime::last_n_pes(), |i| i.n_pes as c_int))
-    })
+    guard("aclshmem_n_pes", || Ok(runtime::n_pes_or_last()))
 }
 
 /// A per-team query: -1 for an invalid handle or before init, ACLSHMEM_NOT_SUPPORTED in an instance
 /// other than 0 (as the original).
 fn query(team: aclshmem_team_t, f: impl FnOnce(&Team) -> c_int) -> c_int {
     let Ok(inst) = runtime::current() else { return -1 };
-    if let Err(e) = team::check_instance(inst) {
+    if let Err(e) = team::check_instance(&inst) {
         return e.code();
     }
-    inst.teams
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .get(team)
-        .map_or(-1, |t| f(&t))
+    inst.team(team).map_or(-1, |t| f(&t))
 }
 
 /// This PE's index in `team`; -1 for an invalid handle or before init.
@@ -74,7 +66,7 @@ pub unsafe extern "C" fn aclshmem_team_split_strided(
         let out = unsafe { arg_mut(new_team, "new_team") }?;
         *out = ACLSHMEM_TEAM_INVALID;
         let inst = runtime::current().map_err(|_| Error::InvalidParam("library not initialised".into()))?;
-        if let Some(slot) = team::split_strided(inst, parent_team, pe_start, pe_stride, pe_size)? {
+        if let Some(slot) = team::split_strided(&inst, parent_team, pe_start, pe_stride, pe_size)? {
             *out = slot as aclshmem_team_t;
         }
         Ok(0)
@@ -105,7 +97,7 @@ pub unsafe extern "C" fn aclshmem_team_split_2d(
         *x = ACLSHMEM_TEAM_INVALID;
         *y = ACLSHMEM_TEAM_INVALID;
         let inst = runtime::current().map_err(|_| Error::InvalidParam("library not initialised".into()))?;
-        let (xs, ys) = team::split_2d(inst, parent_team, x_range)?;
+        let (xs, ys) = team::split_2d(&inst, parent_team, x_range)?;
         *x = xs as aclshmem_team_t;
         *y = ys as aclshmem_team_t;
         Ok(0)
@@ -121,7 +113,7 @@ pub extern "C" fn aclshmem_team_translate_pe(
     dest_team: aclshmem_team_t,
 ) -> c_int {
     guard("aclshmem_team_translate_pe", || {
-        Ok(runtime::current().map_or(-1, |inst| team::translate(inst, src_team, src_pe, dest_team)))
+        Ok(runtime::current().map_or(-1, |inst| team::translate(&inst, src_team, src_pe, dest_team)))
     })
 }
 
@@ -130,7 +122,7 @@ pub extern "C" fn aclshmem_team_translate_pe(
 #[unsafe(no_mangle)]
 pub extern "C" fn aclshmem_team_destroy(team: aclshmem_team_t) {
     guard("aclshmem_team_destroy", || {
-        team::destroy(runtime::current()?, team)
+        team::destroy(&*runtime::current()?, team)
     })
 }
 
@@ -145,7 +137,7 @@ pub unsafe extern "C" fn aclshmem_team_get_config(team: aclshmem_team_t, config:
         // SAFETY: documented requirement of this function.
         let out = unsafe { arg_mut(config, "config") }?;
         let inst = runtime::current().map_err(|_| Error::InvalidParam("library not initialised".into()))?;
-        *out = team::config(inst, team)?;
+        *out = team::config(&inst, team)?;
         Ok(0)
     })
 }

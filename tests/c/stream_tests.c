@@ -816,6 +816,101 @@ static void scenario_prof(void)
     acl_end(s);
 }
 
+/* ---- finalize_pending --------------------------------------------------------------------------
+ * Finalize while the program's stream still holds work: a host function keeps the stream busy for
+ * PENDING_DELAY_MS; behind it a put and a signal to the right neighbour, a quiet, a wait for the
+ * left neighbour's signal and a get of what it put into a host buffer. The program calls
+ * aclshmem_finalize without synchronizing the stream. The queued operations captured their
+ * instance when they were queued, so finalize waits for them (they run on that instance and
+ * succeed) before its barrier and the unmapping: it returns 0 after at least the delay, the host
+ * buffer then holds the left neighbour's data, and the stream synchronizes without error. */
+#define PENDING_DELAY_MS 300
+#define PENDING_BYTES 4096
+
+static void pending_sleep_fn(void *arg)
+{
+    (void)arg;
+    sleep_ms(PENDING_DELAY_MS);
+}
+
+static void scenario_finalize_pending(void)
+{
+    aclrtStream s = acl_begin();
+    shmem_begin();
+    uint8_t *dst = sym_alloc(PENDING_BYTES);
+    int32_t *sig = sym_alloc(sizeof(int32_t));
+    uint8_t *src = host_alloc(PENDING_BYTES);
+    uint8_t *got = host_alloc(PENDING_BYTES);
+    fill(src, PENDING_BYTES, g_me, 5);
+    aclshmem_barrier_all();
+
+    CHECK_RC(aclrtLaunchHostFunc(s, pending_sleep_fn, NULL), ACL_SUCCESS);
+    aclshmemx_putmem_on_stream(dst, src, PENDING_BYTES, g_right, s);
+    aclshmemx_quiet_on_stream(s);
+    aclshmemx_signal_op_on_stream(sig, 1, ACLSHMEM_SIGNAL_SET, g_right, s);
+    aclshmemx_signal_wait_until_on_stream(sig, ACLSHMEM_CMP_EQ, 1, s);
+    aclshmemx_getmem_on_stream(got, dst, PENDING_BYTES, g_me, s);
+    double t0 = now_s();
+    CHECK_RC(aclshmem_finalize(), 0);
+    double took = now_s() - t0;
+    mark("finalized");
+    CHECK(took >= PENDING_DELAY_MS / 2000.0, "finalize returned after %.3f s, before the stream's work ran", took);
+    expect(got, PENDING_BYTES, g_left, 5, "data of the left neighbour, got by the pending stream");
+    /* every queued operation ran on its instance before the heaps went: no error on the stream */
+    CHECK_RC(aclrtSynchronizeStream(s), ACL_SUCCESS);
+    CHECK_RC(aclrtDestroyStream(s), ACL_SUCCESS);
+    CHECK_RC(aclrtResetDevice(device_id()), ACL_SUCCESS);
+    CHECK_RC(aclFinalize(), ACL_SUCCESS);
+    if (g_pe == 0) {
+        printf("OK %s\n", g_scenario);
+    }
+}
+
+/* ---- ctx_switch -----------------------------------------------------------------------------------
+ * Two instances; operations queued on a stream while instance 0 is current run on instance 0 even
+ * when the program switched to instance 1 before the stream reached them (they capture their
+ * instance when queued). Instance 0's buffers are not in instance 1's heap, so an operation that
+ * looked its instance up when it ran would fail. Needs SHMEM_INSTANCE_PORT_RANGE. */
+static void scenario_ctx_switch(void)
+{
+    aclrtStream s = acl_begin();
+    shmem_begin();
+    uint8_t *d0 = sym_alloc(PENDING_BYTES);
+    int32_t *sig0 = sym_alloc(sizeof(int32_t));
+    uint8_t *src = host_alloc(PENDING_BYTES);
+    fill(src, PENDING_BYTES, g_me, 9);
+
+    aclshmemx_init_attr_t a1 = ACLSHMEMX_INIT_ATTR_INITIALIZER;
+    CHECK_RC(aclshmemx_set_attr_from_env(&a1), 0);
+    a1.instance_id = 1;
+    a1.option_attr.shm_init_timeout = 20;
+    a1.option_attr.control_operation_timeout = 20;
+    strcpy(a1.ip_port, "tcp://127.0.0.1:0");
+    CHECK_RC(aclshmemx_init_attr(ACLSHMEMX_INIT_WITH_DEFAULT, &a1), 0);
+    CHECK(aclshmemx_instance_ctx_get()->id == 1, "instance 1 is not current after its init");
+    uint8_t *d1 = sym_alloc(PENDING_BYTES);
+
+    CHECK_RC(aclshmemx_instance_ctx_set(0), 0);
+    aclshmem_barrier_all();
+    CHECK_RC(aclrtLaunchHostFunc(s, pending_sleep_fn, NULL), ACL_SUCCESS);
+    aclshmemx_putmem_on_stream(d0, src, PENDING_BYTES, g_right, s);
+    aclshmemx_quiet_on_stream(s);
+    aclshmemx_signal_op_on_stream(sig0, 1, ACLSHMEM_SIGNAL_SET, g_right, s);
+    /* the stream is still asleep: switch before it reaches the queued operations */
+    CHECK_RC(aclshmemx_instance_ctx_set(1), 0);
+    mark("switched");
+    CHECK_RC(aclrtSynchronizeStream(s), ACL_SUCCESS);
+    expect_zero(d1, PENDING_BYTES, "instance 1's buffer (the queued put belongs to instance 0)");
+    aclshmem_barrier_all(); /* instance 1 */
+
+    CHECK_RC(aclshmemx_instance_ctx_set(0), 0);
+    aclshmem_int32_wait_until(sig0, ACLSHMEM_CMP_EQ, 1);
+    expect(d0, PENDING_BYTES, g_left, 9, "instance 0's buffer, put while instance 1 was current");
+    aclshmem_barrier_all();
+    CHECK_RC(aclshmemx_finalize(1), 0);
+    acl_end(s);
+}
+
 #else /* STREAM_TESTS_NO_ACL */
 
 /* ---------------------------------------------------------------------------------------------- */
@@ -877,6 +972,7 @@ static void scenario_inline(void)
     }
 }
 
+
 #endif /* STREAM_TESTS_NO_ACL */
 
 int main(int argc, char **argv)
@@ -903,6 +999,8 @@ int main(int argc, char **argv)
         {"sync_timeout", scenario_sync_timeout},
         {"errors", scenario_errors},
         {"prof", scenario_prof},
+        {"finalize_pending", scenario_finalize_pending},
+        {"ctx_switch", scenario_ctx_switch},
 #else
         {"inline", scenario_inline},
 #endif

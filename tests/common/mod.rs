@@ -20,6 +20,32 @@ pub fn launcher() -> PathBuf {
 /// Extra time the harness grants a launcher beyond its own `--timeout` before killing it.
 const GRACE: Duration = Duration::from_secs(10);
 
+/// Reports that `test` cannot run its real check here. Loud: printed on stderr with `SKIPPED`, and
+/// a failure when `ACLSHMEM_REQUIRE_ALL_TESTS=1` (what `scripts/test-all.sh`, and so CI, sets), so a
+/// machine that silently lost a capability cannot pass CI.
+pub fn skip(test: &str, why: &str) {
+    let msg = format!("{test}: SKIPPED: {why}");
+    if std::env::var("ACLSHMEM_REQUIRE_ALL_TESTS").is_ok_and(|v| v == "1") {
+        panic!("{msg} (ACLSHMEM_REQUIRE_ALL_TESTS=1 forbids skips)");
+    }
+    eprintln!("{msg}");
+}
+
+/// A loopback port `base` with `base..=base + 3` free now, for SHMEM_INSTANCE_PORT_RANGE.
+pub fn free_port_range() -> u16 {
+    for _ in 0..50 {
+        let base = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        if base < 60000 && (1..4).all(|k| std::net::TcpListener::bind(("127.0.0.1", base + k)).is_ok()) {
+            return base;
+        }
+    }
+    panic!("no free port range");
+}
+
 /// The repository root.
 pub fn repo_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))

@@ -1,55 +1,80 @@
 //! Host-side atomic memory operations on a PE's symmetric heap (extension; OpenSHMEM 1.5 AMO set).
 //!
-//! Every operation is one CPU atomic instruction on the target's mapped heap, sequentially
-//! consistent, so it is atomic with respect to every other atomic on the same word from any PE of
-//! the node. The `_nbi` fetching forms complete before returning.
+//! Fast path (the target's heap is mapped here): one CPU atomic instruction on the target's word,
+//! sequentially consistent, so it is atomic with respect to every other atomic on the same word
+//! from any PE of the node. Otherwise the operation goes to the target's transport as a 32- or
+//! 64-bit atomic on the word's bits. The `_nbi` fetching forms complete before returning.
 //!
-//! `unsafe`: the atomics act on the target's mapped word, whose address was checked here.
+//! `unsafe`: the fast path's atomics act on the target's mapped word, whose address was checked.
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::p2p::check_word;
-use crate::rma;
+use crate::runtime;
+use crate::transport::{AmoOp, Width};
 use crate::word::{IntWord, Word};
 
-/// The target word on PE `pe` for symmetric `dest`.
+/// Runs `op` on the word at symmetric `dest` on PE `pe`: `direct` on the mapped word when the fast
+/// path applies, else the transport's atomic.
 #[inline]
-fn target<T>(dest: *const T, pe: i32) -> Result<*mut T> {
+fn amo<T: Word>(dest: *const T, pe: i32, op: AmoOp, direct: impl FnOnce(*mut T) -> T) -> Result<T> {
     check_word(dest, "dest")?;
-    Ok(rma::remote_addr(dest as usize, std::mem::size_of::<T>(), pe, "dest")? as *mut T)
+    let inst = runtime::current()?;
+    let r = inst.remote(dest as usize, std::mem::size_of::<T>(), pe, "dest")?;
+    if let Some(p) = r.direct() {
+        return Ok(direct(p.cast()));
+    }
+    let width = match std::mem::size_of::<T>() {
+        4 => Width::W32,
+        8 => Width::W64,
+        n => {
+            return Err(Error::NotSupported(format!(
+                "{n}-byte atomics reach only PEs whose heap is mapped on this node (PE {pe})"
+            )));
+        }
+    };
+    let old = inst.routes().to(r.pe)?.atomic(r, width, op)?;
+    Ok(T::from_bits64(old))
 }
 
-// SAFETY (every block below): `target` returned an aligned address of a whole `T` inside PE pe's
-// mapped heap.
+// SAFETY (every `unsafe` block below): `amo` passes an aligned address of a whole `T` inside PE
+// pe's mapped heap.
 
 pub fn fetch<T: Word>(source: *const T, pe: i32) -> Result<T> {
-    let t = target(source, pe)?;
     // SAFETY: see above.
-    Ok(unsafe { T::load(t) })
+    amo(source, pe, AmoOp::Fetch, |t| unsafe { T::load(t) })
 }
 
 pub fn set<T: Word>(dest: *mut T, value: T, pe: i32) -> Result<()> {
-    let t = target(dest, pe)?;
+    let op = AmoOp::Set(value.to_bits64());
     // SAFETY: see above.
-    unsafe { T::store(t, value) };
-    Ok(())
+    amo(dest, pe, op, |t| unsafe {
+        T::store(t, value);
+        value
+    })
+    .map(|_| ())
 }
 
 pub fn swap<T: Word>(dest: *mut T, value: T, pe: i32) -> Result<T> {
-    let t = target(dest, pe)?;
     // SAFETY: see above.
-    Ok(unsafe { T::swap(t, value) })
+    amo(dest, pe, AmoOp::Swap(value.to_bits64()), |t| unsafe {
+        T::swap(t, value)
+    })
 }
 
 pub fn compare_swap<T: Word>(dest: *mut T, cond: T, value: T, pe: i32) -> Result<T> {
-    let t = target(dest, pe)?;
+    let op = AmoOp::CompareSwap {
+        cond: cond.to_bits64(),
+        value: value.to_bits64(),
+    };
     // SAFETY: see above.
-    Ok(unsafe { T::compare_swap(t, cond, value) })
+    amo(dest, pe, op, |t| unsafe { T::compare_swap(t, cond, value) })
 }
 
 pub fn fetch_add<T: IntWord>(dest: *mut T, value: T, pe: i32) -> Result<T> {
-    let t = target(dest, pe)?;
     // SAFETY: see above.
-    Ok(unsafe { T::fetch_add(t, value) })
+    amo(dest, pe, AmoOp::FetchAdd(value.to_bits64()), |t| unsafe {
+        T::fetch_add(t, value)
+    })
 }
 
 pub fn fetch_inc<T: IntWord>(dest: *mut T, pe: i32) -> Result<T> {
@@ -57,19 +82,22 @@ pub fn fetch_inc<T: IntWord>(dest: *mut T, pe: i32) -> Result<T> {
 }
 
 pub fn fetch_and<T: IntWord>(dest: *mut T, value: T, pe: i32) -> Result<T> {
-    let t = target(dest, pe)?;
     // SAFETY: see above.
-    Ok(unsafe { T::fetch_and(t, value) })
+    amo(dest, pe, AmoOp::FetchAnd(value.to_bits64()), |t| unsafe {
+        T::fetch_and(t, value)
+    })
 }
 
 pub fn fetch_or<T: IntWord>(dest: *mut T, value: T, pe: i32) -> Result<T> {
-    let t = target(dest, pe)?;
     // SAFETY: see above.
-    Ok(unsafe { T::fetch_or(t, value) })
+    amo(dest, pe, AmoOp::FetchOr(value.to_bits64()), |t| unsafe {
+        T::fetch_or(t, value)
+    })
 }
 
 pub fn fetch_xor<T: IntWord>(dest: *mut T, value: T, pe: i32) -> Result<T> {
-    let t = target(dest, pe)?;
     // SAFETY: see above.
-    Ok(unsafe { T::fetch_xor(t, value) })
+    amo(dest, pe, AmoOp::FetchXor(value.to_bits64()), |t| unsafe {
+        T::fetch_xor(t, value)
+    })
 }

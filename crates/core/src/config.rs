@@ -56,6 +56,7 @@ env_table! {
     ACLSHMEM_JOB_ID = "", "Launcher: job id carried in shared-memory object names (aclshmem-<user>-<job>-...), so the launcher can remove leftovers.";
     ACLSHMEM_LOCAL_MEM_SIZE = "128M", "local_mem_size filled by aclshmemx_set_attr_from_env: bytes, or with a K/M/G suffix.";
     ACLSHMEM_SHM_PREALLOCATE = "0", "1: reserve every heap page at init (posix_fallocate), so running out of /dev/shm fails init instead of a later SIGBUS.";
+    ACLSHMEM_DIRECT_ACCESS = "1", "0: peers on this node are reached through the transport interface instead of inline loads and stores (every operation takes the generic path; for testing it).";
     ACLSHMEM_SHM_DIR = "/dev/shm", "Mount point of the POSIX shared-memory file system whose free space is checked at init.";
     SHMEM_UID_SESSION_ID = "", "aclshmemx_get_uniqueid: PE 0's rendezvous address, ipv4:port, [ipv6]:port or hostname:port (bound exactly).";
     SHMEM_UID_SOCK_IFNAME = "", "aclshmemx_get_uniqueid when SHMEM_UID_SESSION_ID is unset: <ifname>[:inet4|inet6], interface name prefix; unset: first up non-loopback, non-virtual interface (loopback when none).";

@@ -30,6 +30,7 @@ pub mod stream;
 pub mod sync;
 pub mod team;
 mod transport;
+mod util;
 mod wait;
 mod word;
 
@@ -38,6 +39,7 @@ pub use bootstrap::uid::get_uniqueid;
 pub use error::{Error, Result};
 pub use heap::HeapKind;
 pub use heap::segment::BASE_ALIGN;
+pub use transport::SignalOp;
 pub use word::{IntWord, Word};
 
 /// Config-store TLS settings (`aclshmemx_set_conf_store_tls`, `aclshmemx_set_config_store_tls_key`).

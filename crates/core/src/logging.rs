@@ -9,6 +9,7 @@
 //!
 //! `unsafe`: local time and the thread id come from libc, and the extern logger is a C callback.
 
+use crate::util::Locked;
 use std::ffi::{CString, c_char, c_int};
 use std::io::Write;
 use std::sync::atomic::{AtomicI32, Ordering};
@@ -117,7 +118,7 @@ impl LazyFile {
 
 impl Write for LazyFile {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        let mut guard = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let mut guard = self.0.locked();
         if guard.is_none() {
             *guard = LazyFile::open();
         }
@@ -127,7 +128,7 @@ impl Write for LazyFile {
         }
     }
     fn flush(&mut self) -> std::io::Result<()> {
-        match self.0.lock().unwrap_or_else(|e| e.into_inner()).as_mut() {
+        match self.0.locked().as_mut() {
             Some(f) => f.flush(),
             None => Ok(()),
         }

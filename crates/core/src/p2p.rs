@@ -7,7 +7,8 @@
 
 use crate::error::{Error, Result};
 use crate::rma;
-use crate::runtime;
+use crate::runtime::{self, Current, Instance};
+use crate::transport::{AmoOp, Width};
 use crate::wait::Backoff;
 use crate::word::{IntWord, Word};
 
@@ -53,14 +54,10 @@ impl Cmp {
     }
 }
 
-/// Signal operations (`aclshmem_signal_op_type_t`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SignalOp {
-    Set,
-    Add,
-}
+pub use crate::transport::SignalOp;
 
 impl SignalOp {
+    /// From `aclshmem_signal_op_type_t`.
     pub fn from_c(v: i32) -> Result<SignalOp> {
         match v {
             0 => Ok(SignalOp::Set),
@@ -88,8 +85,21 @@ pub fn check_word<T>(p: *const T, what: &str) -> Result<()> {
 
 /// Updates the 32-bit signal word at symmetric `sig_addr` on PE `pe`.
 pub fn signal(sig_addr: *mut i32, value: i32, op: SignalOp, pe: i32) -> Result<()> {
+    signal_in(&*runtime::current()?, sig_addr, value, op, pe)
+}
+
+/// [`signal`] on instance `inst`.
+pub fn signal_in(inst: &Instance, sig_addr: *mut i32, value: i32, op: SignalOp, pe: i32) -> Result<()> {
     check_word(sig_addr, "sig_addr")?;
-    let target = rma::remote_addr(sig_addr as usize, 4, pe, "sig_addr")? as *mut i32;
+    let r = inst.remote(sig_addr as usize, 4, pe, "sig_addr")?;
+    let Some(p) = r.direct() else {
+        let amo = match op {
+            SignalOp::Set => AmoOp::Set(value as u32 as u64),
+            SignalOp::Add => AmoOp::FetchAdd(value as u32 as u64),
+        };
+        return inst.routes().to(r.pe)?.atomic(r, Width::W32, amo).map(|_| ());
+    };
+    let target = p as *mut i32;
     // SAFETY: target is a 4-byte aligned word inside PE pe's mapped heap.
     unsafe {
         match op {
@@ -102,22 +112,99 @@ pub fn signal(sig_addr: *mut i32, value: i32, op: SignalOp, pe: i32) -> Result<(
     Ok(())
 }
 
-/// Put-with-signal: copies `len` bytes, then updates the signal; nothing is written when any
-/// argument is bad (the signal is checked before the data moves).
-pub fn put_signal(
-    dst: usize,
-    src: usize,
+/// Put-with-signal: copies `len` bytes from local `src` to symmetric `dst` on PE `pe`, then updates
+/// the 32-bit signal word at symmetric `sig_addr` there (`sig_op`: `aclshmem_signal_op_type_t`).
+/// A PE whose wait observes the signal sees the data. Nothing is written when any argument is bad
+/// (the signal is checked before the data moves). Blocking.
+///
+/// # Safety
+/// A non-NULL `src` must be readable for `len` bytes.
+pub unsafe fn put_signal(
+    dst: *mut u8,
+    src: *const u8,
     len: usize,
     sig_addr: *mut i32,
     value: i32,
     sig_op: i32,
     pe: i32,
 ) -> Result<()> {
+    // SAFETY: forwarded.
+    unsafe {
+        put_signal_in(
+            &*runtime::current()?,
+            dst,
+            src,
+            len,
+            sig_addr,
+            value,
+            sig_op,
+            pe,
+            false,
+        )
+    }
+}
+
+/// Non-blocking [`put_signal`]: complete at the latest at quiet.
+///
+/// # Safety
+/// As for [`put_signal`], and `src` stays unchanged until the next quiet.
+pub unsafe fn put_signal_nbi(
+    dst: *mut u8,
+    src: *const u8,
+    len: usize,
+    sig_addr: *mut i32,
+    value: i32,
+    sig_op: i32,
+    pe: i32,
+) -> Result<()> {
+    // SAFETY: forwarded.
+    unsafe {
+        put_signal_in(
+            &*runtime::current()?,
+            dst,
+            src,
+            len,
+            sig_addr,
+            value,
+            sig_op,
+            pe,
+            true,
+        )
+    }
+}
+
+/// [`put_signal`] / [`put_signal_nbi`] on instance `inst`.
+///
+/// # Safety
+/// As for [`put_signal_nbi`].
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn put_signal_in(
+    inst: &Instance,
+    dst: *mut u8,
+    src: *const u8,
+    len: usize,
+    sig_addr: *mut i32,
+    value: i32,
+    sig_op: i32,
+    pe: i32,
+    nbi: bool,
+) -> Result<()> {
     let op = SignalOp::from_c(sig_op)?;
     check_word(sig_addr, "sig_addr")?;
-    rma::remote_addr(sig_addr as usize, 4, pe, "sig_addr")?;
-    rma::put(dst, src, len, pe)?;
-    signal(sig_addr, value, op, pe)
+    let sig = inst.remote(sig_addr as usize, 4, pe, "sig_addr")?;
+    if sig.direct().is_some() || len == 0 {
+        // same node: the copy completes before the signal's Release store / SeqCst add
+        // SAFETY: forwarded.
+        unsafe { rma::put_in(inst, dst, src, len, pe, nbi)? };
+        return signal_in(inst, sig_addr, value, op, pe);
+    }
+    let d = inst.remote(dst as usize, len, pe, "dest")?;
+    if src.is_null() {
+        return Err(Error::InvalidParam("source is NULL".into()));
+    }
+    let t = inst.routes().to(sig.pe)?;
+    // SAFETY: `d` is a checked range of the peer's heap; `src` is the caller's buffer.
+    unsafe { t.put_signal(d, src, len, sig, Width::W32, op, value as u32 as u64, nbi) }
 }
 
 /// Waits until the local word `*ivar` satisfies `cmp` against `value`.
@@ -134,11 +221,26 @@ pub unsafe fn wait_until<T: Word>(ivar: *mut T, cmp: Cmp, value: T) -> Result<()
 /// # Safety
 /// As for [`wait_until`].
 pub unsafe fn wait_until_named<T: Word>(ivar: *mut T, what: &str, cmp: Cmp, value: T) -> Result<()> {
-    runtime::current()?;
+    // SAFETY: forwarded.
+    unsafe { wait_until_in(&*runtime::current()?, ivar, what, cmp, value) }
+}
+
+/// [`wait_until_named`] on instance `inst` (whose transports it drives while waiting).
+///
+/// # Safety
+/// As for [`wait_until`].
+pub unsafe fn wait_until_in<T: Word>(
+    inst: &Instance,
+    ivar: *mut T,
+    what: &str,
+    cmp: Cmp,
+    value: T,
+) -> Result<()> {
     check_word(ivar, what)?;
     let mut b = Backoff::new();
     // SAFETY: ivar is non-NULL and aligned (checked) and live (this function's contract).
     while !cmp.holds(unsafe { T::load(ivar) }, value) {
+        inst.routes().progress();
         b.snooze();
     }
     Ok(())
@@ -163,6 +265,7 @@ pub enum Against<'a, T> {
 
 /// The arguments of a set-valued wait or test, checked.
 pub struct WaitSet<'a, T> {
+    inst: Current,
     ivars: *mut T,
     n: usize,
     status: Option<&'a [i32]>,
@@ -180,7 +283,7 @@ impl<'a, T: Word> WaitSet<'a, T> {
         cmp: Cmp,
         against: Against<'a, T>,
     ) -> Result<Self> {
-        runtime::current()?;
+        let inst = runtime::current()?;
         if n > 0 {
             check_word(ivars, "ivars")?;
         }
@@ -192,6 +295,7 @@ impl<'a, T: Word> WaitSet<'a, T> {
             ));
         }
         Ok(WaitSet {
+            inst,
             ivars,
             n,
             status,
@@ -248,6 +352,7 @@ impl<'a, T: Word> WaitSet<'a, T> {
     pub fn wait_all(&self) {
         let mut b = Backoff::new();
         while !self.test_all() {
+            self.inst.routes().progress();
             b.snooze();
         }
     }
@@ -263,6 +368,7 @@ impl<'a, T: Word> WaitSet<'a, T> {
             if i != usize::MAX {
                 return i;
             }
+            self.inst.routes().progress();
             b.snooze();
         }
     }
@@ -279,6 +385,7 @@ impl<'a, T: Word> WaitSet<'a, T> {
             if n > 0 {
                 return n;
             }
+            self.inst.routes().progress();
             b.snooze();
         }
     }

@@ -1,56 +1,33 @@
 //! One-sided data movement: put, get, strided and scalar forms, quiet and fence.
 //!
-//! Every call is "blocking" in the strong sense: the data is in the target's memory when it
-//! returns (the copy is done by this CPU), so the `_nbi` forms are the same operation and
-//! [`quiet`]/[`fence`] only need a full memory fence to order what follows. Checks on the hot path:
-//! the current instance (two atomic loads), the PE range, the remote range against the heap bounds
-//! (one subtraction and compare), the peer's base (one load). No lock, no allocation, no hashing.
+//! Checks on the hot path: the current instance (two atomic loads), the PE range, the remote range
+//! against the heap bounds (one subtraction and compare), then either the fast path — the peer's
+//! heap is mapped for direct access: one table load and the copy — or the peer's transport
+//! ([`crate::transport`]). No lock, no allocation, no hashing. Blocking calls complete before they
+//! return; the `_nbi` forms go to the transport's non-blocking operations and complete at
+//! [`quiet`] (same-node copies complete at once).
 //!
-//! `unsafe`: copies through the translated addresses, checked against the heap bounds first.
+//! The functions that take the caller's buffers are `unsafe fn`: the library can check a
+//! symmetric address against its heaps, but not that a local buffer is valid.
+//!
+//! `unsafe`: copies between the caller's buffers and the checked symmetric ranges.
 
 use crate::error::{Error, Result};
 use crate::runtime::{self, Instance};
-use crate::transport::shm;
-
-/// The address in PE `pe`'s copy of the symmetric range `[addr, addr + len)` of this PE.
-#[inline]
-fn remote(inst: &Instance, addr: usize, len: usize, pe: i32, what: &str) -> Result<*mut u8> {
-    if pe < 0 || pe as usize >= inst.n_pes {
-        return Err(Error::InvalidParam(format!(
-            "pe {pe} is outside [0, {})",
-            inst.n_pes
-        )));
-    }
-    let Some((heap, off)) = inst.locate(addr, len) else {
-        return Err(Error::InvalidParam(format!(
-            "{what} {addr:#x} (+{len} bytes) is not inside the symmetric heap"
-        )));
-    };
-    heap.peer_addr(off, pe as usize).ok_or_else(|| {
-        Error::NotSupported(format!(
-            "PE {pe} is on another node, which this build cannot reach"
-        ))
-    })
-}
-
-/// The address in PE `pe`'s copy of this PE's symmetric range `[addr, addr + len)` (current instance).
-#[inline]
-pub fn remote_addr(addr: usize, len: usize, pe: i32, what: &str) -> Result<*mut u8> {
-    remote(runtime::current()?, addr, len, pe, what)
-}
+use crate::transport::{Strides, shm};
 
 /// Checks a local buffer of `len` bytes at `addr`: not NULL, not wrapping around.
 #[inline]
-fn local(addr: usize, len: usize, what: &str) -> Result<*mut u8> {
-    if addr == 0 {
+fn local<T>(addr: *const T, len: usize, what: &str) -> Result<()> {
+    if addr.is_null() {
         return Err(Error::InvalidParam(format!("{what} is NULL")));
     }
-    if addr.checked_add(len).is_none() {
+    if (addr as usize).checked_add(len).is_none() {
         return Err(Error::InvalidValue(format!(
-            "{what} {addr:#x} + {len} bytes wraps around"
+            "{what} {addr:p} + {len} bytes wraps around"
         )));
     }
-    Ok(addr as *mut u8)
+    Ok(())
 }
 
 /// Bytes of `n` elements of `elem` bytes, or an error when that overflows.
@@ -60,32 +37,118 @@ pub fn bytes(n: usize, elem: usize) -> Result<usize> {
         .ok_or_else(|| Error::InvalidValue(format!("{n} elements of {elem} bytes overflow")))
 }
 
-/// Copies `len` bytes from local `src` to symmetric `dest` on PE `pe`.
+/// Copies `len` bytes from local `src` to symmetric `dest` on PE `pe` (current instance).
+/// Blocking: the data is in PE `pe`'s memory at return.
+///
+/// # Safety
+/// A non-NULL `src` must be readable for `len` bytes.
 #[inline]
-pub fn put(dest: usize, src: usize, len: usize, pe: i32) -> Result<()> {
+pub unsafe fn put(dest: *mut u8, src: *const u8, len: usize, pe: i32) -> Result<()> {
+    // SAFETY: forwarded.
+    unsafe { put_in(&*runtime::current()?, dest, src, len, pe, false) }
+}
+
+/// Non-blocking [`put`]: complete (and `src` reusable) at the latest after [`quiet`].
+///
+/// # Safety
+/// As for [`put`], and `src` stays readable and unchanged until the next quiet.
+#[inline]
+pub unsafe fn put_nbi(dest: *mut u8, src: *const u8, len: usize, pe: i32) -> Result<()> {
+    // SAFETY: forwarded.
+    unsafe { put_in(&*runtime::current()?, dest, src, len, pe, true) }
+}
+
+/// [`put`] / [`put_nbi`] on instance `inst`.
+///
+/// # Safety
+/// As for [`put_nbi`].
+#[inline]
+pub unsafe fn put_in(
+    inst: &Instance,
+    dest: *mut u8,
+    src: *const u8,
+    len: usize,
+    pe: i32,
+    nbi: bool,
+) -> Result<()> {
     if len == 0 {
         return Ok(());
     }
-    let inst = runtime::current()?;
-    let d = remote(inst, dest, len, pe, "dest")?;
-    let s = local(src, len, "source")?;
-    // SAFETY: `d..d+len` lies in PE pe's mapped heap (checked by `remote`), `s..s+len` is the
-    // caller's buffer (non-NULL, not wrapping); overlap is allowed.
-    unsafe { shm::copy(s, d, len) };
+    let r = inst.remote(dest as usize, len, pe, "dest")?;
+    local(src, len, "source")?;
+    match r.direct() {
+        // SAFETY: `d..d+len` lies in PE pe's mapped heap (checked by `remote`), `src..src+len` is
+        // the caller's buffer (this function's contract); overlap is allowed.
+        Some(d) => unsafe { shm::copy(src, d, len) },
+        None => {
+            let t = inst.routes().to(r.pe)?;
+            // SAFETY: as above.
+            unsafe {
+                if nbi {
+                    t.put_nbi(r, src, len)?
+                } else {
+                    t.put(r, src, len)?
+                }
+            }
+        }
+    }
     Ok(())
 }
 
-/// Copies `len` bytes from symmetric `src` on PE `pe` to local `dest`.
+/// Copies `len` bytes from symmetric `src` on PE `pe` to local `dest` (current instance).
+/// Blocking: `dest` holds the data at return.
+///
+/// # Safety
+/// A non-NULL `dest` must be writable for `len` bytes.
 #[inline]
-pub fn get(dest: usize, src: usize, len: usize, pe: i32) -> Result<()> {
+pub unsafe fn get(dest: *mut u8, src: *const u8, len: usize, pe: i32) -> Result<()> {
+    // SAFETY: forwarded.
+    unsafe { get_in(&*runtime::current()?, dest, src, len, pe, false) }
+}
+
+/// Non-blocking [`get`]: `dest` holds the data at the latest after [`quiet`].
+///
+/// # Safety
+/// As for [`get`], and `dest` stays writable until the next quiet.
+#[inline]
+pub unsafe fn get_nbi(dest: *mut u8, src: *const u8, len: usize, pe: i32) -> Result<()> {
+    // SAFETY: forwarded.
+    unsafe { get_in(&*runtime::current()?, dest, src, len, pe, true) }
+}
+
+/// [`get`] / [`get_nbi`] on instance `inst`.
+///
+/// # Safety
+/// As for [`get_nbi`].
+#[inline]
+pub unsafe fn get_in(
+    inst: &Instance,
+    dest: *mut u8,
+    src: *const u8,
+    len: usize,
+    pe: i32,
+    nbi: bool,
+) -> Result<()> {
     if len == 0 {
         return Ok(());
     }
-    let inst = runtime::current()?;
-    let s = remote(inst, src, len, pe, "source")?;
-    let d = local(dest, len, "dest")?;
-    // SAFETY: as in `put`, with the roles exchanged.
-    unsafe { shm::copy(s, d, len) };
+    let r = inst.remote(src as usize, len, pe, "source")?;
+    local(dest, len, "dest")?;
+    match r.direct() {
+        // SAFETY: as in `put_in`, with the roles exchanged.
+        Some(s) => unsafe { shm::copy(s, dest, len) },
+        None => {
+            let t = inst.routes().to(r.pe)?;
+            // SAFETY: as above.
+            unsafe {
+                if nbi {
+                    t.get_nbi(r, dest, len)?
+                } else {
+                    t.get(r, dest, len)?
+                }
+            }
+        }
+    }
     Ok(())
 }
 
@@ -110,79 +173,136 @@ pub fn strided_span(addr: usize, elem: usize, stride: isize, n: usize) -> Result
 }
 
 /// Strided put: element `i` of local `src` (stride `sst`) goes to element `i` of symmetric `dest`
-/// (stride `dst`) on PE `pe`. Strides are in elements.
-pub fn iput(dest: usize, src: usize, elem: usize, dst: isize, sst: isize, n: usize, pe: i32) -> Result<()> {
+/// (stride `dst`) on PE `pe`. Strides are in elements. Blocking.
+///
+/// # Safety
+/// Every source element (`src + i * sst * elem`, `i < n`) must be readable.
+pub unsafe fn iput(
+    dest: *mut u8,
+    src: *const u8,
+    elem: usize,
+    dst: isize,
+    sst: isize,
+    n: usize,
+    pe: i32,
+) -> Result<()> {
     if n == 0 {
         return Ok(());
     }
     let inst = runtime::current()?;
-    let (dlo, dlen) = strided_span(dest, elem, dst, n)?;
-    let rlo = remote(inst, dlo, dlen, pe, "dest")?;
-    let (slo, slen) = strided_span(src, elem, sst, n)?;
-    local(slo, slen, "source")?;
-    if src == 0 {
+    let (dlo, dlen) = strided_span(dest as usize, elem, dst, n)?;
+    let r = inst.remote(dlo, dlen, pe, "dest")?;
+    let (slo, slen) = strided_span(src as usize, elem, sst, n)?;
+    local(slo as *const u8, slen, "source")?;
+    if src.is_null() {
         return Err(Error::InvalidParam("source is NULL".into()));
     }
-    // SAFETY: every destination element lies in [rlo, rlo + dlen) inside the peer's heap and every
-    // source element in [slo, slo + slen), both checked above.
-    unsafe { shm::copy_strided(src as *const u8, rlo.add(dest - dlo), elem, dst, sst, n) };
+    let first = r.at(dest as usize - dlo);
+    let s = Strides {
+        elem,
+        dst_stride: dst,
+        src_stride: sst,
+        n,
+    };
+    match first.direct() {
+        // SAFETY: every destination element lies in [dlo, dlo + dlen) inside the peer's heap and
+        // every source element in [slo, slo + slen), the caller's buffer.
+        Some(d) => unsafe { shm::copy_strided(src, d, elem, dst, sst, n) },
+        // SAFETY: as above.
+        None => unsafe { inst.routes().to(first.pe)?.iput(first, src, s)? },
+    }
     Ok(())
 }
 
 /// Strided get: element `i` of symmetric `src` (stride `sst`) on PE `pe` goes to element `i` of
-/// local `dest` (stride `dst`).
-pub fn iget(dest: usize, src: usize, elem: usize, dst: isize, sst: isize, n: usize, pe: i32) -> Result<()> {
+/// local `dest` (stride `dst`). Blocking.
+///
+/// # Safety
+/// Every destination element (`dest + i * dst * elem`, `i < n`) must be writable.
+pub unsafe fn iget(
+    dest: *mut u8,
+    src: *const u8,
+    elem: usize,
+    dst: isize,
+    sst: isize,
+    n: usize,
+    pe: i32,
+) -> Result<()> {
     if n == 0 {
         return Ok(());
     }
     let inst = runtime::current()?;
-    let (slo, slen) = strided_span(src, elem, sst, n)?;
-    let rlo = remote(inst, slo, slen, pe, "source")?;
-    let (dlo, dlen) = strided_span(dest, elem, dst, n)?;
-    local(dlo, dlen, "dest")?;
-    if dest == 0 {
+    let (slo, slen) = strided_span(src as usize, elem, sst, n)?;
+    let r = inst.remote(slo, slen, pe, "source")?;
+    let (dlo, dlen) = strided_span(dest as usize, elem, dst, n)?;
+    local(dlo as *const u8, dlen, "dest")?;
+    if dest.is_null() {
         return Err(Error::InvalidParam("dest is NULL".into()));
     }
-    // SAFETY: as in `iput`, with the roles exchanged.
-    unsafe { shm::copy_strided(rlo.add(src - slo), dest as *mut u8, elem, dst, sst, n) };
+    let first = r.at(src as usize - slo);
+    let s = Strides {
+        elem,
+        dst_stride: dst,
+        src_stride: sst,
+        n,
+    };
+    match first.direct() {
+        // SAFETY: as in `iput`, with the roles exchanged.
+        Some(p) => unsafe { shm::copy_strided(p, dest, elem, dst, sst, n) },
+        // SAFETY: as above.
+        None => unsafe { inst.routes().to(first.pe)?.iget(first, dest, s)? },
+    }
     Ok(())
 }
 
 /// Stores one value at symmetric `dest` on PE `pe`.
 #[inline]
 pub fn p<T: Copy>(dest: *mut T, value: T, pe: i32) -> Result<()> {
-    put(
-        dest as usize,
-        &value as *const T as usize,
-        std::mem::size_of::<T>(),
-        pe,
-    )
+    // SAFETY: the source is `value`, a live local of `size_of::<T>()` bytes.
+    unsafe {
+        put(
+            dest.cast(),
+            (&value as *const T).cast(),
+            std::mem::size_of::<T>(),
+            pe,
+        )
+    }
 }
 
 /// Loads one value from symmetric `src` on PE `pe`.
 #[inline]
 pub fn g<T: Copy + Default>(src: *const T, pe: i32) -> Result<T> {
     let mut v = T::default();
-    get(
-        &mut v as *mut T as usize,
-        src as usize,
-        std::mem::size_of::<T>(),
-        pe,
-    )?;
+    // SAFETY: the destination is `v`, a live local of `size_of::<T>()` bytes.
+    unsafe {
+        get(
+            (&mut v as *mut T).cast(),
+            src.cast(),
+            std::mem::size_of::<T>(),
+            pe,
+        )?
+    };
     Ok(v)
 }
 
-/// Completes every put/get this PE issued: all are already in place, so a full fence orders them
-/// before anything that follows (a flag store another PE reads, for instance).
+/// Completes every put, get and atomic this PE issued, on every transport; their effects are
+/// visible to every PE afterwards (same-node copies are already in place: a full fence orders them
+/// before anything that follows).
 pub fn quiet() -> Result<()> {
-    runtime::current()?;
-    std::sync::atomic::fence(std::sync::atomic::Ordering::SeqCst);
-    Ok(())
+    quiet_in(&*runtime::current()?)
 }
 
-/// Orders earlier puts before later ones to the same PE; the same fence as [`quiet`].
+/// [`quiet`] on instance `inst`.
+pub fn quiet_in(inst: &Instance) -> Result<()> {
+    std::sync::atomic::fence(std::sync::atomic::Ordering::SeqCst);
+    inst.routes().quiet()
+}
+
+/// Orders earlier puts before later ones to the same PE.
 pub fn fence() -> Result<()> {
-    quiet()
+    let inst = runtime::current()?;
+    std::sync::atomic::fence(std::sync::atomic::Ordering::SeqCst);
+    inst.routes().fence()
 }
 
 #[cfg(test)]

@@ -15,7 +15,10 @@ use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicPtr, Ordering};
 use std::time::Instant;
 
+use std::sync::Arc;
+
 use crate::error::{Error, Result};
+use crate::runtime::Instance;
 use aclshmem_abi::{ACLSHMEM_CYCLE_PROF_FRAME_CNT, ACLSHMEM_CYCLE_PROF_MAX_BLOCK, ProfPe};
 
 type HostFn = unsafe extern "C" fn(*mut c_void);
@@ -64,13 +67,22 @@ fn acl() -> Option<&'static Acl> {
     .as_ref()
 }
 
-/// What a stream runs.
-type Op = Box<dyn FnOnce() -> Result<()> + Send>;
+/// What a stream runs: an operation on the instance that was current when it was queued.
+pub type Op = Box<dyn FnOnce(&Instance) -> Result<()> + Send>;
 
 struct Task {
+    /// Captured at queue time: a later context switch does not redirect the operation, and
+    /// finalize waits for (or cancels) operations that still hold their instance.
+    inst: Arc<Instance>,
     call: &'static str,
     frame: Frame,
     op: Op,
+}
+
+/// What `run` still needs after the operation: its name and profiling frame.
+struct TaskDone {
+    call: &'static str,
+    frame: Frame,
 }
 
 /// `ACL_ERROR_RT_INTERNAL_ERROR`: a failed operation, reported by the stream's next synchronize.
@@ -78,8 +90,21 @@ const STREAM_ERROR: c_int = 507000;
 
 fn run(task: Task) -> c_int {
     let start = Instant::now();
-    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(task.op))
-        .unwrap_or_else(|_| Err(Error::Inner("panic in a stream-ordered operation".into())));
+    let Task {
+        inst,
+        call,
+        frame,
+        op,
+    } = task;
+    let r = if inst.is_closing() {
+        Err(Error::NotInited)
+    } else {
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| op(&inst)))
+            .unwrap_or_else(|_| Err(Error::Inner("panic in a stream-ordered operation".into())))
+    };
+    // the instance may be released from here on (finalize waits for this count)
+    drop(inst);
+    let task = TaskDone { call, frame };
     prof_record(task.frame, start.elapsed().as_nanos() as i64);
     match r {
         Ok(()) => 0,
@@ -108,7 +133,7 @@ pub enum NullStream {
     Default,
 }
 
-/// Runs `op` in order on `stream`.
+/// Runs `op` in order on `stream`, on the current instance (captured now).
 pub fn enqueue(
     stream: *mut c_void,
     null: NullStream,
@@ -116,7 +141,13 @@ pub fn enqueue(
     frame: Frame,
     op: Op,
 ) -> Result<()> {
-    let task = Task { call, frame, op };
+    let inst = crate::runtime::current()?.share();
+    let task = Task {
+        inst,
+        call,
+        frame,
+        op,
+    };
     let Some(acl) = acl() else {
         static SAID: AtomicBool = AtomicBool::new(false);
         if !SAID.swap(true, Ordering::Relaxed) {

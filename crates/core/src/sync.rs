@@ -1,13 +1,17 @@
 //! Team barriers and the team exchange area.
 //!
-//! Same node: a central sense-counting barrier in the sync-pool area of the team's slot, in the
-//! copy of the team's first PE. Each member reads the generation word, then increments the arrival
+//! Fast path (every member's heap mapped here): a central sense-counting barrier in the sync-pool
+//! area of the team's slot, in the copy of the team's first PE. Each member reads the generation word, then increments the arrival
 //! counter (AcqRel); the last arriver resets the counter and publishes generation + 1 with Release;
 //! the others wait (spin, yield, back off) until they Acquire the new generation. Every store a PE
 //! made before arriving — puts into other PEs' heaps included — happens-before every member's
 //! return: the counter's read-modify-write chain carries the arrivals to the last arriver, whose
-//! Release store of the generation carries them to every waiter. Across nodes the world barrier
-//! goes through the bootstrap instead.
+//! Release store of the generation carries them to every waiter.
+//!
+//! Generic path (some member reached through a transport): the same counter on the first member,
+//! incremented with the transport's atomic fetch-add after a quiet (so this PE's earlier puts are
+//! complete); the last arriver resets it and then sets the generation word in *every* member's own
+//! copy, so each member polls only its local word (and drives the transports' progress meanwhile).
 //!
 //! `unsafe`: the barrier words and exchange areas are raw addresses in the mapped heaps, turned into
 //! atomics or copied after their bounds were fixed at init.
@@ -17,6 +21,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use crate::error::{Error, Result};
 use crate::runtime::Instance;
 use crate::team::{EXCHANGE_BYTES, EXCHANGE_OFFSET, Team};
+use crate::transport::{AmoOp, Remote, Width};
 use crate::wait::Backoff;
 use aclshmem_abi::SYNC_ARRAY_SIZE;
 
@@ -24,15 +29,25 @@ use aclshmem_abi::SYNC_ARRAY_SIZE;
 const ARRIVE: usize = 0;
 const GENERATION: usize = 64;
 
-/// Address of byte `off` of `slot`'s sync-pool area in world PE `pe`'s copy.
+/// Device-heap offset of byte `off` of `slot`'s sync-pool area.
+fn slot_off(inst: &Instance, slot: usize, off: usize) -> usize {
+    inst.sync_pool() + slot * SYNC_ARRAY_SIZE + off
+}
+
+/// Address of byte `off` of `slot`'s sync-pool area in world PE `pe`'s copy, for the fast path.
 pub(crate) fn slot_addr(inst: &Instance, slot: usize, off: usize, pe: usize) -> Result<*mut u8> {
-    inst.device
-        .peer_addr(inst.sync_pool + slot * SYNC_ARRAY_SIZE + off, pe)
-        .ok_or_else(|| {
-            Error::NotSupported(format!(
-                "PE {pe} is on another node: team synchronisation needs shared memory"
-            ))
-        })
+    inst.device()
+        .direct_addr(slot_off(inst, slot, off), pe)
+        .ok_or_else(|| Error::Inner(format!("PE {pe}'s sync area is not mapped here")))
+}
+
+/// Byte `off` of `slot`'s sync-pool area in world PE `pe`'s copy, for a transport.
+fn slot_remote(inst: &Instance, slot: usize, off: usize, pe: usize) -> Remote<'_> {
+    Remote {
+        heap: inst.device(),
+        off: slot_off(inst, slot, off),
+        pe,
+    }
 }
 
 fn word(inst: &Instance, slot: usize, off: usize, pe: usize) -> Result<&AtomicU64> {
@@ -42,15 +57,26 @@ fn word(inst: &Instance, slot: usize, off: usize, pe: usize) -> Result<&AtomicU6
     Ok(unsafe { &*(p as *const AtomicU64) })
 }
 
+/// This PE's own copy of a sync word (always mapped).
+fn own_word(inst: &Instance, slot: usize, off: usize) -> &AtomicU64 {
+    let p = inst.device().local_addr(slot_off(inst, slot, off));
+    // SAFETY: as in `word`, in this PE's own heap.
+    unsafe { &*(p as *const AtomicU64) }
+}
+
 /// Barrier over the members of `team` (this PE must be one).
 pub fn barrier(inst: &Instance, team: &Team) -> Result<()> {
     if team.size == 1 {
         std::sync::atomic::fence(Ordering::SeqCst);
-        return Ok(());
+        return inst.routes().quiet();
     }
-    if !inst.all_local && team.slot == 0 && team.size == inst.n_pes {
-        let _g = inst.collective.lock().unwrap_or_else(|e| e.into_inner());
-        return inst.boot.barrier();
+    if !inst.all_direct() {
+        if team.slot == 0 && !inst.routes().reaches_all() {
+            // peers no transport reaches (other nodes, in this build): the bootstrap's barrier
+            let _g = inst.collective();
+            return inst.boot().barrier();
+        }
+        return barrier_generic(inst, team);
     }
     let root = team.world_pe(0);
     let arrive = word(inst, team.slot, ARRIVE, root)?;
@@ -68,10 +94,61 @@ pub fn barrier(inst: &Instance, team: &Team) -> Result<()> {
     Ok(())
 }
 
+/// The barrier over the transport interface (see the module documentation).
+fn barrier_generic(inst: &Instance, team: &Team) -> Result<()> {
+    let routes = inst.routes();
+    // everything this PE issued is complete before it arrives
+    routes.quiet()?;
+    let generation = own_word(inst, team.slot, GENERATION);
+    let seen = generation.load(Ordering::Acquire);
+    let root = team.world_pe(0);
+    let arrive = slot_remote(inst, team.slot, ARRIVE, root);
+    let before = routes.to(root)?.atomic(arrive, Width::W64, AmoOp::FetchAdd(1))?;
+    if before + 1 == team.size as u64 {
+        routes.to(root)?.atomic(arrive, Width::W64, AmoOp::Set(0))?;
+        let next = seen.wrapping_add(1);
+        for i in 0..team.size {
+            let pe = team.world_pe(i);
+            let g = slot_remote(inst, team.slot, GENERATION, pe);
+            routes.to(pe)?.atomic(g, Width::W64, AmoOp::Set(next))?;
+        }
+        return Ok(());
+    }
+    let mut b = Backoff::new();
+    while generation.load(Ordering::Acquire) == seen {
+        routes.progress();
+        b.snooze();
+    }
+    Ok(())
+}
+
+/// Barrier over the team of `handle`; `ACLSHMEM_TEAM_INVALID` is a no-op (as in the original).
+pub fn team_barrier(inst: &Instance, handle: i32) -> Result<()> {
+    if handle == aclshmem_abi::ACLSHMEM_TEAM_INVALID {
+        return Ok(());
+    }
+    barrier(inst, &inst.team(handle)?)
+}
+
+/// `aclshmem_barrier(team)` from the host: the internal stream's work completes first (spec 7),
+/// then [`team_barrier`] on the current instance.
+pub fn host_team_barrier(handle: i32) -> Result<()> {
+    crate::stream::sync_internal();
+    if handle == aclshmem_abi::ACLSHMEM_TEAM_INVALID {
+        return Ok(());
+    }
+    team_barrier(&*crate::runtime::current()?, handle)
+}
+
+/// `aclshmem_barrier_all` from the host: the internal stream first, then [`barrier_all`].
+pub fn host_barrier_all() -> Result<()> {
+    crate::stream::sync_internal();
+    barrier_all(&*crate::runtime::current()?)
+}
+
 /// Barrier over all PEs of `inst`.
 pub fn barrier_all(inst: &Instance) -> Result<()> {
-    let world = inst.teams.lock().unwrap_or_else(|e| e.into_inner()).get(0)?;
-    barrier(inst, &world)
+    barrier(inst, &inst.team(0)?)
 }
 
 /// Collective over `team`: every member publishes `data` (at most EXCHANGE_BYTES, the same length
@@ -83,16 +160,25 @@ pub fn exchange(inst: &Instance, team: &Team, data: &[u8]) -> Result<Vec<Vec<u8>
             data.len()
         )));
     }
-    let mine = slot_addr(inst, team.slot, EXCHANGE_OFFSET, inst.my_pe)?;
+    let mine = inst
+        .device()
+        .local_addr(slot_off(inst, team.slot, EXCHANGE_OFFSET));
     // SAFETY: the exchange area of this slot in our own heap holds EXCHANGE_BYTES bytes; peers
     // read it only between the two barriers below.
     unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), mine, data.len()) };
     barrier(inst, team)?;
     let mut out = Vec::with_capacity(team.size);
     for i in 0..team.size {
-        let p = slot_addr(inst, team.slot, EXCHANGE_OFFSET, team.world_pe(i))?;
-        // SAFETY: as above; every member wrote its data before the barrier.
-        out.push(unsafe { std::slice::from_raw_parts(p, data.len()) }.to_vec());
+        let pe = team.world_pe(i);
+        let mut part = vec![0u8; data.len()];
+        let at = slot_remote(inst, team.slot, EXCHANGE_OFFSET, pe);
+        match at.direct() {
+            // SAFETY: as above; every member wrote its data before the barrier.
+            Some(p) => unsafe { std::ptr::copy_nonoverlapping(p, part.as_mut_ptr(), part.len()) },
+            // SAFETY: `part` is writable for its length; the range lies in the sync pool.
+            None => unsafe { inst.routes().to(pe)?.get(at, part.as_mut_ptr(), part.len())? },
+        }
+        out.push(part);
     }
     barrier(inst, team)?;
     Ok(out)

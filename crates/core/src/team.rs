@@ -169,10 +169,10 @@ fn agree_slots(mut maps: Vec<Bitmap>, shapes: &[Shape]) -> Result<Vec<usize>> {
 
 /// Teams other than the world team exist only in instance 0 (spec 8.7).
 pub fn check_instance(inst: &Instance) -> Result<()> {
-    if inst.id != 0 {
+    if inst.id() != 0 {
         return Err(Error::NotSupported(format!(
             "teams are not available in instance {}",
-            inst.id
+            inst.id()
         )));
     }
     Ok(())
@@ -180,7 +180,7 @@ pub fn check_instance(inst: &Instance) -> Result<()> {
 
 /// Collective over `parent`: every member publishes its used-slot bitmap.
 fn exchange_bitmaps(inst: &Instance, parent: &Team) -> Result<Vec<Bitmap>> {
-    let mine = inst.teams.lock().unwrap_or_else(|e| e.into_inner()).bitmap();
+    let mine = inst.teams().bitmap();
     let parts = sync::exchange(inst, parent, &mine)?;
     parts
         .into_iter()
@@ -197,18 +197,14 @@ fn install(inst: &Instance, parent: &Team, shape: Shape, slot: usize) -> Option<
         size: shape.size,
         my_index: my,
     };
-    inst.teams.lock().unwrap_or_else(|e| e.into_inner()).install(team);
+    inst.teams().install(team);
     crate::collectives::small::reset(inst, slot);
     Some(slot)
 }
 
 /// A new team is usable once every member reset its per-slot state: barrier over it.
 fn ready(inst: &Instance, slot: usize) -> Result<()> {
-    let t = inst
-        .teams
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .get(slot as i32)?;
+    let t = inst.teams().get(slot as i32)?;
     sync::barrier(inst, &t)
 }
 
@@ -221,7 +217,7 @@ pub fn split_strided(
     size: i32,
 ) -> Result<Option<usize>> {
     check_instance(inst)?;
-    let parent = inst.teams.lock().unwrap_or_else(|e| e.into_inner()).get(parent)?;
+    let parent = inst.teams().get(parent)?;
     let max = ACLSHMEM_MAX_PES as i32;
     if start >= max || stride >= max || size > max {
         return Err(Error::InvalidParam(format!(
@@ -261,7 +257,7 @@ pub fn split_2d(inst: &Instance, parent: i32, x_range: i32) -> Result<(usize, us
     if x_range <= 0 {
         return Err(Error::InvalidParam(format!("x_range {x_range} must be positive")));
     }
-    let parent = inst.teams.lock().unwrap_or_else(|e| e.into_inner()).get(parent)?;
+    let parent = inst.teams().get(parent)?;
     let n = parent.size;
     let x = (x_range as usize).min(n);
     let mut shapes = Vec::new();
@@ -300,7 +296,7 @@ pub fn split_2d(inst: &Instance, parent: i32, x_range: i32) -> Result<(usize, us
 /// `aclshmem_team_destroy`: local; first lets readers of this PE's small-collective buffers finish.
 pub fn destroy(inst: &Instance, handle: i32) -> Result<()> {
     let t = {
-        let teams = inst.teams.lock().unwrap_or_else(|e| e.into_inner());
+        let teams = inst.teams();
         if handle == 0 {
             return Err(Error::InvalidParam(
                 "ACLSHMEM_TEAM_WORLD cannot be destroyed".into(),
@@ -309,10 +305,7 @@ pub fn destroy(inst: &Instance, handle: i32) -> Result<()> {
         teams.get(handle)?
     };
     crate::collectives::small::drain(inst, t.slot)?;
-    inst.teams
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .destroy(handle)
+    inst.teams().destroy(handle)
 }
 
 /// `aclshmem_team_translate_pe`: index in `dest` of member `src_pe` of `src`, or -1.
@@ -320,7 +313,7 @@ pub fn translate(inst: &Instance, src: i32, src_pe: i32, dest: i32) -> i32 {
     if let Err(e) = check_instance(inst) {
         return e.code();
     }
-    let teams = inst.teams.lock().unwrap_or_else(|e| e.into_inner());
+    let teams = inst.teams();
     let (Ok(s), Ok(d)) = (teams.get(src), teams.get(dest)) else {
         return -1;
     };
@@ -333,7 +326,7 @@ pub fn translate(inst: &Instance, src: i32, src_pe: i32, dest: i32) -> i32 {
 /// The (all-zero) configuration of a live team.
 pub fn config(inst: &Instance, team: i32) -> Result<TeamConfig> {
     check_instance(inst)?;
-    inst.teams.lock().unwrap_or_else(|e| e.into_inner()).get(team)?;
+    inst.teams().get(team)?;
     Ok(TeamConfig {
         version: 0,
         num_contexts: 0,

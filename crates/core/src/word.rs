@@ -23,6 +23,10 @@ pub trait Word: Copy + PartialOrd + Default + Send + 'static {
     /// # Safety
     /// As for `store`.
     unsafe fn compare_swap(p: *mut Self, cond: Self, v: Self) -> Self;
+    /// The value's bits, zero-extended (what a transport's atomic carries).
+    fn to_bits64(self) -> u64;
+    /// The value of the low `size_of::<Self>()` bytes of `v`.
+    fn from_bits64(v: u64) -> Self;
 }
 
 /// Integer words also support the arithmetic and bitwise read-modify-writes.
@@ -43,7 +47,7 @@ pub trait IntWord: Word {
 }
 
 macro_rules! int_word {
-    ($($t:ty => $a:ty),*) => {$(
+    ($($t:ty => $a:ty, $u:ty),*) => {$(
         impl Word for $t {
             unsafe fn load(p: *const Self) -> Self {
                 // SAFETY: forwarded from the caller (aligned, live).
@@ -62,6 +66,13 @@ macro_rules! int_word {
                 match unsafe { <$a>::from_ptr(p) }.compare_exchange(cond, v, SeqCst, SeqCst) {
                     Ok(old) | Err(old) => old,
                 }
+            }
+            fn to_bits64(self) -> u64 {
+                // through the unsigned type of the same width: zero-extended, no sign extension
+                (self as $u) as u64
+            }
+            fn from_bits64(v: u64) -> Self {
+                v as $u as $t
             }
         }
         impl IntWord for $t {
@@ -88,8 +99,9 @@ macro_rules! int_word {
     )*};
 }
 
-int_word!(i8 => AtomicI8, i16 => AtomicI16, i32 => AtomicI32, i64 => AtomicI64, isize => AtomicIsize,
-    u8 => AtomicU8, u16 => AtomicU16, u32 => AtomicU32, u64 => AtomicU64, usize => AtomicUsize);
+int_word!(i8 => AtomicI8, u8, i16 => AtomicI16, u16, i32 => AtomicI32, u32, i64 => AtomicI64, u64,
+    isize => AtomicIsize, usize, u8 => AtomicU8, u8, u16 => AtomicU16, u16, u32 => AtomicU32, u32,
+    u64 => AtomicU64, u64, usize => AtomicUsize, usize);
 
 macro_rules! float_word {
     ($($t:ty => $a:ty, $bits:ty),*) => {$(
@@ -112,6 +124,12 @@ macro_rules! float_word {
                 match a.compare_exchange(cond.to_bits(), v.to_bits(), SeqCst, SeqCst) {
                     Ok(old) | Err(old) => <$t>::from_bits(old),
                 }
+            }
+            fn to_bits64(self) -> u64 {
+                self.to_bits() as u64
+            }
+            fn from_bits64(v: u64) -> Self {
+                <$t>::from_bits(v as $bits)
             }
         }
     )*};

@@ -25,6 +25,6 @@ pub trait Bootstrap: Send + Sync {
     /// Ends the whole job with `status`: tells every PE, which exit with it. Returns only if that
     /// did not end this process (the caller then exits itself).
     fn global_exit(&self, status: i32);
-    /// Leaves the job; the last step of finalize.
-    fn finalize(&mut self);
+    /// Leaves the job; the last step of finalize. Called once.
+    fn finalize(&self);
 }

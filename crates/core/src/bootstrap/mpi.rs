@@ -318,7 +318,7 @@ impl Bootstrap for Mpi {
         }
     }
 
-    fn finalize(&mut self) {
+    fn finalize(&self) {
         // MPI cannot be initialised twice in a process, so MPI that the library started is
         // finalized at process exit (see `finalize_at_exit`), which lets init/finalize cycles repeat
     }

@@ -9,6 +9,7 @@
 //!
 //! `unsafe`: the interface list comes from libc's getifaddrs.
 
+use crate::util::Locked;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr, TcpListener, ToSocketAddrs};
 use std::sync::Mutex;
 
@@ -80,7 +81,7 @@ impl Rendezvous {
     /// PE 0: the socket `aclshmemx_get_uniqueid` bound in this process for this id, if any.
     pub fn take_listener(&self) -> Option<TcpListener> {
         use std::os::fd::AsRawFd;
-        let mut bound = BOUND.lock().unwrap_or_else(|e| e.into_inner());
+        let mut bound = BOUND.locked();
         let i = bound
             .iter()
             .position(|l| l.as_raw_fd() == self.fd && l.local_addr().ok() == Some(self.addr))?;
@@ -241,7 +242,7 @@ pub fn get_uniqueid(uid: &mut UniqueId) -> Result<()> {
         fd: listener.as_raw_fd(),
         secret,
     };
-    BOUND.lock().unwrap_or_else(|e| e.into_inner()).push(listener);
+    BOUND.locked().push(listener);
     r.encode(uid);
     log::info!("aclshmemx_get_uniqueid: rendezvous at {bound}");
     Ok(())

@@ -27,6 +27,7 @@ use crate::error::{Error, Result};
 use crate::runtime::Instance;
 use crate::sync;
 use crate::team::Team;
+use crate::transport::Remote;
 
 /// Data movement of broadcast, collect, fcollect and alltoall.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -95,13 +96,51 @@ struct Sym<'a> {
 }
 
 impl Sym<'_> {
-    /// This buffer's address in world PE `pe`'s copy.
-    fn at(&self, pe: usize) -> Result<*mut u8> {
-        self.heap.peer_addr(self.off, pe).ok_or_else(|| {
-            Error::NotSupported(format!(
-                "PE {pe} is on another node: collectives need shared memory"
-            ))
-        })
+    /// This buffer in this PE's own copy.
+    fn mine(&self) -> *mut u8 {
+        self.heap.local_addr(self.off)
+    }
+
+    /// Byte `at` of this buffer in world PE `pe`'s copy.
+    fn remote(&self, pe: usize, at: usize) -> Remote<'_> {
+        Remote {
+            heap: self.heap,
+            off: self.off + at,
+            pe,
+        }
+    }
+
+    /// Copies `len` bytes from byte `at` of world PE `pe`'s copy to local `dst`: inline when the
+    /// copy is mapped for direct access, else through `pe`'s transport.
+    ///
+    /// # Safety
+    /// `dst` must be writable for `len` bytes and not overlap the source; `at + len` lies within
+    /// the checked buffer.
+    unsafe fn read(&self, inst: &Instance, pe: usize, at: usize, dst: *mut u8, len: usize) -> Result<()> {
+        let r = self.remote(pe, at);
+        match r.direct() {
+            // SAFETY: forwarded; the source lies in the peer's mapped copy.
+            Some(p) => unsafe { copy(p, dst, len) },
+            // SAFETY: forwarded.
+            None => unsafe { inst.routes().to(pe)?.get(r, dst, len)? },
+        }
+        Ok(())
+    }
+
+    /// Copies `len` bytes from local `src` to byte `at` of world PE `pe`'s copy.
+    ///
+    /// # Safety
+    /// `src` must be readable for `len` bytes and not overlap the destination; `at + len` lies
+    /// within the checked buffer.
+    unsafe fn write(&self, inst: &Instance, pe: usize, at: usize, src: *const u8, len: usize) -> Result<()> {
+        let r = self.remote(pe, at);
+        match r.direct() {
+            // SAFETY: forwarded; the destination lies in the peer's mapped copy.
+            Some(p) => unsafe { copy(src, p, len) },
+            // SAFETY: forwarded.
+            None => unsafe { inst.routes().to(pe)?.put(r, src, len)? },
+        }
+        Ok(())
     }
 }
 
@@ -135,7 +174,7 @@ fn no_overlap(dest: usize, dlen: usize, src: usize, slen: usize) -> Result<()> {
 
 /// The team of `handle` (this PE must be a member).
 pub fn team(inst: &Instance, handle: i32) -> Result<Team> {
-    inst.teams.lock().unwrap_or_else(|e| e.into_inner()).get(handle)
+    inst.team(handle)
 }
 
 /// Copies `len` bytes between two checked addresses.
@@ -159,13 +198,13 @@ pub fn broadcast(inst: &Instance, t: &Team, dest: usize, source: usize, len: usi
     let s = sym(inst, source, len, "source", 1)?;
     no_overlap(dest, len, source, len)?;
     let root_pe = t.world_pe(root as usize);
-    if len <= small::SMALL_MAX && t.size > 1 {
+    if len <= small::SMALL_MAX && t.size > 1 && inst.all_direct() {
         let seq = small::next_seq(inst, t);
         // SAFETY: checked symmetric buffers of `len` bytes in our own mapped heap.
         let (src, dst) = unsafe {
             (
-                std::slice::from_raw_parts(s.at(inst.my_pe)?, len),
-                std::slice::from_raw_parts_mut(d.at(inst.my_pe)?, len),
+                std::slice::from_raw_parts(s.mine(), len),
+                std::slice::from_raw_parts_mut(d.mine(), len),
             )
         };
         if t.my_index == root as usize {
@@ -176,32 +215,32 @@ pub fn broadcast(inst: &Instance, t: &Team, dest: usize, source: usize, len: usi
         }
         return Ok(());
     }
-    if inst.algos.broadcast == Move::Pull && t.size > 1 {
+    if inst.algos().broadcast == Move::Pull && t.size > 1 && inst.all_direct() {
         // one round trip instead of two barriers: the root announces its source, the members copy
         // it straight from the root's heap and acknowledge, the root returns once all did
         let seq = small::next_seq(inst, t);
         if t.my_index == root as usize {
             small::publish(inst, t, seq, &[], (t.size - 1) as u64)?;
             // SAFETY: checked symmetric, non-overlapping buffers of `len` bytes in our own heap.
-            unsafe { copy(s.at(inst.my_pe)?, d.at(inst.my_pe)?, len) };
+            unsafe { copy(s.mine(), d.mine(), len) };
             return small::wait_acknowledged(inst, t, seq);
         }
         small::wait_published(inst, t, root as usize, seq)?;
         // SAFETY: the root's checked source (symmetric) stays unchanged until we acknowledge.
-        unsafe { copy(s.at(root_pe)?, d.at(inst.my_pe)?, len) };
+        unsafe { s.read(inst, root_pe, 0, d.mine(), len)? };
         return small::acknowledge(inst, t, root as usize, seq);
     }
     sync::barrier(inst, t)?;
     if len > 0 {
-        match inst.algos.broadcast {
+        match inst.algos().broadcast {
             // SAFETY: addresses come from checked symmetric buffers of `len` bytes in mapped
             // heaps; source and dest do not overlap.
-            Move::Pull => unsafe { copy(s.at(root_pe)?, d.at(inst.my_pe)?, len) },
+            Move::Pull => unsafe { s.read(inst, root_pe, 0, d.mine(), len)? },
             Move::Push => {
                 if t.my_index == root as usize {
                     for i in 0..t.size {
                         // SAFETY: as above.
-                        unsafe { copy(s.at(inst.my_pe)?, d.at(t.world_pe(i))?, len) };
+                        unsafe { d.write(inst, t.world_pe(i), 0, s.mine(), len)? };
                     }
                 }
             }
@@ -215,7 +254,7 @@ pub fn fcollect(inst: &Instance, t: &Team, dest: usize, source: usize, len: usiz
     let total = len
         .checked_mul(t.size)
         .ok_or_else(|| Error::InvalidValue("size overflows".into()))?;
-    if len <= small::SMALL_MAX && t.size > 1 {
+    if len <= small::SMALL_MAX && t.size > 1 && inst.all_direct() {
         let d = sym(inst, dest, total, "dest", 1)?;
         let s = sym(inst, source, len, "source", 1)?;
         no_overlap(dest, total, source, len)?;
@@ -223,8 +262,8 @@ pub fn fcollect(inst: &Instance, t: &Team, dest: usize, source: usize, len: usiz
         // SAFETY: checked symmetric buffers in our own mapped heap (dest holds `total` bytes).
         let (src, dst) = unsafe {
             (
-                std::slice::from_raw_parts(s.at(inst.my_pe)?, len),
-                std::slice::from_raw_parts_mut(d.at(inst.my_pe)?, total),
+                std::slice::from_raw_parts(s.mine(), len),
+                std::slice::from_raw_parts_mut(d.mine(), total),
             )
         };
         small::publish(inst, t, seq, src, (t.size - 1) as u64)?;
@@ -274,13 +313,13 @@ fn gather(
     let s = sym(inst, source, len, "source", 1)?;
     no_overlap(dest, total, source, len)?;
     sync::barrier(inst, t)?;
-    match inst.algos.collect {
+    match inst.algos().collect {
         Move::Pull => {
             for i in 0..t.size {
                 if lens[i] > 0 {
                     // SAFETY: member i's source holds lens[i] bytes; our dest holds `total`
                     // bytes, of which [offsets[i], offsets[i] + lens[i]) belongs to member i.
-                    unsafe { copy(s.at(t.world_pe(i))?, d.at(inst.my_pe)?.add(offsets[i]), lens[i]) };
+                    unsafe { s.read(inst, t.world_pe(i), 0, d.mine().add(offsets[i]), lens[i])? };
                 }
             }
         }
@@ -288,13 +327,7 @@ fn gather(
             if len > 0 {
                 for i in 0..t.size {
                     // SAFETY: as above, with our part written into member i's dest.
-                    unsafe {
-                        copy(
-                            s.at(inst.my_pe)?,
-                            d.at(t.world_pe(i))?.add(offsets[t.my_index]),
-                            len,
-                        )
-                    };
+                    unsafe { d.write(inst, t.world_pe(i), offsets[t.my_index], s.mine(), len)? };
                 }
             }
         }
@@ -310,13 +343,13 @@ pub fn alltoall(inst: &Instance, t: &Team, dest: usize, source: usize, len: usiz
     let d = sym(inst, dest, total, "dest", 1)?;
     let s = sym(inst, source, total, "source", 1)?;
     no_overlap(dest, total, source, total)?;
-    if total <= small::SMALL_MAX && t.size > 1 {
+    if total <= small::SMALL_MAX && t.size > 1 && inst.all_direct() {
         let seq = small::next_seq(inst, t);
         // SAFETY: checked symmetric buffers of `total` bytes in our own mapped heap.
         let (src, dst) = unsafe {
             (
-                std::slice::from_raw_parts(s.at(inst.my_pe)?, total),
-                std::slice::from_raw_parts_mut(d.at(inst.my_pe)?, total),
+                std::slice::from_raw_parts(s.mine(), total),
+                std::slice::from_raw_parts_mut(d.mine(), total),
             )
         };
         small::publish(inst, t, seq, src, (t.size - 1) as u64)?;
@@ -337,23 +370,11 @@ pub fn alltoall(inst: &Instance, t: &Team, dest: usize, source: usize, len: usiz
         for k in 0..t.size {
             // start with the next member so not everyone reads the same PE at once
             let i = (me + k) % t.size;
-            match inst.algos.alltoall {
+            match inst.algos().alltoall {
                 // SAFETY: blocks of `len` bytes inside checked buffers of `total`.
-                Move::Pull => unsafe {
-                    copy(
-                        s.at(t.world_pe(i))?.add(me * len),
-                        d.at(inst.my_pe)?.add(i * len),
-                        len,
-                    )
-                },
+                Move::Pull => unsafe { s.read(inst, t.world_pe(i), me * len, d.mine().add(i * len), len)? },
                 // SAFETY: as above.
-                Move::Push => unsafe {
-                    copy(
-                        s.at(inst.my_pe)?.add(i * len),
-                        d.at(t.world_pe(i))?.add(me * len),
-                        len,
-                    )
-                },
+                Move::Push => unsafe { d.write(inst, t.world_pe(i), me * len, s.mine().add(i * len), len)? },
             }
         }
     }
@@ -379,10 +400,10 @@ pub fn reduce<T: Element>(
     if dest != source {
         no_overlap(dest, len, source, len)?;
     }
-    if len <= small::SMALL_MAX && t.size > 1 && inst.algos.reduce == ReduceAlgo::Auto {
+    if len <= small::SMALL_MAX && t.size > 1 && inst.algos().reduce == ReduceAlgo::Auto && inst.all_direct() {
         let seq = small::next_seq(inst, t);
         // SAFETY: checked symmetric, aligned buffers of n elements in our own mapped heap.
-        let mine = unsafe { std::slice::from_raw_parts(s.at(inst.my_pe)? as *const T, n) }.to_vec();
+        let mine = unsafe { std::slice::from_raw_parts(s.mine() as *const T, n) }.to_vec();
         // SAFETY: `mine` holds n elements = len bytes; it is a copy, so dest may be the source.
         let bytes = unsafe { std::slice::from_raw_parts(mine.as_ptr() as *const u8, len) };
         small::publish(inst, t, seq, bytes, (t.size - 1) as u64)?;
@@ -402,10 +423,10 @@ pub fn reduce<T: Element>(
             }
         }
         // SAFETY: our own dest holds n elements.
-        unsafe { copy(acc.as_ptr().cast(), d.at(inst.my_pe)?, len) };
+        unsafe { copy(acc.as_ptr().cast(), d.mine(), len) };
         return Ok(());
     }
-    let algo = match inst.algos.reduce {
+    let algo = match inst.algos().reduce {
         ReduceAlgo::Auto if len <= DIRECT_LIMIT => ReduceAlgo::Direct,
         ReduceAlgo::Auto => ReduceAlgo::Scatter,
         a => a,
@@ -420,11 +441,25 @@ pub fn reduce<T: Element>(
         _ => (0, n),
     };
     let mut acc: Vec<T> = Vec::with_capacity(hi - lo);
+    let mut fetched: Vec<T> = Vec::new();
     for i in 0..t.size {
-        let p = s.at(t.world_pe(i))? as *const T;
-        // SAFETY: member i's source holds n aligned elements (checked on this PE, symmetric on all);
-        // nobody writes sources between the barriers.
-        let part = unsafe { std::slice::from_raw_parts(p.add(lo), hi - lo) };
+        let pe = t.world_pe(i);
+        let part: &[T] = match s.remote(pe, lo * size).direct() {
+            // SAFETY: member i's source holds n aligned elements (checked on this PE, symmetric on
+            // all); nobody writes sources between the barriers.
+            Some(p) => unsafe { std::slice::from_raw_parts(p as *const T, hi - lo) },
+            None => {
+                fetched.clear();
+                fetched.reserve(hi - lo);
+                // SAFETY: `fetched` has room for hi - lo elements, which the get fills entirely
+                // before `set_len` exposes them (elements are plain data: any bytes are a value).
+                unsafe {
+                    s.read(inst, pe, lo * size, fetched.as_mut_ptr().cast(), (hi - lo) * size)?;
+                    fetched.set_len(hi - lo);
+                }
+                &fetched
+            }
+        };
         if i == 0 {
             acc.extend_from_slice(part);
         } else {
@@ -438,16 +473,18 @@ pub fn reduce<T: Element>(
             for i in 0..t.size {
                 // SAFETY: [lo, hi) of member i's dest, inside its checked buffer.
                 unsafe {
-                    copy(
+                    d.write(
+                        inst,
+                        t.world_pe(i),
+                        lo * size,
                         acc.as_ptr().cast(),
-                        d.at(t.world_pe(i))?.add(lo * size),
                         acc.len() * size,
-                    )
+                    )?
                 };
             }
         }
         // SAFETY: our own dest holds n elements.
-        _ => unsafe { copy(acc.as_ptr().cast(), d.at(inst.my_pe)?, len) },
+        _ => unsafe { copy(acc.as_ptr().cast(), d.mine(), len) },
     }
     sync::barrier(inst, t)
 }

@@ -45,9 +45,12 @@ fn buffer(inst: &Instance, slot: usize, parity: usize, pe: usize) -> Result<*mut
 
 /// A new team in `slot`: clears this PE's state of it (called before the team's first barrier).
 pub fn reset(inst: &Instance, slot: usize) {
+    if !inst.all_direct() {
+        return;
+    }
     for i in 0..DEPTH {
         for off in [FLAG, ACK, PENDING] {
-            if let Ok(w) = word(inst, slot, off + 8 * i, inst.my_pe) {
+            if let Ok(w) = word(inst, slot, off + 8 * i, inst.my_pe()) {
                 w.store(0, Ordering::Relaxed);
             }
         }
@@ -57,16 +60,13 @@ pub fn reset(inst: &Instance, slot: usize) {
 
 /// The next call's sequence number on `team`.
 pub fn next_seq(inst: &Instance, team: &Team) -> u64 {
-    inst.teams
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .next_seq(team.slot)
+    inst.teams().next_seq(team.slot)
 }
 
 /// Publishes `data` (at most SMALL_MAX bytes) as call `seq` for `readers` other members.
 pub fn publish(inst: &Instance, team: &Team, seq: u64, data: &[u8], readers: u64) -> Result<()> {
     let p = (seq % DEPTH as u64) as usize;
-    let me = inst.my_pe;
+    let me = inst.my_pe();
     let (flag, ack, pending) = (
         word(inst, team.slot, FLAG + 8 * p, me)?,
         word(inst, team.slot, ACK + 8 * p, me)?,
@@ -118,8 +118,8 @@ pub fn acknowledge(inst: &Instance, team: &Team, owner: usize, seq: u64) -> Resu
 pub fn wait_acknowledged(inst: &Instance, team: &Team, seq: u64) -> Result<()> {
     let p = (seq % DEPTH as u64) as usize;
     let (ack, pending) = (
-        word(inst, team.slot, ACK + 8 * p, inst.my_pe)?,
-        word(inst, team.slot, PENDING + 8 * p, inst.my_pe)?,
+        word(inst, team.slot, ACK + 8 * p, inst.my_pe())?,
+        word(inst, team.slot, PENDING + 8 * p, inst.my_pe())?,
     );
     let mut b = Backoff::new();
     while ack.load(Ordering::Acquire) < pending.load(Ordering::Relaxed) {
@@ -131,7 +131,11 @@ pub fn wait_acknowledged(inst: &Instance, team: &Team, seq: u64) -> Result<()> {
 /// Before `slot` is released (team destroy): waits until every reader of this PE's published
 /// buffers acknowledged them, so no late acknowledgement lands in a later team of the same slot.
 pub fn drain(inst: &Instance, slot: usize) -> Result<()> {
-    let me = inst.my_pe;
+    if !inst.all_direct() {
+        // the barrier-free path runs only when every member is directly addressable
+        return Ok(());
+    }
+    let me = inst.my_pe();
     for p in 0..DEPTH {
         let (ack, pending) = (
             word(inst, slot, ACK + 8 * p, me)?,

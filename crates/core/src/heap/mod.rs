@@ -47,11 +47,21 @@ impl HeapKind {
 pub struct SymmetricHeap {
     pub kind: HeapKind,
     local: Segment,
-    /// Base address of every PE's copy; null for PEs on other nodes.
+    /// Base address of every PE's copy mapped here (same node); 0 for PEs on other nodes.
     peers: Vec<usize>,
+    /// The bases the data path's fast path may load and store through: `peers`, or all 0 when
+    /// direct access is off (`ACLSHMEM_DIRECT_ACCESS=0`: every operation goes through a transport).
+    direct: Vec<usize>,
     _peer_maps: Vec<Segment>,
     size: usize,
     pub alloc: Mutex<Allocator>,
+}
+
+/// Collective: which PEs share this PE's node (same host name and boot id, so same /dev/shm).
+pub fn same_node(boot: &dyn Bootstrap) -> Result<Vec<bool>> {
+    let me = node_id();
+    let all = boot.allgather(me.as_bytes())?;
+    Ok(all.iter().map(|n| n.as_slice() == me.as_bytes()).collect())
 }
 
 /// Identifies a node: PEs with equal ids share /dev/shm.
@@ -91,8 +101,15 @@ fn agree(boot: &dyn Bootstrap, mine: std::result::Result<String, String>) -> Res
 
 impl SymmetricHeap {
     /// Collective: creates this PE's segment of `size` bytes, maps every same-node peer's segment and
-    /// unlinks the names once everyone has mapped. `job` goes into the object names.
-    pub fn create(boot: &dyn Bootstrap, kind: HeapKind, size: usize, job: &str) -> Result<SymmetricHeap> {
+    /// unlinks the names once everyone has mapped. `job` goes into the object names; `direct` says
+    /// whether the fast path may use the mappings (see `direct`).
+    pub fn create(
+        boot: &dyn Bootstrap,
+        kind: HeapKind,
+        size: usize,
+        job: &str,
+        direct: bool,
+    ) -> Result<SymmetricHeap> {
         let me = boot.my_pe();
         // 1. same size everywhere, and who shares this node
         let node = node_id();
@@ -156,9 +173,15 @@ impl SymmetricHeap {
         let result = agree(boot, mapped);
         local.unlink();
         result?;
+        let direct = if direct {
+            peers.clone()
+        } else {
+            vec![0; peers.len()]
+        };
         Ok(SymmetricHeap {
             kind,
             local,
+            direct,
             peers,
             _peer_maps: maps,
             size,
@@ -204,13 +227,28 @@ impl SymmetricHeap {
         }
     }
 
-    /// Address of offset `off` in PE `pe`'s copy, when this PE can reach it with loads and stores.
+    /// Address of offset `off` in PE `pe`'s copy, when it is mapped into this process (same node).
     #[inline]
-    pub fn peer_addr(&self, off: usize, pe: usize) -> Option<*mut u8> {
+    pub fn mapped_addr(&self, off: usize, pe: usize) -> Option<*mut u8> {
         match self.peers.get(pe) {
             Some(&base) if base != 0 => Some((base + off) as *mut u8),
             _ => None,
         }
+    }
+
+    /// [`Self::mapped_addr`] for the fast path: `None` also when direct access is off.
+    #[inline]
+    pub fn direct_addr(&self, off: usize, pe: usize) -> Option<*mut u8> {
+        match self.direct.get(pe) {
+            Some(&base) if base != 0 => Some((base + off) as *mut u8),
+            _ => None,
+        }
+    }
+
+    /// Address of offset `off` in this PE's own copy.
+    #[inline]
+    pub fn local_addr(&self, off: usize) -> *mut u8 {
+        (self.local.base() as usize + off) as *mut u8
     }
 }
 

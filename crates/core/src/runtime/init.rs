@@ -3,8 +3,9 @@
 //! `unsafe`: comm_args is read as the C type the init mode documents, and the live instance is
 //! taken back from its raw pointer at finalize.
 
+use crate::util::Locked;
+use std::sync::Arc;
 use std::sync::atomic::Ordering;
-use std::sync::{Mutex, OnceLock};
 use std::time::Duration;
 
 use super::{
@@ -16,6 +17,7 @@ use crate::bootstrap::uid::Rendezvous;
 use crate::error::{Error, Result};
 use crate::heap::{HeapKind, SymmetricHeap};
 use crate::runtime::Instance;
+use crate::runtime::instance::Parts;
 use crate::{config, logging};
 use aclshmem_abi::*;
 
@@ -160,7 +162,7 @@ fn job_id(boot: &dyn Bootstrap) -> String {
 
 /// `aclshmemx_init_attr`.
 pub fn init(flags: u32, attr: &mut InitAttr) -> Result<()> {
-    let _g = LIFECYCLE.lock().unwrap_or_else(|e| e.into_inner());
+    let _g = LIFECYCLE.locked();
     let id = attr.instance_id;
     let previous = current_slot();
     let (slot, created) = if id == 0 {
@@ -201,9 +203,10 @@ pub fn init(flags: u32, attr: &mut InitAttr) -> Result<()> {
     }
     match build(flags, attr, slot) {
         Ok(inst) => {
-            LAST_PE.store(inst.my_pe as i32, Ordering::Relaxed);
-            LAST_N_PES.store(inst.n_pes as i32, Ordering::Relaxed);
-            slot.live.store(Box::into_raw(Box::new(inst)), Ordering::Release);
+            LAST_PE.store(inst.my_pe() as i32, Ordering::Relaxed);
+            LAST_N_PES.store(inst.n_pes() as i32, Ordering::Relaxed);
+            slot.live
+                .store(Arc::into_raw(Arc::new(inst)) as *mut Instance, Ordering::Release);
             slot.status
                 .store(ACLSHMEM_STATUS_IS_INITIALIZED, Ordering::Release);
             crate::stream::configure_prof(attr.my_pe as usize);
@@ -275,15 +278,26 @@ fn build(flags: u32, attr: &InitAttr, slot: &Slot) -> Result<Instance> {
     // everything that can fail without talking to the other PEs comes before the bootstrap, so a
     // bad setting fails on every PE alike instead of leaving the others waiting
     let algos = crate::collectives::Algos::from_env()?;
-    let mut boot = choose_bootstrap(flags, attr)?;
+    let boot = choose_bootstrap(flags, attr)?;
     let heap_size = attr
         .local_mem_size
         .checked_add(ACLSHMEM_EXTRA_SIZE)
         .and_then(|s| usize::try_from(s).ok())
         .ok_or_else(|| Error::InvalidValue("local_mem_size overflows".into()))?;
     let job = job_id(boot.as_ref());
-    let device = match SymmetricHeap::create(boot.as_ref(), HeapKind::Device, heap_size, &job) {
-        Ok(h) => h,
+    let direct_access = config::ACLSHMEM_DIRECT_ACCESS.is_on();
+    let made = (|| {
+        let same_node = crate::heap::same_node(boot.as_ref())?;
+        let routes = crate::transport::select(attr.my_pe as usize, &same_node)?;
+        log::debug!("PE {}: transports: {}", attr.my_pe, routes.describe());
+        let device = SymmetricHeap::create(boot.as_ref(), HeapKind::Device, heap_size, &job, direct_access)?;
+        routes.attach_heap(&device, boot.as_ref())?;
+        let sync_pool = super::instance::reserve_internal(&device)?;
+        crate::wait::set_node_load(same_node.iter().filter(|&&s| s).count());
+        Ok::<_, Error>((routes, device, sync_pool))
+    })();
+    let (routes, device, sync_pool) = match made {
+        Ok(v) => v,
         Err(e) => {
             boot.finalize();
             return Err(e);
@@ -291,7 +305,7 @@ fn build(flags: u32, attr: &InitAttr, slot: &Slot) -> Result<Instance> {
     };
     slot.status.store(ACLSHMEM_STATUS_SHM_CREATED, Ordering::Release);
     log::debug!("PE {}: symmetric heap created ({heap_size} bytes)", attr.my_pe);
-    let mut inst = Instance {
+    let parts = Parts {
         id: slot.id,
         my_pe: attr.my_pe as usize,
         n_pes: attr.n_pes as usize,
@@ -299,28 +313,17 @@ fn build(flags: u32, attr: &InitAttr, slot: &Slot) -> Result<Instance> {
         job,
         boot,
         device,
-        host: OnceLock::new(),
-        sync_pool: 0,
-        all_local: false,
-        collective: Mutex::new(()),
+        routes,
+        sync_pool,
+        direct_access,
         algos,
-        teams: Mutex::new(crate::team::Teams::new(attr.my_pe as usize, attr.n_pes as usize)),
-        ub_config: Mutex::new(crate::runtime::instance::DEFAULT_UB_CONFIG),
     };
-    let finish = |inst: &mut Instance| -> Result<()> {
-        inst.reserve_internal()?;
-        let local = (0..inst.n_pes)
-            .filter(|&pe| inst.device.peer_addr(0, pe).is_some())
-            .count();
-        inst.all_local = local == inst.n_pes;
-        crate::wait::set_node_load(local);
-        if inst.my_pe == 0 && config::ACLSHMEM_INFO.is_on() {
-            println!("{}", config::describe());
-        }
-        inst.boot.barrier()
-    };
-    if let Err(e) = finish(&mut inst) {
-        inst.boot.finalize();
+    let inst = Instance::new(parts);
+    if inst.my_pe() == 0 && config::ACLSHMEM_INFO.is_on() {
+        println!("{}", config::describe());
+    }
+    if let Err(e) = inst.boot().barrier() {
+        inst.into_bootstrap().finalize();
         return Err(e);
     }
     Ok(inst)
@@ -328,7 +331,7 @@ fn build(flags: u32, attr: &InitAttr, slot: &Slot) -> Result<Instance> {
 
 /// `aclshmem_finalize` / `aclshmemx_finalize(id)`.
 pub fn finalize(id: Option<u64>) -> Result<()> {
-    let _g = LIFECYCLE.lock().unwrap_or_else(|e| e.into_inner());
+    let _g = LIFECYCLE.locked();
     let slot = match id {
         None => current_slot(),
         Some(id) => slot(id).ok_or_else(|| Error::Inner(format!("instance {id} does not exist")))?,
@@ -345,23 +348,51 @@ pub fn finalize(id: Option<u64>) -> Result<()> {
             .store(ACLSHMEM_STATUS_NOT_INITIALIZED, Ordering::Release);
         return Ok(());
     }
-    // SAFETY: p came from Box::into_raw in init and was just removed from the slot.
-    let inst = unsafe { Box::from_raw(p) };
-    // nobody may unmap while a peer still reads or writes its memory
+    // SAFETY: p came from Arc::into_raw in init and was just removed from the slot: this takes
+    // back the slot's count.
+    let inst = unsafe { Arc::from_raw(p as *const Instance) };
     // stream-ordered work of the library's own stream ends before the heaps go
     crate::stream::close_internal_stream();
-    let barrier = inst.boot.barrier();
-    let Instance {
-        mut boot,
-        device,
-        host,
-        ..
-    } = *inst;
-    drop((device, host));
-    boot.finalize();
+    // work queued on the program's streams holds counts of its own: let it finish first
+    let inst = drain(inst);
+    // nobody may unmap while a peer still reads or writes its memory
+    let barrier = inst.boot().barrier();
+    match Arc::try_unwrap(inst) {
+        Ok(inst) => inst.into_bootstrap().finalize(),
+        Err(stuck) => {
+            log::error!(
+                "[PE {}] finalize: {} stream-queued operation(s) of instance {} never ran; they will be \
+                 cancelled if they start, and this instance's heaps stay mapped until the process ends",
+                stuck.my_pe(),
+                Arc::strong_count(&stuck) - 1,
+                stuck.id()
+            );
+            stuck.boot().finalize();
+            // the operations still hold the instance: it must outlive them, so it is never freed
+            std::mem::forget(stuck);
+        }
+    }
     slot.status
         .store(ACLSHMEM_STATUS_NOT_INITIALIZED, Ordering::Release);
     barrier
+}
+
+/// How long finalize waits for stream-queued operations of its instance to run.
+const DRAIN_LIMIT: Duration = Duration::from_secs(10);
+
+/// Waits (bounded by [`DRAIN_LIMIT`]) until no stream-queued operation holds `inst`; if some still
+/// do, marks the instance closing so that they are cancelled when they start.
+fn drain(inst: Arc<Instance>) -> Arc<Instance> {
+    let start = std::time::Instant::now();
+    let mut b = crate::wait::Backoff::new();
+    while Arc::strong_count(&inst) > 1 {
+        if start.elapsed() > DRAIN_LIMIT {
+            inst.close();
+            break;
+        }
+        b.snooze();
+    }
+    inst
 }
 
 /// `aclshmem_global_exit`: every PE of the job exits with `status`, this one included.
@@ -370,9 +401,9 @@ pub fn global_exit(status: i32) -> ! {
         Ok(inst) => {
             log::error!(
                 "[PE {}] aclshmem_global_exit({status}): ending the job",
-                inst.my_pe
+                inst.my_pe()
             );
-            inst.boot.global_exit(status);
+            inst.boot().global_exit(status);
         }
         Err(_) => log::error!("aclshmem_global_exit({status}) before init: exiting this process only"),
     }

@@ -1,10 +1,14 @@
 //! One initialised instance: its bootstrap, its heaps and the collective allocation protocol.
 
-use std::sync::{Mutex, OnceLock};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, MutexGuard, OnceLock};
 
 use crate::bootstrap::Bootstrap;
 use crate::error::{Error, Result};
 use crate::heap::{HeapKind, SymmetricHeap};
+use crate::transport::Remote;
+use crate::transport::Routes;
+use crate::util::Locked;
 use aclshmem_abi::{ACLSHMEM_RDMA_MTE_STAGING_UB_SIZE, SYNC_COUNTERS_SIZE, SYNC_POOL_SIZE, UbConfig};
 
 /// Bytes the library takes from the device heap at init (signal word, sync pool, sync counters), as
@@ -12,6 +16,40 @@ use aclshmem_abi::{ACLSHMEM_RDMA_MTE_STAGING_UB_SIZE, SYNC_COUNTERS_SIZE, SYNC_P
 pub const SIGNAL_WORD_SIZE: u64 = 512;
 
 pub struct Instance {
+    id: u64,
+    my_pe: usize,
+    n_pes: usize,
+    heap_size: usize,
+    job: String,
+    boot: Box<dyn Bootstrap>,
+    device: SymmetricHeap,
+    /// The HOST_SIDE heap, created by the first HOST_SIDE allocation (collective).
+    host: OnceLock<SymmetricHeap>,
+    /// Which transport reaches each PE.
+    routes: Routes,
+    /// Offset of the sync pool (per-team barrier state) in the device heap.
+    sync_pool: usize,
+    /// True when this PE addresses every PE's heap directly, so barriers and collectives may run
+    /// on shared-memory words (the fast path); else they go through the transports.
+    all_direct: bool,
+    /// `ACLSHMEM_DIRECT_ACCESS`: whether heaps created later allow the fast path too.
+    direct_access: bool,
+    /// Collective calls from several threads at once are not supported; this keeps them from
+    /// interleaving their control-plane messages if a program tries.
+    collective: Mutex<()>,
+    /// Collective algorithms chosen at init.
+    algos: crate::collectives::Algos,
+    /// The teams this PE belongs to.
+    teams: Mutex<crate::team::Teams>,
+    /// UB scratch configuration per engine (MTE, SDMA, RDMA, UDMA), recorded by the setters.
+    ub_config: Mutex<[UbConfig; 4]>,
+    /// Set by finalize when stream-queued work did not drain in time: operations that start
+    /// afterwards are cancelled instead of touching heaps that are going away.
+    closing: AtomicBool,
+}
+
+/// What init assembles into an [`Instance`].
+pub(crate) struct Parts {
     pub id: u64,
     pub my_pe: usize,
     pub n_pes: usize,
@@ -19,21 +57,21 @@ pub struct Instance {
     pub job: String,
     pub boot: Box<dyn Bootstrap>,
     pub device: SymmetricHeap,
-    /// The HOST_SIDE heap, created by the first HOST_SIDE allocation (collective).
-    pub host: OnceLock<SymmetricHeap>,
-    /// Offset of the sync pool (per-team barrier state) in the device heap.
+    pub routes: Routes,
     pub sync_pool: usize,
-    /// True when every PE is on this node, so barriers can run in shared memory.
-    pub all_local: bool,
-    /// Collective calls from several threads at once are not supported; this keeps them from
-    /// interleaving their control-plane messages if a program tries.
-    pub collective: Mutex<()>,
-    /// Collective algorithms chosen at init.
+    pub direct_access: bool,
     pub algos: crate::collectives::Algos,
-    /// The teams this PE belongs to.
-    pub teams: Mutex<crate::team::Teams>,
-    /// UB scratch configuration per engine (MTE, SDMA, RDMA, UDMA), recorded by the setters.
-    pub ub_config: Mutex<[UbConfig; 4]>,
+}
+
+/// Reserves the library's own blocks at the start of the device heap (same order as the original:
+/// signal word, sync pool, sync counters); returns the sync pool's offset.
+pub(crate) fn reserve_internal(device: &SymmetricHeap) -> Result<usize> {
+    let mut a = device.alloc.locked();
+    let fail = || Error::Inner("the device heap cannot hold the library's sync areas".into());
+    a.alloc(SIGNAL_WORD_SIZE, 16).ok_or_else(fail)?;
+    let pool = a.alloc(SYNC_POOL_SIZE as u64, 64).ok_or_else(fail)? as usize;
+    a.alloc(SYNC_COUNTERS_SIZE as u64, 64).ok_or_else(fail)?;
+    Ok(pool)
 }
 
 /// The engines of the UB configuration setters, in `ub_config` order.
@@ -99,14 +137,143 @@ impl AllocRequest {
 }
 
 impl Instance {
-    /// Reserves the library's own blocks at the start of the device heap (same order as the original).
-    pub fn reserve_internal(&mut self) -> Result<()> {
-        let mut a = self.device.alloc.lock().unwrap_or_else(|e| e.into_inner());
-        let fail = || Error::Inner("the device heap cannot hold the library's sync areas".into());
-        a.alloc(SIGNAL_WORD_SIZE, 16).ok_or_else(fail)?;
-        self.sync_pool = a.alloc(SYNC_POOL_SIZE as u64, 64).ok_or_else(fail)? as usize;
-        a.alloc(SYNC_COUNTERS_SIZE as u64, 64).ok_or_else(fail)?;
-        Ok(())
+    /// A new instance over `p` (its device heap attached to the transports, the library's own
+    /// blocks reserved by [`reserve_internal`]).
+    pub(crate) fn new(p: Parts) -> Instance {
+        let all_direct = (0..p.n_pes).all(|pe| p.device.direct_addr(0, pe).is_some());
+        Instance {
+            id: p.id,
+            my_pe: p.my_pe,
+            n_pes: p.n_pes,
+            heap_size: p.heap_size,
+            job: p.job,
+            boot: p.boot,
+            device: p.device,
+            host: OnceLock::new(),
+            routes: p.routes,
+            sync_pool: p.sync_pool,
+            all_direct,
+            direct_access: p.direct_access,
+            collective: Mutex::new(()),
+            algos: p.algos,
+            teams: Mutex::new(crate::team::Teams::new(p.my_pe, p.n_pes)),
+            ub_config: Mutex::new(DEFAULT_UB_CONFIG),
+            closing: AtomicBool::new(false),
+        }
+    }
+
+    /// Gives the bootstrap back (finalize ends it after the heaps are gone).
+    pub(crate) fn into_bootstrap(self) -> Box<dyn Bootstrap> {
+        let Instance {
+            boot, device, host, ..
+        } = self;
+        drop((device, host));
+        boot
+    }
+
+    pub fn id(&self) -> u64 {
+        self.id
+    }
+
+    #[inline]
+    pub fn my_pe(&self) -> usize {
+        self.my_pe
+    }
+
+    #[inline]
+    pub fn n_pes(&self) -> usize {
+        self.n_pes
+    }
+
+    /// Bytes of each heap (local_mem_size + the library's extra region).
+    pub fn heap_size(&self) -> usize {
+        self.heap_size
+    }
+
+    pub(crate) fn boot(&self) -> &dyn Bootstrap {
+        self.boot.as_ref()
+    }
+
+    pub(crate) fn device(&self) -> &SymmetricHeap {
+        &self.device
+    }
+
+    /// The transports and which one reaches each PE.
+    #[inline]
+    pub(crate) fn routes(&self) -> &Routes {
+        &self.routes
+    }
+
+    pub(crate) fn sync_pool(&self) -> usize {
+        self.sync_pool
+    }
+
+    /// Whether every PE's heap is directly addressable from here.
+    pub(crate) fn all_direct(&self) -> bool {
+        self.all_direct
+    }
+
+    pub(crate) fn algos(&self) -> &crate::collectives::Algos {
+        &self.algos
+    }
+
+    /// The teams of this PE (lock held while the guard lives).
+    pub(crate) fn teams(&self) -> MutexGuard<'_, crate::team::Teams> {
+        self.teams.locked()
+    }
+
+    /// Serialises collective control-plane traffic of this instance.
+    pub(crate) fn collective(&self) -> MutexGuard<'_, ()> {
+        self.collective.locked()
+    }
+
+    /// The team of `handle`, or `ACLSHMEM_INVALID_PARAM`.
+    pub fn team(&self, handle: i32) -> Result<crate::team::Team> {
+        self.teams().get(handle)
+    }
+
+    /// Base address of this PE's heap of `kind`; NULL when that heap does not exist yet.
+    pub fn heap_base(&self, kind: HeapKind) -> *mut u8 {
+        self.heap(kind).map_or(std::ptr::null_mut(), |h| h.base())
+    }
+
+    pub(crate) fn is_closing(&self) -> bool {
+        self.closing.load(Ordering::Acquire)
+    }
+
+    pub(crate) fn close(&self) {
+        self.closing.store(true, Ordering::Release);
+    }
+
+    /// Check of a PE number against this instance.
+    #[inline]
+    pub(crate) fn check_pe(&self, pe: i32) -> Result<usize> {
+        if pe < 0 || pe as usize >= self.n_pes {
+            return Err(Error::InvalidParam(format!(
+                "pe {pe} is outside [0, {})",
+                self.n_pes
+            )));
+        }
+        Ok(pe as usize)
+    }
+
+    /// The location in PE `pe`'s copy of this PE's symmetric range `[addr, addr + len)`.
+    #[inline]
+    pub(crate) fn remote(&self, addr: usize, len: usize, pe: i32, what: &str) -> Result<Remote<'_>> {
+        let pe = self.check_pe(pe)?;
+        let Some((heap, off)) = self.locate(addr, len) else {
+            return Err(Error::InvalidParam(format!(
+                "{what} {addr:#x} (+{len} bytes) is not inside the symmetric heap"
+            )));
+        };
+        Ok(Remote { heap, off, pe })
+    }
+
+    /// Address of the object at symmetric `addr` in PE `pe`'s copy for ordinary loads and stores
+    /// (`aclshmem_ptr`): `None` when the peer's heap is not mapped here.
+    pub fn peer_ptr(&self, addr: usize, pe: i32) -> Result<Option<*mut u8>> {
+        let r = self.remote(addr, 1, pe, "ptr")?;
+        Ok(r.heap.mapped_addr(r.off, r.pe))
     }
 
     /// The heap of `kind`, if it exists yet.
@@ -132,14 +299,22 @@ impl Instance {
         if let Some(h) = self.host.get() {
             return Ok(h);
         }
-        let h = SymmetricHeap::create(self.boot.as_ref(), HeapKind::Host, self.heap_size, &self.job)?;
+        let boot = self.boot.as_ref();
+        let h = SymmetricHeap::create(
+            boot,
+            HeapKind::Host,
+            self.heap_size,
+            &self.job,
+            self.direct_access,
+        )?;
+        self.routes.attach_heap(&h, boot)?;
         Ok(self.host.get_or_init(|| h))
     }
 
     /// Collective allocation. Every PE must ask for the same thing; if they do not, every PE gets
     /// `Err` (and NULL) and nothing is allocated anywhere. `Ok(None)` is a silent NULL (size 0).
     pub fn allocate(&self, req: AllocRequest) -> Result<Option<*mut u8>> {
-        let _g = self.collective.lock().unwrap_or_else(|e| e.into_inner());
+        let _g = self.collective();
         let parts = self.boot.allgather(&req.encode())?;
         let reqs: Vec<Option<AllocRequest>> = parts.iter().map(|p| AllocRequest::decode(p)).collect();
         if reqs.iter().any(|r| *r != Some(req)) {
@@ -171,11 +346,7 @@ impl Instance {
                 heap.size()
             )));
         }
-        let off = heap
-            .alloc
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .alloc(req.size, req.align);
+        let off = heap.alloc.locked().alloc(req.size, req.align);
         let Some(off) = off else {
             return Err(Error::MallocFailed(format!(
                 "no free block of {} bytes (align {}) in the {:?} heap",
@@ -183,7 +354,7 @@ impl Instance {
             )));
         };
         let p = heap
-            .peer_addr(off as usize, self.my_pe)
+            .mapped_addr(off as usize, self.my_pe)
             .ok_or_else(|| Error::Inner("own heap unmapped".into()))?;
         if req.zero {
             // SAFETY: [p, p + size) is a block just allocated inside our own mapped segment.
@@ -196,7 +367,7 @@ impl Instance {
 
     /// Collective free of `ptr` in the heap of `kind` (`None`: whichever heap holds it).
     pub fn free(&self, ptr: usize, kind: Option<HeapKind>) -> Result<()> {
-        let _g = self.collective.lock().unwrap_or_else(|e| e.into_inner());
+        let _g = self.collective();
         let found = match kind {
             Some(k) => self.heap(k).and_then(|h| h.offset_of(ptr, 1).map(|o| (h, o))),
             None => self.locate(ptr, 1),
@@ -216,15 +387,11 @@ impl Instance {
                 "asymmetric free: PEs free different blocks (this PE offset {off:#x}); nothing freed"
             )));
         }
-        h.alloc
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .free(off as u64)
-            .map_err(|_| {
-                Error::InvalidParam(format!(
-                    "{ptr:#x} is not the start of a live allocation (double or interior free); nothing freed"
-                ))
-            })?;
+        h.alloc.locked().free(off as u64).map_err(|_| {
+            Error::InvalidParam(format!(
+                "{ptr:#x} is not the start of a live allocation (double or interior free); nothing freed"
+            ))
+        })?;
         Ok(())
     }
 }
@@ -241,7 +408,7 @@ impl Instance {
         }
         let offset = i64::try_from(offset)
             .map_err(|_| Error::InvalidValue(format!("UB offset {offset} is too large")))?;
-        self.ub_config.lock().unwrap_or_else(|e| e.into_inner())[engine as usize] = UbConfig {
+        self.ub_config.locked()[engine as usize] = UbConfig {
             aclshmem_ub: offset,
             ub_size,
             sync_id,
@@ -251,6 +418,6 @@ impl Instance {
 
     /// The recorded UB configuration of `engine`.
     pub fn ub_config(&self, engine: Engine) -> UbConfig {
-        self.ub_config.lock().unwrap_or_else(|e| e.into_inner())[engine as usize]
+        self.ub_config.locked()[engine as usize]
     }
 }

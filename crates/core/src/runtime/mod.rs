@@ -2,7 +2,15 @@
 //!
 //! Every instance id has a [`Slot`] that lives for the whole process (its status and the
 //! `aclshmem_instance_ctx` handed to C stay valid). The data path reads the current slot and its
-//! live [`Instance`] with two atomic loads: no lock, no lookup.
+//! live [`Instance`] with two atomic loads: no lock, no lookup, no reference count.
+//!
+//! Lifetime: a live instance is an `Arc<Instance>` whose pointer the slot holds. [`current`] lends
+//! it as a [`Current`], which is neither `Send` nor `'static`, so a borrow cannot outlive the call
+//! that made it or move to another thread; whatever must outlive the call (a stream-queued
+//! operation) takes its own `Arc` with [`Current::share`] when it is queued. Finalize removes the
+//! pointer from the slot first, then waits (bounded) until no queued operation holds the instance,
+//! and only then releases it. Calling the library from another thread *while* finalize runs is
+//! not supported (spec 11.2), as in every OpenSHMEM.
 //!
 //! `unsafe`: the current instance is read through raw pointers published with Release stores.
 
@@ -12,17 +20,20 @@ pub mod instance;
 pub use init::{finalize, global_exit, init};
 pub use instance::{AllocRequest, Engine, Instance};
 
+use crate::util::Locked;
 use std::cell::UnsafeCell;
-use std::sync::Mutex;
+use std::marker::PhantomData;
+use std::ptr::NonNull;
 use std::sync::atomic::{AtomicI32, AtomicPtr, Ordering};
+use std::sync::{Arc, Mutex};
 
 use crate::error::{Error, Result};
 use aclshmem_abi::{ACLSHMEM_STATUS_NOT_INITIALIZED, InstanceCtx};
 
 /// Per-instance-id state that outlives init/finalize cycles.
 pub struct Slot {
-    pub id: u64,
-    pub status: AtomicI32,
+    id: u64,
+    status: AtomicI32,
     live: AtomicPtr<Instance>,
     ctx: UnsafeCell<InstanceCtx>,
 }
@@ -76,49 +87,87 @@ pub fn slot(id: u64) -> Option<&'static Slot> {
     if id == 0 {
         return Some(&SLOT0);
     }
-    SLOTS
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .iter()
-        .copied()
-        .find(|s| s.id == id)
+    SLOTS.locked().iter().copied().find(|s| s.id == id)
 }
 
 /// Creates the slot of a new instance id.
 fn create_slot(id: u64) -> &'static Slot {
     let s: &'static Slot = Box::leak(Box::new(Slot::new(id)));
-    SLOTS.lock().unwrap_or_else(|e| e.into_inner()).push(s);
+    SLOTS.locked().push(s);
     s
 }
 
 /// Forgets the slot of `id` (an init that created it failed).
 fn forget_slot(id: u64) {
-    SLOTS
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .retain(|s| s.id != id);
+    SLOTS.locked().retain(|s| s.id != id);
 }
 
 fn make_current(s: &'static Slot) {
     CURRENT.store(s as *const Slot as *mut Slot, Ordering::Release);
 }
 
+/// The current instance, lent for the duration of one call on one thread (see the module docs).
+pub struct Current {
+    inst: NonNull<Instance>,
+    /// Not `Send`/`Sync`: the loan stays on the calling thread.
+    _local: PhantomData<*const Instance>,
+}
+
+impl std::ops::Deref for Current {
+    type Target = Instance;
+    #[inline]
+    fn deref(&self) -> &Instance {
+        // SAFETY: the pointer came from the slot, where init published an `Arc::into_raw`; finalize
+        // releases the instance only after removing it from the slot and draining every holder of
+        // a shared `Arc`, and a `Current` lives within one library call of the thread that made it.
+        unsafe { self.inst.as_ref() }
+    }
+}
+
+impl Current {
+    /// A counted reference for work that outlives this call (stream-queued operations).
+    pub fn share(&self) -> Arc<Instance> {
+        let p = self.inst.as_ptr() as *const Instance;
+        // SAFETY: `p` is the `Arc::into_raw` pointer the slot owns one count of; adding a count and
+        // rebuilding an `Arc` from it leaves the slot's count untouched.
+        unsafe {
+            Arc::increment_strong_count(p);
+            Arc::from_raw(p)
+        }
+    }
+}
+
 /// The current instance, or `NotInited`.
 #[inline]
-pub fn current() -> Result<&'static Instance> {
+pub fn current() -> Result<Current> {
     let p = current_slot().live.load(Ordering::Acquire);
-    if p.is_null() {
-        return Err(Error::NotInited);
-    }
-    // SAFETY: a live pointer comes from Box::into_raw in init and is freed by finalize only after it
-    // was swapped out of the slot; using the library from another thread during finalize is not
-    // supported (spec 11.2).
-    Ok(unsafe { &*p })
+    NonNull::new(p)
+        .map(|inst| Current {
+            inst,
+            _local: PhantomData,
+        })
+        .ok_or(Error::NotInited)
 }
 
 /// The current instance if initialised (for the log prefix).
 pub fn current_pe() -> Option<usize> {
-    current().ok().map(|i| i.my_pe)
+    current().ok().map(|i| i.my_pe())
+}
+
+/// This PE's number in the current instance, else the last initialised one's (-1 before the
+/// first init), as `aclshmem_my_pe` reports it.
+pub fn my_pe_or_last() -> i32 {
+    current().map_or_else(|_| last_pe(), |i| i.my_pe() as i32)
+}
+
+/// The number of PEs of the current instance, else of the last initialised one (-1 before).
+pub fn n_pes_or_last() -> i32 {
+    current().map_or_else(|_| last_n_pes(), |i| i.n_pes() as i32)
+}
+
+/// Status of the current instance (`aclshmemx_init_status`).
+pub fn status() -> i32 {
+    current_slot().status.load(Ordering::Acquire)
 }
 
 pub fn last_pe() -> i32 {
@@ -131,7 +180,7 @@ pub fn last_n_pes() -> i32 {
 
 /// Makes `id` the current instance.
 pub fn set_current(id: u64) -> Result<()> {
-    let _g = LIFECYCLE.lock().unwrap_or_else(|e| e.into_inner());
+    let _g = LIFECYCLE.locked();
     let s = slot(id).ok_or_else(|| Error::Inner(format!("instance {id} does not exist")))?;
     make_current(s);
     Ok(())

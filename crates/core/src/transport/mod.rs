@@ -1,7 +1,301 @@
-//! Transports: how bytes reach a peer's copy of the heap.
+//! Transports: how an operation reaches a peer's copy of a symmetric heap.
 //!
-//! Same node: [`shm`], plain loads and stores into the peer's mapping. An inter-node engine will
-//! sit beside it and be chosen per peer by reachability; until then a peer on another node is
-//! reported as unreachable.
+//! A [`Transport`] moves bytes and performs atomics on *remote symmetric locations* ([`Remote`]:
+//! which heap, which byte offset, which PE), never on raw peer addresses, so a transport with
+//! registered memory and per-peer remote keys (the next one: UCX for peers on other nodes) fits the
+//! same interface: it keeps its keys per heap (registered in [`Transport::attach_heap`], which every
+//! heap creation calls collectively) and translates `(heap.kind(), off, pe)` itself.
+//!
+//! The instance chooses one transport per peer at init ([`Routes`], built by [`select`]): the first
+//! registered transport that reaches the PE. The data path keeps one fast path beside the generic
+//! one: when a heap maps the peer for direct access ([`Remote::direct`]: one subtraction and one
+//! table load), the copy or atomic instruction is done inline; otherwise the call goes through the
+//! peer's transport. `ACLSHMEM_DIRECT_ACCESS=0` turns the fast path off so every operation takes
+//! the generic path (the test suite runs that way too).
+//!
+//! Ordering guarantees every transport gives:
+//! * `put`/`get`/`iput`/`iget` (blocking): complete at return (source reusable / destination filled);
+//! * `*_nbi`: issued; complete at the latest when [`Transport::quiet`] returns;
+//! * `put_signal`: the data is visible at the target before the signal update is (release);
+//! * `atomic`: one indivisible read-modify-write, sequentially consistent with other atomics on the
+//!   same word from any PE;
+//! * `fence`: operations to the same PE issued before it are delivered before those after it;
+//! * `quiet`: every operation issued before it is complete and visible;
+//! * `progress`: called by every wait loop, so a transport that needs the CPU to move data (a
+//!   network engine's worker) advances while a PE waits.
 
-pub mod shm;
+pub(crate) mod shm;
+
+use crate::bootstrap::Bootstrap;
+use crate::error::{Error, Result};
+use crate::heap::SymmetricHeap;
+
+/// A location in PE `pe`'s copy of `heap`, at byte offset `off` (checked against the heap size).
+#[derive(Clone, Copy)]
+pub(crate) struct Remote<'a> {
+    pub heap: &'a SymmetricHeap,
+    pub off: usize,
+    pub pe: usize,
+}
+
+impl Remote<'_> {
+    /// The peer's address for inline loads and stores, when the fast path may use it.
+    #[inline]
+    pub fn direct(&self) -> Option<*mut u8> {
+        self.heap.direct_addr(self.off, self.pe)
+    }
+
+    /// The same heap `delta` bytes further on.
+    #[inline]
+    pub fn at(&self, delta: usize) -> Self {
+        Remote {
+            off: self.off + delta,
+            ..*self
+        }
+    }
+}
+
+/// Width of an atomic word.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Width {
+    W32,
+    W64,
+}
+
+/// An atomic operation on a remote word; values are the word's bits, zero-extended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum AmoOp {
+    Fetch,
+    Set(u64),
+    Swap(u64),
+    CompareSwap { cond: u64, value: u64 },
+    FetchAdd(u64),
+    FetchAnd(u64),
+    FetchOr(u64),
+    FetchXor(u64),
+}
+
+/// How the signal word of a put-with-signal changes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SignalOp {
+    Set,
+    Add,
+}
+
+/// Element layout of a strided transfer: `n` elements of `elem` bytes, element `i` at
+/// `i * dst_stride` / `i * src_stride` elements from the start (strides may be negative).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Strides {
+    pub elem: usize,
+    pub dst_stride: isize,
+    pub src_stride: isize,
+    pub n: usize,
+}
+
+/// One way of reaching peers. See the module documentation for the ordering guarantees.
+pub(crate) trait Transport: Send + Sync {
+    /// Name for logs and `ACLSHMEM_INFO`.
+    fn name(&self) -> &'static str;
+
+    /// Whether this transport can reach PE `pe`.
+    fn reaches(&self, pe: usize) -> bool;
+
+    /// Collective over all PEs, called once for every heap the instance creates (the device heap at
+    /// init, the host heap on its first allocation): register the memory, exchange keys.
+    fn attach_heap(&self, _heap: &SymmetricHeap, _boot: &dyn Bootstrap) -> Result<()> {
+        Ok(())
+    }
+
+    /// Blocking put of `len` bytes from local `src`.
+    ///
+    /// # Safety
+    /// `src` must be readable for `len` bytes; `dst..dst+len` lies inside the heap.
+    unsafe fn put(&self, dst: Remote<'_>, src: *const u8, len: usize) -> Result<()>;
+
+    /// Non-blocking put: `src` may be reused only after [`Transport::quiet`].
+    ///
+    /// # Safety
+    /// As for `put`, and `src` stays readable and unchanged until the next quiet.
+    unsafe fn put_nbi(&self, dst: Remote<'_>, src: *const u8, len: usize) -> Result<()> {
+        // SAFETY: forwarded; a blocking put satisfies the non-blocking contract.
+        unsafe { self.put(dst, src, len) }
+    }
+
+    /// Blocking get of `len` bytes into local `dst`.
+    ///
+    /// # Safety
+    /// `dst` must be writable for `len` bytes; `src..src+len` lies inside the heap.
+    unsafe fn get(&self, src: Remote<'_>, dst: *mut u8, len: usize) -> Result<()>;
+
+    /// Non-blocking get: `dst` holds the data after [`Transport::quiet`].
+    ///
+    /// # Safety
+    /// As for `get`, and `dst` stays writable until the next quiet.
+    unsafe fn get_nbi(&self, src: Remote<'_>, dst: *mut u8, len: usize) -> Result<()> {
+        // SAFETY: forwarded; a blocking get satisfies the non-blocking contract.
+        unsafe { self.get(src, dst, len) }
+    }
+
+    /// Blocking strided put; `dst` is the first element's location.
+    ///
+    /// # Safety
+    /// Every source element must be readable; every destination element lies inside the heap.
+    unsafe fn iput(&self, dst: Remote<'_>, src: *const u8, s: Strides) -> Result<()>;
+
+    /// Blocking strided get; `src` is the first element's location.
+    ///
+    /// # Safety
+    /// Every destination element must be writable; every source element lies inside the heap.
+    unsafe fn iget(&self, src: Remote<'_>, dst: *mut u8, s: Strides) -> Result<()>;
+
+    /// An atomic operation on the `width` word at `at` (aligned); returns the previous value
+    /// (the current one for `Fetch`).
+    fn atomic(&self, at: Remote<'_>, width: Width, op: AmoOp) -> Result<u64>;
+
+    /// Put of `len` bytes, then the signal update of the `width` word at `sig`: a PE that observes
+    /// the signal sees the data.
+    ///
+    /// # Safety
+    /// As for `put`.
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn put_signal(
+        &self,
+        dst: Remote<'_>,
+        src: *const u8,
+        len: usize,
+        sig: Remote<'_>,
+        width: Width,
+        op: SignalOp,
+        value: u64,
+        nbi: bool,
+    ) -> Result<()> {
+        // SAFETY: forwarded.
+        unsafe {
+            if nbi {
+                self.put_nbi(dst, src, len)?;
+            } else {
+                self.put(dst, src, len)?;
+            }
+        }
+        // the signal must not overtake the data
+        self.fence()?;
+        let op = match op {
+            SignalOp::Set => AmoOp::Set(value),
+            SignalOp::Add => AmoOp::FetchAdd(value),
+        };
+        self.atomic(sig, width, op).map(|_| ())
+    }
+
+    /// Orders earlier operations to each PE before later ones to the same PE.
+    fn fence(&self) -> Result<()>;
+
+    /// Completes every operation issued so far.
+    fn quiet(&self) -> Result<()>;
+
+    /// Advances outstanding work; called from every wait loop.
+    fn progress(&self) {}
+}
+
+/// The transports of one instance and, per PE, which one reaches it.
+pub(crate) struct Routes {
+    transports: Vec<Box<dyn Transport>>,
+    /// Index into `transports` per PE; `NONE` when no transport reaches it.
+    route: Vec<u8>,
+    /// Whether any transport needs [`Transport::progress`] calls.
+    needs_progress: bool,
+}
+
+const NONE: u8 = u8::MAX;
+
+/// Registry: builds every transport of this build and routes each PE to the first that reaches
+/// it. A new transport is one file in this directory plus one line here.
+pub(crate) fn select(my_pe: usize, same_node: &[bool]) -> Result<Routes> {
+    let transports: Vec<Box<dyn Transport>> = vec![Box::new(shm::Shm::new(my_pe, same_node))];
+    let route = (0..same_node.len())
+        .map(|pe| {
+            transports
+                .iter()
+                .position(|t| t.reaches(pe))
+                .map_or(NONE, |i| i as u8)
+        })
+        .collect();
+    Ok(Routes {
+        needs_progress: false,
+        transports,
+        route,
+    })
+}
+
+impl Routes {
+    /// The transport that reaches `pe` (in range: checked by the caller).
+    #[inline]
+    pub fn to(&self, pe: usize) -> Result<&dyn Transport> {
+        match self.route.get(pe) {
+            Some(&i) if i != NONE => Ok(self.transports[i as usize].as_ref()),
+            _ => Err(Error::NotSupported(format!(
+                "PE {pe} is on another node, which this build cannot reach"
+            ))),
+        }
+    }
+
+    /// Whether every PE has a transport.
+    pub fn reaches_all(&self) -> bool {
+        !self.route.contains(&NONE)
+    }
+
+    /// "shm: PEs 0 1 2; none: PEs 3" (for the init log).
+    pub fn describe(&self) -> String {
+        let mut parts = Vec::new();
+        for (i, t) in self.transports.iter().enumerate() {
+            let pes: Vec<String> = (0..self.route.len())
+                .filter(|&pe| self.route[pe] as usize == i)
+                .map(|pe| pe.to_string())
+                .collect();
+            if !pes.is_empty() {
+                parts.push(format!("{}: PEs {}", t.name(), pes.join(" ")));
+            }
+        }
+        let none: Vec<String> = (0..self.route.len())
+            .filter(|&pe| self.route[pe] == NONE)
+            .map(|pe| pe.to_string())
+            .collect();
+        if !none.is_empty() {
+            parts.push(format!("unreachable: PEs {}", none.join(" ")));
+        }
+        parts.join("; ")
+    }
+
+    /// Lets every transport advance (wait loops call this between polls).
+    #[inline]
+    pub fn progress(&self) {
+        if self.needs_progress {
+            for t in &self.transports {
+                t.progress();
+            }
+        }
+    }
+
+    /// Quiet on every transport.
+    pub fn quiet(&self) -> Result<()> {
+        for t in &self.transports {
+            t.quiet()?;
+        }
+        Ok(())
+    }
+
+    /// Fence on every transport.
+    pub fn fence(&self) -> Result<()> {
+        for t in &self.transports {
+            t.fence()?;
+        }
+        Ok(())
+    }
+
+    /// Collective: registers `heap` with every transport.
+    pub fn attach_heap(&self, heap: &SymmetricHeap, boot: &dyn Bootstrap) -> Result<()> {
+        for t in &self.transports {
+            t.attach_heap(heap, boot)?;
+        }
+        Ok(())
+    }
+}

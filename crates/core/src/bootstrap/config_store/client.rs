@@ -1,6 +1,7 @@
 //! The config store client: every PE (PE 0 included) talks to the store through a request
 //! connection ([`Client`]) and a watch connection ([`Watcher`]).
 
+use crate::util::Locked;
 use std::net::{SocketAddr, TcpStream};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -155,7 +156,7 @@ impl Client {
 
     /// Contributes `data` to the next collective and returns every PE's contribution.
     pub fn allgather(&self, data: &[u8]) -> Result<Vec<Vec<u8>>> {
-        let mut guard = self.stream.lock().unwrap_or_else(|e| e.into_inner());
+        let mut guard = self.stream.locked();
         let (stream, seq) = &mut *guard;
         *seq += 1;
         let my_seq = *seq;
@@ -194,7 +195,7 @@ impl Client {
     /// Tells the store this PE is done and waits until the store closes the connection, which it
     /// does once every PE of the job has said so (bounded by the read timeout).
     pub fn bye(&self) {
-        let mut guard = self.stream.lock().unwrap_or_else(|e| e.into_inner());
+        let mut guard = self.stream.locked();
         if write_frame(&mut guard.0, &Message::Bye).is_ok() {
             let mut sink = [0u8; 64];
             while matches!(std::io::Read::read(&mut guard.0, &mut sink), Ok(n) if n > 0) {}
@@ -213,7 +214,7 @@ pub struct Watcher {
     conn: Arc<Mutex<Conn>>,
     socket: TcpStream,
     closing: Arc<AtomicBool>,
-    thread: Option<std::thread::JoinHandle<()>>,
+    thread: std::sync::Mutex<Option<std::thread::JoinHandle<()>>>,
 }
 
 fn end_process(pe: usize, msg: std::io::Result<Option<Message>>) -> ! {
@@ -250,7 +251,7 @@ impl Watcher {
             .spawn(move || {
                 let mut frames = FrameReader::default();
                 loop {
-                    let polled = frames.poll(&mut *reader.lock().unwrap_or_else(|e| e.into_inner()));
+                    let polled = frames.poll(&mut *reader.locked());
                     if flag.load(Ordering::SeqCst) {
                         return;
                     }
@@ -265,22 +266,22 @@ impl Watcher {
             conn,
             socket,
             closing,
-            thread: Some(thread),
+            thread: std::sync::Mutex::new(Some(thread)),
         })
     }
 
     /// Asks the store to end the job with `status` (the store tells every PE, this one included).
     pub fn global_exit(&self, status: i32) {
-        let mut c = self.conn.lock().unwrap_or_else(|e| e.into_inner());
+        let mut c = self.conn.locked();
         let _ = write_frame(&mut *c, &Message::GlobalExit { status });
     }
 
     /// Stops watching (finalize).
-    pub fn close(&mut self) {
+    pub fn close(&self) {
         self.closing.store(true, Ordering::SeqCst);
         // wakes the thread at once (its read ends); it then sees the flag
         let _ = self.socket.shutdown(std::net::Shutdown::Both);
-        if let Some(t) = self.thread.take() {
+        if let Some(t) = self.thread.locked().take() {
             let _ = t.join();
         }
     }

@@ -8,6 +8,7 @@ pub mod protocol;
 pub mod server;
 pub mod tls;
 
+use crate::util::Locked;
 use std::net::{SocketAddr, TcpListener, ToSocketAddrs};
 use std::time::Duration;
 
@@ -113,7 +114,8 @@ pub enum Listen {
 pub struct ConfigStore {
     client: client::Client,
     watcher: client::Watcher,
-    server: Option<server::Server>,
+    /// PE 0's store, taken by finalize.
+    server: std::sync::Mutex<Option<server::Server>>,
     my_pe: usize,
     n_pes: usize,
     op_timeout: Duration,
@@ -152,7 +154,7 @@ impl ConfigStore {
         Ok(ConfigStore {
             client,
             watcher,
-            server,
+            server: std::sync::Mutex::new(server),
             my_pe: cfg.my_pe,
             n_pes: cfg.n_pes,
             op_timeout: cfg.op_timeout,
@@ -213,10 +215,10 @@ impl Bootstrap for ConfigStore {
         // the store's notice reaches this PE's watcher too, which exits; give it a moment
         std::thread::sleep(Duration::from_secs(5));
     }
-    fn finalize(&mut self) {
+    fn finalize(&self) {
         self.watcher.close();
         self.client.bye();
-        if let Some(s) = self.server.take() {
+        if let Some(s) = self.server.locked().take() {
             s.shutdown(self.op_timeout);
         }
     }

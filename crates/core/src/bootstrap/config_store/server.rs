@@ -6,6 +6,7 @@
 //! the operation timeout fails naming the PEs that never arrived. Connections that do not present
 //! the job secret first are answered with `Reject`, logged and closed: the job goes on.
 
+use crate::util::Locked;
 use std::collections::HashMap;
 use std::io::Write;
 use std::net::{TcpListener, TcpStream};
@@ -99,7 +100,7 @@ impl Server {
     /// Waits (at most `timeout`) until every admitted PE said `Bye` or disconnected, then stops.
     pub fn shutdown(mut self, timeout: Duration) {
         let deadline = Instant::now() + timeout;
-        let mut st = self.shared.state.lock().unwrap_or_else(|e| e.into_inner());
+        let mut st = self.shared.state.locked();
         loop {
             let pending: Vec<usize> = (0..self.shared.n_pes)
                 .filter(|&p| st.admitted[p] && !st.finished[p] && !st.dead.contains(&p))
@@ -223,7 +224,7 @@ fn serve(tcp: TcpStream, shared: Arc<Shared>) {
         return watch_loop(stream, &shared, pe);
     }
     {
-        let mut st = shared.state.lock().unwrap_or_else(|e| e.into_inner());
+        let mut st = shared.state.locked();
         if st.admitted[pe] {
             drop(st);
             return reject(stream, &peer, format!("PE {pe} is already connected"));
@@ -268,7 +269,7 @@ fn serve(tcp: TcpStream, shared: Arc<Shared>) {
 /// the last PE left, the store refuses new connections ("shutting down", which clients retry).
 fn leave(shared: &Shared, pe: usize) {
     let deadline = Instant::now() + shared.op_timeout;
-    let mut st = shared.state.lock().unwrap_or_else(|e| e.into_inner());
+    let mut st = shared.state.locked();
     st.finished[pe] = true;
     st.admitted[pe] = false;
     let all_left = |st: &State| (0..shared.n_pes).all(|p| st.finished[p] || st.dead.contains(&p));
@@ -296,7 +297,7 @@ fn notify(st: &mut State, msg: &Message) {
     let order = (1..st.watchers.len()).chain(std::iter::once(0));
     for pe in order {
         if let Some(w) = &st.watchers[pe] {
-            let _ = write_frame(&mut *w.lock().unwrap_or_else(|e| e.into_inner()), msg);
+            let _ = write_frame(&mut *w.locked(), msg);
         }
     }
 }
@@ -321,11 +322,11 @@ fn watch_loop(mut stream: Conn, shared: &Shared, pe: usize) {
     let _ = stream.set_read_timeout(Some(WATCH_POLL));
     let conn = Arc::new(Mutex::new(stream));
     {
-        let mut st = shared.state.lock().unwrap_or_else(|e| e.into_inner());
+        let mut st = shared.state.locked();
         st.watchers[pe] = Some(conn.clone());
         // a PE that died before this one started watching is still news
         if st.exiting.is_none() {
-            let mut c = conn.lock().unwrap_or_else(|e| e.into_inner());
+            let mut c = conn.locked();
             for d in st.dead.clone() {
                 let _ = write_frame(&mut *c, &Message::PeerDied { pe: d as u32 });
             }
@@ -333,10 +334,10 @@ fn watch_loop(mut stream: Conn, shared: &Shared, pe: usize) {
     }
     let mut frames = FrameReader::default();
     loop {
-        let polled = frames.poll(&mut *conn.lock().unwrap_or_else(|e| e.into_inner()));
+        let polled = frames.poll(&mut *conn.locked());
         match polled {
             Ok(Some(Message::GlobalExit { status })) => {
-                let mut st = shared.state.lock().unwrap_or_else(|e| e.into_inner());
+                let mut st = shared.state.locked();
                 log::error!("config store: PE {pe} called global exit with status {status}");
                 st.exiting.get_or_insert(status);
                 notify(
@@ -351,12 +352,12 @@ fn watch_loop(mut stream: Conn, shared: &Shared, pe: usize) {
             Err(_) => break,
         }
     }
-    let mut st = shared.state.lock().unwrap_or_else(|e| e.into_inner());
+    let mut st = shared.state.locked();
     st.watchers[pe] = None;
 }
 
 fn mark_dead(shared: &Shared, pe: usize) {
-    let mut st = shared.state.lock().unwrap_or_else(|e| e.into_inner());
+    let mut st = shared.state.locked();
     if !st.finished[pe] && !st.dead.contains(&pe) {
         if !shared.stopping.load(Ordering::SeqCst) && st.exiting.is_none() {
             log::error!("config store: PE {pe} disconnected without finalizing");
@@ -372,7 +373,7 @@ fn mark_dead(shared: &Shared, pe: usize) {
 fn allgather(shared: &Shared, pe: usize, seq: u64, data: Vec<u8>) -> Result<Arc<Vec<u8>>, String> {
     let n = shared.n_pes;
     let deadline = Instant::now() + shared.op_timeout;
-    let mut st = shared.state.lock().unwrap_or_else(|e| e.into_inner());
+    let mut st = shared.state.locked();
     {
         let round = st.rounds.entry(seq).or_insert_with(|| Round {
             parts: vec![None; n],

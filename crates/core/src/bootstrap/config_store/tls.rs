@@ -19,6 +19,7 @@
 //!
 //! `unsafe`: the decrypt handler is a C callback.
 
+use crate::util::Locked;
 use std::ffi::{c_char, c_int};
 use std::sync::{Arc, Mutex};
 
@@ -89,7 +90,7 @@ pub fn parse_info(text: &str) -> Result<Info> {
 
 /// `aclshmemx_set_conf_store_tls`.
 pub fn configure(enable: bool, info: Option<&[u8]>) -> Result<()> {
-    let mut s = SETTINGS.lock().unwrap_or_else(|e| e.into_inner());
+    let mut s = SETTINGS.locked();
     if !enable {
         s.enabled = false;
         s.info = None;
@@ -115,7 +116,7 @@ pub fn set_key(key: &[u8], password: Option<&[u8]>, decrypt: DecryptHandler) -> 
             "TLS key or password longer than {MAX_LEN} bytes"
         )));
     }
-    let mut s = SETTINGS.lock().unwrap_or_else(|e| e.into_inner());
+    let mut s = SETTINGS.locked();
     s.key_pem = (!key.is_empty()).then(|| key.to_vec());
     s.password = password.map(<[u8]>::to_vec);
     s.decrypt = decrypt;
@@ -204,7 +205,7 @@ fn private_key(pem: &[u8], password: Option<Vec<u8>>) -> Result<PrivateKeyDer<'s
 
 /// Builds the TLS configurations when TLS is enabled; `None` when it is not.
 pub fn load() -> Result<Option<Tls>> {
-    let s = SETTINGS.lock().unwrap_or_else(|e| e.into_inner());
+    let s = SETTINGS.locked();
     if !s.enabled {
         return Ok(None);
     }
