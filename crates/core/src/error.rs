@@ -63,6 +63,13 @@ impl Error {
     }
 }
 
+/// An invalid environment variable is an invalid value; the message names it and its value.
+impl From<crate::config::ConfigError> for Error {
+    fn from(e: crate::config::ConfigError) -> Self {
+        Error::InvalidValue(e.to_string())
+    }
+}
+
 impl From<std::io::Error> for Error {
     fn from(e: std::io::Error) -> Self {
         match e.kind() {

@@ -19,7 +19,6 @@
 pub mod atomic;
 mod bootstrap;
 pub mod collectives;
-pub mod config;
 pub mod error;
 mod heap;
 pub mod logging;
@@ -34,6 +33,7 @@ mod util;
 mod wait;
 mod word;
 
+pub use aclshmem_config as config;
 pub use bootstrap::env::job_from_env;
 pub use bootstrap::uid::get_uniqueid;
 pub use error::{Error, Result};

@@ -88,7 +88,7 @@ struct LazyFile(Mutex<Option<std::fs::File>>);
 impl LazyFile {
     fn open() -> Option<std::fs::File> {
         use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
-        let dir = match config::SHMEM_LOG_PATH.get() {
+        let dir = match config::SHMEM_LOG_PATH.get().ok().flatten() {
             Some(p) if !p.contains("..") && p.len() < 4096 => std::path::PathBuf::from(p),
             _ => {
                 let home = std::env::var_os("HOME")
@@ -179,7 +179,7 @@ fn sink() -> &'static env_logger::Logger {
                 record.args()
             )
         });
-        if config::SHMEM_LOG_TO_STDOUT.get().as_deref() == Some("1") {
+        if matches!(config::SHMEM_LOG_TO_STDOUT.value(), Ok(true)) {
             b.target(env_logger::Target::Stdout);
         } else {
             b.target(env_logger::Target::Pipe(Box::new(LazyFile(Mutex::new(None)))));
@@ -203,7 +203,7 @@ pub fn ensure() {
 
 /// `SHMEM_LOG_LEVEL` when it holds one of the five level names.
 fn env_level() -> Option<i32> {
-    match config::SHMEM_LOG_LEVEL.get()?.as_str() {
+    match config::SHMEM_LOG_LEVEL.get().ok().flatten()? {
         "DEBUG" => Some(DEBUG),
         "INFO" => Some(INFO),
         "WARN" => Some(WARN),

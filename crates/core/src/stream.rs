@@ -283,14 +283,13 @@ static PROF_ON: AtomicBool = AtomicBool::new(false);
 /// Init: profiling is on when SHMEM_CYCLE_PROF_PE names this PE (invalid value: PE 0, warned).
 pub fn configure_prof(my_pe: usize) {
     let on = match crate::config::SHMEM_CYCLE_PROF_PE.get() {
-        None => false,
-        Some(v) => match v.trim().parse::<usize>() {
-            Ok(p) if p < aclshmem_abi::ACLSHMEM_MAX_PES => p == my_pe,
-            _ => {
-                log::warn!("SHMEM_CYCLE_PROF_PE=\"{v}\" is not a PE number: profiling PE 0");
-                my_pe == 0
-            }
-        },
+        Ok(None) => false,
+        Ok(Some(p)) if p < aclshmem_abi::ACLSHMEM_MAX_PES => p == my_pe,
+        _ => {
+            let v = crate::config::SHMEM_CYCLE_PROF_PE.raw().unwrap_or_default();
+            log::warn!("SHMEM_CYCLE_PROF_PE=\"{v}\" is not a PE number: profiling PE 0");
+            my_pe == 0
+        }
     };
     if on {
         PROF.get_or_init(|| Prof {

@@ -3,6 +3,7 @@
 use std::ffi::{OsStr, OsString};
 use std::net::IpAddr;
 
+use aclshmem_config as config;
 use clap::Parser;
 
 /// Largest job the launcher accepts.
@@ -121,31 +122,15 @@ pub fn parse_addr(s: &str) -> Result<IpAddr, String> {
         .map_err(|_| format!("'{s}' is not an IPv4 or IPv6 address"))
 }
 
-/// Parses a byte count: plain digits, or digits with a K, M, G or T suffix (powers of
-/// 1024; `KB`, `KiB` and lower case are accepted too).
+/// Parses a byte count with the grammar the library uses for ACLSHMEM_LOCAL_MEM_SIZE (plain
+/// digits, or digits with a K, M, G or T suffix: powers of 1024; `KB`, `KiB` and lower case are
+/// accepted too), except that the launcher refuses 0.
 pub fn parse_size(s: &str) -> Result<u64, String> {
-    let t = s.trim();
-    let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
-    let (digits, suffix) = t.split_at(split);
-    if digits.is_empty() {
-        return Err(format!("'{s}' is not a size (expected e.g. 4096, 512M, 2G)"));
+    match config::parse_size(s) {
+        Some(0) => Err("size must be greater than 0".into()),
+        Some(bytes) => Ok(bytes),
+        None => Err(format!("'{s}' is not {}", config::Kind::Size.expected())),
     }
-    let shift = match suffix.trim().to_ascii_lowercase().as_str() {
-        "" | "b" => 0,
-        "k" | "kb" | "kib" => 10,
-        "m" | "mb" | "mib" => 20,
-        "g" | "gb" | "gib" => 30,
-        "t" | "tb" | "tib" => 40,
-        other => return Err(format!("unknown size suffix '{other}' (use K, M, G or T)")),
-    };
-    let value: u64 = digits.parse().map_err(|_| format!("size '{s}' is too large"))?;
-    let bytes = value
-        .checked_mul(1u64 << shift)
-        .ok_or_else(|| format!("size '{s}' is too large"))?;
-    if bytes == 0 {
-        return Err("size must be greater than 0".into());
-    }
-    Ok(bytes)
 }
 
 #[cfg(test)]

@@ -4,8 +4,10 @@ use std::fmt::Write as _;
 use std::io;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr, TcpListener};
 
+use aclshmem_config as config;
+
 /// Environment variable carrying the job secret; a value set by the user is kept.
-pub const TOKEN_VAR: &str = "ACLSHMEM_JOB_TOKEN";
+pub const TOKEN_VAR: &str = config::ACLSHMEM_JOB_TOKEN.name;
 
 /// Where the job secret comes from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -30,9 +32,10 @@ pub struct Job {
 impl Job {
     /// Builds a job: fresh job id, the user's token or a fresh one, and `port` or a free one.
     pub fn new(n_pes: u32, addr: IpAddr, port: Option<u16>, mem_size: Option<u64>) -> io::Result<Self> {
-        let token = match std::env::var_os(TOKEN_VAR) {
-            Some(v) if !v.is_empty() => Token::Inherited,
-            _ => Token::Generated(random_hex(16)?),
+        let token = if config::ACLSHMEM_JOB_TOKEN.is_set() {
+            Token::Inherited
+        } else {
+            Token::Generated(random_hex(16)?)
         };
         let port = match port {
             Some(p) => p,
@@ -61,26 +64,26 @@ impl Job {
     pub fn pe_env(&self, rank: u32) -> Vec<(&'static str, String)> {
         let (rank, n) = (rank.to_string(), self.n_pes.to_string());
         let mut env = vec![
-            ("ACLSHMEM_MY_PE", rank.clone()),
-            ("ACLSHMEM_N_PES", n.clone()),
-            ("ACLSHMEM_IP_PORT", self.url()),
-            ("ACLSHMEM_LOCAL_PE", rank.clone()),
-            ("ACLSHMEM_LOCAL_N_PES", n.clone()),
-            ("ACLSHMEM_JOB_ID", self.job_id.clone()),
+            (config::ACLSHMEM_MY_PE.name, rank.clone()),
+            (config::ACLSHMEM_N_PES.name, n.clone()),
+            (config::ACLSHMEM_IP_PORT.name, self.url()),
+            (config::ACLSHMEM_LOCAL_PE.name, rank.clone()),
+            (config::ACLSHMEM_LOCAL_N_PES.name, n.clone()),
+            (config::ACLSHMEM_JOB_ID.name, self.job_id.clone()),
         ];
         if let Token::Generated(t) = &self.token {
             env.push((TOKEN_VAR, t.clone()));
         }
         if let Some(size) = self.mem_size {
-            env.push(("ACLSHMEM_LOCAL_MEM_SIZE", size.to_string()));
+            env.push((config::ACLSHMEM_LOCAL_MEM_SIZE.name, size.to_string()));
         }
         env.extend([
-            ("RANK", rank.clone()),
-            ("WORLD_SIZE", n.clone()),
-            ("LOCAL_RANK", rank),
-            ("LOCAL_WORLD_SIZE", n),
-            ("MASTER_ADDR", self.addr.to_string()),
-            ("MASTER_PORT", self.port.to_string()),
+            (config::RANK.name, rank.clone()),
+            (config::WORLD_SIZE.name, n.clone()),
+            (config::LOCAL_RANK.name, rank),
+            (config::LOCAL_WORLD_SIZE.name, n),
+            (config::MASTER_ADDR.name, self.addr.to_string()),
+            (config::MASTER_PORT.name, self.port.to_string()),
         ]);
         env
     }

@@ -1,7 +1,7 @@
 //! Job description from the environment of a launcher (aclshmrun, torchrun, Open MPI, PMI), for the
 //! `aclshmemx_set_attr_from_env` extension.
 
-use crate::config::{self, EnvVar};
+use crate::config::{self, Var};
 use crate::error::{Error, Result};
 
 /// What the environment says about this PE's job.
@@ -13,20 +13,16 @@ pub struct JobEnv {
     pub local_mem_size: u64,
 }
 
-fn int(var: &EnvVar) -> Result<Option<i32>> {
-    match var.get() {
-        None => Ok(None),
-        Some(v) => v
-            .trim()
-            .parse::<i32>()
-            .map(Some)
-            .map_err(|_| Error::InvalidValue(format!("{}=\"{v}\" is not an integer", var.name))),
-    }
+/// A launcher variable holding a PE number or a number of PEs.
+type PeVar = Var<i32>;
+
+fn int(var: &PeVar) -> Result<Option<i32>> {
+    Ok(var.get()?)
 }
 
 /// Rank and size, from the first family of variables that is present.
 fn rank_and_size() -> Result<(i32, i32, &'static str)> {
-    let families: [(&EnvVar, &[&EnvVar], &'static str); 5] = [
+    let families: [(&PeVar, &[&PeVar], &'static str); 5] = [
         (&config::ACLSHMEM_MY_PE, &[&config::ACLSHMEM_N_PES], "aclshmrun"),
         (&config::RANK, &[&config::WORLD_SIZE], "torchrun"),
         (
@@ -64,14 +60,10 @@ fn rank_and_size() -> Result<(i32, i32, &'static str)> {
 /// The rendezvous URL: ACLSHMEM_IP_PORT, else MASTER_ADDR with MASTER_PORT + 1 (torch's own store
 /// holds MASTER_PORT).
 fn rendezvous() -> Result<String> {
-    if let Some(url) = config::ACLSHMEM_IP_PORT.get() {
+    if let Some(url) = config::ACLSHMEM_IP_PORT.get()? {
         return Ok(url);
     }
-    if let (Some(addr), Some(port)) = (config::MASTER_ADDR.get(), config::MASTER_PORT.get()) {
-        let port: u16 = port
-            .trim()
-            .parse()
-            .map_err(|_| Error::InvalidValue(format!("MASTER_PORT=\"{port}\" is not a port number")))?;
+    if let (Some(addr), Some(port)) = (config::MASTER_ADDR.get()?, config::MASTER_PORT.get()?) {
         let port = port
             .checked_add(1)
             .ok_or_else(|| Error::InvalidValue("MASTER_PORT is 65535".into()))?;
@@ -95,12 +87,7 @@ pub fn job_from_env() -> Result<JobEnv> {
             "rendezvous address \"{ip_port}\" is longer than 63 characters"
         )));
     }
-    let size_text = config::ACLSHMEM_LOCAL_MEM_SIZE.get_or_default();
-    let local_mem_size = config::parse_size(&size_text).ok_or_else(|| {
-        Error::InvalidValue(format!(
-            "ACLSHMEM_LOCAL_MEM_SIZE=\"{size_text}\" is not a size (bytes, or K/M/G suffix)"
-        ))
-    })?;
+    let local_mem_size = config::ACLSHMEM_LOCAL_MEM_SIZE.value()?;
     Ok(JobEnv {
         my_pe,
         n_pes,

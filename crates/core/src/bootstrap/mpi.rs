@@ -56,7 +56,7 @@ fn sym(handle: *mut c_void, name: &str) -> Option<*mut c_void> {
 
 /// Candidate libraries when the program does not link MPI itself.
 fn candidates() -> Vec<String> {
-    if let Some(lib) = config::ACLSHMEM_MPI_LIB.get() {
+    if let Some(lib) = config::ACLSHMEM_MPI_LIB.get().ok().flatten() {
         return vec![lib];
     }
     let ompi = ["libmpi.so.40".to_string(), "libmpi.so".into()];
@@ -66,7 +66,7 @@ fn candidates() -> Vec<String> {
         "libmpich.so".into(),
     ];
     // follow the launcher: Open MPI's mpirun sets OMPI_*, MPICH's hydra sets PMI_*
-    if config::OMPI_COMM_WORLD_SIZE.get().is_some() {
+    if config::OMPI_COMM_WORLD_SIZE.is_set() {
         ompi.into_iter().chain(mpich).collect()
     } else {
         mpich.into_iter().chain(ompi).collect()

@@ -217,11 +217,11 @@ fn interfaces() -> Vec<IfAddr> {
 
 /// `aclshmemx_get_uniqueid`: picks PE 0's address, binds it now (kept for init) and writes the id.
 pub fn get_uniqueid(uid: &mut UniqueId) -> Result<()> {
-    let addr = if let Some(spec) = config::SHMEM_UID_SESSION_ID.get() {
+    let addr = if let Some(spec) = config::SHMEM_UID_SESSION_ID.get()? {
         session_address(&spec)?
     } else {
         let ifs = interfaces();
-        let ip = match config::SHMEM_UID_SOCK_IFNAME.get() {
+        let ip = match config::SHMEM_UID_SOCK_IFNAME.get()? {
             Some(spec) => named_address(&ifs, &spec)?,
             None => auto_address(&ifs).unwrap_or_else(|| {
                 log::warn!("aclshmemx_get_uniqueid: no usable network interface; using loopback (single-node jobs only)");

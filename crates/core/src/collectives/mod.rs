@@ -56,8 +56,8 @@ pub struct Algos {
     pub reduce: ReduceAlgo,
 }
 
-fn pick_move(var: &config::EnvVar) -> Result<Move> {
-    match var.get_or_default().as_str() {
+fn pick_move(var: &config::Var<&'static str>) -> Result<Move> {
+    match var.value()? {
         "auto" | "pull" => Ok(Move::Pull),
         "push" => Ok(Move::Push),
         other => Err(Error::InvalidValue(format!(
@@ -69,7 +69,7 @@ fn pick_move(var: &config::EnvVar) -> Result<Move> {
 
 impl Algos {
     pub fn from_env() -> Result<Algos> {
-        let reduce = match config::ACLSHMEM_REDUCE_ALGO.get_or_default().as_str() {
+        let reduce = match config::ACLSHMEM_REDUCE_ALGO.value()? {
             "auto" => ReduceAlgo::Auto,
             "direct" => ReduceAlgo::Direct,
             "scatter" => ReduceAlgo::Scatter,

@@ -140,7 +140,7 @@ impl SymmetricHeap {
             kind.tag()
         );
         let created = Self::check_space(size, local_pes)
-            .and_then(|_| Segment::create(&name, size, config::ACLSHMEM_SHM_PREALLOCATE.is_on()))
+            .and_then(|_| Segment::create(&name, size, config::ACLSHMEM_SHM_PREALLOCATE.value()?))
             .map_err(|e| e.to_string());
         let (created, my_name) = match created {
             Ok(s) => (Some(s), Ok(name.clone())),
@@ -190,7 +190,7 @@ impl SymmetricHeap {
     }
 
     fn check_space(size: usize, local_pes: usize) -> Result<()> {
-        let dir = config::ACLSHMEM_SHM_DIR.get_or_default();
+        let dir = config::ACLSHMEM_SHM_DIR.value()?;
         let need = (size as u64).saturating_mul(local_pes as u64);
         if let Some(free) = segment::free_space(&dir)
             && free < need

@@ -140,7 +140,7 @@ fn choose_bootstrap(flags: u32, a: &InitAttr) -> Result<Box<dyn Bootstrap>> {
         Err(e) => return uid().map_or(Err(e), uid_store),
     };
     let token = config::ACLSHMEM_JOB_TOKEN
-        .get()
+        .get()?
         .map(String::into_bytes)
         .unwrap_or_else(|| DEFAULT_TOKEN.to_vec());
     let sock = a.option_attr.sock_fd;
@@ -156,6 +156,8 @@ fn choose_bootstrap(flags: u32, a: &InitAttr) -> Result<Box<dyn Bootstrap>> {
 fn job_id(boot: &dyn Bootstrap) -> String {
     config::ACLSHMEM_JOB_ID
         .get()
+        .ok()
+        .flatten()
         .filter(|j| j.len() <= 64 && j.bytes().all(|b| b.is_ascii_alphanumeric()))
         .unwrap_or_else(|| format!("{:016x}", boot.session()))
 }
@@ -236,29 +238,14 @@ fn select_instance_port(attr: &mut InitAttr) -> Result<()> {
                 "instance {id}: ip_port \"{url}\" must be a template with port 0 (tcp://host:0)"
             ))
         })?;
-    let range = config::SHMEM_INSTANCE_PORT_RANGE.get().ok_or_else(|| {
+    let (start, end) = config::SHMEM_INSTANCE_PORT_RANGE.get()?.ok_or_else(|| {
         Error::InvalidValue(format!(
             "instance {id}: SHMEM_INSTANCE_PORT_RANGE (start:end) is not set"
         ))
     })?;
-    let parse = |t: &str| {
-        (!t.is_empty() && t.len() <= 5 && t.bytes().all(|b| b.is_ascii_digit()))
-            .then(|| t.parse::<u32>().ok())
-            .flatten()
-            .filter(|p| *p <= 65535)
-    };
-    let (start, end) = range
-        .split_once(':')
-        .and_then(|(a, b)| Some((parse(a)?, parse(b)?)))
-        .filter(|(a, b)| b >= a)
-        .ok_or_else(|| {
-            Error::InvalidValue(format!(
-                "SHMEM_INSTANCE_PORT_RANGE=\"{range}\" is not start:end (0..65535, end >= start)"
-            ))
-        })?;
     if id > (end - start) as u64 {
         return Err(Error::InvalidValue(format!(
-            "instance {id} does not fit SHMEM_INSTANCE_PORT_RANGE={range}"
+            "instance {id} does not fit SHMEM_INSTANCE_PORT_RANGE={start}:{end}"
         )));
     }
     let rewritten = format!("{template}:{}", start as u64 + id);
@@ -278,6 +265,7 @@ fn build(flags: u32, attr: &InitAttr, slot: &Slot) -> Result<Instance> {
     // everything that can fail without talking to the other PEs comes before the bootstrap, so a
     // bad setting fails on every PE alike instead of leaving the others waiting
     let algos = crate::collectives::Algos::from_env()?;
+    let direct_access = config::ACLSHMEM_DIRECT_ACCESS.value()?;
     let boot = choose_bootstrap(flags, attr)?;
     let heap_size = attr
         .local_mem_size
@@ -285,7 +273,6 @@ fn build(flags: u32, attr: &InitAttr, slot: &Slot) -> Result<Instance> {
         .and_then(|s| usize::try_from(s).ok())
         .ok_or_else(|| Error::InvalidValue("local_mem_size overflows".into()))?;
     let job = job_id(boot.as_ref());
-    let direct_access = config::ACLSHMEM_DIRECT_ACCESS.is_on();
     let made = (|| {
         let same_node = crate::heap::same_node(boot.as_ref())?;
         let routes = crate::transport::select(attr.my_pe as usize, &same_node)?;
@@ -319,7 +306,11 @@ fn build(flags: u32, attr: &InitAttr, slot: &Slot) -> Result<Instance> {
         algos,
     };
     let inst = Instance::new(parts);
-    if inst.my_pe() == 0 && config::ACLSHMEM_INFO.is_on() {
+    let info = config::ACLSHMEM_INFO.value().unwrap_or_else(|e| {
+        log::warn!("{e}: not printing the environment table");
+        false
+    });
+    if inst.my_pe() == 0 && info {
         println!("{}", config::describe());
     }
     if let Err(e) = inst.boot().barrier() {
