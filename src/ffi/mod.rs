@@ -27,7 +27,8 @@ use std::ffi::c_int;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use aclshmem_core::error::{Error, Result};
-use aclshmem_core::logging::{self, report};
+use aclshmem_core::logging;
+use aclshmem_core::runtime::report;
 
 /// What a C function returns when its core call fails.
 pub(crate) trait FfiReturn {

@@ -8,7 +8,7 @@ use super::types::{Handle, ProfPe, aclrtStream, aclshmem_team_t};
 use super::{arg_mut, guard};
 use aclshmem_core::error::Result;
 use aclshmem_core::p2p::{self, Cmp, SignalOp};
-use aclshmem_core::runtime::Instance;
+use aclshmem_core::runtime::{self, Instance};
 use aclshmem_core::stream::{self, Frame, NullStream};
 use aclshmem_core::{rma, sync};
 
@@ -20,7 +20,14 @@ fn queue(
     frame: Frame,
     op: impl FnOnce(&Instance) -> Result<()> + Send + 'static,
 ) -> Result<()> {
-    stream::enqueue(stream, null, call, frame, Box::new(op))
+    stream::enqueue(
+        runtime::current()?.share(),
+        stream,
+        null,
+        call,
+        frame,
+        Box::new(op),
+    )
 }
 
 /// Queues on `stream` (NULL: the library's internal stream) a copy of `elem_size` **bytes** from

@@ -8,14 +8,13 @@ use super::types::aclshmem_team_t;
 use aclshmem_core::Word;
 use aclshmem_core::error::{Error, Result};
 use aclshmem_core::p2p::{self, Against, Cmp, WaitSet};
-use aclshmem_core::sync;
 
 /// Barrier over all PEs. Collective. Returns on every PE only after all arrived; every store and
 /// put a PE issued before it is complete and visible to every PE afterwards. Before init: logged,
 /// no-op.
 #[unsafe(no_mangle)]
 pub extern "C" fn aclshmem_barrier_all() {
-    guard("aclshmem_barrier_all", sync::host_barrier_all)
+    guard("aclshmem_barrier_all", aclshmem_core::host::barrier_all)
 }
 
 /// Barrier over the members of `team` (collective over them); same guarantees as
@@ -23,19 +22,19 @@ pub extern "C" fn aclshmem_barrier_all() {
 /// invalid handle: logged, no-op.
 #[unsafe(no_mangle)]
 pub extern "C" fn aclshmem_barrier(team: aclshmem_team_t) {
-    guard("aclshmem_barrier", || sync::host_team_barrier(team))
+    guard("aclshmem_barrier", || aclshmem_core::host::team_barrier(team))
 }
 
 /// Same as aclshmem_barrier (the original implements sync exactly as barrier).
 #[unsafe(no_mangle)]
 pub extern "C" fn aclshmem_sync(team: aclshmem_team_t) {
-    guard("aclshmem_sync", || sync::host_team_barrier(team))
+    guard("aclshmem_sync", || aclshmem_core::host::team_barrier(team))
 }
 
 /// Same as aclshmem_barrier_all (the original implements sync exactly as barrier).
 #[unsafe(no_mangle)]
 pub extern "C" fn aclshmem_sync_all() {
-    guard("aclshmem_sync_all", sync::host_barrier_all)
+    guard("aclshmem_sync_all", aclshmem_core::host::barrier_all)
 }
 
 // ---- helpers of the generated wait/test families (src/ffi/sync_typed.rs) ----

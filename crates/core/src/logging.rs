@@ -238,11 +238,3 @@ pub fn set_extern(func: Option<unsafe extern "C" fn(c_int, *const c_char)>) {
         let _ = EXTERN.set(f);
     }
 }
-
-/// Logs a failed call with the PE and the call's name (the C boundary and stream operations).
-pub fn report(call: &str, e: &crate::Error) {
-    match crate::runtime::current_pe() {
-        Some(pe) => log::error!("[PE {pe}] {call}: {e}"),
-        None => log::error!("{call}: {e}"),
-    }
-}

@@ -71,28 +71,65 @@ pub unsafe fn put_in(
     pe: i32,
     nbi: bool,
 ) -> Result<()> {
+    // SAFETY: forwarded; a put only reads the local buffer.
+    unsafe { transfer(inst, Dir::Put, dest as usize, src.cast_mut(), len, pe, nbi) }
+}
+
+/// Which way a transfer moves the bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Dir {
+    /// local → symmetric
+    Put,
+    /// symmetric → local
+    Get,
+}
+
+/// One contiguous transfer of `len` bytes between local `local` and symmetric `sym` on PE `pe`:
+/// inline when the peer's heap is mapped for direct access, else through its transport.
+///
+/// # Safety
+/// `local` must be readable (put) or writable (get) for `len` bytes, and for `nbi` stay so until
+/// the next quiet.
+#[inline(always)]
+unsafe fn transfer(
+    inst: &Instance,
+    dir: Dir,
+    sym: usize,
+    local: *mut u8,
+    len: usize,
+    pe: i32,
+    nbi: bool,
+) -> Result<()> {
     if len == 0 {
         return Ok(());
     }
-    let r = inst.remote(dest as usize, len, pe, "dest")?;
-    local(src, len, "source")?;
-    match r.direct() {
-        // SAFETY: `d..d+len` lies in PE pe's mapped heap (checked by `remote`), `src..src+len` is
-        // the caller's buffer (this function's contract); overlap is allowed.
-        Some(d) => unsafe { shm::copy(src, d, len) },
-        None => {
-            let t = inst.routes().to(r.pe)?;
-            // SAFETY: as above.
-            unsafe {
-                if nbi {
-                    t.put_nbi(r, src, len)?
-                } else {
-                    t.put(r, src, len)?
-                }
+    let (sym_name, local_name) = match dir {
+        Dir::Put => ("dest", "source"),
+        Dir::Get => ("source", "dest"),
+    };
+    let r = inst.remote(sym, len, pe, sym_name)?;
+    self::local(local, len, local_name)?;
+    if let Some(p) = r.direct() {
+        // SAFETY: `p..p+len` lies in PE pe's mapped heap (checked by `remote`), `local..local+len`
+        // is the caller's buffer (this function's contract); overlap is allowed.
+        unsafe {
+            match dir {
+                Dir::Put => shm::copy(local, p, len),
+                Dir::Get => shm::copy(p, local, len),
             }
         }
+        return Ok(());
     }
-    Ok(())
+    let t = inst.routes().to(r.pe)?;
+    // SAFETY: as above.
+    unsafe {
+        match (dir, nbi) {
+            (Dir::Put, false) => t.put(r, local, len),
+            (Dir::Put, true) => t.put_nbi(r, local, len),
+            (Dir::Get, false) => t.get(r, local, len),
+            (Dir::Get, true) => t.get_nbi(r, local, len),
+        }
+    }
 }
 
 /// Copies `len` bytes from symmetric `src` on PE `pe` to local `dest` (current instance).
@@ -129,27 +166,8 @@ pub unsafe fn get_in(
     pe: i32,
     nbi: bool,
 ) -> Result<()> {
-    if len == 0 {
-        return Ok(());
-    }
-    let r = inst.remote(src as usize, len, pe, "source")?;
-    local(dest, len, "dest")?;
-    match r.direct() {
-        // SAFETY: as in `put_in`, with the roles exchanged.
-        Some(s) => unsafe { shm::copy(s, dest, len) },
-        None => {
-            let t = inst.routes().to(r.pe)?;
-            // SAFETY: as above.
-            unsafe {
-                if nbi {
-                    t.get_nbi(r, dest, len)?
-                } else {
-                    t.get(r, dest, len)?
-                }
-            }
-        }
-    }
-    Ok(())
+    // SAFETY: forwarded.
+    unsafe { transfer(inst, Dir::Get, src as usize, dest, len, pe, nbi) }
 }
 
 /// Lowest address and length of the bytes touched by `n` elements of `elem` bytes, `stride`
@@ -186,32 +204,14 @@ pub unsafe fn iput(
     n: usize,
     pe: i32,
 ) -> Result<()> {
-    if n == 0 {
-        return Ok(());
-    }
-    let inst = runtime::current()?;
-    let (dlo, dlen) = strided_span(dest as usize, elem, dst, n)?;
-    let r = inst.remote(dlo, dlen, pe, "dest")?;
-    let (slo, slen) = strided_span(src as usize, elem, sst, n)?;
-    local(slo as *const u8, slen, "source")?;
-    if src.is_null() {
-        return Err(Error::InvalidParam("source is NULL".into()));
-    }
-    let first = r.at(dest as usize - dlo);
     let s = Strides {
         elem,
         dst_stride: dst,
         src_stride: sst,
         n,
     };
-    match first.direct() {
-        // SAFETY: every destination element lies in [dlo, dlo + dlen) inside the peer's heap and
-        // every source element in [slo, slo + slen), the caller's buffer.
-        Some(d) => unsafe { shm::copy_strided(src, d, elem, dst, sst, n) },
-        // SAFETY: as above.
-        None => unsafe { inst.routes().to(first.pe)?.iput(first, src, s)? },
-    }
-    Ok(())
+    // SAFETY: forwarded; a put only reads the local elements.
+    unsafe { strided(Dir::Put, dest as usize, src.cast_mut(), s, pe) }
 }
 
 /// Strided get: element `i` of symmetric `src` (stride `sst`) on PE `pe` goes to element `i` of
@@ -228,29 +228,52 @@ pub unsafe fn iget(
     n: usize,
     pe: i32,
 ) -> Result<()> {
-    if n == 0 {
-        return Ok(());
-    }
-    let inst = runtime::current()?;
-    let (slo, slen) = strided_span(src as usize, elem, sst, n)?;
-    let r = inst.remote(slo, slen, pe, "source")?;
-    let (dlo, dlen) = strided_span(dest as usize, elem, dst, n)?;
-    local(dlo as *const u8, dlen, "dest")?;
-    if dest.is_null() {
-        return Err(Error::InvalidParam("dest is NULL".into()));
-    }
-    let first = r.at(src as usize - slo);
     let s = Strides {
         elem,
         dst_stride: dst,
         src_stride: sst,
         n,
     };
-    match first.direct() {
-        // SAFETY: as in `iput`, with the roles exchanged.
-        Some(p) => unsafe { shm::copy_strided(p, dest, elem, dst, sst, n) },
+    // SAFETY: forwarded.
+    unsafe { strided(Dir::Get, src as usize, dest, s, pe) }
+}
+
+/// One strided transfer between local `local` and symmetric `sym` (each the first element's
+/// address) on PE `pe`; `s.dst_stride` is the destination's stride, `s.src_stride` the source's.
+///
+/// # Safety
+/// Every local element must be readable (put) or writable (get).
+unsafe fn strided(dir: Dir, sym: usize, local: *mut u8, s: Strides, pe: i32) -> Result<()> {
+    if s.n == 0 {
+        return Ok(());
+    }
+    let inst = runtime::current()?;
+    let (sym_stride, local_stride, sym_name, local_name) = match dir {
+        Dir::Put => (s.dst_stride, s.src_stride, "dest", "source"),
+        Dir::Get => (s.src_stride, s.dst_stride, "source", "dest"),
+    };
+    let (rlo, rlen) = strided_span(sym, s.elem, sym_stride, s.n)?;
+    let r = inst.remote(rlo, rlen, pe, sym_name)?;
+    let (llo, llen) = strided_span(local as usize, s.elem, local_stride, s.n)?;
+    self::local(llo as *const u8, llen, local_name)?;
+    if local.is_null() {
+        return Err(Error::InvalidParam(format!("{local_name} is NULL")));
+    }
+    let first = r.at(sym - rlo);
+    match (first.direct(), dir) {
+        // SAFETY: every symmetric element lies in [rlo, rlo + rlen) inside the peer's heap, every
+        // local element in [llo, llo + llen), the caller's buffer (both checked above).
+        (Some(p), Dir::Put) => unsafe {
+            shm::copy_strided(local, p, s.elem, s.dst_stride, s.src_stride, s.n)
+        },
         // SAFETY: as above.
-        None => unsafe { inst.routes().to(first.pe)?.iget(first, dest, s)? },
+        (Some(p), Dir::Get) => unsafe {
+            shm::copy_strided(p, local, s.elem, s.dst_stride, s.src_stride, s.n)
+        },
+        // SAFETY: as above.
+        (None, Dir::Put) => unsafe { inst.routes().to(first.pe)?.iput(first, local, s)? },
+        // SAFETY: as above.
+        (None, Dir::Get) => unsafe { inst.routes().to(first.pe)?.iget(first, local, s)? },
     }
     Ok(())
 }

@@ -12,13 +12,13 @@
 
 use std::ffi::{CString, c_int, c_void};
 use std::sync::OnceLock;
-use std::sync::atomic::{AtomicBool, AtomicI64, AtomicPtr, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicPtr, AtomicUsize, Ordering};
 use std::time::Instant;
 
 use std::sync::Arc;
 
 use crate::error::{Error, Result};
-use crate::runtime::Instance;
+use crate::instance::Instance;
 use aclshmem_abi::{ACLSHMEM_CYCLE_PROF_FRAME_CNT, ACLSHMEM_CYCLE_PROF_MAX_BLOCK, ProfPe};
 
 type HostFn = unsafe extern "C" fn(*mut c_void);
@@ -102,6 +102,7 @@ fn run(task: Task) -> c_int {
         std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| op(&inst)))
             .unwrap_or_else(|_| Err(Error::Inner("panic in a stream-ordered operation".into())))
     };
+    let pe = inst.my_pe();
     // the instance may be released from here on (finalize waits for this count)
     drop(inst);
     let task = TaskDone { call, frame };
@@ -109,7 +110,7 @@ fn run(task: Task) -> c_int {
     match r {
         Ok(()) => 0,
         Err(e) => {
-            crate::logging::report(task.call, &e);
+            log::error!("[PE {pe}] {}: {e}", task.call);
             STREAM_ERROR
         }
     }
@@ -133,15 +134,16 @@ pub enum NullStream {
     Default,
 }
 
-/// Runs `op` in order on `stream`, on the current instance (captured now).
+/// Runs `op` in order on `stream`, on `inst` (the instance current when the call was made: the
+/// operation keeps it alive until it ran).
 pub fn enqueue(
+    inst: Arc<Instance>,
     stream: *mut c_void,
     null: NullStream,
     call: &'static str,
     frame: Frame,
     op: Op,
 ) -> Result<()> {
-    let inst = crate::runtime::current()?.share();
     let task = Task {
         inst,
         call,
@@ -279,9 +281,12 @@ struct Prof {
 
 static PROF: OnceLock<Prof> = OnceLock::new();
 static PROF_ON: AtomicBool = AtomicBool::new(false);
+/// This PE's number, recorded by [`configure_prof`] at init for the records' `pe_id`.
+static PROF_MY_PE: AtomicUsize = AtomicUsize::new(0);
 
 /// Init: profiling is on when SHMEM_CYCLE_PROF_PE names this PE (invalid value: PE 0, warned).
 pub fn configure_prof(my_pe: usize) {
+    PROF_MY_PE.store(my_pe, Ordering::Relaxed);
     let on = match crate::config::SHMEM_CYCLE_PROF_PE.get() {
         Ok(None) => false,
         Ok(Some(p)) if p < aclshmem_abi::ACLSHMEM_MAX_PES => p == my_pe,
@@ -342,7 +347,7 @@ pub fn get_prof(verbose: bool) -> Option<*mut ProfPe> {
             }
         };
     }
-    let my_pe = crate::runtime::current_pe().unwrap_or(0);
+    let my_pe = PROF_MY_PE.load(Ordering::Relaxed);
     // SAFETY: out points at the library-owned ProfPe; the program reads it between calls.
     let rec = unsafe { &mut *out };
     rec.pe_id = my_pe as i32;

@@ -19,8 +19,8 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::error::{Error, Result};
-use crate::runtime::Instance;
-use crate::team::{EXCHANGE_BYTES, EXCHANGE_OFFSET, Team};
+use crate::instance::Instance;
+use crate::team_table::{EXCHANGE_BYTES, EXCHANGE_OFFSET, Team};
 use crate::transport::{AmoOp, Remote, Width};
 use crate::wait::Backoff;
 use aclshmem_abi::SYNC_ARRAY_SIZE;
@@ -128,22 +128,6 @@ pub fn team_barrier(inst: &Instance, handle: i32) -> Result<()> {
         return Ok(());
     }
     barrier(inst, &inst.team(handle)?)
-}
-
-/// `aclshmem_barrier(team)` from the host: the internal stream's work completes first (spec 7),
-/// then [`team_barrier`] on the current instance.
-pub fn host_team_barrier(handle: i32) -> Result<()> {
-    crate::stream::sync_internal();
-    if handle == aclshmem_abi::ACLSHMEM_TEAM_INVALID {
-        return Ok(());
-    }
-    team_barrier(&*crate::runtime::current()?, handle)
-}
-
-/// `aclshmem_barrier_all` from the host: the internal stream first, then [`barrier_all`].
-pub fn host_barrier_all() -> Result<()> {
-    crate::stream::sync_internal();
-    barrier_all(&*crate::runtime::current()?)
 }
 
 /// Barrier over all PEs of `inst`.

@@ -15,9 +15,9 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::error::Result;
-use crate::runtime::Instance;
+use crate::instance::Instance;
 use crate::sync::slot_addr;
-use crate::team::{SMALL_OFFSET, Team};
+use crate::team_table::{SMALL_OFFSET, Team};
 use crate::wait::Backoff;
 
 /// Largest payload one member publishes per call.

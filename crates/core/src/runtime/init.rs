@@ -16,8 +16,8 @@ use crate::bootstrap::config_store::{ConfigStore, Endpoint, Listen, StoreConfig}
 use crate::bootstrap::uid::Rendezvous;
 use crate::error::{Error, Result};
 use crate::heap::{HeapKind, SymmetricHeap};
+use crate::instance::Parts;
 use crate::runtime::Instance;
-use crate::runtime::instance::Parts;
 use crate::{config, logging};
 use aclshmem_abi::*;
 
@@ -264,7 +264,7 @@ fn select_instance_port(attr: &mut InitAttr) -> Result<()> {
 fn build(flags: u32, attr: &InitAttr, slot: &Slot) -> Result<Instance> {
     // everything that can fail without talking to the other PEs comes before the bootstrap, so a
     // bad setting fails on every PE alike instead of leaving the others waiting
-    let algos = crate::collectives::Algos::from_env()?;
+    let algos = crate::algos::Algos::from_env()?;
     let direct_access = config::ACLSHMEM_DIRECT_ACCESS.value()?;
     let boot = choose_bootstrap(flags, attr)?;
     let heap_size = attr
@@ -279,7 +279,7 @@ fn build(flags: u32, attr: &InitAttr, slot: &Slot) -> Result<Instance> {
         log::debug!("PE {}: transports: {}", attr.my_pe, routes.describe());
         let device = SymmetricHeap::create(boot.as_ref(), HeapKind::Device, heap_size, &job, direct_access)?;
         routes.attach_heap(&device, boot.as_ref())?;
-        let sync_pool = super::instance::reserve_internal(&device)?;
+        let sync_pool = crate::instance::reserve_internal(&device)?;
         crate::wait::set_node_load(same_node.iter().filter(|&&s| s).count());
         Ok::<_, Error>((routes, device, sync_pool))
     })();

@@ -15,10 +15,9 @@
 //! `unsafe`: the current instance is read through raw pointers published with Release stores.
 
 mod init;
-pub mod instance;
 
+pub use crate::instance::{AllocRequest, Engine, Instance};
 pub use init::{finalize, global_exit, init};
-pub use instance::{AllocRequest, Engine, Instance};
 
 use crate::util::Locked;
 use std::cell::UnsafeCell;
@@ -147,6 +146,15 @@ pub fn current() -> Result<Current> {
             _local: PhantomData,
         })
         .ok_or(Error::NotInited)
+}
+
+/// Logs a failed call with the PE (of the current instance, if any) and the call's name: what the
+/// C boundary does with an error.
+pub fn report(call: &str, e: &Error) {
+    match current_pe() {
+        Some(pe) => log::error!("[PE {pe}] {call}: {e}"),
+        None => log::error!("{call}: {e}"),
+    }
 }
 
 /// The current instance if initialised (for the log prefix).

@@ -38,9 +38,9 @@ pub struct Instance {
     /// interleaving their control-plane messages if a program tries.
     collective: Mutex<()>,
     /// Collective algorithms chosen at init.
-    algos: crate::collectives::Algos,
+    algos: crate::algos::Algos,
     /// The teams this PE belongs to.
-    teams: Mutex<crate::team::Teams>,
+    teams: Mutex<crate::team_table::Teams>,
     /// UB scratch configuration per engine (MTE, SDMA, RDMA, UDMA), recorded by the setters.
     ub_config: Mutex<[UbConfig; 4]>,
     /// Set by finalize when stream-queued work did not drain in time: operations that start
@@ -60,7 +60,7 @@ pub(crate) struct Parts {
     pub routes: Routes,
     pub sync_pool: usize,
     pub direct_access: bool,
-    pub algos: crate::collectives::Algos,
+    pub algos: crate::algos::Algos,
 }
 
 /// Reserves the library's own blocks at the start of the device heap (same order as the original:
@@ -156,7 +156,7 @@ impl Instance {
             direct_access: p.direct_access,
             collective: Mutex::new(()),
             algos: p.algos,
-            teams: Mutex::new(crate::team::Teams::new(p.my_pe, p.n_pes)),
+            teams: Mutex::new(crate::team_table::Teams::new(p.my_pe, p.n_pes)),
             ub_config: Mutex::new(DEFAULT_UB_CONFIG),
             closing: AtomicBool::new(false),
         }
@@ -213,12 +213,12 @@ impl Instance {
         self.all_direct
     }
 
-    pub(crate) fn algos(&self) -> &crate::collectives::Algos {
+    pub(crate) fn algos(&self) -> &crate::algos::Algos {
         &self.algos
     }
 
     /// The teams of this PE (lock held while the guard lives).
-    pub(crate) fn teams(&self) -> MutexGuard<'_, crate::team::Teams> {
+    pub(crate) fn teams(&self) -> MutexGuard<'_, crate::team_table::Teams> {
         self.teams.locked()
     }
 
@@ -228,7 +228,7 @@ impl Instance {
     }
 
     /// The team of `handle`, or `ACLSHMEM_INVALID_PARAM`.
-    pub fn team(&self, handle: i32) -> Result<crate::team::Team> {
+    pub fn team(&self, handle: i32) -> Result<crate::team_table::Team> {
         self.teams().get(handle)
     }
 

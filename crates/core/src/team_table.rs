@@ -1,0 +1,124 @@
+//! The team records an instance keeps: each team's shape and slot, the slot layout of the sync
+//! pool, and the per-slot call counters. Pure data: no communication (that is `team.rs`).
+
+use crate::error::{Error, Result};
+use aclshmem_abi::{ACLSHMEM_MAX_TEAMS, SYNC_ARRAY_SIZE};
+
+/// Offset of the exchange area inside a slot's sync-pool area (after the barrier words).
+pub const EXCHANGE_OFFSET: usize = 128;
+/// Bytes one member can publish in one exchange.
+pub const EXCHANGE_BYTES: usize = 1024;
+/// Offset of the small-collective area (flags, acknowledgements, two buffers); up to the end of
+/// the slot's SYNC_ARRAY_SIZE bytes.
+pub const SMALL_OFFSET: usize = EXCHANGE_OFFSET + EXCHANGE_BYTES;
+const _: () = assert!(SMALL_OFFSET + 1408 <= SYNC_ARRAY_SIZE);
+
+/// One live team as this PE sees it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Team {
+    pub slot: usize,
+    pub start: usize,
+    pub stride: usize,
+    pub size: usize,
+    /// This PE's index in the team.
+    pub my_index: usize,
+}
+
+impl Team {
+    /// World PE of member `i`.
+    #[inline]
+    pub fn world_pe(&self, i: usize) -> usize {
+        self.start + i * self.stride
+    }
+
+    /// Index of world PE `pe` in this team, if it is a member.
+    pub fn index_of(&self, pe: usize) -> Option<usize> {
+        let d = pe.checked_sub(self.start)?;
+        if self.stride == 0 {
+            return (d == 0).then_some(0);
+        }
+        (d.is_multiple_of(self.stride) && d / self.stride < self.size).then_some(d / self.stride)
+    }
+}
+
+/// The teams this PE belongs to, by slot, and each one's count of small collectives.
+#[derive(Debug)]
+pub struct Teams {
+    slots: Vec<Option<Team>>,
+    seq: Vec<u64>,
+}
+
+pub(crate) type Bitmap = [u8; ACLSHMEM_MAX_TEAMS / 8];
+
+impl Teams {
+    /// Only the world team.
+    pub fn new(my_pe: usize, n_pes: usize) -> Teams {
+        let mut slots = vec![None; ACLSHMEM_MAX_TEAMS];
+        slots[0] = Some(Team {
+            slot: 0,
+            start: 0,
+            stride: 1,
+            size: n_pes,
+            my_index: my_pe,
+        });
+        Teams {
+            slots,
+            seq: vec![0; ACLSHMEM_MAX_TEAMS],
+        }
+    }
+
+    /// The team of `handle`, or `ACLSHMEM_INVALID_PARAM`.
+    pub fn get(&self, handle: i32) -> Result<Team> {
+        usize::try_from(handle)
+            .ok()
+            .and_then(|h| self.slots.get(h).copied().flatten())
+            .ok_or_else(|| Error::InvalidParam(format!("team {handle} is not a valid team handle")))
+    }
+
+    pub(crate) fn bitmap(&self) -> Bitmap {
+        let mut b = [0u8; ACLSHMEM_MAX_TEAMS / 8];
+        for (i, s) in self.slots.iter().enumerate() {
+            if s.is_some() {
+                b[i / 8] |= 1 << (i % 8);
+            }
+        }
+        b
+    }
+
+    /// Releases a team (local, no communication). The world team cannot be destroyed.
+    pub fn destroy(&mut self, handle: i32) -> Result<()> {
+        if handle == 0 {
+            return Err(Error::InvalidParam(
+                "ACLSHMEM_TEAM_WORLD cannot be destroyed".into(),
+            ));
+        }
+        self.get(handle)?;
+        self.slots[handle as usize] = None;
+        Ok(())
+    }
+
+    pub(crate) fn install(&mut self, team: Team) {
+        self.seq[team.slot] = 0;
+        self.slots[team.slot] = Some(team);
+    }
+
+    /// The next small-collective sequence number of `slot` (1, 2, ...: the same on every member,
+    /// which call collectives in the same order).
+    pub fn next_seq(&mut self, slot: usize) -> u64 {
+        self.seq[slot] += 1;
+        self.seq[slot]
+    }
+
+    /// Number of live teams, the world team included.
+    pub fn live(&self) -> usize {
+        self.slots.iter().filter(|s| s.is_some()).count()
+    }
+}
+
+pub(crate) fn is_free(b: &Bitmap, slot: usize) -> bool {
+    b[slot / 8] & (1 << (slot % 8)) == 0
+}
+
+pub(crate) fn take(b: &mut Bitmap, slot: usize) {
+    b[slot / 8] |= 1 << (slot % 8);
+}
