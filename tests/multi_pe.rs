@@ -83,6 +83,18 @@ fn heap_4pes() {
     heap(4);
 }
 
+/// The library's reserved region (signal word, sync pool, counters) cannot be freed or targeted by
+/// RMA, atomics, signals or collectives; barriers keep working and allocations stay past it.
+#[test]
+fn reserved_region_2pes() {
+    let run = scenario("reserved", 2);
+    assert!(
+        run.stdout.contains("reserved region"),
+        "the refusals were not logged:\n{}",
+        run.dump()
+    );
+}
+
 #[test]
 fn ptr_2pes() {
     scenario("ptr", 2);

@@ -554,6 +554,53 @@ static void scenario_ptr(void)
 }
 
 /* ------------------------------------------------------------------------------------------ */
+/* reserved: the library's region at the start of the device heap is not a user block          */
+/* ------------------------------------------------------------------------------------------ */
+static void scenario_reserved(void)
+{
+    init_env();
+    const int me = aclshmem_my_pe(), n = aclshmem_n_pes();
+    const int right = (me + 1) % n;
+    unsigned char *dbase = aclshmemx_get_heap_base(DEVICE_SIDE);
+    CHECK(dbase != NULL, "device heap base NULL");
+    /* frees of the region: refused (logged), nothing freed */
+    aclshmem_free(dbase);
+    aclshmem_free(dbase + 512);
+    aclshmemx_free(dbase + 512, DEVICE_SIDE);
+    /* data operations aimed at it: refused, nothing written anywhere */
+    uint64_t v = 0xdeadbeefcafef00dull;
+    aclshmem_putmem(dbase + 512, &v, sizeof v, right);
+    aclshmem_uint64_p((uint64_t *)(void *)(dbase + 512), v, right);
+    aclshmem_int64_atomic_set((int64_t *)(void *)(dbase + 512), 7, right);
+    CHECK(aclshmem_int64_atomic_fetch_add((int64_t *)(void *)(dbase + 512), 1, right) == 0,
+          "atomic on the reserved region returned a value");
+    aclshmemx_signal_op_on_stream((int32_t *)(void *)dbase, 1, ACLSHMEM_SIGNAL_SET, right, NULL);
+    aclshmemx_putmem_signal(dbase + 512, &v, sizeof v, dbase, 1, ACLSHMEM_SIGNAL_SET, right);
+    CHECK(aclshmem_int64_sum_reduce(ACLSHMEM_TEAM_WORLD, (int64_t *)(void *)(dbase + 512),
+                                    (int64_t *)(void *)(dbase + 512), 1) == ACLSHMEM_INVALID_PARAM,
+          "a reduction into the reserved region was accepted");
+    uint64_t got = 1;
+    aclshmem_getmem(&got, dbase + 512, sizeof got, right);
+    CHECK(got == 1, "a get from the reserved region wrote the destination");
+
+    /* barriers still work (they would hang if the sync pool had been overwritten or handed out) */
+    for (int i = 0; i < 100; i++) {
+        aclshmem_barrier_all();
+    }
+    /* the next allocations come after the region */
+    size_t reserved = 512 + (size_t)ACLSHMEM_MAX_TEAMS * 64 * 5 * 8 + (size_t)ACLSHMEM_MAX_TEAMS * 64;
+    unsigned char *p = aclshmem_malloc(64);
+    CHECK(p != NULL, "aclshmem_malloc(64) NULL");
+    CHECK(p >= dbase + reserved, "aclshmem_malloc handed out %p inside the reserved region [%p, +%zu)", (void *)p,
+          (void *)dbase, reserved);
+    CHECK(aclshmem_ptr(dbase, me) == dbase, "aclshmem_ptr(heap base, my_pe) != heap base");
+    aclshmem_free(p);
+    aclshmem_barrier_all();
+    finalize_ok();
+    ok();
+}
+
+/* ------------------------------------------------------------------------------------------ */
 /* 6. barrier                                                                                 */
 /* ------------------------------------------------------------------------------------------ */
 static void scenario_barrier(void)
@@ -879,6 +926,7 @@ int main(int argc, char **argv)
         {"attr_validation", scenario_attr_validation},
         {"heap", scenario_heap},
         {"ptr", scenario_ptr},
+        {"reserved", scenario_reserved},
         {"barrier", scenario_barrier},
         {"before_after", scenario_before_after},
         {"scale", scenario_scale},

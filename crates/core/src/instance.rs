@@ -65,12 +65,19 @@ pub(crate) struct Parts {
 
 /// Reserves the library's own blocks at the start of the device heap (same order as the original:
 /// signal word, sync pool, sync counters); returns the sync pool's offset.
-pub(crate) fn reserve_internal(device: &SymmetricHeap) -> Result<usize> {
-    let mut a = device.alloc.locked();
-    let fail = || Error::Inner("the device heap cannot hold the library's sync areas".into());
-    a.alloc(SIGNAL_WORD_SIZE, 16).ok_or_else(fail)?;
-    let pool = a.alloc(SYNC_POOL_SIZE as u64, 64).ok_or_else(fail)? as usize;
-    a.alloc(SYNC_COUNTERS_SIZE as u64, 64).ok_or_else(fail)?;
+/// The reserved region is not a user block: it cannot be freed, and puts, gets, atomics, signals
+/// and collectives aimed at it are refused like addresses outside the heap; the library's own
+/// traffic (barriers, collectives' flags) reaches it by offset, not through those checks.
+pub(crate) fn reserve_internal(device: &mut SymmetricHeap) -> Result<usize> {
+    let (pool, end) = {
+        let mut a = device.alloc.locked();
+        let fail = || Error::Inner("the device heap cannot hold the library's sync areas".into());
+        a.alloc(SIGNAL_WORD_SIZE, 16).ok_or_else(fail)?;
+        let pool = a.alloc(SYNC_POOL_SIZE as u64, 64).ok_or_else(fail)? as usize;
+        let counters = a.alloc(SYNC_COUNTERS_SIZE as u64, 64).ok_or_else(fail)? as usize;
+        (pool, counters + SYNC_COUNTERS_SIZE)
+    };
+    device.reserve_front(end);
     Ok(pool)
 }
 
@@ -262,18 +269,23 @@ impl Instance {
     pub(crate) fn remote(&self, addr: usize, len: usize, pe: i32, what: &str) -> Result<Remote<'_>> {
         let pe = self.check_pe(pe)?;
         let Some((heap, off)) = self.locate(addr, len) else {
-            return Err(Error::InvalidParam(format!(
-                "{what} {addr:#x} (+{len} bytes) is not inside the symmetric heap"
-            )));
+            return Err(Error::InvalidParam(self.not_symmetric(what, addr, len)));
         };
         Ok(Remote { heap, off, pe })
     }
 
     /// Address of the object at symmetric `addr` in PE `pe`'s copy for ordinary loads and stores
     /// (`aclshmem_ptr`): `None` when the peer's heap is not mapped here.
+    /// Any address of a heap is accepted here, the reserved region included (as in the original):
+    /// the pointer is the program's to use.
     pub fn peer_ptr(&self, addr: usize, pe: i32) -> Result<Option<*mut u8>> {
-        let r = self.remote(addr, 1, pe, "ptr")?;
-        Ok(r.heap.mapped_addr(r.off, r.pe))
+        let pe = self.check_pe(pe)?;
+        let (heap, off) = [Some(&self.device), self.host.get()]
+            .into_iter()
+            .flatten()
+            .find_map(|h| h.offset_of(addr, 1).map(|off| (h, off)))
+            .ok_or_else(|| Error::InvalidParam(self.not_symmetric("ptr", addr, 1)))?;
+        Ok(heap.mapped_addr(off, pe))
     }
 
     /// The heap of `kind`, if it exists yet.
@@ -288,11 +300,23 @@ impl Instance {
     /// The heap holding `[ptr, ptr+len)` and the offset in it.
     #[inline]
     pub fn locate(&self, ptr: usize, len: usize) -> Option<(&SymmetricHeap, usize)> {
-        if let Some(off) = self.device.offset_of(ptr, len) {
+        if let Some(off) = self.device.user_offset_of(ptr, len) {
             return Some((&self.device, off));
         }
         let h = self.host.get()?;
-        h.offset_of(ptr, len).map(|off| (h, off))
+        h.user_offset_of(ptr, len).map(|off| (h, off))
+    }
+
+    /// Why `[ptr, ptr + len)` is not a user range of a symmetric heap, for error messages.
+    pub(crate) fn not_symmetric(&self, what: &str, ptr: usize, len: usize) -> String {
+        if self.device.offset_of(ptr, len).is_some() {
+            format!(
+                "{what} {ptr:#x} (+{len} bytes) lies in the library's reserved region at the start of the \
+                 device heap (signal word, sync pool, counters)"
+            )
+        } else {
+            format!("{what} {ptr:#x} (+{len} bytes) is not inside the symmetric heap")
+        }
     }
 
     fn host_heap(&self) -> Result<&SymmetricHeap> {
@@ -369,7 +393,9 @@ impl Instance {
     pub fn free(&self, ptr: usize, kind: Option<HeapKind>) -> Result<()> {
         let _g = self.collective();
         let found = match kind {
-            Some(k) => self.heap(k).and_then(|h| h.offset_of(ptr, 1).map(|o| (h, o))),
+            Some(k) => self
+                .heap(k)
+                .and_then(|h| h.user_offset_of(ptr, 1).map(|o| (h, o))),
             None => self.locate(ptr, 1),
         };
         let code = match found {
@@ -378,9 +404,7 @@ impl Instance {
         };
         let parts = self.boot.allgather(&code.to_le_bytes())?;
         let (h, off) = found.ok_or_else(|| {
-            Error::InvalidParam(format!(
-                "{ptr:#x} is not inside the symmetric heap; nothing freed"
-            ))
+            Error::InvalidParam(format!("{}; nothing freed", self.not_symmetric("ptr", ptr, 1)))
         })?;
         if parts.iter().any(|p| p.as_slice() != code.to_le_bytes()) {
             return Err(Error::InvalidParam(format!(

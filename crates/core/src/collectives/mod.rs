@@ -94,11 +94,9 @@ fn sym<'a>(inst: &'a Instance, addr: usize, len: usize, what: &str, align: usize
             "{what} {addr:#x} is not aligned to {align} bytes"
         )));
     }
-    let (heap, off) = inst.locate(addr, len.max(1)).ok_or_else(|| {
-        Error::InvalidParam(format!(
-            "{what} {addr:#x} (+{len} bytes) is not inside the symmetric heap"
-        ))
-    })?;
+    let (heap, off) = inst
+        .locate(addr, len.max(1))
+        .ok_or_else(|| Error::InvalidParam(inst.not_symmetric(what, addr, len.max(1))))?;
     Ok(Sym { heap, off })
 }
 

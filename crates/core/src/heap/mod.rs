@@ -54,6 +54,9 @@ pub struct SymmetricHeap {
     direct: Vec<usize>,
     _peer_maps: Vec<Segment>,
     size: usize,
+    /// Offsets below this belong to the library (the reserved region at the start of the device
+    /// heap: signal word, sync pool, counters); user operations may not touch them.
+    user_start: usize,
     pub alloc: Mutex<Allocator>,
 }
 
@@ -185,6 +188,7 @@ impl SymmetricHeap {
             peers,
             _peer_maps: maps,
             size,
+            user_start: 0,
             alloc: Mutex::new(Allocator::new(size as u64)),
         })
     }
@@ -225,6 +229,18 @@ impl SymmetricHeap {
         } else {
             None
         }
+    }
+
+    /// Offset of `[ptr, ptr + len)` inside the user part of this PE's heap (past the reserved
+    /// region), if it lies entirely inside.
+    #[inline]
+    pub fn user_offset_of(&self, ptr: usize, len: usize) -> Option<usize> {
+        self.offset_of(ptr, len).filter(|&off| off >= self.user_start)
+    }
+
+    /// Marks `[0, end)` as the library's reserved region (init, before the heap is shared).
+    pub fn reserve_front(&mut self, end: usize) {
+        self.user_start = end;
     }
 
     /// Address of offset `off` in PE `pe`'s copy, when it is mapped into this process (same node).

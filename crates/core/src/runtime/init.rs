@@ -277,9 +277,10 @@ fn build(flags: u32, attr: &InitAttr, slot: &Slot) -> Result<Instance> {
         let same_node = crate::heap::same_node(boot.as_ref())?;
         let routes = crate::transport::select(attr.my_pe as usize, &same_node)?;
         log::debug!("PE {}: transports: {}", attr.my_pe, routes.describe());
-        let device = SymmetricHeap::create(boot.as_ref(), HeapKind::Device, heap_size, &job, direct_access)?;
+        let mut device =
+            SymmetricHeap::create(boot.as_ref(), HeapKind::Device, heap_size, &job, direct_access)?;
         routes.attach_heap(&device, boot.as_ref())?;
-        let sync_pool = crate::instance::reserve_internal(&device)?;
+        let sync_pool = crate::instance::reserve_internal(&mut device)?;
         crate::wait::set_node_load(same_node.iter().filter(|&&s| s).count());
         Ok::<_, Error>((routes, device, sync_pool))
     })();
