@@ -1,0 +1,74 @@
+//! Code generation of libaclshmem, run as `cargo xtask codegen` (see `main.rs`) and by the drift
+//! tests of the root package.
+//!
+//! From the tables of [`tables`] it writes the typed C families
+//! `src/ffi/{rma,signal,sync,atomic,coll}_typed.rs` ([`typed`]).
+
+pub mod format;
+pub mod tables;
+pub mod typed;
+
+use std::path::{Path, PathBuf};
+
+/// The C name prefix of this library's exports.
+pub const PREFIX: &str = "aclshmem";
+
+/// The workspace root (the parent of this crate's directory).
+pub fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("xtask lives in the workspace root")
+        .to_path_buf()
+}
+
+/// One generated file: path relative to the workspace root, and its content.
+#[derive(Clone, Debug)]
+pub struct Output {
+    pub path: String,
+    pub text: String,
+}
+
+/// Every file generated from the tables alone (no cbindgen), C names with `prefix`.
+pub fn table_outputs(prefix: &str) -> Vec<Output> {
+    typed::all(prefix)
+        .into_iter()
+        .map(|g| Output {
+            path: g.path.to_string(),
+            text: g.text,
+        })
+        .collect()
+}
+
+/// What [`codegen`] does with a file that differs from its fresh content.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// write it
+    Write,
+    /// only report it
+    Check,
+}
+
+/// Brings every generated file under `root` up to date (or, with [`Mode::Check`], only compares).
+/// Returns the paths (relative to `root`) that differed.
+pub fn codegen(root: &Path, mode: Mode) -> Vec<String> {
+    update(root, table_outputs(PREFIX), mode)
+}
+
+/// Compares each output with its file under `root`, writes it in [`Mode::Write`], and returns the
+/// paths that differed.
+pub fn update(root: &Path, outputs: Vec<Output>, mode: Mode) -> Vec<String> {
+    let mut stale = Vec::new();
+    for output in outputs {
+        let path = root.join(&output.path);
+        let current = std::fs::read_to_string(&path).unwrap_or_default();
+        if current == output.text {
+            continue;
+        }
+        if mode == Mode::Write {
+            std::fs::write(&path, &output.text)
+                .unwrap_or_else(|e| panic!("cannot write {}: {e}", path.display()));
+        }
+        stale.push(output.path);
+    }
+    stale
+}
