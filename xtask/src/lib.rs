@@ -2,9 +2,11 @@
 //! tests of the root package.
 //!
 //! From the tables of [`tables`] it writes the typed C families
-//! `src/ffi/{rma,signal,sync,atomic,coll}_typed.rs` ([`typed`]).
+//! `src/ffi/{rma,signal,sync,atomic,coll}_typed.rs` ([`typed`]), and then `include/shmem.h` with
+//! cbindgen and the C fragments of `cbindgen/` ([`header`]).
 
 pub mod format;
+pub mod header;
 pub mod tables;
 pub mod typed;
 
@@ -48,10 +50,17 @@ pub enum Mode {
     Check,
 }
 
-/// Brings every generated file under `root` up to date (or, with [`Mode::Check`], only compares).
-/// Returns the paths (relative to `root`) that differed.
+/// Brings every generated file under `root` up to date (or, with [`Mode::Check`], only compares):
+/// the table outputs first, then `include/shmem.h` from the sources and fragments as they are then
+/// on disk. Returns the paths (relative to `root`) that differed.
 pub fn codegen(root: &Path, mode: Mode) -> Vec<String> {
-    update(root, table_outputs(PREFIX), mode)
+    let mut stale = update(root, table_outputs(PREFIX), mode);
+    let header = Output {
+        path: header::HEADER.to_string(),
+        text: header::generate(root),
+    };
+    stale.extend(update(root, vec![header], mode));
+    stale
 }
 
 /// Compares each output with its file under `root`, writes it in [`Mode::Write`], and returns the
