@@ -1,10 +1,13 @@
 //! Code generation of libaclshmem, run as `cargo xtask codegen` (see `main.rs`) and by the drift
 //! tests of the root package.
 //!
-//! From the tables of [`tables`] it writes the typed C families
-//! `src/ffi/{rma,signal,sync,atomic,coll}_typed.rs` ([`typed`]), and then `include/shmem.h` with
-//! cbindgen and the C fragments of `cbindgen/` ([`header`]).
+//! From the tables of [`tables`] it writes:
+//! - the typed C families `src/ffi/{rma,signal,sync,atomic,coll}_typed.rs` ([`typed`]);
+//! - `cbindgen/typed_aliases_{rma,so}.h`, the typed `shmem_*` alias macros ([`aliases`]);
+//!
+//! and then `include/shmem.h` with cbindgen ([`header`]), which inlines those fragments.
 
+pub mod aliases;
 pub mod format;
 pub mod header;
 pub mod tables;
@@ -32,13 +35,18 @@ pub struct Output {
 
 /// Every file generated from the tables alone (no cbindgen), C names with `prefix`.
 pub fn table_outputs(prefix: &str) -> Vec<Output> {
-    typed::all(prefix)
+    let mut out: Vec<Output> = typed::all(prefix)
         .into_iter()
         .map(|g| Output {
             path: g.path.to_string(),
             text: g.text,
         })
-        .collect()
+        .collect();
+    out.extend(aliases::fragments(prefix).into_iter().map(|(path, text)| Output {
+        path: path.to_string(),
+        text,
+    }));
+    out
 }
 
 /// What [`codegen`] does with a file that differs from its fresh content.

@@ -161,3 +161,37 @@ pub const REDUCTIONS: &[Reduction] = &[
     r("sum", "Sum", "sum (integers wrap)", false),
     r("prod", "Prod", "product (integers wrap)", false),
 ];
+
+/// A `shmem_*` compatibility alias family of the original headers (spec section 12) over
+/// [`TYPES`]: `#define shmem_<alias> <prefix>_<target>`, where `{}` in `alias` and `target` stands
+/// for the type's name.
+#[derive(Clone, Copy, Debug)]
+pub struct AliasFamily {
+    pub alias: &'static str,
+    pub target: &'static str,
+}
+
+const fn a(alias: &'static str, target: &'static str) -> AliasFamily {
+    AliasFamily { alias, target }
+}
+
+/// Typed aliases of `host/data_plane/shmem_host_rma.h`, in the original's order.
+pub const RMA_ALIASES: &[AliasFamily] = &[
+    a("put_{}_mem", "{}_put"),
+    a("put_{}_mem_nbi", "{}_put_nbi"),
+    a("get_{}_mem", "{}_get"),
+    a("get_{}_mem_nbi", "{}_get_nbi"),
+    a("{}_p", "{}_p"),
+    a("{}_g", "{}_g"),
+];
+
+/// Typed aliases of `host/data_plane/shmem_host_so.h`, in the original's order.
+pub const SIGNAL_ALIASES: &[AliasFamily] = &[
+    a("put_{}_mem_signal", "{}_put_signal"),
+    a("put_{}_mem_signal_nbi", "{}_put_signal_nbi"),
+];
+
+/// Expansions of the original headers kept verbatim although they differ from the family rule:
+/// (alias without `shmem_`, target without the prefix). The original defines
+/// `shmem_put_double_mem_signal` as `aclshmem_doubl_put_signal` (a name nothing declares).
+pub const ALIAS_QUIRKS: &[(&str, &str)] = &[("put_double_mem_signal", "doubl_put_signal")];
