@@ -1,6 +1,6 @@
-//! The typed C families and the typed `shmem_*` alias fragments are generated from the type tables
-//! of the xtask (`xtask/src/tables.rs`, spec 3.3) into committed files; this test regenerates them
-//! and fails when a committed file is stale (include/shmem.h: tests/header.rs).
+//! The typed C families, the manifest of their exports and the typed `shmem_*` alias fragments are
+//! generated from the type tables of the xtask (`xtask/src/tables.rs`) into committed files; this
+//! test regenerates them and fails when a committed file is stale (include/shmem.h: tests/header.rs).
 //!
 //! Regenerate: `cargo xtask codegen`. `ACLSHMEM_BLESS=1 cargo test --test codegen` does the same
 //! (every generated file, include/shmem.h included).

@@ -3,6 +3,7 @@
 //!
 //! From the tables of [`tables`] it writes:
 //! - the typed C families `src/ffi/{rma,signal,sync,atomic,coll}_typed.rs` ([`typed`]);
+//! - `tests/abi/generated.txt`, the symbols those files export ([`manifest`]);
 //! - `cbindgen/typed_aliases_{rma,so}.h`, the typed `shmem_*` alias macros ([`aliases`]);
 //!
 //! and then `include/shmem.h` with cbindgen ([`header`]), which inlines those fragments.
@@ -10,6 +11,7 @@
 pub mod aliases;
 pub mod format;
 pub mod header;
+pub mod manifest;
 pub mod tables;
 pub mod typed;
 
@@ -35,13 +37,15 @@ pub struct Output {
 
 /// Every file generated from the tables alone (no cbindgen), C names with `prefix`.
 pub fn table_outputs(prefix: &str) -> Vec<Output> {
-    let mut out: Vec<Output> = typed::all(prefix)
-        .into_iter()
-        .map(|g| Output {
-            path: g.path.to_string(),
-            text: g.text,
-        })
-        .collect();
+    let typed = typed::all(prefix);
+    let mut out = vec![Output {
+        path: manifest::PATH.to_string(),
+        text: manifest::text(&typed),
+    }];
+    out.extend(typed.into_iter().map(|g| Output {
+        path: g.path.to_string(),
+        text: g.text,
+    }));
     out.extend(aliases::fragments(prefix).into_iter().map(|(path, text)| Output {
         path: path.to_string(),
         text,
