@@ -1,6 +1,6 @@
 // Fragment of include/shmem.h: cbindgen's `trailer`, written after the generated declarations:
-// prototypes cbindgen cannot express (C++ default arguments), declaration generators and the
-// shmem_* aliases of the original headers.
+// prototypes cbindgen cannot express (C++ default arguments; checked against their Rust signatures
+// by tests/fragments.rs), declaration generators and the shmem_* aliases of the original headers.
 // The leading `//` lines of a fragment are notes: the header build (xtask/src/header.rs, run by
 // tests/header.rs and `cargo xtask codegen`) drops them, inlines each `#include "..."` of a file
 // of cbindgen/, and hands the text to cbindgen.

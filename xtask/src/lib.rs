@@ -6,10 +6,13 @@
 //! - `tests/abi/generated.txt`, the symbols those files export ([`manifest`]);
 //! - `cbindgen/typed_aliases_{rma,so}.h`, the typed `shmem_*` alias macros ([`aliases`]);
 //!
-//! and then `include/shmem.h` with cbindgen ([`header`]), which inlines those fragments.
+//! and then `include/shmem.h` with cbindgen ([`header`]), which inlines those fragments. [`fragments`]
+//! checks the C written by hand in the fragments against the Rust signatures and the tables
+//! (tests/fragments.rs).
 
 pub mod aliases;
 pub mod format;
+pub mod fragments;
 pub mod header;
 pub mod manifest;
 pub mod tables;
