@@ -90,14 +90,25 @@ fn c_and_cxx_layouts_equal_the_spec() {
     }
 }
 
+/// The names of a manifest under tests/abi/ (first word of each line; `#` starts a comment line);
+/// a name listed twice fails.
 fn list(name: &str) -> BTreeSet<String> {
-    std::fs::read_to_string(root().join("tests/abi").join(name))
+    let mut names = BTreeSet::new();
+    for line in std::fs::read_to_string(root().join("tests/abi").join(name))
         .unwrap()
         .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty() && !l.starts_with('#'))
-        .map(|l| l.split_whitespace().next().unwrap().to_string())
-        .collect()
+    {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let symbol = line.split_whitespace().next().unwrap().to_string();
+        assert!(
+            names.insert(symbol.clone()),
+            "tests/abi/{name} lists {symbol} twice"
+        );
+    }
+    names
 }
 
 #[test]
@@ -127,10 +138,30 @@ fn exported_symbols_match_the_manifest() {
     );
     let pending = list("pending.txt");
     let extensions = list("extensions.txt");
+    // written by `cargo xtask codegen`: every export of the generated typed families
+    let generated = list("generated.txt");
+    // each export has one place: the spec (host_functions.txt, which also names the generated
+    // families of the original API), generated.txt (the generated extensions) or extensions.txt
+    let twice: Vec<_> = extensions.intersection(&generated).collect();
+    assert!(
+        twice.is_empty(),
+        "listed in extensions.txt and generated.txt (remove them from extensions.txt): {twice:?}"
+    );
+    let in_spec: Vec<_> = extensions.intersection(&spec).collect();
+    assert!(
+        in_spec.is_empty(),
+        "extensions.txt lists functions of the spec: {in_spec:?}"
+    );
+    let generated_pending: Vec<_> = generated.intersection(&pending).collect();
+    assert!(
+        generated_pending.is_empty(),
+        "pending.txt lists functions that are generated (remove them): {generated_pending:?}"
+    );
     let expected: BTreeSet<String> = spec
         .difference(&pending)
         .cloned()
         .chain(extensions.iter().cloned())
+        .chain(generated.iter().cloned())
         .collect();
     let missing: Vec<_> = expected.difference(&exported).collect();
     let unexpected: Vec<_> = exported.difference(&expected).collect();
@@ -140,7 +171,8 @@ fn exported_symbols_match_the_manifest() {
     );
     assert!(
         unexpected.is_empty(),
-        "exported but not in the manifest (remove from tests/abi/pending.txt or add to extensions.txt): {unexpected:?}"
+        "exported but not in the manifest (remove from tests/abi/pending.txt, add to extensions.txt, or run \
+         `cargo xtask codegen` for a generated family): {unexpected:?}"
     );
     assert!(
         pending.is_subset(&spec),

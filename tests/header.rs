@@ -1,7 +1,10 @@
-//! The committed include/shmem.h equals what cbindgen generates from src/ffi/ and cbindgen.toml,
-//! and it compiles unchanged as C11 and C++14 with -Wall -Wextra -Werror -pedantic.
+//! The committed include/shmem.h equals what cbindgen generates from src/ffi/, cbindgen.toml and
+//! the C fragments of cbindgen/ (xtask/src/header.rs hands them to cbindgen as its `header`,
+//! `after_includes` and `trailer`), and it compiles unchanged as C11 and C++14/17 with -Wall -Wextra
+//! -Werror -pedantic.
 //!
-//! Regenerate: `ACLSHMEM_BLESS=1 cargo test --test header`.
+//! Regenerate: `cargo xtask codegen` (everything) or `ACLSHMEM_BLESS=1 cargo test --test header`
+//! (the header alone, from the fragments as they are on disk).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -11,15 +14,7 @@ fn root() -> PathBuf {
 }
 
 fn generate() -> String {
-    let config = cbindgen::Config::from_file(root().join("cbindgen.toml")).expect("cbindgen.toml");
-    let bindings = cbindgen::Builder::new()
-        .with_crate(root())
-        .with_config(config)
-        .generate()
-        .expect("cbindgen failed");
-    let mut out = Vec::new();
-    bindings.write(&mut out);
-    String::from_utf8(out).expect("utf-8 header")
+    xtask::header::generate(&root())
 }
 
 #[test]
@@ -33,7 +28,7 @@ fn committed_header_is_current() {
     let committed = std::fs::read_to_string(&path).unwrap_or_default();
     assert!(
         committed == fresh,
-        "include/shmem.h is stale: run `ACLSHMEM_BLESS=1 cargo test --test header` and commit it"
+        "include/shmem.h is stale: run `cargo xtask codegen` and commit it"
     );
 }
 

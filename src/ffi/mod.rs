@@ -7,18 +7,23 @@
 //!
 //! `unsafe` lives here because C hands us raw pointers; each export documents what it requires.
 
+#[rustfmt::skip] // generated and formatted by `cargo xtask codegen`
 pub mod atomic_typed;
 pub mod coll;
+#[rustfmt::skip] // generated and formatted by `cargo xtask codegen`
 pub mod coll_typed;
 pub mod init;
 pub mod log;
 pub mod mem;
 pub mod rma;
+#[rustfmt::skip] // generated and formatted by `cargo xtask codegen`
 pub mod rma_typed;
 pub mod signal;
+#[rustfmt::skip] // generated and formatted by `cargo xtask codegen`
 pub mod signal_typed;
 pub mod stream;
 pub mod sync;
+#[rustfmt::skip] // generated and formatted by `cargo xtask codegen`
 pub mod sync_typed;
 pub mod team;
 pub use aclshmem_abi as types;
