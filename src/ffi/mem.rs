@@ -1,7 +1,7 @@
 //! C entry points of `host/mem/shmem_host_heap.h` (spec 8.2).
 //!
 //! The `aclshmemx_*` forms take a `mem_type` with a C++ default argument, so their declarations are
-//! written out in cbindgen.toml's trailer; the others are generated from here.
+//! written out in the header fragment cbindgen/trailer.h; the others are generated from here.
 
 use std::ffi::c_void;
 
@@ -114,7 +114,7 @@ pub unsafe extern "C" fn aclshmem_free(ptr: *mut c_void) {
 /// aclshmem_malloc on the heap selected by `mem_type` (HOST_SIDE or DEVICE_SIDE; C++ default
 /// DEVICE_SIDE). The HOST_SIDE heap is created by its first allocation (collective).
 ///
-/// (Declared with its C++ default argument in cbindgen.toml's trailer.)
+/// (Declared with its C++ default argument in the header fragment cbindgen/trailer.h.)
 ///
 /// cbindgen:ignore
 #[unsafe(no_mangle)]
@@ -126,7 +126,7 @@ pub extern "C" fn aclshmemx_malloc(size: usize, mem_type: aclshmem_mem_type_t) -
 
 /// aclshmem_calloc on the heap selected by `mem_type`.
 ///
-/// (Declared with its C++ default argument in cbindgen.toml's trailer.)
+/// (Declared with its C++ default argument in the header fragment cbindgen/trailer.h.)
 ///
 /// cbindgen:ignore
 #[unsafe(no_mangle)]
@@ -142,7 +142,7 @@ pub extern "C" fn aclshmemx_calloc(count: usize, size: usize, mem_type: aclshmem
 
 /// aclshmem_align on the heap selected by `mem_type`.
 ///
-/// (Declared with its C++ default argument in cbindgen.toml's trailer.)
+/// (Declared with its C++ default argument in the header fragment cbindgen/trailer.h.)
 ///
 /// cbindgen:ignore
 #[unsafe(no_mangle)]
@@ -159,7 +159,7 @@ pub extern "C" fn aclshmemx_align(
 /// aclshmem_free on the heap selected by `mem_type`; a pointer of the other heap is logged and
 /// not freed.
 ///
-/// (Declared with its C++ default argument in cbindgen.toml's trailer.)
+/// (Declared with its C++ default argument in the header fragment cbindgen/trailer.h.)
 ///
 /// cbindgen:ignore
 ///
@@ -176,7 +176,7 @@ pub unsafe extern "C" fn aclshmemx_free(ptr: *mut c_void, mem_type: aclshmem_mem
 /// This PE's base address of the heap selected by `mem_type`; NULL when not initialised or when
 /// that heap does not exist yet (HOST_SIDE before its first allocation).
 ///
-/// (Declared with its C++ default argument in cbindgen.toml's trailer.)
+/// (Declared with its C++ default argument in the header fragment cbindgen/trailer.h.)
 ///
 /// cbindgen:ignore
 #[unsafe(no_mangle)]

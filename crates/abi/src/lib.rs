@@ -1,6 +1,6 @@
 //! `#[repr(C)]` mirrors of every public type of the original headers (spec sections 3-5).
 //!
-//! The C declarations of these types are kept verbatim in `cbindgen.toml` (they need `#ifdef
+//! The C declarations of these types are kept verbatim in the header fragments `cbindgen/*.h` (they need `#ifdef
 //! __cplusplus` variants cbindgen cannot express); this file is the Rust view used by the exports,
 //! and the `const` asserts at the bottom pin both to the spec's sizes and offsets. `tests/c/abi_layout.c`
 //! asserts the same numbers from the C side.
@@ -278,7 +278,7 @@ const _: () = assert!(ACLSHMEM_UNIQUEID_VERSION == 65672);
 const _: () = assert!(SYNC_POOL_SIZE == 5_242_880 && SYNC_COUNTERS_SIZE == 131_072);
 
 // C type names used in export signatures, so the generated header spells them as the original does
-// (cbindgen.toml excludes their definitions, which are written out verbatim there).
+// (cbindgen.toml excludes their definitions, which are written out verbatim in cbindgen/*.h).
 #[allow(non_camel_case_types)]
 pub type aclshmemx_bootstrap_t = u32;
 #[allow(non_camel_case_types)]
