@@ -125,6 +125,17 @@ fn collectives_reduce_scatter_7pes() {
     scenario_env("collectives", &["big"], 7, &[("ACLSHMEM_REDUCE_ALGO", "scatter")]);
 }
 
+/// Splits whose arguments differ between members fail on every member instead of hanging.
+#[test]
+fn asymmetric_splits_3pes() {
+    let run = scenario("asymmetric", 3);
+    assert!(
+        run.stdout.contains("asymmetric split_strided"),
+        "the failure does not say what differed:\n{}",
+        run.dump()
+    );
+}
+
 #[test]
 fn bad_input_2pes() {
     scenario("bad_input", 2);

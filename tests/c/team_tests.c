@@ -257,7 +257,8 @@ static void scenario_splits(void)
     }
     aclshmem_barrier_all();
 
-    /* validation: every error is detected before any communication, so each PE may check alone */
+    /* validation: every PE passes the same bad arguments, so each call fails on every PE (the
+     * arguments are compared between the members first: see the asymmetric scenario) */
     aclshmem_team_t t = 4242;
     CHECK_RC(aclshmem_team_split_strided(ACLSHMEM_TEAM_WORLD, 0, 1, 1, NULL), ACLSHMEM_INVALID_PARAM);
 #define BAD_SPLIT(parent, a, b, c)                                                                    \
@@ -1400,6 +1401,38 @@ static void scenario_bad_algo(int argc, char **argv)
     fflush(stdout);
 }
 
+/* ---- asymmetric splits ---------------------------------------------------------------------------
+ * Members of the parent asking for different splits: the call fails with ACLSHMEM_INVALID_PARAM on
+ * every member (nobody waits for ever), *new_team is ACLSHMEM_TEAM_INVALID, and the library stays
+ * usable: a barrier and a well-formed split afterwards work. */
+static void scenario_asymmetric(void)
+{
+    init();
+    const int me = aclshmem_my_pe(), n = aclshmem_n_pes();
+    aclshmem_team_t t = 4242;
+    /* PE 0 asks for the whole world, the others for the first PE only */
+    int size = me == 0 ? n : 1;
+    CHECK_RC(aclshmem_team_split_strided(ACLSHMEM_TEAM_WORLD, 0, 1, size, &t), ACLSHMEM_INVALID_PARAM);
+    CHECK(t == ACLSHMEM_TEAM_INVALID, "asymmetric split left *new_team = %d", t);
+    /* the last PE asks for another stride */
+    t = 4242;
+    CHECK_RC(aclshmem_team_split_strided(ACLSHMEM_TEAM_WORLD, 0, me == n - 1 ? 2 : 1, 1, &t),
+             ACLSHMEM_INVALID_PARAM);
+    CHECK(t == ACLSHMEM_TEAM_INVALID, "asymmetric split left *new_team = %d", t);
+    /* 2-D with different x ranges */
+    aclshmem_team_t x = 4242, y = 4242;
+    CHECK_RC(aclshmem_team_split_2d(ACLSHMEM_TEAM_WORLD, me == 0 ? 1 : 2, &x, &y), ACLSHMEM_INVALID_PARAM);
+    CHECK(x == ACLSHMEM_TEAM_INVALID && y == ACLSHMEM_TEAM_INVALID, "asymmetric split_2d left %d/%d", x, y);
+    aclshmem_barrier_all();
+    /* still usable */
+    t = ACLSHMEM_TEAM_INVALID;
+    CHECK_RC(aclshmem_team_split_strided(ACLSHMEM_TEAM_WORLD, 0, 1, n, &t), 0);
+    CHECK(t != ACLSHMEM_TEAM_INVALID && aclshmem_team_n_pes(t) == n, "split after the failures: %d", t);
+    aclshmem_barrier(t);
+    aclshmem_team_destroy(t);
+    finish();
+}
+
 int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
@@ -1423,6 +1456,8 @@ int main(int argc, char **argv)
         scenario_collectives(argc, argv);
     } else if (strcmp(argv[1], "bad_input") == 0) {
         scenario_bad_input();
+    } else if (strcmp(argv[1], "asymmetric") == 0) {
+        scenario_asymmetric();
     } else if (strcmp(argv[1], "bad_algo") == 0) {
         scenario_bad_algo(argc, argv);
     } else {

@@ -61,13 +61,41 @@ pub fn check_instance(inst: &Instance) -> Result<()> {
     Ok(())
 }
 
-/// Collective over `parent`: every member publishes its used-slot bitmap.
-fn exchange_bitmaps(inst: &Instance, parent: &Team) -> Result<Vec<Bitmap>> {
-    let mine = inst.teams().bitmap();
+/// Collective over `parent`: every member publishes the split it asked for (`call` and its
+/// arguments) and its used-slot bitmap. A member that asked for another split makes the call fail
+/// on every member, naming the PEs whose request differs from member 0's (a split agreed by only
+/// some members would leave the others waiting for ever).
+fn exchange_bitmaps(inst: &Instance, parent: &Team, call: &str, args: &[i32]) -> Result<Vec<Bitmap>> {
+    let mut mine = inst.teams().bitmap().to_vec();
+    for a in args {
+        mine.extend_from_slice(&a.to_le_bytes());
+    }
     let parts = sync::exchange(inst, parent, &mine)?;
+    let bitmap_len = ACLSHMEM_MAX_TEAMS / 8;
+    let request = |p: &[u8]| -> Vec<i32> {
+        p[bitmap_len..]
+            .chunks_exact(4)
+            .map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect()
+    };
+    let first = request(&parts[0]);
+    let differ: Vec<String> = parts
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| request(p) != first)
+        .map(|(i, p)| format!("PE {} asked for {:?}", parent.world_pe(i), request(p)))
+        .collect();
+    if !differ.is_empty() {
+        return Err(Error::InvalidParam(format!(
+            "asymmetric {call}: every member of the parent team must pass the same arguments; PE {} asked for {:?}, {}",
+            parent.world_pe(0),
+            first,
+            differ.join(", ")
+        )));
+    }
     parts
         .into_iter()
-        .map(|p| p.try_into().map_err(|_| Error::Inner("bad slot bitmap".into())))
+        .map(|p| p[..bitmap_len].try_into().map_err(|_| Error::Inner("bad slot bitmap".into())))
         .collect()
 }
 
@@ -101,6 +129,8 @@ pub fn split_strided(
 ) -> Result<Option<usize>> {
     check_instance(inst)?;
     let parent = inst.teams().get(parent)?;
+    // agreed first, so arguments that differ between members fail everywhere instead of hanging
+    let maps = exchange_bitmaps(inst, &parent, "split_strided", &[start, stride, size])?;
     let max = ACLSHMEM_MAX_PES as i32;
     if start >= max || stride >= max || size > max {
         return Err(Error::InvalidParam(format!(
@@ -125,7 +155,6 @@ pub fn split_strided(
             parent.size
         )));
     }
-    let maps = exchange_bitmaps(inst, &parent)?;
     let slot = agree_slots(maps, &[shape])?[0];
     let mine = install(inst, &parent, shape, slot);
     if let Some(s) = mine {
@@ -137,10 +166,11 @@ pub fn split_strided(
 /// `aclshmem_team_split_2d`: (x team, y team) of this PE.
 pub fn split_2d(inst: &Instance, parent: i32, x_range: i32) -> Result<(usize, usize)> {
     check_instance(inst)?;
+    let parent = inst.teams().get(parent)?;
+    let maps = exchange_bitmaps(inst, &parent, "split_2d", &[x_range])?;
     if x_range <= 0 {
         return Err(Error::InvalidParam(format!("x_range {x_range} must be positive")));
     }
-    let parent = inst.teams().get(parent)?;
     let n = parent.size;
     let x = (x_range as usize).min(n);
     let mut shapes = Vec::new();
@@ -159,7 +189,6 @@ pub fn split_2d(inst: &Instance, parent: i32, x_range: i32) -> Result<(usize, us
             size: (n - start).div_ceil(x),
         });
     }
-    let maps = exchange_bitmaps(inst, &parent)?;
     let slots = agree_slots(maps, &shapes)?;
     let me = parent.my_index;
     let xi = me / x;
