@@ -95,6 +95,30 @@ fn reserved_region_2pes() {
     );
 }
 
+/// A PE that arrives late at a barrier is named in a warning (on stderr) by the others, after
+/// ACLSHMEM_STALL_WARNING; the barrier then completes normally.
+#[test]
+fn stall_warning_names_the_late_pe_3pes() {
+    let run = scenario_env("stall_warning", 3, &[("ACLSHMEM_STALL_WARNING", "1")]);
+    assert!(
+        run.stderr.contains("still waiting") && run.stderr.contains("PE(s) 2 have not arrived"),
+        "no stall warning naming PE 2 on stderr:\n{}",
+        run.dump()
+    );
+}
+
+/// With ACLSHMEM_COLLECTIVE_TIMEOUT a collective that a PE does not reach in time fails with
+/// ACLSHMEM_TIMEOUT_ERROR naming that PE, instead of hanging.
+#[test]
+fn collective_timeout_names_the_late_pe_3pes() {
+    let run = scenario_env("stall_timeout", 3, &[("ACLSHMEM_COLLECTIVE_TIMEOUT", "1")]);
+    assert!(
+        run.stderr.contains("PE(s) 2 have not arrived") && run.stderr.contains("ACLSHMEM_COLLECTIVE_TIMEOUT"),
+        "the timeout does not name PE 2 on stderr:\n{}",
+        run.dump()
+    );
+}
+
 #[test]
 fn ptr_2pes() {
     scenario("ptr", 2);

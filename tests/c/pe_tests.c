@@ -601,6 +601,51 @@ static void scenario_reserved(void)
 }
 
 /* ------------------------------------------------------------------------------------------ */
+/* stalls: the last PE arrives late (run with ACLSHMEM_STALL_WARNING / ACLSHMEM_COLLECTIVE_TIMEOUT) */
+/* ------------------------------------------------------------------------------------------ */
+static void sleep_s(double s)
+{
+    struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
+    nanosleep(&ts, NULL);
+}
+
+/* ACLSHMEM_STALL_WARNING=1: the others warn (naming the late PE) and then complete the barrier. */
+static void scenario_stall_warning(void)
+{
+    init_env();
+    const int me = aclshmem_my_pe(), n = aclshmem_n_pes();
+    aclshmem_barrier_all();
+    if (me == n - 1) {
+        sleep_s(2.5);
+    }
+    aclshmem_barrier_all();
+    aclshmem_barrier_all();
+    finalize_ok();
+    ok();
+}
+
+/* ACLSHMEM_COLLECTIVE_TIMEOUT=1: a split over the world fails with ACLSHMEM_TIMEOUT_ERROR on the
+ * PEs that waited, within a few seconds, instead of hanging; the late PE fails too (its partners
+ * left); finalize still works. */
+static void scenario_stall_timeout(void)
+{
+    init_env();
+    const int me = aclshmem_my_pe(), n = aclshmem_n_pes();
+    aclshmem_barrier_all();
+    if (me == n - 1) {
+        sleep_s(3.0);
+    }
+    double t0 = now_s();
+    aclshmem_team_t t = 4242;
+    CHECK_RC(aclshmem_team_split_strided(ACLSHMEM_TEAM_WORLD, 0, 1, n, &t), ACLSHMEM_TIMEOUT_ERROR);
+    double took = now_s() - t0;
+    CHECK(t == ACLSHMEM_TEAM_INVALID, "timed-out split left *new_team = %d", t);
+    CHECK(took < 2.9, "the timed-out split took %.2f s with a 1 s limit", took);
+    finalize_ok();
+    ok();
+}
+
+/* ------------------------------------------------------------------------------------------ */
 /* 6. barrier                                                                                 */
 /* ------------------------------------------------------------------------------------------ */
 static void scenario_barrier(void)
@@ -927,6 +972,8 @@ int main(int argc, char **argv)
         {"heap", scenario_heap},
         {"ptr", scenario_ptr},
         {"reserved", scenario_reserved},
+        {"stall_warning", scenario_stall_warning},
+        {"stall_timeout", scenario_stall_timeout},
         {"barrier", scenario_barrier},
         {"before_after", scenario_before_after},
         {"scale", scenario_scale},

@@ -9,6 +9,7 @@ use crate::heap::{HeapKind, SymmetricHeap};
 use crate::transport::Remote;
 use crate::transport::Routes;
 use crate::util::Locked;
+use crate::wait::Limits;
 use aclshmem_abi::{ACLSHMEM_RDMA_MTE_STAGING_UB_SIZE, SYNC_COUNTERS_SIZE, SYNC_POOL_SIZE, UbConfig};
 
 /// Bytes the library takes from the device heap at init (signal word, sync pool, sync counters), as
@@ -29,6 +30,10 @@ pub struct Instance {
     routes: Routes,
     /// Offset of the sync pool (per-team barrier state) in the device heap.
     sync_pool: usize,
+    /// Offset of the sync counters (one 64-byte line per team slot) in the device heap.
+    sync_counters: usize,
+    /// How long collective waits may last (warning, failure).
+    limits: Limits,
     /// True when this PE addresses every PE's heap directly, so barriers and collectives may run
     /// on shared-memory words (the fast path); else they go through the transports.
     all_direct: bool,
@@ -59,6 +64,8 @@ pub(crate) struct Parts {
     pub device: SymmetricHeap,
     pub routes: Routes,
     pub sync_pool: usize,
+    pub sync_counters: usize,
+    pub limits: Limits,
     pub direct_access: bool,
     pub algos: crate::algos::Algos,
 }
@@ -68,17 +75,17 @@ pub(crate) struct Parts {
 /// The reserved region is not a user block: it cannot be freed, and puts, gets, atomics, signals
 /// and collectives aimed at it are refused like addresses outside the heap; the library's own
 /// traffic (barriers, collectives' flags) reaches it by offset, not through those checks.
-pub(crate) fn reserve_internal(device: &mut SymmetricHeap) -> Result<usize> {
-    let (pool, end) = {
+pub(crate) fn reserve_internal(device: &mut SymmetricHeap) -> Result<(usize, usize)> {
+    let (pool, counters, end) = {
         let mut a = device.alloc.locked();
         let fail = || Error::Inner("the device heap cannot hold the library's sync areas".into());
         a.alloc(SIGNAL_WORD_SIZE, 16).ok_or_else(fail)?;
         let pool = a.alloc(SYNC_POOL_SIZE as u64, 64).ok_or_else(fail)? as usize;
         let counters = a.alloc(SYNC_COUNTERS_SIZE as u64, 64).ok_or_else(fail)? as usize;
-        (pool, counters + SYNC_COUNTERS_SIZE)
+        (pool, counters, counters + SYNC_COUNTERS_SIZE)
     };
     device.reserve_front(end);
-    Ok(pool)
+    Ok((pool, counters))
 }
 
 /// The engines of the UB configuration setters, in `ub_config` order.
@@ -159,6 +166,8 @@ impl Instance {
             host: OnceLock::new(),
             routes: p.routes,
             sync_pool: p.sync_pool,
+            sync_counters: p.sync_counters,
+            limits: p.limits,
             all_direct,
             direct_access: p.direct_access,
             collective: Mutex::new(()),
@@ -213,6 +222,15 @@ impl Instance {
 
     pub(crate) fn sync_pool(&self) -> usize {
         self.sync_pool
+    }
+
+    pub(crate) fn sync_counters(&self) -> usize {
+        self.sync_counters
+    }
+
+    /// How long collective waits may last.
+    pub(crate) fn limits(&self) -> Limits {
+        self.limits
     }
 
     /// Whether every PE's heap is directly addressable from here.

@@ -22,8 +22,8 @@ use crate::error::{Error, Result};
 use crate::instance::Instance;
 use crate::team_table::{EXCHANGE_BYTES, EXCHANGE_OFFSET, Team};
 use crate::transport::{AmoOp, Remote, Width};
-use crate::wait::Backoff;
-use aclshmem_abi::SYNC_ARRAY_SIZE;
+use crate::wait::{Expired, Watch};
+use aclshmem_abi::{SYNC_ARRAY_SIZE, SYNC_COUNTER_SIZE};
 
 /// Byte offsets of the barrier words inside a slot's area (separate cache lines).
 const ARRIVE: usize = 0;
@@ -57,6 +57,72 @@ fn word(inst: &Instance, slot: usize, off: usize, pe: usize) -> Result<&AtomicU6
     Ok(unsafe { &*(p as *const AtomicU64) })
 }
 
+/// The arrival word of `slot` in world PE `pe`'s copy: the generation a member waits for once it
+/// arrived (in the team's line of the sync counters). Only read to name the PEs a stalled barrier
+/// waits for.
+fn epoch_remote(inst: &Instance, slot: usize, pe: usize) -> Remote<'_> {
+    Remote {
+        heap: inst.device(),
+        off: inst.sync_counters() + slot * SYNC_COUNTER_SIZE,
+        pe,
+    }
+}
+
+/// Records that this PE arrived at the barrier that ends generation `seen`.
+fn arrived(inst: &Instance, slot: usize, seen: u64) {
+    let p = inst
+        .device()
+        .local_addr(epoch_remote(inst, slot, inst.my_pe()).off);
+    // SAFETY: an 8-byte word of this slot's line in the sync counters of our own heap, accessed
+    // only atomically; Relaxed: it is diagnostic only and orders nothing.
+    unsafe { AtomicU64::from_ptr(p.cast()) }.store(seen.wrapping_add(1), Ordering::Relaxed);
+}
+
+/// The members of `team` that have not arrived at the barrier ending generation `seen`.
+fn not_arrived(inst: &Instance, team: &Team, seen: u64) -> String {
+    let target = seen.wrapping_add(1);
+    let missing: Vec<String> = (0..team.size)
+        .map(|i| team.world_pe(i))
+        .filter(|&pe| {
+            let r = epoch_remote(inst, team.slot, pe);
+            let epoch = match r.direct() {
+                // SAFETY: as in `arrived`, in the member's mapped copy.
+                Some(p) => unsafe { AtomicU64::from_ptr(p.cast()) }.load(Ordering::Relaxed),
+                None => inst
+                    .routes()
+                    .to(pe)
+                    .and_then(|t| t.atomic(r, Width::W64, AmoOp::Fetch))
+                    .unwrap_or(0),
+            };
+            epoch != target
+        })
+        .map(|pe| pe.to_string())
+        .collect();
+    format!(
+        "barrier over team {} ({} PEs): PE(s) {} have not arrived",
+        team.slot,
+        team.size,
+        missing.join(", ")
+    )
+}
+
+/// The error of a barrier whose wait passed `ACLSHMEM_COLLECTIVE_TIMEOUT`; the team's barrier state
+/// is unusable afterwards (this PE's arrival stays counted).
+fn timed_out(inst: &Instance, team: &Team, seen: u64, e: Expired) -> Error {
+    let msg = format!(
+        "{} after {:.1} s (ACLSHMEM_COLLECTIVE_TIMEOUT); this team cannot synchronise any more",
+        not_arrived(inst, team, seen),
+        e.0.as_secs_f64()
+    );
+    eprintln!("aclshmem: [PE {}] {msg}", inst.my_pe());
+    Error::Timeout(msg)
+}
+
+/// A new team in `slot`: clears this PE's arrival word (called before the team's first barrier).
+pub(crate) fn reset(inst: &Instance, slot: usize) {
+    arrived(inst, slot, u64::MAX);
+}
+
 /// This PE's own copy of a sync word (always mapped).
 fn own_word(inst: &Instance, slot: usize, off: usize) -> &AtomicU64 {
     let p = inst.device().local_addr(slot_off(inst, slot, off));
@@ -82,14 +148,16 @@ pub fn barrier(inst: &Instance, team: &Team) -> Result<()> {
     let arrive = word(inst, team.slot, ARRIVE, root)?;
     let generation = word(inst, team.slot, GENERATION, root)?;
     let seen = generation.load(Ordering::Acquire);
+    arrived(inst, team.slot, seen);
     if arrive.fetch_add(1, Ordering::AcqRel) + 1 == team.size as u64 {
         arrive.store(0, Ordering::Relaxed);
         generation.store(seen.wrapping_add(1), Ordering::Release);
         return Ok(());
     }
-    let mut b = Backoff::new();
+    let mut w = Watch::new(inst.limits());
     while generation.load(Ordering::Acquire) == seen {
-        b.snooze();
+        w.snooze(|| not_arrived(inst, team, seen))
+            .map_err(|e| timed_out(inst, team, seen, e))?;
     }
     Ok(())
 }
@@ -101,6 +169,7 @@ fn barrier_generic(inst: &Instance, team: &Team) -> Result<()> {
     routes.quiet()?;
     let generation = own_word(inst, team.slot, GENERATION);
     let seen = generation.load(Ordering::Acquire);
+    arrived(inst, team.slot, seen);
     let root = team.world_pe(0);
     let arrive = slot_remote(inst, team.slot, ARRIVE, root);
     let before = routes.to(root)?.atomic(arrive, Width::W64, AmoOp::FetchAdd(1))?;
@@ -114,10 +183,11 @@ fn barrier_generic(inst: &Instance, team: &Team) -> Result<()> {
         }
         return Ok(());
     }
-    let mut b = Backoff::new();
+    let mut w = Watch::new(inst.limits());
     while generation.load(Ordering::Acquire) == seen {
         routes.progress();
-        b.snooze();
+        w.snooze(|| not_arrived(inst, team, seen))
+            .map_err(|e| timed_out(inst, team, seen, e))?;
     }
     Ok(())
 }

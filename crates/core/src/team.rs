@@ -95,7 +95,11 @@ fn exchange_bitmaps(inst: &Instance, parent: &Team, call: &str, args: &[i32]) ->
     }
     parts
         .into_iter()
-        .map(|p| p[..bitmap_len].try_into().map_err(|_| Error::Inner("bad slot bitmap".into())))
+        .map(|p| {
+            p[..bitmap_len]
+                .try_into()
+                .map_err(|_| Error::Inner("bad slot bitmap".into()))
+        })
         .collect()
 }
 
@@ -109,6 +113,7 @@ fn install(inst: &Instance, parent: &Team, shape: Shape, slot: usize) -> Option<
         my_index: my,
     };
     inst.teams().install(team);
+    sync::reset(inst, slot);
     crate::collectives::small::reset(inst, slot);
     Some(slot)
 }

@@ -92,3 +92,72 @@ impl Backoff {
         }
     }
 }
+
+/// How long a collective wait may last: a warning after `warn` (logged once per wait, naming what
+/// it waits for), a failure after `limit`. Both optional; chosen per instance at init from
+/// `ACLSHMEM_STALL_WARNING` and `ACLSHMEM_COLLECTIVE_TIMEOUT`.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Limits {
+    pub warn: Option<Duration>,
+    pub limit: Option<Duration>,
+}
+
+/// A watched wait reads the clock once when it first waits, then every this many rounds.
+const CHECK_EVERY: u32 = 64;
+
+/// A [`Backoff`] that also enforces [`Limits`].
+#[derive(Debug)]
+pub struct Watch {
+    backoff: Backoff,
+    limits: Limits,
+    rounds: u32,
+    start: Option<Instant>,
+    warned: bool,
+}
+
+/// What a watched wait reports when its limit passed: how long it waited.
+#[derive(Debug, Clone, Copy)]
+pub struct Expired(pub Duration);
+
+impl Watch {
+    pub fn new(limits: Limits) -> Watch {
+        Watch {
+            backoff: Backoff::new(),
+            limits,
+            rounds: 0,
+            start: None,
+            warned: false,
+        }
+    }
+
+    /// Waits a little (as [`Backoff::snooze`]); past the warning time logs `what()` once, past the
+    /// limit returns `Expired`. `what` names what the wait is for (e.g. the PEs not arrived); it
+    /// is called only then.
+    #[inline]
+    pub fn snooze(&mut self, what: impl FnOnce() -> String) -> Result<(), Expired> {
+        if self.limits.warn.is_none() && self.limits.limit.is_none() {
+            self.backoff.snooze();
+            return Ok(());
+        }
+        let start = *self.start.get_or_insert_with(Instant::now);
+        self.backoff.snooze();
+        self.rounds = self.rounds.wrapping_add(1);
+        if !self.rounds.is_multiple_of(CHECK_EVERY) {
+            return Ok(());
+        }
+        let waited = start.elapsed();
+        let warn_due = !self.warned && self.limits.warn.is_some_and(|w| waited >= w);
+        let expired = self.limits.limit.is_some_and(|l| waited >= l);
+        if warn_due && !expired {
+            self.warned = true;
+            let msg = format!("still waiting after {:.1} s: {}", waited.as_secs_f64(), what());
+            log::warn!("{msg}");
+            eprintln!("aclshmem: warning: {msg}");
+            return Ok(());
+        }
+        if expired {
+            return Err(Expired(waited));
+        }
+        Ok(())
+    }
+}

@@ -14,11 +14,12 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use crate::error::Error;
 use crate::error::Result;
 use crate::instance::Instance;
 use crate::sync::slot_addr;
 use crate::team_table::{SMALL_OFFSET, Team};
-use crate::wait::Backoff;
+use crate::wait::{Expired, Watch};
 
 /// Largest payload one member publishes per call.
 pub const SMALL_MAX: usize = 64;
@@ -72,10 +73,7 @@ pub fn publish(inst: &Instance, team: &Team, seq: u64, data: &[u8], readers: u64
         word(inst, team.slot, ACK + 8 * p, me)?,
         word(inst, team.slot, PENDING + 8 * p, me)?,
     );
-    let mut b = Backoff::new();
-    while ack.load(Ordering::Acquire) < pending.load(Ordering::Relaxed) {
-        b.snooze();
-    }
+    wait_acks(inst, team, seq, ack, pending)?;
     // SAFETY: our own buffer of SMALL_MAX bytes; its previous readers all acknowledged.
     unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), buffer(inst, team.slot, p, me)?, data.len()) };
     ack.store(0, Ordering::Relaxed);
@@ -99,11 +97,48 @@ pub fn wait_published(inst: &Instance, team: &Team, owner: usize, seq: u64) -> R
     let p = (seq % DEPTH as u64) as usize;
     let pe = team.world_pe(owner);
     let flag = word(inst, team.slot, FLAG + 8 * p, pe)?;
-    let mut b = Backoff::new();
+    let mut w = Watch::new(inst.limits());
+    let what = || {
+        format!(
+            "collective call {seq} on team {}: member {owner} (PE {pe}) has not published its data",
+            team.slot
+        )
+    };
     while flag.load(Ordering::Acquire) != seq {
-        b.snooze();
+        w.snooze(what).map_err(|e| expired(inst, what(), e))?;
     }
     Ok(buffer(inst, team.slot, p, pe)? as *const u8)
+}
+
+/// Waits until the readers of a buffer of this PE acknowledged it (before its reuse for `seq`).
+fn wait_acks(inst: &Instance, team: &Team, seq: u64, ack: &AtomicU64, pending: &AtomicU64) -> Result<()> {
+    let mut w = Watch::new(inst.limits());
+    let what = || {
+        format!(
+            "collective call {seq} on team {}: {} of {} readers of this PE's data (from call {}) have not \
+             acknowledged it",
+            team.slot,
+            pending
+                .load(Ordering::Relaxed)
+                .saturating_sub(ack.load(Ordering::Relaxed)),
+            pending.load(Ordering::Relaxed),
+            seq.saturating_sub(DEPTH as u64)
+        )
+    };
+    while ack.load(Ordering::Acquire) < pending.load(Ordering::Relaxed) {
+        w.snooze(what).map_err(|e| expired(inst, what(), e))?;
+    }
+    Ok(())
+}
+
+/// The error of a wait that passed `ACLSHMEM_COLLECTIVE_TIMEOUT`.
+fn expired(inst: &Instance, what: String, e: Expired) -> Error {
+    let msg = format!(
+        "{what} after {:.1} s (ACLSHMEM_COLLECTIVE_TIMEOUT)",
+        e.0.as_secs_f64()
+    );
+    eprintln!("aclshmem: [PE {}] {msg}", inst.my_pe());
+    Error::Timeout(msg)
 }
 
 /// Tells member `owner` this PE is done with its call `seq`.
@@ -121,11 +156,7 @@ pub fn wait_acknowledged(inst: &Instance, team: &Team, seq: u64) -> Result<()> {
         word(inst, team.slot, ACK + 8 * p, inst.my_pe())?,
         word(inst, team.slot, PENDING + 8 * p, inst.my_pe())?,
     );
-    let mut b = Backoff::new();
-    while ack.load(Ordering::Acquire) < pending.load(Ordering::Relaxed) {
-        b.snooze();
-    }
-    Ok(())
+    wait_acks(inst, team, seq, ack, pending)
 }
 
 /// Before `slot` is released (team destroy): waits until every reader of this PE's published
@@ -141,9 +172,10 @@ pub fn drain(inst: &Instance, slot: usize) -> Result<()> {
             word(inst, slot, ACK + 8 * p, me)?,
             word(inst, slot, PENDING + 8 * p, me)?,
         );
-        let mut b = Backoff::new();
+        let mut w = Watch::new(inst.limits());
+        let what = || format!("team slot {slot} being released: readers have not acknowledged buffer {p}");
         while ack.load(Ordering::Acquire) < pending.load(Ordering::Relaxed) {
-            b.snooze();
+            w.snooze(what).map_err(|e| expired(inst, what(), e))?;
         }
     }
     Ok(())

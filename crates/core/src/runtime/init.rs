@@ -266,6 +266,10 @@ fn build(flags: u32, attr: &InitAttr, slot: &Slot) -> Result<Instance> {
     // bad setting fails on every PE alike instead of leaving the others waiting
     let algos = crate::algos::Algos::from_env()?;
     let direct_access = config::ACLSHMEM_DIRECT_ACCESS.value()?;
+    let limits = crate::wait::Limits {
+        warn: Some(config::ACLSHMEM_STALL_WARNING.value()?).filter(|d| !d.is_zero()),
+        limit: config::ACLSHMEM_COLLECTIVE_TIMEOUT.get()?,
+    };
     let boot = choose_bootstrap(flags, attr)?;
     let heap_size = attr
         .local_mem_size
@@ -280,11 +284,11 @@ fn build(flags: u32, attr: &InitAttr, slot: &Slot) -> Result<Instance> {
         let mut device =
             SymmetricHeap::create(boot.as_ref(), HeapKind::Device, heap_size, &job, direct_access)?;
         routes.attach_heap(&device, boot.as_ref())?;
-        let sync_pool = crate::instance::reserve_internal(&mut device)?;
+        let (sync_pool, sync_counters) = crate::instance::reserve_internal(&mut device)?;
         crate::wait::set_node_load(same_node.iter().filter(|&&s| s).count());
-        Ok::<_, Error>((routes, device, sync_pool))
+        Ok::<_, Error>((routes, device, sync_pool, sync_counters))
     })();
-    let (routes, device, sync_pool) = match made {
+    let (routes, device, sync_pool, sync_counters) = match made {
         Ok(v) => v,
         Err(e) => {
             boot.finalize();
@@ -303,6 +307,8 @@ fn build(flags: u32, attr: &InitAttr, slot: &Slot) -> Result<Instance> {
         device,
         routes,
         sync_pool,
+        sync_counters,
+        limits,
         direct_access,
         algos,
     };
