@@ -130,6 +130,13 @@ pub unsafe extern "C" fn aclshmemx_set_attr_uniqueid_args(
                 "my_pe {my_pe} / n_pes {n_pes} exceed ACLSHMEM_MAX_PES"
             )));
         }
+        // lower bounds here too (the original leaves them to init): a bad value is reported where
+        // it is given
+        if my_pe < 0 || n_pes <= 0 || local_mem_size <= 0 {
+            return Err(Error::InvalidValue(format!(
+                "my_pe {my_pe} must be >= 0, n_pes {n_pes} and local_mem_size {local_mem_size} > 0"
+            )));
+        }
         attr.my_pe = my_pe;
         attr.n_pes = n_pes;
         attr.local_mem_size = local_mem_size as u64;

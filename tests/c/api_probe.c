@@ -19,6 +19,12 @@ int main(int argc, char **argv) {
         CHECK(aclshmemx_set_attr_uniqueid_args(0, 2, (int64_t)ACLSHMEM_MAX_LOCAL_SIZE + 1, &uid, &attr) == ACLSHMEM_INVALID_VALUE);
         CHECK(aclshmemx_set_attr_uniqueid_args(0, ACLSHMEM_MAX_PES + 1, 1024, &uid, &attr) == ACLSHMEM_INVALID_VALUE);
         CHECK(aclshmemx_set_attr_uniqueid_args(ACLSHMEM_MAX_PES, 2, 1024, &uid, &attr) == ACLSHMEM_INVALID_VALUE);
+        /* lower bounds are checked where the values are given (the original leaves them to init) */
+        CHECK(aclshmemx_set_attr_uniqueid_args(-1, 2, 1024, &uid, &attr) == ACLSHMEM_INVALID_VALUE);
+        CHECK(aclshmemx_set_attr_uniqueid_args(0, 0, 1024, &uid, &attr) == ACLSHMEM_INVALID_VALUE);
+        CHECK(aclshmemx_set_attr_uniqueid_args(0, -4, 1024, &uid, &attr) == ACLSHMEM_INVALID_VALUE);
+        CHECK(aclshmemx_set_attr_uniqueid_args(0, 2, 0, &uid, &attr) == ACLSHMEM_INVALID_VALUE);
+        CHECK(aclshmemx_set_attr_uniqueid_args(0, 2, -1024, &uid, &attr) == ACLSHMEM_INVALID_VALUE);
         CHECK(attr.my_pe == 0 && attr.n_pes == 0 && attr.comm_args == NULL); /* untouched on failure */
         CHECK(aclshmemx_set_attr_uniqueid_args(1, 4, 4096, &uid, &attr) == 0);
         CHECK(attr.my_pe == 1 && attr.n_pes == 4 && attr.local_mem_size == 4096);

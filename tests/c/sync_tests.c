@@ -569,11 +569,13 @@ static void scenario_wait_families(void)
             aclshmem_##NAME##_test_some_vector(iv, n, idx, st, EQ, cv, &res);                                       \
             CHECK(res == 0, "%s test_some_vector %s: %zu", ty, what, res);                                          \
         }                                                                                                           \
-        /* bad arguments: pass 0 NULL ivars, pass 1 invalid cmp 9, pass 2 invalid cmp -1 (no waiting) */            \
-        for (int pass = 0; pass < 3; pass++) {                                                                      \
-            T *p = pass == 0 ? NULL : iv;                                                                           \
-            int c = pass == 0 ? EQ : pass == 1 ? 9 : -1;                                                            \
-            const char *what = pass == 0 ? "NULL ivars" : pass == 1 ? "cmp 9" : "cmp -1";                           \
+        /* bad arguments: pass 0 NULL ivars, pass 1 invalid cmp 9, pass 2 invalid cmp -1, pass 3 ivars     */     \
+        /* outside the symmetric heap (a local array; ivars are symmetric, spec 8.5.2): no waiting         */     \
+        T local_iv[NE] = {0};                                                                                       \
+        for (int pass = 0; pass < 4; pass++) {                                                                      \
+            T *p = pass == 0 ? NULL : pass == 3 ? local_iv : iv;                                                    \
+            int c = pass == 0 || pass == 3 ? EQ : pass == 1 ? 9 : -1;                                               \
+            const char *what = pass == 0 ? "NULL ivars" : pass == 1 ? "cmp 9" : pass == 2 ? "cmp -1" : "local ivars"; \
             /* with EQ the all/any/some forms would wait forever on 0 == 1 */                                       \
             aclshmem_##NAME##_wait_until(p, c, (T)1);                                                               \
             aclshmem_##NAME##_wait_until_all(p, NE, NULL, c, (T)1);                                                 \

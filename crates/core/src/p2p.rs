@@ -212,8 +212,25 @@ pub unsafe fn put_signal_in(
 /// # Safety
 /// A non-NULL `ivar` must point to a live `T` for the duration of the wait.
 pub unsafe fn wait_until<T: Word>(ivar: *mut T, cmp: Cmp, value: T) -> Result<()> {
+    let inst = runtime::current()?;
+    check_symmetric(&inst, ivar, 1, "ivar")?;
     // SAFETY: forwarded.
-    unsafe { wait_until_named(ivar, "ivar", cmp, value) }
+    unsafe { wait_until_in(&inst, ivar, "ivar", cmp, value) }
+}
+
+/// The ivars of the wait/test families are symmetric (spec 8.5.2): `[ivars, ivars + n)` must lie in
+/// a user range of this PE's heaps, as RMA operands do (NULL and alignment are checked apart).
+fn check_symmetric<T>(inst: &Instance, ivars: *const T, n: usize, what: &str) -> Result<()> {
+    if ivars.is_null() || n == 0 {
+        return Ok(());
+    }
+    let len = n
+        .checked_mul(std::mem::size_of::<T>())
+        .ok_or_else(|| Error::InvalidValue(format!("{n} elements overflow")))?;
+    match inst.locate(ivars as usize, len) {
+        Some(_) => Ok(()),
+        None => Err(Error::InvalidParam(inst.not_symmetric(what, ivars as usize, len))),
+    }
 }
 
 /// [`wait_until`] naming the argument `what` in errors.
@@ -251,8 +268,9 @@ pub unsafe fn wait_until_in<T: Word>(
 /// # Safety
 /// A non-NULL `ivar` must point to a live `T`.
 pub unsafe fn test<T: Word>(ivar: *mut T, cmp: Cmp, value: T) -> Result<bool> {
-    runtime::current()?;
+    let inst = runtime::current()?;
     check_word(ivar, "ivars")?;
+    check_symmetric(&inst, ivar, 1, "ivars")?;
     // SAFETY: as in `wait_until`.
     Ok(cmp.holds(unsafe { T::load(ivar) }, value))
 }
@@ -286,6 +304,7 @@ impl<'a, T: Word> WaitSet<'a, T> {
         let inst = runtime::current()?;
         if n > 0 {
             check_word(ivars, "ivars")?;
+            check_symmetric(&inst, ivars, n, "ivars")?;
         }
         if let Against::Each(v) = &against
             && v.len() != n
