@@ -13,6 +13,15 @@
 #include <stdbool.h>
 #endif
 
+/* ---- thread safety ----
+ * Init, finalize, aclshmemx_instance_ctx_set and the collective calls (allocation, frees, barriers,
+ * syncs, team splits and destroys, collectives) are made by one thread of a PE at a time, in the same
+ * order on every PE. One-sided calls (put, get and their _nbi, strided and scalar forms, put-with-
+ * signal, signal operations, atomics, quiet, fence, aclshmem_ptr, the wait/test families) may be made
+ * from several threads of a PE at once, also while another thread runs a collective call. No call
+ * may run while another thread of the same process finalizes the instance it uses: finalize waits
+ * for the operations queued on streams, not for calls in progress on other threads. */
+
 /* ---- portability helpers (spec section 6) ---- */
 #if defined(__cplusplus)
 #define ACLSHMEM_ENUM_BASE(T) : T

@@ -119,6 +119,13 @@ fn collective_timeout_names_the_late_pe_3pes() {
     );
 }
 
+/// One-sided calls (puts, gets, atomics, quiet, fence) from 4 threads of every PE at once: no lost
+/// update, every thread reads back what it wrote (the thread-safety note of shmem.h).
+#[test]
+fn threads_3pes() {
+    scenario("threads", 3);
+}
+
 #[test]
 fn ptr_2pes() {
     scenario("ptr", 2);

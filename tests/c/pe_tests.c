@@ -9,6 +9,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -646,6 +647,74 @@ static void scenario_stall_timeout(void)
 }
 
 /* ------------------------------------------------------------------------------------------ */
+/* threads: one-sided calls from 4 threads of every PE at once (the header's thread-safety note) */
+/* ------------------------------------------------------------------------------------------ */
+#define TH_N 4
+#define TH_ROUNDS 2000
+#define TH_WORDS 64
+
+static uint64_t *g_th_data;    /* [TH_N][TH_WORDS] per PE: thread t of the left PE writes row t */
+static int64_t *g_th_counter;  /* on every PE: incremented by every thread of every PE */
+static uint64_t *g_th_got;     /* [TH_N][TH_WORDS] local: what thread t read back */
+
+static void *thread_body(void *arg)
+{
+    const int t = (int)(intptr_t)arg;
+    const int me = aclshmem_my_pe(), n = aclshmem_n_pes();
+    const int right = (me + 1) % n;
+    for (int r = 0; r < TH_ROUNDS; r++) {
+        uint64_t v[TH_WORDS];
+        for (int i = 0; i < TH_WORDS; i++) {
+            v[i] = ((uint64_t)me << 48) | ((uint64_t)t << 40) | ((uint64_t)r << 8) | (uint64_t)i;
+        }
+        aclshmem_putmem(&g_th_data[t * TH_WORDS], v, sizeof v, right);
+        aclshmem_getmem(&g_th_got[t * TH_WORDS], &g_th_data[t * TH_WORDS], sizeof v, right);
+        for (int i = 0; i < TH_WORDS; i++) {
+            if (g_th_got[t * TH_WORDS + i] != v[i]) {
+                printf("FAIL: %s: thread %d round %d word %d read back %#llx (pe %d)\n", g_scenario, t, r, i,
+                       (unsigned long long)g_th_got[t * TH_WORDS + i], me);
+                exit(1);
+            }
+        }
+        for (int pe = 0; pe < n; pe++) {
+            aclshmem_int64_atomic_add(g_th_counter, 1, pe);
+        }
+        if (r % 100 == 0) {
+            aclshmem_quiet();
+            aclshmem_fence();
+        }
+    }
+    return NULL;
+}
+
+static void scenario_threads(void)
+{
+    init_env();
+    const int n = aclshmem_n_pes();
+    g_th_data = aclshmem_calloc(TH_N * TH_WORDS, sizeof(uint64_t));
+    g_th_counter = aclshmem_calloc(1, sizeof(int64_t));
+    CHECK(g_th_data != NULL && g_th_counter != NULL, "allocation failed");
+    g_th_got = calloc(TH_N * TH_WORDS, sizeof(uint64_t));
+    aclshmem_barrier_all();
+    pthread_t th[TH_N];
+    for (int t = 0; t < TH_N; t++) {
+        CHECK(pthread_create(&th[t], NULL, thread_body, (void *)(intptr_t)t) == 0, "pthread_create");
+    }
+    for (int t = 0; t < TH_N; t++) {
+        pthread_join(th[t], NULL);
+    }
+    aclshmem_barrier_all();
+    int64_t want = (int64_t)n * TH_N * TH_ROUNDS;
+    CHECK(*(volatile int64_t *)g_th_counter == want, "counter %lld, expected %lld (lost atomic updates)",
+          (long long)*(volatile int64_t *)g_th_counter, (long long)want);
+    aclshmem_free(g_th_counter);
+    aclshmem_free(g_th_data);
+    free(g_th_got);
+    finalize_ok();
+    ok();
+}
+
+/* ------------------------------------------------------------------------------------------ */
 /* 6. barrier                                                                                 */
 /* ------------------------------------------------------------------------------------------ */
 static void scenario_barrier(void)
@@ -972,6 +1041,7 @@ int main(int argc, char **argv)
         {"heap", scenario_heap},
         {"ptr", scenario_ptr},
         {"reserved", scenario_reserved},
+        {"threads", scenario_threads},
         {"stall_warning", scenario_stall_warning},
         {"stall_timeout", scenario_stall_timeout},
         {"barrier", scenario_barrier},
