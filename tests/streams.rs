@@ -280,6 +280,13 @@ fn ctx_switch_2pes() {
     .assert_ok("ctx_switch");
 }
 
+/// Put-with-signal to oneself with the signal word in aclrtMalloc memory, as the original's tests
+/// do: accepted exactly then (live device memory, target = caller).
+#[test]
+fn self_signal_device_2pes() {
+    scenario("self_signal_device", 2);
+}
+
 #[test]
 fn sync_timeout_2pes() {
     let run = scenario("sync_timeout", 2);

@@ -20,6 +20,9 @@ typedef aclError (*aclshimStatusFunc)(void *args);
 ACL_FUNC_VISIBILITY aclError aclshimLaunchHostFuncWithStatus(aclrtStream stream, aclshimStatusFunc fn,
                                                              void *args);
 
+/* 1 when [ptr, ptr + len) lies inside the requested bytes of one live aclrtMalloc block, else 0. */
+ACL_FUNC_VISIBILITY int aclshimDeviceRangeIsLive(const void *ptr, size_t len);
+
 #ifdef __cplusplus
 }
 #endif

@@ -911,6 +911,66 @@ static void scenario_ctx_switch(void)
     acl_end(s);
 }
 
+/* ---- self_signal_device -----------------------------------------------------------------------
+ * The original's own tests: put-with-signal (typed, sized, byte, _nbi) to the calling PE itself with
+ * the signal word in local device memory from aclrtMalloc (not symmetric), read back with
+ * aclrtMemcpy. Accepted exactly then; a signal word in freed device memory, in plain host memory,
+ * or aimed at another PE is refused and left unchanged. */
+static int32_t read_dev(const int32_t *dev)
+{
+    int32_t v = -1;
+    CHECK_RC(aclrtMemcpy(&v, sizeof v, dev, sizeof v, ACL_MEMCPY_DEVICE_TO_HOST), ACL_SUCCESS);
+    return v;
+}
+
+static void scenario_self_signal_device(void)
+{
+    aclrtStream s = acl_begin();
+    shmem_begin();
+    int32_t *dst = sym_alloc(64 * sizeof(int32_t));
+    int32_t src[64];
+    for (int i = 0; i < 64; i++) {
+        src[i] = g_me * 100 + i;
+    }
+    void *dev = NULL;
+    CHECK_RC(aclrtMalloc(&dev, 64, ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS);
+    int32_t *sig = (int32_t *)dev;
+    int32_t zero = 0;
+    CHECK_RC(aclrtMemcpy(sig, sizeof zero, &zero, sizeof zero, ACL_MEMCPY_HOST_TO_DEVICE), ACL_SUCCESS);
+
+    aclshmem_int32_put_signal(dst, src, 64, (uint8_t *)sig, 5, ACLSHMEM_SIGNAL_SET, g_me);
+    CHECK(read_dev(sig) == 5, "typed put_signal to self: device signal %d, expected 5", read_dev(sig));
+    CHECK(dst[63] == src[63], "typed put_signal to self: data not copied");
+    aclshmem_int32_put_signal_nbi(dst, src, 64, (uint8_t *)sig, 2, ACLSHMEM_SIGNAL_ADD, g_me);
+    aclshmem_quiet();
+    CHECK(read_dev(sig) == 7, "typed put_signal_nbi ADD to self: device signal %d, expected 7", read_dev(sig));
+    aclshmem_put32_signal(dst, src, 64, sig, 11, ACLSHMEM_SIGNAL_SET, g_me);
+    CHECK(read_dev(sig) == 11, "sized put_signal to self: device signal %d, expected 11", read_dev(sig));
+    aclshmemx_putmem_signal(dst, src, sizeof src, sig, 1, ACLSHMEM_SIGNAL_ADD, g_me);
+    CHECK(read_dev(sig) == 12, "putmem_signal to self: device signal %d, expected 12", read_dev(sig));
+    aclshmemx_putmem_signal_nbi(dst, src, sizeof src, sig, 20, ACLSHMEM_SIGNAL_SET, g_me);
+    aclshmem_quiet();
+    CHECK(read_dev(sig) == 20, "putmem_signal_nbi to self: device signal %d, expected 20", read_dev(sig));
+
+    /* refused: another PE, plain host memory, freed device memory */
+    if (g_n > 1) {
+        aclshmem_int32_put_signal(dst, src, 64, (uint8_t *)sig, 99, ACLSHMEM_SIGNAL_SET, g_right);
+        CHECK(read_dev(sig) == 20, "a device signal word aimed at PE %d was written", g_right);
+    }
+    int32_t host_word = 3;
+    aclshmem_int32_put_signal(dst, src, 64, (uint8_t *)&host_word, 99, ACLSHMEM_SIGNAL_SET, g_me);
+    CHECK(host_word == 3, "a plain host signal word was written");
+    CHECK_RC(aclrtFree(dev), ACL_SUCCESS);
+    void *dev2 = NULL;
+    CHECK_RC(aclrtMallocHost(&dev2, 64), ACL_SUCCESS);
+    int32_t *pinned = (int32_t *)dev2;
+    *pinned = 4;
+    aclshmem_int32_put_signal(dst, src, 64, (uint8_t *)pinned, 99, ACLSHMEM_SIGNAL_SET, g_me);
+    CHECK(*pinned == 4, "an aclrtMallocHost signal word was written (only device memory is accepted)");
+    CHECK_RC(aclrtFreeHost(dev2), ACL_SUCCESS);
+    acl_end(s);
+}
+
 #else /* STREAM_TESTS_NO_ACL */
 
 /* ---------------------------------------------------------------------------------------------- */
@@ -1001,6 +1061,7 @@ int main(int argc, char **argv)
         {"prof", scenario_prof},
         {"finalize_pending", scenario_finalize_pending},
         {"ctx_switch", scenario_ctx_switch},
+        {"self_signal_device", scenario_self_signal_device},
 #else
         {"inline", scenario_inline},
 #endif

@@ -22,6 +22,8 @@ pub enum Kind {
 
 struct Block {
     layout: Layout,
+    /// Bytes the program asked for (the layout adds padding).
+    size: usize,
     kind: Kind,
 }
 
@@ -70,7 +72,8 @@ pub fn allocate(size: usize, kind: Kind) -> Result<*mut u8> {
     if let Kind::Device(d) = kind {
         *t.device_bytes.entry(d).or_default() += layout.size();
     }
-    t.blocks.insert(ptr.expose_provenance(), Block { layout, kind });
+    t.blocks
+        .insert(ptr.expose_provenance(), Block { layout, size, kind });
     Ok(ptr)
 }
 
@@ -118,6 +121,18 @@ pub fn free(addr: usize, host: bool) -> Result<()> {
 /// Usable size of a live allocation starting at `ptr`, if any.
 pub fn allocation_size(addr: usize) -> Option<usize> {
     table().as_ref()?.blocks.get(&addr).map(|b| b.layout.size())
+}
+
+/// Whether `[addr, addr + len)` lies inside the requested bytes of one live `aclrtMalloc` block.
+pub fn device_range_is_live(addr: usize, len: usize) -> bool {
+    let Some(end) = addr.checked_add(len) else {
+        return false;
+    };
+    table().as_ref().is_some_and(|t| {
+        t.blocks.iter().any(|(&base, b)| {
+            matches!(b.kind, Kind::Device(_)) && base <= addr && end <= base.saturating_add(b.size)
+        })
+    })
 }
 
 /// `(free, total)` bytes of a device's memory.

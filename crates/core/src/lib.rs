@@ -24,6 +24,7 @@
 //! A new transport is one file in `transport/` plus its registration in `transport::select`; a new
 //! API surface is a new crate over this one.
 
+mod acl;
 mod algos;
 pub mod atomic;
 mod bootstrap;

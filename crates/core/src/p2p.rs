@@ -191,6 +191,10 @@ pub unsafe fn put_signal_in(
 ) -> Result<()> {
     let op = SignalOp::from_c(sig_op)?;
     check_word(sig_addr, "sig_addr")?;
+    if pe >= 0 && pe as usize == inst.my_pe() && inst.locate(sig_addr as usize, 4).is_none() {
+        // SAFETY: forwarded.
+        return unsafe { local_device_signal(inst, dst, src, len, sig_addr, value, op, pe, nbi) };
+    }
     let sig = inst.remote(sig_addr as usize, 4, pe, "sig_addr")?;
     if sig.direct().is_some() || len == 0 {
         // same node: the copy completes before the signal's Release store / SeqCst add
@@ -205,6 +209,48 @@ pub unsafe fn put_signal_in(
     let t = inst.routes().to(sig.pe)?;
     // SAFETY: `d` is a checked range of the peer's heap; `src` is the caller's buffer.
     unsafe { t.put_signal(d, src, len, sig, Width::W32, op, value as u32 as u64, nbi) }
+}
+
+/// Put-with-signal to the calling PE whose signal word is not symmetric. The original accepts a
+/// signal word in local device memory (`aclrtMalloc`) when the target is the caller itself (its
+/// device path translates addresses only for other PEs), and its own tests rely on it; so do we,
+/// exactly then: the whole word lies in a live allocation of the ACL runtime. Any other address
+/// outside the heap is refused as for every operation.
+///
+/// # Safety
+/// As for [`put_signal_nbi`].
+#[allow(clippy::too_many_arguments)]
+unsafe fn local_device_signal(
+    inst: &Instance,
+    dst: *mut u8,
+    src: *const u8,
+    len: usize,
+    sig_addr: *mut i32,
+    value: i32,
+    op: SignalOp,
+    pe: i32,
+    nbi: bool,
+) -> Result<()> {
+    if !crate::acl::device_range_is_live(sig_addr.cast(), 4) {
+        return Err(Error::InvalidParam(inst.not_symmetric(
+            "sig_addr",
+            sig_addr as usize,
+            4,
+        )));
+    }
+    // the data part is an ordinary put to this PE (checked like any other)
+    // SAFETY: forwarded.
+    unsafe { rma::put_in(inst, dst, src, len, pe, nbi)? };
+    // SAFETY: an aligned (checked) word inside a live aclrtMalloc block of this process.
+    unsafe {
+        match op {
+            SignalOp::Set => i32::store(sig_addr, value),
+            SignalOp::Add => {
+                i32::fetch_add(sig_addr, value);
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Waits until the local word `*ivar` satisfies `cmp` against `value`.

@@ -10,7 +10,9 @@
 //!
 //! `unsafe`: calls through resolved C function pointers and the boxed-closure trampoline.
 
-use std::ffi::{CString, c_int, c_void};
+use std::ffi::{c_int, c_void};
+
+use crate::acl::resolve;
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicPtr, AtomicUsize, Ordering};
 use std::time::Instant;
@@ -36,13 +38,6 @@ struct Acl {
     create: Option<CreateFn>,
     destroy: Option<StreamFn>,
     sync: Option<StreamFn>,
-}
-
-fn resolve(name: &str) -> Option<*mut c_void> {
-    let c = CString::new(name).ok()?;
-    // SAFETY: dlsym in the global namespace with a NUL-terminated name.
-    let p = unsafe { libc::dlsym(libc::RTLD_DEFAULT, c.as_ptr()) };
-    (!p.is_null()).then_some(p)
 }
 
 fn acl() -> Option<&'static Acl> {

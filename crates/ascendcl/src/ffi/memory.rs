@@ -3,9 +3,9 @@
 //! `aclrtMemcpyKind` direction is a plain CPU copy and the kind is checked only for range.
 #![allow(non_snake_case)]
 
-use std::ffi::c_void;
+use std::ffi::{c_int, c_void};
 
-use super::{SendPtr, from_c, require, status, write_out};
+use super::{SendPtr, from_c, guard_or, require, status, write_out};
 use crate::device;
 use crate::error::{AclError, Error};
 use crate::memory::{self, Copy, Kind};
@@ -56,6 +56,17 @@ pub unsafe extern "C" fn aclrtMallocHost(hostPtr: *mut *mut c_void, size: usize)
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclrtFree(devPtr: *mut c_void) -> AclError {
     status("aclrtFree", || memory::free(devPtr.addr(), false))
+}
+
+/// Shim extension (`acl/acl_shim.h`), `int aclshimDeviceRangeIsLive(const void *ptr, size_t len);`:
+/// 1 when `[ptr, ptr + len)` lies inside a live `aclrtMalloc` block (the bytes requested), else 0.
+/// libaclshmem asks it (resolved at run time) before accepting local device memory as the signal
+/// word of a put-with-signal to the calling PE itself, as the original's device path does.
+#[unsafe(no_mangle)]
+pub extern "C" fn aclshimDeviceRangeIsLive(ptr: *const c_void, len: usize) -> c_int {
+    guard_or("aclshimDeviceRangeIsLive", 0, || {
+        Ok(c_int::from(memory::device_range_is_live(ptr.addr(), len)))
+    })
 }
 
 /// `aclError aclrtFreeHost(void *hostPtr);` — frees `aclrtMallocHost` memory. NULL → 100000; not a

@@ -1,0 +1,32 @@
+//! ACL runtime entry points the library uses when the program links an ACL runtime (CANN's or this
+//! repository's CPU libascendcl), resolved at run time in the process (`dlsym(RTLD_DEFAULT)`): the
+//! library never links one itself.
+//!
+//! `unsafe`: dlsym, and calls through the resolved function pointers.
+
+use std::ffi::{CString, c_int, c_void};
+use std::sync::OnceLock;
+
+/// The address of the function `name` in the process, if some loaded object exports it.
+pub(crate) fn resolve(name: &str) -> Option<*mut c_void> {
+    let c = CString::new(name).ok()?;
+    // SAFETY: dlsym in the global namespace with a NUL-terminated name.
+    let p = unsafe { libc::dlsym(libc::RTLD_DEFAULT, c.as_ptr()) };
+    (!p.is_null()).then_some(p)
+}
+
+type RangeIsLive = unsafe extern "C" fn(*const c_void, usize) -> c_int;
+
+/// Whether `[ptr, ptr + len)` lies inside a live device allocation (`aclrtMalloc`) of the ACL
+/// runtime, as far as the runtime can tell: the CPU libascendcl answers through its extension
+/// `aclshimDeviceRangeIsLive`; without it (no runtime, or one without the extension) the answer is no.
+pub(crate) fn device_range_is_live(ptr: *const u8, len: usize) -> bool {
+    static F: OnceLock<Option<RangeIsLive>> = OnceLock::new();
+    let f = F.get_or_init(|| {
+        // SAFETY: the shim exports this symbol with exactly this C signature (acl/acl_shim.h).
+        resolve("aclshimDeviceRangeIsLive")
+            .map(|p| unsafe { std::mem::transmute::<*mut c_void, RangeIsLive>(p) })
+    });
+    // SAFETY: the function only compares the range with its allocation table.
+    f.is_some_and(|f| unsafe { f(ptr.cast(), len) } == 1)
+}
