@@ -866,3 +866,153 @@ fn hostile_clients_do_not_disturb_a_running_job() {
     }
     eprintln!("hostile clients: job finished {took:.2?} after the stop request");
 }
+
+// ------------------------------------------------------------------------------------------
+// 8. A running job whose PEs are stopped, signalled, killed from the outside (scenario `loop`)
+// ------------------------------------------------------------------------------------------
+
+/// Waits (at most `limit`) until `path` exists.
+fn wait_for_file(path: &std::path::Path, limit: Duration) -> bool {
+    let deadline = Instant::now() + limit;
+    while Instant::now() < deadline {
+        if path.exists() {
+            return true;
+        }
+        thread::sleep(Duration::from_millis(20));
+    }
+    false
+}
+
+/// A hand-started job running scenario `loop` until its stop file appears.
+struct LoopJob {
+    job: Option<ManualJob>,
+    scratch: Scratch,
+}
+
+impl LoopJob {
+    /// Starts `n` PEs of `loop` and waits until every one is in the loop (PE 0 creates the ready
+    /// file after the first barrier).
+    fn start(n: usize, env: &[(&str, &str)], per_pe: &[(usize, &str, &str)]) -> LoopJob {
+        let scratch = Scratch::new("failures-loop");
+        let stop = scratch.path().join("stop");
+        let ready = scratch.path().join("ready");
+        let (stop_s, ready_s) = (
+            stop.to_str().expect("UTF-8 temp path").to_owned(),
+            ready.to_str().expect("UTF-8 temp path").to_owned(),
+        );
+        let mut all_env: Vec<(&str, &str)> = vec![
+            ("FT_STOP_FILE", &stop_s),
+            ("FT_READY_FILE", &ready_s),
+            ("FT_INIT_TIMEOUT", "60"),
+            ("FT_OP_TIMEOUT", "60"),
+        ];
+        all_env.extend_from_slice(env);
+        let which: Vec<usize> = (0..n).collect();
+        let job = ManualJob::start("loop", n, &which, &all_env, per_pe);
+        let mut lj = LoopJob {
+            job: Some(job),
+            scratch,
+        };
+        if !wait_for_file(&ready, Duration::from_secs(60)) {
+            let ended = lj.take().wait(Duration::ZERO);
+            panic!("the job did not reach its loop within 60 s\n{}", dump(&ended));
+        }
+        lj
+    }
+
+    fn pids(&self) -> Vec<u32> {
+        self.job
+            .as_ref()
+            .map(|j| j.pes.iter().map(|p| p.child.id()).collect())
+            .unwrap_or_default()
+    }
+
+    fn take(&mut self) -> ManualJob {
+        self.job.take().expect("job already taken")
+    }
+
+    /// Asks PE 0 to end the loop and waits (at most `limit`) for every PE.
+    fn finish(mut self, limit: Duration) -> Vec<Ended> {
+        std::fs::write(self.scratch.path().join("stop"), b"stop").expect("create the stop file");
+        let job = self.take();
+        let limit = job.start.elapsed() + limit;
+        job.wait(limit)
+    }
+}
+
+/// Every PE finalized and exited 0, PE 0 printed `OK loop`.
+fn assert_loop_ok(ended: &[Ended]) {
+    assert_all_ended(ended);
+    assert_no_fail_lines(ended);
+    for e in ended {
+        assert_eq!(e.code(), Some(0), "PE {} exit status\n{}", e.pe, dump(ended));
+        assert!(
+            e.result().is_some(),
+            "PE {} did not finish its loop\n{}",
+            e.pe,
+            dump(ended)
+        );
+    }
+    assert!(
+        ended[0].output.lines().any(|l| l.trim_end() == "OK loop"),
+        "no OK line\n{}",
+        dump(ended)
+    );
+}
+
+/// Sends `sig` to every thread of process `pid` (so the watch thread gets it too).
+fn signal_every_thread(pid: u32, sig: i32) -> usize {
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return 0;
+    };
+    let mut sent = 0;
+    for t in tasks.flatten() {
+        let Some(tid) = t.file_name().to_str().and_then(|s| s.parse::<i64>().ok()) else {
+            continue;
+        };
+        // SAFETY: tgkill has no memory-safety preconditions; a vanished thread is an error return.
+        let rc = unsafe { libc::syscall(libc::SYS_tgkill, i64::from(pid), tid, i64::from(sig)) };
+        if rc == 0 {
+            sent += 1;
+        }
+    }
+    sent
+}
+
+#[test]
+fn stopped_and_continued_pes_do_not_end_the_job() {
+    let _serial = serial();
+    let job = LoopJob::start(4, &[], &[]);
+    let pids = job.pids();
+    for victim in [2usize, 0] {
+        common::signal(pids[victim], libc::SIGSTOP);
+        thread::sleep(Duration::from_secs(1));
+        common::signal(pids[victim], libc::SIGCONT);
+        thread::sleep(Duration::from_millis(500));
+    }
+    let ended = job.finish(Duration::from_secs(30));
+    assert_loop_ok(&ended);
+    eprintln!("PEs 2 and 0 stopped for 1 s each: the job finished normally");
+}
+
+#[test]
+fn sigusr1_with_sa_restart_does_not_end_the_job() {
+    let _serial = serial();
+    let job = LoopJob::start(4, &[("FT_SIGUSR1", "1")], &[]);
+    let pids = job.pids();
+    let until = Instant::now() + Duration::from_secs(2);
+    let mut sent = 0;
+    while Instant::now() < until {
+        for &pid in &pids {
+            sent += signal_every_thread(pid, libc::SIGUSR1);
+        }
+        thread::sleep(Duration::from_millis(10));
+    }
+    let ended = job.finish(Duration::from_secs(30));
+    assert_loop_ok(&ended);
+    for e in &ended {
+        let got: i64 = e.field("usr1").and_then(|v| v.parse().ok()).unwrap_or(0);
+        assert!(got > 0, "PE {} counted no SIGUSR1\n{}", e.pe, dump(&ended));
+    }
+    eprintln!("{sent} SIGUSR1 sent to every thread of 4 PEs: the job finished normally");
+}

@@ -198,7 +198,13 @@ impl Client {
         let mut guard = self.stream.locked();
         if write_frame(&mut guard.0, &Message::Bye).is_ok() {
             let mut sink = [0u8; 64];
-            while matches!(std::io::Read::read(&mut guard.0, &mut sink), Ok(n) if n > 0) {}
+            loop {
+                match std::io::Read::read(&mut guard.0, &mut sink) {
+                    Ok(n) if n > 0 => {}
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                    _ => break,
+                }
+            }
         }
     }
 }

@@ -37,17 +37,26 @@ impl Conn {
             Conn::Plain(_) => Ok(()),
             Conn::Client(s) => {
                 while s.conn.is_handshaking() {
-                    s.conn.complete_io(&mut s.sock)?;
+                    retry_interrupted(s.conn.complete_io(&mut s.sock))?;
                 }
                 Ok(())
             }
             Conn::Server(s) => {
                 while s.conn.is_handshaking() {
-                    s.conn.complete_io(&mut s.sock)?;
+                    retry_interrupted(s.conn.complete_io(&mut s.sock))?;
                 }
                 Ok(())
             }
         }
+    }
+}
+
+/// An interrupted step (EINTR: a signal reached a read with a timeout) is retried by the caller's
+/// loop: it counts as no progress, not as an error.
+fn retry_interrupted<T: Default>(r: std::io::Result<T>) -> std::io::Result<T> {
+    match r {
+        Err(e) if e.kind() == std::io::ErrorKind::Interrupted => Ok(T::default()),
+        other => other,
     }
 }
 

@@ -283,21 +283,26 @@ impl FrameReader {
             return Ok(Some(m));
         }
         let mut chunk = [0u8; 4096];
-        match r.read(&mut chunk) {
-            Ok(0) => Err(std::io::ErrorKind::UnexpectedEof.into()),
-            Ok(n) => {
-                self.buf.extend_from_slice(&chunk[..n]);
-                self.next_frame().map_err(invalid)
-            }
-            Err(e)
-                if matches!(
-                    e.kind(),
-                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
-                ) =>
-            {
-                Ok(None)
-            }
-            Err(e) => Err(e),
+        loop {
+            return match r.read(&mut chunk) {
+                Ok(0) => Err(std::io::ErrorKind::UnexpectedEof.into()),
+                Ok(n) => {
+                    self.buf.extend_from_slice(&chunk[..n]);
+                    self.next_frame().map_err(invalid)
+                }
+                // a signal (a handler, or SIGSTOP/SIGCONT) ended a read that has a timeout: the
+                // connection is fine
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                    ) =>
+                {
+                    Ok(None)
+                }
+                Err(e) => Err(e),
+            };
         }
     }
 }
@@ -416,6 +421,30 @@ mod tests {
         );
         let mut empty: &[u8] = &[];
         assert!(fr.poll(&mut empty).is_err());
+    }
+
+    /// A reader whose first read is interrupted by a signal (EINTR), as a read with a timeout is
+    /// when the process is stopped and continued.
+    struct InterruptedOnce(bool, Vec<u8>);
+
+    impl std::io::Read for InterruptedOnce {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            if !self.0 {
+                self.0 = true;
+                return Err(std::io::ErrorKind::Interrupted.into());
+            }
+            let n = self.1.len().min(buf.len());
+            buf[..n].copy_from_slice(&self.1[..n]);
+            self.1.drain(..n);
+            Ok(n)
+        }
+    }
+
+    #[test]
+    fn frame_reader_retries_interrupted_reads() {
+        let mut r = InterruptedOnce(false, encode(&Message::PeerDied { pe: 4 }));
+        let mut fr = FrameReader::default();
+        assert_eq!(fr.poll(&mut r).unwrap(), Some(Message::PeerDied { pe: 4 }));
     }
 
     #[test]
