@@ -80,6 +80,25 @@ struct ManualPe {
     ended: Option<(ExitStatus, Duration)>,
 }
 
+/// The identity of a hand-started job: its port, its job id, its secret (`None`: no
+/// ACLSHMEM_JOB_TOKEN, as without any launcher).
+#[derive(Clone)]
+struct JobIds {
+    port: u16,
+    job_id: String,
+    secret: Option<String>,
+}
+
+impl JobIds {
+    fn new() -> JobIds {
+        JobIds {
+            port: free_port(),
+            job_id: unique_hex(),
+            secret: Some(format!("test-secret-{}", unique_hex())),
+        }
+    }
+}
+
 /// A job whose PEs the test starts itself, without `aclshmrun`: the library's own failure
 /// detection is all there is.
 struct ManualJob {
@@ -136,10 +155,21 @@ impl ManualJob {
         env: &[(&str, &str)],
         per_pe: &[(usize, &str, &str)],
     ) -> ManualJob {
+        let ids = JobIds::new();
+        ManualJob::start_with(&ids, scenario, n_pes, which, env, per_pe)
+    }
+
+    /// As [`ManualJob::start`], for the job `ids` (so a job's PEs can be started in steps).
+    fn start_with(
+        ids: &JobIds,
+        scenario: &str,
+        n_pes: usize,
+        which: &[usize],
+        env: &[(&str, &str)],
+        per_pe: &[(usize, &str, &str)],
+    ) -> ManualJob {
         let prog = prog();
-        let port = free_port();
-        let job_id = unique_hex();
-        let secret = format!("test-secret-{}", unique_hex());
+        let JobIds { port, job_id, secret } = ids.clone();
         let url = format!("tcp://127.0.0.1:{port}");
         let n = n_pes.to_string();
         let start = Instant::now();
@@ -166,8 +196,11 @@ impl ManualJob {
                 .env("ACLSHMEM_IP_PORT", &url)
                 .env("ACLSHMEM_LOCAL_MEM_SIZE", "4M")
                 .env("ACLSHMEM_JOB_ID", &job_id)
-                .env("ACLSHMEM_JOB_TOKEN", &secret)
                 .env("SHMEM_LOG_TO_STDOUT", "1");
+            match &secret {
+                Some(s) => cmd.env("ACLSHMEM_JOB_TOKEN", s),
+                None => cmd.env_remove("ACLSHMEM_JOB_TOKEN"),
+            };
             for (k, v) in env {
                 cmd.env(k, v);
             }
@@ -885,7 +918,12 @@ fn wait_for_file(path: &std::path::Path, limit: Duration) -> bool {
 
 /// A hand-started job running scenario `loop` until its stop file appears.
 struct LoopJob {
-    job: Option<ManualJob>,
+    /// The PEs, started in one or more steps.
+    jobs: Vec<ManualJob>,
+    ids: JobIds,
+    n: usize,
+    env: Vec<(String, String)>,
+    per_pe: Vec<(usize, String, String)>,
     scratch: Scratch,
 }
 
@@ -893,50 +931,92 @@ impl LoopJob {
     /// Starts `n` PEs of `loop` and waits until every one is in the loop (PE 0 creates the ready
     /// file after the first barrier).
     fn start(n: usize, env: &[(&str, &str)], per_pe: &[(usize, &str, &str)]) -> LoopJob {
-        let scratch = Scratch::new("failures-loop");
-        let stop = scratch.path().join("stop");
-        let ready = scratch.path().join("ready");
-        let (stop_s, ready_s) = (
-            stop.to_str().expect("UTF-8 temp path").to_owned(),
-            ready.to_str().expect("UTF-8 temp path").to_owned(),
-        );
-        let mut all_env: Vec<(&str, &str)> = vec![
-            ("FT_STOP_FILE", &stop_s),
-            ("FT_READY_FILE", &ready_s),
-            ("FT_INIT_TIMEOUT", "60"),
-            ("FT_OP_TIMEOUT", "60"),
-        ];
-        all_env.extend_from_slice(env);
-        let which: Vec<usize> = (0..n).collect();
-        let job = ManualJob::start("loop", n, &which, &all_env, per_pe);
-        let mut lj = LoopJob {
-            job: Some(job),
-            scratch,
-        };
-        if !wait_for_file(&ready, Duration::from_secs(60)) {
-            let ended = lj.take().wait(Duration::ZERO);
-            panic!("the job did not reach its loop within 60 s\n{}", dump(&ended));
-        }
+        let mut lj = LoopJob::prepare(JobIds::new(), n, env, per_pe);
+        lj.launch(&(0..n).collect::<Vec<_>>());
+        lj.wait_ready();
         lj
     }
 
-    fn pids(&self) -> Vec<u32> {
-        self.job
-            .as_ref()
-            .map(|j| j.pes.iter().map(|p| p.child.id()).collect())
-            .unwrap_or_default()
+    /// A job of `n` PEs with nothing started yet.
+    fn prepare(ids: JobIds, n: usize, env: &[(&str, &str)], per_pe: &[(usize, &str, &str)]) -> LoopJob {
+        let scratch = Scratch::new("failures-loop");
+        let path = |name: &str| {
+            scratch
+                .path()
+                .join(name)
+                .to_str()
+                .expect("UTF-8 temp path")
+                .to_owned()
+        };
+        let mut all_env = vec![
+            ("FT_STOP_FILE".to_string(), path("stop")),
+            ("FT_READY_FILE".to_string(), path("ready")),
+            ("FT_INIT_TIMEOUT".to_string(), "60".to_string()),
+            ("FT_OP_TIMEOUT".to_string(), "60".to_string()),
+        ];
+        all_env.extend(env.iter().map(|(k, v)| (k.to_string(), v.to_string())));
+        LoopJob {
+            jobs: Vec::new(),
+            ids,
+            n,
+            env: all_env,
+            per_pe: per_pe
+                .iter()
+                .map(|(p, k, v)| (*p, k.to_string(), v.to_string()))
+                .collect(),
+            scratch,
+        }
     }
 
-    fn take(&mut self) -> ManualJob {
-        self.job.take().expect("job already taken")
+    /// Starts PEs `which`.
+    fn launch(&mut self, which: &[usize]) {
+        let env: Vec<(&str, &str)> = self.env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        let per_pe: Vec<(usize, &str, &str)> = self
+            .per_pe
+            .iter()
+            .map(|(p, k, v)| (*p, k.as_str(), v.as_str()))
+            .collect();
+        self.jobs.push(ManualJob::start_with(
+            &self.ids, "loop", self.n, which, &env, &per_pe,
+        ));
+    }
+
+    /// Waits until PE 0 reports every PE in the loop; fails the test after 60 s.
+    fn wait_ready(&mut self) {
+        if !wait_for_file(&self.scratch.path().join("ready"), Duration::from_secs(60)) {
+            let ended = self.wait_all(Duration::ZERO);
+            panic!("the job did not reach its loop within 60 s\n{}", dump(&ended));
+        }
+    }
+
+    /// Every started PE's pid, in PE order.
+    fn pids(&self) -> Vec<u32> {
+        let mut pes: Vec<(usize, u32)> = self
+            .jobs
+            .iter()
+            .flat_map(|j| j.pes.iter().map(|p| (p.pe, p.child.id())))
+            .collect();
+        pes.sort();
+        pes.into_iter().map(|(_, pid)| pid).collect()
+    }
+
+    /// Waits for every PE (at most `limit` from now) and returns how they ended, in PE order.
+    fn wait_all(&mut self, limit: Duration) -> Vec<Ended> {
+        let deadline = Instant::now() + limit;
+        let mut ended: Vec<Ended> = Vec::new();
+        for job in self.jobs.drain(..) {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let limit = job.start.elapsed() + left;
+            ended.extend(job.wait(limit));
+        }
+        ended.sort_by_key(|e| e.pe);
+        ended
     }
 
     /// Asks PE 0 to end the loop and waits (at most `limit`) for every PE.
     fn finish(mut self, limit: Duration) -> Vec<Ended> {
         std::fs::write(self.scratch.path().join("stop"), b"stop").expect("create the stop file");
-        let job = self.take();
-        let limit = job.start.elapsed() + limit;
-        job.wait(limit)
+        self.wait_all(limit)
     }
 }
 
@@ -1015,4 +1095,161 @@ fn sigusr1_with_sa_restart_does_not_end_the_job() {
         assert!(got > 0, "PE {} counted no SIGUSR1\n{}", e.pe, dump(&ended));
     }
     eprintln!("{sent} SIGUSR1 sent to every thread of 4 PEs: the job finished normally");
+}
+
+/// `VmRSS` (KiB) and `Threads` of process `pid`, from /proc/<pid>/status.
+fn rss_and_threads(pid: u32) -> Option<(u64, u64)> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let field = |name: &str| {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(name))
+            .and_then(|v| v.split_whitespace().next())
+            .and_then(|v| v.parse::<u64>().ok())
+    };
+    Some((field("VmRSS:")?, field("Threads:")?))
+}
+
+/// Keeps up to `per_kind` connections of each hostile kind open to `addr` until `stop`: idle
+/// ones, ones that drip a hello one byte every 100 ms, and ones announcing a 64 MiB frame and
+/// sending 256 KiB of it. Closed connections are replaced. Returns the number of connections
+/// made. Bounded: at most 60 s and 20 000 connections.
+fn flood(addr: SocketAddr, per_kind: usize, stop: &std::sync::atomic::AtomicBool) -> usize {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let mut made = 0usize;
+    let open = |made: &mut usize| -> Option<TcpStream> {
+        let s = TcpStream::connect_timeout(&addr, Duration::from_millis(500)).ok()?;
+        s.set_nonblocking(true).ok()?;
+        *made += 1;
+        Some(s)
+    };
+    // a hello with a long secret: 4 + 1042 bytes, dripped
+    let drip_bytes = hello_frame(&[b'x'; 1024], 1, 4, false);
+    let mut huge_bytes = (64u32 << 20).to_le_bytes().to_vec();
+    huge_bytes.extend(std::iter::repeat_n(0x5au8, 256 << 10));
+    let mut idle: Vec<TcpStream> = Vec::new();
+    let mut drip: Vec<(TcpStream, usize)> = Vec::new();
+    let mut huge: Vec<(TcpStream, usize)> = Vec::new();
+    let alive = |s: &TcpStream| {
+        let mut b = [0u8; 64];
+        matches!((&*s).read(&mut b), Err(ref e) if e.kind() == std::io::ErrorKind::WouldBlock)
+    };
+    let mut last_drip = Instant::now();
+    while !stop.load(Ordering::SeqCst) && Instant::now() < deadline && made < 20_000 {
+        idle.retain(alive);
+        drip.retain(|(s, _)| alive(s));
+        huge.retain(|(s, _)| alive(s));
+        while idle.len() < per_kind {
+            match open(&mut made) {
+                Some(s) => idle.push(s),
+                None => break,
+            }
+        }
+        while drip.len() < per_kind {
+            match open(&mut made) {
+                Some(s) => drip.push((s, 0)),
+                None => break,
+            }
+        }
+        while huge.len() < per_kind {
+            match open(&mut made) {
+                Some(s) => huge.push((s, 0)),
+                None => break,
+            }
+        }
+        if last_drip.elapsed() >= Duration::from_millis(100) {
+            last_drip = Instant::now();
+            for (s, at) in &mut drip {
+                if *at < drip_bytes.len() && (&*s).write(&drip_bytes[*at..*at + 1]).is_ok_and(|n| n == 1) {
+                    *at += 1;
+                }
+            }
+        }
+        for (s, at) in &mut huge {
+            if *at < huge_bytes.len()
+                && let Ok(n) = (&*s).write(&huge_bytes[*at..])
+            {
+                *at += n;
+            }
+        }
+        thread::sleep(Duration::from_millis(20));
+    }
+    made
+}
+
+#[test]
+fn a_flood_of_strangers_costs_the_store_little() {
+    let _serial = serial();
+    let ids = JobIds::new();
+    let addr: SocketAddr = format!("127.0.0.1:{}", ids.port).parse().expect("address");
+    let mut job = LoopJob::prepare(ids, 4, &[], &[]);
+    // PE 0 first; the flood starts as soon as its store listens, before the other PEs come
+    job.launch(&[0]);
+    let listening = Instant::now();
+    while TcpStream::connect_timeout(&addr, Duration::from_millis(200)).is_err() {
+        assert!(
+            listening.elapsed() < Duration::from_secs(30),
+            "PE 0's store did not listen within 30 s"
+        );
+        thread::sleep(Duration::from_millis(20));
+    }
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let flooder = {
+        let stop = stop.clone();
+        thread::spawn(move || flood(addr, 100, &stop))
+    };
+    let started = Instant::now();
+    job.launch(&[1, 2, 3]);
+    job.wait_ready();
+    let joined = started.elapsed();
+    let pids = job.pids();
+    // the job runs with the flood for 4 s; PE 0 (the store) is sampled all along
+    let mut worst = (0u64, 0u64);
+    let mut reference = (0u64, 0u64);
+    let until = Instant::now() + Duration::from_secs(4);
+    while Instant::now() < until {
+        if let Some((rss, threads)) = rss_and_threads(pids[0]) {
+            worst = (worst.0.max(rss), worst.1.max(threads));
+        }
+        if let Some((rss, threads)) = rss_and_threads(pids[1]) {
+            reference = (reference.0.max(rss), reference.1.max(threads));
+        }
+        thread::sleep(Duration::from_millis(50));
+    }
+    let stopping = Instant::now();
+    let ended = job.finish(Duration::from_secs(30));
+    let took = stopping.elapsed();
+    stop.store(true, Ordering::SeqCst);
+    let made = flooder.join().expect("flood thread");
+    assert_loop_ok(&ended);
+    eprintln!(
+        "flood of {made} hostile connections: PEs 1-3 joined in {joined:.2?}, the job ended {took:.2?} \
+         after the stop request; PE 0 peak VmRSS {} KiB, {} threads (PE 1: {} KiB, {} threads)",
+        worst.0, worst.1, reference.0, reference.1
+    );
+    assert!(made >= 300, "the flood made only {made} connections");
+    assert!(
+        joined < Duration::from_secs(20),
+        "PEs 1-3 needed {joined:.1?} to join during the flood\n{}",
+        dump(&ended)
+    );
+    assert!(
+        took < Duration::from_secs(10),
+        "the job needed {took:.1?} to end after the stop request\n{}",
+        dump(&ended)
+    );
+    // the store runs on one thread whatever the number of connections, and buffers at most a
+    // hello per stranger (64 of them at a time)
+    assert!(
+        worst.1 <= reference.1 + 2,
+        "PE 0 ran {} threads during the flood (PE 1: {})",
+        worst.1,
+        reference.1
+    );
+    assert!(
+        worst.0 <= reference.0 + 24 * 1024,
+        "PE 0's VmRSS reached {} KiB during the flood (PE 1: {} KiB)",
+        worst.0,
+        reference.0
+    );
 }

@@ -10,7 +10,9 @@ use std::time::{Duration, Instant};
 use rustls::pki_types::ServerName;
 
 use super::conn::Conn;
-use super::protocol::{FrameReader, Message, VERSION, read_frame, write_frame};
+use super::protocol::{
+    FrameReader, MAX_CONTROL_FRAME, MAX_PART, Message, VERSION, max_result_frame, read_frame, write_frame,
+};
 use crate::error::{Error, Result};
 
 /// Where and how to reach the store.
@@ -126,7 +128,7 @@ impl Target {
             ));
         }
         let mut rest = std::io::Read::chain(&prefix[..], &mut conn);
-        match read_frame(&mut rest).map_err(retry)? {
+        match read_frame(&mut rest, MAX_CONTROL_FRAME).map_err(retry)? {
             Message::Welcome { session } => Ok((conn, session)),
             Message::Reject { reason } if reason.contains("shutting down") => Err(Attempt::Retry(reason)),
             Message::Reject { reason } => Err(Attempt::Rejected(reason)),
@@ -140,6 +142,8 @@ pub struct Client {
     stream: Mutex<(Conn, u64)>,
     pub session: u64,
     pe: usize,
+    /// Largest answer the store can send this job (an allgather result).
+    max_answer: usize,
 }
 
 impl Client {
@@ -151,11 +155,19 @@ impl Client {
             stream: Mutex::new((conn, 0)),
             session,
             pe: target.pe,
+            max_answer: max_result_frame(target.n_pes),
         })
     }
 
     /// Contributes `data` to the next collective and returns every PE's contribution.
     pub fn allgather(&self, data: &[u8]) -> Result<Vec<Vec<u8>>> {
+        if data.len() > MAX_PART {
+            return Err(Error::Bootstrap(format!(
+                "PE {}: a bootstrap allgather of {} bytes exceeds the config store's limit of {MAX_PART}",
+                self.pe,
+                data.len()
+            )));
+        }
         let mut guard = self.stream.locked();
         let (stream, seq) = &mut *guard;
         *seq += 1;
@@ -171,7 +183,7 @@ impl Client {
             },
         )
         .map_err(lost)?;
-        match read_frame(stream) {
+        match read_frame(stream, self.max_answer) {
             Ok(Message::AllgatherResult { seq, parts }) if seq == my_seq => Ok(parts),
             Ok(Message::Failed { reason, .. }) => Err(Error::Timeout(reason)),
             Ok(other) => Err(Error::Bootstrap(format!(
@@ -255,7 +267,7 @@ impl Watcher {
         let thread = std::thread::Builder::new()
             .name("aclshmem-watch".into())
             .spawn(move || {
-                let mut frames = FrameReader::default();
+                let mut frames = FrameReader::new(MAX_CONTROL_FRAME);
                 loop {
                     let polled = frames.poll(&mut *reader.locked());
                     if flag.load(Ordering::SeqCst) {

@@ -1,16 +1,16 @@
-//! One config-store connection, plain TCP or TLS, with timeouts on the TCP socket underneath.
+//! A PE's connection to the store, plain TCP or TLS, with timeouts on the TCP socket underneath.
+//! (The store's side of the connections is nonblocking: see `server.rs`.)
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::time::Duration;
 
-use rustls::{ClientConnection, ServerConnection, StreamOwned};
+use rustls::{ClientConnection, StreamOwned};
 
-/// A connection to or from the store.
+/// A connection to the store.
 pub enum Conn {
     Plain(TcpStream),
     Client(Box<StreamOwned<ClientConnection, TcpStream>>),
-    Server(Box<StreamOwned<ServerConnection, TcpStream>>),
 }
 
 impl Conn {
@@ -18,7 +18,6 @@ impl Conn {
         match self {
             Conn::Plain(s) => s,
             Conn::Client(s) => &s.sock,
-            Conn::Server(s) => &s.sock,
         }
     }
 
@@ -36,12 +35,6 @@ impl Conn {
         match self {
             Conn::Plain(_) => Ok(()),
             Conn::Client(s) => {
-                while s.conn.is_handshaking() {
-                    retry_interrupted(s.conn.complete_io(&mut s.sock))?;
-                }
-                Ok(())
-            }
-            Conn::Server(s) => {
                 while s.conn.is_handshaking() {
                     retry_interrupted(s.conn.complete_io(&mut s.sock))?;
                 }
@@ -65,7 +58,6 @@ impl Read for Conn {
         match self {
             Conn::Plain(s) => s.read(buf),
             Conn::Client(s) => s.read(buf),
-            Conn::Server(s) => s.read(buf),
         }
     }
 }
@@ -75,14 +67,12 @@ impl Write for Conn {
         match self {
             Conn::Plain(s) => s.write(buf),
             Conn::Client(s) => s.write(buf),
-            Conn::Server(s) => s.write(buf),
         }
     }
     fn flush(&mut self) -> std::io::Result<()> {
         match self {
             Conn::Plain(s) => s.flush(),
             Conn::Client(s) => s.flush(),
-            Conn::Server(s) => s.flush(),
         }
     }
 }

@@ -123,6 +123,13 @@ pub struct ConfigStore {
 
 impl ConfigStore {
     pub fn connect(cfg: StoreConfig) -> Result<ConfigStore> {
+        if cfg.token.len() > protocol::MAX_TOKEN {
+            return Err(Error::InvalidValue(format!(
+                "the job secret (ACLSHMEM_JOB_TOKEN) is {} bytes long, more than {}",
+                cfg.token.len(),
+                protocol::MAX_TOKEN
+            )));
+        }
         let server = if cfg.my_pe == 0 {
             let listener = match cfg.listen {
                 Listen::Fd(fd) => adopt_listener(fd)?,
