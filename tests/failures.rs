@@ -1253,3 +1253,43 @@ fn a_flood_of_strangers_costs_the_store_little() {
         reference.0
     );
 }
+
+/// Kills PE `victim` of a running 32-PE job started by hand (no launcher) and returns how long
+/// each other PE took to exit with the death notice, measured from the kill.
+fn death_notice_latencies(victim: usize, env: &[(&str, &str)]) -> (Vec<Duration>, Vec<Ended>) {
+    let mut job = LoopJob::start(32, env, &[]);
+    let pids = job.pids();
+    // the others are in (or between) barriers
+    thread::sleep(Duration::from_millis(300));
+    let start = job.jobs[0].start;
+    common::signal(pids[victim], libc::SIGKILL);
+    let killed_at = start.elapsed();
+    let ended = job.wait_all(Duration::from_secs(30));
+    assert_all_ended(&ended);
+    let named = format!("PE {victim} died");
+    let mut latencies = Vec::new();
+    for e in ended.iter().filter(|e| e.pe != victim) {
+        assert!(
+            e.code().is_some_and(|c| c != 0) && e.output.contains(&named),
+            "PE {} did not end with `{named}`\n{}",
+            e.pe,
+            dump(&ended)
+        );
+        latencies.push(e.at.saturating_sub(killed_at));
+    }
+    (latencies, ended)
+}
+
+#[test]
+fn death_of_one_of_32_hand_started_pes_reaches_all_within_half_a_second() {
+    let _serial = serial();
+    let (latencies, ended) = death_notice_latencies(5, &[]);
+    let worst = latencies.iter().max().copied().unwrap_or_default();
+    let mean = latencies.iter().sum::<Duration>() / latencies.len().max(1) as u32;
+    eprintln!("PE 5 of 32 killed: the 31 others exited within {worst:.3?} (mean {mean:.3?})");
+    assert!(
+        worst < Duration::from_millis(500),
+        "the last PE exited {worst:.3?} after the kill\n{}",
+        dump(&ended)
+    );
+}
