@@ -114,7 +114,10 @@ struct Ended {
     status: Option<ExitStatus>,
     /// When it ended, from the job's start.
     at: Duration,
+    /// stdout followed by stderr.
     output: String,
+    /// stderr alone.
+    stderr: String,
 }
 
 impl Ended {
@@ -250,13 +253,15 @@ impl ManualJob {
             }
             let stdout = p.stdout.take().map(|h| h.join().unwrap_or_default());
             let stderr = p.stderr.take().map(|h| h.join().unwrap_or_default());
+            let stderr = stderr.unwrap_or_default();
             let mut output = stdout.unwrap_or_default();
-            output.push_str(&stderr.unwrap_or_default());
+            output.push_str(&stderr);
             out.push(Ended {
                 pe: p.pe,
                 status: p.ended.map(|(s, _)| s),
                 at: p.ended.map_or(at_limit, |(_, at)| at),
                 output,
+                stderr,
             });
         }
         out
@@ -1292,4 +1297,97 @@ fn death_of_one_of_32_hand_started_pes_reaches_all_within_half_a_second() {
         "the last PE exited {worst:.3?} after the kill\n{}",
         dump(&ended)
     );
+}
+
+// ------------------------------------------------------------------------------------------
+// 9. Messages that end a job reach stderr whatever the log settings
+// ------------------------------------------------------------------------------------------
+
+/// Runs `scenario` on hand-started PEs `which` of `n` with the log sent to files in a scratch
+/// directory; returns how they ended and everything the log files hold.
+fn run_logging_to_files(
+    scenario: &str,
+    n: usize,
+    which: &[usize],
+    env: &[(&str, &str)],
+    limit: Duration,
+) -> (Vec<Ended>, String) {
+    let logs = Scratch::new("failures-logs");
+    let dir = logs.path().to_str().expect("UTF-8 temp path").to_owned();
+    let mut all_env: Vec<(&str, &str)> = vec![("SHMEM_LOG_TO_STDOUT", "0"), ("SHMEM_LOG_PATH", &dir)];
+    all_env.extend_from_slice(env);
+    let ended = ManualJob::start(scenario, n, which, &all_env, &[]).wait(limit);
+    let mut files = String::new();
+    for f in std::fs::read_dir(logs.path()).into_iter().flatten().flatten() {
+        files.push_str(&std::fs::read_to_string(f.path()).unwrap_or_default());
+    }
+    (ended, files)
+}
+
+/// Every PE in `who` said `text` on stderr and not on stdout, and the log files hold it too.
+fn assert_on_stderr(ended: &[Ended], files: &str, who: &[usize], text: &str) {
+    for e in ended.iter().filter(|e| who.contains(&e.pe)) {
+        assert!(
+            e.stderr.contains(text),
+            "PE {}: `{text}` is not on stderr\n{}",
+            e.pe,
+            dump(ended)
+        );
+        let stdout = &e.output[..e.output.len() - e.stderr.len()];
+        assert!(
+            !stdout.contains(text),
+            "PE {}: `{text}` went to stdout although the log goes to a file\n{}",
+            e.pe,
+            dump(ended)
+        );
+    }
+    assert!(
+        files.contains(text),
+        "the log files do not hold `{text}`:\n{files}"
+    );
+}
+
+#[test]
+fn job_ending_messages_reach_stderr_when_logging_to_a_file() {
+    let _serial = serial();
+    // a PE dies
+    let (ended, files) = run_logging_to_files(
+        "die",
+        4,
+        &[0, 1, 2, 3],
+        &[("FT_PE", "2"), ("FT_MODE", "barrier")],
+        Duration::from_secs(30),
+    );
+    assert_all_ended(&ended);
+    assert_on_stderr(&ended, &files, &[0, 1, 3], "PE 2 died");
+    // PE 0, which runs the store, dies
+    let (ended, files) = run_logging_to_files(
+        "die",
+        3,
+        &[0, 1, 2],
+        &[("FT_PE", "0"), ("FT_MODE", "barrier")],
+        Duration::from_secs(30),
+    );
+    assert_all_ended(&ended);
+    assert_on_stderr(&ended, &files, &[1, 2], "lost the config store");
+    // a global exit
+    let (ended, files) = run_logging_to_files(
+        "global_exit",
+        3,
+        &[0, 1, 2],
+        &[("FT_PE", "1"), ("FT_STATUS", "7")],
+        Duration::from_secs(30),
+    );
+    assert_all_ended(&ended);
+    assert_on_stderr(&ended, &files, &[0, 1, 2], "called aclshmem_global_exit(7)");
+    // a timeout: PE 2 never comes
+    let (ended, files) = run_logging_to_files(
+        "arrive",
+        3,
+        &[0, 1],
+        &[("FT_INIT_TIMEOUT", "2"), ("FT_OP_TIMEOUT", "2")],
+        Duration::from_secs(30),
+    );
+    assert_all_ended(&ended);
+    assert_on_stderr(&ended, &files, &[0, 1], "did not arrive");
 }

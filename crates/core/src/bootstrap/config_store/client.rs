@@ -27,6 +27,14 @@ pub struct Target {
     pub tls: Option<(Arc<rustls::ClientConfig>, ServerName<'static>)>,
 }
 
+/// Tells a message that ends the job (or this PE's part in it) on stderr as well as in the log,
+/// whatever the log settings: a log file is not where a user looks first.
+pub fn announce(msg: &str) {
+    log::error!("{msg}");
+    log::logger().flush();
+    eprintln!("aclshmem: {msg}");
+}
+
 enum Attempt {
     Retry(String),
     Rejected(String),
@@ -57,11 +65,13 @@ impl Target {
                 }
             }
             if Instant::now() + pause > deadline {
-                return Err(Error::Inner(format!(
+                let msg = format!(
                     "PE {} could not reach the config store within {} s ({last_err})",
                     self.pe,
                     self.connect_timeout.as_secs()
-                )));
+                );
+                announce(&msg);
+                return Err(Error::Inner(msg));
             }
             std::thread::sleep(pause);
             pause = (pause * 2).min(Duration::from_millis(250));
@@ -173,7 +183,13 @@ impl Client {
         *seq += 1;
         let my_seq = *seq;
         let lost = |e: std::io::Error| {
-            Error::Bootstrap(format!("PE {}: config store connection lost: {e}", self.pe))
+            let msg = format!("PE {}: config store connection lost: {e}", self.pe);
+            announce(&msg);
+            Error::Bootstrap(msg)
+        };
+        let failed = |reason: String| {
+            announce(&format!("[PE {}] bootstrap collective failed: {reason}", self.pe));
+            reason
         };
         write_frame(
             stream,
@@ -185,7 +201,7 @@ impl Client {
         .map_err(lost)?;
         match read_frame(stream, self.max_answer) {
             Ok(Message::AllgatherResult { seq, parts }) if seq == my_seq => Ok(parts),
-            Ok(Message::Failed { reason, .. }) => Err(Error::Timeout(reason)),
+            Ok(Message::Failed { reason, .. }) => Err(Error::Timeout(failed(reason))),
             Ok(other) => Err(Error::Bootstrap(format!(
                 "unexpected answer from the config store: {other:?}"
             ))),
@@ -195,10 +211,10 @@ impl Client {
                     std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
                 ) =>
             {
-                Err(Error::Timeout(format!(
+                Err(Error::Timeout(failed(format!(
                     "PE {}: the config store did not answer in time",
                     self.pe
-                )))
+                ))))
             }
             Err(e) => Err(lost(e)),
         }
@@ -238,21 +254,24 @@ pub struct Watcher {
 fn end_process(pe: usize, msg: std::io::Result<Option<Message>>) -> ! {
     let status = match msg {
         Ok(Some(Message::ExitNotice { pe: from, status })) => {
-            log::error!(
+            announce(&format!(
                 "[PE {pe}] PE {from} called aclshmem_global_exit({status}): exiting with status {status}"
-            );
+            ));
             status
         }
         Ok(Some(Message::PeerDied { pe: dead })) => {
-            log::error!("[PE {pe}] PE {dead} died (it left the job without finalizing): exiting");
+            announce(&format!(
+                "[PE {pe}] PE {dead} died (it left the job without finalizing): exiting"
+            ));
             1
         }
         other => {
-            log::error!("[PE {pe}] lost the config store run by PE 0 ({other:?}): PE 0 died; exiting");
+            announce(&format!(
+                "[PE {pe}] lost the config store run by PE 0 ({other:?}): PE 0 died; exiting"
+            ));
             1
         }
     };
-    log::logger().flush();
     std::process::exit(status)
 }
 
