@@ -728,7 +728,7 @@ fn thirty_two_pes_on_a_small_machine() {
 
 fn hello_frame(token: &[u8], pe: u32, n_pes: u32, watch: bool) -> Vec<u8> {
     let mut body = vec![KIND_HELLO];
-    body.extend_from_slice(&1u32.to_le_bytes()); // version
+    body.extend_from_slice(&2u32.to_le_bytes()); // protocol version
     body.extend_from_slice(&(token.len() as u32).to_le_bytes());
     body.extend_from_slice(token);
     body.extend_from_slice(&pe.to_le_bytes());
@@ -1390,4 +1390,135 @@ fn job_ending_messages_reach_stderr_when_logging_to_a_file() {
     );
     assert_all_ended(&ended);
     assert_on_stderr(&ended, &files, &[0, 1], "did not arrive");
+}
+
+// ------------------------------------------------------------------------------------------
+// 10. The job secret of a job without a launcher
+// ------------------------------------------------------------------------------------------
+
+/// Sends `frames` on a fresh connection to `addr` and returns every frame the store answered
+/// (kind, body) until it closed the connection (at most 5 s).
+fn exchange(addr: SocketAddr, frames: &[u8]) -> Vec<(u8, Vec<u8>)> {
+    let mut s = connect(addr);
+    let _ = s.write_all(frames);
+    let mut got = Vec::new();
+    let mut buf = [0u8; 4096];
+    let until = Instant::now() + Duration::from_secs(5);
+    while Instant::now() < until {
+        match s.read(&mut buf) {
+            Ok(0) => break,
+            Ok(k) => got.extend_from_slice(&buf[..k]),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(_) => break,
+        }
+    }
+    let mut out = Vec::new();
+    let mut rest = got.as_slice();
+    while rest.len() >= 5 {
+        let len = u32::from_le_bytes([rest[0], rest[1], rest[2], rest[3]]) as usize;
+        if rest.len() < 4 + len || len == 0 {
+            break;
+        }
+        out.push((rest[4], rest[5..4 + len].to_vec()));
+        rest = &rest[4 + len..];
+    }
+    out
+}
+
+/// A global-exit frame (kind 8, status).
+fn global_exit_frame(status: i32) -> Vec<u8> {
+    let mut f = 5u32.to_le_bytes().to_vec();
+    f.push(8);
+    f.extend_from_slice(&status.to_le_bytes());
+    f
+}
+
+#[test]
+fn without_a_launcher_token_strangers_cannot_join_or_end_the_job() {
+    let _serial = serial();
+    let secrets = Scratch::new("failures-secrets");
+    let dir = secrets.path().join("secrets");
+    let dir_s = dir.to_str().expect("UTF-8 temp path").to_owned();
+    let mut ids = JobIds::new();
+    ids.secret = None;
+    let addr: SocketAddr = format!("127.0.0.1:{}", ids.port).parse().expect("address");
+    let mut job = LoopJob::prepare(ids, 4, &[("ACLSHMEM_JOB_SECRET_DIR", &dir_s)], &[]);
+    job.launch(&[0, 1, 2, 3]);
+    job.wait_ready();
+    // every PE is in: the secret file is gone already
+    let left: Vec<_> = std::fs::read_dir(&dir)
+        .map(|d| d.flatten().map(|e| e.file_name()).collect())
+        .unwrap_or_default();
+    assert!(left.is_empty(), "secret files left while the job runs: {left:?}");
+    // the secret built into earlier versions, then guesses: refused, and told nothing about the job
+    let mut answers = Vec::new();
+    for (secret, pe, n, watch) in [
+        (&b"aclshmem-config-store-v1"[..], 1, 4, true),
+        (&b"aclshmem-config-store-v1"[..], 1, 4, false),
+        (&b""[..], 0, 4, true),
+        (&b"guess"[..], 9, 99, true),
+    ] {
+        let mut frames = hello_frame(secret, pe, n, watch);
+        frames.extend(global_exit_frame(7));
+        let got = exchange(addr, &frames);
+        assert!(
+            got.iter().all(|(kind, _)| *kind == KIND_REJECT),
+            "a stranger got {got:?}"
+        );
+        for (_, body) in &got {
+            let reason = String::from_utf8_lossy(&body[4.min(body.len())..]).into_owned();
+            assert!(
+                !reason.bytes().any(|b| b.is_ascii_digit()),
+                "the rejection tells about the job: {reason:?}"
+            );
+            assert_eq!(reason, "not admitted to this config store");
+            answers.push(reason);
+        }
+    }
+    thread::sleep(Duration::from_millis(500));
+    let ended = job.finish(Duration::from_secs(30));
+    assert_loop_ok(&ended);
+    eprintln!("strangers without the per-job secret: {answers:?}; the job finished normally");
+
+    // the default directory: $HOME/.aclshmem, private, empty again after the job
+    let home = secrets.path().join("home");
+    std::fs::create_dir_all(&home).expect("create a home");
+    let home_s = home.to_str().expect("UTF-8 temp path").to_owned();
+    let mut ids = JobIds::new();
+    ids.secret = None;
+    let ended = ManualJob::start_with(&ids, "zero_timeout", 3, &[0, 1, 2], &[("HOME", &home_s)], &[])
+        .wait(Duration::from_secs(30));
+    assert_all_ended(&ended);
+    assert_no_fail_lines(&ended);
+    assert!(ended[0].output.contains("OK zero_timeout"), "{}", dump(&ended));
+    let dir = home.join(".aclshmem");
+    let mode = std::os::unix::fs::PermissionsExt::mode(
+        &std::fs::metadata(&dir).expect("$HOME/.aclshmem").permissions(),
+    );
+    assert_eq!(mode & 0o777, 0o700, "{}", dir.display());
+    let left: Vec<_> = std::fs::read_dir(&dir)
+        .map(|d| d.flatten().map(|e| e.file_name()).collect())
+        .unwrap_or_default();
+    assert!(left.is_empty(), "left in {}: {left:?}", dir.display());
+}
+
+#[test]
+fn a_second_watcher_cannot_take_a_pes_place() {
+    let _serial = serial();
+    let ids = JobIds::new();
+    let secret = ids.secret.clone().expect("a secret");
+    let addr: SocketAddr = format!("127.0.0.1:{}", ids.port).parse().expect("address");
+    let mut job = LoopJob::prepare(ids, 4, &[], &[]);
+    job.launch(&[0, 1, 2, 3]);
+    job.wait_ready();
+    // even with the job's secret, PE 1's watch connection (and request connection) stay its own
+    for watch in [true, false] {
+        let got = exchange(addr, &hello_frame(secret.as_bytes(), 1, 4, watch));
+        assert!(
+            matches!(got.as_slice(), [(KIND_REJECT, _)]),
+            "a second connection as PE 1 (watch {watch}) got {got:?}"
+        );
+    }
+    let ended = job.finish(Duration::from_secs(30));
+    assert_loop_ok(&ended);
 }

@@ -11,7 +11,8 @@ use rustls::pki_types::ServerName;
 
 use super::conn::Conn;
 use super::protocol::{
-    FrameReader, MAX_CONTROL_FRAME, MAX_PART, Message, VERSION, max_result_frame, read_frame, write_frame,
+    FrameReader, MAX_CONTROL_FRAME, MAX_PART, Message, NOT_ADMITTED, VERSION, max_result_frame, read_frame,
+    write_frame,
 };
 use crate::error::{Error, Result};
 
@@ -25,6 +26,9 @@ pub struct Target {
     pub connect_timeout: Duration,
     /// TLS client configuration and the name PE 0's certificate must carry.
     pub tls: Option<(Arc<rustls::ClientConfig>, ServerName<'static>)>,
+    /// Where PE 0 publishes the job secret, when the job has no other (`token` is then unused):
+    /// read before each attempt, since a file left by an earlier job is replaced when PE 0 starts.
+    pub secret_file: Option<std::path::PathBuf>,
 }
 
 /// Tells a message that ends the job (or this PE's part in it) on stderr as well as in the log,
@@ -52,9 +56,26 @@ impl Target {
         let mut last_err = String::from("no address");
         let mut handshake_eofs = 0;
         loop {
-            for addr in &self.addrs {
-                match self.try_once(addr, watch, &mut handshake_eofs) {
+            let token = match &self.secret_file {
+                None => Some(self.token.clone()),
+                Some(path) => match super::secret::read(path) {
+                    Ok(t) => Some(t),
+                    Err(why) => {
+                        last_err = format!("waiting for PE 0's job secret: {why}");
+                        None
+                    }
+                },
+            };
+            for addr in self.addrs.iter().filter(|_| token.is_some()) {
+                let token = token.as_deref().unwrap_or_default();
+                match self.try_once(addr, token, watch, &mut handshake_eofs) {
                     Ok(admitted) => return Ok(admitted),
+                    // the secret file was left by an earlier job: PE 0 replaces it
+                    Err(Attempt::Rejected(reason))
+                        if self.secret_file.is_some() && reason == NOT_ADMITTED =>
+                    {
+                        last_err = format!("{addr}: {reason} (secret of an earlier job?)");
+                    }
                     Err(Attempt::Rejected(reason)) => {
                         return Err(Error::Inner(format!(
                             "config store at {addr} refused PE {}: {reason}",
@@ -81,6 +102,7 @@ impl Target {
     fn try_once(
         &self,
         addr: &SocketAddr,
+        token: &[u8],
         watch: bool,
         handshake_eofs: &mut u32,
     ) -> std::result::Result<(Conn, u64), Attempt> {
@@ -123,7 +145,7 @@ impl Target {
         }
         let hello = Message::Hello {
             version: VERSION,
-            token: self.token.clone(),
+            token: token.to_vec(),
             pe: self.pe as u32,
             n_pes: self.n_pes as u32,
             watch,

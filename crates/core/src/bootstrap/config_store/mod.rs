@@ -5,6 +5,7 @@
 pub mod client;
 pub mod conn;
 pub mod protocol;
+pub mod secret;
 pub mod server;
 pub mod tls;
 
@@ -91,6 +92,7 @@ pub struct StoreConfig {
     pub addrs: Vec<SocketAddr>,
     pub my_pe: usize,
     pub n_pes: usize,
+    /// The job secret; empty: none was given (no launcher), PE 0 makes one ([`secret`]).
     pub token: Vec<u8>,
     pub connect_timeout: Duration,
     pub op_timeout: Duration,
@@ -130,15 +132,36 @@ impl ConfigStore {
                 protocol::MAX_TOKEN
             )));
         }
+        // without a secret, PE 0 makes one and publishes it for the others (a job of one PE
+        // keeps it to itself)
+        let mut token = cfg.token;
+        let mut secret_file = None;
+        if token.is_empty() {
+            if cfg.my_pe == 0 {
+                token = secret::random()?;
+            }
+            if cfg.n_pes > 1 {
+                let first = cfg
+                    .addrs
+                    .first()
+                    .ok_or_else(|| Error::InvalidParam("the store has no address".into()))?;
+                secret_file = Some(secret::path_for(&secret::dir()?, first));
+            }
+        }
         let server = if cfg.my_pe == 0 {
             let listener = match cfg.listen {
                 Listen::Fd(fd) => adopt_listener(fd)?,
                 Listen::Ready(l) => l,
                 Listen::Bind => bind(&cfg.addrs)?,
             };
+            // listening first: a PE that reads the secret finds the store
+            let published = match secret_file.take() {
+                Some(path) => Some(secret::publish(&path, &token)?),
+                None => None,
+            };
             let tls = cfg.tls.as_ref().map(|(t, _)| t.server.clone());
             Some(
-                server::Server::start(listener, cfg.n_pes, cfg.token.clone(), cfg.op_timeout, tls)
+                server::Server::start(listener, cfg.n_pes, token.clone(), cfg.op_timeout, tls, published)
                     .map_err(|e| Error::Inner(format!("cannot start the config store: {e}")))?,
             )
         } else {
@@ -150,11 +173,12 @@ impl ConfigStore {
         };
         let target = client::Target {
             addrs: cfg.addrs,
-            token: cfg.token,
+            token,
             pe: cfg.my_pe,
             n_pes: cfg.n_pes,
             connect_timeout: cfg.connect_timeout,
             tls,
+            secret_file,
         };
         let client = client::Client::connect(&target, cfg.op_timeout)?;
         let watcher = client::Watcher::start(&target)?;

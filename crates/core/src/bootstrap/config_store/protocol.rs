@@ -18,6 +18,9 @@ pub const MAX_REQUEST_FRAME: usize = 1 + 8 + 4 + MAX_PART;
 /// Largest frame on a watch connection (either way) and of the store's short answers (`Welcome`,
 /// `Reject`, `Failed`): notices of a few bytes, reasons of a few hundred.
 pub const MAX_CONTROL_FRAME: usize = 4096;
+/// The store's only answer to a connection that did not prove the job secret: nothing about the
+/// job (not its size, not why).
+pub const NOT_ADMITTED: &str = "not admitted to this config store";
 /// Protocol version carried in `Hello`.
 pub const VERSION: u32 = 2;
 

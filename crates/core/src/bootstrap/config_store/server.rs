@@ -28,9 +28,10 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use super::protocol::{
-    FrameReader, MAX_CONTROL_FRAME, MAX_HELLO_FRAME, MAX_REQUEST_FRAME, Message, VERSION, encode,
-    secrets_equal,
+    FrameReader, MAX_CONTROL_FRAME, MAX_HELLO_FRAME, MAX_REQUEST_FRAME, Message, NOT_ADMITTED, VERSION,
+    encode, secrets_equal,
 };
+use super::secret::Published as PublishedSecret;
 use crate::util::Locked;
 
 /// How long a new connection may take to present its whole `Hello` (TLS handshake included).
@@ -46,8 +47,6 @@ const READS_PER_WAKE: usize = 8;
 /// Dropped strangers logged per [`DROP_LOG_WINDOW`]; the rest are counted in one line.
 const DROP_LOG_LINES: u32 = 20;
 const DROP_LOG_WINDOW: Duration = Duration::from_secs(10);
-/// The answer to every connection refused before it proved the job secret.
-const NOT_ADMITTED: &str = "not admitted to this config store";
 
 const LISTENER: u64 = 0;
 const WAKER: u64 = 1;
@@ -88,6 +87,7 @@ impl Server {
         token: Vec<u8>,
         op_timeout: Duration,
         tls: Option<Arc<rustls::ServerConfig>>,
+        published: Option<PublishedSecret>,
     ) -> std::io::Result<Server> {
         let mut session = [0u8; 8];
         getrandom::fill(&mut session).map_err(|e| std::io::Error::other(e.to_string()))?;
@@ -125,6 +125,7 @@ impl Server {
             dirty: true,
             shared: shared.clone(),
             drops: DropLog::default(),
+            published,
         };
         let thread = std::thread::Builder::new()
             .name("aclshmem-store".into())
@@ -448,6 +449,9 @@ struct Store {
     dirty: bool,
     shared: Arc<Shared>,
     drops: DropLog,
+    /// The secret file PE 0 published for the others: removed once every PE is connected (or
+    /// when the store stops).
+    published: Option<PublishedSecret>,
 }
 
 impl Store {
@@ -793,6 +797,10 @@ impl Store {
             self.pes[pe].admitted = true;
             self.dirty = true;
         }
+        if self.published.is_some() && self.pes.iter().all(|p| p.request.is_some() && p.watch.is_some()) {
+            // every PE is in: nobody needs the file any more
+            self.published = None;
+        }
         let welcome = Arc::new(encode(&Message::Welcome {
             session: self.session,
         }));
@@ -1009,13 +1017,14 @@ mod tests {
             n_pes,
             connect_timeout: t,
             tls: None,
+            secret_file: None,
         }
     }
 
     fn start(n: usize, token: &[u8], op: Duration) -> (Server, std::net::SocketAddr) {
         let l = TcpListener::bind("127.0.0.1:0").unwrap();
         let addr = l.local_addr().unwrap();
-        (Server::start(l, n, token.to_vec(), op, None).unwrap(), addr)
+        (Server::start(l, n, token.to_vec(), op, None, None).unwrap(), addr)
     }
 
     fn hello_reply(addr: std::net::SocketAddr, frame: &[u8]) -> Option<Message> {
