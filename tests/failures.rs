@@ -1067,7 +1067,8 @@ fn signal_every_thread(pid: u32, sig: i32) -> usize {
 #[test]
 fn stopped_and_continued_pes_do_not_end_the_job() {
     let _serial = serial();
-    let job = LoopJob::start(4, &[], &[]);
+    // heartbeats every 0.5 s, a PE silent for 2 s is dead: a 1 s stop must not look like one
+    let job = LoopJob::start(4, &[("ACLSHMEM_HEARTBEAT_TIMEOUT", "2s")], &[]);
     let pids = job.pids();
     for victim in [2usize, 0] {
         common::signal(pids[victim], libc::SIGSTOP);
@@ -1521,4 +1522,69 @@ fn a_second_watcher_cannot_take_a_pes_place() {
     }
     let ended = job.finish(Duration::from_secs(30));
     assert_loop_ok(&ended);
+}
+
+// ------------------------------------------------------------------------------------------
+// 11. A PE that forked a child (which keeps the PE's sockets open) still dies visibly
+// ------------------------------------------------------------------------------------------
+
+/// Runs `loop` on 4 hand-started PEs where PE `victim` forks a child that sleeps 30 s holding its
+/// descriptors, kills PE `victim`, and checks that every other PE exits with `named` within
+/// `within` of the kill. The child is killed at the end.
+fn forked_pe_death(victim: usize, env: &[(&str, &str)], named: &str, within: Duration) {
+    let victim_s = victim.to_string();
+    let mut all_env: Vec<(&str, &str)> = vec![("FT_FORK_PE", &victim_s), ("FT_CHILD_SLEEP_S", "30")];
+    all_env.extend_from_slice(env);
+    let mut job = LoopJob::start(4, &all_env, &[]);
+    let pids = job.pids();
+    thread::sleep(Duration::from_millis(300));
+    let start = job.jobs[0].start;
+    common::signal(pids[victim], libc::SIGKILL);
+    let killed_at = start.elapsed();
+    let ended = job.wait_all(Duration::from_secs(40));
+    let child: Option<u32> = ended[victim].output.lines().find_map(|l| {
+        l.strip_prefix(&format!("pe {victim} forked child "))
+            .and_then(|p| p.trim().parse().ok())
+    });
+    if let Some(c) = child {
+        common::signal(c, libc::SIGKILL);
+    }
+    assert!(child.is_some(), "PE {victim} did not fork\n{}", dump(&ended));
+    assert_all_ended(&ended);
+    let mut worst = Duration::ZERO;
+    for e in ended.iter().filter(|e| e.pe != victim) {
+        assert!(
+            e.code().is_some_and(|c| c != 0) && e.output.contains(named),
+            "PE {} did not end with `{named}`\n{}",
+            e.pe,
+            dump(&ended)
+        );
+        let after = e.at.saturating_sub(killed_at);
+        worst = worst.max(after);
+        assert!(
+            after < within,
+            "PE {} exited {after:.2?} after PE {victim} was killed\n{}",
+            e.pe,
+            dump(&ended)
+        );
+    }
+    eprintln!("PE {victim} (with a forked child) killed: the others ended within {worst:.2?}");
+}
+
+#[test]
+fn a_pe_with_a_forked_child_is_still_seen_to_die() {
+    let _serial = serial();
+    forked_pe_death(2, &[], "PE 2 died", Duration::from_secs(2));
+}
+
+#[test]
+fn the_store_pe_with_a_forked_child_is_still_seen_to_die() {
+    let _serial = serial();
+    // the child keeps the store's own sockets: the heartbeat tells
+    forked_pe_death(
+        0,
+        &[("ACLSHMEM_HEARTBEAT_TIMEOUT", "2s")],
+        "lost the config store",
+        Duration::from_secs(4),
+    );
 }

@@ -359,6 +359,7 @@ env_table! {
     ACLSHMEM_LOCAL_N_PES: c_int = "", "Launcher: number of PEs on this node.";
     ACLSHMEM_JOB_TOKEN: string = "", "Launcher: the job secret every PE presents to the config store; connections without it are dropped.";
     ACLSHMEM_JOB_SECRET_DIR: string = "", "DEFAULT mode without ACLSHMEM_JOB_TOKEN (no launcher): directory (mode 0700) where PE 0 publishes the job's random secret for the other PEs, in a file of mode 0600 named after the store's address; default $HOME/.aclshmem, else $XDG_RUNTIME_DIR/aclshmem. Every PE must see the same directory (a shared one for a job on several nodes).";
+    ACLSHMEM_HEARTBEAT_TIMEOUT: duration = "10s", "Config store (DEFAULT and UNIQUEID mode): a PE whose watch connection is silent this long is declared dead, and a PE that hears nothing from the store this long takes PE 0 for dead (heartbeats every 0.5 s; catches a dead PE whose forked child keeps its sockets open). At least 2 s; 0: off (a PE stopped in a debugger then never ends the job).";
     ACLSHMEM_JOB_ID: string = "", "Launcher: job id carried in shared-memory object names (aclshmem-<user>-<job>-...), so the launcher can remove leftovers.";
     ACLSHMEM_LOCAL_MEM_SIZE: size = "128M", "local_mem_size filled by aclshmemx_set_attr_from_env: bytes, or with a K/M/G/T suffix (binary; B or iB may follow).";
     ACLSHMEM_SHM_PREALLOCATE: bool = "0", "1: reserve every heap page at init (posix_fallocate), so running out of /dev/shm fails init instead of a later SIGBUS.";

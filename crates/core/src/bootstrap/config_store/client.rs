@@ -10,9 +10,10 @@ use std::time::{Duration, Instant};
 use rustls::pki_types::ServerName;
 
 use super::conn::Conn;
+use super::fork::ForkGuard;
 use super::protocol::{
-    FrameReader, MAX_CONTROL_FRAME, MAX_PART, Message, NOT_ADMITTED, VERSION, max_result_frame, read_frame,
-    write_frame,
+    FrameReader, HEARTBEAT_INTERVAL, MAX_CONTROL_FRAME, MAX_PART, Message, NOT_ADMITTED, VERSION,
+    max_result_frame, read_frame, write_frame,
 };
 use crate::error::{Error, Result};
 
@@ -171,6 +172,8 @@ impl Target {
 
 /// The request connection: collectives are request/response on it.
 pub struct Client {
+    /// Declared first: unregistered before the socket closes.
+    _fork: ForkGuard,
     stream: Mutex<(Conn, u64)>,
     pub session: u64,
     pe: usize,
@@ -184,6 +187,7 @@ impl Client {
         // the store answers a collective within op_timeout (or says why not)
         conn.set_read_timeout(Some(op_timeout + Duration::from_secs(5)))?;
         Ok(Client {
+            _fork: ForkGuard::register(conn.raw_fd()),
             stream: Mutex::new((conn, 0)),
             session,
             pe: target.pe,
@@ -267,6 +271,8 @@ const WATCH_POLL: Duration = Duration::from_millis(100);
 /// died, or the store itself is gone (exit 1, after logging which). Closed at finalize first, so a
 /// normal end is not mistaken for a failure.
 pub struct Watcher {
+    /// Declared first: unregistered before the sockets close.
+    _fork: [ForkGuard; 2],
     conn: Arc<Mutex<Conn>>,
     socket: TcpStream,
     closing: Arc<AtomicBool>,
@@ -287,6 +293,12 @@ fn end_process(pe: usize, msg: std::io::Result<Option<Message>>) -> ! {
             ));
             1
         }
+        Ok(None) => {
+            announce(&format!(
+                "[PE {pe}] lost the config store run by PE 0 (no heartbeat): PE 0 died; exiting"
+            ));
+            1
+        }
         other => {
             announce(&format!(
                 "[PE {pe}] lost the config store run by PE 0 ({other:?}): PE 0 died; exiting"
@@ -298,10 +310,16 @@ fn end_process(pe: usize, msg: std::io::Result<Option<Message>>) -> ! {
 }
 
 impl Watcher {
-    pub fn start(target: &Target) -> Result<Watcher> {
+    /// Starts watching. With a `heartbeat` timeout the thread sends a `Ping` every
+    /// [`HEARTBEAT_INTERVAL`] and takes the store for dead when it heard nothing for that long.
+    pub fn start(target: &Target, heartbeat: Option<Duration>) -> Result<Watcher> {
         let (conn, _) = target.open(true)?;
         conn.set_read_timeout(Some(WATCH_POLL))?;
         let socket = conn.tcp_handle()?;
+        let fork = [
+            ForkGuard::register(conn.raw_fd()),
+            ForkGuard::register(std::os::fd::AsRawFd::as_raw_fd(&socket)),
+        ];
         let conn = Arc::new(Mutex::new(conn));
         let closing = Arc::new(AtomicBool::new(false));
         let (reader, flag, pe) = (conn.clone(), closing.clone(), target.pe);
@@ -309,19 +327,36 @@ impl Watcher {
             .name("aclshmem-watch".into())
             .spawn(move || {
                 let mut frames = FrameReader::new(MAX_CONTROL_FRAME);
+                let mut heard = Instant::now();
+                let mut next_ping = Instant::now();
                 loop {
-                    let polled = frames.poll(&mut *reader.locked());
+                    let polled = {
+                        let mut c = reader.locked();
+                        if heartbeat.is_some() && Instant::now() >= next_ping {
+                            // a failed write shows as the connection's end on the next read
+                            let _ = write_frame(&mut *c, &Message::Ping);
+                            next_ping = Instant::now() + HEARTBEAT_INTERVAL;
+                        }
+                        frames.poll(&mut *c)
+                    };
                     if flag.load(Ordering::SeqCst) {
                         return;
                     }
                     match polled {
-                        Ok(None) => continue,
-                        Ok(Some(Message::Welcome { .. })) => continue,
+                        // silence is judged only once everything received was read (a PE that
+                        // was stopped finds the store's pings waiting when it continues)
+                        Ok(None) => {
+                            if heartbeat.is_some_and(|hb| heard.elapsed() > hb) {
+                                end_process(pe, Ok(None));
+                            }
+                        }
+                        Ok(Some(Message::Welcome { .. } | Message::Ping)) => heard = Instant::now(),
                         other => end_process(pe, other),
                     }
                 }
             })?;
         Ok(Watcher {
+            _fork: fork,
             conn,
             socket,
             closing,

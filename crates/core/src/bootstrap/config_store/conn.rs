@@ -21,6 +21,11 @@ impl Conn {
         }
     }
 
+    /// The TCP socket's descriptor.
+    pub fn raw_fd(&self) -> std::os::fd::RawFd {
+        std::os::fd::AsRawFd::as_raw_fd(self.tcp())
+    }
+
     /// A second handle on the TCP socket (to shut it down without the connection's lock).
     pub fn tcp_handle(&self) -> std::io::Result<TcpStream> {
         self.tcp().try_clone()

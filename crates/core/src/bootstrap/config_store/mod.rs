@@ -4,6 +4,7 @@
 
 pub mod client;
 pub mod conn;
+pub mod fork;
 pub mod protocol;
 pub mod secret;
 pub mod server;
@@ -132,6 +133,7 @@ impl ConfigStore {
                 protocol::MAX_TOKEN
             )));
         }
+        let heartbeat = protocol::heartbeat_timeout(crate::config::ACLSHMEM_HEARTBEAT_TIMEOUT.value()?);
         // without a secret, PE 0 makes one and publishes it for the others (a job of one PE
         // keeps it to itself)
         let mut token = cfg.token;
@@ -161,8 +163,16 @@ impl ConfigStore {
             };
             let tls = cfg.tls.as_ref().map(|(t, _)| t.server.clone());
             Some(
-                server::Server::start(listener, cfg.n_pes, token.clone(), cfg.op_timeout, tls, published)
-                    .map_err(|e| Error::Inner(format!("cannot start the config store: {e}")))?,
+                server::Server::start(
+                    listener,
+                    cfg.n_pes,
+                    token.clone(),
+                    cfg.op_timeout,
+                    tls,
+                    published,
+                    heartbeat,
+                )
+                .map_err(|e| Error::Inner(format!("cannot start the config store: {e}")))?,
             )
         } else {
             None
@@ -181,7 +191,7 @@ impl ConfigStore {
             secret_file,
         };
         let client = client::Client::connect(&target, cfg.op_timeout)?;
-        let watcher = client::Watcher::start(&target)?;
+        let watcher = client::Watcher::start(&target, heartbeat)?;
         Ok(ConfigStore {
             client,
             watcher,
@@ -209,8 +219,12 @@ fn bind(addrs: &[SocketAddr]) -> Result<TcpListener> {
 
 fn adopt_listener(fd: i32) -> Result<TcpListener> {
     use std::os::fd::FromRawFd;
-    // SAFETY: the caller documented fd as an already bound socket it hands over to the library.
-    if unsafe { libc::listen(fd, 1024) } != 0 {
+    // SAFETY: the caller documented fd as an already bound socket it hands over to the library;
+    // fcntl has no memory-safety preconditions. Close-on-exec: a program the PE execs keeps no
+    // store socket.
+    let cloexec = unsafe { libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC) };
+    // SAFETY: as above; listen has no memory-safety preconditions.
+    if cloexec != 0 || unsafe { libc::listen(fd, 1024) } != 0 {
         return Err(Error::Inner(format!(
             "option_attr.sockFd {fd} cannot listen: {}",
             std::io::Error::last_os_error()

@@ -58,6 +58,8 @@ pub enum Message {
     ExitNotice { pe: u32, status: i32 },
     /// Store → watchers: PE `pe` disconnected without finalizing.
     PeerDied { pe: u32 },
+    /// Either way on a watch connection: I am alive (heartbeat).
+    Ping,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -82,6 +84,7 @@ const K_BYE: u8 = 7;
 const K_GLOBAL_EXIT: u8 = 8;
 const K_EXIT_NOTICE: u8 = 9;
 const K_PEER_DIED: u8 = 10;
+const K_PING: u8 = 11;
 
 fn put_bytes(out: &mut Vec<u8>, b: &[u8]) {
     out.extend_from_slice(&(b.len() as u32).to_le_bytes());
@@ -146,6 +149,7 @@ pub fn encode(msg: &Message) -> Vec<u8> {
             body.extend_from_slice(&pe.to_le_bytes());
             K_PEER_DIED
         }
+        Message::Ping => K_PING,
     };
     let mut out = Vec::with_capacity(5 + body.len());
     out.extend_from_slice(&((body.len() + 1) as u32).to_le_bytes());
@@ -252,6 +256,7 @@ pub fn decode(frame: &[u8]) -> Result<Message, ProtocolError> {
             status: r.u32()? as i32,
         },
         K_PEER_DIED => Message::PeerDied { pe: r.u32()? },
+        K_PING => Message::Ping,
         k => return Err(ProtocolError::UnknownKind(k)),
     };
     r.end()?;
@@ -357,6 +362,16 @@ impl FrameReader {
     }
 }
 
+/// How often each side of a watch connection sends [`Message::Ping`].
+pub const HEARTBEAT_INTERVAL: std::time::Duration = std::time::Duration::from_millis(500);
+/// Shortest heartbeat timeout taken (a shorter setting is raised to it).
+pub const MIN_HEARTBEAT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// The heartbeat timeout of ACLSHMEM_HEARTBEAT_TIMEOUT: `None` when off (0).
+pub fn heartbeat_timeout(setting: std::time::Duration) -> Option<std::time::Duration> {
+    (!setting.is_zero()).then(|| setting.max(MIN_HEARTBEAT_TIMEOUT))
+}
+
 /// Constant-time equality for secrets.
 pub fn secrets_equal(a: &[u8], b: &[u8]) -> bool {
     if a.len() != b.len() {
@@ -405,6 +420,7 @@ mod tests {
         roundtrip(Message::GlobalExit { status: -3 });
         roundtrip(Message::ExitNotice { pe: 2, status: 7 });
         roundtrip(Message::PeerDied { pe: 5 });
+        roundtrip(Message::Ping);
     }
 
     #[test]

@@ -28,8 +28,8 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use super::protocol::{
-    FrameReader, MAX_CONTROL_FRAME, MAX_HELLO_FRAME, MAX_REQUEST_FRAME, Message, NOT_ADMITTED, VERSION,
-    encode, secrets_equal,
+    FrameReader, HEARTBEAT_INTERVAL, MAX_CONTROL_FRAME, MAX_HELLO_FRAME, MAX_REQUEST_FRAME, Message,
+    NOT_ADMITTED, VERSION, encode, secrets_equal,
 };
 use super::secret::Published as PublishedSecret;
 use crate::util::Locked;
@@ -88,6 +88,7 @@ impl Server {
         op_timeout: Duration,
         tls: Option<Arc<rustls::ServerConfig>>,
         published: Option<PublishedSecret>,
+        heartbeat: Option<Duration>,
     ) -> std::io::Result<Server> {
         let mut session = [0u8; 8];
         getrandom::fill(&mut session).map_err(|e| std::io::Error::other(e.to_string()))?;
@@ -126,6 +127,8 @@ impl Server {
             shared: shared.clone(),
             drops: DropLog::default(),
             published,
+            heartbeat,
+            next_ping: Instant::now(),
         };
         let thread = std::thread::Builder::new()
             .name("aclshmem-store".into())
@@ -375,6 +378,8 @@ struct Pe {
     waiting: Option<(u64, Instant)>,
     /// After `Bye`: when the store stops waiting for the others on its behalf.
     leave_by: Option<Instant>,
+    /// When its watch connection last said something.
+    heard: Option<Instant>,
 }
 
 struct Round {
@@ -452,6 +457,10 @@ struct Store {
     /// The secret file PE 0 published for the others: removed once every PE is connected (or
     /// when the store stops).
     published: Option<PublishedSecret>,
+    /// A PE whose watch connection is silent this long is dead (its process may be gone while a
+    /// child it forked keeps its sockets open).
+    heartbeat: Option<Duration>,
+    next_ping: Instant,
 }
 
 impl Store {
@@ -743,7 +752,9 @@ impl Store {
                 log::warn!("config store: PE {pe} sent an unexpected {other:?}; closing");
                 self.lost(token, "unexpected frame");
             }
+            (Role::Watch(pe), Message::Ping) => self.pes[pe].heard = Some(Instant::now()),
             (Role::Watch(pe), Message::GlobalExit { status }) => {
+                self.pes[pe].heard = Some(Instant::now());
                 log::error!("config store: PE {pe} called global exit with status {status}");
                 self.exiting.get_or_insert(status);
                 self.notify(&Message::ExitNotice {
@@ -791,6 +802,7 @@ impl Store {
         if watch {
             peer.role = Role::Watch(pe);
             peer.frames.set_limit(MAX_CONTROL_FRAME);
+            self.pes[pe].heard = Some(Instant::now());
         } else {
             peer.role = Role::Request(pe);
             peer.frames.set_limit(MAX_REQUEST_FRAME);
@@ -983,6 +995,9 @@ impl Store {
                 }
             }
         }
+        if let Some(hb) = self.heartbeat {
+            self.heartbeats(now, hb);
+        }
         if self.accept_paused_until.is_some_and(|u| now >= u) {
             self.accept_paused_until = None;
             if !self.listening
@@ -993,6 +1008,45 @@ impl Store {
             {
                 self.listening = true;
             }
+        }
+    }
+}
+
+impl Store {
+    /// Sends the store's heartbeat to every watcher, and declares dead the PEs whose watch
+    /// connection has been silent for `hb`.
+    fn heartbeats(&mut self, now: Instant, hb: Duration) {
+        if now >= self.next_ping {
+            self.next_ping = now + HEARTBEAT_INTERVAL;
+            self.notify(&Message::Ping);
+        }
+        for pe in 0..self.n_pes {
+            let (Some(t), Some(heard)) = (self.pes[pe].watch, self.pes[pe].heard) else {
+                continue;
+            };
+            if now.duration_since(heard) <= hb {
+                continue;
+            }
+            // what it sent while this thread did not run (a stopped PE 0) counts
+            self.read_from(t);
+            if self.pes[pe]
+                .heard
+                .is_some_and(|h| Instant::now().duration_since(h) <= hb)
+                || self.pes[pe].watch != Some(t)
+            {
+                continue;
+            }
+            if !self.stopping && self.exiting.is_none() && !self.dead.contains(&pe) {
+                log::error!(
+                    "config store: PE {pe} sent no heartbeat for {} s: taken for dead",
+                    hb.as_secs()
+                );
+            }
+            self.remove(t);
+            if let Some(r) = self.pes[pe].request {
+                self.remove(r);
+            }
+            self.mark_dead(pe);
         }
     }
 }
@@ -1024,7 +1078,10 @@ mod tests {
     fn start(n: usize, token: &[u8], op: Duration) -> (Server, std::net::SocketAddr) {
         let l = TcpListener::bind("127.0.0.1:0").unwrap();
         let addr = l.local_addr().unwrap();
-        (Server::start(l, n, token.to_vec(), op, None, None).unwrap(), addr)
+        (
+            Server::start(l, n, token.to_vec(), op, None, None, None).unwrap(),
+            addr,
+        )
     }
 
     fn hello_reply(addr: std::net::SocketAddr, frame: &[u8]) -> Option<Message> {
