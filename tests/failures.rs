@@ -80,6 +80,25 @@ struct ManualPe {
     ended: Option<(ExitStatus, Duration)>,
 }
 
+/// The identity of a hand-started job: its port, its job id, its secret (`None`: no
+/// ACLSHMEM_JOB_TOKEN, as without any launcher).
+#[derive(Clone)]
+struct JobIds {
+    port: u16,
+    job_id: String,
+    secret: Option<String>,
+}
+
+impl JobIds {
+    fn new() -> JobIds {
+        JobIds {
+            port: free_port(),
+            job_id: unique_hex(),
+            secret: Some(format!("test-secret-{}", unique_hex())),
+        }
+    }
+}
+
 /// A job whose PEs the test starts itself, without `aclshmrun`: the library's own failure
 /// detection is all there is.
 struct ManualJob {
@@ -95,7 +114,10 @@ struct Ended {
     status: Option<ExitStatus>,
     /// When it ended, from the job's start.
     at: Duration,
+    /// stdout followed by stderr.
     output: String,
+    /// stderr alone.
+    stderr: String,
 }
 
 impl Ended {
@@ -136,10 +158,21 @@ impl ManualJob {
         env: &[(&str, &str)],
         per_pe: &[(usize, &str, &str)],
     ) -> ManualJob {
+        let ids = JobIds::new();
+        ManualJob::start_with(&ids, scenario, n_pes, which, env, per_pe)
+    }
+
+    /// As [`ManualJob::start`], for the job `ids` (so a job's PEs can be started in steps).
+    fn start_with(
+        ids: &JobIds,
+        scenario: &str,
+        n_pes: usize,
+        which: &[usize],
+        env: &[(&str, &str)],
+        per_pe: &[(usize, &str, &str)],
+    ) -> ManualJob {
         let prog = prog();
-        let port = free_port();
-        let job_id = unique_hex();
-        let secret = format!("test-secret-{}", unique_hex());
+        let JobIds { port, job_id, secret } = ids.clone();
         let url = format!("tcp://127.0.0.1:{port}");
         let n = n_pes.to_string();
         let start = Instant::now();
@@ -166,8 +199,11 @@ impl ManualJob {
                 .env("ACLSHMEM_IP_PORT", &url)
                 .env("ACLSHMEM_LOCAL_MEM_SIZE", "4M")
                 .env("ACLSHMEM_JOB_ID", &job_id)
-                .env("ACLSHMEM_JOB_TOKEN", &secret)
                 .env("SHMEM_LOG_TO_STDOUT", "1");
+            match &secret {
+                Some(s) => cmd.env("ACLSHMEM_JOB_TOKEN", s),
+                None => cmd.env_remove("ACLSHMEM_JOB_TOKEN"),
+            };
             for (k, v) in env {
                 cmd.env(k, v);
             }
@@ -217,13 +253,15 @@ impl ManualJob {
             }
             let stdout = p.stdout.take().map(|h| h.join().unwrap_or_default());
             let stderr = p.stderr.take().map(|h| h.join().unwrap_or_default());
+            let stderr = stderr.unwrap_or_default();
             let mut output = stdout.unwrap_or_default();
-            output.push_str(&stderr.unwrap_or_default());
+            output.push_str(&stderr);
             out.push(Ended {
                 pe: p.pe,
                 status: p.ended.map(|(s, _)| s),
                 at: p.ended.map_or(at_limit, |(_, at)| at),
                 output,
+                stderr,
             });
         }
         out
@@ -690,7 +728,7 @@ fn thirty_two_pes_on_a_small_machine() {
 
 fn hello_frame(token: &[u8], pe: u32, n_pes: u32, watch: bool) -> Vec<u8> {
     let mut body = vec![KIND_HELLO];
-    body.extend_from_slice(&1u32.to_le_bytes()); // version
+    body.extend_from_slice(&2u32.to_le_bytes()); // protocol version
     body.extend_from_slice(&(token.len() as u32).to_le_bytes());
     body.extend_from_slice(token);
     body.extend_from_slice(&pe.to_le_bytes());
@@ -865,4 +903,688 @@ fn hostile_clients_do_not_disturb_a_running_job() {
         }
     }
     eprintln!("hostile clients: job finished {took:.2?} after the stop request");
+}
+
+// ------------------------------------------------------------------------------------------
+// 8. A running job whose PEs are stopped, signalled, killed from the outside (scenario `loop`)
+// ------------------------------------------------------------------------------------------
+
+/// Waits (at most `limit`) until `path` exists.
+fn wait_for_file(path: &std::path::Path, limit: Duration) -> bool {
+    let deadline = Instant::now() + limit;
+    while Instant::now() < deadline {
+        if path.exists() {
+            return true;
+        }
+        thread::sleep(Duration::from_millis(20));
+    }
+    false
+}
+
+/// A hand-started job running scenario `loop` until its stop file appears.
+struct LoopJob {
+    /// The PEs, started in one or more steps.
+    jobs: Vec<ManualJob>,
+    ids: JobIds,
+    n: usize,
+    env: Vec<(String, String)>,
+    per_pe: Vec<(usize, String, String)>,
+    scratch: Scratch,
+}
+
+impl LoopJob {
+    /// Starts `n` PEs of `loop` and waits until every one is in the loop (PE 0 creates the ready
+    /// file after the first barrier).
+    fn start(n: usize, env: &[(&str, &str)], per_pe: &[(usize, &str, &str)]) -> LoopJob {
+        let mut lj = LoopJob::prepare(JobIds::new(), n, env, per_pe);
+        lj.launch(&(0..n).collect::<Vec<_>>());
+        lj.wait_ready();
+        lj
+    }
+
+    /// A job of `n` PEs with nothing started yet.
+    fn prepare(ids: JobIds, n: usize, env: &[(&str, &str)], per_pe: &[(usize, &str, &str)]) -> LoopJob {
+        let scratch = Scratch::new("failures-loop");
+        let path = |name: &str| {
+            scratch
+                .path()
+                .join(name)
+                .to_str()
+                .expect("UTF-8 temp path")
+                .to_owned()
+        };
+        let mut all_env = vec![
+            ("FT_STOP_FILE".to_string(), path("stop")),
+            ("FT_READY_FILE".to_string(), path("ready")),
+            ("FT_INIT_TIMEOUT".to_string(), "60".to_string()),
+            ("FT_OP_TIMEOUT".to_string(), "60".to_string()),
+        ];
+        all_env.extend(env.iter().map(|(k, v)| (k.to_string(), v.to_string())));
+        LoopJob {
+            jobs: Vec::new(),
+            ids,
+            n,
+            env: all_env,
+            per_pe: per_pe
+                .iter()
+                .map(|(p, k, v)| (*p, k.to_string(), v.to_string()))
+                .collect(),
+            scratch,
+        }
+    }
+
+    /// Starts PEs `which`.
+    fn launch(&mut self, which: &[usize]) {
+        let env: Vec<(&str, &str)> = self.env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        let per_pe: Vec<(usize, &str, &str)> = self
+            .per_pe
+            .iter()
+            .map(|(p, k, v)| (*p, k.as_str(), v.as_str()))
+            .collect();
+        self.jobs.push(ManualJob::start_with(
+            &self.ids, "loop", self.n, which, &env, &per_pe,
+        ));
+    }
+
+    /// Waits until PE 0 reports every PE in the loop; fails the test after 60 s.
+    fn wait_ready(&mut self) {
+        if !wait_for_file(&self.scratch.path().join("ready"), Duration::from_secs(60)) {
+            let ended = self.wait_all(Duration::ZERO);
+            panic!("the job did not reach its loop within 60 s\n{}", dump(&ended));
+        }
+    }
+
+    /// Every started PE's pid, in PE order.
+    fn pids(&self) -> Vec<u32> {
+        let mut pes: Vec<(usize, u32)> = self
+            .jobs
+            .iter()
+            .flat_map(|j| j.pes.iter().map(|p| (p.pe, p.child.id())))
+            .collect();
+        pes.sort();
+        pes.into_iter().map(|(_, pid)| pid).collect()
+    }
+
+    /// Waits for every PE (at most `limit` from now) and returns how they ended, in PE order.
+    fn wait_all(&mut self, limit: Duration) -> Vec<Ended> {
+        let deadline = Instant::now() + limit;
+        let mut ended: Vec<Ended> = Vec::new();
+        for job in self.jobs.drain(..) {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let limit = job.start.elapsed() + left;
+            ended.extend(job.wait(limit));
+        }
+        ended.sort_by_key(|e| e.pe);
+        ended
+    }
+
+    /// Asks PE 0 to end the loop and waits (at most `limit`) for every PE.
+    fn finish(mut self, limit: Duration) -> Vec<Ended> {
+        std::fs::write(self.scratch.path().join("stop"), b"stop").expect("create the stop file");
+        self.wait_all(limit)
+    }
+}
+
+/// Every PE finalized and exited 0, PE 0 printed `OK loop`.
+fn assert_loop_ok(ended: &[Ended]) {
+    assert_all_ended(ended);
+    assert_no_fail_lines(ended);
+    for e in ended {
+        assert_eq!(e.code(), Some(0), "PE {} exit status\n{}", e.pe, dump(ended));
+        assert!(
+            e.result().is_some(),
+            "PE {} did not finish its loop\n{}",
+            e.pe,
+            dump(ended)
+        );
+    }
+    assert!(
+        ended[0].output.lines().any(|l| l.trim_end() == "OK loop"),
+        "no OK line\n{}",
+        dump(ended)
+    );
+}
+
+/// Sends `sig` to every thread of process `pid` (so the watch thread gets it too).
+fn signal_every_thread(pid: u32, sig: i32) -> usize {
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return 0;
+    };
+    let mut sent = 0;
+    for t in tasks.flatten() {
+        let Some(tid) = t.file_name().to_str().and_then(|s| s.parse::<i64>().ok()) else {
+            continue;
+        };
+        // SAFETY: tgkill has no memory-safety preconditions; a vanished thread is an error return.
+        let rc = unsafe { libc::syscall(libc::SYS_tgkill, i64::from(pid), tid, i64::from(sig)) };
+        if rc == 0 {
+            sent += 1;
+        }
+    }
+    sent
+}
+
+#[test]
+fn stopped_and_continued_pes_do_not_end_the_job() {
+    let _serial = serial();
+    // heartbeats every 0.5 s, a PE silent for 2 s is dead: a 1 s stop must not look like one
+    let job = LoopJob::start(4, &[("ACLSHMEM_HEARTBEAT_TIMEOUT", "2s")], &[]);
+    let pids = job.pids();
+    for victim in [2usize, 0] {
+        common::signal(pids[victim], libc::SIGSTOP);
+        thread::sleep(Duration::from_secs(1));
+        common::signal(pids[victim], libc::SIGCONT);
+        thread::sleep(Duration::from_millis(500));
+    }
+    let ended = job.finish(Duration::from_secs(30));
+    assert_loop_ok(&ended);
+    eprintln!("PEs 2 and 0 stopped for 1 s each: the job finished normally");
+}
+
+#[test]
+fn sigusr1_with_sa_restart_does_not_end_the_job() {
+    let _serial = serial();
+    let job = LoopJob::start(4, &[("FT_SIGUSR1", "1")], &[]);
+    let pids = job.pids();
+    let until = Instant::now() + Duration::from_secs(2);
+    let mut sent = 0;
+    while Instant::now() < until {
+        for &pid in &pids {
+            sent += signal_every_thread(pid, libc::SIGUSR1);
+        }
+        thread::sleep(Duration::from_millis(10));
+    }
+    let ended = job.finish(Duration::from_secs(30));
+    assert_loop_ok(&ended);
+    for e in &ended {
+        let got: i64 = e.field("usr1").and_then(|v| v.parse().ok()).unwrap_or(0);
+        assert!(got > 0, "PE {} counted no SIGUSR1\n{}", e.pe, dump(&ended));
+    }
+    eprintln!("{sent} SIGUSR1 sent to every thread of 4 PEs: the job finished normally");
+}
+
+/// `VmRSS` (KiB) and `Threads` of process `pid`, from /proc/<pid>/status.
+fn rss_and_threads(pid: u32) -> Option<(u64, u64)> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let field = |name: &str| {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(name))
+            .and_then(|v| v.split_whitespace().next())
+            .and_then(|v| v.parse::<u64>().ok())
+    };
+    Some((field("VmRSS:")?, field("Threads:")?))
+}
+
+/// Keeps up to `per_kind` connections of each hostile kind open to `addr` until `stop`: idle
+/// ones, ones that drip a hello one byte every 100 ms, and ones announcing a 64 MiB frame and
+/// sending 256 KiB of it. Closed connections are replaced. Returns the number of connections
+/// made. Bounded: at most 60 s and 20 000 connections.
+fn flood(addr: SocketAddr, per_kind: usize, stop: &std::sync::atomic::AtomicBool) -> usize {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let mut made = 0usize;
+    let open = |made: &mut usize| -> Option<TcpStream> {
+        let s = TcpStream::connect_timeout(&addr, Duration::from_millis(500)).ok()?;
+        s.set_nonblocking(true).ok()?;
+        *made += 1;
+        Some(s)
+    };
+    // a hello with a long secret: 4 + 1042 bytes, dripped
+    let drip_bytes = hello_frame(&[b'x'; 1024], 1, 4, false);
+    let mut huge_bytes = (64u32 << 20).to_le_bytes().to_vec();
+    huge_bytes.extend(std::iter::repeat_n(0x5au8, 256 << 10));
+    let mut idle: Vec<TcpStream> = Vec::new();
+    let mut drip: Vec<(TcpStream, usize)> = Vec::new();
+    let mut huge: Vec<(TcpStream, usize)> = Vec::new();
+    let alive = |s: &TcpStream| {
+        let mut b = [0u8; 64];
+        matches!((&*s).read(&mut b), Err(ref e) if e.kind() == std::io::ErrorKind::WouldBlock)
+    };
+    let mut last_drip = Instant::now();
+    while !stop.load(Ordering::SeqCst) && Instant::now() < deadline && made < 20_000 {
+        idle.retain(alive);
+        drip.retain(|(s, _)| alive(s));
+        huge.retain(|(s, _)| alive(s));
+        while idle.len() < per_kind {
+            match open(&mut made) {
+                Some(s) => idle.push(s),
+                None => break,
+            }
+        }
+        while drip.len() < per_kind {
+            match open(&mut made) {
+                Some(s) => drip.push((s, 0)),
+                None => break,
+            }
+        }
+        while huge.len() < per_kind {
+            match open(&mut made) {
+                Some(s) => huge.push((s, 0)),
+                None => break,
+            }
+        }
+        if last_drip.elapsed() >= Duration::from_millis(100) {
+            last_drip = Instant::now();
+            for (s, at) in &mut drip {
+                if *at < drip_bytes.len() && (&*s).write(&drip_bytes[*at..*at + 1]).is_ok_and(|n| n == 1) {
+                    *at += 1;
+                }
+            }
+        }
+        for (s, at) in &mut huge {
+            if *at < huge_bytes.len()
+                && let Ok(n) = (&*s).write(&huge_bytes[*at..])
+            {
+                *at += n;
+            }
+        }
+        thread::sleep(Duration::from_millis(20));
+    }
+    made
+}
+
+#[test]
+fn a_flood_of_strangers_costs_the_store_little() {
+    let _serial = serial();
+    let ids = JobIds::new();
+    let addr: SocketAddr = format!("127.0.0.1:{}", ids.port).parse().expect("address");
+    let mut job = LoopJob::prepare(ids, 4, &[], &[]);
+    // PE 0 first; the flood starts as soon as its store listens, before the other PEs come
+    job.launch(&[0]);
+    let listening = Instant::now();
+    while TcpStream::connect_timeout(&addr, Duration::from_millis(200)).is_err() {
+        assert!(
+            listening.elapsed() < Duration::from_secs(30),
+            "PE 0's store did not listen within 30 s"
+        );
+        thread::sleep(Duration::from_millis(20));
+    }
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let flooder = {
+        let stop = stop.clone();
+        thread::spawn(move || flood(addr, 100, &stop))
+    };
+    let started = Instant::now();
+    job.launch(&[1, 2, 3]);
+    job.wait_ready();
+    let joined = started.elapsed();
+    let pids = job.pids();
+    // the job runs with the flood for 4 s; PE 0 (the store) is sampled all along
+    let mut worst = (0u64, 0u64);
+    let mut reference = (0u64, 0u64);
+    let until = Instant::now() + Duration::from_secs(4);
+    while Instant::now() < until {
+        if let Some((rss, threads)) = rss_and_threads(pids[0]) {
+            worst = (worst.0.max(rss), worst.1.max(threads));
+        }
+        if let Some((rss, threads)) = rss_and_threads(pids[1]) {
+            reference = (reference.0.max(rss), reference.1.max(threads));
+        }
+        thread::sleep(Duration::from_millis(50));
+    }
+    let stopping = Instant::now();
+    let ended = job.finish(Duration::from_secs(30));
+    let took = stopping.elapsed();
+    stop.store(true, Ordering::SeqCst);
+    let made = flooder.join().expect("flood thread");
+    assert_loop_ok(&ended);
+    eprintln!(
+        "flood of {made} hostile connections: PEs 1-3 joined in {joined:.2?}, the job ended {took:.2?} \
+         after the stop request; PE 0 peak VmRSS {} KiB, {} threads (PE 1: {} KiB, {} threads)",
+        worst.0, worst.1, reference.0, reference.1
+    );
+    assert!(made >= 300, "the flood made only {made} connections");
+    assert!(
+        joined < Duration::from_secs(20),
+        "PEs 1-3 needed {joined:.1?} to join during the flood\n{}",
+        dump(&ended)
+    );
+    assert!(
+        took < Duration::from_secs(10),
+        "the job needed {took:.1?} to end after the stop request\n{}",
+        dump(&ended)
+    );
+    // the store runs on one thread whatever the number of connections, and buffers at most a
+    // hello per stranger (64 of them at a time)
+    assert!(
+        worst.1 <= reference.1 + 2,
+        "PE 0 ran {} threads during the flood (PE 1: {})",
+        worst.1,
+        reference.1
+    );
+    assert!(
+        worst.0 <= reference.0 + 24 * 1024,
+        "PE 0's VmRSS reached {} KiB during the flood (PE 1: {} KiB)",
+        worst.0,
+        reference.0
+    );
+}
+
+/// Kills PE `victim` of a running 32-PE job started by hand (no launcher) and returns how long
+/// each other PE took to exit with the death notice, measured from the kill.
+fn death_notice_latencies(victim: usize, env: &[(&str, &str)]) -> (Vec<Duration>, Vec<Ended>) {
+    let mut job = LoopJob::start(32, env, &[]);
+    let pids = job.pids();
+    // the others are in (or between) barriers
+    thread::sleep(Duration::from_millis(300));
+    let start = job.jobs[0].start;
+    common::signal(pids[victim], libc::SIGKILL);
+    let killed_at = start.elapsed();
+    let ended = job.wait_all(Duration::from_secs(30));
+    assert_all_ended(&ended);
+    let named = format!("PE {victim} died");
+    let mut latencies = Vec::new();
+    for e in ended.iter().filter(|e| e.pe != victim) {
+        assert!(
+            e.code().is_some_and(|c| c != 0) && e.output.contains(&named),
+            "PE {} did not end with `{named}`\n{}",
+            e.pe,
+            dump(&ended)
+        );
+        latencies.push(e.at.saturating_sub(killed_at));
+    }
+    (latencies, ended)
+}
+
+#[test]
+fn death_of_one_of_32_hand_started_pes_reaches_all_within_half_a_second() {
+    let _serial = serial();
+    let (latencies, ended) = death_notice_latencies(5, &[]);
+    let worst = latencies.iter().max().copied().unwrap_or_default();
+    let mean = latencies.iter().sum::<Duration>() / latencies.len().max(1) as u32;
+    eprintln!("PE 5 of 32 killed: the 31 others exited within {worst:.3?} (mean {mean:.3?})");
+    assert!(
+        worst < Duration::from_millis(500),
+        "the last PE exited {worst:.3?} after the kill\n{}",
+        dump(&ended)
+    );
+}
+
+// ------------------------------------------------------------------------------------------
+// 9. Messages that end a job reach stderr whatever the log settings
+// ------------------------------------------------------------------------------------------
+
+/// Runs `scenario` on hand-started PEs `which` of `n` with the log sent to files in a scratch
+/// directory; returns how they ended and everything the log files hold.
+fn run_logging_to_files(
+    scenario: &str,
+    n: usize,
+    which: &[usize],
+    env: &[(&str, &str)],
+    limit: Duration,
+) -> (Vec<Ended>, String) {
+    let logs = Scratch::new("failures-logs");
+    let dir = logs.path().to_str().expect("UTF-8 temp path").to_owned();
+    let mut all_env: Vec<(&str, &str)> = vec![("SHMEM_LOG_TO_STDOUT", "0"), ("SHMEM_LOG_PATH", &dir)];
+    all_env.extend_from_slice(env);
+    let ended = ManualJob::start(scenario, n, which, &all_env, &[]).wait(limit);
+    let mut files = String::new();
+    for f in std::fs::read_dir(logs.path()).into_iter().flatten().flatten() {
+        files.push_str(&std::fs::read_to_string(f.path()).unwrap_or_default());
+    }
+    (ended, files)
+}
+
+/// Every PE in `who` said `text` on stderr and not on stdout, and the log files hold it too.
+fn assert_on_stderr(ended: &[Ended], files: &str, who: &[usize], text: &str) {
+    for e in ended.iter().filter(|e| who.contains(&e.pe)) {
+        assert!(
+            e.stderr.contains(text),
+            "PE {}: `{text}` is not on stderr\n{}",
+            e.pe,
+            dump(ended)
+        );
+        let stdout = &e.output[..e.output.len() - e.stderr.len()];
+        assert!(
+            !stdout.contains(text),
+            "PE {}: `{text}` went to stdout although the log goes to a file\n{}",
+            e.pe,
+            dump(ended)
+        );
+    }
+    assert!(
+        files.contains(text),
+        "the log files do not hold `{text}`:\n{files}"
+    );
+}
+
+#[test]
+fn job_ending_messages_reach_stderr_when_logging_to_a_file() {
+    let _serial = serial();
+    // a PE dies
+    let (ended, files) = run_logging_to_files(
+        "die",
+        4,
+        &[0, 1, 2, 3],
+        &[("FT_PE", "2"), ("FT_MODE", "barrier")],
+        Duration::from_secs(30),
+    );
+    assert_all_ended(&ended);
+    assert_on_stderr(&ended, &files, &[0, 1, 3], "PE 2 died");
+    // PE 0, which runs the store, dies
+    let (ended, files) = run_logging_to_files(
+        "die",
+        3,
+        &[0, 1, 2],
+        &[("FT_PE", "0"), ("FT_MODE", "barrier")],
+        Duration::from_secs(30),
+    );
+    assert_all_ended(&ended);
+    assert_on_stderr(&ended, &files, &[1, 2], "lost the config store");
+    // a global exit
+    let (ended, files) = run_logging_to_files(
+        "global_exit",
+        3,
+        &[0, 1, 2],
+        &[("FT_PE", "1"), ("FT_STATUS", "7")],
+        Duration::from_secs(30),
+    );
+    assert_all_ended(&ended);
+    assert_on_stderr(&ended, &files, &[0, 1, 2], "called aclshmem_global_exit(7)");
+    // a timeout: PE 2 never comes
+    let (ended, files) = run_logging_to_files(
+        "arrive",
+        3,
+        &[0, 1],
+        &[("FT_INIT_TIMEOUT", "2"), ("FT_OP_TIMEOUT", "2")],
+        Duration::from_secs(30),
+    );
+    assert_all_ended(&ended);
+    assert_on_stderr(&ended, &files, &[0, 1], "did not arrive");
+}
+
+// ------------------------------------------------------------------------------------------
+// 10. The job secret of a job without a launcher
+// ------------------------------------------------------------------------------------------
+
+/// Sends `frames` on a fresh connection to `addr` and returns every frame the store answered
+/// (kind, body) until it closed the connection (at most 5 s).
+fn exchange(addr: SocketAddr, frames: &[u8]) -> Vec<(u8, Vec<u8>)> {
+    let mut s = connect(addr);
+    let _ = s.write_all(frames);
+    let mut got = Vec::new();
+    let mut buf = [0u8; 4096];
+    let until = Instant::now() + Duration::from_secs(5);
+    while Instant::now() < until {
+        match s.read(&mut buf) {
+            Ok(0) => break,
+            Ok(k) => got.extend_from_slice(&buf[..k]),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(_) => break,
+        }
+    }
+    let mut out = Vec::new();
+    let mut rest = got.as_slice();
+    while rest.len() >= 5 {
+        let len = u32::from_le_bytes([rest[0], rest[1], rest[2], rest[3]]) as usize;
+        if rest.len() < 4 + len || len == 0 {
+            break;
+        }
+        out.push((rest[4], rest[5..4 + len].to_vec()));
+        rest = &rest[4 + len..];
+    }
+    out
+}
+
+/// A global-exit frame (kind 8, status).
+fn global_exit_frame(status: i32) -> Vec<u8> {
+    let mut f = 5u32.to_le_bytes().to_vec();
+    f.push(8);
+    f.extend_from_slice(&status.to_le_bytes());
+    f
+}
+
+#[test]
+fn without_a_launcher_token_strangers_cannot_join_or_end_the_job() {
+    let _serial = serial();
+    let secrets = Scratch::new("failures-secrets");
+    let dir = secrets.path().join("secrets");
+    let dir_s = dir.to_str().expect("UTF-8 temp path").to_owned();
+    let mut ids = JobIds::new();
+    ids.secret = None;
+    let addr: SocketAddr = format!("127.0.0.1:{}", ids.port).parse().expect("address");
+    let mut job = LoopJob::prepare(ids, 4, &[("ACLSHMEM_JOB_SECRET_DIR", &dir_s)], &[]);
+    job.launch(&[0, 1, 2, 3]);
+    job.wait_ready();
+    // every PE is in: the secret file is gone already
+    let left: Vec<_> = std::fs::read_dir(&dir)
+        .map(|d| d.flatten().map(|e| e.file_name()).collect())
+        .unwrap_or_default();
+    assert!(left.is_empty(), "secret files left while the job runs: {left:?}");
+    // the secret built into earlier versions, then guesses: refused, and told nothing about the job
+    let mut answers = Vec::new();
+    for (secret, pe, n, watch) in [
+        (&b"aclshmem-config-store-v1"[..], 1, 4, true),
+        (&b"aclshmem-config-store-v1"[..], 1, 4, false),
+        (&b""[..], 0, 4, true),
+        (&b"guess"[..], 9, 99, true),
+    ] {
+        let mut frames = hello_frame(secret, pe, n, watch);
+        frames.extend(global_exit_frame(7));
+        let got = exchange(addr, &frames);
+        assert!(
+            got.iter().all(|(kind, _)| *kind == KIND_REJECT),
+            "a stranger got {got:?}"
+        );
+        for (_, body) in &got {
+            let reason = String::from_utf8_lossy(&body[4.min(body.len())..]).into_owned();
+            assert!(
+                !reason.bytes().any(|b| b.is_ascii_digit()),
+                "the rejection tells about the job: {reason:?}"
+            );
+            assert_eq!(reason, "not admitted to this config store");
+            answers.push(reason);
+        }
+    }
+    thread::sleep(Duration::from_millis(500));
+    let ended = job.finish(Duration::from_secs(30));
+    assert_loop_ok(&ended);
+    eprintln!("strangers without the per-job secret: {answers:?}; the job finished normally");
+
+    // the default directory: $HOME/.aclshmem, private, empty again after the job
+    let home = secrets.path().join("home");
+    std::fs::create_dir_all(&home).expect("create a home");
+    let home_s = home.to_str().expect("UTF-8 temp path").to_owned();
+    let mut ids = JobIds::new();
+    ids.secret = None;
+    let ended = ManualJob::start_with(&ids, "zero_timeout", 3, &[0, 1, 2], &[("HOME", &home_s)], &[])
+        .wait(Duration::from_secs(30));
+    assert_all_ended(&ended);
+    assert_no_fail_lines(&ended);
+    assert!(ended[0].output.contains("OK zero_timeout"), "{}", dump(&ended));
+    let dir = home.join(".aclshmem");
+    let mode = std::os::unix::fs::PermissionsExt::mode(
+        &std::fs::metadata(&dir).expect("$HOME/.aclshmem").permissions(),
+    );
+    assert_eq!(mode & 0o777, 0o700, "{}", dir.display());
+    let left: Vec<_> = std::fs::read_dir(&dir)
+        .map(|d| d.flatten().map(|e| e.file_name()).collect())
+        .unwrap_or_default();
+    assert!(left.is_empty(), "left in {}: {left:?}", dir.display());
+}
+
+#[test]
+fn a_second_watcher_cannot_take_a_pes_place() {
+    let _serial = serial();
+    let ids = JobIds::new();
+    let secret = ids.secret.clone().expect("a secret");
+    let addr: SocketAddr = format!("127.0.0.1:{}", ids.port).parse().expect("address");
+    let mut job = LoopJob::prepare(ids, 4, &[], &[]);
+    job.launch(&[0, 1, 2, 3]);
+    job.wait_ready();
+    // even with the job's secret, PE 1's watch connection (and request connection) stay its own
+    for watch in [true, false] {
+        let got = exchange(addr, &hello_frame(secret.as_bytes(), 1, 4, watch));
+        assert!(
+            matches!(got.as_slice(), [(KIND_REJECT, _)]),
+            "a second connection as PE 1 (watch {watch}) got {got:?}"
+        );
+    }
+    let ended = job.finish(Duration::from_secs(30));
+    assert_loop_ok(&ended);
+}
+
+// ------------------------------------------------------------------------------------------
+// 11. A PE that forked a child (which keeps the PE's sockets open) still dies visibly
+// ------------------------------------------------------------------------------------------
+
+/// Runs `loop` on 4 hand-started PEs where PE `victim` forks a child that sleeps 30 s holding its
+/// descriptors, kills PE `victim`, and checks that every other PE exits with `named` within
+/// `within` of the kill. The child is killed at the end.
+fn forked_pe_death(victim: usize, env: &[(&str, &str)], named: &str, within: Duration) {
+    let victim_s = victim.to_string();
+    let mut all_env: Vec<(&str, &str)> = vec![("FT_FORK_PE", &victim_s), ("FT_CHILD_SLEEP_S", "30")];
+    all_env.extend_from_slice(env);
+    let mut job = LoopJob::start(4, &all_env, &[]);
+    let pids = job.pids();
+    thread::sleep(Duration::from_millis(300));
+    let start = job.jobs[0].start;
+    common::signal(pids[victim], libc::SIGKILL);
+    let killed_at = start.elapsed();
+    let ended = job.wait_all(Duration::from_secs(40));
+    let child: Option<u32> = ended[victim].output.lines().find_map(|l| {
+        l.strip_prefix(&format!("pe {victim} forked child "))
+            .and_then(|p| p.trim().parse().ok())
+    });
+    if let Some(c) = child {
+        common::signal(c, libc::SIGKILL);
+    }
+    assert!(child.is_some(), "PE {victim} did not fork\n{}", dump(&ended));
+    assert_all_ended(&ended);
+    let mut worst = Duration::ZERO;
+    for e in ended.iter().filter(|e| e.pe != victim) {
+        assert!(
+            e.code().is_some_and(|c| c != 0) && e.output.contains(named),
+            "PE {} did not end with `{named}`\n{}",
+            e.pe,
+            dump(&ended)
+        );
+        let after = e.at.saturating_sub(killed_at);
+        worst = worst.max(after);
+        assert!(
+            after < within,
+            "PE {} exited {after:.2?} after PE {victim} was killed\n{}",
+            e.pe,
+            dump(&ended)
+        );
+    }
+    eprintln!("PE {victim} (with a forked child) killed: the others ended within {worst:.2?}");
+}
+
+#[test]
+fn a_pe_with_a_forked_child_is_still_seen_to_die() {
+    let _serial = serial();
+    forked_pe_death(2, &[], "PE 2 died", Duration::from_secs(2));
+}
+
+#[test]
+fn the_store_pe_with_a_forked_child_is_still_seen_to_die() {
+    let _serial = serial();
+    // the child keeps the store's own sockets: the heartbeat tells
+    forked_pe_death(
+        0,
+        &[("ACLSHMEM_HEARTBEAT_TIMEOUT", "2s")],
+        "lost the config store",
+        Duration::from_secs(4),
+    );
 }

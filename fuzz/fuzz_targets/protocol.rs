@@ -3,19 +3,19 @@
 //! decoded message must survive an encode/decode round trip unchanged.
 #![no_main]
 
-use aclshmem_core::fuzzing::protocol::{FrameReader, decode, encode, frame_len};
+use aclshmem_core::fuzzing::protocol::{FrameReader, MAX_REQUEST_FRAME, decode, encode, frame_len};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     if let Ok(msg) = decode(data) {
         let frame = encode(&msg);
-        let n = frame_len(frame[..4].try_into().unwrap()).unwrap();
+        let n = frame_len(frame[..4].try_into().unwrap(), usize::MAX).unwrap();
         assert_eq!(n, frame.len() - 4);
         assert_eq!(decode(&frame[4..]).unwrap(), msg);
     }
     // the same bytes as a stream, cut at a place the input chooses
     let cut = data.first().map_or(0, |&b| b as usize % (data.len() + 1));
-    let mut reader = FrameReader::default();
+    let mut reader = FrameReader::new(MAX_REQUEST_FRAME);
     for mut chunk in [&data[..cut], &data[cut..]] {
         while let Ok(Some(_)) = reader.poll(&mut chunk) {}
     }

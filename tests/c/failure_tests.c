@@ -13,7 +13,11 @@
  *   FT_STATUS        the status passed to aclshmem_global_exit, default 7
  *   FT_MODE          where the others wait when FT_PE dies: barrier, wait or reduce
  *   FT_SKIP_SLEEP_MS how long the skipping PE of `late_malloc` stays before it leaves
- *   FT_STOP_FILE     `hostile`: the loop ends once this file exists (checked by PE 0)
+ *   FT_STOP_FILE     `hostile`, `loop`: the loop ends once this file exists (checked by PE 0)
+ *   FT_READY_FILE    `loop`: PE 0 creates it once every PE is in the loop
+ *   FT_SIGUSR1       `loop`: 1 installs a SIGUSR1 handler (SA_RESTART) that counts signals
+ *   FT_FORK_PE       `loop`: this PE forks a child that sleeps FT_CHILD_SLEEP_S seconds (default
+ *                    30) holding every descriptor it inherited, then exits
  *
  * Result lines the Rust side parses: `RESULT ...`. A broken expectation prints
  * `FAIL: <scenario>: <what> (pe X)` and exits 1; PE 0 prints `OK <scenario>` when a scenario
@@ -348,6 +352,82 @@ static void scenario_hostile(void)
     ok();
 }
 
+/* ------------------------------------------------------------------------------------------ */
+/* loop: barriers until FT_STOP_FILE exists (PE 0 decides), then finalize. Used to stop, signal */
+/* and kill PEs of a running job from the outside.                                              */
+/* ------------------------------------------------------------------------------------------ */
+static volatile sig_atomic_t g_usr1;
+
+static void on_usr1(int sig)
+{
+    (void)sig;
+    g_usr1 = g_usr1 + 1;
+}
+
+static void scenario_loop(void)
+{
+    if (env_int_or("FT_SIGUSR1", 0) == 1) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_usr1;
+        sa.sa_flags = SA_RESTART;
+        sigemptyset(&sa.sa_mask);
+        CHECK(sigaction(SIGUSR1, &sa, NULL) == 0, "sigaction(SIGUSR1) failed");
+    }
+    init_env();
+    const int me = aclshmem_my_pe();
+    const char *stop_file = getenv("FT_STOP_FILE");
+    CHECK(stop_file != NULL, "FT_STOP_FILE not set");
+    const char *ready_file = getenv("FT_READY_FILE");
+    volatile int32_t *stop = aclshmem_malloc(sizeof(int32_t));
+    CHECK(stop != NULL, "aclshmem_malloc(stop) returned NULL");
+    *stop = 0;
+    volatile int32_t *stop0 = aclshmem_ptr((void *)stop, 0);
+    CHECK(stop0 != NULL, "aclshmem_ptr(stop, 0) is NULL");
+    if (me == env_int_or("FT_FORK_PE", -1)) {
+        pid_t child = fork();
+        CHECK(child >= 0, "fork failed");
+        if (child == 0) {
+            /* keeps every inherited descriptor but the test's output pipes */
+            FILE *null_out = freopen("/dev/null", "w", stdout);
+            FILE *null_err = freopen("/dev/null", "w", stderr);
+            (void)null_out;
+            (void)null_err;
+            sleep_ms(1000L * env_int_or("FT_CHILD_SLEEP_S", 30));
+            _exit(0);
+        }
+        say("pe %d forked child %d", me, (int)child);
+    }
+    say("LOOP pe=%d pid=%d", me, (int)getpid());
+    aclshmem_barrier_all();
+    if (me == 0 && ready_file != NULL) {
+        FILE *f = fopen(ready_file, "w");
+        CHECK(f != NULL, "cannot create %s", ready_file);
+        fclose(f);
+    }
+    double t0 = now_s();
+    long iter = 0;
+    for (;;) {
+        if (me == 0 && (access(stop_file, F_OK) == 0 || now_s() - t0 > 90.0)) {
+            *stop = 1;
+        }
+        aclshmem_barrier_all();
+        if (*stop0) {
+            break;
+        }
+        aclshmem_barrier_all();
+        iter++;
+        if (iter % 16 == 0) {
+            sleep_ms(5);
+        }
+    }
+    aclshmem_free((void *)stop);
+    CHECK_RC(aclshmem_finalize(), 0);
+    say("RESULT pe=%d iterations=%ld usr1=%d", me, iter, (int)g_usr1);
+    CHECK(iter > 0, "no iteration ran");
+    ok();
+}
+
 int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
@@ -370,6 +450,7 @@ int main(int argc, char **argv)
         {"die", scenario_die},
         {"scale", scenario_scale},
         {"hostile", scenario_hostile},
+        {"loop", scenario_loop},
     };
     for (size_t i = 0; i < sizeof scenarios / sizeof scenarios[0]; i++) {
         if (strcmp(g_scenario, scenarios[i].name) == 0) {

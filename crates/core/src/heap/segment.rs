@@ -98,8 +98,13 @@ impl Segment {
     pub fn create(name: &str, len: usize, preallocate: bool) -> Result<Segment> {
         let cname = CString::new(name).map_err(|_| Error::Inner(format!("bad segment name {name}")))?;
         // SAFETY: cname is a valid NUL-terminated string.
-        let fd =
-            unsafe { libc::shm_open(cname.as_ptr(), libc::O_CREAT | libc::O_EXCL | libc::O_RDWR, 0o600) };
+        let fd = unsafe {
+            libc::shm_open(
+                cname.as_ptr(),
+                libc::O_CREAT | libc::O_EXCL | libc::O_RDWR | libc::O_CLOEXEC,
+                0o600,
+            )
+        };
         if fd < 0 {
             return Err(os_err("shm_open", name));
         }
@@ -142,7 +147,7 @@ impl Segment {
     pub fn open_peer(name: &str, len: usize) -> Result<Segment> {
         let cname = CString::new(name).map_err(|_| Error::Inner(format!("bad segment name {name}")))?;
         // SAFETY: cname is a valid NUL-terminated string.
-        let fd = unsafe { libc::shm_open(cname.as_ptr(), libc::O_RDWR, 0) };
+        let fd = unsafe { libc::shm_open(cname.as_ptr(), libc::O_RDWR | libc::O_CLOEXEC, 0) };
         if fd < 0 {
             return Err(os_err("shm_open (peer)", name));
         }

@@ -21,10 +21,6 @@ use crate::runtime::Instance;
 use crate::{config, logging};
 use aclshmem_abi::*;
 
-/// Secret used when the job has none (no launcher): it keeps stray non-SHMEM traffic out, but only
-/// ACLSHMEM_JOB_TOKEN (set by aclshmrun) keeps other SHMEM jobs out.
-const DEFAULT_TOKEN: &[u8] = b"aclshmem-config-store-v1";
-
 /// Attribute checks, in the original's order (spec 8.1 step 5).
 pub fn validate(a: &InitAttr) -> Result<()> {
     if a.my_pe < 0 {
@@ -139,10 +135,11 @@ fn choose_bootstrap(flags: u32, a: &InitAttr) -> Result<Box<dyn Bootstrap>> {
         Ok(e) => e,
         Err(e) => return uid().map_or(Err(e), uid_store),
     };
+    // no token (no launcher): empty, and the store makes a per-job secret (config_store::secret)
     let token = config::ACLSHMEM_JOB_TOKEN
         .get()?
         .map(String::into_bytes)
-        .unwrap_or_else(|| DEFAULT_TOKEN.to_vec());
+        .unwrap_or_default();
     let sock = a.option_attr.sock_fd;
     let listen = if a.my_pe == 0 && sock > 0 {
         Listen::Fd(sock)

@@ -10,7 +10,11 @@ use std::time::{Duration, Instant};
 use rustls::pki_types::ServerName;
 
 use super::conn::Conn;
-use super::protocol::{FrameReader, Message, VERSION, read_frame, write_frame};
+use super::fork::ForkGuard;
+use super::protocol::{
+    FrameReader, HEARTBEAT_INTERVAL, MAX_CONTROL_FRAME, MAX_PART, Message, NOT_ADMITTED, VERSION,
+    max_result_frame, read_frame, write_frame,
+};
 use crate::error::{Error, Result};
 
 /// Where and how to reach the store.
@@ -23,6 +27,17 @@ pub struct Target {
     pub connect_timeout: Duration,
     /// TLS client configuration and the name PE 0's certificate must carry.
     pub tls: Option<(Arc<rustls::ClientConfig>, ServerName<'static>)>,
+    /// Where PE 0 publishes the job secret, when the job has no other (`token` is then unused):
+    /// read before each attempt, since a file left by an earlier job is replaced when PE 0 starts.
+    pub secret_file: Option<std::path::PathBuf>,
+}
+
+/// Tells a message that ends the job (or this PE's part in it) on stderr as well as in the log,
+/// whatever the log settings: a log file is not where a user looks first.
+pub fn announce(msg: &str) {
+    log::error!("{msg}");
+    log::logger().flush();
+    eprintln!("aclshmem: {msg}");
 }
 
 enum Attempt {
@@ -42,9 +57,26 @@ impl Target {
         let mut last_err = String::from("no address");
         let mut handshake_eofs = 0;
         loop {
-            for addr in &self.addrs {
-                match self.try_once(addr, watch, &mut handshake_eofs) {
+            let token = match &self.secret_file {
+                None => Some(self.token.clone()),
+                Some(path) => match super::secret::read(path) {
+                    Ok(t) => Some(t),
+                    Err(why) => {
+                        last_err = format!("waiting for PE 0's job secret: {why}");
+                        None
+                    }
+                },
+            };
+            for addr in self.addrs.iter().filter(|_| token.is_some()) {
+                let token = token.as_deref().unwrap_or_default();
+                match self.try_once(addr, token, watch, &mut handshake_eofs) {
                     Ok(admitted) => return Ok(admitted),
+                    // the secret file was left by an earlier job: PE 0 replaces it
+                    Err(Attempt::Rejected(reason))
+                        if self.secret_file.is_some() && reason == NOT_ADMITTED =>
+                    {
+                        last_err = format!("{addr}: {reason} (secret of an earlier job?)");
+                    }
                     Err(Attempt::Rejected(reason)) => {
                         return Err(Error::Inner(format!(
                             "config store at {addr} refused PE {}: {reason}",
@@ -55,11 +87,13 @@ impl Target {
                 }
             }
             if Instant::now() + pause > deadline {
-                return Err(Error::Inner(format!(
+                let msg = format!(
                     "PE {} could not reach the config store within {} s ({last_err})",
                     self.pe,
                     self.connect_timeout.as_secs()
-                )));
+                );
+                announce(&msg);
+                return Err(Error::Inner(msg));
             }
             std::thread::sleep(pause);
             pause = (pause * 2).min(Duration::from_millis(250));
@@ -69,6 +103,7 @@ impl Target {
     fn try_once(
         &self,
         addr: &SocketAddr,
+        token: &[u8],
         watch: bool,
         handshake_eofs: &mut u32,
     ) -> std::result::Result<(Conn, u64), Attempt> {
@@ -111,7 +146,7 @@ impl Target {
         }
         let hello = Message::Hello {
             version: VERSION,
-            token: self.token.clone(),
+            token: token.to_vec(),
             pe: self.pe as u32,
             n_pes: self.n_pes as u32,
             watch,
@@ -126,7 +161,7 @@ impl Target {
             ));
         }
         let mut rest = std::io::Read::chain(&prefix[..], &mut conn);
-        match read_frame(&mut rest).map_err(retry)? {
+        match read_frame(&mut rest, MAX_CONTROL_FRAME).map_err(retry)? {
             Message::Welcome { session } => Ok((conn, session)),
             Message::Reject { reason } if reason.contains("shutting down") => Err(Attempt::Retry(reason)),
             Message::Reject { reason } => Err(Attempt::Rejected(reason)),
@@ -137,9 +172,13 @@ impl Target {
 
 /// The request connection: collectives are request/response on it.
 pub struct Client {
+    /// Declared first: unregistered before the socket closes.
+    _fork: ForkGuard,
     stream: Mutex<(Conn, u64)>,
     pub session: u64,
     pe: usize,
+    /// Largest answer the store can send this job (an allgather result).
+    max_answer: usize,
 }
 
 impl Client {
@@ -148,20 +187,35 @@ impl Client {
         // the store answers a collective within op_timeout (or says why not)
         conn.set_read_timeout(Some(op_timeout + Duration::from_secs(5)))?;
         Ok(Client {
+            _fork: ForkGuard::register(conn.raw_fd()),
             stream: Mutex::new((conn, 0)),
             session,
             pe: target.pe,
+            max_answer: max_result_frame(target.n_pes),
         })
     }
 
     /// Contributes `data` to the next collective and returns every PE's contribution.
     pub fn allgather(&self, data: &[u8]) -> Result<Vec<Vec<u8>>> {
+        if data.len() > MAX_PART {
+            return Err(Error::Bootstrap(format!(
+                "PE {}: a bootstrap allgather of {} bytes exceeds the config store's limit of {MAX_PART}",
+                self.pe,
+                data.len()
+            )));
+        }
         let mut guard = self.stream.locked();
         let (stream, seq) = &mut *guard;
         *seq += 1;
         let my_seq = *seq;
         let lost = |e: std::io::Error| {
-            Error::Bootstrap(format!("PE {}: config store connection lost: {e}", self.pe))
+            let msg = format!("PE {}: config store connection lost: {e}", self.pe);
+            announce(&msg);
+            Error::Bootstrap(msg)
+        };
+        let failed = |reason: String| {
+            announce(&format!("[PE {}] bootstrap collective failed: {reason}", self.pe));
+            reason
         };
         write_frame(
             stream,
@@ -171,9 +225,9 @@ impl Client {
             },
         )
         .map_err(lost)?;
-        match read_frame(stream) {
+        match read_frame(stream, self.max_answer) {
             Ok(Message::AllgatherResult { seq, parts }) if seq == my_seq => Ok(parts),
-            Ok(Message::Failed { reason, .. }) => Err(Error::Timeout(reason)),
+            Ok(Message::Failed { reason, .. }) => Err(Error::Timeout(failed(reason))),
             Ok(other) => Err(Error::Bootstrap(format!(
                 "unexpected answer from the config store: {other:?}"
             ))),
@@ -183,10 +237,10 @@ impl Client {
                     std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
                 ) =>
             {
-                Err(Error::Timeout(format!(
+                Err(Error::Timeout(failed(format!(
                     "PE {}: the config store did not answer in time",
                     self.pe
-                )))
+                ))))
             }
             Err(e) => Err(lost(e)),
         }
@@ -198,7 +252,13 @@ impl Client {
         let mut guard = self.stream.locked();
         if write_frame(&mut guard.0, &Message::Bye).is_ok() {
             let mut sink = [0u8; 64];
-            while matches!(std::io::Read::read(&mut guard.0, &mut sink), Ok(n) if n > 0) {}
+            loop {
+                match std::io::Read::read(&mut guard.0, &mut sink) {
+                    Ok(n) if n > 0 => {}
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                    _ => break,
+                }
+            }
         }
     }
 }
@@ -211,6 +271,8 @@ const WATCH_POLL: Duration = Duration::from_millis(100);
 /// died, or the store itself is gone (exit 1, after logging which). Closed at finalize first, so a
 /// normal end is not mistaken for a failure.
 pub struct Watcher {
+    /// Declared first: unregistered before the sockets close.
+    _fork: [ForkGuard; 2],
     conn: Arc<Mutex<Conn>>,
     socket: TcpStream,
     closing: Arc<AtomicBool>,
@@ -220,49 +282,81 @@ pub struct Watcher {
 fn end_process(pe: usize, msg: std::io::Result<Option<Message>>) -> ! {
     let status = match msg {
         Ok(Some(Message::ExitNotice { pe: from, status })) => {
-            log::error!(
+            announce(&format!(
                 "[PE {pe}] PE {from} called aclshmem_global_exit({status}): exiting with status {status}"
-            );
+            ));
             status
         }
         Ok(Some(Message::PeerDied { pe: dead })) => {
-            log::error!("[PE {pe}] PE {dead} died (it left the job without finalizing): exiting");
+            announce(&format!(
+                "[PE {pe}] PE {dead} died (it left the job without finalizing): exiting"
+            ));
+            1
+        }
+        Ok(None) => {
+            announce(&format!(
+                "[PE {pe}] lost the config store run by PE 0 (no heartbeat): PE 0 died; exiting"
+            ));
             1
         }
         other => {
-            log::error!("[PE {pe}] lost the config store run by PE 0 ({other:?}): PE 0 died; exiting");
+            announce(&format!(
+                "[PE {pe}] lost the config store run by PE 0 ({other:?}): PE 0 died; exiting"
+            ));
             1
         }
     };
-    log::logger().flush();
     std::process::exit(status)
 }
 
 impl Watcher {
-    pub fn start(target: &Target) -> Result<Watcher> {
+    /// Starts watching. With a `heartbeat` timeout the thread sends a `Ping` every
+    /// [`HEARTBEAT_INTERVAL`] and takes the store for dead when it heard nothing for that long.
+    pub fn start(target: &Target, heartbeat: Option<Duration>) -> Result<Watcher> {
         let (conn, _) = target.open(true)?;
         conn.set_read_timeout(Some(WATCH_POLL))?;
         let socket = conn.tcp_handle()?;
+        let fork = [
+            ForkGuard::register(conn.raw_fd()),
+            ForkGuard::register(std::os::fd::AsRawFd::as_raw_fd(&socket)),
+        ];
         let conn = Arc::new(Mutex::new(conn));
         let closing = Arc::new(AtomicBool::new(false));
         let (reader, flag, pe) = (conn.clone(), closing.clone(), target.pe);
         let thread = std::thread::Builder::new()
             .name("aclshmem-watch".into())
             .spawn(move || {
-                let mut frames = FrameReader::default();
+                let mut frames = FrameReader::new(MAX_CONTROL_FRAME);
+                let mut heard = Instant::now();
+                let mut next_ping = Instant::now();
                 loop {
-                    let polled = frames.poll(&mut *reader.locked());
+                    let polled = {
+                        let mut c = reader.locked();
+                        if heartbeat.is_some() && Instant::now() >= next_ping {
+                            // a failed write shows as the connection's end on the next read
+                            let _ = write_frame(&mut *c, &Message::Ping);
+                            next_ping = Instant::now() + HEARTBEAT_INTERVAL;
+                        }
+                        frames.poll(&mut *c)
+                    };
                     if flag.load(Ordering::SeqCst) {
                         return;
                     }
                     match polled {
-                        Ok(None) => continue,
-                        Ok(Some(Message::Welcome { .. })) => continue,
+                        // silence is judged only once everything received was read (a PE that
+                        // was stopped finds the store's pings waiting when it continues)
+                        Ok(None) => {
+                            if heartbeat.is_some_and(|hb| heard.elapsed() > hb) {
+                                end_process(pe, Ok(None));
+                            }
+                        }
+                        Ok(Some(Message::Welcome { .. } | Message::Ping)) => heard = Instant::now(),
                         other => end_process(pe, other),
                     }
                 }
             })?;
         Ok(Watcher {
+            _fork: fork,
             conn,
             socket,
             closing,

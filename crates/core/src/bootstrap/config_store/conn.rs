@@ -1,16 +1,16 @@
-//! One config-store connection, plain TCP or TLS, with timeouts on the TCP socket underneath.
+//! A PE's connection to the store, plain TCP or TLS, with timeouts on the TCP socket underneath.
+//! (The store's side of the connections is nonblocking: see `server.rs`.)
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::time::Duration;
 
-use rustls::{ClientConnection, ServerConnection, StreamOwned};
+use rustls::{ClientConnection, StreamOwned};
 
-/// A connection to or from the store.
+/// A connection to the store.
 pub enum Conn {
     Plain(TcpStream),
     Client(Box<StreamOwned<ClientConnection, TcpStream>>),
-    Server(Box<StreamOwned<ServerConnection, TcpStream>>),
 }
 
 impl Conn {
@@ -18,8 +18,12 @@ impl Conn {
         match self {
             Conn::Plain(s) => s,
             Conn::Client(s) => &s.sock,
-            Conn::Server(s) => &s.sock,
         }
+    }
+
+    /// The TCP socket's descriptor.
+    pub fn raw_fd(&self) -> std::os::fd::RawFd {
+        std::os::fd::AsRawFd::as_raw_fd(self.tcp())
     }
 
     /// A second handle on the TCP socket (to shut it down without the connection's lock).
@@ -37,17 +41,20 @@ impl Conn {
             Conn::Plain(_) => Ok(()),
             Conn::Client(s) => {
                 while s.conn.is_handshaking() {
-                    s.conn.complete_io(&mut s.sock)?;
-                }
-                Ok(())
-            }
-            Conn::Server(s) => {
-                while s.conn.is_handshaking() {
-                    s.conn.complete_io(&mut s.sock)?;
+                    retry_interrupted(s.conn.complete_io(&mut s.sock))?;
                 }
                 Ok(())
             }
         }
+    }
+}
+
+/// An interrupted step (EINTR: a signal reached a read with a timeout) is retried by the caller's
+/// loop: it counts as no progress, not as an error.
+fn retry_interrupted<T: Default>(r: std::io::Result<T>) -> std::io::Result<T> {
+    match r {
+        Err(e) if e.kind() == std::io::ErrorKind::Interrupted => Ok(T::default()),
+        other => other,
     }
 }
 
@@ -56,7 +63,6 @@ impl Read for Conn {
         match self {
             Conn::Plain(s) => s.read(buf),
             Conn::Client(s) => s.read(buf),
-            Conn::Server(s) => s.read(buf),
         }
     }
 }
@@ -66,14 +72,12 @@ impl Write for Conn {
         match self {
             Conn::Plain(s) => s.write(buf),
             Conn::Client(s) => s.write(buf),
-            Conn::Server(s) => s.write(buf),
         }
     }
     fn flush(&mut self) -> std::io::Result<()> {
         match self {
             Conn::Plain(s) => s.flush(),
             Conn::Client(s) => s.flush(),
-            Conn::Server(s) => s.flush(),
         }
     }
 }

@@ -4,7 +4,9 @@
 
 pub mod client;
 pub mod conn;
+pub mod fork;
 pub mod protocol;
+pub mod secret;
 pub mod server;
 pub mod tls;
 
@@ -91,6 +93,7 @@ pub struct StoreConfig {
     pub addrs: Vec<SocketAddr>,
     pub my_pe: usize,
     pub n_pes: usize,
+    /// The job secret; empty: none was given (no launcher), PE 0 makes one ([`secret`]).
     pub token: Vec<u8>,
     pub connect_timeout: Duration,
     pub op_timeout: Duration,
@@ -123,16 +126,53 @@ pub struct ConfigStore {
 
 impl ConfigStore {
     pub fn connect(cfg: StoreConfig) -> Result<ConfigStore> {
+        if cfg.token.len() > protocol::MAX_TOKEN {
+            return Err(Error::InvalidValue(format!(
+                "the job secret (ACLSHMEM_JOB_TOKEN) is {} bytes long, more than {}",
+                cfg.token.len(),
+                protocol::MAX_TOKEN
+            )));
+        }
+        let heartbeat = protocol::heartbeat_timeout(crate::config::ACLSHMEM_HEARTBEAT_TIMEOUT.value()?);
+        // without a secret, PE 0 makes one and publishes it for the others (a job of one PE
+        // keeps it to itself)
+        let mut token = cfg.token;
+        let mut secret_file = None;
+        if token.is_empty() {
+            if cfg.my_pe == 0 {
+                token = secret::random()?;
+            }
+            if cfg.n_pes > 1 {
+                let first = cfg
+                    .addrs
+                    .first()
+                    .ok_or_else(|| Error::InvalidParam("the store has no address".into()))?;
+                secret_file = Some(secret::path_for(&secret::dir()?, first));
+            }
+        }
         let server = if cfg.my_pe == 0 {
             let listener = match cfg.listen {
                 Listen::Fd(fd) => adopt_listener(fd)?,
                 Listen::Ready(l) => l,
                 Listen::Bind => bind(&cfg.addrs)?,
             };
+            // listening first: a PE that reads the secret finds the store
+            let published = match secret_file.take() {
+                Some(path) => Some(secret::publish(&path, &token)?),
+                None => None,
+            };
             let tls = cfg.tls.as_ref().map(|(t, _)| t.server.clone());
             Some(
-                server::Server::start(listener, cfg.n_pes, cfg.token.clone(), cfg.op_timeout, tls)
-                    .map_err(|e| Error::Inner(format!("cannot start the config store: {e}")))?,
+                server::Server::start(
+                    listener,
+                    cfg.n_pes,
+                    token.clone(),
+                    cfg.op_timeout,
+                    tls,
+                    published,
+                    heartbeat,
+                )
+                .map_err(|e| Error::Inner(format!("cannot start the config store: {e}")))?,
             )
         } else {
             None
@@ -143,14 +183,15 @@ impl ConfigStore {
         };
         let target = client::Target {
             addrs: cfg.addrs,
-            token: cfg.token,
+            token,
             pe: cfg.my_pe,
             n_pes: cfg.n_pes,
             connect_timeout: cfg.connect_timeout,
             tls,
+            secret_file,
         };
         let client = client::Client::connect(&target, cfg.op_timeout)?;
-        let watcher = client::Watcher::start(&target)?;
+        let watcher = client::Watcher::start(&target, heartbeat)?;
         Ok(ConfigStore {
             client,
             watcher,
@@ -178,8 +219,12 @@ fn bind(addrs: &[SocketAddr]) -> Result<TcpListener> {
 
 fn adopt_listener(fd: i32) -> Result<TcpListener> {
     use std::os::fd::FromRawFd;
-    // SAFETY: the caller documented fd as an already bound socket it hands over to the library.
-    if unsafe { libc::listen(fd, 1024) } != 0 {
+    // SAFETY: the caller documented fd as an already bound socket it hands over to the library;
+    // fcntl has no memory-safety preconditions. Close-on-exec: a program the PE execs keeps no
+    // store socket.
+    let cloexec = unsafe { libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC) };
+    // SAFETY: as above; listen has no memory-safety preconditions.
+    if cloexec != 0 || unsafe { libc::listen(fd, 1024) } != 0 {
         return Err(Error::Inner(format!(
             "option_attr.sockFd {fd} cannot listen: {}",
             std::io::Error::last_os_error()

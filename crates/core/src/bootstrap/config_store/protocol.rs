@@ -4,10 +4,30 @@
 //! the body. Every field is little endian; byte strings are `[u32 length][bytes]`. A decoder never
 //! trusts a length: truncated, oversized or malformed frames become [`ProtocolError`]s.
 
-/// Largest frame either side accepts (an allgather result of 16384 PEs with small payloads fits).
-pub const MAX_FRAME: usize = 64 << 20;
+/// Longest job secret a `Hello` may carry.
+pub const MAX_TOKEN: usize = 1024;
+/// Largest frame a connection may send before it proved the job secret: a `Hello` (kind, version,
+/// secret, PE, number of PEs, watch flag) with the longest secret. Nothing larger is ever buffered
+/// for a stranger.
+pub const MAX_HELLO_FRAME: usize = 1 + 4 + 4 + MAX_TOKEN + 4 + 4 + 1;
+/// Largest contribution of one PE to an allgather. The core's collectives send a few bytes to a
+/// few hundred (allocation requests, node ids, shared-memory names or an error text).
+pub const MAX_PART: usize = 64 << 10;
+/// Largest request frame of an admitted PE: an `Allgather` with the largest part.
+pub const MAX_REQUEST_FRAME: usize = 1 + 8 + 4 + MAX_PART;
+/// Largest frame on a watch connection (either way) and of the store's short answers (`Welcome`,
+/// `Reject`, `Failed`): notices of a few bytes, reasons of a few hundred.
+pub const MAX_CONTROL_FRAME: usize = 4096;
+/// The store's only answer to a connection that did not prove the job secret: nothing about the
+/// job (not its size, not why).
+pub const NOT_ADMITTED: &str = "not admitted to this config store";
 /// Protocol version carried in `Hello`.
-pub const VERSION: u32 = 1;
+pub const VERSION: u32 = 2;
+
+/// Largest `AllgatherResult` of a job of `n_pes` PEs (each part at most [`MAX_PART`]).
+pub fn max_result_frame(n_pes: usize) -> usize {
+    (1 + 8 + 4 + n_pes.saturating_mul(4 + MAX_PART)).max(MAX_CONTROL_FRAME)
+}
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Message {
@@ -38,6 +58,8 @@ pub enum Message {
     ExitNotice { pe: u32, status: i32 },
     /// Store → watchers: PE `pe` disconnected without finalizing.
     PeerDied { pe: u32 },
+    /// Either way on a watch connection: I am alive (heartbeat).
+    Ping,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -62,6 +84,7 @@ const K_BYE: u8 = 7;
 const K_GLOBAL_EXIT: u8 = 8;
 const K_EXIT_NOTICE: u8 = 9;
 const K_PEER_DIED: u8 = 10;
+const K_PING: u8 = 11;
 
 fn put_bytes(out: &mut Vec<u8>, b: &[u8]) {
     out.extend_from_slice(&(b.len() as u32).to_le_bytes());
@@ -126,6 +149,7 @@ pub fn encode(msg: &Message) -> Vec<u8> {
             body.extend_from_slice(&pe.to_le_bytes());
             K_PEER_DIED
         }
+        Message::Ping => K_PING,
     };
     let mut out = Vec::with_capacity(5 + body.len());
     out.extend_from_slice(&((body.len() + 1) as u32).to_le_bytes());
@@ -134,13 +158,14 @@ pub fn encode(msg: &Message) -> Vec<u8> {
     out
 }
 
-/// Reads the length prefix: how many bytes follow it. Rejects empty and oversized frames.
-pub fn frame_len(prefix: [u8; 4]) -> Result<usize, ProtocolError> {
+/// Reads the length prefix: how many bytes follow it. Rejects empty frames and frames longer than
+/// `max` (the limit of the connection's state: see the `MAX_*` constants).
+pub fn frame_len(prefix: [u8; 4], max: usize) -> Result<usize, ProtocolError> {
     let n = u32::from_le_bytes(prefix) as usize;
     if n == 0 {
         return Err(ProtocolError::Malformed("empty frame"));
     }
-    if n > MAX_FRAME {
+    if n > max {
         return Err(ProtocolError::TooLarge(n));
     }
     Ok(n)
@@ -231,17 +256,18 @@ pub fn decode(frame: &[u8]) -> Result<Message, ProtocolError> {
             status: r.u32()? as i32,
         },
         K_PEER_DIED => Message::PeerDied { pe: r.u32()? },
+        K_PING => Message::Ping,
         k => return Err(ProtocolError::UnknownKind(k)),
     };
     r.end()?;
     Ok(msg)
 }
 
-/// Reads one frame from a stream.
-pub fn read_frame(r: &mut impl std::io::Read) -> std::io::Result<Message> {
+/// Reads one frame of at most `max` bytes from a stream.
+pub fn read_frame(r: &mut impl std::io::Read, max: usize) -> std::io::Result<Message> {
     let mut prefix = [0u8; 4];
     r.read_exact(&mut prefix)?;
-    let n = frame_len(prefix).map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))?;
+    let n = frame_len(prefix, max).map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))?;
     let mut buf = vec![0u8; n];
     r.read_exact(&mut buf)?;
     decode(&buf).map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))
@@ -253,20 +279,49 @@ pub fn write_frame(w: &mut impl std::io::Write, msg: &Message) -> std::io::Resul
     w.flush()
 }
 
-/// Incremental frame reader for connections read with a timeout: bytes of a partly received frame
-/// stay buffered across timeouts, so framing never breaks.
-#[derive(Debug, Default)]
+/// Incremental frame reader for connections read with a timeout or without blocking: bytes of a
+/// partly received frame stay buffered, so framing never breaks. A frame announcing more than the
+/// reader's limit is an error as soon as its length prefix arrives, so at most one frame (and one
+/// read's worth of bytes) is ever buffered.
+#[derive(Debug)]
 pub struct FrameReader {
     buf: Vec<u8>,
+    limit: usize,
 }
 
 impl FrameReader {
+    /// A reader accepting frames of at most `limit` bytes.
+    pub fn new(limit: usize) -> FrameReader {
+        FrameReader {
+            buf: Vec::new(),
+            limit,
+        }
+    }
+
+    /// Changes the limit (a connection that proved the job secret may send larger frames).
+    pub fn set_limit(&mut self, limit: usize) {
+        self.limit = limit;
+    }
+
+    /// Appends received bytes; call [`FrameReader::next_frame`] after each call.
+    pub fn feed(&mut self, bytes: &[u8]) {
+        self.buf.extend_from_slice(bytes);
+    }
+
+    /// Bytes buffered and not yet part of a returned frame.
+    pub fn buffered(&self) -> usize {
+        self.buf.len()
+    }
+
     /// A complete frame already buffered, if any.
     pub fn next_frame(&mut self) -> Result<Option<Message>, ProtocolError> {
         if self.buf.len() < 4 {
             return Ok(None);
         }
-        let n = frame_len(self.buf[..4].try_into().map_err(|_| ProtocolError::Truncated)?)?;
+        let n = frame_len(
+            self.buf[..4].try_into().map_err(|_| ProtocolError::Truncated)?,
+            self.limit,
+        )?;
         if self.buf.len() < 4 + n {
             return Ok(None);
         }
@@ -283,23 +338,38 @@ impl FrameReader {
             return Ok(Some(m));
         }
         let mut chunk = [0u8; 4096];
-        match r.read(&mut chunk) {
-            Ok(0) => Err(std::io::ErrorKind::UnexpectedEof.into()),
-            Ok(n) => {
-                self.buf.extend_from_slice(&chunk[..n]);
-                self.next_frame().map_err(invalid)
-            }
-            Err(e)
-                if matches!(
-                    e.kind(),
-                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
-                ) =>
-            {
-                Ok(None)
-            }
-            Err(e) => Err(e),
+        loop {
+            return match r.read(&mut chunk) {
+                Ok(0) => Err(std::io::ErrorKind::UnexpectedEof.into()),
+                Ok(n) => {
+                    self.buf.extend_from_slice(&chunk[..n]);
+                    self.next_frame().map_err(invalid)
+                }
+                // a signal (a handler, or SIGSTOP/SIGCONT) ended a read that has a timeout: the
+                // connection is fine
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                    ) =>
+                {
+                    Ok(None)
+                }
+                Err(e) => Err(e),
+            };
         }
     }
+}
+
+/// How often each side of a watch connection sends [`Message::Ping`].
+pub const HEARTBEAT_INTERVAL: std::time::Duration = std::time::Duration::from_millis(500);
+/// Shortest heartbeat timeout taken (a shorter setting is raised to it).
+pub const MIN_HEARTBEAT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// The heartbeat timeout of ACLSHMEM_HEARTBEAT_TIMEOUT: `None` when off (0).
+pub fn heartbeat_timeout(setting: std::time::Duration) -> Option<std::time::Duration> {
+    (!setting.is_zero()).then(|| setting.max(MIN_HEARTBEAT_TIMEOUT))
 }
 
 /// Constant-time equality for secrets.
@@ -316,7 +386,7 @@ mod tests {
 
     fn roundtrip(m: Message) {
         let f = encode(&m);
-        let n = frame_len(f[..4].try_into().unwrap()).unwrap();
+        let n = frame_len(f[..4].try_into().unwrap(), MAX_REQUEST_FRAME).unwrap();
         assert_eq!(n, f.len() - 4);
         assert_eq!(decode(&f[4..]).unwrap(), m);
     }
@@ -350,6 +420,7 @@ mod tests {
         roundtrip(Message::GlobalExit { status: -3 });
         roundtrip(Message::ExitNotice { pe: 2, status: 7 });
         roundtrip(Message::PeerDied { pe: 5 });
+        roundtrip(Message::Ping);
     }
 
     #[test]
@@ -370,10 +441,28 @@ mod tests {
     #[test]
     fn oversized_and_malformed_frames_are_errors() {
         assert!(matches!(
-            frame_len(((MAX_FRAME + 1) as u32).to_le_bytes()),
+            frame_len(((MAX_HELLO_FRAME + 1) as u32).to_le_bytes(), MAX_HELLO_FRAME),
             Err(ProtocolError::TooLarge(_))
         ));
-        assert!(frame_len(0u32.to_le_bytes()).is_err());
+        assert!(frame_len(0u32.to_le_bytes(), MAX_HELLO_FRAME).is_err());
+        // a hello with the longest secret fits the hello limit
+        let longest = encode(&Message::Hello {
+            version: VERSION,
+            token: vec![7; MAX_TOKEN],
+            pe: 1,
+            n_pes: 2,
+            watch: true,
+        });
+        assert_eq!(longest.len() - 4, MAX_HELLO_FRAME);
+        let biggest = encode(&Message::Allgather {
+            seq: 1,
+            data: vec![0; MAX_PART],
+        });
+        assert_eq!(biggest.len() - 4, MAX_REQUEST_FRAME);
+        // a frame reader refuses an oversized frame as soon as its length arrives
+        let mut fr = FrameReader::new(MAX_HELLO_FRAME);
+        fr.feed(&(64u32 << 20).to_le_bytes());
+        assert!(matches!(fr.next_frame(), Err(ProtocolError::TooLarge(_))));
         assert_eq!(decode(&[200]), Err(ProtocolError::UnknownKind(200)));
         // a result claiming 2^32-1 parts in a tiny body must not allocate or succeed
         let mut f = vec![K_RESULT];
@@ -398,7 +487,7 @@ mod tests {
     fn frame_reader_survives_partial_frames() {
         let mut bytes = encode(&Message::GlobalExit { status: 3 });
         bytes.extend(encode(&Message::PeerDied { pe: 1 }));
-        let mut fr = FrameReader::default();
+        let mut fr = FrameReader::new(MAX_CONTROL_FRAME);
         // feed one byte at a time, as timeouts would cut it
         let mut got = vec![];
         for b in &bytes {
@@ -416,6 +505,30 @@ mod tests {
         );
         let mut empty: &[u8] = &[];
         assert!(fr.poll(&mut empty).is_err());
+    }
+
+    /// A reader whose first read is interrupted by a signal (EINTR), as a read with a timeout is
+    /// when the process is stopped and continued.
+    struct InterruptedOnce(bool, Vec<u8>);
+
+    impl std::io::Read for InterruptedOnce {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            if !self.0 {
+                self.0 = true;
+                return Err(std::io::ErrorKind::Interrupted.into());
+            }
+            let n = self.1.len().min(buf.len());
+            buf[..n].copy_from_slice(&self.1[..n]);
+            self.1.drain(..n);
+            Ok(n)
+        }
+    }
+
+    #[test]
+    fn frame_reader_retries_interrupted_reads() {
+        let mut r = InterruptedOnce(false, encode(&Message::PeerDied { pe: 4 }));
+        let mut fr = FrameReader::new(MAX_CONTROL_FRAME);
+        assert_eq!(fr.poll(&mut r).unwrap(), Some(Message::PeerDied { pe: 4 }));
     }
 
     #[test]

@@ -1,62 +1,82 @@
 //! The config store server, run by PE 0: admits the job's PEs and serves their allgathers.
 //!
-//! One thread accepts; one thread per admitted connection reads requests. A collective completes
-//! when every PE contributed; a PE that disconnects without saying `Bye` is marked dead and every
-//! pending and later collective fails at once naming it. A collective that does not complete within
-//! the operation timeout fails naming the PEs that never arrived. Connections that do not present
-//! the job secret first are answered with `Reject`, logged and closed: the job goes on.
+//! One thread runs an event loop over nonblocking sockets (epoll): it accepts connections, reads
+//! their `Hello`, serves the admitted PEs' collectives and pushes job events to their watch
+//! connections. Nothing it does for one connection waits for another, so a notice reaches every
+//! PE at once and no client can hold the store up.
+//!
+//! Connections that have not proved the job secret yet ("strangers") cost little and not for
+//! long: a frame longer than the longest `Hello` ends the connection as soon as its length prefix
+//! arrives; the whole `Hello` (TLS handshake included) must arrive within [`HELLO_TIMEOUT`] of the
+//! connection; at most [`MAX_STRANGERS`] wait at once, and a new one evicts the oldest. A PE of the
+//! job sends its `Hello` as soon as it is connected and, if it was evicted all the same, connects
+//! again. Strangers that present a wrong secret get a `Reject` that says nothing about the job.
+//!
+//! A collective completes when every PE contributed; a PE that disconnects without saying `Bye` is
+//! marked dead and every pending and later collective fails at once naming it. A collective that
+//! does not complete within the operation timeout fails naming the PEs that never arrived.
+//!
+//! `unsafe`: epoll through libc.
 
-use crate::util::Locked;
-use std::collections::HashMap;
-use std::io::Write;
+use std::collections::{HashMap, VecDeque};
+use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::unix::net::UnixStream;
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use super::conn::Conn;
-use super::protocol::{FrameReader, Message, VERSION, read_frame, secrets_equal, write_frame};
+use super::protocol::{
+    FrameReader, HEARTBEAT_INTERVAL, MAX_CONTROL_FRAME, MAX_HELLO_FRAME, MAX_REQUEST_FRAME, Message,
+    NOT_ADMITTED, VERSION, encode, secrets_equal,
+};
+use super::secret::Published as PublishedSecret;
+use crate::util::Locked;
 
-/// How long a new connection may take to present its `Hello`.
-const HELLO_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long a new connection may take to present its whole `Hello` (TLS handshake included).
+pub const HELLO_TIMEOUT: Duration = Duration::from_secs(5);
+/// Most connections waiting for their `Hello` at once; one more evicts the oldest.
+pub const MAX_STRANGERS: usize = 64;
+/// Period of the loop's bookkeeping: hello deadlines, collective timeouts, finalize timeouts.
+const TICK: Duration = Duration::from_millis(50);
+/// Connections accepted per wake-up, so a flood of connections cannot starve the job's PEs.
+const ACCEPTS_PER_WAKE: usize = 64;
+/// Reads per connection and wake-up (epoll is level-triggered: the rest comes next round).
+const READS_PER_WAKE: usize = 8;
+/// Dropped strangers logged per [`DROP_LOG_WINDOW`]; the rest are counted in one line.
+const DROP_LOG_LINES: u32 = 20;
+const DROP_LOG_WINDOW: Duration = Duration::from_secs(10);
 
-#[derive(Default)]
-struct Round {
-    parts: Vec<Option<Vec<u8>>>,
-    arrived: usize,
-    readers: usize,
-    result: Option<Arc<Vec<u8>>>,
+const LISTENER: u64 = 0;
+const WAKER: u64 = 1;
+
+/// A list of PE numbers for a message, at most 32 of them.
+pub fn pe_list(pes: &[usize]) -> String {
+    if pes.len() <= 32 {
+        return format!("{pes:?}");
+    }
+    let head: Vec<String> = pes[..32].iter().map(usize::to_string).collect();
+    format!("[{}, ... ({} more)]", head.join(", "), pes.len() - 32)
 }
 
+/// What the store thread publishes for [`Server::shutdown`].
 #[derive(Default)]
-struct State {
-    admitted: Vec<bool>,
-    finished: Vec<bool>,
-    dead: Vec<usize>,
-    rounds: HashMap<u64, Round>,
-    /// Each PE's watch connection (shared with the thread reading it).
-    watchers: Vec<Option<Arc<Mutex<Conn>>>>,
-    /// Set once a PE called global exit: deaths that follow are the job ending, not failures.
-    exiting: Option<i32>,
+struct Published {
+    /// PEs admitted and neither finished nor dead.
+    busy: usize,
 }
 
 struct Shared {
-    n_pes: usize,
-    token: Vec<u8>,
-    session: u64,
-    op_timeout: Duration,
-    state: Mutex<State>,
+    published: Mutex<Published>,
     changed: Condvar,
-    stopping: AtomicBool,
-    tls: Option<Arc<rustls::ServerConfig>>,
 }
 
-/// A running store. Dropping it without [`Server::shutdown`] stops accepting at once.
+/// A running store. Dropping it without [`Server::shutdown`] stops it at once.
 pub struct Server {
     shared: Arc<Shared>,
-    addr: std::net::SocketAddr,
-    acceptor: Option<JoinHandle<()>>,
+    waker: UnixStream,
+    thread: Option<JoinHandle<()>>,
 }
 
 impl Server {
@@ -67,67 +87,87 @@ impl Server {
         token: Vec<u8>,
         op_timeout: Duration,
         tls: Option<Arc<rustls::ServerConfig>>,
+        published: Option<PublishedSecret>,
+        heartbeat: Option<Duration>,
     ) -> std::io::Result<Server> {
-        let addr = listener.local_addr()?;
         let mut session = [0u8; 8];
         getrandom::fill(&mut session).map_err(|e| std::io::Error::other(e.to_string()))?;
+        listener.set_nonblocking(true)?;
+        let (waker, wake_end) = UnixStream::pair()?;
+        wake_end.set_nonblocking(true)?;
+        let epoll = Epoll::new()?;
+        epoll.add(listener.as_raw_fd(), libc::EPOLLIN as u32, LISTENER)?;
+        epoll.add(wake_end.as_raw_fd(), libc::EPOLLIN as u32, WAKER)?;
         let shared = Arc::new(Shared {
+            published: Mutex::new(Published::default()),
+            changed: Condvar::new(),
+        });
+        let store = Store {
             n_pes,
             token,
             session: u64::from_le_bytes(session),
             op_timeout,
-            state: Mutex::new(State {
-                admitted: vec![false; n_pes],
-                finished: vec![false; n_pes],
-                watchers: (0..n_pes).map(|_| None).collect(),
-                ..State::default()
-            }),
-            changed: Condvar::new(),
-            stopping: AtomicBool::new(false),
             tls,
-        });
-        let s2 = shared.clone();
-        let acceptor = std::thread::Builder::new()
+            epoll,
+            listener,
+            listening: true,
+            accept_paused_until: None,
+            _wake_end: wake_end,
+            peers: HashMap::new(),
+            next_token: WAKER + 1,
+            strangers: VecDeque::new(),
+            n_strangers: 0,
+            pes: (0..n_pes).map(|_| Pe::default()).collect(),
+            dead: Vec::new(),
+            rounds: HashMap::new(),
+            exiting: None,
+            stopping: false,
+            broken: Vec::new(),
+            dirty: true,
+            shared: shared.clone(),
+            drops: DropLog::default(),
+            published,
+            heartbeat,
+            next_ping: Instant::now(),
+        };
+        let thread = std::thread::Builder::new()
             .name("aclshmem-store".into())
-            .spawn(move || accept_loop(listener, s2))?;
+            .spawn(move || store.run())?;
         Ok(Server {
             shared,
-            addr,
-            acceptor: Some(acceptor),
+            waker,
+            thread: Some(thread),
         })
     }
 
     /// Waits (at most `timeout`) until every admitted PE said `Bye` or disconnected, then stops.
     pub fn shutdown(mut self, timeout: Duration) {
         let deadline = Instant::now() + timeout;
-        let mut st = self.shared.state.locked();
+        let mut p = self.shared.published.locked();
         loop {
-            let pending: Vec<usize> = (0..self.shared.n_pes)
-                .filter(|&p| st.admitted[p] && !st.finished[p] && !st.dead.contains(&p))
-                .collect();
             let now = Instant::now();
-            if pending.is_empty() || now >= deadline {
-                if !pending.is_empty() {
-                    log::warn!("config store: PEs {pending:?} did not finish before shutdown");
+            if p.busy == 0 || now >= deadline {
+                if p.busy != 0 {
+                    log::warn!("config store: {} PE(s) did not finish before shutdown", p.busy);
                 }
                 break;
             }
-            st = self
+            p = self
                 .shared
                 .changed
-                .wait_timeout(st, deadline - now)
+                .wait_timeout(p, deadline - now)
                 .unwrap_or_else(|e| e.into_inner())
                 .0;
         }
-        drop(st);
+        drop(p);
         self.stop();
     }
 
     fn stop(&mut self) {
-        self.shared.stopping.store(true, Ordering::SeqCst);
-        // wake the blocking accept
-        let _ = TcpStream::connect_timeout(&self.addr, Duration::from_millis(200));
-        if let Some(h) = self.acceptor.take() {
+        // the store thread wakes on this byte (or on the socket's end) and returns
+        let _ = (&self.waker).write(&[1]);
+        let _ = self.waker.shutdown(std::net::Shutdown::Both);
+        if let Some(h) = self.thread.take() {
             let _ = h.join();
         }
     }
@@ -135,301 +175,886 @@ impl Server {
 
 impl Drop for Server {
     fn drop(&mut self) {
-        if self.acceptor.is_some() {
+        if self.thread.is_some() {
             self.stop();
         }
     }
 }
 
-fn accept_loop(listener: TcpListener, shared: Arc<Shared>) {
-    for conn in listener.incoming() {
-        if shared.stopping.load(Ordering::SeqCst) {
-            break;
+/// An epoll instance (level-triggered).
+struct Epoll(OwnedFd);
+
+impl Epoll {
+    fn new() -> std::io::Result<Epoll> {
+        // SAFETY: epoll_create1 has no memory-safety preconditions.
+        let fd = unsafe { libc::epoll_create1(libc::EPOLL_CLOEXEC) };
+        if fd < 0 {
+            return Err(std::io::Error::last_os_error());
         }
-        let Ok(stream) = conn else { continue };
-        let s2 = shared.clone();
-        let _ = std::thread::Builder::new()
-            .name("aclshmem-store-conn".into())
-            .spawn(move || serve(stream, s2));
+        // SAFETY: fd is a new descriptor that nothing else owns.
+        Ok(Epoll(unsafe { OwnedFd::from_raw_fd(fd) }))
+    }
+
+    fn ctl(&self, op: libc::c_int, fd: RawFd, events: u32, token: u64) -> std::io::Result<()> {
+        let mut ev = libc::epoll_event { events, u64: token };
+        // SAFETY: ev is a valid epoll_event that outlives the call; fd is the caller's open socket.
+        if unsafe { libc::epoll_ctl(self.0.as_raw_fd(), op, fd, &mut ev) } < 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        Ok(())
+    }
+
+    fn add(&self, fd: RawFd, events: u32, token: u64) -> std::io::Result<()> {
+        self.ctl(libc::EPOLL_CTL_ADD, fd, events, token)
+    }
+
+    fn modify(&self, fd: RawFd, events: u32, token: u64) -> std::io::Result<()> {
+        self.ctl(libc::EPOLL_CTL_MOD, fd, events, token)
+    }
+
+    fn delete(&self, fd: RawFd) {
+        let _ = self.ctl(libc::EPOLL_CTL_DEL, fd, 0, 0);
+    }
+
+    /// Waits at most `timeout` for events; returns how many of `events` were filled (0 when a
+    /// signal interrupted the wait).
+    fn wait(&self, events: &mut [libc::epoll_event], timeout: Duration) -> std::io::Result<usize> {
+        // round up, so a deadline a fraction of a millisecond away is not a busy loop
+        let ms = timeout.as_micros().div_ceil(1000).min(i32::MAX as u128) as libc::c_int;
+        let max = events.len().min(i32::MAX as usize) as libc::c_int;
+        // SAFETY: events is a valid, writable buffer of at least `max` entries.
+        let n = unsafe { libc::epoll_wait(self.0.as_raw_fd(), events.as_mut_ptr(), max, ms) };
+        if n < 0 {
+            let e = std::io::Error::last_os_error();
+            if e.kind() == std::io::ErrorKind::Interrupted {
+                return Ok(0);
+            }
+            return Err(e);
+        }
+        Ok(n as usize)
     }
 }
 
-fn reject(mut stream: Conn, peer: &str, reason: String) {
-    log::warn!("config store: dropped connection from {peer}: {reason}");
-    let _ = write_frame(&mut stream, &Message::Reject { reason });
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Role {
+    /// Has not presented a valid `Hello` yet.
+    Stranger,
+    /// A PE's request connection.
+    Request(usize),
+    /// A PE's watch connection.
+    Watch(usize),
 }
 
-fn serve(tcp: TcpStream, shared: Arc<Shared>) {
-    let peer = tcp
-        .peer_addr()
-        .map(|a| a.to_string())
-        .unwrap_or_else(|_| "?".into());
-    let _ = tcp.set_nodelay(true);
-    let _ = tcp.set_read_timeout(Some(HELLO_TIMEOUT));
-    let mut stream = match &shared.tls {
-        None => Conn::Plain(tcp),
-        Some(cfg) => match rustls::ServerConnection::new(cfg.clone()) {
-            Ok(c) => Conn::Server(Box::new(rustls::StreamOwned::new(c, tcp))),
-            Err(e) => return log::warn!("config store: TLS session for {peer} failed: {e}"),
-        },
-    };
-    if let Err(e) = stream.handshake() {
-        if !shared.stopping.load(Ordering::SeqCst) {
-            log::warn!("config store: dropped connection from {peer}: TLS handshake failed ({e})");
+/// What one read gave.
+enum Received {
+    /// Bytes were added to the frame reader.
+    Data,
+    /// Nothing to read now.
+    Nothing,
+    /// The peer closed the connection.
+    End,
+}
+
+/// One connection of the store.
+struct Peer {
+    tcp: TcpStream,
+    tls: Option<Box<rustls::ServerConnection>>,
+    frames: FrameReader,
+    /// Frames still to send (plain TCP; a TLS session buffers its own output).
+    out: VecDeque<(Arc<Vec<u8>>, usize)>,
+    role: Role,
+    since: Instant,
+    addr: String,
+    /// EPOLLOUT is registered: output waits for room in the socket.
+    writing: bool,
+    /// Closed once the output is sent; input is ignored.
+    closing: bool,
+}
+
+impl Peer {
+    fn interest(&self) -> u32 {
+        let mut ev = 0;
+        if !self.closing {
+            ev |= libc::EPOLLIN as u32;
         }
-        return;
-    }
-    let hello = match read_frame(&mut stream) {
-        Ok(m) => m,
-        Err(e) => {
-            if !shared.stopping.load(Ordering::SeqCst) {
-                log::warn!("config store: dropped connection from {peer}: no valid hello ({e})");
-            }
-            return;
+        if self.writing {
+            ev |= libc::EPOLLOUT as u32;
         }
-    };
-    let (pe, watch) = match hello {
-        Message::Hello {
-            version,
-            token,
-            pe,
-            n_pes,
-            watch,
-        } => {
-            if !secrets_equal(&token, &shared.token) {
-                return reject(stream, &peer, "wrong job secret".into());
+        ev
+    }
+
+    /// Reads what the socket has (one read) into the frame reader.
+    fn receive(&mut self) -> std::io::Result<Received> {
+        let mut chunk = [0u8; 16 << 10];
+        let Some(tls) = self.tls.as_mut() else {
+            return loop {
+                match self.tcp.read(&mut chunk) {
+                    Ok(0) => break Ok(Received::End),
+                    Ok(n) => {
+                        self.frames.feed(&chunk[..n]);
+                        break Ok(Received::Data);
+                    }
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                    Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => break Ok(Received::Nothing),
+                    Err(e) => break Err(e),
+                }
+            };
+        };
+        let got = loop {
+            match tls.read_tls(&mut self.tcp) {
+                Ok(0) => break Received::End,
+                Ok(_) => break Received::Data,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => break Received::Nothing,
+                Err(e) => return Err(e),
             }
-            if version != VERSION {
-                return reject(
-                    stream,
-                    &peer,
-                    format!("protocol version {version}, expected {VERSION}"),
-                );
-            }
-            if n_pes as usize != shared.n_pes || pe as usize >= shared.n_pes {
-                return reject(
-                    stream,
-                    &peer,
-                    format!("PE {pe} of {n_pes} does not fit a job of {} PEs", shared.n_pes),
-                );
-            }
-            (pe as usize, watch)
+        };
+        if let Err(e) = tls.process_new_packets() {
+            // send the alert if we can, then give up on the connection
+            let _ = tls.write_tls(&mut self.tcp);
+            return Err(std::io::Error::new(std::io::ErrorKind::InvalidData, e));
         }
-        _ => return reject(stream, &peer, "first frame is not a hello".into()),
-    };
-    if shared.stopping.load(Ordering::SeqCst) {
-        return reject(stream, &peer, "store is shutting down".into());
-    }
-    if watch {
-        return watch_loop(stream, &shared, pe);
-    }
-    {
-        let mut st = shared.state.locked();
-        if st.admitted[pe] {
-            drop(st);
-            return reject(stream, &peer, format!("PE {pe} is already connected"));
+        loop {
+            match tls.reader().read(&mut chunk) {
+                Ok(0) => return Ok(Received::End),
+                Ok(n) => self.frames.feed(&chunk[..n]),
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => break,
+                Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => return Ok(Received::End),
+                Err(e) => return Err(e),
+            }
         }
-        st.admitted[pe] = true;
+        Ok(got)
     }
-    if write_frame(
-        &mut stream,
-        &Message::Welcome {
-            session: shared.session,
-        },
-    )
-    .is_err()
-    {
-        return mark_dead(&shared, pe);
+
+    fn queue(&mut self, frame: Arc<Vec<u8>>) {
+        match self.tls.as_mut() {
+            None => self.out.push_back((frame, 0)),
+            Some(tls) => {
+                let _ = tls.writer().write_all(&frame);
+            }
+        }
     }
-    let _ = stream.set_read_timeout(None);
-    loop {
-        match read_frame(&mut stream) {
-            Ok(Message::Allgather { seq, data }) => {
-                let reply = allgather(&shared, pe, seq, data);
-                let ok = match reply {
-                    Ok(frame) => stream.write_all(&frame).and_then(|_| stream.flush()).is_ok(),
-                    Err(reason) => write_frame(&mut stream, &Message::Failed { seq, reason }).is_ok(),
-                };
-                if !ok {
-                    return mark_dead(&shared, pe);
+
+    /// Sends queued output until done (`true`) or the socket is full (`false`).
+    fn flush(&mut self) -> std::io::Result<bool> {
+        if let Some(tls) = self.tls.as_mut() {
+            while tls.wants_write() {
+                match tls.write_tls(&mut self.tcp) {
+                    Ok(_) => {}
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                    Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => return Ok(false),
+                    Err(e) => return Err(e),
                 }
             }
-            Ok(Message::Bye) => return leave(&shared, pe),
-            Ok(other) => {
-                log::warn!("config store: PE {pe} sent an unexpected {other:?}; closing");
-                return mark_dead(&shared, pe);
-            }
-            Err(_) => return mark_dead(&shared, pe),
+            return Ok(true);
         }
+        while let Some((frame, off)) = self.out.front_mut() {
+            match self.tcp.write(&frame[*off..]) {
+                Ok(0) => return Err(std::io::ErrorKind::WriteZero.into()),
+                Ok(n) => {
+                    *off += n;
+                    if *off == frame.len() {
+                        self.out.pop_front();
+                    }
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => return Ok(false),
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(true)
     }
 }
 
-/// A PE finalizes. Its connection stays open until every PE has left (or died), so no PE can
-/// return from finalize, re-init and reach this store again while it still serves the old job; once
-/// the last PE left, the store refuses new connections ("shutting down", which clients retry).
-fn leave(shared: &Shared, pe: usize) {
-    let deadline = Instant::now() + shared.op_timeout;
-    let mut st = shared.state.locked();
-    st.finished[pe] = true;
-    st.admitted[pe] = false;
-    let all_left = |st: &State| (0..shared.n_pes).all(|p| st.finished[p] || st.dead.contains(&p));
-    if all_left(&st) {
-        shared.stopping.store(true, Ordering::SeqCst);
-    }
-    shared.changed.notify_all();
-    while !all_left(&st) {
+/// What the store knows about one PE.
+#[derive(Default)]
+struct Pe {
+    request: Option<u64>,
+    watch: Option<u64>,
+    /// The request connection is open and the PE has not said `Bye`.
+    admitted: bool,
+    finished: bool,
+    /// The collective this PE waits for, and until when.
+    waiting: Option<(u64, Instant)>,
+    /// After `Bye`: when the store stops waiting for the others on its behalf.
+    leave_by: Option<Instant>,
+    /// When its watch connection last said something.
+    heard: Option<Instant>,
+}
+
+struct Round {
+    parts: Vec<Option<Vec<u8>>>,
+    arrived: usize,
+}
+
+/// Rate limit of the "dropped connection" log lines.
+#[derive(Default)]
+struct DropLog {
+    window: Option<Instant>,
+    logged: u32,
+    suppressed: u32,
+}
+
+impl DropLog {
+    fn note(&mut self, addr: &str, why: &str) {
         let now = Instant::now();
-        if now >= deadline {
-            log::warn!("config store: PE {pe} finalized but others did not within the operation timeout");
-            return;
-        }
-        st = shared
-            .changed
-            .wait_timeout(st, deadline - now)
-            .unwrap_or_else(|e| e.into_inner())
-            .0;
-    }
-}
-
-/// Sends `msg` to every PE's watch connection.
-/// PE 0 is told last: it runs the store, and the notice may end its process.
-fn notify(st: &mut State, msg: &Message) {
-    let order = (1..st.watchers.len()).chain(std::iter::once(0));
-    for pe in order {
-        if let Some(w) = &st.watchers[pe] {
-            let _ = write_frame(&mut *w.locked(), msg);
-        }
-    }
-}
-
-/// How long a watch-connection reader holds the connection before letting a writer in (a notice to
-/// every PE waits at most this long per PE).
-const WATCH_POLL: Duration = Duration::from_millis(5);
-
-/// A PE's watch connection: the store pushes job events to it (global exit, a PE's death); the PE
-/// may send a global exit on it. Its end is not a death: that is told by the request connection.
-fn watch_loop(mut stream: Conn, shared: &Shared, pe: usize) {
-    if write_frame(
-        &mut stream,
-        &Message::Welcome {
-            session: shared.session,
-        },
-    )
-    .is_err()
-    {
-        return;
-    }
-    let _ = stream.set_read_timeout(Some(WATCH_POLL));
-    let conn = Arc::new(Mutex::new(stream));
-    {
-        let mut st = shared.state.locked();
-        st.watchers[pe] = Some(conn.clone());
-        // a PE that died before this one started watching is still news
-        if st.exiting.is_none() {
-            let mut c = conn.locked();
-            for d in st.dead.clone() {
-                let _ = write_frame(&mut *c, &Message::PeerDied { pe: d as u32 });
-            }
-        }
-    }
-    let mut frames = FrameReader::default();
-    loop {
-        let polled = frames.poll(&mut *conn.locked());
-        match polled {
-            Ok(Some(Message::GlobalExit { status })) => {
-                let mut st = shared.state.locked();
-                log::error!("config store: PE {pe} called global exit with status {status}");
-                st.exiting.get_or_insert(status);
-                notify(
-                    &mut st,
-                    &Message::ExitNotice {
-                        pe: pe as u32,
-                        status,
-                    },
+        if self
+            .window
+            .is_none_or(|w| now.duration_since(w) >= DROP_LOG_WINDOW)
+        {
+            if self.suppressed > 0 {
+                log::warn!(
+                    "config store: {} more dropped connections were not logged",
+                    self.suppressed
                 );
             }
-            Ok(_) => {}
-            Err(_) => break,
+            *self = DropLog {
+                window: Some(now),
+                ..DropLog::default()
+            };
+        }
+        if self.logged < DROP_LOG_LINES {
+            self.logged += 1;
+            log::warn!("config store: dropped connection from {addr}: {why}");
+        } else {
+            self.suppressed += 1;
         }
     }
-    let mut st = shared.state.locked();
-    st.watchers[pe] = None;
 }
 
-fn mark_dead(shared: &Shared, pe: usize) {
-    let mut st = shared.state.locked();
-    if !st.finished[pe] && !st.dead.contains(&pe) {
-        if !shared.stopping.load(Ordering::SeqCst) && st.exiting.is_none() {
+/// The store's state, owned by its thread.
+struct Store {
+    n_pes: usize,
+    token: Vec<u8>,
+    session: u64,
+    op_timeout: Duration,
+    tls: Option<Arc<rustls::ServerConfig>>,
+    epoll: Epoll,
+    listener: TcpListener,
+    /// The listener is registered with epoll (it is taken out for a moment when accept fails
+    /// for lack of descriptors).
+    listening: bool,
+    accept_paused_until: Option<Instant>,
+    _wake_end: UnixStream,
+    peers: HashMap<u64, Peer>,
+    next_token: u64,
+    /// Strangers in the order they connected (entries of connections gone since are skipped).
+    strangers: VecDeque<u64>,
+    n_strangers: usize,
+    pes: Vec<Pe>,
+    dead: Vec<usize>,
+    rounds: HashMap<u64, Round>,
+    /// Set once a PE called global exit: deaths that follow are the job ending, not failures.
+    exiting: Option<i32>,
+    /// Every PE left: no new admission.
+    stopping: bool,
+    /// Connections whose write failed, dropped at the end of the round.
+    broken: Vec<u64>,
+    /// The published state may be stale.
+    dirty: bool,
+    shared: Arc<Shared>,
+    drops: DropLog,
+    /// The secret file PE 0 published for the others: removed once every PE is connected (or
+    /// when the store stops).
+    published: Option<PublishedSecret>,
+    /// A PE whose watch connection is silent this long is dead (its process may be gone while a
+    /// child it forked keeps its sockets open).
+    heartbeat: Option<Duration>,
+    next_ping: Instant,
+}
+
+impl Store {
+    fn run(mut self) {
+        let mut events = [libc::epoll_event { events: 0, u64: 0 }; 256];
+        let mut next_tick = Instant::now() + TICK;
+        loop {
+            let wait = next_tick.saturating_duration_since(Instant::now());
+            let n = match self.epoll.wait(&mut events, wait) {
+                Ok(n) => n,
+                Err(e) => {
+                    log::error!("config store: epoll_wait failed: {e}");
+                    std::thread::sleep(TICK);
+                    0
+                }
+            };
+            let mut accept = false;
+            for ev in &events[..n] {
+                let (token, flags) = (ev.u64, ev.events);
+                match token {
+                    WAKER => return,
+                    LISTENER => accept = true,
+                    t => self.on_event(t, flags),
+                }
+                self.drop_broken();
+            }
+            // connections already here first: their hellos are read before new ones can evict them
+            if accept {
+                self.accept();
+            }
+            let now = Instant::now();
+            if now >= next_tick {
+                self.sweep(now);
+                next_tick = now + TICK;
+            }
+            self.drop_broken();
+            self.publish();
+        }
+    }
+
+    fn publish(&mut self) {
+        if !self.dirty {
+            return;
+        }
+        self.dirty = false;
+        let busy = (0..self.n_pes)
+            .filter(|&p| self.pes[p].admitted && !self.pes[p].finished && !self.dead.contains(&p))
+            .count();
+        let mut p = self.shared.published.locked();
+        p.busy = busy;
+        self.shared.changed.notify_all();
+    }
+
+    fn accept(&mut self) {
+        for _ in 0..ACCEPTS_PER_WAKE {
+            match self.listener.accept() {
+                Ok((tcp, addr)) => self.adopt(tcp, addr.to_string()),
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => return,
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        std::io::ErrorKind::Interrupted | std::io::ErrorKind::ConnectionAborted
+                    ) => {}
+                Err(e) => {
+                    // out of descriptors (or memory): make room by dropping the oldest stranger,
+                    // or stop listening for a moment rather than spin on a readable listener
+                    if self.n_strangers > 0 {
+                        self.evict_oldest_stranger();
+                        continue;
+                    }
+                    log::warn!("config store: accept failed: {e}");
+                    self.epoll.delete(self.listener.as_raw_fd());
+                    self.listening = false;
+                    self.accept_paused_until = Some(Instant::now() + Duration::from_millis(100));
+                    return;
+                }
+            }
+        }
+    }
+
+    fn adopt(&mut self, tcp: TcpStream, addr: String) {
+        if tcp.set_nonblocking(true).is_err() {
+            return;
+        }
+        let _ = tcp.set_nodelay(true);
+        while self.n_strangers >= MAX_STRANGERS {
+            self.evict_oldest_stranger();
+        }
+        let tls = match &self.tls {
+            None => None,
+            Some(cfg) => match rustls::ServerConnection::new(cfg.clone()) {
+                Ok(c) => Some(Box::new(c)),
+                Err(e) => return log::warn!("config store: TLS session for {addr} failed: {e}"),
+            },
+        };
+        let token = self.next_token;
+        self.next_token += 1;
+        let peer = Peer {
+            tcp,
+            tls,
+            frames: FrameReader::new(MAX_HELLO_FRAME),
+            out: VecDeque::new(),
+            role: Role::Stranger,
+            since: Instant::now(),
+            addr,
+            writing: false,
+            closing: false,
+        };
+        if self
+            .epoll
+            .add(peer.tcp.as_raw_fd(), peer.interest(), token)
+            .is_err()
+        {
+            return;
+        }
+        self.peers.insert(token, peer);
+        self.strangers.push_back(token);
+        self.n_strangers += 1;
+    }
+
+    fn evict_oldest_stranger(&mut self) {
+        while let Some(t) = self.strangers.pop_front() {
+            if self.peers.get(&t).is_some_and(|p| p.role == Role::Stranger) {
+                self.lost(t, "evicted: too many connections without a hello");
+                return;
+            }
+        }
+    }
+
+    fn on_event(&mut self, token: u64, flags: u32) {
+        let Some(peer) = self.peers.get(&token) else {
+            return;
+        };
+        if flags & libc::EPOLLOUT as u32 != 0 || peer.closing {
+            self.flush_out(token);
+        }
+        let readable = (libc::EPOLLIN | libc::EPOLLHUP | libc::EPOLLERR | libc::EPOLLRDHUP) as u32;
+        if flags & readable != 0 {
+            self.read_from(token);
+        }
+    }
+
+    fn read_from(&mut self, token: u64) {
+        for _ in 0..READS_PER_WAKE {
+            let Some(peer) = self.peers.get_mut(&token) else {
+                return;
+            };
+            if peer.closing {
+                return;
+            }
+            match peer.receive() {
+                Ok(Received::Data) => {}
+                Ok(Received::Nothing) => break,
+                Ok(Received::End) => return self.lost(token, "closed before its hello"),
+                Err(e) => return self.lost(token, &format!("no valid hello ({e})")),
+            }
+            loop {
+                let Some(peer) = self.peers.get_mut(&token) else {
+                    return;
+                };
+                if peer.closing {
+                    break;
+                }
+                match peer.frames.next_frame() {
+                    Ok(Some(msg)) => self.on_message(token, msg),
+                    Ok(None) => break,
+                    Err(e) => return self.lost(token, &format!("no valid hello ({e})")),
+                }
+            }
+        }
+        // TLS handshake records, or answers queued while reading
+        self.flush_out(token);
+    }
+
+    /// Sends what `token` has queued; registers for writability when the socket is full.
+    fn flush_out(&mut self, token: u64) {
+        let Some(peer) = self.peers.get_mut(&token) else {
+            return;
+        };
+        let before = peer.interest();
+        match peer.flush() {
+            Ok(true) => {
+                if peer.closing {
+                    self.remove(token);
+                    return;
+                }
+                peer.writing = false;
+            }
+            Ok(false) => peer.writing = true,
+            Err(_) => {
+                self.broken.push(token);
+                return;
+            }
+        }
+        let after = peer.interest();
+        if after != before {
+            let _ = self.epoll.modify(peer.tcp.as_raw_fd(), after, token);
+        }
+    }
+
+    fn push(&mut self, token: u64, frame: Arc<Vec<u8>>) {
+        if let Some(peer) = self.peers.get_mut(&token) {
+            peer.queue(frame);
+            self.flush_out(token);
+        }
+    }
+
+    fn drop_broken(&mut self) {
+        while let Some(t) = self.broken.pop() {
+            self.lost(t, "write failed");
+        }
+    }
+
+    /// Takes a connection out: no event of it is read any more, and its socket is closed.
+    fn remove(&mut self, token: u64) -> Option<Peer> {
+        let peer = self.peers.remove(&token)?;
+        self.epoll.delete(peer.tcp.as_raw_fd());
+        match peer.role {
+            Role::Stranger => self.n_strangers -= 1,
+            Role::Request(pe) => {
+                if self.pes[pe].request == Some(token) {
+                    self.pes[pe].request = None;
+                    self.pes[pe].admitted = false;
+                    self.dirty = true;
+                }
+            }
+            Role::Watch(pe) => {
+                if self.pes[pe].watch == Some(token) {
+                    self.pes[pe].watch = None;
+                }
+            }
+        }
+        Some(peer)
+    }
+
+    /// A connection ended or broke (or is given up on): drop it, and mark its PE dead when it was
+    /// a request connection of a PE that had not finalized.
+    fn lost(&mut self, token: u64, why: &str) {
+        let Some(peer) = self.remove(token) else {
+            return;
+        };
+        match peer.role {
+            Role::Stranger => {
+                if !self.stopping && !peer.closing {
+                    self.drops.note(&peer.addr, why);
+                }
+            }
+            Role::Request(pe) => self.mark_dead(pe),
+            // its end is not a death: the request connection tells that
+            Role::Watch(_) => {}
+        }
+    }
+
+    /// Answers a stranger with `Reject` (`sent`) and closes it; logs `why`.
+    fn reject(&mut self, token: u64, why: &str, sent: &str) {
+        let Some(peer) = self.peers.get_mut(&token) else {
+            return;
+        };
+        self.drops.note(&peer.addr, why);
+        peer.closing = true;
+        let frame = Arc::new(encode(&Message::Reject {
+            reason: sent.to_string(),
+        }));
+        let fd = peer.tcp.as_raw_fd();
+        let interest = peer.interest();
+        let _ = self.epoll.modify(fd, interest, token);
+        self.push(token, frame);
+    }
+
+    fn on_message(&mut self, token: u64, msg: Message) {
+        let Some(role) = self.peers.get(&token).map(|p| p.role) else {
+            return;
+        };
+        match (role, msg) {
+            (
+                Role::Stranger,
+                Message::Hello {
+                    version,
+                    token: secret,
+                    pe,
+                    n_pes,
+                    watch,
+                },
+            ) => self.admit(token, version, &secret, pe as usize, n_pes as usize, watch),
+            (Role::Stranger, _) => self.reject(token, "first frame is not a hello", NOT_ADMITTED),
+            (Role::Request(pe), Message::Allgather { seq, data }) => self.allgather(pe, seq, data),
+            (Role::Request(pe), Message::Bye) => self.bye(pe),
+            (Role::Request(pe), other) => {
+                log::warn!("config store: PE {pe} sent an unexpected {other:?}; closing");
+                self.lost(token, "unexpected frame");
+            }
+            (Role::Watch(pe), Message::Ping) => self.pes[pe].heard = Some(Instant::now()),
+            (Role::Watch(pe), Message::GlobalExit { status }) => {
+                self.pes[pe].heard = Some(Instant::now());
+                log::error!("config store: PE {pe} called global exit with status {status}");
+                self.exiting.get_or_insert(status);
+                self.notify(&Message::ExitNotice {
+                    pe: pe as u32,
+                    status,
+                });
+            }
+            (Role::Watch(_), _) => {}
+        }
+    }
+
+    fn admit(&mut self, token: u64, version: u32, secret: &[u8], pe: usize, n_pes: usize, watch: bool) {
+        if !secrets_equal(secret, &self.token) {
+            return self.reject(token, "wrong job secret", NOT_ADMITTED);
+        }
+        // the peer knows the secret: it is one of the job's PEs, and may be told what is wrong
+        if version != VERSION {
+            let why = format!("protocol version {version}, expected {VERSION}");
+            return self.reject(token, &why, &why);
+        }
+        if n_pes != self.n_pes || pe >= self.n_pes {
+            let why = format!("PE {pe} of {n_pes} does not fit a job of {} PEs", self.n_pes);
+            return self.reject(token, &why, &why);
+        }
+        if self.stopping {
+            return self.reject(token, "store is shutting down", "store is shutting down");
+        }
+        let slot = if watch {
+            &mut self.pes[pe].watch
+        } else {
+            &mut self.pes[pe].request
+        };
+        if slot.is_some() {
+            let why = format!(
+                "PE {pe} is already connected{}",
+                if watch { " (watch)" } else { "" }
+            );
+            return self.reject(token, &why, &why);
+        }
+        *slot = Some(token);
+        let Some(peer) = self.peers.get_mut(&token) else {
+            return;
+        };
+        self.n_strangers -= 1;
+        if watch {
+            peer.role = Role::Watch(pe);
+            peer.frames.set_limit(MAX_CONTROL_FRAME);
+            self.pes[pe].heard = Some(Instant::now());
+        } else {
+            peer.role = Role::Request(pe);
+            peer.frames.set_limit(MAX_REQUEST_FRAME);
+            self.pes[pe].admitted = true;
+            self.dirty = true;
+        }
+        if self.published.is_some() && self.pes.iter().all(|p| p.request.is_some() && p.watch.is_some()) {
+            // every PE is in: nobody needs the file any more
+            self.published = None;
+        }
+        let welcome = Arc::new(encode(&Message::Welcome {
+            session: self.session,
+        }));
+        self.push(token, welcome);
+        // a PE that died before this one started watching is still news
+        if watch && self.exiting.is_none() {
+            for d in self.dead.clone() {
+                self.push(token, Arc::new(encode(&Message::PeerDied { pe: d as u32 })));
+            }
+        }
+    }
+
+    /// Sends `msg` to every PE's watch connection.
+    /// PE 0 is told last: it runs the store, and the notice may end its process.
+    fn notify(&mut self, msg: &Message) {
+        let frame = Arc::new(encode(msg));
+        for pe in (1..self.n_pes).chain(std::iter::once(0)) {
+            if let Some(t) = self.pes[pe].watch {
+                self.push(t, frame.clone());
+            }
+        }
+    }
+
+    fn mark_dead(&mut self, pe: usize) {
+        if self.pes[pe].finished || self.dead.contains(&pe) {
+            return;
+        }
+        if !self.stopping && self.exiting.is_none() {
             log::error!("config store: PE {pe} disconnected without finalizing");
-            notify(&mut st, &Message::PeerDied { pe: pe as u32 });
+            self.notify(&Message::PeerDied { pe: pe as u32 });
         }
-        st.dead.push(pe);
+        self.dead.push(pe);
+        self.dirty = true;
+        let reason = format!(
+            "PE(s) {} died (disconnected without finalizing)",
+            pe_list(&self.dead)
+        );
+        for p in 0..self.n_pes {
+            if self.pes[p].waiting.is_some() {
+                self.fail(p, reason.clone());
+            }
+        }
+        self.check_all_left();
     }
-    st.admitted[pe] = false;
-    shared.changed.notify_all();
-}
 
-/// Adds `pe`'s part to round `seq` and waits for the round to complete; returns the encoded result.
-fn allgather(shared: &Shared, pe: usize, seq: u64, data: Vec<u8>) -> Result<Arc<Vec<u8>>, String> {
-    let n = shared.n_pes;
-    let deadline = Instant::now() + shared.op_timeout;
-    let mut st = shared.state.locked();
-    {
-        let round = st.rounds.entry(seq).or_insert_with(|| Round {
+    /// Answers `pe`'s pending collective with `Failed`.
+    fn fail(&mut self, pe: usize, reason: String) {
+        let Some((seq, _)) = self.pes[pe].waiting.take() else {
+            return;
+        };
+        if let Some(t) = self.pes[pe].request {
+            self.push(t, Arc::new(encode(&Message::Failed { seq, reason })));
+        }
+    }
+
+    /// Adds `pe`'s part to round `seq`; answers every waiting PE when the round is complete.
+    fn allgather(&mut self, pe: usize, seq: u64, data: Vec<u8>) {
+        if self.pes[pe].waiting.is_some() {
+            log::warn!("config store: PE {pe} started a collective before the last one ended; closing");
+            if let Some(t) = self.pes[pe].request {
+                self.lost(t, "protocol violation");
+            }
+            return;
+        }
+        let n = self.n_pes;
+        let round = self.rounds.entry(seq).or_insert_with(|| Round {
             parts: vec![None; n],
-            ..Round::default()
+            arrived: 0,
         });
         if round.parts[pe].is_none() {
             round.arrived += 1;
         }
         round.parts[pe] = Some(data);
+        self.pes[pe].waiting = Some((seq, Instant::now() + self.op_timeout));
         if round.arrived == n {
             let parts = round
                 .parts
                 .iter_mut()
                 .map(|p| p.take().unwrap_or_default())
                 .collect();
-            round.result = Some(Arc::new(super::protocol::encode(&Message::AllgatherResult {
-                seq,
-                parts,
-            })));
-            shared.changed.notify_all();
+            self.rounds.remove(&seq);
+            let frame = Arc::new(encode(&Message::AllgatherResult { seq, parts }));
+            for p in 0..n {
+                if self.pes[p].waiting.is_some_and(|(s, _)| s == seq) {
+                    self.pes[p].waiting = None;
+                    if let Some(t) = self.pes[p].request {
+                        self.push(t, frame.clone());
+                    }
+                }
+            }
+            return;
+        }
+        if !self.dead.is_empty() {
+            let reason = format!(
+                "PE(s) {} died (disconnected without finalizing)",
+                pe_list(&self.dead)
+            );
+            self.fail(pe, reason);
         }
     }
-    loop {
-        let round = st.rounds.get_mut(&seq).ok_or("collective state lost")?;
-        if let Some(result) = round.result.clone() {
-            round.readers += 1;
-            if round.readers == n {
-                st.rounds.remove(&seq);
+
+    /// A PE finalizes. Its connection stays open until every PE has left (or died), so no PE can
+    /// return from finalize, re-init and reach this store again while it still serves the old
+    /// job; once the last PE left, the store refuses new connections ("shutting down", which
+    /// clients retry).
+    fn bye(&mut self, pe: usize) {
+        let p = &mut self.pes[pe];
+        p.finished = true;
+        p.admitted = false;
+        p.waiting = None;
+        p.leave_by = Some(Instant::now() + self.op_timeout);
+        self.dirty = true;
+        self.check_all_left();
+    }
+
+    fn check_all_left(&mut self) {
+        if !(0..self.n_pes).all(|p| self.pes[p].finished || self.dead.contains(&p)) {
+            return;
+        }
+        self.stopping = true;
+        for p in 0..self.n_pes {
+            if self.pes[p].finished
+                && let Some(t) = self.pes[p].request
+            {
+                self.close(t);
             }
-            return Ok(result);
         }
-        let missing: Vec<usize> = (0..n).filter(|&p| round.parts[p].is_none()).collect();
-        if !st.dead.is_empty() {
-            return Err(format!(
-                "PE(s) {:?} died (disconnected without finalizing)",
-                st.dead
-            ));
+    }
+
+    /// Closes a connection once its output is sent.
+    fn close(&mut self, token: u64) {
+        if let Some(peer) = self.peers.get_mut(&token) {
+            peer.closing = true;
+            let (fd, interest) = (peer.tcp.as_raw_fd(), peer.interest());
+            let _ = self.epoll.modify(fd, interest, token);
+            self.flush_out(token);
         }
-        let now = Instant::now();
-        if now >= deadline {
-            return Err(format!(
-                "PE(s) {missing:?} did not arrive within {} s (control_operation_timeout)",
-                shared.op_timeout.as_secs()
-            ));
+    }
+
+    /// Deadlines: hellos, collectives, finalize; and the listener's pause.
+    fn sweep(&mut self, now: Instant) {
+        while let Some(&t) = self.strangers.front() {
+            match self.peers.get(&t) {
+                Some(p) if p.role == Role::Stranger => {
+                    if now.duration_since(p.since) < HELLO_TIMEOUT {
+                        break;
+                    }
+                    self.strangers.pop_front();
+                    let why = format!("no complete hello within {} s", HELLO_TIMEOUT.as_secs());
+                    self.lost(t, &why);
+                }
+                _ => {
+                    self.strangers.pop_front();
+                }
+            }
         }
-        st = shared
-            .changed
-            .wait_timeout(st, deadline - now)
-            .unwrap_or_else(|e| e.into_inner())
-            .0;
+        for pe in 0..self.n_pes {
+            if let Some((seq, deadline)) = self.pes[pe].waiting
+                && now >= deadline
+            {
+                let missing: Vec<usize> = match self.rounds.get(&seq) {
+                    Some(r) => (0..self.n_pes).filter(|&p| r.parts[p].is_none()).collect(),
+                    None => Vec::new(),
+                };
+                let reason = format!(
+                    "PE(s) {} did not arrive within {} s (control_operation_timeout)",
+                    pe_list(&missing),
+                    self.op_timeout.as_secs()
+                );
+                self.fail(pe, reason);
+            }
+            if let Some(by) = self.pes[pe].leave_by
+                && now >= by
+                && !self.stopping
+            {
+                self.pes[pe].leave_by = None;
+                log::warn!("config store: PE {pe} finalized but others did not within the operation timeout");
+                if let Some(t) = self.pes[pe].request {
+                    self.close(t);
+                }
+            }
+        }
+        if let Some(hb) = self.heartbeat {
+            self.heartbeats(now, hb);
+        }
+        if self.accept_paused_until.is_some_and(|u| now >= u) {
+            self.accept_paused_until = None;
+            if !self.listening
+                && self
+                    .epoll
+                    .add(self.listener.as_raw_fd(), libc::EPOLLIN as u32, LISTENER)
+                    .is_ok()
+            {
+                self.listening = true;
+            }
+        }
+    }
+}
+
+impl Store {
+    /// Sends the store's heartbeat to every watcher, and declares dead the PEs whose watch
+    /// connection has been silent for `hb`.
+    fn heartbeats(&mut self, now: Instant, hb: Duration) {
+        if now >= self.next_ping {
+            self.next_ping = now + HEARTBEAT_INTERVAL;
+            self.notify(&Message::Ping);
+        }
+        for pe in 0..self.n_pes {
+            let (Some(t), Some(heard)) = (self.pes[pe].watch, self.pes[pe].heard) else {
+                continue;
+            };
+            if now.duration_since(heard) <= hb {
+                continue;
+            }
+            // what it sent while this thread did not run (a stopped PE 0) counts
+            self.read_from(t);
+            if self.pes[pe]
+                .heard
+                .is_some_and(|h| Instant::now().duration_since(h) <= hb)
+                || self.pes[pe].watch != Some(t)
+            {
+                continue;
+            }
+            if !self.stopping && self.exiting.is_none() && !self.dead.contains(&pe) {
+                log::error!(
+                    "config store: PE {pe} sent no heartbeat for {} s: taken for dead",
+                    hb.as_secs()
+                );
+            }
+            self.remove(t);
+            if let Some(r) = self.pes[pe].request {
+                self.remove(r);
+            }
+            self.mark_dead(pe);
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::super::client::Client;
+    use super::super::protocol::read_frame;
     use super::*;
 
     fn target(
@@ -446,37 +1071,46 @@ mod tests {
             n_pes,
             connect_timeout: t,
             tls: None,
+            secret_file: None,
         }
     }
 
     fn start(n: usize, token: &[u8], op: Duration) -> (Server, std::net::SocketAddr) {
         let l = TcpListener::bind("127.0.0.1:0").unwrap();
         let addr = l.local_addr().unwrap();
-        (Server::start(l, n, token.to_vec(), op, None).unwrap(), addr)
+        (
+            Server::start(l, n, token.to_vec(), op, None, None, None).unwrap(),
+            addr,
+        )
     }
 
     fn hello_reply(addr: std::net::SocketAddr, frame: &[u8]) -> Option<Message> {
         let mut s = TcpStream::connect(addr).unwrap();
         s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
         s.write_all(frame).unwrap();
-        read_frame(&mut s).ok()
+        read_frame(&mut s, MAX_CONTROL_FRAME).ok()
     }
 
     #[test]
     fn strangers_are_dropped_and_the_job_goes_on() {
         let (server, addr) = start(2, b"job-secret", Duration::from_secs(5));
-        // wrong secret
-        let bad = super::super::protocol::encode(&Message::Hello {
+        // wrong secret: refused without a word about the job
+        let bad = encode(&Message::Hello {
             version: VERSION,
             token: b"guess".to_vec(),
             pe: 1,
             n_pes: 2,
             watch: false,
         });
-        assert!(matches!(hello_reply(addr, &bad), Some(Message::Reject { .. })));
+        assert_eq!(
+            hello_reply(addr, &bad),
+            Some(Message::Reject {
+                reason: NOT_ADMITTED.into()
+            })
+        );
         // garbage, then a frame that is not a hello
         assert!(hello_reply(addr, &[0xff; 64]).is_none());
-        let not_hello = super::super::protocol::encode(&Message::Bye);
+        let not_hello = encode(&Message::Bye);
         assert!(matches!(
             hello_reply(addr, &not_hello),
             Some(Message::Reject { .. })
@@ -514,5 +1148,74 @@ mod tests {
         assert!(start_t.elapsed() < Duration::from_secs(8));
         drop(c0); // disconnects without Bye: PE 0 is dead for the store now
         drop(server);
+    }
+
+    #[test]
+    fn oversized_and_slow_hellos_are_cut_off() {
+        let (server, addr) = start(2, b"s", Duration::from_secs(5));
+        // a stranger announcing a huge frame is closed as soon as the length arrives
+        let mut s = TcpStream::connect(addr).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+        s.write_all(&(64u32 << 20).to_le_bytes()).unwrap();
+        let mut buf = [0u8; 16];
+        let t0 = Instant::now();
+        assert!(matches!(s.read(&mut buf), Ok(0) | Err(_)));
+        assert!(t0.elapsed() < Duration::from_secs(2));
+        // one byte at a time is not a hello either: the deadline is for the whole frame
+        let mut drip = TcpStream::connect(addr).unwrap();
+        drip.set_read_timeout(Some(Duration::from_millis(200))).unwrap();
+        let slow_hello = encode(&Message::Hello {
+            version: VERSION,
+            token: vec![b's'; 200],
+            pe: 1,
+            n_pes: 2,
+            watch: false,
+        });
+        let mut next = slow_hello.iter();
+        let t0 = Instant::now();
+        let closed = loop {
+            let Some(&b) = next.next() else {
+                break false;
+            };
+            if drip.write_all(&[b]).is_err() {
+                break true;
+            }
+            match drip.read(&mut buf) {
+                Ok(0) => break true,
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
+                Err(e) if e.kind() == std::io::ErrorKind::TimedOut => {}
+                _ => break true,
+            }
+            if t0.elapsed() > HELLO_TIMEOUT + Duration::from_secs(3) {
+                break false;
+            }
+        };
+        assert!(closed, "a dripping stranger was kept past the hello deadline");
+        assert!(t0.elapsed() >= HELLO_TIMEOUT - Duration::from_millis(100));
+        // more strangers than the cap: the oldest are evicted, a PE still gets in
+        let idle: Vec<TcpStream> = (0..MAX_STRANGERS + 10)
+            .map(|_| TcpStream::connect(addr).unwrap())
+            .collect();
+        let t = Duration::from_secs(5);
+        let h = std::thread::spawn(move || {
+            let c = Client::connect(&target(addr, b"s", 1, 2, t), t).unwrap();
+            let r = c.allgather(b"1").unwrap();
+            c.bye();
+            r
+        });
+        let c0 = Client::connect(&target(addr, b"s", 0, 2, t), t).unwrap();
+        assert_eq!(c0.allgather(b"0").unwrap().len(), 2);
+        c0.bye();
+        h.join().unwrap();
+        let evicted = idle
+            .into_iter()
+            .filter(|s| {
+                s.set_nonblocking(true).unwrap();
+                let mut b = [0u8; 1];
+                !matches!((&*s).read(&mut b), Err(ref e) if e.kind() == std::io::ErrorKind::WouldBlock)
+            })
+            .count();
+        assert!(evicted >= 10, "only {evicted} strangers were evicted");
+        server.shutdown(t);
     }
 }
