@@ -105,6 +105,21 @@ fn set_attr_from_env_reads_every_launcher_family() {
     assert!(probe(&["from_env"], &[("RANK", "x"), ("WORLD_SIZE", "2")]).contains("rc=-2"));
 }
 
+/// An `ip_port` whose host cannot be resolved is ACLSHMEM_INVALID_PARAM (spec 8.1), not an inner
+/// error.
+#[test]
+fn unresolvable_ip_port_host_is_invalid_param() {
+    let out = probe(
+        &["init_rc"],
+        &[
+            ("ACLSHMEM_MY_PE", "0"),
+            ("ACLSHMEM_N_PES", "1"),
+            ("ACLSHMEM_IP_PORT", "tcp://no-such-host.invalid:20000"),
+        ],
+    );
+    assert!(out.contains("init_rc=-1 status=0"), "{out}");
+}
+
 #[test]
 fn dev_shm_too_small_is_a_clear_init_error() {
     // two 39 GiB heaps cannot fit in the /dev/shm of a 24 GiB machine: init must say so, not SIGBUS later

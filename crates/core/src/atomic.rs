@@ -10,7 +10,7 @@
 use crate::error::{Error, Result};
 use crate::p2p::check_word;
 use crate::runtime;
-use crate::transport::{AmoOp, Width};
+use crate::transport::{AmoOp, Remote, Width};
 use crate::word::{IntWord, Word};
 
 /// Runs `op` on the word at symmetric `dest` on PE `pe`: `direct` on the mapped word when the fast
@@ -19,10 +19,16 @@ use crate::word::{IntWord, Word};
 fn amo<T: Word>(dest: *const T, pe: i32, op: AmoOp, direct: impl FnOnce(*mut T) -> T) -> Result<T> {
     check_word(dest, "dest")?;
     let inst = runtime::current()?;
-    let r = inst.remote(dest as usize, std::mem::size_of::<T>(), pe, "dest")?;
-    if let Some(p) = r.direct() {
+    let len = std::mem::size_of::<T>();
+    let pe = inst.check_pe(pe)?;
+    let Some((heap, off)) = inst.locate(dest as usize, len) else {
+        return Err(Error::InvalidParam(inst.not_symmetric("dest", dest as usize, len)));
+    };
+    // the fast path never builds a `Remote` (keeps the pieces in registers)
+    if let Some(p) = heap.direct_addr(off, pe) {
         return Ok(direct(p.cast()));
     }
+    let r = Remote { heap, off, pe };
     let width = match std::mem::size_of::<T>() {
         4 => Width::W32,
         8 => Width::W64,
@@ -32,7 +38,7 @@ fn amo<T: Word>(dest: *const T, pe: i32, op: AmoOp, direct: impl FnOnce(*mut T) 
             )));
         }
     };
-    let old = inst.routes().to(r.pe)?.atomic(r, width, op)?;
+    let old = inst.routes().to(pe)?.atomic(r, width, op)?;
     Ok(T::from_bits64(old))
 }
 

@@ -188,9 +188,19 @@ fn sink() -> &'static env_logger::Logger {
     })
 }
 
-/// Installs the backend once per process. Cheap after the first call.
+static ONCE: std::sync::Once = std::sync::Once::new();
+
+/// Installs the backend once per process. Cheap after the first call: one load, inlined into every
+/// C entry point (the installation itself stays out of line).
+#[inline]
 pub fn ensure() {
-    static ONCE: std::sync::Once = std::sync::Once::new();
+    if !ONCE.is_completed() {
+        install();
+    }
+}
+
+#[cold]
+fn install() {
     ONCE.call_once(|| {
         if log::set_boxed_logger(Box::new(Backend)).is_ok() {
             log::set_max_level(log::LevelFilter::Trace);

@@ -14,7 +14,7 @@
 
 use crate::error::{Error, Result};
 use crate::runtime::{self, Instance};
-use crate::transport::{Strides, shm};
+use crate::transport::{Remote, Strides, shm};
 
 /// Checks a local buffer of `len` bytes at `addr`: not NULL, not wrapping around.
 #[inline]
@@ -107,9 +107,13 @@ unsafe fn transfer(
         Dir::Put => ("dest", "source"),
         Dir::Get => ("source", "dest"),
     };
-    let r = inst.remote(sym, len, pe, sym_name)?;
+    // the fast path never builds a `Remote` (keeps the pieces in registers)
+    let pe = inst.check_pe(pe)?;
+    let Some((heap, off)) = inst.locate(sym, len) else {
+        return Err(Error::InvalidParam(inst.not_symmetric(sym_name, sym, len)));
+    };
     self::local(local, len, local_name)?;
-    if let Some(p) = r.direct() {
+    if let Some(p) = heap.direct_addr(off, pe) {
         // SAFETY: `p..p+len` lies in PE pe's mapped heap (checked by `remote`), `local..local+len`
         // is the caller's buffer (this function's contract); overlap is allowed.
         unsafe {
@@ -120,7 +124,8 @@ unsafe fn transfer(
         }
         return Ok(());
     }
-    let t = inst.routes().to(r.pe)?;
+    let r = Remote { heap, off, pe };
+    let t = inst.routes().to(pe)?;
     // SAFETY: as above.
     unsafe {
         match (dir, nbi) {

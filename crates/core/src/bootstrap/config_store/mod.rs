@@ -77,11 +77,14 @@ impl Endpoint {
     pub fn resolve(&self) -> Result<Vec<SocketAddr>> {
         let addrs: Vec<SocketAddr> = (self.host.as_str(), self.port)
             .to_socket_addrs()
-            .map_err(|e| Error::Inner(format!("cannot resolve {}: {e}", self.host)))?
+            .map_err(|e| Error::InvalidParam(format!("ip_port host {} cannot be resolved: {e}", self.host)))?
             .filter(|a| a.is_ipv6() == self.ipv6 || !self.ipv6)
             .collect();
         if addrs.is_empty() {
-            return Err(Error::Inner(format!("{} has no usable address", self.host)));
+            return Err(Error::InvalidParam(format!(
+                "ip_port host {} has no usable address",
+                self.host
+            )));
         }
         Ok(addrs)
     }
