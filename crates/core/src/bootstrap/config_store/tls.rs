@@ -34,7 +34,9 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use rustls::pki_types::pem::PemObject;
-use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer, ServerName};
+use rustls::pki_types::{
+    CertificateDer, CertificateRevocationListDer, PrivateKeyDer, PrivatePkcs8KeyDer, ServerName,
+};
 
 use crate::error::{Error, Result};
 use aclshmem_abi::DecryptHandler;
@@ -71,6 +73,8 @@ pub struct Named {
     pub cert: String,
     pub key: Option<String>,
     pub server_name: Option<String>,
+    /// `crl=<path>`, repeatable: certificate revocation lists (PEM or DER).
+    pub crl: Vec<String>,
 }
 
 /// A `tls_info` in the original's `key: value` form, as given (checked by init, not by the setter).
@@ -183,9 +187,10 @@ pub fn parse_named(text: &str) -> Result<Named> {
             "cert" => cert = Some(value.to_string()),
             "key" => info.key = Some(value.to_string()),
             "server_name" => info.server_name = Some(value.to_string()),
+            "crl" => info.crl.push(value.to_string()),
             other => {
                 return Err(bad(format!(
-                    "unknown field \"{other}\" (expected ca, cert, key, server_name; or the original's \
+                    "unknown field \"{other}\" (expected ca, cert, key, server_name, crl; or the original's \
                      tlsCaPath: ...; tlsCaFile: ...; tlsCert: ... form)"
                 )));
             }
@@ -219,6 +224,8 @@ struct Files {
     ca: Vec<(String, PathBuf)>,
     cert: (String, PathBuf),
     key: Option<PathBuf>,
+    /// (description, path) of each certificate revocation list.
+    crls: Vec<(String, PathBuf)>,
     server_name: Option<String>,
     /// The original's rule: a symbolic link where a file is expected is refused.
     no_symlinks: bool,
@@ -230,6 +237,11 @@ impl Named {
             ca: vec![("CA file".into(), PathBuf::from(&self.ca))],
             cert: ("certificate file".into(), PathBuf::from(&self.cert)),
             key: self.key.as_ref().map(PathBuf::from),
+            crls: self
+                .crl
+                .iter()
+                .map(|c| ("CRL file".into(), PathBuf::from(c)))
+                .collect(),
             server_name: self.server_name.clone(),
             no_symlinks: false,
         }
@@ -276,6 +288,13 @@ impl Original {
         }
         let (ca_path, cert) = (self.ca_path.as_deref().unwrap_or_default(), self.cert.as_deref());
         check_dir("tlsCaPath", ca_path)?;
+        let crl_path = self.crl_path.as_deref().unwrap_or_default();
+        if self.crl_path.is_some() {
+            check_dir("tlsCrlPath", crl_path)?;
+            if self.crl_files.is_empty() {
+                log::info!("TLS: tlsCrlPath {crl_path} without tlsCrlFile: no revocation list loaded");
+            }
+        }
         let inside = |dir: &str, name: &str| PathBuf::from(format!("{}/{name}", dir.trim_end_matches('/')));
         Ok(Files {
             ca: self
@@ -285,6 +304,11 @@ impl Original {
                 .collect(),
             cert: ("tlsCert".into(), PathBuf::from(cert.unwrap_or_default())),
             key: None,
+            crls: self
+                .crl_files
+                .iter()
+                .map(|n| ("tlsCrlFile".to_string(), inside(crl_path, n)))
+                .collect(),
             server_name: None,
             no_symlinks: true,
         })
@@ -392,6 +416,34 @@ fn certs(pem: &[u8], what: &str) -> Result<Vec<CertificateDer<'static>>> {
     Ok(certs)
 }
 
+/// The revocation lists of one file: PEM ("X509 CRL" sections) or a single DER list. Each one is
+/// parsed now (by a throwaway verifier), so a file that is not a CRL fails init naming it.
+fn crls(
+    bytes: &[u8],
+    what: &str,
+    roots: &Arc<rustls::RootCertStore>,
+    provider: &Arc<rustls::crypto::CryptoProvider>,
+) -> Result<Vec<CertificateRevocationListDer<'static>>> {
+    let bad = |why: String| Error::InvalidParam(format!("TLS {what}: {why}"));
+    let list: Vec<_> = if bytes.windows(11).any(|w| w == b"-----BEGIN ") {
+        CertificateRevocationListDer::pem_slice_iter(bytes)
+            .collect::<std::result::Result<_, _>>()
+            .map_err(|e| bad(format!("not a PEM revocation list ({e})")))?
+    } else {
+        vec![CertificateRevocationListDer::from(bytes.to_vec())]
+    };
+    if list.is_empty() {
+        return Err(bad("no revocation list (\"X509 CRL\" PEM section) found".into()));
+    }
+    for crl in &list {
+        rustls::server::WebPkiClientVerifier::builder_with_provider(roots.clone(), provider.clone())
+            .with_crls([crl.clone()])
+            .build()
+            .map_err(|e| bad(format!("not a valid certificate revocation list ({e})")))?;
+    }
+    Ok(list)
+}
+
 /// Runs the program's decrypt handler on the stored password.
 fn decrypt_password(
     handler: unsafe extern "C" fn(*const c_char, usize, *mut c_char, *mut usize) -> c_int,
@@ -488,28 +540,63 @@ pub fn load() -> Result<Option<Tls>> {
     }
     let roots = Arc::new(roots);
     let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let mut revoked = Vec::new();
+    for (what, path) in &files.crls {
+        let bytes = read_file(path, what, files.no_symlinks)?;
+        revoked.extend(crls(
+            &bytes,
+            &format!("{what} {}", path.display()),
+            &roots,
+            &provider,
+        )?);
+    }
+    let (server, client) = configs(roots, revoked, chain, key, provider)?;
+    Ok(Some(Tls {
+        server,
+        client,
+        server_name: files.server_name,
+    }))
+}
+
+/// Both sides' configurations: this PE presents `chain` and `key` and checks the other side
+/// against `roots` and, when there are some, the revocation lists `crls`.
+///
+/// With CRLs, the peer's own certificate is checked (not the intermediate CAs of its chain, as
+/// OpenSSL's `X509_V_FLAG_CRL_CHECK`): a revoked one is refused, and so is one whose issuer has no
+/// list among `crls` (its status is unknown). A list's expiry (`nextUpdate`) is not enforced.
+fn configs(
+    roots: Arc<rustls::RootCertStore>,
+    crls: Vec<CertificateRevocationListDer<'static>>,
+    chain: Vec<CertificateDer<'static>>,
+    key: PrivateKeyDer<'static>,
+    provider: Arc<rustls::crypto::CryptoProvider>,
+) -> Result<(Arc<rustls::ServerConfig>, Arc<rustls::ClientConfig>)> {
     let tls_err = |e: rustls::Error| Error::InvalidParam(format!("TLS configuration: {e}"));
-    let verifier =
+    let client_verifier =
         rustls::server::WebPkiClientVerifier::builder_with_provider(roots.clone(), provider.clone())
+            .with_crls(crls.clone())
+            .only_check_end_entity_revocation()
             .build()
             .map_err(|e| Error::InvalidParam(format!("TLS client verifier: {e}")))?;
+    let server_verifier =
+        rustls::client::WebPkiServerVerifier::builder_with_provider(roots, provider.clone())
+            .with_crls(crls)
+            .only_check_end_entity_revocation()
+            .build()
+            .map_err(|e| Error::InvalidParam(format!("TLS server verifier: {e}")))?;
     let server = rustls::ServerConfig::builder_with_provider(provider.clone())
         .with_safe_default_protocol_versions()
         .map_err(tls_err)?
-        .with_client_cert_verifier(verifier)
+        .with_client_cert_verifier(client_verifier)
         .with_single_cert(chain.clone(), key.clone_key())
         .map_err(tls_err)?;
     let client = rustls::ClientConfig::builder_with_provider(provider)
         .with_safe_default_protocol_versions()
         .map_err(tls_err)?
-        .with_root_certificates(roots)
+        .with_webpki_verifier(server_verifier)
         .with_client_auth_cert(chain, key)
         .map_err(tls_err)?;
-    Ok(Some(Tls {
-        server: Arc::new(server),
-        client: Arc::new(client),
-        server_name: files.server_name,
-    }))
+    Ok((Arc::new(server), Arc::new(client)))
 }
 
 #[cfg(test)]
@@ -531,6 +618,12 @@ mod tests {
         assert!(parse_info("ca=/a;cert=").is_err());
         assert!(parse_info("ca=/a;cert=/c;junk").is_err());
         assert!(parse_info("ca=/a;cert=/c;").is_ok());
+        // crl= is optional and repeatable
+        let n = parse_named("ca=/a;crl=/r1.pem;cert=/c; crl = /r2.der").unwrap();
+        assert_eq!(n.crl, strs(&["/r1.pem", "/r2.der"]));
+        assert_eq!(n.resolve().crls.len(), 2);
+        assert!(parse_named("ca=/a;cert=/c").unwrap().crl.is_empty());
+        assert!(parse_named("ca=/a;cert=/c;crl=").is_err());
     }
 
     fn strs(v: &[&str]) -> Vec<String> {
@@ -698,6 +791,40 @@ mod tests {
             [format!("{}/a.pem", d.p("ca")), format!("{}//b.pem", d.p("ca"))]
         );
         assert!(f.no_symlinks && f.key.is_none());
+        assert!(f.crls.is_empty());
+        let text = format!("tlsCaPath: {}; tlsCaFile: a.pem; tlsCert: /c", d.p("ca"));
+        let e = resolve(format!("{text}; tlsCrlPath: {}; tlsCrlFile: r.crl", d.p("file")))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("tlsCrlPath") && e.contains("is not a directory"),
+            "{e}"
+        );
+        let f = resolve(format!(
+            "{text}; tlsCrlPath: {}; tlsCrlFile: r.crl, s.crl",
+            d.p("ca")
+        ))
+        .unwrap();
+        let crls: Vec<_> = f
+            .crls
+            .iter()
+            .map(|(w, p)| (w.as_str(), p.to_str().unwrap().to_string()))
+            .collect();
+        assert_eq!(
+            crls,
+            [
+                ("tlsCrlFile", format!("{}/r.crl", d.p("ca"))),
+                ("tlsCrlFile", format!("{}/s.crl", d.p("ca")))
+            ]
+        );
+        // a CRL directory without file names loads nothing, and is still checked
+        assert!(
+            resolve(format!("{text}; tlsCrlPath: {}", d.p("ca")))
+                .unwrap()
+                .crls
+                .is_empty()
+        );
+        assert!(resolve(format!("{text}; tlsCrlPath: {}", d.p("none"))).is_err());
     }
 
     #[test]
@@ -733,5 +860,162 @@ mod tests {
         assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
         let e = read("fifo.pem", true).unwrap_err().to_string();
         assert!(e.contains("not a regular file"), "{e}");
+    }
+
+    /// A CA, leaves it signed, and revocation lists, made with rcgen.
+    struct Pki {
+        issuer: rcgen::Issuer<'static, rcgen::KeyPair>,
+        roots: Arc<rustls::RootCertStore>,
+    }
+
+    impl Pki {
+        fn new(name: &str) -> Pki {
+            let mut p = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
+            p.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+            p.distinguished_name.push(rcgen::DnType::CommonName, name);
+            let key = rcgen::KeyPair::generate().unwrap();
+            let cert = p.self_signed(&key).unwrap();
+            let mut roots = rustls::RootCertStore::empty();
+            roots.add(cert.der().clone()).unwrap();
+            Pki {
+                issuer: rcgen::Issuer::new(p, key),
+                roots: Arc::new(roots),
+            }
+        }
+
+        /// A leaf for "localhost" with serial number `serial`: (chain, key).
+        fn leaf(&self, serial: u64) -> (Vec<CertificateDer<'static>>, PrivateKeyDer<'static>) {
+            let mut p = rcgen::CertificateParams::new(vec!["localhost".to_string()]).unwrap();
+            p.serial_number = Some(rcgen::SerialNumber::from(serial));
+            let key = rcgen::KeyPair::generate().unwrap();
+            let cert = p.signed_by(&key, &self.issuer).unwrap();
+            let key = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(key.serialize_der()));
+            (vec![cert.der().clone()], key)
+        }
+
+        /// A revocation list of this CA revoking `serials`.
+        fn crl(&self, serials: &[u64]) -> rcgen::CertificateRevocationList {
+            rcgen::CertificateRevocationListParams {
+                this_update: rcgen::date_time_ymd(2024, 1, 1),
+                next_update: rcgen::date_time_ymd(2049, 1, 1),
+                crl_number: rcgen::SerialNumber::from(1u64),
+                issuing_distribution_point: None,
+                revoked_certs: serials
+                    .iter()
+                    .map(|&s| rcgen::RevokedCertParams {
+                        serial_number: rcgen::SerialNumber::from(s),
+                        revocation_time: rcgen::date_time_ymd(2024, 1, 1),
+                        reason_code: Some(rcgen::RevocationReason::KeyCompromise),
+                        invalidity_date: None,
+                    })
+                    .collect(),
+                key_identifier_method: rcgen::KeyIdMethod::Sha256,
+            }
+            .signed_by(&self.issuer)
+            .unwrap()
+        }
+
+        /// Both configurations of a PE holding leaf `serial`, checking peers against `crls`.
+        fn side(
+            &self,
+            serial: u64,
+            crls: &[&rcgen::CertificateRevocationList],
+        ) -> (Arc<rustls::ServerConfig>, Arc<rustls::ClientConfig>) {
+            let (chain, key) = self.leaf(serial);
+            let crls = crls.iter().map(|c| c.der().clone()).collect();
+            configs(self.roots.clone(), crls, chain, key, provider()).unwrap()
+        }
+    }
+
+    fn provider() -> Arc<rustls::crypto::CryptoProvider> {
+        Arc::new(rustls::crypto::ring::default_provider())
+    }
+
+    /// A handshake in memory; the first error of either side.
+    fn handshake(
+        client: Arc<rustls::ClientConfig>,
+        server: Arc<rustls::ServerConfig>,
+    ) -> std::result::Result<rustls::ProtocolVersion, rustls::Error> {
+        let name = ServerName::try_from("localhost").unwrap();
+        let mut c = rustls::ClientConnection::new(client, name)?;
+        let mut s = rustls::ServerConnection::new(server)?;
+        fn pass(
+            from: &mut impl std::ops::DerefMut<Target = rustls::ConnectionCommon<impl Sized>>,
+            to: &mut impl std::ops::DerefMut<Target = rustls::ConnectionCommon<impl Sized>>,
+        ) -> std::result::Result<(), rustls::Error> {
+            let mut bytes = Vec::new();
+            while from.wants_write() {
+                from.write_tls(&mut bytes).unwrap();
+            }
+            let mut rest = &bytes[..];
+            while !rest.is_empty() {
+                to.read_tls(&mut rest).unwrap();
+                to.process_new_packets()?;
+            }
+            Ok(())
+        }
+        for _ in 0..10 {
+            pass(&mut c, &mut s)?;
+            pass(&mut s, &mut c)?;
+            if !c.is_handshaking() && !s.is_handshaking() {
+                // in TLS 1.3 the server judges the client's certificate after the client is done
+                pass(&mut c, &mut s)?;
+                return Ok(c.protocol_version().unwrap());
+            }
+        }
+        panic!("the handshake does not end");
+    }
+
+    #[test]
+    fn revocation_lists_are_parsed_at_init() {
+        let pki = Pki::new("crl parse CA");
+        let crl = pki.crl(&[7]);
+        let check = |bytes: &[u8]| crls(bytes, "tlsCrlFile /x.crl", &pki.roots, &provider());
+        assert_eq!(check(crl.pem().unwrap().as_bytes()).unwrap().len(), 1);
+        assert_eq!(check(crl.der()).unwrap().len(), 1);
+        let two = format!("{}{}", crl.pem().unwrap(), pki.crl(&[8]).pem().unwrap());
+        assert_eq!(check(two.as_bytes()).unwrap().len(), 2);
+        let e = check(b"this is not a revocation list\n").unwrap_err().to_string();
+        assert!(
+            e.contains("tlsCrlFile /x.crl") && e.contains("not a valid certificate revocation list"),
+            "{e}"
+        );
+        let mut cut = crl.der().to_vec();
+        cut.truncate(cut.len() / 2);
+        assert!(check(&cut).is_err());
+        let garbled = "-----BEGIN X509 CRL-----\nnot base64 at all!\n-----END X509 CRL-----\n";
+        assert!(check(garbled.as_bytes()).is_err());
+        let e = check(b"-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("no revocation list"), "{e}");
+    }
+
+    #[test]
+    fn a_revoked_peer_is_refused_on_both_sides() {
+        let pki = Pki::new("crl CA");
+        let crl = pki.crl(&[2]);
+        let (good_server, good_client) = pki.side(1, &[&crl]);
+        let (revoked_server, revoked_client) = pki.side(2, &[&crl]);
+        assert!(handshake(good_client.clone(), good_server.clone()).is_ok());
+        // the store refuses a revoked client; a client refuses a revoked store
+        for (client, server) in [(revoked_client, good_server), (good_client, revoked_server)] {
+            let e = handshake(client, server).unwrap_err();
+            assert_eq!(
+                e,
+                rustls::Error::InvalidCertificate(rustls::CertificateError::Revoked),
+                "{e}"
+            );
+        }
+        // without the list, the same certificate is accepted
+        let (server, _) = pki.side(2, &[]);
+        let (_, client) = pki.side(1, &[]);
+        assert!(handshake(client, server).is_ok());
+        // a peer whose issuer has no list among those given is refused: its status is unknown
+        let other = Pki::new("another CA");
+        let (server, _) = pki.side(1, &[&other.crl(&[])]);
+        let (_, client) = pki.side(3, &[&other.crl(&[])]);
+        let e = handshake(client, server).unwrap_err();
+        assert!(format!("{e:?}").contains("UnknownRevocationStatus"), "{e:?}");
     }
 }
