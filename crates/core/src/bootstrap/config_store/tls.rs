@@ -20,8 +20,9 @@
 //!   * `server_name=<name>` — name checked in PE 0's certificate (default: the host of the
 //!     rendezvous address, an IP address or a DNS name).
 //!
-//! Every PE presents its certificate and checks the other side's against the CA; PE 0's store
-//! refuses clients without a valid certificate. An encrypted key is decrypted with the password,
+//! Every PE presents its certificate and checks the other side's against the CA and the revocation
+//! lists, if any; PE 0's store refuses clients without a valid certificate. Only TLS 1.3 is
+//! negotiated, on both sides, as by the original. An encrypted key is decrypted with the password,
 //! after passing it through the decrypt handler when one is set.
 //!
 //! `unsafe`: the decrypt handler is a C callback.
@@ -559,7 +560,8 @@ pub fn load() -> Result<Option<Tls>> {
 }
 
 /// Both sides' configurations: this PE presents `chain` and `key` and checks the other side
-/// against `roots` and, when there are some, the revocation lists `crls`.
+/// against `roots` and, when there are some, the revocation lists `crls`. Only TLS 1.3 is
+/// negotiated, as by the original.
 ///
 /// With CRLs, the peer's own certificate is checked (not the intermediate CAs of its chain, as
 /// OpenSSL's `X509_V_FLAG_CRL_CHECK`): a revoked one is refused, and so is one whose issuer has no
@@ -585,13 +587,13 @@ fn configs(
             .build()
             .map_err(|e| Error::InvalidParam(format!("TLS server verifier: {e}")))?;
     let server = rustls::ServerConfig::builder_with_provider(provider.clone())
-        .with_safe_default_protocol_versions()
+        .with_protocol_versions(&[&rustls::version::TLS13])
         .map_err(tls_err)?
         .with_client_cert_verifier(client_verifier)
         .with_single_cert(chain.clone(), key.clone_key())
         .map_err(tls_err)?;
     let client = rustls::ClientConfig::builder_with_provider(provider)
-        .with_safe_default_protocol_versions()
+        .with_protocol_versions(&[&rustls::version::TLS13])
         .map_err(tls_err)?
         .with_webpki_verifier(server_verifier)
         .with_client_auth_cert(chain, key)
@@ -1017,5 +1019,38 @@ mod tests {
         let (_, client) = pki.side(3, &[&other.crl(&[])]);
         let e = handshake(client, server).unwrap_err();
         assert!(format!("{e:?}").contains("UnknownRevocationStatus"), "{e:?}");
+    }
+
+    #[test]
+    fn only_tls_1_3_is_negotiated() {
+        let pki = Pki::new("version CA");
+        let (server, client) = pki.side(1, &[]);
+        assert_eq!(
+            handshake(client.clone(), server.clone()).unwrap(),
+            rustls::ProtocolVersion::TLSv1_3
+        );
+        let tls12 = [&rustls::version::TLS12];
+        let (chain, key) = pki.leaf(2);
+        let old_client = rustls::ClientConfig::builder_with_provider(provider())
+            .with_protocol_versions(&tls12)
+            .unwrap()
+            .with_root_certificates(pki.roots.clone())
+            .with_client_auth_cert(chain.clone(), key.clone_key())
+            .unwrap();
+        let verifier =
+            rustls::server::WebPkiClientVerifier::builder_with_provider(pki.roots.clone(), provider())
+                .build()
+                .unwrap();
+        let old_server = rustls::ServerConfig::builder_with_provider(provider())
+            .with_protocol_versions(&tls12)
+            .unwrap()
+            .with_client_cert_verifier(verifier)
+            .with_single_cert(chain, key)
+            .unwrap();
+        // the store refuses a TLS 1.2 client; a PE refuses a TLS 1.2 store
+        for (client, server) in [(Arc::new(old_client), server), (client, Arc::new(old_server))] {
+            let e = handshake(client, server).unwrap_err();
+            assert!(matches!(e, rustls::Error::PeerIncompatible(_)), "{e:?}");
+        }
     }
 }
