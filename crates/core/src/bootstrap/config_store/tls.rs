@@ -117,8 +117,8 @@ const ORIGINAL_KEYS: [&str; 6] = [
 
 /// True when `text` is in the original's `key: value` form: a piece starts with one of its keys
 /// followed by `:`, or the first `:` of the text comes before its first `=` (or there is no `=`).
-/// A valid `name=value` string matches neither: each of its pieces starts with one of
-/// `ca`, `cert`, `key`, `server_name` and `=`, so its first `=` precedes any `:`.
+/// A valid `name=value` string matches neither: each of its pieces starts with one of `ca`,
+/// `cert`, `key`, `server_name`, `crl` and `=`, so its first `=` precedes any `:`.
 pub fn is_original_format(text: &str) -> bool {
     let colon_first = match (text.find(':'), text.find('=')) {
         (Some(colon), Some(eq)) => colon < eq,
@@ -563,9 +563,10 @@ pub fn load() -> Result<Option<Tls>> {
 /// against `roots` and, when there are some, the revocation lists `crls`. Only TLS 1.3 is
 /// negotiated, as by the original.
 ///
-/// With CRLs, the peer's own certificate is checked (not the intermediate CAs of its chain, as
-/// OpenSSL's `X509_V_FLAG_CRL_CHECK`): a revoked one is refused, and so is one whose issuer has no
-/// list among `crls` (its status is unknown). A list's expiry (`nextUpdate`) is not enforced.
+/// With CRLs, only the peer's own certificate is checked, like OpenSSL's `X509_V_FLAG_CRL_CHECK`
+/// (the intermediate CAs of its chain are not): a revoked one is refused, and so is one whose
+/// issuer has no list among `crls` (its status is unknown). A list's expiry (`nextUpdate`) is not
+/// enforced.
 fn configs(
     roots: Arc<rustls::RootCertStore>,
     crls: Vec<CertificateRevocationListDer<'static>>,
