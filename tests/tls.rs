@@ -1,12 +1,17 @@
-//! Config-store TLS (rustls, mutual authentication): certificates are generated here with rcgen
-//! (never committed); an encrypted key is made with the openssl command.
+//! Config-store TLS (rustls, mutual authentication): certificates and revocation lists are
+//! generated here with rcgen (never committed); an encrypted key is made with the openssl command.
+//! Both forms of `tls_info` are used: this library's `ca=...;cert=...` and the original's
+//! `tlsCaPath: ...; tlsCaFile: ...; tlsCert: ...` (key from aclshmemx_set_config_store_tls_key).
 
 mod common;
 
 use std::path::PathBuf;
 use std::time::Duration;
 
-use rcgen::{BasicConstraints, CertificateParams, DnType, IsCa, Issuer, KeyPair, SanType};
+use rcgen::{
+    BasicConstraints, CertificateParams, CertificateRevocationListParams, DnType, IsCa, Issuer, KeyIdMethod,
+    KeyPair, RevocationReason, RevokedCertParams, SanType, SerialNumber,
+};
 
 struct Pki {
     dir: PathBuf,
@@ -21,8 +26,12 @@ fn ca(name: &str) -> (CertificateParams, KeyPair, String) {
     (p, key, cert.pem())
 }
 
-fn leaf(issuer: &Issuer<'_, KeyPair>, expired: bool) -> (String, String) {
+/// Serial number of the `revoked` certificate, listed in `revoked.crl`.
+const REVOKED_SERIAL: u64 = 4;
+
+fn leaf(issuer: &Issuer<'_, KeyPair>, serial: u64, expired: bool) -> (String, String) {
     let mut p = CertificateParams::new(vec!["localhost".to_string()]).unwrap();
+    p.serial_number = Some(SerialNumber::from(serial));
     p.subject_alt_names
         .push(SanType::IpAddress("127.0.0.1".parse().unwrap()));
     p.distinguished_name.push(DnType::CommonName, "aclshmem PE");
@@ -46,15 +55,34 @@ impl Pki {
         w("ca.pem", &ca1_pem);
         let issuer1 = Issuer::new(ca1_params, ca1_key);
         let issuer2 = Issuer::new(ca2_params, ca2_key);
-        let (c, k) = leaf(&issuer1, false);
-        w("pe.pem", &c);
-        w("pe.key", &k);
-        let (c, k) = leaf(&issuer2, false);
-        w("stranger.pem", &c);
-        w("stranger.key", &k);
-        let (c, k) = leaf(&issuer1, true);
-        w("expired.pem", &c);
-        w("expired.key", &k);
+        for (name, issuer, serial, expired) in [
+            ("pe", &issuer1, 1, false),
+            ("stranger", &issuer2, 2, false),
+            ("expired", &issuer1, 3, true),
+            ("revoked", &issuer1, REVOKED_SERIAL, false),
+        ] {
+            let (c, k) = leaf(issuer, serial, expired);
+            w(&format!("{name}.pem"), &c);
+            w(&format!("{name}.key"), &k);
+        }
+        // the CA's revocation list: `revoked` is revoked, the others are not
+        let crl = CertificateRevocationListParams {
+            this_update: rcgen::date_time_ymd(2024, 1, 1),
+            next_update: rcgen::date_time_ymd(2049, 1, 1),
+            crl_number: SerialNumber::from(1u64),
+            issuing_distribution_point: None,
+            revoked_certs: vec![RevokedCertParams {
+                serial_number: SerialNumber::from(REVOKED_SERIAL),
+                revocation_time: rcgen::date_time_ymd(2024, 1, 1),
+                reason_code: Some(RevocationReason::KeyCompromise),
+                invalidity_date: None,
+            }],
+            key_identifier_method: KeyIdMethod::Sha256,
+        }
+        .signed_by(&issuer1)
+        .unwrap();
+        w("revoked.crl", &crl.pem().unwrap());
+        w("garbage.crl", "this is not a certificate revocation list\n");
         let status = std::process::Command::new("openssl")
             .args([
                 "pkcs8",
@@ -85,6 +113,22 @@ impl Pki {
             s.push_str(&format!(";key={}", self.p(&format!("{cert}.key"))));
         }
         s
+    }
+
+    /// tls_info in the original's form for certificate `cert`, with revocation list `crl` (a file
+    /// name in the directory) when given; the key goes through aclshmemx_set_config_store_tls_key.
+    fn original(&self, cert: &str, crl: Option<&str>) -> String {
+        let dir = self.dir.to_str().unwrap();
+        let mut s = format!("tlsCaPath: {dir}; tlsCaFile: ca.pem; tlsCert: {dir}/{cert}.pem");
+        if let Some(crl) = crl {
+            s.push_str(&format!("; tlsCrlPath: {dir}; tlsCrlFile: {crl}"));
+        }
+        s
+    }
+
+    /// A symbolic link `link` to `target`, both in the directory.
+    fn link(&self, target: &str, link: &str) {
+        std::os::unix::fs::symlink(self.dir.join(target), self.dir.join(link)).unwrap();
     }
 }
 
@@ -215,4 +259,199 @@ fn malformed_settings_are_refused() {
         "{}",
         r.dump()
     );
+}
+
+/// Whether the job printed `needle` (the library logs to stdout in these runs).
+fn has(r: &common::Run, needle: &str) -> bool {
+    r.stdout.contains(needle)
+}
+
+#[test]
+fn both_settings_forms_bring_a_job_up() {
+    let pki = Pki::new("forms");
+    // the original's form, with a revocation list (it revokes none of these PEs), unknown keys,
+    // packagePath, empty pieces and a piece without ':', all ignored
+    let info = format!(
+        "{}; packagePath: /opt/none;colour : blue;; junk ;",
+        pki.original("pe", Some("revoked.crl"))
+    );
+    let key = pki.p("pe.key");
+    let r = run(
+        2,
+        &[
+            ("TLS_INFO", &info),
+            ("TLS_KEY", &key),
+            ("SHMEM_LOG_LEVEL", "INFO"),
+        ],
+    );
+    assert!(
+        has(&r, "unknown key \"colour\" ignored") && has(&r, "packagePath \"/opt/none\" ignored"),
+        "{}",
+        r.dump()
+    );
+    // this library's form, with crl=
+    let info = format!("{};crl={}", pki.info("pe", true), pki.p("revoked.crl"));
+    run(2, &[("TLS_INFO", &info)]);
+}
+
+#[test]
+fn revoked_client_certificate_is_refused_by_the_store_and_init_fails_in_bounded_time() {
+    let pki = Pki::new("revoked-client");
+    // PE 1 holds the revoked certificate; every PE has the list
+    let r = run(
+        3,
+        &[
+            ("TLS_INFO", &pki.original("pe", Some("revoked.crl"))),
+            ("TLS_KEY", &pki.p("pe.key")),
+            ("TLS_INFO_1", &pki.original("revoked", Some("revoked.crl"))),
+            ("TLS_KEY_1", &pki.p("revoked.key")),
+            // the store's warning about the refused PE
+            ("SHMEM_LOG_LEVEL", "WARN"),
+            ("TLS_INIT_TIMEOUT", "5"),
+            ("TLS_OP_TIMEOUT", "5"),
+            // PE 1 is refused (ACLSHMEM_BOOTSTRAP_ERROR); the others wait for it until the
+            // operation timeout (ACLSHMEM_TIMEOUT_ERROR) naming it
+            ("RC_0", "-7"),
+            ("RC_1", "-4"),
+            ("RC_2", "-7"),
+        ],
+    );
+    assert!(
+        has(&r, "TLS handshake failed (invalid peer certificate: Revoked)")
+            && has(
+                &r,
+                "refused PE 1: TLS or protocol error: received fatal alert: CertificateRevoked"
+            )
+            && has(&r, "PE(s) [1] did not arrive within 5 s"),
+        "{}",
+        r.dump()
+    );
+    assert!(r.elapsed < Duration::from_secs(30), "{}", r.dump());
+}
+
+#[test]
+fn revoked_store_certificate_is_refused_by_every_pe() {
+    let pki = Pki::new("revoked-store");
+    let crl = format!(";crl={}", pki.p("revoked.crl"));
+    // PE 0, which runs the store, holds the revoked certificate
+    let r = run(
+        3,
+        &[
+            ("TLS_INFO", &(pki.info("pe", true) + &crl)),
+            ("TLS_INFO_0", &(pki.info("revoked", true) + &crl)),
+            ("TLS_INIT_TIMEOUT", "5"),
+            ("TLS_OP_TIMEOUT", "5"),
+            ("RC_0", "-4"),
+            ("RC_1", "-4"),
+            ("RC_2", "-4"),
+        ],
+    );
+    // PE 0's own client refuses it at once; the others do too, or find the store gone (PE 0 failed)
+    assert!(
+        has(
+            &r,
+            "refused PE 0: TLS or protocol error: invalid peer certificate: Revoked"
+        ),
+        "{}",
+        r.dump()
+    );
+    assert!(r.elapsed < Duration::from_secs(30), "{}", r.dump());
+}
+
+#[test]
+fn revocation_list_that_does_not_parse_fails_init() {
+    let pki = Pki::new("badcrl");
+    let key = pki.p("pe.key");
+    let r = run(
+        3,
+        &[
+            ("TLS_INFO", &pki.original("pe", None)),
+            ("TLS_KEY", &key),
+            ("TLS_INFO_1", &pki.original("pe", Some("garbage.crl"))),
+            ("FIRST_RC_1", "-1"),
+            (
+                "TLS_INFO_2",
+                &format!("{};crl={}", pki.info("pe", true), pki.p("garbage.crl")),
+            ),
+            ("FIRST_RC_2", "-1"),
+        ],
+    );
+    let garbage = pki.p("garbage.crl");
+    assert!(
+        has(
+            &r,
+            &format!("TLS tlsCrlFile {garbage}: not a valid certificate revocation list")
+        ) && has(
+            &r,
+            &format!("TLS CRL file {garbage}: not a valid certificate revocation list")
+        ),
+        "{}",
+        r.dump()
+    );
+}
+
+#[test]
+fn symbolic_links_are_refused_in_the_original_form() {
+    let pki = Pki::new("links");
+    pki.link("ca.pem", "ca-link.pem");
+    pki.link("pe.pem", "pe-link.pem");
+    pki.link("revoked.crl", "crl-link.crl");
+    let dir = pki.dir.to_str().unwrap().to_string();
+    let key = pki.p("pe.key");
+    let r = run(
+        4,
+        &[
+            ("TLS_INFO", &pki.original("pe", None)),
+            ("TLS_KEY", &key),
+            (
+                "TLS_INFO_1",
+                &format!("tlsCaPath: {dir}; tlsCaFile: ca-link.pem; tlsCert: {dir}/pe.pem"),
+            ),
+            ("FIRST_RC_1", "-1"),
+            ("TLS_INFO_2", &pki.original("pe-link", None)),
+            ("FIRST_RC_2", "-1"),
+            ("TLS_INFO_3", &pki.original("pe", Some("crl-link.crl"))),
+            ("FIRST_RC_3", "-1"),
+        ],
+    );
+    for (key, file) in [
+        ("tlsCaFile", "ca-link.pem"),
+        ("tlsCert", "pe-link.pem"),
+        ("tlsCrlFile", "crl-link.crl"),
+    ] {
+        let msg = format!("TLS {key} {dir}/{file}: is a symbolic link, refused");
+        assert!(has(&r, &msg), "no `{msg}`\n{}", r.dump());
+    }
+}
+
+#[test]
+fn missing_entries_of_the_original_form_are_named() {
+    let pki = Pki::new("missing");
+    let dir = pki.dir.to_str().unwrap().to_string();
+    let key = pki.p("pe.key");
+    let r = run(
+        4,
+        &[
+            ("TLS_INFO", &pki.original("pe", None)),
+            ("TLS_KEY", &key),
+            ("TLS_INFO_1", &format!("tlsCaFile: ca.pem; tlsCert: {dir}/pe.pem")),
+            ("FIRST_RC_1", "-1"),
+            (
+                "TLS_INFO_2",
+                &format!("tlsCaPath: {dir}; tlsCaFile: , ; tlsCert: {dir}/pe.pem"),
+            ),
+            ("FIRST_RC_2", "-1"),
+            ("TLS_INFO_3", &format!("tlsCaPath: {dir}; tlsCaFile: ca.pem")),
+            ("TLS_KEY_3", "-"),
+            ("FIRST_RC_3", "-1"),
+        ],
+    );
+    for missing in [
+        "lack tlsCaPath (directory of the CA files)",
+        "lack tlsCaFile (CA file names inside tlsCaPath)",
+        "lack tlsCert (this PE's certificate file), the private key (the original's format takes it \
+         from aclshmemx_set_config_store_tls_key)",
+    ] {
+        assert!(has(&r, missing), "no `{missing}`\n{}", r.dump());
+    }
 }

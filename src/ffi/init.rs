@@ -225,11 +225,14 @@ pub unsafe extern "C" fn aclshmemx_get_uniqueid(uid: *mut UniqueId) -> c_int {
 }
 
 /// Turns TLS on or off for the config store of the next init. `tls_info` (at most 10 KiB, not
-/// needed to stay valid after the call) is `ca=<CA PEM file>;cert=<certificate chain PEM
-/// file>[;key=<private key PEM file>][;server_name=<name in PE 0's certificate>]`. With TLS on,
-/// every PE authenticates the other side against the CA (mutual TLS) and it really is used —
-/// unlike the original, which silently turns it off. Returns 0, or ACLSHMEM_INVALID_PARAM for a
-/// malformed or missing tls_info (named in the log). Files are read at init.
+/// needed to stay valid after the call) is either the original's `tlsCaPath: <dir>; tlsCaFile:
+/// <names>; tlsCert: <file>[; tlsCrlPath: <dir>; tlsCrlFile: <names>]` (key from
+/// aclshmemx_set_config_store_tls_key; checked at init) or `ca=<CA PEM file>;cert=<certificate
+/// chain PEM file>[;key=<private key PEM file>][;server_name=<name in PE 0's
+/// certificate>][;crl=<CRL file>]` (README "TLS settings"). With TLS on, every PE authenticates the
+/// other side against the CA and the CRLs (mutual TLS 1.3) and it really is used — unlike the
+/// original, which silently turns it off. Returns 0, or ACLSHMEM_INVALID_PARAM for a malformed or
+/// missing tls_info (named in the log). Files are read at init.
 ///
 /// # Safety
 /// `tls_info` must be NULL or valid for `tls_info_len` bytes.

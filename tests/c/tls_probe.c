@@ -1,10 +1,14 @@
 /* Config-store TLS, driven by tests/tls.rs. Each PE reads its settings from the environment:
  *   TLS_INFO_<pe> or TLS_INFO   -> aclshmemx_set_conf_store_tls(1, info, len)   (unset: TLS off)
- *   TLS_KEY_<pe>                -> PEM file whose text goes to aclshmemx_set_config_store_tls_key
+ *   TLS_KEY_<pe> or TLS_KEY     -> PEM file whose text goes to aclshmemx_set_config_store_tls_key
+ *                                  (TLS_KEY_<pe> only for the PE's own settings, TLS_KEY also on
+ *                                  the retry; "-" gives an empty key: none); unset: key from tls_info
  *   TLS_PW_<pe>                 -> its password; TLS_PW_VIA_HANDLER=1 passes it reversed through a
  *                                  decrypt handler that reverses it back
  *   FIRST_RC_<pe>               -> this PE's first init must return that code; it then retries with
  *                                  TLS_INFO (the shared, good settings) and must succeed
+ *   RC_<pe>                     -> expected code of this PE's (final) init instead of argv[1]
+ *   TLS_INIT_TIMEOUT, TLS_OP_TIMEOUT -> shm_init_timeout and control_operation_timeout (20, 30 s)
  * argv[1] = expected code of the (final) init on every PE, normally 0. */
 #define _DEFAULT_SOURCE
 #include <stdio.h>
@@ -35,7 +39,9 @@ static int configure(const char *info, int own_key) {
     int rc = aclshmemx_set_conf_store_tls(1, info, (uint32_t)strlen(info));
     if (rc) return rc;
     const char *keyfile = own_key ? pe_env("TLS_KEY") : NULL;
-    if (!keyfile) return aclshmemx_set_config_store_tls_key("", 0, NULL, 0, NULL); /* key from tls_info */
+    if (!keyfile) keyfile = getenv("TLS_KEY");
+    if (!keyfile || strcmp(keyfile, "-") == 0)
+        return aclshmemx_set_config_store_tls_key("", 0, NULL, 0, NULL); /* key from tls_info, or none */
     {
         FILE *f = fopen(keyfile, "r");
         if (!f) return 99;
@@ -61,14 +67,16 @@ static int configure(const char *info, int own_key) {
 static int init(void) {
     aclshmemx_init_attr_t attr = ACLSHMEMX_INIT_ATTR_INITIALIZER;
     if (aclshmemx_set_attr_from_env(&attr)) return 98;
-    attr.option_attr.shm_init_timeout = 20;
-    attr.option_attr.control_operation_timeout = 30;
+    const char *init_timeout = getenv("TLS_INIT_TIMEOUT"), *op_timeout = getenv("TLS_OP_TIMEOUT");
+    attr.option_attr.shm_init_timeout = init_timeout ? atoi(init_timeout) : 20;
+    attr.option_attr.control_operation_timeout = op_timeout ? atoi(op_timeout) : 30;
     return aclshmemx_init_attr(ACLSHMEMX_INIT_WITH_DEFAULT, &attr);
 }
 
 int main(int argc, char **argv) {
     int expect = argc > 1 ? atoi(argv[1]) : 0;
     me = atoi(getenv("ACLSHMEM_MY_PE"));
+    if (pe_env("RC")) expect = atoi(pe_env("RC"));
     const char *first = pe_env("FIRST_RC");
     const char *info = pe_env("TLS_INFO") ? pe_env("TLS_INFO") : getenv("TLS_INFO");
     if (first) {
