@@ -22,7 +22,11 @@ fn amo<T: Word>(dest: *const T, pe: i32, op: AmoOp, direct: impl FnOnce(*mut T) 
     let len = std::mem::size_of::<T>();
     let pe = inst.check_pe(pe)?;
     let Some((heap, off)) = inst.locate(dest as usize, len) else {
-        return Err(Error::InvalidParam(inst.not_symmetric("dest", dest as usize, len)));
+        return Err(Error::InvalidParam(inst.not_symmetric(
+            "dest",
+            dest as usize,
+            len,
+        )));
     };
     // the fast path never builds a `Remote` (keeps the pieces in registers)
     if let Some(p) = heap.direct_addr(off, pe) {
