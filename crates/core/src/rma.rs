@@ -42,7 +42,7 @@ pub fn bytes(n: usize, elem: usize) -> Result<usize> {
 ///
 /// # Safety
 /// A non-NULL `src` must be readable for `len` bytes.
-#[inline]
+#[inline(always)]
 pub unsafe fn put(dest: *mut u8, src: *const u8, len: usize, pe: i32) -> Result<()> {
     // SAFETY: forwarded.
     unsafe { put_in(&*runtime::current()?, dest, src, len, pe, false) }
@@ -52,7 +52,7 @@ pub unsafe fn put(dest: *mut u8, src: *const u8, len: usize, pe: i32) -> Result<
 ///
 /// # Safety
 /// As for [`put`], and `src` stays readable and unchanged until the next quiet.
-#[inline]
+#[inline(always)]
 pub unsafe fn put_nbi(dest: *mut u8, src: *const u8, len: usize, pe: i32) -> Result<()> {
     // SAFETY: forwarded.
     unsafe { put_in(&*runtime::current()?, dest, src, len, pe, true) }
@@ -62,7 +62,7 @@ pub unsafe fn put_nbi(dest: *mut u8, src: *const u8, len: usize, pe: i32) -> Res
 ///
 /// # Safety
 /// As for [`put_nbi`].
-#[inline]
+#[inline(always)]
 pub unsafe fn put_in(
     inst: &Instance,
     dest: *mut u8,
@@ -142,7 +142,7 @@ unsafe fn transfer(
 ///
 /// # Safety
 /// A non-NULL `dest` must be writable for `len` bytes.
-#[inline]
+#[inline(always)]
 pub unsafe fn get(dest: *mut u8, src: *const u8, len: usize, pe: i32) -> Result<()> {
     // SAFETY: forwarded.
     unsafe { get_in(&*runtime::current()?, dest, src, len, pe, false) }
@@ -152,7 +152,7 @@ pub unsafe fn get(dest: *mut u8, src: *const u8, len: usize, pe: i32) -> Result<
 ///
 /// # Safety
 /// As for [`get`], and `dest` stays writable until the next quiet.
-#[inline]
+#[inline(always)]
 pub unsafe fn get_nbi(dest: *mut u8, src: *const u8, len: usize, pe: i32) -> Result<()> {
     // SAFETY: forwarded.
     unsafe { get_in(&*runtime::current()?, dest, src, len, pe, true) }
@@ -162,7 +162,7 @@ pub unsafe fn get_nbi(dest: *mut u8, src: *const u8, len: usize, pe: i32) -> Res
 ///
 /// # Safety
 /// As for [`get_nbi`].
-#[inline]
+#[inline(always)]
 pub unsafe fn get_in(
     inst: &Instance,
     dest: *mut u8,
@@ -284,7 +284,7 @@ unsafe fn strided(dir: Dir, sym: usize, local: *mut u8, s: Strides, pe: i32) -> 
 }
 
 /// Stores one value at symmetric `dest` on PE `pe`.
-#[inline]
+#[inline(always)]
 pub fn p<T: Copy>(dest: *mut T, value: T, pe: i32) -> Result<()> {
     // SAFETY: the source is `value`, a live local of `size_of::<T>()` bytes.
     unsafe {
@@ -298,7 +298,7 @@ pub fn p<T: Copy>(dest: *mut T, value: T, pe: i32) -> Result<()> {
 }
 
 /// Loads one value from symmetric `src` on PE `pe`.
-#[inline]
+#[inline(always)]
 pub fn g<T: Copy + Default>(src: *const T, pe: i32) -> Result<T> {
     let mut v = T::default();
     // SAFETY: the destination is `v`, a live local of `size_of::<T>()` bytes.

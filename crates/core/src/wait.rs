@@ -102,15 +102,18 @@ pub struct Limits {
     pub limit: Option<Duration>,
 }
 
-/// A watched wait reads the clock once when it first waits, then every this many rounds.
-const CHECK_EVERY: u32 = 64;
+/// A watched wait reads the clock only after this many rounds (short waits never do), then every
+/// [`CHECK_EVERY`] rounds; the time before the first reading (a few spins and yields) is not
+/// counted, which matters nothing against limits of a second or more.
+const UNWATCHED_ROUNDS: u64 = 128;
+const CHECK_EVERY: u64 = 64;
 
 /// A [`Backoff`] that also enforces [`Limits`].
 #[derive(Debug)]
 pub struct Watch {
     backoff: Backoff,
     limits: Limits,
-    rounds: u32,
+    rounds: u64,
     start: Option<Instant>,
     warned: bool,
 }
@@ -139,13 +142,12 @@ impl Watch {
             self.backoff.snooze();
             return Ok(());
         }
-        let start = *self.start.get_or_insert_with(Instant::now);
         self.backoff.snooze();
-        self.rounds = self.rounds.wrapping_add(1);
-        if !self.rounds.is_multiple_of(CHECK_EVERY) {
+        self.rounds += 1;
+        if self.rounds < UNWATCHED_ROUNDS || !self.rounds.is_multiple_of(CHECK_EVERY) {
             return Ok(());
         }
-        let waited = start.elapsed();
+        let waited = self.start.get_or_insert_with(Instant::now).elapsed();
         let warn_due = !self.warned && self.limits.warn.is_some_and(|w| waited >= w);
         let expired = self.limits.limit.is_some_and(|l| waited >= l);
         if warn_due && !expired {
