@@ -78,6 +78,17 @@ fn arrived(inst: &Instance, slot: usize, seen: u64) {
     unsafe { AtomicU64::from_ptr(p.cast()) }.store(seen.wrapping_add(1), Ordering::Relaxed);
 }
 
+/// A waiter records its arrival once its wait has lasted long enough to be watched: before
+/// anyone can ask who is missing (the warning comes much later), every member that arrived and
+/// waits has recorded, while short waits (the common case) never pay for the store.
+#[inline]
+fn record_once(inst: &Instance, team: &Team, seen: u64, w: &Watch, recorded: &mut bool) {
+    if !*recorded && w.watching() {
+        arrived(inst, team.slot, seen);
+        *recorded = true;
+    }
+}
+
 /// The members of `team` that have not arrived at the barrier ending generation `seen`.
 fn not_arrived(inst: &Instance, team: &Team, seen: u64) -> String {
     let target = seen.wrapping_add(1);
@@ -148,14 +159,15 @@ pub fn barrier(inst: &Instance, team: &Team) -> Result<()> {
     let arrive = word(inst, team.slot, ARRIVE, root)?;
     let generation = word(inst, team.slot, GENERATION, root)?;
     let seen = generation.load(Ordering::Acquire);
-    arrived(inst, team.slot, seen);
     if arrive.fetch_add(1, Ordering::AcqRel) + 1 == team.size as u64 {
         arrive.store(0, Ordering::Relaxed);
         generation.store(seen.wrapping_add(1), Ordering::Release);
         return Ok(());
     }
     let mut w = Watch::new(inst.limits());
+    let mut recorded = false;
     while generation.load(Ordering::Acquire) == seen {
+        record_once(inst, team, seen, &w, &mut recorded);
         w.snooze(|| not_arrived(inst, team, seen))
             .map_err(|e| timed_out(inst, team, seen, e))?;
     }
@@ -169,7 +181,6 @@ fn barrier_generic(inst: &Instance, team: &Team) -> Result<()> {
     routes.quiet()?;
     let generation = own_word(inst, team.slot, GENERATION);
     let seen = generation.load(Ordering::Acquire);
-    arrived(inst, team.slot, seen);
     let root = team.world_pe(0);
     let arrive = slot_remote(inst, team.slot, ARRIVE, root);
     let before = routes.to(root)?.atomic(arrive, Width::W64, AmoOp::FetchAdd(1))?;
@@ -184,8 +195,10 @@ fn barrier_generic(inst: &Instance, team: &Team) -> Result<()> {
         return Ok(());
     }
     let mut w = Watch::new(inst.limits());
+    let mut recorded = false;
     while generation.load(Ordering::Acquire) == seen {
         routes.progress();
+        record_once(inst, team, seen, &w, &mut recorded);
         w.snooze(|| not_arrived(inst, team, seen))
             .map_err(|e| timed_out(inst, team, seen, e))?;
     }

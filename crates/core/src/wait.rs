@@ -133,6 +133,12 @@ impl Watch {
         }
     }
 
+    /// Whether the wait has lasted long enough to be watched (it reads the clock from then on).
+    #[inline]
+    pub fn watching(&self) -> bool {
+        self.rounds >= UNWATCHED_ROUNDS
+    }
+
     /// Waits a little (as [`Backoff::snooze`]); past the warning time logs `what()` once, past the
     /// limit returns `Expired`. `what` names what the wait is for (e.g. the PEs not arrived); it
     /// is called only then.
