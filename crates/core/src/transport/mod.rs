@@ -194,6 +194,13 @@ pub(crate) trait Transport: Send + Sync {
 
     /// Advances outstanding work; called from every wait loop.
     fn progress(&self) {}
+
+    /// Whether every operation is complete and visible when its call returns (a CPU copy or
+    /// atomic into mapped memory): then quiet and fence need only the caller's memory fence, and
+    /// [`Routes`] skips the transport's own.
+    fn completes_at_once(&self) -> bool {
+        false
+    }
 }
 
 /// The transports of one instance and, per PE, which one reaches it.
@@ -203,6 +210,8 @@ pub(crate) struct Routes {
     route: Vec<u8>,
     /// Whether any transport needs [`Transport::progress`] calls.
     needs_progress: bool,
+    /// Whether any transport has operations that complete later (so quiet and fence must ask).
+    deferred: bool,
 }
 
 const NONE: u8 = u8::MAX;
@@ -219,8 +228,10 @@ pub(crate) fn select(my_pe: usize, same_node: &[bool]) -> Result<Routes> {
                 .map_or(NONE, |i| i as u8)
         })
         .collect();
+    let deferred = transports.iter().any(|t| !t.completes_at_once());
     Ok(Routes {
         needs_progress: false,
+        deferred,
         transports,
         route,
     })
@@ -275,18 +286,25 @@ impl Routes {
         }
     }
 
-    /// Quiet on every transport.
+    /// Quiet on every transport whose operations complete later (the caller has issued its own
+    /// memory fence for those that complete at once).
+    #[inline]
     pub fn quiet(&self) -> Result<()> {
-        for t in &self.transports {
-            t.quiet()?;
+        if self.deferred {
+            for t in self.transports.iter().filter(|t| !t.completes_at_once()) {
+                t.quiet()?;
+            }
         }
         Ok(())
     }
 
-    /// Fence on every transport.
+    /// Fence on every transport whose operations complete later (see [`Routes::quiet`]).
+    #[inline]
     pub fn fence(&self) -> Result<()> {
-        for t in &self.transports {
-            t.fence()?;
+        if self.deferred {
+            for t in self.transports.iter().filter(|t| !t.completes_at_once()) {
+                t.fence()?;
+            }
         }
         Ok(())
     }

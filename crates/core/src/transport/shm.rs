@@ -90,6 +90,10 @@ impl Transport for Shm {
         fence(Ordering::SeqCst);
         Ok(())
     }
+
+    fn completes_at_once(&self) -> bool {
+        true
+    }
 }
 
 /// The atomic operations of [`AmoOp`] on one CPU atomic type.
