@@ -17,8 +17,11 @@
  * order on every PE. One-sided calls (put, get and their _nbi, strided and scalar forms, put-with-
  * signal, signal operations, atomics, quiet, fence, aclshmem_ptr, the wait/test families) may be made
  * from several threads of a PE at once, also while another thread runs a collective call. No call
- * may run while another thread of the same process finalizes the instance it uses: finalize waits
- * for the operations queued on streams, not for calls in progress on other threads. */
+ * should run while another thread of the same process finalizes the instance it uses (a program
+ * error, as in OpenSHMEM); if one does, it does not crash: finalize first waits, up to 10 s, for the
+ * calls already in progress on other threads and for the operations queued on streams, and calls
+ * that start after finalize began fail as before init. A call still in progress after that time
+ * (a wait that never ends) makes finalize return an error and leave the instance's memory mapped. */
 
 /* ---- portability helpers (spec section 6) ---- */
 #if defined(__cplusplus)

@@ -126,6 +126,14 @@ fn threads_3pes() {
     scenario("threads", 3);
 }
 
+/// Finalize while 4 other threads of every PE keep calling puts, gets, atomics and queries (a
+/// program error): finalize waits for the calls in progress and returns 0, later calls fail as
+/// before init, nothing crashes, and init works again afterwards.
+#[test]
+fn finalize_race_3pes() {
+    scenario("finalize_race", 3);
+}
+
 #[test]
 fn ptr_2pes() {
     scenario("ptr", 2);

@@ -13,6 +13,8 @@
 //!   every type, the byte forms, and every reduction of every type on 1, 3, 1000 and (some types)
 //!   70000 elements, in place too, on the world, strided sub-teams and concurrent 2-D x teams,
 //!   against a reference computed in C; once per algorithm setting as well;
+//! * `asymmetric`, `asymmetric_broadcast`: splits and broadcasts whose arguments differ between
+//!   members fail on every member instead of hanging;
 //! * `bad_input`, `bad_algo`: error codes, before init and after finalize included.
 //!
 //! Every run has the launcher's own `--timeout` and a harness-side limit on top.
@@ -134,6 +136,20 @@ fn asymmetric_splits_3pes() {
         "the failure does not say what differed:\n{}",
         run.dump()
     );
+}
+
+/// Broadcasts whose root differs between members fail with ACLSHMEM_INVALID_PARAM on every member
+/// (at the call, or for two would-be roots within the next 16 calls) instead of hanging or
+/// reporting success; on the barrier-free small path, the publish/acknowledge path and the
+/// barrier path (push).
+#[test]
+fn asymmetric_broadcast_3pes() {
+    scenario("asymmetric_broadcast", 3);
+}
+
+#[test]
+fn asymmetric_broadcast_4pes_push() {
+    scenario_env("asymmetric_broadcast", &[], 4, &[("ACLSHMEM_BCAST_ALGO", "push")]);
 }
 
 #[test]

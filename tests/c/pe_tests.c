@@ -715,6 +715,60 @@ static void scenario_threads(void)
 }
 
 /* ------------------------------------------------------------------------------------------ */
+/* finalize_race: finalize while other threads keep calling (a program error, spec 11.2): no   */
+/* crash -- finalize waits for the calls in progress, later calls fail as before init          */
+/* ------------------------------------------------------------------------------------------ */
+static volatile int g_race_stop;
+static int64_t *g_race_buf;
+
+static void *race_body(void *arg)
+{
+    const int t = (int)(intptr_t)arg;
+    const int me = aclshmem_my_pe(), n = aclshmem_n_pes();
+    int64_t v[8] = {0}, got[8];
+    long calls = 0;
+    while (!g_race_stop) {
+        int pe = (me + t) % n;
+        v[0] = calls;
+        aclshmem_putmem(&g_race_buf[t * 8], v, sizeof v, pe);
+        aclshmem_getmem(got, &g_race_buf[t * 8], sizeof got, pe);
+        (void)aclshmem_int64_atomic_fetch_add(&g_race_buf[64 + t], 1, pe);
+        (void)aclshmem_ptr(g_race_buf, pe);
+        (void)aclshmem_team_my_pe(ACLSHMEM_TEAM_WORLD);
+        calls++;
+    }
+    return (void *)calls;
+}
+
+static void scenario_finalize_race(void)
+{
+    init_env();
+    g_race_buf = aclshmem_calloc(128, sizeof(int64_t));
+    CHECK(g_race_buf != NULL, "allocation failed");
+    aclshmem_barrier_all();
+    pthread_t th[TH_N];
+    for (int t = 0; t < TH_N; t++) {
+        CHECK(pthread_create(&th[t], NULL, race_body, (void *)(intptr_t)t) == 0, "pthread_create");
+    }
+    sleep_s(0.2);
+    int rc = aclshmem_finalize();
+    g_race_stop = 1;
+    long total = 0;
+    for (int t = 0; t < TH_N; t++) {
+        void *calls = NULL;
+        pthread_join(th[t], &calls);
+        total += (long)calls;
+    }
+    CHECK_RC(rc, 0);
+    CHECK(total > 0, "the threads made no call");
+    /* the library is usable again */
+    init_env();
+    aclshmem_barrier_all();
+    finalize_ok();
+    ok();
+}
+
+/* ------------------------------------------------------------------------------------------ */
 /* 6. barrier                                                                                 */
 /* ------------------------------------------------------------------------------------------ */
 static void scenario_barrier(void)
@@ -1042,6 +1096,7 @@ int main(int argc, char **argv)
         {"ptr", scenario_ptr},
         {"reserved", scenario_reserved},
         {"threads", scenario_threads},
+        {"finalize_race", scenario_finalize_race},
         {"stall_warning", scenario_stall_warning},
         {"stall_timeout", scenario_stall_timeout},
         {"barrier", scenario_barrier},

@@ -1433,6 +1433,66 @@ static void scenario_asymmetric(void)
     finish();
 }
 
+/* ---- asymmetric broadcasts -------------------------------------------------------------------
+ * Members naming different roots: no hang, no write beyond the call's own dest, and every member
+ * gets ACLSHMEM_INVALID_PARAM -- at the call itself when a member waits for a root that is not
+ * one (or on the barrier-based paths), otherwise (two members each believing it is the root, the
+ * barrier-free paths) at the latest when the root's buffer comes round again, 16 calls later. */
+static void check_bcast(const int64_t *dst, size_t nelems, int root, int line)
+{
+    for (size_t i = 0; i < nelems; i++) {
+        CHECK(dst[i] == (int64_t)root * 100000 + (int64_t)i, "line %d: dst[%zu] = %lld, expected root %d's",
+              line, i, (long long)dst[i], root);
+    }
+}
+
+static void scenario_asymmetric_broadcast(void)
+{
+    init();
+    const int me = aclshmem_my_pe(), n = aclshmem_n_pes();
+    int64_t *src = aclshmem_malloc(1024 * sizeof(int64_t)), *dst = aclshmem_malloc(1024 * sizeof(int64_t));
+    CHECK(src != NULL && dst != NULL, "malloc");
+    for (int i = 0; i < 1024; i++) {
+        src[i] = (int64_t)me * 100000 + i;
+    }
+    aclshmem_barrier_all();
+    const size_t sizes[] = {1, 1024};
+    for (int k = 0; k < 2; k++) {
+        size_t m = sizes[k];
+        /* every member names the next one: nobody acts as a root for anybody */
+        CHECK_RC(aclshmem_int64_broadcast(ACLSHMEM_TEAM_WORLD, dst, src, m, (me + 1) % n), ACLSHMEM_INVALID_PARAM);
+        aclshmem_barrier_all();
+        CHECK_RC(aclshmem_int64_broadcast(ACLSHMEM_TEAM_WORLD, dst, src, m, n - 1), 0);
+        check_bcast(dst, m, n - 1, __LINE__);
+
+        /* PE 1 believes it is the root, everybody else names PE 0; then 16 well-formed calls */
+        aclshmem_team_t t = ACLSHMEM_TEAM_INVALID;
+        CHECK_RC(aclshmem_team_split_strided(ACLSHMEM_TEAM_WORLD, 0, 1, n, &t), 0);
+        int failed = 0;
+        for (int call = 0; call <= 16; call++) {
+            int root = (call == 0 && me == 1) ? 1 : 0;
+            memset(dst, 0xff, m * sizeof(int64_t));
+            int rc = aclshmem_int64_broadcast(t, dst, src, m, root);
+            if (rc == ACLSHMEM_INVALID_PARAM) {
+                failed++;
+            } else {
+                CHECK_RC(rc, 0);
+                check_bcast(dst, m, root, __LINE__);
+            }
+        }
+        CHECK(failed >= 1, "%zu elements: the asymmetric broadcast was never reported on this PE", m);
+        aclshmem_barrier_all();
+        /* releasing the team does not wait for readers that will never come */
+        aclshmem_team_destroy(t);
+        aclshmem_barrier_all();
+        CHECK_RC(aclshmem_int64_broadcast(ACLSHMEM_TEAM_WORLD, dst, src, m, 0), 0);
+        check_bcast(dst, m, 0, __LINE__);
+    }
+    aclshmem_free(dst);
+    aclshmem_free(src);
+    finish();
+}
+
 int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
@@ -1458,6 +1518,8 @@ int main(int argc, char **argv)
         scenario_bad_input();
     } else if (strcmp(argv[1], "asymmetric") == 0) {
         scenario_asymmetric();
+    } else if (strcmp(argv[1], "asymmetric_broadcast") == 0) {
+        scenario_asymmetric_broadcast();
     } else if (strcmp(argv[1], "bad_algo") == 0) {
         scenario_bad_algo(argc, argv);
     } else {

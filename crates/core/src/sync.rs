@@ -129,9 +129,13 @@ fn timed_out(inst: &Instance, team: &Team, seen: u64, e: Expired) -> Error {
     Error::Timeout(msg)
 }
 
-/// A new team in `slot`: clears this PE's arrival word (called before the team's first barrier).
+/// A new team in `slot`: clears this PE's arrival word and its [`agreed`] words (called before
+/// the team's first barrier).
 pub(crate) fn reset(inst: &Instance, slot: usize) {
     arrived(inst, slot, u64::MAX);
+    for off in [AGREE_VALUE, AGREE_FAILED] {
+        own_word(inst, slot, off).store(0, Ordering::Relaxed);
+    }
 }
 
 /// This PE's own copy of a sync word (always mapped).
@@ -249,4 +253,75 @@ pub fn exchange(inst: &Instance, team: &Team, data: &[u8]) -> Result<Vec<Vec<u8>
     }
     barrier(inst, team)?;
     Ok(out)
+}
+
+/// Words of a slot's exchange area that [`agreed`] uses (the area is otherwise only used inside
+/// [`exchange`], between its own two barriers, so the uses never overlap in time).
+const AGREE_VALUE: usize = EXCHANGE_OFFSET;
+const AGREE_FAILED: usize = EXCHANGE_OFFSET + 8;
+
+/// A 64-bit word of `slot`'s sync area in world PE `pe`'s copy: read (`AmoOp::Fetch`) or changed,
+/// directly when mapped here, else through the PE's transport (the library's internal path, which
+/// may address the reserved region).
+fn remote_word(inst: &Instance, slot: usize, off: usize, pe: usize, op: AmoOp) -> Result<u64> {
+    if let Ok(w) = word(inst, slot, off, pe) {
+        return Ok(match op {
+            AmoOp::Fetch => w.load(Ordering::Acquire),
+            AmoOp::Set(v) => {
+                w.store(v, Ordering::Release);
+                0
+            }
+            _ => return Err(Error::Inner("unexpected operation on a sync word".into())),
+        });
+    }
+    inst.routes()
+        .to(pe)?
+        .atomic(slot_remote(inst, slot, off, pe), Width::W64, op)
+}
+
+/// Collective over `team` that runs `body` between two barriers, once every member is known to
+/// have passed the same `arg` (a root, say) as member 0.
+///
+/// Before the first barrier each member stores `call` and its `arg` in its own exchange area;
+/// after it, every other member compares member 0's with its own (one read). A member that finds
+/// a difference skips `body` and marks the call failed in every member's copy before the second
+/// barrier, so the call fails on every member with `ACLSHMEM_INVALID_PARAM`, the detecting ones
+/// naming what differed (`describe(mine, member 0's)`). The second barrier is always entered, so a
+/// failed `body` or a disagreement never leaves the others waiting.
+pub(crate) fn agreed(
+    inst: &Instance,
+    team: &Team,
+    call: u64,
+    arg: u32,
+    describe: impl Fn(u32, u32) -> String,
+    body: impl FnOnce() -> Result<()>,
+) -> Result<()> {
+    let tag = (call as u32 as u64) << 32;
+    let mine = tag | u64::from(arg);
+    own_word(inst, team.slot, AGREE_VALUE).store(mine, Ordering::Relaxed);
+    barrier(inst, team)?;
+    let mut result = Ok(());
+    if team.my_index != 0 {
+        let first = remote_word(inst, team.slot, AGREE_VALUE, team.world_pe(0), AmoOp::Fetch)?;
+        if first != mine {
+            let mark = tag | (inst.my_pe() as u64 + 1);
+            for i in 0..team.size {
+                remote_word(inst, team.slot, AGREE_FAILED, team.world_pe(i), AmoOp::Set(mark))?;
+            }
+            result = Err(Error::InvalidParam(describe(arg, first as u32)));
+        }
+    }
+    if result.is_ok() {
+        result = body();
+    }
+    barrier(inst, team)?;
+    let failed = own_word(inst, team.slot, AGREE_FAILED).load(Ordering::Acquire);
+    if result.is_ok() && failed & !0xffff_ffff == tag && failed as u32 != 0 {
+        result = Err(Error::InvalidParam(format!(
+            "the members passed different arguments to this collective (PE {} found the difference \
+             and names it in its own error)",
+            (failed as u32) - 1
+        )));
+    }
+    result
 }

@@ -221,7 +221,7 @@ pub fn destroy(inst: &Instance, handle: i32) -> Result<()> {
         }
         teams.get(handle)?
     };
-    crate::collectives::small::drain(inst, t.slot)?;
+    crate::collectives::small::drain(inst, &t)?;
     inst.teams().destroy(handle)
 }
 

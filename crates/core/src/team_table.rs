@@ -7,11 +7,14 @@ use aclshmem_abi::{ACLSHMEM_MAX_TEAMS, SYNC_ARRAY_SIZE};
 /// Offset of the exchange area inside a slot's sync-pool area (after the barrier words).
 pub const EXCHANGE_OFFSET: usize = 128;
 /// Bytes one member can publish in one exchange.
-pub const EXCHANGE_BYTES: usize = 1024;
-/// Offset of the small-collective area (flags, acknowledgements, two buffers); up to the end of
-/// the slot's SYNC_ARRAY_SIZE bytes.
+/// (The largest exchange, a team split's, is the slot bitmap plus a few arguments: 256 + 12 bytes.)
+pub const EXCHANGE_BYTES: usize = 896;
+/// Offset of the small-collective area (flags, acknowledgements, records, buffers); up to the end
+/// of the slot's SYNC_ARRAY_SIZE bytes.
 pub const SMALL_OFFSET: usize = EXCHANGE_OFFSET + EXCHANGE_BYTES;
-const _: () = assert!(SMALL_OFFSET + 1408 <= SYNC_ARRAY_SIZE);
+/// Bytes of the small-collective area.
+pub const SMALL_BYTES: usize = SYNC_ARRAY_SIZE - SMALL_OFFSET;
+const _: () = assert!(ACLSHMEM_MAX_TEAMS / 8 + 64 <= EXCHANGE_BYTES);
 
 /// One live team as this PE sees it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -137,6 +137,8 @@ pub fn broadcast(inst: &Instance, t: &Team, dest: usize, source: usize, len: usi
     let s = sym(inst, source, len, "source", 1)?;
     no_overlap(dest, len, source, len)?;
     let root_pe = t.world_pe(root as usize);
+    // what every member records of this call, to find members that named another root
+    let view = (root + 1) as u16;
     if len <= small::SMALL_MAX && t.size > 1 && inst.all_direct() {
         let seq = small::next_seq(inst, t);
         // SAFETY: checked symmetric buffers of `len` bytes in our own mapped heap.
@@ -147,10 +149,10 @@ pub fn broadcast(inst: &Instance, t: &Team, dest: usize, source: usize, len: usi
             )
         };
         if t.my_index == root as usize {
-            small::publish(inst, t, seq, src, (t.size - 1) as u64)?;
+            small::publish(inst, t, seq, src, (t.size - 1) as u64, view)?;
             dst.copy_from_slice(src);
         } else {
-            small::read(inst, t, root as usize, seq, 0, dst)?;
+            small::read(inst, t, root as usize, seq, view, 0, dst)?;
         }
         return Ok(());
     }
@@ -159,22 +161,36 @@ pub fn broadcast(inst: &Instance, t: &Team, dest: usize, source: usize, len: usi
         // it straight from the root's heap and acknowledge, the root returns once all did
         let seq = small::next_seq(inst, t);
         if t.my_index == root as usize {
-            small::publish(inst, t, seq, &[], (t.size - 1) as u64)?;
+            small::publish(inst, t, seq, &[], (t.size - 1) as u64, view)?;
             // SAFETY: checked symmetric, non-overlapping buffers of `len` bytes in our own heap.
             unsafe { copy(s.mine(), d.mine(), len) };
             return small::wait_acknowledged(inst, t, seq);
         }
-        small::wait_published(inst, t, root as usize, seq)?;
+        small::wait_published(inst, t, root as usize, seq, view)?;
         // SAFETY: the root's checked source (symmetric) stays unchanged until we acknowledge.
         unsafe { s.read(inst, root_pe, 0, d.mine(), len)? };
         return small::acknowledge(inst, t, root as usize, seq);
     }
-    sync::barrier(inst, t)?;
-    if len > 0 {
+    let seq = small::next_seq(inst, t);
+    let differ = |mine: u32, first: u32| {
+        format!(
+            "asymmetric broadcast on team {}: every member must name the same root; this PE (PE {}) \
+             named root {}, member 0 (PE {}) named root {}",
+            t.slot,
+            inst.my_pe(),
+            mine,
+            t.world_pe(0),
+            first
+        )
+    };
+    sync::agreed(inst, t, seq, root as u32, differ, || {
+        if len == 0 {
+            return Ok(());
+        }
         match inst.algos().broadcast {
             // SAFETY: addresses come from checked symmetric buffers of `len` bytes in mapped
             // heaps; source and dest do not overlap.
-            Move::Pull => unsafe { s.read(inst, root_pe, 0, d.mine(), len)? },
+            Move::Pull => unsafe { s.read(inst, root_pe, 0, d.mine(), len) },
             Move::Push => {
                 if t.my_index == root as usize {
                     for i in 0..t.size {
@@ -182,10 +198,10 @@ pub fn broadcast(inst: &Instance, t: &Team, dest: usize, source: usize, len: usi
                         unsafe { d.write(inst, t.world_pe(i), 0, s.mine(), len)? };
                     }
                 }
+                Ok(())
             }
         }
-    }
-    sync::barrier(inst, t)
+    })
 }
 
 /// Concatenation of every member's `source` (`len` bytes each, equal everywhere) in `dest`.
@@ -205,13 +221,13 @@ pub fn fcollect(inst: &Instance, t: &Team, dest: usize, source: usize, len: usiz
                 std::slice::from_raw_parts_mut(d.mine(), total),
             )
         };
-        small::publish(inst, t, seq, src, (t.size - 1) as u64)?;
+        small::publish(inst, t, seq, src, (t.size - 1) as u64, 0)?;
         for i in 0..t.size {
             let block = &mut dst[i * len..(i + 1) * len];
             if i == t.my_index {
                 block.copy_from_slice(src);
             } else {
-                small::read(inst, t, i, seq, 0, block)?;
+                small::read(inst, t, i, seq, 0, 0, block)?;
             }
         }
         return Ok(());
@@ -291,14 +307,14 @@ pub fn alltoall(inst: &Instance, t: &Team, dest: usize, source: usize, len: usiz
                 std::slice::from_raw_parts_mut(d.mine(), total),
             )
         };
-        small::publish(inst, t, seq, src, (t.size - 1) as u64)?;
+        small::publish(inst, t, seq, src, (t.size - 1) as u64, 0)?;
         let me = t.my_index;
         for i in 0..t.size {
             let block = &mut dst[i * len..(i + 1) * len];
             if i == me {
                 block.copy_from_slice(&src[me * len..(me + 1) * len]);
             } else {
-                small::read(inst, t, i, seq, me * len, block)?;
+                small::read(inst, t, i, seq, 0, me * len, block)?;
             }
         }
         return Ok(());
@@ -345,14 +361,14 @@ pub fn reduce<T: Element>(
         let mine = unsafe { std::slice::from_raw_parts(s.mine() as *const T, n) }.to_vec();
         // SAFETY: `mine` holds n elements = len bytes; it is a copy, so dest may be the source.
         let bytes = unsafe { std::slice::from_raw_parts(mine.as_ptr() as *const u8, len) };
-        small::publish(inst, t, seq, bytes, (t.size - 1) as u64)?;
+        small::publish(inst, t, seq, bytes, (t.size - 1) as u64, 0)?;
         let mut acc: Vec<T> = Vec::with_capacity(n);
         let mut part: Vec<T> = mine.clone();
         for i in 0..t.size {
             if i != t.my_index {
                 // SAFETY: `part` holds n elements = len bytes.
                 let out = unsafe { std::slice::from_raw_parts_mut(part.as_mut_ptr() as *mut u8, len) };
-                small::read(inst, t, i, seq, 0, out)?;
+                small::read(inst, t, i, seq, 0, 0, out)?;
             }
             let x = if i == t.my_index { &mine } else { &part };
             if i == 0 {

@@ -10,6 +10,17 @@
 //! same call order on every member, a reader only ever waits for data already being published, and
 //! a publisher only for readers of calls at least DEPTH back, so no wait forms a cycle.
 //!
+//! Asymmetric calls (a broadcast whose root differs between members) would break that argument and
+//! wait for ever, so every member also keeps, per buffer, a record of the last call it took part in
+//! and the root it named ("view"): the publisher's in the high bits of its pending word, a reader's
+//! in its view word (each written only by its owner, one local store). Only once a wait has to
+//! snooze do the waiters compare records: two records of the same call with different views make
+//! the call fail with `ACLSHMEM_INVALID_PARAM` naming both PEs. A member waiting for a root that is
+//! itself reading, or a publisher whose readers named another root, finds it at that call; a member
+//! that believed itself the root when nobody else did is not waited for by anyone, so it learns at
+//! the next use of that buffer (at most DEPTH calls later), when it waits for acknowledgements
+//! that will never come. No member writes anywhere it would not have written in a correct call.
+//!
 //! `unsafe`: flags and buffers are raw addresses in the mapped heaps (bounds fixed at init).
 
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -18,7 +29,7 @@ use crate::error::Error;
 use crate::error::Result;
 use crate::instance::Instance;
 use crate::sync::slot_addr;
-use crate::team_table::{SMALL_OFFSET, Team};
+use crate::team_table::{SMALL_BYTES, SMALL_OFFSET, Team};
 use crate::wait::{Expired, Watch};
 
 /// Largest payload one member publishes per call.
@@ -29,9 +40,30 @@ const DEPTH: usize = 16;
 
 const FLAG: usize = 0; // [u64; DEPTH]
 const ACK: usize = 8 * DEPTH; // [u64; DEPTH]
-const PENDING: usize = 16 * DEPTH; // [u64; DEPTH]
-const BUF: usize = 24 * DEPTH; // [[u8; SMALL_MAX]; DEPTH]
-const _: () = assert!(BUF + DEPTH * SMALL_MAX <= 1408);
+const PENDING: usize = 16 * DEPTH; // [u64; DEPTH]: record (high 48 bits) | readers (low 16)
+const VIEW: usize = 24 * DEPTH; // [u64; DEPTH]: record of the last call read from this buffer index
+const BUF: usize = 32 * DEPTH; // [[u8; SMALL_MAX]; DEPTH]
+const _: () = assert!(BUF + DEPTH * SMALL_MAX <= SMALL_BYTES);
+/// Readers of one publication fit the low 16 bits of a pending word.
+const _: () = assert!(aclshmem_abi::ACLSHMEM_MAX_PES <= 1 << 16);
+const READERS: u64 = 0xffff;
+/// Flag bit of a call its publisher could not publish (it found an asymmetric call): the readers
+/// fail instead of waiting.
+const FAILED: u64 = 1 << 63;
+
+/// A record: the call (low 32 bits of its sequence number) and the view a member had of it (for
+/// a broadcast, root + 1; 0 for calls without one, which are never compared).
+fn record(seq: u64, view: u16) -> u64 {
+    (seq as u32 as u64) << 32 | u64::from(view) << 16
+}
+
+fn record_call(r: u64) -> u32 {
+    (r >> 32) as u32
+}
+
+fn record_view(r: u64) -> u16 {
+    (r >> 16) as u16
+}
 
 fn word(inst: &Instance, slot: usize, off: usize, pe: usize) -> Result<&AtomicU64> {
     let p = slot_addr(inst, slot, SMALL_OFFSET + off, pe)?;
@@ -50,7 +82,7 @@ pub fn reset(inst: &Instance, slot: usize) {
         return;
     }
     for i in 0..DEPTH {
-        for off in [FLAG, ACK, PENDING] {
+        for off in [FLAG, ACK, PENDING, VIEW] {
             if let Ok(w) = word(inst, slot, off + 8 * i, inst.my_pe()) {
                 w.store(0, Ordering::Relaxed);
             }
@@ -64,8 +96,9 @@ pub fn next_seq(inst: &Instance, team: &Team) -> u64 {
     inst.teams().next_seq(team.slot)
 }
 
-/// Publishes `data` (at most SMALL_MAX bytes) as call `seq` for `readers` other members.
-pub fn publish(inst: &Instance, team: &Team, seq: u64, data: &[u8], readers: u64) -> Result<()> {
+/// Publishes `data` (at most SMALL_MAX bytes) as call `seq` for `readers` other members; `view`
+/// as in [`record`].
+pub fn publish(inst: &Instance, team: &Team, seq: u64, data: &[u8], readers: u64, view: u16) -> Result<()> {
     let p = (seq % DEPTH as u64) as usize;
     let me = inst.my_pe();
     let (flag, ack, pending) = (
@@ -73,30 +106,48 @@ pub fn publish(inst: &Instance, team: &Team, seq: u64, data: &[u8], readers: u64
         word(inst, team.slot, ACK + 8 * p, me)?,
         word(inst, team.slot, PENDING + 8 * p, me)?,
     );
-    wait_acks(inst, team, seq, ack, pending)?;
+    if let Err(e) = wait_acks(inst, team, seq, ack, pending) {
+        if matches!(e, Error::InvalidParam(_)) {
+            // an asymmetric call: this call's readers would wait for ever
+            flag.store(seq | FAILED, Ordering::Release);
+        }
+        return Err(e);
+    }
     // SAFETY: our own buffer of SMALL_MAX bytes; its previous readers all acknowledged.
     unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), buffer(inst, team.slot, p, me)?, data.len()) };
     ack.store(0, Ordering::Relaxed);
-    pending.store(readers, Ordering::Relaxed);
+    pending.store(record(seq, view) | readers, Ordering::Relaxed);
     flag.store(seq, Ordering::Release);
     Ok(())
 }
 
 /// Waits for member `owner`'s call `seq`, copies `out.len()` bytes of it starting at `at`, and
-/// acknowledges it.
-pub fn read(inst: &Instance, team: &Team, owner: usize, seq: u64, at: usize, out: &mut [u8]) -> Result<()> {
-    let src = wait_published(inst, team, owner, seq)?;
+/// acknowledges it; `view` as in [`record`].
+pub fn read(
+    inst: &Instance,
+    team: &Team,
+    owner: usize,
+    seq: u64,
+    view: u16,
+    at: usize,
+    out: &mut [u8],
+) -> Result<()> {
+    let src = wait_published(inst, team, owner, seq, view)?;
     // SAFETY: the owner's buffer holds its published bytes (at + out.len() <= SMALL_MAX, checked by
     // the callers) and is not rewritten before we acknowledge.
     unsafe { std::ptr::copy_nonoverlapping(src.add(at), out.as_mut_ptr(), out.len()) };
     acknowledge(inst, team, owner, seq)
 }
 
-/// Waits until member `owner` published call `seq`; returns the address of its buffer.
-pub fn wait_published(inst: &Instance, team: &Team, owner: usize, seq: u64) -> Result<*const u8> {
+/// Waits until member `owner` published call `seq`; returns the address of its buffer. A non-zero
+/// `view` is recorded first and compared with the other members' records if the wait is long.
+pub fn wait_published(inst: &Instance, team: &Team, owner: usize, seq: u64, view: u16) -> Result<*const u8> {
     let p = (seq % DEPTH as u64) as usize;
     let pe = team.world_pe(owner);
     let flag = word(inst, team.slot, FLAG + 8 * p, pe)?;
+    if view != 0 {
+        word(inst, team.slot, VIEW + 8 * p, inst.my_pe())?.store(record(seq, view), Ordering::Relaxed);
+    }
     let mut w = Watch::new(inst.limits());
     let what = || {
         format!(
@@ -104,8 +155,20 @@ pub fn wait_published(inst: &Instance, team: &Team, owner: usize, seq: u64) -> R
             team.slot
         )
     };
+    let mut snoozes = 0u64;
     while flag.load(Ordering::Acquire) != seq {
         w.snooze(what).map_err(|e| expired(inst, what(), e))?;
+        snoozes += 1;
+        if flag.load(Ordering::Acquire) == seq | FAILED {
+            return Err(Error::InvalidParam(format!(
+                "collective call {seq} on team {}: member {owner} (PE {pe}) found an asymmetric earlier \
+                 call and could not publish its data (its error names the call)",
+                team.slot
+            )));
+        }
+        if view != 0 && snoozes.is_power_of_two() {
+            disagreement(inst, team, p)?;
+        }
     }
     Ok(buffer(inst, team.slot, p, pe)? as *const u8)
 }
@@ -118,15 +181,48 @@ fn wait_acks(inst: &Instance, team: &Team, seq: u64, ack: &AtomicU64, pending: &
             "collective call {seq} on team {}: {} of {} readers of this PE's data (from call {}) have not \
              acknowledged it",
             team.slot,
-            pending
-                .load(Ordering::Relaxed)
-                .saturating_sub(ack.load(Ordering::Relaxed)),
-            pending.load(Ordering::Relaxed),
+            (pending.load(Ordering::Relaxed) & READERS).saturating_sub(ack.load(Ordering::Relaxed)),
+            pending.load(Ordering::Relaxed) & READERS,
             seq.saturating_sub(DEPTH as u64)
         )
     };
-    while ack.load(Ordering::Acquire) < pending.load(Ordering::Relaxed) {
+    let mut snoozes = 0u64;
+    while ack.load(Ordering::Acquire) < pending.load(Ordering::Relaxed) & READERS {
         w.snooze(what).map_err(|e| expired(inst, what(), e))?;
+        snoozes += 1;
+        if snoozes.is_power_of_two() {
+            disagreement(inst, team, (seq % DEPTH as u64) as usize)?;
+        }
+    }
+    Ok(())
+}
+
+/// Compares this PE's records of buffer index `p` (as publisher and as reader) with every other
+/// member's: two records of the same call with different views are an asymmetric call.
+fn disagreement(inst: &Instance, team: &Team, p: usize) -> Result<()> {
+    let me = inst.my_pe();
+    for mine in [PENDING, VIEW] {
+        let m = word(inst, team.slot, mine + 8 * p, me)?.load(Ordering::Relaxed);
+        let (call, view) = (record_call(m), record_view(m));
+        if view == 0 {
+            continue;
+        }
+        for i in (0..team.size).filter(|&i| i != team.my_index) {
+            let pe = team.world_pe(i);
+            for off in [PENDING, VIEW] {
+                let r = word(inst, team.slot, off + 8 * p, pe)?.load(Ordering::Relaxed);
+                if record_call(r) == call && record_view(r) != 0 && record_view(r) != view {
+                    let msg = format!(
+                        "asymmetric broadcast on team {} (call {call}): every member must name the same \
+                         root; this PE (PE {me}) named root {}, PE {pe} named root {}",
+                        team.slot,
+                        view - 1,
+                        record_view(r) - 1
+                    );
+                    return Err(Error::InvalidParam(msg));
+                }
+            }
+        }
     }
     Ok(())
 }
@@ -161,7 +257,8 @@ pub fn wait_acknowledged(inst: &Instance, team: &Team, seq: u64) -> Result<()> {
 
 /// Before `slot` is released (team destroy): waits until every reader of this PE's published
 /// buffers acknowledged them, so no late acknowledgement lands in a later team of the same slot.
-pub fn drain(inst: &Instance, slot: usize) -> Result<()> {
+pub fn drain(inst: &Instance, team: &Team) -> Result<()> {
+    let slot = team.slot;
     if !inst.all_direct() {
         // the barrier-free path runs only when every member is directly addressable
         return Ok(());
@@ -174,8 +271,14 @@ pub fn drain(inst: &Instance, slot: usize) -> Result<()> {
         );
         let mut w = Watch::new(inst.limits());
         let what = || format!("team slot {slot} being released: readers have not acknowledged buffer {p}");
-        while ack.load(Ordering::Acquire) < pending.load(Ordering::Relaxed) {
+        let mut snoozes = 0u64;
+        while ack.load(Ordering::Acquire) < pending.load(Ordering::Relaxed) & READERS {
             w.snooze(what).map_err(|e| expired(inst, what(), e))?;
+            snoozes += 1;
+            if snoozes.is_power_of_two() && disagreement(inst, team, p).is_err() {
+                // an asymmetric call (already reported) left readers that will never come
+                break;
+            }
         }
     }
     Ok(())

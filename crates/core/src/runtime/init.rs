@@ -162,6 +162,7 @@ fn job_id(boot: &dyn Bootstrap) -> String {
 /// `aclshmemx_init_attr`.
 pub fn init(flags: u32, attr: &mut InitAttr) -> Result<()> {
     let _g = LIFECYCLE.locked();
+    super::calls::setup();
     let id = attr.instance_id;
     let previous = current_slot();
     let (slot, created) = if id == 0 {
@@ -346,6 +347,33 @@ pub fn finalize(id: Option<u64>) -> Result<()> {
     // SAFETY: p came from Arc::into_raw in init and was just removed from the slot: this takes
     // back the slot's count.
     let inst = unsafe { Arc::from_raw(p as *const Instance) };
+    // calls already inside the library on other threads (a program error, spec 11.2) finish first
+    let inside = super::calls::quiesce(DRAIN_LIMIT);
+    if inside > 0 {
+        log::error!(
+            "[PE {}] finalize: {inside} other thread(s) are still inside library calls of instance {} \
+             after {} s; its heaps stay mapped until the process ends",
+            inst.my_pe(),
+            inst.id(),
+            DRAIN_LIMIT.as_secs()
+        );
+        eprintln!(
+            "aclshmem: [PE {}] finalize ran while {inside} other thread(s) were inside library calls; \
+             instance {} is left mapped",
+            inst.my_pe(),
+            inst.id()
+        );
+        crate::stream::close_internal_stream();
+        let _ = inst.boot().barrier();
+        inst.boot().finalize();
+        // the other threads still use the instance: it must outlive them, so it is never freed
+        std::mem::forget(inst);
+        slot.status
+            .store(ACLSHMEM_STATUS_NOT_INITIALIZED, Ordering::Release);
+        return Err(Error::Inner(format!(
+            "finalize: {inside} thread(s) still inside library calls"
+        )));
+    }
     // stream-ordered work of the library's own stream ends before the heaps go
     crate::stream::close_internal_stream();
     // work queued on the program's streams holds counts of its own: let it finish first

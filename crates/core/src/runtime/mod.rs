@@ -9,11 +9,14 @@
 //! that made it or move to another thread; whatever must outlive the call (a stream-queued
 //! operation) takes its own `Arc` with [`Current::share`] when it is queued. Finalize removes the
 //! pointer from the slot first, then waits (bounded) until no queued operation holds the instance,
-//! and only then releases it. Calling the library from another thread *while* finalize runs is
-//! not supported (spec 11.2), as in every OpenSHMEM.
+//! and only then releases it. A call on another thread *while* finalize runs is a program error
+//! (spec 11.2), as in every OpenSHMEM, but it does not crash: finalize also waits (bounded) for
+//! every thread inside a library call ([`calls`]), and a call that starts after the pointer was
+//! removed fails with `NotInited`.
 //!
 //! `unsafe`: the current instance is read through raw pointers published with Release stores.
 
+mod calls;
 mod init;
 
 pub use crate::instance::{AllocRequest, Engine, Instance};
@@ -108,6 +111,7 @@ fn make_current(s: &'static Slot) {
 /// The current instance, lent for the duration of one call on one thread (see the module docs).
 pub struct Current {
     inst: NonNull<Instance>,
+    entry: Option<&'static calls::Entry>,
     /// Not `Send`/`Sync`: the loan stays on the calling thread.
     _local: PhantomData<*const Instance>,
 }
@@ -120,6 +124,13 @@ impl std::ops::Deref for Current {
         // releases the instance only after removing it from the slot and draining every holder of
         // a shared `Arc`, and a `Current` lives within one library call of the thread that made it.
         unsafe { self.inst.as_ref() }
+    }
+}
+
+impl Drop for Current {
+    #[inline]
+    fn drop(&mut self) {
+        calls::leave(self.entry);
     }
 }
 
@@ -139,13 +150,19 @@ impl Current {
 /// The current instance, or `NotInited`.
 #[inline]
 pub fn current() -> Result<Current> {
+    let entry = calls::enter();
     let p = current_slot().live.load(Ordering::Acquire);
-    NonNull::new(p)
-        .map(|inst| Current {
+    match NonNull::new(p) {
+        Some(inst) => Ok(Current {
             inst,
+            entry,
             _local: PhantomData,
-        })
-        .ok_or(Error::NotInited)
+        }),
+        None => {
+            calls::leave(entry);
+            Err(Error::NotInited)
+        }
+    }
 }
 
 /// Logs a failed call with the PE (of the current instance, if any) and the call's name: what the

@@ -1,0 +1,240 @@
+//! Which threads are inside a library call, so that finalize can wait for them before it releases
+//! an instance: a call racing with finalize on another thread gets `NotInited` (or completes
+//! first) instead of touching freed memory.
+//!
+//! Every thread that calls the library gets an [`Entry`] on its first call (recycled when the
+//! thread exits): a busy flag that only its thread writes. The outermost call on a thread sets it,
+//! then loads the instance pointer ([`super::current`]); finalize clears the pointer, then waits
+//! until every other thread's flag is clear ([`quiesce`]). Both sides need their store ordered
+//! before their load. (Setting and clearing the flag are plain stores, not increments: a
+//! read-modify-write would chain every call to the previous one through memory.)
+//! Calls are the hot path, so they pay only a compiler fence, and finalize pays a process-wide
+//! barrier, `membarrier(2)` with `MEMBARRIER_CMD_PRIVATE_EXPEDITED`, which runs a full memory
+//! barrier on every CPU running a thread of this process: afterwards either finalize sees a
+//! caller's flag, or that caller's load comes after the barrier and sees the cleared
+//! pointer. Where membarrier is not available, callers use a full fence instead (slower, the same
+//! guarantee).
+//!
+//! Finding the calling thread's entry is on every call too. Rust's `thread_local!` in a shared
+//! library goes through `__tls_get_addr` (the general-dynamic TLS model: a call and about a dozen
+//! instructions, a quarter of a `p`/`g` on shared memory), so on x86-64 the entry pointer lives in
+//! an initial-exec TLS word defined below in assembly: two instructions from the thread pointer.
+//! It takes 8 bytes of the static TLS surplus that glibc keeps for libraries loaded with dlopen.
+//! Other targets use `thread_local!`.
+
+#[cfg(not(target_arch = "x86_64"))]
+use std::cell::Cell;
+use std::cell::RefCell;
+use std::sync::Mutex;
+use std::sync::Once;
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering, compiler_fence, fence};
+use std::time::{Duration, Instant};
+
+use crate::util::Locked;
+
+/// One thread's calls in progress, on a cache line of its own (its thread writes it twice per call).
+#[repr(align(64))]
+pub struct Entry {
+    /// 1 while the owning thread is inside a library call (only that thread writes it).
+    busy: AtomicU32,
+    /// The owning thread exited; the entry can be given to a new thread.
+    free: AtomicBool,
+}
+
+/// Every entry ever made (entries are recycled, never freed).
+static ENTRIES: Mutex<Vec<&'static Entry>> = Mutex::new(Vec::new());
+/// Callers use a full fence: membarrier is not available.
+static FULL_FENCE: AtomicBool = AtomicBool::new(false);
+static SETUP: Once = Once::new();
+
+thread_local! {
+    /// Gives the entry back when the thread exits.
+    static RELEASE: RefCell<Option<Release>> = const { RefCell::new(None) };
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+thread_local! {
+    /// This thread's entry (no destructor, so it is usable while the thread's other thread-locals
+    /// are being destroyed).
+    static MINE: Cell<Option<&'static Entry>> = const { Cell::new(None) };
+}
+
+// This thread's entry, or null: an initial-exec TLS word (see the module documentation).
+#[cfg(target_arch = "x86_64")]
+core::arch::global_asm!(
+    ".pushsection .tbss,\"awT\",@nobits",
+    ".p2align 3",
+    ".globl aclshmem_calls_mine",
+    ".hidden aclshmem_calls_mine",
+    ".type aclshmem_calls_mine, @object",
+    ".size aclshmem_calls_mine, 8",
+    "aclshmem_calls_mine:",
+    ".zero 8",
+    ".popsection",
+);
+
+/// Address of this thread's entry word.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn mine_word() -> *mut *const Entry {
+    let p: *mut *const Entry;
+    // SAFETY: reads the thread pointer (fs:0 holds its own address on x86-64 Linux) and adds the
+    // word's offset from the GOT entry the dynamic linker fills for the initial-exec symbol; no
+    // other memory is touched. The result is constant for a thread.
+    unsafe {
+        core::arch::asm!(
+            "mov {p}, qword ptr fs:[0]",
+            "add {p}, qword ptr [rip + aclshmem_calls_mine@GOTTPOFF]",
+            p = out(reg) p,
+            options(pure, readonly, nostack, preserves_flags)
+        );
+    }
+    p
+}
+
+/// This thread's entry, if it has one.
+#[inline(always)]
+fn mine() -> Option<&'static Entry> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        // SAFETY: this thread's TLS word, written only by this thread (in `set_mine`), holding
+        // null or a leaked entry.
+        unsafe { (*mine_word()).as_ref() }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        MINE.with(Cell::get)
+    }
+}
+
+fn set_mine(e: &'static Entry) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: as in `mine`.
+    unsafe {
+        *mine_word() = e;
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    MINE.with(|m| m.set(Some(e)));
+}
+
+struct Release(&'static Entry);
+
+impl Drop for Release {
+    fn drop(&mut self) {
+        self.0.free.store(true, Ordering::Release);
+    }
+}
+
+const MEMBARRIER_CMD_PRIVATE_EXPEDITED: libc::c_long = 1 << 3;
+const MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED: libc::c_long = 1 << 4;
+
+fn membarrier(cmd: libc::c_long) -> bool {
+    // SAFETY: membarrier takes two integer arguments and touches no memory of ours.
+    unsafe { libc::syscall(libc::SYS_membarrier, cmd, 0 as libc::c_long, 0 as libc::c_long) == 0 }
+}
+
+/// Once per process, before the first instance is published: registers for expedited
+/// membarrier, or makes callers fence.
+pub fn setup() {
+    SETUP.call_once(|| {
+        if !membarrier(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED) {
+            log::info!(
+                "membarrier(2) is not available ({}): library calls use a full fence so that finalize \
+                 can wait for calls on other threads",
+                std::io::Error::last_os_error()
+            );
+            FULL_FENCE.store(true, Ordering::SeqCst);
+        }
+    });
+}
+
+/// Marks the start of a call on this thread; the caller then loads the instance pointer and
+/// calls [`leave`] with the result when done (or at once if there is no instance). The result is
+/// `None` for a call nested in another call of the same thread (the outer one owns the flag).
+#[inline]
+pub fn enter() -> Option<&'static Entry> {
+    let e = match mine() {
+        Some(e) => e,
+        None => register(),
+    };
+    if e.busy.load(Ordering::Relaxed) != 0 {
+        return None;
+    }
+    // Relaxed: the order against the caller's following load comes from the fences below
+    e.busy.store(1, Ordering::Relaxed);
+    if FULL_FENCE.load(Ordering::Relaxed) {
+        fence(Ordering::SeqCst);
+    } else {
+        // finalize's membarrier supplies the hardware barrier; the compiler must keep the order
+        compiler_fence(Ordering::SeqCst);
+    }
+    Some(e)
+}
+
+/// Marks the end of a call started by [`enter`] on this thread.
+#[inline]
+pub fn leave(e: Option<&'static Entry>) {
+    if let Some(e) = e {
+        // Release: everything the call did happens-before finalize's Acquire load of the flag
+        e.busy.store(0, Ordering::Release);
+    }
+}
+
+#[cold]
+fn register() -> &'static Entry {
+    let e = {
+        let mut all = ENTRIES.locked();
+        match all.iter().find(|e| {
+            e.free
+                .compare_exchange(true, false, Ordering::AcqRel, Ordering::Relaxed)
+                .is_ok()
+        }) {
+            Some(e) => *e,
+            None => {
+                let e: &'static Entry = Box::leak(Box::new(Entry {
+                    busy: AtomicU32::new(0),
+                    free: AtomicBool::new(false),
+                }));
+                all.push(e);
+                e
+            }
+        }
+    };
+    set_mine(e);
+    // a thread already tearing down its thread-locals keeps its entry for good
+    let _ = RELEASE.try_with(|r| *r.borrow_mut() = Some(Release(e)));
+    e
+}
+
+/// After an instance pointer was cleared: waits (at most `limit`) until no other thread is inside
+/// a library call. Returns how many still are.
+pub fn quiesce(limit: Duration) -> usize {
+    if FULL_FENCE.load(Ordering::Relaxed) {
+        fence(Ordering::SeqCst);
+    } else if !membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED) {
+        log::warn!(
+            "membarrier(2) failed ({}); waiting a moment for calls on other threads instead",
+            std::io::Error::last_os_error()
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let mine = mine().map(|e| e as *const Entry);
+    let others: Vec<&'static Entry> = ENTRIES
+        .locked()
+        .iter()
+        .copied()
+        .filter(|e| Some(*e as *const Entry) != mine)
+        .collect();
+    let start = Instant::now();
+    let mut b = crate::wait::Backoff::new();
+    loop {
+        let busy = others
+            .iter()
+            .filter(|e| e.busy.load(Ordering::Acquire) != 0)
+            .count();
+        if busy == 0 || start.elapsed() > limit {
+            return busy;
+        }
+        b.snooze();
+    }
+}
