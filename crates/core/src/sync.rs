@@ -1,12 +1,10 @@
 //! Team barriers and the team exchange area.
 //!
 //! Fast path (every member's heap mapped here): a central sense-counting barrier in the sync-pool
-//! area of the team's slot, in the copy of the team's first PE. Each member reads the generation word, then increments the arrival
-//! counter (AcqRel); the last arriver resets the counter and publishes generation + 1 with Release;
-//! the others wait (spin, yield, back off) until they Acquire the new generation. Every store a PE
-//! made before arriving — puts into other PEs' heaps included — happens-before every member's
-//! return: the counter's read-modify-write chain carries the arrivals to the last arriver, whose
-//! Release store of the generation carries them to every waiter.
+//! area of the team's slot, in the copy of the team's first PE: `aclshmem_protocol::barrier`
+//! (crates/protocol), which argues its orderings and is model-checked with loom there. Every store
+//! a PE made before arriving — puts into other PEs' heaps included — happens-before every member's
+//! return.
 //!
 //! Generic path (some member reached through a transport): the same counter on the first member,
 //! incremented with the transport's atomic fetch-add after a quiet (so this PE's earlier puts are
@@ -162,20 +160,14 @@ pub fn barrier(inst: &Instance, team: &Team) -> Result<()> {
     let root = team.world_pe(0);
     let arrive = word(inst, team.slot, ARRIVE, root)?;
     let generation = word(inst, team.slot, GENERATION, root)?;
-    let seen = generation.load(Ordering::Acquire);
-    if arrive.fetch_add(1, Ordering::AcqRel) + 1 == team.size as u64 {
-        arrive.store(0, Ordering::Relaxed);
-        generation.store(seen.wrapping_add(1), Ordering::Release);
-        return Ok(());
-    }
+    // the protocol and its orderings: aclshmem_protocol::barrier (model-checked there)
     let mut w = Watch::new(inst.limits());
     let mut recorded = false;
-    while generation.load(Ordering::Acquire) == seen {
+    aclshmem_protocol::barrier::central(arrive, generation, team.size as u64, |seen| {
         record_once(inst, team, seen, &w, &mut recorded);
         w.snooze(|| not_arrived(inst, team, seen))
-            .map_err(|e| timed_out(inst, team, seen, e))?;
-    }
-    Ok(())
+            .map_err(|e| timed_out(inst, team, seen, e))
+    })
 }
 
 /// The barrier over the transport interface (see the module documentation).

@@ -6,7 +6,10 @@
 //! robin by sequence number, and for each buffer a flag (the sequence number it holds), an
 //! acknowledgement counter and the number of readers expected. A publisher first waits until every
 //! reader of the buffer's previous use acknowledged it, then copies, then stores the flag with
-//! Release; a reader waits for the flag with Acquire, copies, then acknowledges (Release). With the
+//! Release; a reader waits for the flag with Acquire, copies, then acknowledges (Release). The
+//! protocol's steps and the argument for their orderings are `aclshmem_protocol::ring`
+//! (crates/protocol), model-checked with loom there; this module adds the layout, the waits'
+//! diagnostics and the asymmetric-call records. With the
 //! same call order on every member, a reader only ever waits for data already being published, and
 //! a publisher only for readers of calls at least DEPTH back, so no wait forms a cycle.
 //!
@@ -44,9 +47,9 @@ const PENDING: usize = 16 * DEPTH; // [u64; DEPTH]: record (high 48 bits) | read
 const VIEW: usize = 24 * DEPTH; // [u64; DEPTH]: record of the last call read from this buffer index
 const BUF: usize = 32 * DEPTH; // [[u8; SMALL_MAX]; DEPTH]
 const _: () = assert!(BUF + DEPTH * SMALL_MAX <= SMALL_BYTES);
-/// Readers of one publication fit the low 16 bits of a pending word.
-const _: () = assert!(aclshmem_abi::ACLSHMEM_MAX_PES <= 1 << 16);
-const READERS: u64 = 0xffff;
+/// Readers of one publication fit the low bits of a pending word.
+const _: () = assert!(aclshmem_abi::ACLSHMEM_MAX_PES as u64 <= READERS + 1);
+use aclshmem_protocol::ring::{self, READERS};
 /// Flag bit of a call its publisher could not publish (it found an asymmetric call): the readers
 /// fail instead of waiting.
 const FAILED: u64 = 1 << 63;
@@ -106,7 +109,8 @@ pub fn publish(inst: &Instance, team: &Team, seq: u64, data: &[u8], readers: u64
         word(inst, team.slot, ACK + 8 * p, me)?,
         word(inst, team.slot, PENDING + 8 * p, me)?,
     );
-    if let Err(e) = wait_acks(inst, team, seq, ack, pending) {
+    let slot = ring::Slot { flag, ack, pending };
+    if let Err(e) = wait_acks(inst, team, seq, slot) {
         if matches!(e, Error::InvalidParam(_)) {
             // an asymmetric call: this call's readers would wait for ever
             flag.store(seq | FAILED, Ordering::Release);
@@ -115,9 +119,7 @@ pub fn publish(inst: &Instance, team: &Team, seq: u64, data: &[u8], readers: u64
     }
     // SAFETY: our own buffer of SMALL_MAX bytes; its previous readers all acknowledged.
     unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), buffer(inst, team.slot, p, me)?, data.len()) };
-    ack.store(0, Ordering::Relaxed);
-    pending.store(record(seq, view) | readers, Ordering::Relaxed);
-    flag.store(seq, Ordering::Release);
+    ring::announce(slot, seq, record(seq, view) | readers);
     Ok(())
 }
 
@@ -156,10 +158,10 @@ pub fn wait_published(inst: &Instance, team: &Team, owner: usize, seq: u64, view
         )
     };
     let mut snoozes = 0u64;
-    while flag.load(Ordering::Acquire) != seq {
+    ring::wait_flag(flag, seq, |f| {
         w.snooze(what).map_err(|e| expired(inst, what(), e))?;
         snoozes += 1;
-        if flag.load(Ordering::Acquire) == seq | FAILED {
+        if f == seq | FAILED {
             return Err(Error::InvalidParam(format!(
                 "collective call {seq} on team {}: member {owner} (PE {pe}) found an asymmetric earlier \
                  call and could not publish its data (its error names the call)",
@@ -169,12 +171,14 @@ pub fn wait_published(inst: &Instance, team: &Team, owner: usize, seq: u64, view
         if view != 0 && snoozes.is_power_of_two() {
             disagreement(inst, team, p)?;
         }
-    }
+        Ok(())
+    })?;
     Ok(buffer(inst, team.slot, p, pe)? as *const u8)
 }
 
 /// Waits until the readers of a buffer of this PE acknowledged it (before its reuse for `seq`).
-fn wait_acks(inst: &Instance, team: &Team, seq: u64, ack: &AtomicU64, pending: &AtomicU64) -> Result<()> {
+fn wait_acks(inst: &Instance, team: &Team, seq: u64, slot: ring::Slot<'_, AtomicU64>) -> Result<()> {
+    let (ack, pending) = (slot.ack, slot.pending);
     let mut w = Watch::new(inst.limits());
     let what = || {
         format!(
@@ -187,14 +191,14 @@ fn wait_acks(inst: &Instance, team: &Team, seq: u64, ack: &AtomicU64, pending: &
         )
     };
     let mut snoozes = 0u64;
-    while ack.load(Ordering::Acquire) < pending.load(Ordering::Relaxed) & READERS {
+    ring::wait_acks(slot, || {
         w.snooze(what).map_err(|e| expired(inst, what(), e))?;
         snoozes += 1;
         if snoozes.is_power_of_two() {
             disagreement(inst, team, (seq % DEPTH as u64) as usize)?;
         }
-    }
-    Ok(())
+        Ok(())
+    })
 }
 
 /// Compares this PE's records of buffer index `p` (as publisher and as reader) with every other
@@ -240,7 +244,7 @@ fn expired(inst: &Instance, what: String, e: Expired) -> Error {
 /// Tells member `owner` this PE is done with its call `seq`.
 pub fn acknowledge(inst: &Instance, team: &Team, owner: usize, seq: u64) -> Result<()> {
     let p = (seq % DEPTH as u64) as usize;
-    word(inst, team.slot, ACK + 8 * p, team.world_pe(owner))?.fetch_add(1, Ordering::Release);
+    ring::acknowledge(word(inst, team.slot, ACK + 8 * p, team.world_pe(owner))?);
     Ok(())
 }
 
@@ -248,11 +252,13 @@ pub fn acknowledge(inst: &Instance, team: &Team, owner: usize, seq: u64) -> Resu
 /// buffer the readers copied from directly).
 pub fn wait_acknowledged(inst: &Instance, team: &Team, seq: u64) -> Result<()> {
     let p = (seq % DEPTH as u64) as usize;
-    let (ack, pending) = (
-        word(inst, team.slot, ACK + 8 * p, inst.my_pe())?,
-        word(inst, team.slot, PENDING + 8 * p, inst.my_pe())?,
-    );
-    wait_acks(inst, team, seq, ack, pending)
+    let me = inst.my_pe();
+    let slot = ring::Slot {
+        flag: word(inst, team.slot, FLAG + 8 * p, me)?,
+        ack: word(inst, team.slot, ACK + 8 * p, me)?,
+        pending: word(inst, team.slot, PENDING + 8 * p, me)?,
+    };
+    wait_acks(inst, team, seq, slot)
 }
 
 /// Before `slot` is released (team destroy): waits until every reader of this PE's published

@@ -1,0 +1,41 @@
+//! Central sense-counting barrier: an arrival counter and a generation word, both in the copy of
+//! the team's first member.
+//!
+//! Each member reads the generation (Acquire), then increments the counter (AcqRel). The last
+//! arriver resets the counter (Relaxed) and publishes generation + 1 (Release); the others wait
+//! until they Acquire a generation other than the one they read.
+//!
+//! Why these orderings suffice:
+//! - Everything a member did before arriving happens-before every member's return: the increments
+//!   form one release sequence on the counter (each RMW reads the previous one, and AcqRel makes
+//!   each arriver acquire all earlier arrivals), so the last arriver has acquired every arrival;
+//!   its Release store of the generation then carries all of them to each waiter's Acquire load.
+//! - The generation read before arriving cannot already be the new one: the new generation is only
+//!   stored after the last increment, which needs this member's own increment first.
+//! - The Relaxed reset of the counter is ordered before the generation store in the last arriver's
+//!   thread, so a member that returned (it acquired the generation) and arrives at the next
+//!   barrier increments after the reset: its RMW reads 0 or a later value, never a stale count.
+
+use crate::Word;
+use std::sync::atomic::Ordering::{AcqRel, Acquire, Relaxed, Release};
+
+/// One barrier of `size` members over `arrive` and `generation`; `snooze` is called while waiting
+/// (with the generation being waited on) and may end the wait with an error.
+#[inline]
+pub fn central<W: Word + ?Sized, E>(
+    arrive: &W,
+    generation: &W,
+    size: u64,
+    mut snooze: impl FnMut(u64) -> Result<(), E>,
+) -> Result<(), E> {
+    let seen = generation.load(Acquire);
+    if arrive.fetch_add(1, AcqRel) + 1 == size {
+        arrive.store(0, Relaxed);
+        generation.store(seen.wrapping_add(1), Release);
+        return Ok(());
+    }
+    while generation.load(Acquire) == seen {
+        snooze(seen)?;
+    }
+    Ok(())
+}

@@ -1,0 +1,194 @@
+//! Model checks of the protocols with loom: every interleaving of a few members and every outcome
+//! of the weak memory model the C/Rust model allows (loom runs on any host; x86's stronger
+//! ordering does not hide anything here). Data the protocols protect lives in loom `UnsafeCell`s,
+//! so an ordering too weak to order a write before a read of another member is reported as a data
+//! race, and a reader seeing stale data fails an assertion.
+
+use aclshmem_protocol::{Word, barrier, ring};
+use loom::cell::UnsafeCell;
+use loom::sync::Arc;
+use loom::sync::atomic::AtomicU64;
+use loom::thread;
+use std::sync::atomic::Ordering;
+
+/// A loom atomic as a protocol word.
+struct L(AtomicU64);
+
+impl L {
+    fn new() -> L {
+        L(AtomicU64::new(0))
+    }
+}
+
+impl Word for L {
+    fn load(&self, order: Ordering) -> u64 {
+        self.0.load(order)
+    }
+    fn store(&self, value: u64, order: Ordering) {
+        self.0.store(value, order)
+    }
+    fn fetch_add(&self, value: u64, order: Ordering) -> u64 {
+        self.0.fetch_add(value, order)
+    }
+}
+
+/// Runs `f` under the model checker. Members spin while they wait, so the exploration bounds the
+/// number of preemptions per execution (3: loom's documentation finds most bugs within 2-3, and
+/// the state space stays within CI's time) and allows long executions.
+fn model<F: Fn() + Sync + Send + 'static>(f: F) {
+    let mut b = loom::model::Builder::new();
+    b.preemption_bound = Some(3);
+    b.max_branches = 100_000;
+    b.check(f);
+}
+
+fn yield_now<E>() -> Result<(), E> {
+    thread::yield_now();
+    Ok(())
+}
+
+/// Members write their own cell, pass a barrier, read every cell, pass a second barrier (the words
+/// are reused, as consecutive barriers of a team do), then write again and read after a third.
+fn barrier_members(n: usize) {
+    model(move || {
+        let arrive = Arc::new(L::new());
+        let generation = Arc::new(L::new());
+        let cells: Arc<Vec<UnsafeCell<u64>>> = Arc::new((0..n).map(|_| UnsafeCell::new(0)).collect());
+        let member = {
+            let (arrive, generation, cells) = (arrive.clone(), generation.clone(), cells.clone());
+            move |me: usize| {
+                let pass = || barrier::central(&*arrive, &*generation, n as u64, |_| yield_now::<()>()).unwrap();
+                cells[me].with_mut(|c| unsafe { *c = 1 + me as u64 });
+                pass();
+                for (i, c) in cells.iter().enumerate() {
+                    assert_eq!(c.with(|c| unsafe { *c }), 1 + i as u64, "member {me} read member {i}'s cell");
+                }
+                pass();
+                cells[me].with_mut(|c| unsafe { *c = 100 + me as u64 });
+                pass();
+                for (i, c) in cells.iter().enumerate() {
+                    assert_eq!(c.with(|c| unsafe { *c }), 100 + i as u64);
+                }
+            }
+        };
+        let others: Vec<_> = (1..n)
+            .map(|me| {
+                let m = member.clone();
+                thread::spawn(move || m(me))
+            })
+            .collect();
+        member(0);
+        for t in others {
+            t.join().unwrap();
+        }
+    });
+}
+
+#[test]
+fn barrier_two_members() {
+    barrier_members(2);
+}
+
+#[test]
+fn barrier_three_members() {
+    barrier_members(3);
+}
+
+/// One member's ring with `DEPTH` buffers of one word each.
+struct Ring {
+    flag: Vec<L>,
+    ack: Vec<L>,
+    pending: Vec<L>,
+    buf: Vec<UnsafeCell<u64>>,
+}
+
+impl Ring {
+    fn new(depth: usize) -> Ring {
+        Ring {
+            flag: (0..depth).map(|_| L::new()).collect(),
+            ack: (0..depth).map(|_| L::new()).collect(),
+            pending: (0..depth).map(|_| L::new()).collect(),
+            buf: (0..depth).map(|_| UnsafeCell::new(0)).collect(),
+        }
+    }
+
+    fn slot(&self, p: usize) -> ring::Slot<'_, L> {
+        ring::Slot {
+            flag: &self.flag[p],
+            ack: &self.ack[p],
+            pending: &self.pending[p],
+        }
+    }
+
+    /// The core's publish: wait for the previous readers, copy, announce.
+    fn publish(&self, seq: u64, value: u64, readers: u64) {
+        let p = seq as usize % self.flag.len();
+        ring::wait_acks(self.slot(p), yield_now::<()>).unwrap();
+        self.buf[p].with_mut(|b| unsafe { *b = value });
+        ring::announce(self.slot(p), seq, readers);
+    }
+
+    /// The core's read: wait for the flag, copy, acknowledge.
+    fn read(&self, seq: u64) -> u64 {
+        let p = seq as usize % self.flag.len();
+        ring::wait_flag(&self.flag[p], seq, |_| yield_now::<()>()).unwrap();
+        let v = self.buf[p].with(|b| unsafe { *b });
+        ring::acknowledge(&self.ack[p]);
+        v
+    }
+}
+
+/// A broadcast-like sequence: member 0 publishes `calls` values through a ring of `depth` buffers,
+/// `readers` other members read each one; with calls > depth the publisher reuses buffers while
+/// readers may still be behind, which is what the acknowledgements must make safe.
+fn ring_broadcasts(depth: usize, calls: u64, readers: usize) {
+    model(move || {
+        let r = Arc::new(Ring::new(depth));
+        let threads: Vec<_> = (0..readers)
+            .map(|_| {
+                let r = r.clone();
+                thread::spawn(move || {
+                    for seq in 1..=calls {
+                        assert_eq!(r.read(seq), seq * 10, "call {seq} read stale data");
+                    }
+                })
+            })
+            .collect();
+        for seq in 1..=calls {
+            r.publish(seq, seq * 10, readers as u64);
+        }
+        for t in threads {
+            t.join().unwrap();
+        }
+    });
+}
+
+#[test]
+fn ring_one_reader_reuses_buffers() {
+    ring_broadcasts(2, 4, 1);
+}
+
+#[test]
+fn ring_two_readers() {
+    ring_broadcasts(1, 2, 2);
+}
+
+/// Every member publishes and reads every other member's data (fcollect-like), two calls over a
+/// single buffer: publishing the second call must wait for the other member's read of the first.
+#[test]
+fn ring_all_to_all() {
+    model(|| {
+        let rings = Arc::new([Ring::new(1), Ring::new(1)]);
+        let member = |me: usize, rings: Arc<[Ring; 2]>| {
+            for seq in 1..=2u64 {
+                rings[me].publish(seq, seq * 10 + me as u64, 1);
+                let other = 1 - me;
+                assert_eq!(rings[other].read(seq), seq * 10 + other as u64);
+            }
+        };
+        let r1 = rings.clone();
+        let t = thread::spawn(move || member(1, r1));
+        member(0, rings);
+        t.join().unwrap();
+    });
+}
