@@ -47,7 +47,10 @@ impl<W: ?Sized> Copy for Slot<'_, W> {}
 /// Publisher: waits until every reader of the buffer's previous use acknowledged it. `snooze`
 /// may end the wait with an error.
 #[inline]
-pub fn wait_acks<W: Word + ?Sized, E>(s: Slot<'_, W>, mut snooze: impl FnMut() -> Result<(), E>) -> Result<(), E> {
+pub fn wait_acks<W: Word + ?Sized, E>(
+    s: Slot<'_, W>,
+    mut snooze: impl FnMut() -> Result<(), E>,
+) -> Result<(), E> {
     while s.ack.load(Acquire) < s.pending.load(Relaxed) & READERS {
         snooze()?;
     }
