@@ -178,6 +178,65 @@ pub fn enqueue(
     Ok(())
 }
 
+/// Work that needs no instance (a kernel launch): runs in order on `stream` (NULL = the ACL default
+/// stream); a failure is reported by the stream's next synchronize when the runtime can report
+/// one (`aclshimLaunchHostFuncWithStatus`), else logged. Without an ACL runtime it runs inline and
+/// its error is returned.
+pub fn enqueue_work(stream: *mut c_void, call: &'static str, work: Work) -> Result<()> {
+    let Some(acl) = acl() else {
+        return work();
+    };
+    // the handle is only passed on to the runtime, which checks it
+    let stream: *mut c_void = stream.cast();
+    let args = Box::into_raw(Box::new(WorkTask { call, work })) as *mut c_void;
+    // SAFETY: the runtime calls the trampoline once with `args`, which stays valid until then.
+    let rc = unsafe {
+        match acl.launch_status {
+            Some(f) => f(stream, work_trampoline_status, args),
+            None => (acl.launch)(stream, work_trampoline, args),
+        }
+    };
+    if rc != 0 {
+        // SAFETY: args came from Box::into_raw above and was not consumed.
+        drop(unsafe { Box::from_raw(args as *mut WorkTask) });
+        return Err(Error::InvalidParam(format!(
+            "the ACL runtime refused to queue on stream {stream:p} (error {rc})"
+        )));
+    }
+    Ok(())
+}
+
+/// What [`enqueue_work`] runs.
+pub type Work = Box<dyn FnOnce() -> Result<()> + Send>;
+
+struct WorkTask {
+    call: &'static str,
+    work: Work,
+}
+
+fn run_work(t: WorkTask) -> c_int {
+    let WorkTask { call, work } = t;
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(work))
+        .unwrap_or_else(|_| Err(Error::Inner("panic in stream-ordered work".into())));
+    match r {
+        Ok(()) => 0,
+        Err(e) => {
+            log::error!("{call}: {e}");
+            STREAM_ERROR
+        }
+    }
+}
+
+unsafe extern "C" fn work_trampoline(args: *mut c_void) {
+    // SAFETY: args is the Box<WorkTask> leaked by `enqueue_work`, run exactly once.
+    run_work(*unsafe { Box::from_raw(args as *mut WorkTask) });
+}
+
+unsafe extern "C" fn work_trampoline_status(args: *mut c_void) -> c_int {
+    // SAFETY: as above.
+    run_work(*unsafe { Box::from_raw(args as *mut WorkTask) })
+}
+
 /// The library's own stream (created on first use; NULL = the ACL default stream when creation is
 /// not possible, e.g. no device set on this thread).
 static INTERNAL: AtomicPtr<c_void> = AtomicPtr::new(std::ptr::null_mut());
@@ -220,6 +279,10 @@ pub fn open_internal_stream() {
 /// The blocking host calls (barriers, syncs, waits) complete the internal stream's work first, as
 /// the original does (spec 7).
 pub fn sync_internal() {
+    if crate::block::current().is_some() {
+        // a kernel block must not wait for a stream (its own launch may be queued on it)
+        return;
+    }
     let s = INTERNAL.load(Ordering::Acquire);
     if s.is_null() {
         return;

@@ -1,0 +1,373 @@
+//! Kernel launches of the CPU device mode (`k<<<blockDim, l2ctrl, stream>>>(args)`, rewritten by
+//! the `aclshmem-cxx` compiler wrapper into a call of the launcher in `device/aclshmem_launch.h`).
+//!
+//! A launch is queued on its ACL stream like every other stream task, so it runs after the work
+//! queued before it and before the work queued after it. When it runs, every block context runs on
+//! its own thread at the same time: upstream kernels assume all blocks are resident (barriers,
+//! `SyncAll`, spin-waits on flags set by other blocks), so a pool smaller than the launch would
+//! deadlock. Threads are kept in a pool and reused by later launches; a launch larger than the pool
+//! grows it (the extra threads stay for reuse, up to [`MAX_IDLE`]). Each thread owns its block's
+//! UB buffer for the life of the thread.
+//!
+//! A block that fails (a C++ exception, a fault caught by the launcher, a panic) breaks the
+//! launch-wide rendezvous so no other block waits for it for ever, and the launch reports the
+//! failure to the stream: the next `aclrtSynchronizeStream` returns an error (with the CPU
+//! libascendcl), and the log names the block and the reason.
+//!
+//! `unsafe`: calls of the C kernel trampoline and its closure pointer.
+
+use std::ffi::{c_int, c_void};
+use std::sync::mpsc::{Sender, channel};
+use std::sync::{Arc, Condvar, Mutex};
+
+use crate::block::{self, Block, KernelKind, Rendezvous, UB_SIZE};
+use crate::error::{Error, Result};
+use crate::{runtime, stream, sync};
+
+/// Runs one block: the C trampoline of the launch, given the launch's closure. Returns 0, or
+/// non-zero when the block failed (after [`block_failed`] told why).
+pub type BlockFn = unsafe extern "C" fn(closure: *mut c_void) -> c_int;
+/// Frees the launch's closure once every block returned.
+pub type FreeFn = unsafe extern "C" fn(closure: *mut c_void);
+
+/// Largest `blockDim` accepted (one thread per block context).
+pub const MAX_BLOCK_DIM: u32 = 65535;
+/// Idle block threads kept for reuse; more finish after their block.
+pub const MAX_IDLE: usize = 1024;
+/// Stack of a block thread (kernels keep their locals on it).
+const STACK: usize = 4 << 20;
+
+/// One kernel launch as the launcher hands it over.
+pub struct Launch {
+    pub kind: KernelKind,
+    pub block_dim: u32,
+    pub func: BlockFn,
+    pub closure: *mut c_void,
+    pub free: Option<FreeFn>,
+}
+
+// SAFETY: the closure is built by the launcher for exactly this launch and is only read (by every
+// block, concurrently, as the C++ launcher allows: it is a const tuple of by-value arguments) until
+// `free` runs once after the last block.
+unsafe impl Send for Launch {}
+// SAFETY: as above; blocks only call `func(closure)`.
+unsafe impl Sync for Launch {}
+
+impl Drop for Launch {
+    fn drop(&mut self) {
+        if let Some(f) = self.free {
+            // SAFETY: the closure belongs to this launch and no block runs any more.
+            unsafe { f(self.closure) };
+        }
+    }
+}
+
+/// Queues `l` on `stream` (NULL = the ACL default stream; without an ACL runtime in the process
+/// the launch runs at once and its failure is returned).
+pub fn launch(stream: *mut c_void, l: Launch) -> Result<()> {
+    if l.block_dim == 0 || l.block_dim > MAX_BLOCK_DIM {
+        return Err(Error::InvalidParam(format!(
+            "blockDim {} is outside 1..={MAX_BLOCK_DIM}",
+            l.block_dim
+        )));
+    }
+    if block::current().is_some() {
+        return Err(Error::NotSupported(
+            "a kernel launch from inside a kernel block".into(),
+        ));
+    }
+    stream::enqueue_work(stream, "kernel launch", Box::new(move || run(l)))
+}
+
+/// Runs every block context of `l` at once and waits for all of them.
+pub fn run(l: Launch) -> Result<()> {
+    let n = (l.block_dim * l.kind.sub_blocks()) as usize;
+    let shared = Arc::new(Shared {
+        launch: l,
+        all: Rendezvous::new(n),
+        done: Mutex::new(Done {
+            finished: 0,
+            failures: Vec::new(),
+        }),
+        cv: Condvar::new(),
+    });
+    for idx in 0..n as u32 {
+        let s = Arc::clone(&shared);
+        dispatch(Box::new(move |ub| run_block(&s, idx, ub)));
+    }
+    let mut d = shared.done.lock().unwrap_or_else(|e| e.into_inner());
+    while d.finished < n {
+        d = shared.cv.wait(d).unwrap_or_else(|e| e.into_inner());
+    }
+    if d.failures.is_empty() {
+        return Ok(());
+    }
+    d.failures.sort_by_key(|f| f.0);
+    let (idx, why) = &d.failures[0];
+    Err(Error::Inner(format!(
+        "kernel failed in {} of {n} block contexts; block {idx}: {why}",
+        d.failures.len()
+    )))
+}
+
+struct Shared {
+    launch: Launch,
+    all: Rendezvous,
+    done: Mutex<Done>,
+    cv: Condvar,
+}
+
+struct Done {
+    finished: usize,
+    failures: Vec<(u32, String)>,
+}
+
+fn run_block(s: &Shared, idx: u32, ub: *mut u8) {
+    let b = Block {
+        idx,
+        blocks: s.launch.block_dim,
+        kind: s.launch.kind,
+        ub,
+        all: &s.all,
+    };
+    // SAFETY: `b` outlives the block (left below, before `b` goes out of scope).
+    unsafe { block::enter(&b) };
+    FAILURE.with(|f| f.borrow_mut().take());
+    let f = s.launch.func;
+    let c = s.launch.closure;
+    // SAFETY: the launcher's trampoline, called with its own closure, once per block context.
+    let r = std::panic::catch_unwind(|| unsafe { f(c) });
+    block::leave();
+    let failure = match r {
+        Ok(0) => None,
+        Ok(_) => Some(
+            FAILURE
+                .with(|f| f.borrow_mut().take())
+                .unwrap_or_else(|| "the block reported a failure".into()),
+        ),
+        Err(_) => Some("panic inside the block".into()),
+    };
+    if failure.is_some() {
+        s.all.break_all();
+    }
+    let mut d = s.done.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(why) = failure {
+        d.failures.push((idx, why));
+    }
+    d.finished += 1;
+    if d.finished == (s.launch.block_dim * s.launch.kind.sub_blocks()) as usize {
+        s.cv.notify_all();
+    }
+}
+
+thread_local! {
+    static FAILURE: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Records why the calling block fails (the launcher calls it before its trampoline returns
+/// non-zero).
+pub fn block_failed(why: String) {
+    FAILURE.with(|f| *f.borrow_mut() = Some(why));
+}
+
+// ---- the block thread pool ----
+
+type Job = Box<dyn FnOnce(*mut u8) + Send>;
+
+static IDLE: Mutex<Vec<Sender<Job>>> = Mutex::new(Vec::new());
+
+fn dispatch(job: Job) {
+    let mut job = job;
+    loop {
+        let idle = IDLE.lock().unwrap_or_else(|e| e.into_inner()).pop();
+        let Some(tx) = idle else { break };
+        match tx.send(job) {
+            Ok(()) => return,
+            // that worker is gone: try the next one
+            Err(e) => job = e.0,
+        }
+    }
+    spawn_worker(job);
+}
+
+fn spawn_worker(first: Job) {
+    let (tx, rx) = channel::<Job>();
+    let r = std::thread::Builder::new()
+        .name("aclshmem-block".into())
+        .stack_size(STACK)
+        .spawn(move || {
+            let mut ub = vec![0u8; UB_SIZE];
+            first(ub.as_mut_ptr());
+            loop {
+                {
+                    let mut idle = IDLE.lock().unwrap_or_else(|e| e.into_inner());
+                    if idle.len() >= MAX_IDLE {
+                        return;
+                    }
+                    idle.push(tx.clone());
+                }
+                match rx.recv() {
+                    Ok(job) => job(ub.as_mut_ptr()),
+                    Err(_) => return,
+                }
+            }
+        });
+    if let Err(e) = r {
+        // without a thread for every block the launch cannot run: fail loudly rather than hang
+        panic!("cannot start a kernel block thread: {e}");
+    }
+}
+
+// ---- device-side calls that differ from their host namesakes ----
+
+/// `aclshmem_barrier_all` / `aclshmem_barrier(team)` called from a kernel block: every block
+/// context of the launch arrives, one of them runs the PE-level barrier of the team (the same
+/// barrier, and the same per-team counter, as the host call), and all leave together. A full
+/// fence on both sides makes the blocks' earlier stores visible to every member (spec
+/// device-api 6.4). `team` `ACLSHMEM_TEAM_INVALID` returns at once.
+pub fn device_barrier(b: &Block, team: Option<i32>) -> Result<()> {
+    if team == Some(aclshmem_abi::ACLSHMEM_TEAM_INVALID) {
+        return Ok(());
+    }
+    std::sync::atomic::fence(std::sync::atomic::Ordering::SeqCst);
+    let all = b.rendezvous();
+    all.wait()?;
+    let r = if b.idx == 0 {
+        let inst = runtime::current()?;
+        match team {
+            None => sync::barrier_all(&inst),
+            Some(t) => sync::team_barrier(&inst, t),
+        }
+    } else {
+        Ok(())
+    };
+    all.wait()?;
+    std::sync::atomic::fence(std::sync::atomic::Ordering::SeqCst);
+    r
+}
+
+/// `AscendC::SyncAll()`: every block context of the launch arrives before any leaves.
+pub fn sync_all(b: &Block) -> Result<()> {
+    std::sync::atomic::fence(std::sync::atomic::Ordering::SeqCst);
+    b.rendezvous().wait()?;
+    Ok(())
+}
+
+// ---- the device-state record (spec device-api 1.8) ----
+
+/// One PE's `aclshmem_device_host_state_t` with the tables it points into.
+struct StateRecord {
+    state: Box<aclshmem_abi::DeviceHostState>,
+    _device_bases: Vec<*mut c_void>,
+    _host_bases: Vec<*mut c_void>,
+    _world: Box<aclshmem_abi::TeamRecord>,
+}
+
+// SAFETY: the record is plain data; its pointers point into the library's heap mappings and into
+// the boxes owned next to it, which live as long as the record.
+unsafe impl Send for StateRecord {}
+
+static STATE: Mutex<Option<(usize, StateRecord)>> = Mutex::new(None);
+
+/// The calling PE's device-state record (what `aclshmemi_get_state()` returns to kernels), built
+/// on first use for the current instance: `mype`, `npes`, the device heap's base and size, every
+/// PE's heap base (`p2p_device_heap_base`, and the host-side heap's when it exists), `topo_list`
+/// (`ACLSHMEM_TRANSPORT_MTE` for every PE mapped on this node), the UB configurations, and
+/// `team_pools[ACLSHMEM_TEAM_WORLD]`. Other teams' entries are NULL and the sync-pool fields 0
+/// (the CPU barriers do not use them). Kernels may write it (device config setters); the record
+/// lives until the next instance asks for its own.
+pub fn device_state() -> Result<*mut aclshmem_abi::DeviceHostState> {
+    use crate::heap::HeapKind;
+    use crate::instance::Engine;
+    let inst = runtime::current()?;
+    let key = &*inst as *const _ as usize;
+    let mut slot = STATE.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((k, rec)) = slot.as_mut()
+        && *k == key
+    {
+        return Ok(&mut *rec.state);
+    }
+    let n = inst.n_pes();
+    let me = inst.my_pe();
+    let bases = |kind: HeapKind| -> Vec<*mut c_void> {
+        match inst.heap(kind) {
+            Some(h) => (0..n)
+                .map(|pe| h.direct_addr(0, pe).unwrap_or(std::ptr::null_mut()).cast())
+                .collect(),
+            None => Vec::new(),
+        }
+    };
+    let mut device_bases = bases(HeapKind::Device);
+    let mut host_bases = bases(HeapKind::Host);
+    // SAFETY: DeviceHostState and TeamRecord are plain integers, pointers and arrays: all-zero is
+    // a valid value of each (NULL pointers, false flags).
+    let mut state: Box<aclshmem_abi::DeviceHostState> = unsafe { boxed_zeroed() };
+    // SAFETY: as above.
+    let mut world: Box<aclshmem_abi::TeamRecord> = unsafe { boxed_zeroed() };
+    world.mype = me as c_int;
+    world.start = 0;
+    world.stride = 1;
+    world.size = n as c_int;
+    world.team_idx = aclshmem_abi::ACLSHMEM_TEAM_WORLD;
+    for pe in 0..n {
+        world.pe_mapping[pe] = pe as i32;
+        world.pe_mapping[aclshmem_abi::ACLSHMEM_MAX_PES + pe] = pe as i32;
+    }
+    state.version = 1;
+    state.mype = me as c_int;
+    state.npes = n as c_int;
+    state.heap_base = inst.heap_base(HeapKind::Device).cast();
+    state.host_heap_base = inst
+        .heap(HeapKind::Host)
+        .map_or(std::ptr::null_mut(), |h| h.base().cast());
+    state.heap_size = inst.heap(HeapKind::Device).map_or(0, |h| h.size());
+    if !device_bases.is_empty() {
+        state.p2p_device_heap_base = device_bases.as_mut_ptr();
+    }
+    if !host_bases.is_empty() {
+        state.p2p_host_heap_base = host_bases.as_mut_ptr();
+    }
+    for (pe, b) in device_bases.iter().enumerate() {
+        state.topo_list[pe] = if b.is_null() { 0 } else { 1 };
+    }
+    state.team_pools[aclshmem_abi::ACLSHMEM_TEAM_WORLD as usize] = &mut *world;
+    state.is_aclshmem_initialized = true;
+    state.is_aclshmem_created = true;
+    state.mte_config = inst.ub_config(Engine::Mte);
+    state.sdma_config = inst.ub_config(Engine::Sdma);
+    state.rdma_config = inst.ub_config(Engine::Rdma);
+    state.udma_config = inst.ub_config(Engine::Udma);
+    let rec = StateRecord {
+        state,
+        _device_bases: device_bases,
+        _host_bases: host_bases,
+        _world: world,
+    };
+    let (_, rec) = slot.insert((key, rec));
+    Ok(&mut *rec.state)
+}
+
+/// A zeroed heap value of `T` (too large for the stack).
+///
+/// # Safety
+/// All-zero bytes must be a valid `T`.
+unsafe fn boxed_zeroed<T>() -> Box<T> {
+    let layout = std::alloc::Layout::new::<T>();
+    // SAFETY: T is not zero-sized here (the records are tens of KiB).
+    let p = unsafe { std::alloc::alloc_zeroed(layout) } as *mut T;
+    if p.is_null() {
+        std::alloc::handle_alloc_error(layout);
+    }
+    // SAFETY: p was allocated with T's layout and is a valid T per the caller's contract.
+    unsafe { Box::from_raw(p) }
+}
+
+/// `aclshmemx_roce_barrier` and friends: the PE-level barrier of `team`, made by one block per PE
+/// (the other blocks of the launch do not take part).
+pub fn pe_barrier(team: i32) -> Result<()> {
+    if team == aclshmem_abi::ACLSHMEM_TEAM_INVALID {
+        return Ok(());
+    }
+    let inst = runtime::current()?;
+    sync::team_barrier(&inst, team)
+}
