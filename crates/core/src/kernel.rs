@@ -104,8 +104,9 @@ pub fn run(l: Launch) -> Result<()> {
     }
     d.failures.sort_by_key(|f| f.0);
     let (idx, why) = &d.failures[0];
+    let pe = runtime::current_pe().map_or_else(|| "?".to_string(), |p| p.to_string());
     Err(Error::Inner(format!(
-        "kernel failed in {} of {n} block contexts; block {idx}: {why}",
+        "[PE {pe}] kernel failed in {} of {n} block contexts; block {idx}: {why}",
         d.failures.len()
     )))
 }

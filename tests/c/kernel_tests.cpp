@@ -1,0 +1,681 @@
+/*
+ * kernel_tests.cpp - scenarios of the CPU device mode (tests/kernels.rs), one per argv[1]. A "fusion"
+ * program: host code and kernels in one file, compiled by scripts/aclshmem-cxx, launched with
+ * <<<...>>> on ACL streams of libascendcl. Prints "FAIL: ..." and exits non-zero on a failure.
+ *
+ *   families      every RMA / put-with-signal form of every T13 type, device vs host API results
+ *   atomics       every device atomic of the 32/64-bit types vs the same sequence through the host API
+ *   tests         the result-returning device wait/test forms vs the host forms
+ *   many_blocks   4000 blocks: SyncAll, device atomics and a device barrier across thousands of threads
+ *   two_streams   two kernels on two streams at once, one waiting for the other's flag
+ *   cross_pe      a kernel on PE 1 waits for a signal set by a kernel on PE 0
+ *   stream_order  two kernels and a host function on one stream run in order
+ *   fault         a kernel with a faulting block and one that traps: the stream's synchronize fails,
+ *                 the process goes on, later kernels run
+ *   bad_launch    blockDim 0: refused and logged, nothing runs, the stream stays usable
+ */
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "acl/acl.h"
+#include "kernel_operator.h"
+#include "shmem.h"
+
+static int g_errors = 0;
+
+#define CHECK(cond, ...)                                                                   \
+    do {                                                                                   \
+        if (!(cond)) {                                                                     \
+            if (g_errors++ < 20) {                                                         \
+                std::printf("FAIL: [PE %d] %s:%d: ", aclshmem_my_pe(), __FILE__, __LINE__); \
+                std::printf(__VA_ARGS__);                                                  \
+                std::printf("\n");                                                         \
+            }                                                                              \
+        }                                                                                  \
+    } while (0)
+
+#define ACL_OK(call)                                                                        \
+    do {                                                                                    \
+        aclError ret_ = (call);                                                             \
+        if (ret_ != ACL_SUCCESS) {                                                          \
+            std::printf("FAIL: %s:%d: %s returned %d\n", __FILE__, __LINE__, #call, ret_); \
+            std::exit(1);                                                                   \
+        }                                                                                   \
+    } while (0)
+
+using namespace AscendC;
+
+/* ---------------------------------------------------------------------------------------------- */
+/* families: one kernel per type                                                                    */
+/* ---------------------------------------------------------------------------------------------- */
+
+constexpr int kN = 96; /* elements per transfer */
+
+template <typename T>
+struct Bufs {
+    T *src;      /* host-filled pattern */
+    T *put;      /* peer's src lands here (pointer put, blocking) */
+    T *get;      /* peer's src, fetched by get */
+    T *gt;       /* GlobalTensor put_nbi */
+    T *ub;       /* peer's own src, bounced through UB (get_nbi LocalTensor, put_nbi LocalTensor) */
+    T *rows;     /* non-contiguous put: 4 rows of 8 with pitch 16 */
+    T *strided;  /* iput: every second element */
+    T *scalar;   /* p */
+    T *g_out;    /* g result, stored locally */
+    T *sig_data; /* put_signal data */
+    int32_t *sig;
+};
+
+template <typename T>
+struct Family;
+
+template <typename T>
+__global__ __aicore__ void Families(Bufs<T> b, int peer)
+{
+    if (GetBlockIdx() != 0) {
+        aclshmem_barrier_all();
+        return;
+    }
+    /* the typed names of T are reached through the generic helpers below */
+    Family<T>::run(b, peer);
+    aclshmem_barrier_all();
+}
+
+#define FAMILY(NAME, T)                                                                                       \
+    template <>                                                                                               \
+    struct Family<T> {                                                                                        \
+        static void run(Bufs<T> b, int peer)                                                                  \
+        {                                                                                                     \
+            aclshmem_##NAME##_put(b.put, b.src, kN, peer);                                                     \
+            aclshmem_##NAME##_get(b.get, b.src, kN, peer);                                                     \
+            GlobalTensor<T> gd, gs;                                                                           \
+            gd.SetGlobalBuffer(b.gt);                                                                         \
+            gs.SetGlobalBuffer(b.src);                                                                        \
+            aclshmem_##NAME##_put_nbi(gd, gs, kN, peer);                                                       \
+            TPipe pipe;                                                                                       \
+            TBuf<TPosition::VECCALC> buf;                                                                     \
+            pipe.InitBuffer(buf, kN * sizeof(T));                                                             \
+            LocalTensor<T> ub = buf.Get<T>();                                                                 \
+            aclshmem_##NAME##_get_nbi(ub, gs, kN, peer);                                                       \
+            PipeBarrier<PIPE_ALL>();                                                                          \
+            GlobalTensor<T> gu;                                                                               \
+            gu.SetGlobalBuffer(b.ub);                                                                         \
+            aclshmem_##NAME##_put_nbi(gu, ub, kN, peer);                                                       \
+            non_contiguous_copy_param p{4, 8, 16, 16};                                                        \
+            aclshmem_##NAME##_put_nbi(b.rows, b.src, p, peer);                                                 \
+            aclshmem_##NAME##_iput(b.strided, b.src, 2, 1, kN / 2, peer);                                      \
+            aclshmem_##NAME##_p(b.scalar, b.src[5], peer);                                                     \
+            *b.g_out = aclshmem_##NAME##_g(b.src + 7, peer);                                                   \
+            aclshmem_##NAME##_put_signal(b.sig_data, b.src, kN, b.sig, 7, ACLSHMEM_SIGNAL_SET, peer);          \
+            aclshmem_quiet();                                                                                 \
+        }                                                                                                     \
+    };
+
+FAMILY(half, half)
+FAMILY(float, float)
+FAMILY(double, double)
+FAMILY(int8, int8_t)
+FAMILY(int16, int16_t)
+FAMILY(int32, int32_t)
+FAMILY(int64, int64_t)
+FAMILY(uint8, uint8_t)
+FAMILY(uint16, uint16_t)
+FAMILY(uint32, uint32_t)
+FAMILY(uint64, uint64_t)
+FAMILY(char, char)
+FAMILY(bfloat16, bfloat16_t)
+
+template <typename T>
+T pattern(int pe, int i)
+{
+    return static_cast<T>((pe * 37 + i * 3) % 100 + 1);
+}
+
+template <typename T>
+bool same(const T &a, const T &b)
+{
+    return std::memcmp(&a, &b, sizeof(T)) == 0;
+}
+
+template <typename T>
+void family_one(const char *name, aclrtStream stream)
+{
+    int me = aclshmem_my_pe();
+    int n = aclshmem_n_pes();
+    int peer = (me + 1) % n;
+    int from = (me + n - 1) % n; /* the PE whose puts land here */
+    Bufs<T> b;
+    T **all[] = {&b.src, &b.put, &b.get, &b.gt, &b.ub, &b.rows, &b.strided, &b.scalar, &b.g_out, &b.sig_data};
+    for (T **p : all) {
+        *p = static_cast<T *>(aclshmem_calloc(kN, sizeof(T)));
+    }
+    b.sig = static_cast<int32_t *>(aclshmem_calloc(1, sizeof(int32_t)));
+    for (int i = 0; i < kN; i++) {
+        b.src[i] = pattern<T>(me, i);
+    }
+    aclshmem_barrier_all();
+    Families<T><<<2, nullptr, stream>>>(b, peer);
+    ACL_OK(aclrtSynchronizeStream(stream));
+
+    /* expected values from the host API: the source PE's src, read with aclshmem_getmem */
+    std::vector<T> from_src(kN), peer_src(kN);
+    aclshmem_getmem(from_src.data(), b.src, kN * sizeof(T), from);
+    aclshmem_getmem(peer_src.data(), b.src, kN * sizeof(T), peer);
+    for (int i = 0; i < kN; i++) {
+        CHECK(same(b.put[i], from_src[i]), "%s put[%d]", name, i);
+        CHECK(same(b.get[i], peer_src[i]), "%s get[%d]", name, i);
+        CHECK(same(b.gt[i], from_src[i]), "%s GlobalTensor put_nbi[%d]", name, i);
+        CHECK(same(b.ub[i], b.src[i]), "%s UB get_nbi + put_nbi[%d]", name, i);
+        CHECK(same(b.sig_data[i], from_src[i]), "%s put_signal data[%d]", name, i);
+        bool in_row = (i % 16) < 8 && i < 64;
+        CHECK(same(b.rows[i], in_row ? from_src[i] : T()), "%s non-contiguous put[%d]", name, i);
+        bool on_stride = i % 2 == 0;
+        CHECK(same(b.strided[i], on_stride ? from_src[i / 2] : T()), "%s iput[%d]", name, i);
+    }
+    CHECK(same(b.scalar[0], from_src[5]), "%s p", name);
+    CHECK(same(b.g_out[0], peer_src[7]), "%s g", name);
+    CHECK(*b.sig == 7, "%s put_signal signal %d", name, *b.sig);
+    aclshmem_barrier_all();
+    aclshmem_free(b.sig);
+    for (T **p : all) {
+        aclshmem_free(*p);
+    }
+}
+
+void families(aclrtStream stream)
+{
+    family_one<half>("half", stream);
+    family_one<float>("float", stream);
+    family_one<double>("double", stream);
+    family_one<int8_t>("int8", stream);
+    family_one<int16_t>("int16", stream);
+    family_one<int32_t>("int32", stream);
+    family_one<int64_t>("int64", stream);
+    family_one<uint8_t>("uint8", stream);
+    family_one<uint16_t>("uint16", stream);
+    family_one<uint32_t>("uint32", stream);
+    family_one<uint64_t>("uint64", stream);
+    family_one<char>("char", stream);
+    family_one<bfloat16_t>("bfloat16", stream);
+}
+
+/* ---------------------------------------------------------------------------------------------- */
+/* atomics: the same sequence on the device (word 0) and through the host API (word 1)              */
+/* ---------------------------------------------------------------------------------------------- */
+
+template <typename T>
+struct AtomicOps;
+
+#define ATOMIC_OPS(NAME, T)                                                                                   \
+    template <>                                                                                               \
+    struct AtomicOps<T> {                                                                                     \
+        /* returns a checksum of the fetched values */                                                        \
+        static T run(T *w, int pe)                                                                            \
+        {                                                                                                     \
+            T sum = 0;                                                                                        \
+            aclshmem_##NAME##_atomic_set(w, static_cast<T>(40), pe);                                           \
+            sum += aclshmem_##NAME##_atomic_fetch_add(w, static_cast<T>(5), pe);                               \
+            aclshmem_##NAME##_atomic_add(w, static_cast<T>(3), pe);                                            \
+            aclshmem_##NAME##_atomic_inc(w, pe);                                                               \
+            sum += aclshmem_##NAME##_atomic_fetch_inc(w, pe);                                                  \
+            sum += aclshmem_##NAME##_atomic_swap(w, static_cast<T>(0x70f), pe);                                \
+            sum += aclshmem_##NAME##_atomic_compare_swap(w, static_cast<T>(0x70f), static_cast<T>(0x3c3), pe); \
+            sum += aclshmem_##NAME##_atomic_compare_swap(w, static_cast<T>(1), static_cast<T>(2), pe);         \
+            aclshmem_##NAME##_atomic_and(w, static_cast<T>(0x0ff), pe);                                        \
+            sum += aclshmem_##NAME##_atomic_fetch_or(w, static_cast<T>(0x400), pe);                            \
+            aclshmem_##NAME##_atomic_or(w, static_cast<T>(0x800), pe);                                         \
+            sum += aclshmem_##NAME##_atomic_fetch_xor(w, static_cast<T>(0x0f0), pe);                           \
+            aclshmem_##NAME##_atomic_xor(w, static_cast<T>(0x001), pe);                                        \
+            sum += aclshmem_##NAME##_atomic_fetch_and(w, static_cast<T>(0xfff), pe);                           \
+            sum += aclshmem_##NAME##_atomic_fetch(w, pe);                                                      \
+            return sum;                                                                                       \
+        }                                                                                                     \
+    };
+ATOMIC_OPS(int32, int32_t)
+ATOMIC_OPS(uint32, uint32_t)
+ATOMIC_OPS(int64, int64_t)
+ATOMIC_OPS(uint64, uint64_t)
+
+template <typename T>
+[[bisheng::core_ratio(0, 1)]] __global__ __aicore__ void AtomicsKernel(T *words, T *sums, int peer)
+{
+    sums[0] = AtomicOps<T>::run(words, peer);
+}
+
+template <typename T>
+void atomics_one(const char *name, aclrtStream stream)
+{
+    int me = aclshmem_my_pe();
+    int n = aclshmem_n_pes();
+    int peer = (me + 1) % n;
+    T *words = static_cast<T *>(aclshmem_calloc(2, sizeof(T)));
+    T *sums = static_cast<T *>(aclshmem_calloc(2, sizeof(T)));
+    aclshmem_barrier_all();
+    AtomicsKernel<T><<<1, nullptr, stream>>>(words, sums, peer);
+    ACL_OK(aclrtSynchronizeStream(stream));
+    sums[1] = AtomicOps<T>::run(words + 1, peer); /* host API, on the second word */
+    aclshmem_barrier_all();
+    CHECK(words[0] == words[1], "%s atomics: device word %lld, host word %lld", name, (long long)words[0],
+          (long long)words[1]);
+    CHECK(sums[0] == sums[1], "%s atomics: device fetched %lld, host fetched %lld", name, (long long)sums[0],
+          (long long)sums[1]);
+    aclshmem_barrier_all();
+    aclshmem_free(sums);
+    aclshmem_free(words);
+}
+
+/* the device-only adds (1/2-byte and floating types) and the MTE atomic templates */
+[[bisheng::core_ratio(0, 1)]] __global__ __aicore__ void SmallAdds(int8_t *i8, int16_t *i16, half *h, bfloat16_t *bf,
+                                                                   float *f, int32_t *mte, int n_pes)
+{
+    for (int pe = 0; pe < n_pes; pe++) {
+        aclshmem_int8_atomic_add(i8, static_cast<int8_t>(1), pe);
+        aclshmem_int16_atomic_add(i16, static_cast<int16_t>(2), pe);
+        aclshmem_half_atomic_add(h, half(0.5f), pe);
+        aclshmem_bfloat16_atomic_add(bf, bfloat16_t(1.0f), pe);
+        aclshmem_float_atomic_add(f, 0.25f, pe);
+        aclshmemx_mte_atomic_add(mte, 3, pe);
+        (void)aclshmemx_mte_atomic_fetch_inc(mte, pe);
+    }
+}
+
+void atomics(aclrtStream stream)
+{
+    atomics_one<int32_t>("int32", stream);
+    atomics_one<uint32_t>("uint32", stream);
+    atomics_one<int64_t>("int64", stream);
+    atomics_one<uint64_t>("uint64", stream);
+
+    int n = aclshmem_n_pes();
+    auto *i8 = static_cast<int8_t *>(aclshmem_calloc(1, 8));
+    auto *i16 = static_cast<int16_t *>(aclshmem_calloc(1, 8));
+    auto *h = static_cast<half *>(aclshmem_calloc(1, 8));
+    auto *bf = static_cast<bfloat16_t *>(aclshmem_calloc(1, 8));
+    auto *f = static_cast<float *>(aclshmem_calloc(1, 8));
+    auto *mte = static_cast<int32_t *>(aclshmem_calloc(1, 8));
+    aclshmem_barrier_all();
+    constexpr uint32_t kBlocks = 16;
+    SmallAdds<<<kBlocks, nullptr, stream>>>(i8, i16, h, bf, f, mte, n);
+    ACL_OK(aclrtSynchronizeStream(stream));
+    aclshmem_barrier_all();
+    int adds = n * static_cast<int>(kBlocks);
+    CHECK(*i8 == static_cast<int8_t>(adds), "int8 add %d, expected %d", *i8, adds);
+    CHECK(*i16 == 2 * adds, "int16 add %d, expected %d", *i16, 2 * adds);
+    CHECK(static_cast<float>(*h) == 0.5f * adds, "half add %g", static_cast<double>(static_cast<float>(*h)));
+    CHECK(static_cast<float>(*bf) == 1.0f * adds, "bfloat16 add %g", static_cast<double>(static_cast<float>(*bf)));
+    CHECK(*f == 0.25f * adds, "float add %g", static_cast<double>(*f));
+    CHECK(*mte == 4 * adds, "MTE atomics %d, expected %d", *mte, 4 * adds);
+    aclshmem_barrier_all();
+    aclshmem_free(mte);
+    aclshmem_free(f);
+    aclshmem_free(bf);
+    aclshmem_free(h);
+    aclshmem_free(i16);
+    aclshmem_free(i8);
+}
+
+/* ---------------------------------------------------------------------------------------------- */
+/* tests: device result-returning forms vs host forms                                               */
+/* ---------------------------------------------------------------------------------------------- */
+
+struct TestResults {
+    int test;
+    int all_vec;
+    size_t any;
+    size_t some;
+    size_t any_vec;
+    size_t some_vec;
+    size_t wait_any;
+    size_t wait_some;
+    size_t idx[8];
+    size_t idx_vec[8];
+};
+
+__global__ __aicore__ void TestsKernel(int32_t *ivars, int *status, int32_t *cmp_values, TestResults *r)
+{
+    if (GetBlockIdx() != 0) {
+        return;
+    }
+    r->test = aclshmem_int32_test(ivars + 2, ACLSHMEM_CMP_EQ, 5);
+    r->any = aclshmem_int32_test_any(ivars, 8, status, ACLSHMEM_CMP_GE, 5);
+    r->some = aclshmem_int32_test_some(ivars, 8, r->idx, status, ACLSHMEM_CMP_GE, 5);
+    r->all_vec = aclshmem_int32_test_all_vector(ivars, 8, status, ACLSHMEM_CMP_LE, cmp_values);
+    r->any_vec = aclshmem_int32_test_any_vector(ivars, 8, status, ACLSHMEM_CMP_EQ, cmp_values);
+    r->some_vec = aclshmem_int32_test_some_vector(ivars, 8, r->idx_vec, status, ACLSHMEM_CMP_EQ, cmp_values);
+    r->wait_any = aclshmem_int32_wait_until_any(ivars, 8, status, ACLSHMEM_CMP_GE, 5);
+    size_t idx[8];
+    r->wait_some = aclshmem_int32_wait_until_some(ivars, 8, idx, status, ACLSHMEM_CMP_GE, 5);
+}
+
+void tests(aclrtStream stream)
+{
+    auto *ivars = static_cast<int32_t *>(aclshmem_calloc(8, sizeof(int32_t)));
+    auto *status = static_cast<int *>(aclshmem_calloc(8, sizeof(int)));
+    auto *cmp_values = static_cast<int32_t *>(aclshmem_calloc(8, sizeof(int32_t)));
+    auto *r = static_cast<TestResults *>(aclshmem_calloc(1, sizeof(TestResults)));
+    const int32_t vals[8] = {1, 9, 5, 3, 7, 6, 2, 8};
+    const int st[8] = {0, 1, 0, 0, 0, 1, 0, 0};
+    const int32_t cv[8] = {1, 0, 4, 3, 9, 6, 2, 0};
+    for (int i = 0; i < 8; i++) {
+        ivars[i] = vals[i];
+        status[i] = st[i];
+        cmp_values[i] = cv[i];
+    }
+    TestsKernel<<<3, nullptr, stream>>>(ivars, status, cmp_values, r);
+    ACL_OK(aclrtSynchronizeStream(stream));
+    int test = -1, all_vec = -1;
+    size_t any = 0, some = 0, any_vec = 0, some_vec = 0, wait_any = 0, wait_some = 0, idx[8], idx_vec[8], idx2[8];
+    aclshmem_int32_test(ivars + 2, ACLSHMEM_CMP_EQ, 5, &test);
+    aclshmem_int32_test_any(ivars, 8, status, ACLSHMEM_CMP_GE, 5, &any);
+    aclshmem_int32_test_some(ivars, 8, idx, status, ACLSHMEM_CMP_GE, 5, &some);
+    aclshmem_int32_test_all_vector(ivars, 8, status, ACLSHMEM_CMP_LE, cmp_values, &all_vec);
+    aclshmem_int32_test_any_vector(ivars, 8, status, ACLSHMEM_CMP_EQ, cmp_values, &any_vec);
+    aclshmem_int32_test_some_vector(ivars, 8, idx_vec, status, ACLSHMEM_CMP_EQ, cmp_values, &some_vec);
+    aclshmem_int32_wait_until_any(ivars, 8, status, ACLSHMEM_CMP_GE, 5, &wait_any);
+    aclshmem_int32_wait_until_some(ivars, 8, idx2, status, ACLSHMEM_CMP_GE, 5, &wait_some);
+    CHECK(r->test == test && test == 1, "test %d vs host %d", r->test, test);
+    CHECK(r->any == any, "test_any %zu vs host %zu", r->any, any);
+    CHECK(r->some == some && some > 0, "test_some %zu vs host %zu", r->some, some);
+    for (size_t i = 0; i < some && i < 8; i++) {
+        CHECK(r->idx[i] == idx[i], "test_some index %zu: %zu vs host %zu", i, r->idx[i], idx[i]);
+    }
+    CHECK(r->all_vec == all_vec, "test_all_vector %d vs host %d", r->all_vec, all_vec);
+    CHECK(r->any_vec == any_vec, "test_any_vector %zu vs host %zu", r->any_vec, any_vec);
+    CHECK(r->some_vec == some_vec, "test_some_vector %zu vs host %zu", r->some_vec, some_vec);
+    for (size_t i = 0; i < some_vec && i < 8; i++) {
+        CHECK(r->idx_vec[i] == idx_vec[i], "test_some_vector index %zu", i);
+    }
+    CHECK(r->wait_any == wait_any, "wait_until_any %zu vs host %zu", r->wait_any, wait_any);
+    CHECK(r->wait_some == wait_some, "wait_until_some %zu vs host %zu", r->wait_some, wait_some);
+    aclshmem_barrier_all();
+    aclshmem_free(r);
+    aclshmem_free(cmp_values);
+    aclshmem_free(status);
+    aclshmem_free(ivars);
+}
+
+/* ---------------------------------------------------------------------------------------------- */
+/* many_blocks                                                                                      */
+/* ---------------------------------------------------------------------------------------------- */
+
+[[bisheng::core_ratio(0, 1)]] __global__ __aicore__ void ManyBlocks(int32_t *arrived, int32_t *after_sync,
+                                                                    int32_t *world, int32_t *seen_by_block)
+{
+    int n_pes = aclshmem_n_pes();
+    aclshmemx_mte_atomic_add(arrived, 1, aclshmem_my_pe());
+    SyncAll();
+    /* every block sees all arrivals of this PE after SyncAll */
+    seen_by_block[GetBlockIdx()] = aclshmemx_mte_atomic_fetch(arrived, aclshmem_my_pe());
+    aclshmemx_mte_atomic_add(after_sync, 1, aclshmem_my_pe());
+    for (int pe = 0; pe < n_pes; pe++) {
+        (void)aclshmem_int32_atomic_fetch_add(world, 1, pe);
+    }
+    aclshmem_barrier_all();
+    /* after the device barrier every PE's world counter holds every block of every PE */
+    if (aclshmem_int32_atomic_fetch(world, aclshmem_my_pe()) != 4000 * n_pes) {
+        throw std::runtime_error("world counter incomplete after the device barrier");
+    }
+}
+
+void many_blocks(aclrtStream stream)
+{
+    constexpr uint32_t kBlocks = 4000;
+    auto *arrived = static_cast<int32_t *>(aclshmem_calloc(1, sizeof(int32_t)));
+    auto *after = static_cast<int32_t *>(aclshmem_calloc(1, sizeof(int32_t)));
+    auto *world = static_cast<int32_t *>(aclshmem_calloc(1, sizeof(int32_t)));
+    auto *seen = static_cast<int32_t *>(aclshmem_calloc(kBlocks, sizeof(int32_t)));
+    aclshmem_barrier_all();
+    ManyBlocks<<<kBlocks, nullptr, stream>>>(arrived, after, world, seen);
+    ACL_OK(aclrtSynchronizeStream(stream));
+    CHECK(*arrived == static_cast<int32_t>(kBlocks), "arrived %d", *arrived);
+    CHECK(*after == static_cast<int32_t>(kBlocks), "after_sync %d", *after);
+    int short_views = 0;
+    for (uint32_t b = 0; b < kBlocks; b++) {
+        short_views += seen[b] != static_cast<int32_t>(kBlocks);
+    }
+    CHECK(short_views == 0, "%d blocks saw fewer than %u arrivals after SyncAll", short_views, kBlocks);
+    aclshmem_barrier_all();
+    CHECK(*world == static_cast<int32_t>(kBlocks) * aclshmem_n_pes(), "world %d", *world);
+    /* a second launch reuses the pooled threads */
+    *arrived = 0;
+    *after = 0;
+    *world = 0;
+    aclshmem_barrier_all();
+    ManyBlocks<<<kBlocks, nullptr, stream>>>(arrived, after, world, seen);
+    ACL_OK(aclrtSynchronizeStream(stream));
+    CHECK(*arrived == static_cast<int32_t>(kBlocks), "second launch: arrived %d", *arrived);
+    aclshmem_barrier_all();
+    aclshmem_free(seen);
+    aclshmem_free(world);
+    aclshmem_free(after);
+    aclshmem_free(arrived);
+}
+
+/* ---------------------------------------------------------------------------------------------- */
+/* two_streams, cross_pe, stream_order                                                              */
+/* ---------------------------------------------------------------------------------------------- */
+
+[[bisheng::core_ratio(0, 1)]] __global__ __aicore__ void WaitFor(int32_t *flag, int32_t value, int32_t *out)
+{
+    aclshmem_signal_wait_until(flag, ACLSHMEM_CMP_EQ, value);
+    *out = value + 1;
+}
+
+[[bisheng::core_ratio(0, 1)]] __global__ __aicore__ void SetFlagKernel(int32_t *flag, int32_t value, int pe)
+{
+    aclshmemx_signal_op(flag, value, ACLSHMEM_SIGNAL_SET, pe);
+}
+
+void two_streams(aclrtStream stream)
+{
+    aclrtStream other = nullptr;
+    ACL_OK(aclrtCreateStream(&other));
+    auto *flag = static_cast<int32_t *>(aclshmem_calloc(2, sizeof(int32_t)));
+    /* the waiter first: it only finishes if the setter runs at the same time on the other stream */
+    WaitFor<<<2, nullptr, stream>>>(flag, 42, flag + 1);
+    SetFlagKernel<<<1, nullptr, other>>>(flag, 42, aclshmem_my_pe());
+    ACL_OK(aclrtSynchronizeStream(stream));
+    ACL_OK(aclrtSynchronizeStream(other));
+    CHECK(flag[1] == 43, "waiter wrote %d", flag[1]);
+    ACL_OK(aclrtDestroyStream(other));
+    aclshmem_barrier_all();
+    aclshmem_free(flag);
+}
+
+void cross_pe(aclrtStream stream)
+{
+    int me = aclshmem_my_pe();
+    int n = aclshmem_n_pes();
+    auto *flag = static_cast<int32_t *>(aclshmem_calloc(2, sizeof(int32_t)));
+    aclshmem_barrier_all();
+    if (me != 0) {
+        WaitFor<<<4, nullptr, stream>>>(flag, 1000 + me, flag + 1); /* queued and waiting */
+    }
+    aclshmem_barrier_all();
+    if (me == 0) {
+        for (int pe = 1; pe < n; pe++) {
+            SetFlagKernel<<<1, nullptr, stream>>>(flag, 1000 + pe, pe);
+        }
+    }
+    ACL_OK(aclrtSynchronizeStream(stream));
+    if (me != 0) {
+        CHECK(flag[1] == 1001 + me, "PE %d's waiter wrote %d", me, flag[1]);
+    }
+    aclshmem_barrier_all();
+    aclshmem_free(flag);
+}
+
+[[bisheng::core_ratio(0, 1)]] __global__ __aicore__ void Fill(int32_t *buf, int elems, int32_t value)
+{
+    int per = elems / static_cast<int>(GetBlockNum());
+    for (int i = 0; i < per; i++) {
+        buf[GetBlockIdx() * per + i] = value;
+    }
+}
+
+[[bisheng::core_ratio(0, 1)]] __global__ __aicore__ void SumInto(int32_t *buf, int elems, int64_t *sum)
+{
+    int64_t s = 0;
+    for (int i = 0; i < elems; i++) {
+        s += buf[i];
+    }
+    *sum = s;
+}
+
+static int64_t g_host_saw = -1;
+static void host_check(void *arg)
+{
+    g_host_saw = *static_cast<int64_t *>(arg);
+}
+
+void stream_order(aclrtStream stream)
+{
+    constexpr int kElems = 64 * 1024;
+    auto *buf = static_cast<int32_t *>(aclshmem_calloc(kElems, sizeof(int32_t)));
+    auto *sum = static_cast<int64_t *>(aclshmem_calloc(1, sizeof(int64_t)));
+    for (int round = 1; round <= 3; round++) {
+        Fill<<<64, nullptr, stream>>>(buf, kElems, round);
+        SumInto<<<1, nullptr, stream>>>(buf, kElems, sum);
+        ACL_OK(aclrtLaunchHostFunc(stream, host_check, sum));
+        ACL_OK(aclrtSynchronizeStream(stream));
+        CHECK(*sum == static_cast<int64_t>(kElems) * round, "round %d: sum %lld", round, (long long)*sum);
+        CHECK(g_host_saw == *sum, "round %d: host function saw %lld", round, (long long)g_host_saw);
+    }
+    aclshmem_barrier_all();
+    aclshmem_free(sum);
+    aclshmem_free(buf);
+}
+
+/* ---------------------------------------------------------------------------------------------- */
+/* fault, bad_launch                                                                                */
+/* ---------------------------------------------------------------------------------------------- */
+
+[[bisheng::core_ratio(0, 1)]] __global__ __aicore__ void Faulty(int32_t *done, int bad_block)
+{
+    if (GetBlockIdx() == bad_block) {
+        volatile int32_t *p = nullptr;
+        *p = 1; /* SIGSEGV in this block only */
+    }
+    aclshmemx_mte_atomic_add(done, 1, aclshmem_my_pe());
+}
+
+[[bisheng::core_ratio(0, 1)]] __global__ __aicore__ void Traps(int32_t *done)
+{
+    if (GetBlockIdx() == 1) {
+        trap();
+    }
+    aclshmemx_mte_atomic_add(done, 1, aclshmem_my_pe());
+}
+
+[[bisheng::core_ratio(0, 1)]] __global__ __aicore__ void SyncAfterFault(int32_t *done)
+{
+    if (GetBlockIdx() == 0) {
+        volatile int32_t *p = nullptr;
+        *p = 1;
+    }
+    SyncAll(); /* the other blocks must not wait for block 0 for ever */
+    *done = 1;
+}
+
+void fault(aclrtStream stream)
+{
+    auto *done = static_cast<int32_t *>(aclshmem_calloc(1, sizeof(int32_t)));
+    Faulty<<<8, nullptr, stream>>>(done, 3);
+    aclError rc = aclrtSynchronizeStream(stream);
+    CHECK(rc != ACL_SUCCESS, "the faulting kernel's synchronize returned success");
+    CHECK(*done == 7, "%d blocks finished, expected 7", *done);
+    std::printf("fault: synchronize returned %d\n", rc);
+
+    *done = 0;
+    Traps<<<4, nullptr, stream>>>(done);
+    rc = aclrtSynchronizeStream(stream);
+    CHECK(rc != ACL_SUCCESS, "the trapping kernel's synchronize returned success");
+    CHECK(*done == 3, "%d blocks finished, expected 3", *done);
+
+    *done = 0;
+    SyncAfterFault<<<4, nullptr, stream>>>(done);
+    rc = aclrtSynchronizeStream(stream);
+    CHECK(rc != ACL_SUCCESS, "SyncAll after a fault: synchronize returned success");
+
+    /* the stream and the process go on */
+    *done = 0;
+    Faulty<<<8, nullptr, stream>>>(done, -1);
+    ACL_OK(aclrtSynchronizeStream(stream));
+    CHECK(*done == 8, "healthy kernel after faults: %d blocks finished", *done);
+    aclshmem_barrier_all();
+    aclshmem_free(done);
+}
+
+void bad_launch(aclrtStream stream)
+{
+    auto *done = static_cast<int32_t *>(aclshmem_calloc(1, sizeof(int32_t)));
+    uint32_t zero = 0;
+    Faulty<<<zero, nullptr, stream>>>(done, -1);
+    Faulty<<<70000, nullptr, stream>>>(done, -1);
+    ACL_OK(aclrtSynchronizeStream(stream));
+    CHECK(*done == 0, "a refused launch ran %d blocks", *done);
+    Faulty<<<2, nullptr, stream>>>(done, -1);
+    ACL_OK(aclrtSynchronizeStream(stream));
+    CHECK(*done == 2, "launch after refused ones: %d blocks", *done);
+    aclshmem_barrier_all();
+    aclshmem_free(done);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        std::printf("FAIL: usage: kernel_tests SCENARIO\n");
+        return 2;
+    }
+    std::string scenario = argv[1];
+    const char *pe_env = std::getenv("ACLSHMEM_MY_PE");
+    int32_t device = pe_env != nullptr ? std::atoi(pe_env) % 16 : 0;
+    ACL_OK(aclInit(nullptr));
+    ACL_OK(aclrtSetDevice(device));
+    aclrtStream stream = nullptr;
+    ACL_OK(aclrtCreateStream(&stream));
+    aclshmemx_init_attr_t attr;
+    if (aclshmemx_set_attr_from_env(&attr) != 0 || aclshmemx_init_attr(ACLSHMEMX_INIT_WITH_DEFAULT, &attr) != 0) {
+        std::printf("FAIL: init\n");
+        return 1;
+    }
+    if (scenario == "families") {
+        families(stream);
+    } else if (scenario == "atomics") {
+        atomics(stream);
+    } else if (scenario == "tests") {
+        tests(stream);
+    } else if (scenario == "many_blocks") {
+        many_blocks(stream);
+    } else if (scenario == "two_streams") {
+        two_streams(stream);
+    } else if (scenario == "cross_pe") {
+        cross_pe(stream);
+    } else if (scenario == "stream_order") {
+        stream_order(stream);
+    } else if (scenario == "fault") {
+        fault(stream);
+    } else if (scenario == "bad_launch") {
+        bad_launch(stream);
+    } else {
+        std::printf("FAIL: unknown scenario %s\n", scenario.c_str());
+        return 2;
+    }
+    aclshmem_barrier_all();
+    if (aclshmem_finalize() != 0) {
+        std::printf("FAIL: finalize\n");
+        g_errors++;
+    }
+    ACL_OK(aclrtDestroyStream(stream));
+    ACL_OK(aclrtResetDevice(device));
+    ACL_OK(aclFinalize());
+    if (g_errors == 0) {
+        std::printf("OK %s\n", scenario.c_str());
+    }
+    return g_errors == 0 ? 0 : 1;
+}
