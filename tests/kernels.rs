@@ -170,6 +170,16 @@ fn kernels_and_host_functions_in_stream_order_2pes() {
 }
 
 #[test]
+fn engine_calls_2pes() {
+    scenario("engines", 2);
+}
+
+#[test]
+fn engine_calls_3pes() {
+    scenario("engines", 3);
+}
+
+#[test]
 fn faulting_kernel_reports_at_synchronize_2pes() {
     // the library's log goes to stdout, where the test can read it
     if let Some(run) = scenario_with("fault", 2, &[("SHMEM_LOG_TO_STDOUT", "1")]) {
@@ -204,6 +214,47 @@ fn bad_launches_are_refused_2pes() {
             run.stdout.contains("blockDim 70000 is outside"),
             "the refusal is logged\n{}",
             run.dump()
+        );
+    }
+}
+
+/// The device headers and the kernel sources compile as C++14 with `-Wall -Wextra -Werror
+/// -pedantic` through the wrapper (upstream kernels are C++14/17; the test program above is C++17).
+#[test]
+fn kernel_sources_compile_as_cxx14_pedantic() {
+    if !have("python3") || !have("c++") {
+        common::skip(
+            "kernel_sources_compile_as_cxx14_pedantic",
+            "python3 or c++ is missing (the CPU device mode's compiler wrapper needs both)",
+        );
+        return;
+    }
+    let root = common::repo_root();
+    let mut sources = vec![root.join("tests/c/kernel_tests.cpp")];
+    for ex in ["allgather", "signal_ring", "atomic_counter", "ub_mix"] {
+        sources.push(root.join(format!("c_examples/kernels/{ex}/{ex}_kernel.cpp")));
+    }
+    for src in sources {
+        let out = Command::new("python3")
+            .arg(root.join("scripts/aclshmem-cxx"))
+            .args([
+                "-std=c++14",
+                "-Wall",
+                "-Wextra",
+                "-Werror",
+                "-pedantic",
+                "-fsyntax-only",
+            ])
+            .arg(format!("-I{}", root.join("c_examples/kernels").display()))
+            .arg(&src)
+            .env("ACLSHMEM_INCLUDE_DIR", root.join("include"))
+            .output()
+            .expect("run aclshmem-cxx");
+        assert!(
+            out.status.success(),
+            "{} does not compile as C++14:\n{}",
+            src.display(),
+            String::from_utf8_lossy(&out.stderr)
         );
     }
 }

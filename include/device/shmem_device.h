@@ -149,6 +149,24 @@ inline T compare_swap(T *dst, T cond, T v, int pe)
     return rmw(p, [cond, v](T c) { return std::memcmp(&c, &cond, sizeof(T)) == 0 ? v : c; });
 }
 template <typename T>
+inline T fetch_and(T *dst, T v, int pe)
+{
+    T *p = remote(dst, pe);
+    return p == nullptr ? T() : rmw(p, [v](T c) { return static_cast<T>(c & v); });
+}
+template <typename T>
+inline T fetch_or(T *dst, T v, int pe)
+{
+    T *p = remote(dst, pe);
+    return p == nullptr ? T() : rmw(p, [v](T c) { return static_cast<T>(c | v); });
+}
+template <typename T>
+inline T fetch_xor(T *dst, T v, int pe)
+{
+    T *p = remote(dst, pe);
+    return p == nullptr ? T() : rmw(p, [v](T c) { return static_cast<T>(c ^ v); });
+}
+template <typename T>
 inline T fetch(T *src, int pe)
 {
     T *p = remote(src, pe);
@@ -742,6 +760,174 @@ inline void aclshmemx_roce_barrier_all(T *, uint32_t)
     aclshmemx_roce_barrier_all();
 }
 #define aclshmemx_roce_sync aclshmemx_roce_team_sync
+
+/* engine atomics (RoCE, UDMA): value-returning ones return the old value; all complete on return */
+#define ACLSHMEMI_DEV_ENGINE_ATOMICS(ENGINE)                                                                  \
+    template <typename T>                                                                                     \
+    inline T aclshmemx_##ENGINE##_atomic_fetch(T *src, int32_t pe)                                            \
+    {                                                                                                         \
+        return aclshmemi_dev::fetch(src, pe);                                                                 \
+    }                                                                                                         \
+    template <typename T>                                                                                     \
+    inline void aclshmemx_##ENGINE##_atomic_set(T *dst, T value, int32_t pe)                                  \
+    {                                                                                                         \
+        (void)aclshmemi_dev::swap(dst, value, pe);                                                            \
+    }                                                                                                         \
+    template <typename T>                                                                                     \
+    inline T aclshmemx_##ENGINE##_atomic_compare_swap(T *dst, T cond, T value, int32_t pe)                    \
+    {                                                                                                         \
+        return aclshmemi_dev::compare_swap(dst, cond, value, pe);                                             \
+    }                                                                                                         \
+    template <typename T>                                                                                     \
+    inline T aclshmemx_##ENGINE##_atomic_swap(T *dst, T value, int32_t pe)                                    \
+    {                                                                                                         \
+        return aclshmemi_dev::swap(dst, value, pe);                                                           \
+    }                                                                                                         \
+    template <typename T>                                                                                     \
+    inline void aclshmemx_##ENGINE##_atomic_inc(T *dst, int32_t pe)                                           \
+    {                                                                                                         \
+        (void)aclshmemi_dev::fetch_add(dst, static_cast<T>(1), pe);                                           \
+    }                                                                                                         \
+    template <typename T>                                                                                     \
+    inline void aclshmemx_##ENGINE##_atomic_add(T *dst, T value, int32_t pe)                                  \
+    {                                                                                                         \
+        (void)aclshmemi_dev::fetch_add(dst, value, pe);                                                       \
+    }                                                                                                         \
+    template <typename T>                                                                                     \
+    inline T aclshmemx_##ENGINE##_atomic_fetch_inc(T *dst, int32_t pe)                                        \
+    {                                                                                                         \
+        return aclshmemi_dev::fetch_add(dst, static_cast<T>(1), pe);                                          \
+    }                                                                                                         \
+    template <typename T>                                                                                     \
+    inline T aclshmemx_##ENGINE##_atomic_fetch_add(T *dst, T value, int32_t pe)                               \
+    {                                                                                                         \
+        return aclshmemi_dev::fetch_add(dst, value, pe);                                                      \
+    }                                                                                                         \
+    template <typename T>                                                                                     \
+    inline void aclshmemx_##ENGINE##_atomic_and(T *dst, T value, int32_t pe)                                  \
+    {                                                                                                         \
+        (void)aclshmemi_dev::fetch_and(dst, value, pe);                                                       \
+    }                                                                                                         \
+    template <typename T>                                                                                     \
+    inline void aclshmemx_##ENGINE##_atomic_or(T *dst, T value, int32_t pe)                                   \
+    {                                                                                                         \
+        (void)aclshmemi_dev::fetch_or(dst, value, pe);                                                        \
+    }                                                                                                         \
+    template <typename T>                                                                                     \
+    inline void aclshmemx_##ENGINE##_atomic_xor(T *dst, T value, int32_t pe)                                  \
+    {                                                                                                         \
+        (void)aclshmemi_dev::fetch_xor(dst, value, pe);                                                       \
+    }                                                                                                         \
+    template <typename T>                                                                                     \
+    inline T aclshmemx_##ENGINE##_atomic_fetch_and(T *dst, T value, int32_t pe)                               \
+    {                                                                                                         \
+        return aclshmemi_dev::fetch_and(dst, value, pe);                                                      \
+    }                                                                                                         \
+    template <typename T>                                                                                     \
+    inline T aclshmemx_##ENGINE##_atomic_fetch_or(T *dst, T value, int32_t pe)                                \
+    {                                                                                                         \
+        return aclshmemi_dev::fetch_or(dst, value, pe);                                                       \
+    }                                                                                                         \
+    template <typename T>                                                                                     \
+    inline T aclshmemx_##ENGINE##_atomic_fetch_xor(T *dst, T value, int32_t pe)                               \
+    {                                                                                                         \
+        return aclshmemi_dev::fetch_xor(dst, value, pe);                                                      \
+    }
+ACLSHMEMI_DEV_ENGINE_ATOMICS(roce)
+ACLSHMEMI_DEV_ENGINE_ATOMICS(udma)
+
+/* ---- UDMA engine (spec 2.8): the same copies; work-request pipes and staging have no effect ---- */
+template <typename T, pipe_t WQE_PIPE = PIPE_MTE3>
+inline void aclshmemx_udma_get_nbi(T *dst, T *src, T *buf, uint32_t n, int pe, uint32_t sync_id = 0)
+{
+    (void)buf, (void)sync_id;
+    aclshmem_getmem_nbi(dst, src, size_t(n) * sizeof(T), pe);
+}
+template <typename T, pipe_t WQE_PIPE = PIPE_MTE3>
+inline void aclshmemx_udma_put_nbi(T *dst, T *src, T *buf, uint32_t n, int pe, uint32_t sync_id = 0)
+{
+    (void)buf, (void)sync_id;
+    aclshmem_putmem_nbi(dst, src, size_t(n) * sizeof(T), pe);
+}
+template <typename T, pipe_t WQE_PIPE = PIPE_MTE3>
+inline void aclshmemx_udma_get_nbi(const AscendC::GlobalTensor<T> &dst, const AscendC::GlobalTensor<T> &src,
+                                   const AscendC::LocalTensor<T> &buf, uint32_t n, int pe, uint32_t sync_id = 0)
+{
+    (void)buf, (void)sync_id;
+    aclshmem_getmem_nbi(dst.GetPhyAddr(), src.GetPhyAddr(), size_t(n) * sizeof(T), pe);
+}
+template <typename T, pipe_t WQE_PIPE = PIPE_MTE3>
+inline void aclshmemx_udma_put_nbi(const AscendC::GlobalTensor<T> &dst, const AscendC::GlobalTensor<T> &src,
+                                   const AscendC::LocalTensor<T> &buf, uint32_t n, int pe, uint32_t sync_id)
+{
+    (void)buf, (void)sync_id;
+    aclshmem_putmem_nbi(dst.GetPhyAddr(), src.GetPhyAddr(), size_t(n) * sizeof(T), pe);
+}
+/* data, then the 64-bit signal word set on the target (SET semantics) */
+template <typename T>
+inline void aclshmemx_udma_put_signal_nbi(T *dst, T *src, uint32_t n, uint64_t *sig_addr, uint64_t signal, int pe)
+{
+    aclshmem_putmem(dst, src, size_t(n) * sizeof(T), pe);
+    aclshmem_quiet();
+    aclshmem_uint64_atomic_set(sig_addr, signal, pe);
+}
+template <typename T, pipe_t WQE_PIPE = PIPE_MTE3>
+inline void aclshmemx_udma_put_signal_nbi(T *dst, T *src, uint32_t n, uint64_t *sig_addr, uint64_t signal, int pe,
+                                          uint8_t *buf, uint32_t sync_id = 0)
+{
+    (void)buf, (void)sync_id;
+    aclshmemx_udma_put_signal_nbi(dst, src, n, sig_addr, signal, pe);
+}
+inline void aclshmemx_udma_quiet(int pe)
+{
+    (void)pe;
+    aclshmem_quiet();
+}
+#ifdef ACLSHMEM_RELAY_SUPPORT
+namespace aclshmemi_dev {
+inline bool relay_ok(int pe, int relay_pe)
+{
+    int me = aclshmem_my_pe();
+    int n = aclshmem_n_pes();
+    return pe >= 0 && pe < n && relay_pe >= 0 && relay_pe < n && pe != relay_pe && pe != me && relay_pe != me;
+}
+} // namespace aclshmemi_dev
+/* through relay_pe on the NPU; a direct copy to pe here, after the same checks */
+template <typename T, pipe_t WQE_PIPE = PIPE_MTE3>
+inline void aclshmemx_udma_relay_put_nbi(T *dst, T *src, T *buf, uint32_t n, int pe, int relay_pe,
+                                         uint32_t sync_id = 0)
+{
+    if (aclshmemi_dev::relay_ok(pe, relay_pe)) {
+        aclshmemx_udma_put_nbi(dst, src, buf, n, pe, sync_id);
+    }
+}
+template <typename T, pipe_t WQE_PIPE = PIPE_MTE3>
+inline void aclshmemx_udma_relay_get_nbi(T *dst, T *src, T *buf, uint32_t n, int pe, int relay_pe,
+                                         uint32_t sync_id = 0)
+{
+    if (aclshmemi_dev::relay_ok(pe, relay_pe)) {
+        aclshmemx_udma_get_nbi(dst, src, buf, n, pe, sync_id);
+    }
+}
+template <typename T, pipe_t WQE_PIPE = PIPE_MTE3>
+inline void aclshmemx_udma_relay_put_nbi(const AscendC::GlobalTensor<T> &dst, const AscendC::GlobalTensor<T> &src,
+                                         const AscendC::LocalTensor<T> &buf, uint32_t n, int pe, int relay_pe,
+                                         uint32_t sync_id = 0)
+{
+    if (aclshmemi_dev::relay_ok(pe, relay_pe)) {
+        aclshmemx_udma_put_nbi(dst, src, buf, n, pe, sync_id);
+    }
+}
+template <typename T, pipe_t WQE_PIPE = PIPE_MTE3>
+inline void aclshmemx_udma_relay_get_nbi(const AscendC::GlobalTensor<T> &dst, const AscendC::GlobalTensor<T> &src,
+                                         const AscendC::LocalTensor<T> &buf, uint32_t n, int pe, int relay_pe,
+                                         uint32_t sync_id = 0)
+{
+    if (aclshmemi_dev::relay_ok(pe, relay_pe)) {
+        aclshmemx_udma_get_nbi(dst, src, buf, n, pe, sync_id);
+    }
+}
+#endif
 
 /* ---- internal helpers the upstream examples call (spec 1.8.1) ---- */
 inline aclshmem_device_host_state_t *aclshmemi_get_state()

@@ -10,6 +10,7 @@
  *   two_streams   two kernels on two streams at once, one waiting for the other's flag
  *   cross_pe      a kernel on PE 1 waits for a signal set by a kernel on PE 0
  *   stream_order  two kernels and a host function on one stream run in order
+ *   engines       MTE, SDMA, RoCE and UDMA copies, engine atomics, the UDMA signal put, the RoCE barrier
  *   fault         a kernel with a faulting block and one that traps: the stream's synchronize fails,
  *                 the process goes on, later kernels run
  *   bad_launch    blockDim 0: refused and logged, nothing runs, the stream stays usable
@@ -552,6 +553,94 @@ void stream_order(aclrtStream stream)
 }
 
 /* ---------------------------------------------------------------------------------------------- */
+/* engines: MTE, SDMA, RoCE and UDMA calls on one block                                             */
+/* ---------------------------------------------------------------------------------------------- */
+
+constexpr int kEngineN = 40;
+
+struct EngineBufs {
+    int32_t *src;     /* kEngineN */
+    int32_t *dst;     /* 4 areas of kEngineN: MTE, SDMA, RoCE, UDMA puts from the previous PE */
+    int32_t *back;    /* 4 areas: gets from the next PE */
+    int64_t *words;   /* 2: RoCE and UDMA atomics from every PE */
+    uint64_t *sig;    /* UDMA put-with-signal word */
+    int32_t *sig_dst; /* its data */
+    int32_t *roce_arrived;
+};
+
+[[bisheng::core_ratio(0, 1)]] __global__ __aicore__ void Engines(EngineBufs b, int next, int n_pes)
+{
+    int32_t *staging = (int32_t *)(uintptr_t)1024; /* UB offset */
+    aclshmemx_mte_put_nbi(b.dst, b.src, staging, 4096u, kEngineN, next, 0);
+    aclshmemx_mte_get_nbi(b.back, b.src, staging, 4096u, kEngineN, next, 0);
+    aclshmemx_sdma_put_nbi(b.dst + kEngineN, b.src, staging, 64u, kEngineN, next, 0);
+    aclshmemx_sdma_get_nbi(b.back + kEngineN, b.src, staging, 64u, kEngineN, next, 0);
+    aclshmemx_sdma_quiet(staging, 64u, 0);
+    aclshmemx_roce_put_nbi(b.dst + 2 * kEngineN, b.src, staging, kEngineN, next);
+    aclshmemx_roce_get_nbi(b.back + 2 * kEngineN, b.src, staging, kEngineN, next, 0);
+    aclshmemx_roce_quiet(next, staging, 0);
+    aclshmemx_udma_put_nbi(b.dst + 3 * kEngineN, b.src, staging, kEngineN, next);
+    aclshmemx_udma_get_nbi(b.back + 3 * kEngineN, b.src, staging, kEngineN, next);
+    aclshmemx_udma_quiet(next);
+    for (int pe = 0; pe < n_pes; pe++) {
+        aclshmemx_roce_atomic_add(b.words, static_cast<int64_t>(10), pe);
+        (void)aclshmemx_roce_atomic_fetch_xor(b.words, static_cast<int64_t>(1), pe);
+        (void)aclshmemx_udma_atomic_fetch_add(b.words + 1, static_cast<int64_t>(3), pe);
+        aclshmemx_udma_atomic_or(b.words + 1, static_cast<int64_t>(1) << 40, pe);
+    }
+    aclshmemx_udma_put_signal_nbi(b.sig_dst, b.src, kEngineN, b.sig, 0x1234567890ull, next);
+    /* PE-level barrier of the RoCE engine, made by this single block on every PE */
+    aclshmemx_roce_barrier_all();
+    *b.roce_arrived = 1;
+}
+
+void engines(aclrtStream stream)
+{
+    int me = aclshmem_my_pe();
+    int n = aclshmem_n_pes();
+    int next = (me + 1) % n;
+    int prev = (me + n - 1) % n;
+    EngineBufs b;
+    b.src = static_cast<int32_t *>(aclshmem_calloc(kEngineN, sizeof(int32_t)));
+    b.dst = static_cast<int32_t *>(aclshmem_calloc(4 * kEngineN, sizeof(int32_t)));
+    b.back = static_cast<int32_t *>(aclshmem_calloc(4 * kEngineN, sizeof(int32_t)));
+    b.words = static_cast<int64_t *>(aclshmem_calloc(2, sizeof(int64_t)));
+    b.sig = static_cast<uint64_t *>(aclshmem_calloc(1, sizeof(uint64_t)));
+    b.sig_dst = static_cast<int32_t *>(aclshmem_calloc(kEngineN, sizeof(int32_t)));
+    b.roce_arrived = static_cast<int32_t *>(aclshmem_calloc(1, sizeof(int32_t)));
+    for (int i = 0; i < kEngineN; i++) {
+        b.src[i] = me * 1000 + i;
+    }
+    aclshmem_barrier_all();
+    Engines<<<1, nullptr, stream>>>(b, next, n);
+    ACL_OK(aclrtSynchronizeStream(stream));
+    aclshmem_barrier_all();
+    for (int e = 0; e < 4; e++) {
+        for (int i = 0; i < kEngineN; i++) {
+            CHECK(b.dst[e * kEngineN + i] == prev * 1000 + i, "engine %d put[%d] = %d", e, i, b.dst[e * kEngineN + i]);
+            CHECK(b.back[e * kEngineN + i] == next * 1000 + i, "engine %d get[%d] = %d", e, i,
+                  b.back[e * kEngineN + i]);
+        }
+    }
+    for (int i = 0; i < kEngineN; i++) {
+        CHECK(b.sig_dst[i] == prev * 1000 + i, "UDMA put_signal data[%d] = %d", i, b.sig_dst[i]);
+    }
+    CHECK(*b.sig == 0x1234567890ull, "UDMA signal %llx", (unsigned long long)*b.sig);
+    /* every PE added 10 (bit 0 untouched) and flipped bit 0 once */
+    CHECK(b.words[0] == 10 * n + (n % 2), "RoCE word %lld", (long long)b.words[0]);
+    CHECK(b.words[1] == 3 * n + (static_cast<int64_t>(1) << 40), "UDMA word %lld", (long long)b.words[1]);
+    CHECK(*b.roce_arrived == 1, "roce barrier not passed");
+    aclshmem_barrier_all();
+    aclshmem_free(b.roce_arrived);
+    aclshmem_free(b.sig_dst);
+    aclshmem_free(b.sig);
+    aclshmem_free(b.words);
+    aclshmem_free(b.back);
+    aclshmem_free(b.dst);
+    aclshmem_free(b.src);
+}
+
+/* ---------------------------------------------------------------------------------------------- */
 /* fault, bad_launch                                                                                */
 /* ---------------------------------------------------------------------------------------------- */
 
@@ -658,6 +747,8 @@ int main(int argc, char **argv)
         cross_pe(stream);
     } else if (scenario == "stream_order") {
         stream_order(stream);
+    } else if (scenario == "engines") {
+        engines(stream);
     } else if (scenario == "fault") {
         fault(stream);
     } else if (scenario == "bad_launch") {
