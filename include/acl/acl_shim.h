@@ -20,6 +20,10 @@ typedef aclError (*aclshimStatusFunc)(void *args);
 ACL_FUNC_VISIBILITY aclError aclshimLaunchHostFuncWithStatus(aclrtStream stream, aclshimStatusFunc fn,
                                                              void *args);
 
+/* Sets the notify now, from any thread (not in stream order): one aclrtWaitAndResetNotify waiting for it,
+   or the next one, goes on. libaclshmem's kernel blocks record their per-core notifies with it. */
+ACL_FUNC_VISIBILITY aclError aclshimNotifySet(aclrtNotify notify);
+
 /* 1 when [ptr, ptr + len) lies inside the requested bytes of one live aclrtMalloc block, else 0. */
 ACL_FUNC_VISIBILITY int aclshimDeviceRangeIsLive(const void *ptr, size_t len);
 

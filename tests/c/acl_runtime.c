@@ -717,6 +717,64 @@ static void test_error_messages(void)
     OK(aclFinalize());
 }
 
+static void test_notifies(void)
+{
+    aclrtStream a = NULL, b = NULL;
+    aclrtNotify n = NULL, m = NULL;
+    uint32_t id_n = 0, id_m = 0;
+    int flag = 0, seen = 0;
+    static char buf[256];
+
+    OK(aclInit(NULL));
+    OK(aclrtSetDevice(1));
+    OK(aclrtCreateStream(&a));
+    OK(aclrtCreateStream(&b));
+    EXPECT(aclrtCreateNotify(NULL, 0), ACL_ERROR_INVALID_PARAM);
+    OK(aclrtCreateNotify(&n, 0));
+    OK(aclrtCreateNotify(&m, 0));
+    OK(aclrtGetNotifyId(n, &id_n));
+    OK(aclrtGetNotifyId(m, &id_m));
+    CHECK(id_n != id_m);
+    EXPECT(aclrtGetNotifyId(n, NULL), ACL_ERROR_INVALID_PARAM);
+
+    /* b waits for the record on a, which comes after slow work */
+    OK(aclrtWaitAndResetNotify(n, b, 0));
+    OK(aclrtMemcpyAsync(&seen, sizeof seen, &flag, sizeof flag, ACL_MEMCPY_HOST_TO_HOST, b));
+    OK(aclrtLaunchHostFunc(a, sleeper, (void *)(size_t)200));
+    OK(aclrtLaunchHostFunc(a, bump, &flag));
+    OK(aclrtRecordNotify(n, a));
+    OK(aclrtSynchronizeStream(b));
+    CHECK(seen == 1);
+    OK(aclrtSynchronizeStream(a));
+
+    /* the wait reset it: a second wait times out (1 s), reported by the synchronize */
+    OK(aclrtWaitAndResetNotify(n, b, 1));
+    EXPECT(aclrtSynchronizeStream(b), ACL_ERROR_RT_WAIT_TIMEOUT);
+
+    /* set from a host thread, outside any stream */
+    OK(aclrtWaitAndResetNotify(m, b, 0));
+    OK(aclshimNotifySet(m));
+    OK(aclrtSynchronizeStream(b));
+
+    /* cache maintenance is accepted in stream order */
+    OK(aclrtCmoAsync(buf, sizeof buf, ACL_RT_CMO_TYPE_PREFETCH, a));
+    OK(aclrtCmoAsync(buf, sizeof buf, ACL_RT_CMO_TYPE_FLUSH, NULL));
+    EXPECT(aclrtCmoAsync(NULL, sizeof buf, ACL_RT_CMO_TYPE_PREFETCH, a), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtCmoAsync(buf, 0, ACL_RT_CMO_TYPE_PREFETCH, a), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtCmoAsync(buf, sizeof buf, (aclrtCmoType)7, a), ACL_ERROR_INVALID_PARAM);
+    OK(aclrtSynchronizeStream(a));
+
+    OK(aclrtDestroyNotify(n));
+    OK(aclrtDestroyNotify(m));
+    EXPECT(aclrtDestroyNotify(n), ACL_ERROR_RT_INVALID_HANDLE);
+    EXPECT(aclrtRecordNotify(n, a), ACL_ERROR_RT_INVALID_HANDLE);
+    EXPECT(aclrtDestroyNotify(NULL), ACL_ERROR_INVALID_PARAM);
+    OK(aclrtDestroyStream(a));
+    OK(aclrtDestroyStream(b));
+    OK(aclrtResetDevice(1));
+    OK(aclFinalize());
+}
+
 struct test {
     const char *name;
     void (*fn)(void);
@@ -731,6 +789,7 @@ static const struct test TESTS[] = {
     {"stream_order", test_stream_order},
     {"stream_errors", test_stream_errors},
     {"events", test_events},
+    {"notifies", test_notifies},
     {"many_streams", test_many_streams},
     {"destroy_pending", test_destroy_pending},
     {"contexts", test_contexts},

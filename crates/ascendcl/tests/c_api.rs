@@ -192,6 +192,11 @@ fn events() {
 }
 
 #[test]
+fn notifies_and_cmo() {
+    run("notifies", &[]);
+}
+
+#[test]
 fn many_streams() {
     run("many_streams", &[]);
 }

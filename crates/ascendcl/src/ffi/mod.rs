@@ -10,6 +10,7 @@ pub mod device;
 pub mod event;
 pub mod init;
 pub mod memory;
+pub mod notify;
 pub mod stream;
 
 use std::cell::{Cell, RefCell};
