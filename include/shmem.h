@@ -5644,6 +5644,14 @@ ACLSHMEM_HOST_API aclshmem_device_host_state_t *aclshmemx_dev_state(void);
 ACLSHMEM_HOST_API int aclshmemx_dev_pe_barrier(int team);
 
 /**
+ * Device `aclshmemx_sdma_notify_record`: sets `g_state_host.notify_arr[GetBlockIdx()]` (the
+ * calling core's notify), after the core's earlier copies (which are complete). Cores from
+ * `ACLSHMEM_MAX_AIV_PER_NPU` (48) on have no notify: nothing happens, as upstream. Outside a kernel,
+ * or without notifies (no CPU ACL runtime): logged, nothing happens.
+ */
+ACLSHMEM_HOST_API void aclshmemx_dev_notify_record(void);
+
+/**
  * Installs a process-wide log sink receiving every message (whatever the level) as
  * `func(level, msg)`, level 0 debug .. 4 fatal; `msg` is valid during the call only. Only the first
  * non-NULL function is kept. Always returns 0.

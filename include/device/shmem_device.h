@@ -33,7 +33,11 @@ extern "C" {
 void aclshmemx_dev_signal_op(int32_t *sig_addr, int32_t signal, int sig_op, int pe);
 int aclshmemx_dev_pe_barrier(aclshmem_team_t team);
 aclshmem_device_host_state_t *aclshmemx_dev_state(void);
+void aclshmemx_dev_notify_record(void);
 }
+/* the host-visible state (default stream, per-core notifies), as the original's host programs
+   declare it themselves */
+extern aclshmem_host_state_t g_state_host;
 
 /* ---- device/shmem_def.h ---- */
 #define ACLSHMEM_DEVICE __attribute__((always_inline)) __aicore__ __inline__
@@ -673,6 +677,19 @@ template <typename T>
 inline void aclshmemx_sdma_quiet(T *, uint32_t, uint32_t)
 {
     aclshmem_quiet();
+}
+/* the calling core's notify in g_state_host.notify_arr is set after its earlier copies (complete) */
+template <typename T>
+inline void aclshmemx_sdma_notify_record(AscendC::LocalTensor<T> &, uint32_t)
+{
+    aclshmem_quiet();
+    aclshmemx_dev_notify_record();
+}
+template <typename T>
+inline void aclshmemx_sdma_notify_record(T *, uint32_t, uint32_t)
+{
+    aclshmem_quiet();
+    aclshmemx_dev_notify_record();
 }
 /* an L2 prefetch: no data effect */
 template <typename T>

@@ -55,6 +55,7 @@ pub unsafe extern "C" fn aclshmemx_dev_launch(
             closure,
             free,
         };
+        fill_host_state();
         kernel::launch(stream, l).map(|()| 0)
     })
 }
@@ -153,5 +154,61 @@ pub extern "C" fn aclshmemx_dev_state() -> *mut super::types::DeviceHostState {
 pub extern "C" fn aclshmemx_dev_pe_barrier(team: c_int) -> c_int {
     guard("aclshmemx_dev_pe_barrier", || {
         kernel::pe_barrier(team).map(|()| 0)
+    })
+}
+
+/// `aclshmem_host_state_t g_state_host`: the host-visible state upstream kernels' host programs read
+/// (`extern aclshmem_host_state_t g_state_host;`): `default_stream` (the library's internal stream)
+/// and `notify_arr`, one ACL notify per AIV core (`ACLSHMEM_MAX_AIV_PER_NPU`), which
+/// `aclshmemx_sdma_notify_record` in block `i` sets. Filled at init and at the first kernel launch
+/// when an ACL runtime with notifies is in the process.
+#[allow(non_upper_case_globals)]
+#[unsafe(no_mangle)]
+pub static mut g_state_host: super::types::HostState = super::types::HostState {
+    default_stream: std::ptr::null_mut(),
+    default_event_id: 0,
+    default_block_num: 0,
+    notify_arr: [std::ptr::null_mut(); aclshmem_abi::ACLSHMEM_MAX_AIV_PER_NPU],
+};
+
+/// Fills [`g_state_host`] once per process (the notifies live as long as the process).
+pub(crate) fn fill_host_state() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let stream = aclshmem_core::stream::internal_stream_handle();
+        let notifies = kernel::create_notifies(aclshmem_abi::ACLSHMEM_MAX_AIV_PER_NPU);
+        // SAFETY: written once, here, before any kernel can record a notify; programs only read it.
+        unsafe {
+            let s = &raw mut g_state_host;
+            (*s).default_stream = stream;
+            (*s).default_block_num = aclshmem_abi::ACLSHMEM_MAX_AIV_PER_NPU as u32;
+            for (slot, n) in (*s).notify_arr.iter_mut().zip(notifies) {
+                *slot = n;
+            }
+        }
+    });
+}
+
+/// Device `aclshmemx_sdma_notify_record`: sets `g_state_host.notify_arr[GetBlockIdx()]` (the
+/// calling core's notify), after the core's earlier copies (which are complete). Cores from
+/// `ACLSHMEM_MAX_AIV_PER_NPU` (48) on have no notify: nothing happens, as upstream. Outside a kernel,
+/// or without notifies (no CPU ACL runtime): logged, nothing happens.
+#[unsafe(no_mangle)]
+pub extern "C" fn aclshmemx_dev_notify_record() {
+    guard("aclshmemx_sdma_notify_record", || {
+        let b = in_block("aclshmemx_sdma_notify_record")?;
+        let idx = b.idx as usize;
+        if idx >= aclshmem_abi::ACLSHMEM_MAX_AIV_PER_NPU {
+            return Ok(());
+        }
+        fill_host_state();
+        // SAFETY: filled once by fill_host_state before this read.
+        let n = unsafe { g_state_host.notify_arr[idx] };
+        if n.is_null() {
+            return Err(Error::NotSupported(
+                "no notify for this core (the ACL runtime in the process has no notifies)".into(),
+            ));
+        }
+        kernel::notify_set(n)
     })
 }

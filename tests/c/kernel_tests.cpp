@@ -11,6 +11,8 @@
  *   cross_pe      a kernel on PE 1 waits for a signal set by a kernel on PE 0
  *   stream_order  two kernels and a host function on one stream run in order
  *   engines       MTE, SDMA, RoCE and UDMA copies, engine atomics, the UDMA signal put, the RoCE barrier
+ *   notify        per-core SDMA notifies (g_state_host.notify_arr) waited for on the host's default
+ *                 stream while the kernel still runs
  *   fault         a kernel with a faulting block and one that traps: the stream's synchronize fails,
  *                 the process goes on, later kernels run
  *   bad_launch    blockDim 0: refused and logged, nothing runs, the stream stays usable
@@ -26,6 +28,7 @@
 #include "acl/acl.h"
 #include "kernel_operator.h"
 #include "shmem.h"
+#include "shmemi_host_common.h"
 
 static int g_errors = 0;
 
@@ -641,6 +644,64 @@ void engines(aclrtStream stream)
 }
 
 /* ---------------------------------------------------------------------------------------------- */
+/* notify: per-core SDMA notifies tell the host the copies are done while the kernel still runs     */
+/* ---------------------------------------------------------------------------------------------- */
+
+template <typename T>
+__global__ __aicore__ void NotifyCopy(T *dst, T *src, int per, int next, int32_t *go)
+{
+    if ASCEND_IS_AIV {
+        int64_t idx = GetBlockIdx();
+        aclshmemx_sdma_get_nbi(dst + idx * per, src + idx * per, (T *)(uintptr_t)1024, 64u, per, next, 0);
+        LocalTensor<T> buf;
+        buf.address_.logicPos = static_cast<uint8_t>(TPosition::VECOUT);
+        buf.address_.bufferAddr = 1024;
+        buf.address_.dataLen = 64;
+        aclshmemx_sdma_notify_record(buf, 0);
+        /* the kernel ends only after the host, told by the notifies, lets it */
+        aclshmem_int32_wait_until(go, ACLSHMEM_CMP_EQ, 1);
+    }
+    if ASCEND_IS_AIC {
+        return;
+    }
+}
+
+void notify(aclrtStream stream)
+{
+    constexpr uint32_t kBlocks = 4; /* MIX kernel: 8 AIV cores */
+    constexpr int kPer = 256;
+    int me = aclshmem_my_pe();
+    int next = (me + 1) % aclshmem_n_pes();
+    auto *src = static_cast<int32_t *>(aclshmem_calloc(2 * kBlocks * kPer, sizeof(int32_t)));
+    auto *dst = static_cast<int32_t *>(aclshmem_calloc(2 * kBlocks * kPer, sizeof(int32_t)));
+    auto *go = static_cast<int32_t *>(aclshmem_calloc(1, sizeof(int32_t)));
+    for (int i = 0; i < 2 * static_cast<int>(kBlocks) * kPer; i++) {
+        src[i] = me * 100000 + i;
+    }
+    aclshmem_barrier_all();
+    NotifyCopy<int32_t><<<kBlocks, nullptr, stream>>>(dst, src, kPer, next, go);
+    CHECK(g_state_host.default_stream != nullptr, "g_state_host.default_stream is NULL");
+    for (uint32_t i = 0; i < 2 * kBlocks; i++) {
+        CHECK(g_state_host.notify_arr[i] != nullptr, "no notify for core %u", i);
+        ACL_OK(aclrtWaitAndResetNotify(g_state_host.notify_arr[i], g_state_host.default_stream, 0));
+    }
+    ACL_OK(aclrtSynchronizeStream(g_state_host.default_stream));
+    /* every core's copy is complete although the kernel is still running */
+    for (int i = 0; i < 2 * static_cast<int>(kBlocks) * kPer; i++) {
+        CHECK(dst[i] == next * 100000 + i, "element %d is %d", i, dst[i]);
+    }
+    aclrtStreamStatus st = ACL_STREAM_STATUS_COMPLETE;
+    ACL_OK(aclrtStreamQuery(stream, &st));
+    CHECK(st == ACL_STREAM_STATUS_NOT_READY, "the kernel finished before the host released it");
+    __atomic_store_n(go, 1, __ATOMIC_RELEASE);
+    ACL_OK(aclrtSynchronizeStream(stream));
+    aclshmem_barrier_all();
+    aclshmem_free(go);
+    aclshmem_free(dst);
+    aclshmem_free(src);
+}
+
+/* ---------------------------------------------------------------------------------------------- */
 /* fault, bad_launch                                                                                */
 /* ---------------------------------------------------------------------------------------------- */
 
@@ -749,6 +810,8 @@ int main(int argc, char **argv)
         stream_order(stream);
     } else if (scenario == "engines") {
         engines(stream);
+    } else if (scenario == "notify") {
+        notify(stream);
     } else if (scenario == "fault") {
         fault(stream);
     } else if (scenario == "bad_launch") {

@@ -372,3 +372,49 @@ pub fn pe_barrier(team: i32) -> Result<()> {
     let inst = runtime::current()?;
     sync::team_barrier(&inst, team)
 }
+
+// ---- per-core notifies (aclshmemx_sdma_notify_record, g_state_host.notify_arr) ----
+
+type CreateNotifyFn = unsafe extern "C" fn(*mut *mut c_void, u64) -> c_int;
+type NotifySetFn = unsafe extern "C" fn(*mut c_void) -> c_int;
+
+/// `n` new notifies of the ACL runtime (`aclrtCreateNotify`), or an empty list when the runtime in
+/// the process has none (then the device notify record is a logged error).
+pub fn create_notifies(n: usize) -> Vec<*mut c_void> {
+    let Some(f) = crate::acl::resolve("aclrtCreateNotify") else {
+        return Vec::new();
+    };
+    // SAFETY: the ACL runtime exports aclrtCreateNotify with this C signature (acl/acl_rt.h).
+    let create = unsafe { std::mem::transmute::<*mut c_void, CreateNotifyFn>(f) };
+    let mut out = Vec::with_capacity(n);
+    for _ in 0..n {
+        let mut h = std::ptr::null_mut();
+        // SAFETY: aclrtCreateNotify writes one handle into `h`.
+        if unsafe { create(&mut h, 0) } != 0 || h.is_null() {
+            log::warn!("aclrtCreateNotify failed: the per-core notifies of the host state are incomplete");
+            break;
+        }
+        out.push(h);
+    }
+    out
+}
+
+/// Sets `notify` now (the CPU libascendcl's `aclshimNotifySet`).
+pub fn notify_set(notify: *mut c_void) -> Result<()> {
+    static F: std::sync::OnceLock<Option<NotifySetFn>> = std::sync::OnceLock::new();
+    let f = F.get_or_init(|| {
+        // SAFETY: the shim exports aclshimNotifySet with this C signature (acl/acl_shim.h).
+        crate::acl::resolve("aclshimNotifySet")
+            .map(|p| unsafe { std::mem::transmute::<*mut c_void, NotifySetFn>(p) })
+    });
+    let Some(f) = f else {
+        return Err(Error::NotSupported(
+            "notify records need the CPU ACL runtime (aclshimNotifySet of libascendcl)".into(),
+        ));
+    };
+    // SAFETY: `notify` is a handle created by the runtime; the call only looks it up.
+    match unsafe { f(notify) } {
+        0 => Ok(()),
+        rc => Err(Error::Inner(format!("aclshimNotifySet failed ({rc})"))),
+    }
+}

@@ -268,6 +268,15 @@ fn internal_stream() -> Result<*mut c_void> {
     }
 }
 
+/// The library's internal stream (created on first use; NULL = the ACL default stream, also when
+/// there is no ACL runtime): `g_state_host.default_stream`.
+pub fn internal_stream_handle() -> *mut c_void {
+    if acl().is_none() {
+        return std::ptr::null_mut();
+    }
+    internal_stream().unwrap_or(std::ptr::null_mut())
+}
+
 /// Init: creates the internal stream now, on the thread that set the device (as programs do
 /// before init), when an ACL runtime is present.
 pub fn open_internal_stream() {
