@@ -148,11 +148,15 @@ inline void InitDump(bool, GM_ADDR, uint32_t)
 inline void InitDump(bool, uint32_t, GM_ADDR, uint32_t)
 {
 }
+/* stdout, prefixed with the block index inside a kernel (host code that ends up here through
+   `using namespace AscendC` prints as with std::printf) */
 template <typename... Args>
 inline void PRINTF(const char *fmt, Args... args)
 {
-    std::fprintf(stderr, "[block %lld] ", static_cast<long long>(GetBlockIdx()));
-    std::fprintf(stderr, fmt, args...);
+    if (aclshmemx_dev_in_kernel() != 0) {
+        std::printf("[block %lld] ", static_cast<long long>(GetBlockIdx()));
+    }
+    std::printf(fmt, args...);
 }
 template <typename... Args>
 inline void printf(const char *fmt, Args... args)
