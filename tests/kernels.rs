@@ -145,8 +145,13 @@ fn atomics_device_vs_host_2pes() {
 }
 
 #[test]
-fn wait_test_forms_2pes() {
+fn wait_test_families_every_type_2pes() {
     scenario("tests", 2);
+}
+
+#[test]
+fn sized_and_byte_forms_2pes() {
+    scenario("sized", 2);
 }
 
 #[test]

@@ -5,7 +5,9 @@
  *
  *   families      every RMA / put-with-signal form of every T13 type, device vs host API results
  *   atomics       every device atomic of the 32/64-bit types vs the same sequence through the host API
- *   tests         the result-returning device wait/test forms vs the host forms
+ *   tests         the device wait/test families (result-returning forms too) of the ten T10 types vs
+ *                 the host forms
+ *   sized         put/get/_nbi/iput/iget/put_signal of 8..128 bits and the byte forms vs host reads
  *   many_blocks   4000 blocks: SyncAll, device atomics and a device barrier across thousands of threads
  *   two_streams   two kernels on two streams at once, one waiting for the other's flag
  *   cross_pe      a kernel on PE 1 waits for a signal set by a kernel on PE 0
@@ -340,67 +342,197 @@ struct TestResults {
     size_t idx_vec[8];
 };
 
-__global__ __aicore__ void TestsKernel(int32_t *ivars, int *status, int32_t *cmp_values, TestResults *r)
+/* the device (result-returning) and host (res_out) forms of one T10 type */
+template <typename T>
+struct Waits;
+
+#define WAITS(NAME, T)                                                                                         \
+    template <>                                                                                                \
+    struct Waits<T> {                                                                                          \
+        static void device(T *iv, int *st, T *cv, TestResults *r)                                              \
+        {                                                                                                      \
+            r->test = aclshmem_##NAME##_test(iv + 2, ACLSHMEM_CMP_EQ, static_cast<T>(5));                       \
+            r->any = aclshmem_##NAME##_test_any(iv, 8, st, ACLSHMEM_CMP_GE, static_cast<T>(5));                 \
+            r->some = aclshmem_##NAME##_test_some(iv, 8, r->idx, st, ACLSHMEM_CMP_GE, static_cast<T>(5));       \
+            r->all_vec = aclshmem_##NAME##_test_all_vector(iv, 8, st, ACLSHMEM_CMP_LE, cv);                     \
+            r->any_vec = aclshmem_##NAME##_test_any_vector(iv, 8, st, ACLSHMEM_CMP_EQ, cv);                     \
+            r->some_vec = aclshmem_##NAME##_test_some_vector(iv, 8, r->idx_vec, st, ACLSHMEM_CMP_EQ, cv);       \
+            r->wait_any = aclshmem_##NAME##_wait_until_any(iv, 8, st, ACLSHMEM_CMP_GE, static_cast<T>(5));      \
+            size_t idx[8];                                                                                     \
+            r->wait_some = aclshmem_##NAME##_wait_until_some(iv, 8, idx, st, ACLSHMEM_CMP_GE, static_cast<T>(5)); \
+            (void)aclshmem_##NAME##_wait_until_any_vector(iv, 8, st, ACLSHMEM_CMP_EQ, cv);                     \
+            (void)aclshmem_##NAME##_wait_until_some_vector(iv, 8, idx, st, ACLSHMEM_CMP_EQ, cv);               \
+            aclshmem_##NAME##_wait_until(iv + 2, ACLSHMEM_CMP_EQ, static_cast<T>(5));                           \
+            aclshmem_##NAME##_wait(iv + 1, static_cast<T>(0));                                                  \
+            aclshmem_##NAME##_wait_until_all(iv, 8, st, ACLSHMEM_CMP_GT, static_cast<T>(0));                    \
+        }                                                                                                      \
+        static void host(T *iv, int *st, T *cv, TestResults *r)                                                \
+        {                                                                                                      \
+            aclshmem_##NAME##_test(iv + 2, ACLSHMEM_CMP_EQ, static_cast<T>(5), &r->test);                       \
+            aclshmem_##NAME##_test_any(iv, 8, st, ACLSHMEM_CMP_GE, static_cast<T>(5), &r->any);                 \
+            aclshmem_##NAME##_test_some(iv, 8, r->idx, st, ACLSHMEM_CMP_GE, static_cast<T>(5), &r->some);       \
+            aclshmem_##NAME##_test_all_vector(iv, 8, st, ACLSHMEM_CMP_LE, cv, &r->all_vec);                     \
+            aclshmem_##NAME##_test_any_vector(iv, 8, st, ACLSHMEM_CMP_EQ, cv, &r->any_vec);                     \
+            aclshmem_##NAME##_test_some_vector(iv, 8, r->idx_vec, st, ACLSHMEM_CMP_EQ, cv, &r->some_vec);       \
+            aclshmem_##NAME##_wait_until_any(iv, 8, st, ACLSHMEM_CMP_GE, static_cast<T>(5), &r->wait_any);      \
+            size_t idx[8];                                                                                     \
+            aclshmem_##NAME##_wait_until_some(iv, 8, idx, st, ACLSHMEM_CMP_GE, static_cast<T>(5), &r->wait_some); \
+        }                                                                                                      \
+    };
+WAITS(float, float)
+WAITS(int8, int8_t)
+WAITS(int16, int16_t)
+WAITS(int32, int32_t)
+WAITS(int64, int64_t)
+WAITS(uint8, uint8_t)
+WAITS(uint16, uint16_t)
+WAITS(uint32, uint32_t)
+WAITS(uint64, uint64_t)
+WAITS(char, char)
+
+template <typename T>
+__global__ __aicore__ void TestsKernel(T *ivars, int *status, T *cmp_values, TestResults *r)
 {
     if (GetBlockIdx() != 0) {
         return;
     }
-    r->test = aclshmem_int32_test(ivars + 2, ACLSHMEM_CMP_EQ, 5);
-    r->any = aclshmem_int32_test_any(ivars, 8, status, ACLSHMEM_CMP_GE, 5);
-    r->some = aclshmem_int32_test_some(ivars, 8, r->idx, status, ACLSHMEM_CMP_GE, 5);
-    r->all_vec = aclshmem_int32_test_all_vector(ivars, 8, status, ACLSHMEM_CMP_LE, cmp_values);
-    r->any_vec = aclshmem_int32_test_any_vector(ivars, 8, status, ACLSHMEM_CMP_EQ, cmp_values);
-    r->some_vec = aclshmem_int32_test_some_vector(ivars, 8, r->idx_vec, status, ACLSHMEM_CMP_EQ, cmp_values);
-    r->wait_any = aclshmem_int32_wait_until_any(ivars, 8, status, ACLSHMEM_CMP_GE, 5);
-    size_t idx[8];
-    r->wait_some = aclshmem_int32_wait_until_some(ivars, 8, idx, status, ACLSHMEM_CMP_GE, 5);
+    Waits<T>::device(ivars, status, cmp_values, r);
 }
 
-void tests(aclrtStream stream)
+template <typename T>
+void tests_one(const char *name, aclrtStream stream)
 {
-    auto *ivars = static_cast<int32_t *>(aclshmem_calloc(8, sizeof(int32_t)));
+    auto *ivars = static_cast<T *>(aclshmem_calloc(8, sizeof(T)));
     auto *status = static_cast<int *>(aclshmem_calloc(8, sizeof(int)));
-    auto *cmp_values = static_cast<int32_t *>(aclshmem_calloc(8, sizeof(int32_t)));
+    auto *cmp_values = static_cast<T *>(aclshmem_calloc(8, sizeof(T)));
     auto *r = static_cast<TestResults *>(aclshmem_calloc(1, sizeof(TestResults)));
-    const int32_t vals[8] = {1, 9, 5, 3, 7, 6, 2, 8};
+    const int vals[8] = {1, 9, 5, 3, 7, 6, 2, 8};
     const int st[8] = {0, 1, 0, 0, 0, 1, 0, 0};
-    const int32_t cv[8] = {1, 0, 4, 3, 9, 6, 2, 0};
+    const int cv[8] = {1, 0, 4, 3, 9, 6, 2, 0};
     for (int i = 0; i < 8; i++) {
-        ivars[i] = vals[i];
+        ivars[i] = static_cast<T>(vals[i]);
         status[i] = st[i];
-        cmp_values[i] = cv[i];
+        cmp_values[i] = static_cast<T>(cv[i]);
     }
-    TestsKernel<<<3, nullptr, stream>>>(ivars, status, cmp_values, r);
+    TestsKernel<T><<<3, nullptr, stream>>>(ivars, status, cmp_values, r);
     ACL_OK(aclrtSynchronizeStream(stream));
-    int test = -1, all_vec = -1;
-    size_t any = 0, some = 0, any_vec = 0, some_vec = 0, wait_any = 0, wait_some = 0, idx[8], idx_vec[8], idx2[8];
-    aclshmem_int32_test(ivars + 2, ACLSHMEM_CMP_EQ, 5, &test);
-    aclshmem_int32_test_any(ivars, 8, status, ACLSHMEM_CMP_GE, 5, &any);
-    aclshmem_int32_test_some(ivars, 8, idx, status, ACLSHMEM_CMP_GE, 5, &some);
-    aclshmem_int32_test_all_vector(ivars, 8, status, ACLSHMEM_CMP_LE, cmp_values, &all_vec);
-    aclshmem_int32_test_any_vector(ivars, 8, status, ACLSHMEM_CMP_EQ, cmp_values, &any_vec);
-    aclshmem_int32_test_some_vector(ivars, 8, idx_vec, status, ACLSHMEM_CMP_EQ, cmp_values, &some_vec);
-    aclshmem_int32_wait_until_any(ivars, 8, status, ACLSHMEM_CMP_GE, 5, &wait_any);
-    aclshmem_int32_wait_until_some(ivars, 8, idx2, status, ACLSHMEM_CMP_GE, 5, &wait_some);
-    CHECK(r->test == test && test == 1, "test %d vs host %d", r->test, test);
-    CHECK(r->any == any, "test_any %zu vs host %zu", r->any, any);
-    CHECK(r->some == some && some > 0, "test_some %zu vs host %zu", r->some, some);
-    for (size_t i = 0; i < some && i < 8; i++) {
-        CHECK(r->idx[i] == idx[i], "test_some index %zu: %zu vs host %zu", i, r->idx[i], idx[i]);
+    TestResults h;
+    std::memset(&h, 0, sizeof h);
+    Waits<T>::host(ivars, status, cmp_values, &h);
+    CHECK(r->test == h.test && h.test == 1, "%s test %d vs host %d", name, r->test, h.test);
+    CHECK(r->any == h.any, "%s test_any %zu vs host %zu", name, r->any, h.any);
+    CHECK(r->some == h.some && h.some > 0, "%s test_some %zu vs host %zu", name, r->some, h.some);
+    for (size_t i = 0; i < h.some && i < 8; i++) {
+        CHECK(r->idx[i] == h.idx[i], "%s test_some index %zu: %zu vs host %zu", name, i, r->idx[i], h.idx[i]);
     }
-    CHECK(r->all_vec == all_vec, "test_all_vector %d vs host %d", r->all_vec, all_vec);
-    CHECK(r->any_vec == any_vec, "test_any_vector %zu vs host %zu", r->any_vec, any_vec);
-    CHECK(r->some_vec == some_vec, "test_some_vector %zu vs host %zu", r->some_vec, some_vec);
-    for (size_t i = 0; i < some_vec && i < 8; i++) {
-        CHECK(r->idx_vec[i] == idx_vec[i], "test_some_vector index %zu", i);
+    CHECK(r->all_vec == h.all_vec, "%s test_all_vector %d vs host %d", name, r->all_vec, h.all_vec);
+    CHECK(r->any_vec == h.any_vec, "%s test_any_vector %zu vs host %zu", name, r->any_vec, h.any_vec);
+    CHECK(r->some_vec == h.some_vec, "%s test_some_vector %zu vs host %zu", name, r->some_vec, h.some_vec);
+    for (size_t i = 0; i < h.some_vec && i < 8; i++) {
+        CHECK(r->idx_vec[i] == h.idx_vec[i], "%s test_some_vector index %zu", name, i);
     }
-    CHECK(r->wait_any == wait_any, "wait_until_any %zu vs host %zu", r->wait_any, wait_any);
-    CHECK(r->wait_some == wait_some, "wait_until_some %zu vs host %zu", r->wait_some, wait_some);
+    CHECK(r->wait_any == h.wait_any, "%s wait_until_any %zu vs host %zu", name, r->wait_any, h.wait_any);
+    CHECK(r->wait_some == h.wait_some, "%s wait_until_some %zu vs host %zu", name, r->wait_some, h.wait_some);
     aclshmem_barrier_all();
     aclshmem_free(r);
     aclshmem_free(cmp_values);
     aclshmem_free(status);
     aclshmem_free(ivars);
+}
+
+void tests(aclrtStream stream)
+{
+    tests_one<float>("float", stream);
+    tests_one<int8_t>("int8", stream);
+    tests_one<int16_t>("int16", stream);
+    tests_one<int32_t>("int32", stream);
+    tests_one<int64_t>("int64", stream);
+    tests_one<uint8_t>("uint8", stream);
+    tests_one<uint16_t>("uint16", stream);
+    tests_one<uint32_t>("uint32", stream);
+    tests_one<uint64_t>("uint64", stream);
+    tests_one<char>("char", stream);
+}
+
+/* ---------------------------------------------------------------------------------------------- */
+/* sized: put/get/nbi/iput/iget/put_signal of 8..128 bits, and the byte forms                       */
+/* ---------------------------------------------------------------------------------------------- */
+
+constexpr int kSizedBytes = 512;
+
+#define SIZED_CALLS(BITS)                                                                                      \
+    aclshmem_put##BITS(d + 0 * kSizedBytes, s, kSizedBytes / (BITS / 8) / 2, peer);                           \
+    aclshmem_get##BITS(d + 1 * kSizedBytes, s, kSizedBytes / (BITS / 8) / 2, peer);                            \
+    aclshmem_put##BITS##_nbi(d + 2 * kSizedBytes, s, kSizedBytes / (BITS / 8) / 2, peer);                      \
+    aclshmem_get##BITS##_nbi(d + 3 * kSizedBytes, s, kSizedBytes / (BITS / 8) / 2, peer);                      \
+    aclshmem_iput##BITS(d + 4 * kSizedBytes, s, 2, 1, kSizedBytes / (BITS / 8) / 4, peer);                     \
+    aclshmem_iget##BITS(d + 5 * kSizedBytes, s, 1, 2, kSizedBytes / (BITS / 8) / 4, peer);                     \
+    aclshmem_put##BITS##_signal(d + 6 * kSizedBytes, s, kSizedBytes / (BITS / 8) / 2, sig, BITS, ACLSHMEM_SIGNAL_ADD, peer);
+
+[[bisheng::core_ratio(0, 1)]] __global__ __aicore__ void Sized(uint8_t *dst, uint8_t *src, int32_t *sig, int bits,
+                                                               int peer)
+{
+    uint8_t *d = dst;
+    uint8_t *s = src;
+    switch (bits) {
+        case 8: SIZED_CALLS(8) break;
+        case 16: SIZED_CALLS(16) break;
+        case 32: SIZED_CALLS(32) break;
+        case 64: SIZED_CALLS(64) break;
+        default: SIZED_CALLS(128) break;
+    }
+    aclshmem_putmem(d + 7 * kSizedBytes, s, kSizedBytes / 2, peer);
+    aclshmem_getmem_nbi(d + 8 * kSizedBytes, s, kSizedBytes / 2, peer);
+    aclshmem_putmem_signal_nbi(d + 9 * kSizedBytes, s, kSizedBytes / 2, sig, 1000, ACLSHMEM_SIGNAL_ADD, peer);
+    aclshmem_quiet();
+}
+
+void sized(aclrtStream stream)
+{
+    int me = aclshmem_my_pe();
+    int n = aclshmem_n_pes();
+    int peer = (me + 1) % n;
+    int from = (me + n - 1) % n;
+    auto *src = static_cast<uint8_t *>(aclshmem_calloc(kSizedBytes, 1));
+    auto *dst = static_cast<uint8_t *>(aclshmem_calloc(10 * kSizedBytes, 1));
+    auto *sig = static_cast<int32_t *>(aclshmem_calloc(1, sizeof(int32_t)));
+    for (int i = 0; i < kSizedBytes; i++) {
+        src[i] = static_cast<uint8_t>(me * 50 + i);
+    }
+    std::vector<uint8_t> from_src(kSizedBytes), peer_src(kSizedBytes);
+    int expected_sig = 0;
+    for (int bits : {8, 16, 32, 64, 128}) {
+        std::memset(dst, 0, 10 * kSizedBytes);
+        aclshmem_barrier_all();
+        Sized<<<1, nullptr, stream>>>(dst, src, sig, bits, peer);
+        ACL_OK(aclrtSynchronizeStream(stream));
+        aclshmem_barrier_all();
+        expected_sig += bits + 1000;
+        aclshmem_getmem(from_src.data(), src, kSizedBytes, from);
+        aclshmem_getmem(peer_src.data(), src, kSizedBytes, peer);
+        int e = bits / 8;
+        for (int i = 0; i < kSizedBytes / 2; i++) {
+            CHECK(dst[i] == from_src[i], "put%d byte %d", bits, i);
+            CHECK(dst[kSizedBytes + i] == peer_src[i], "get%d byte %d", bits, i);
+            CHECK(dst[2 * kSizedBytes + i] == from_src[i], "put%d_nbi byte %d", bits, i);
+            CHECK(dst[3 * kSizedBytes + i] == peer_src[i], "get%d_nbi byte %d", bits, i);
+            CHECK(dst[6 * kSizedBytes + i] == from_src[i], "put%d_signal byte %d", bits, i);
+            CHECK(dst[7 * kSizedBytes + i] == from_src[i], "putmem byte %d", i);
+            CHECK(dst[8 * kSizedBytes + i] == peer_src[i], "getmem_nbi byte %d", i);
+            CHECK(dst[9 * kSizedBytes + i] == from_src[i], "putmem_signal_nbi byte %d", i);
+        }
+        for (int k = 0; k < kSizedBytes / e / 4; k++) {
+            for (int b = 0; b < e; b++) {
+                CHECK(dst[4 * kSizedBytes + 2 * k * e + b] == from_src[k * e + b], "iput%d elem %d", bits, k);
+                CHECK(dst[5 * kSizedBytes + k * e + b] == peer_src[2 * k * e + b], "iget%d elem %d", bits, k);
+            }
+        }
+        CHECK(*sig == expected_sig, "signal %d after %d-bit round, expected %d", *sig, bits, expected_sig);
+    }
+    aclshmem_barrier_all();
+    aclshmem_free(sig);
+    aclshmem_free(dst);
+    aclshmem_free(src);
 }
 
 /* ---------------------------------------------------------------------------------------------- */
@@ -800,6 +932,8 @@ int main(int argc, char **argv)
         atomics(stream);
     } else if (scenario == "tests") {
         tests(stream);
+    } else if (scenario == "sized") {
+        sized(stream);
     } else if (scenario == "many_blocks") {
         many_blocks(stream);
     } else if (scenario == "two_streams") {
