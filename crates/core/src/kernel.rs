@@ -93,7 +93,16 @@ pub fn run(l: Launch) -> Result<()> {
     });
     for idx in 0..n as u32 {
         let s = Arc::clone(&shared);
-        dispatch(Box::new(move |ub| run_block(&s, idx, ub)));
+        if let Err(e) = dispatch(Box::new(move |ub| run_block(&s, idx, ub))) {
+            // the blocks already running must not wait for the missing ones
+            shared.all.break_all();
+            let mut d = shared.done.lock().unwrap_or_else(|e| e.into_inner());
+            for missing in idx..n as u32 {
+                d.failures.push((missing, format!("not started: {e}")));
+            }
+            d.finished += n - idx as usize;
+            break;
+        }
     }
     let mut d = shared.done.lock().unwrap_or_else(|e| e.into_inner());
     while d.finished < n {
@@ -177,21 +186,21 @@ type Job = Box<dyn FnOnce(*mut u8) + Send>;
 
 static IDLE: Mutex<Vec<Sender<Job>>> = Mutex::new(Vec::new());
 
-fn dispatch(job: Job) {
+fn dispatch(job: Job) -> Result<()> {
     let mut job = job;
     loop {
         let idle = IDLE.lock().unwrap_or_else(|e| e.into_inner()).pop();
         let Some(tx) = idle else { break };
         match tx.send(job) {
-            Ok(()) => return,
+            Ok(()) => return Ok(()),
             // that worker is gone: try the next one
             Err(e) => job = e.0,
         }
     }
-    spawn_worker(job);
+    spawn_worker(job)
 }
 
-fn spawn_worker(first: Job) {
+fn spawn_worker(first: Job) -> Result<()> {
     let (tx, rx) = channel::<Job>();
     let r = std::thread::Builder::new()
         .name("aclshmem-block".into())
@@ -213,10 +222,8 @@ fn spawn_worker(first: Job) {
                 }
             }
         });
-    if let Err(e) = r {
-        // without a thread for every block the launch cannot run: fail loudly rather than hang
-        panic!("cannot start a kernel block thread: {e}");
-    }
+    r.map(drop)
+        .map_err(|e| Error::Inner(format!("cannot start a kernel block thread: {e}")))
 }
 
 // ---- device-side calls that differ from their host namesakes ----
