@@ -45,7 +45,7 @@ impl Notify {
     /// Sets the flag once everything queued on `stream` so far has run.
     pub fn record(self: &Arc<Self>, stream: &Stream) -> Result<()> {
         let n = Arc::clone(self);
-        stream.enqueue(Box::new(move |run| {
+        stream.enqueue_step(crate::stream::step(move |run| {
             if run == Run::Execute {
                 n.set_now();
             }
@@ -57,7 +57,7 @@ impl Notify {
     /// reports `ACL_ERROR_RT_WAIT_TIMEOUT` at its next synchronize and goes on), then clears it.
     pub fn wait_and_reset(self: &Arc<Self>, stream: &Stream, timeout: Option<Duration>) -> Result<()> {
         let n = Arc::clone(self);
-        stream.enqueue(Box::new(move |run| {
+        stream.enqueue_step(crate::stream::step(move |run| {
             if run == Run::Cancel {
                 return Ok(());
             }

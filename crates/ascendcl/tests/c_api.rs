@@ -197,6 +197,11 @@ fn notifies_and_cmo() {
 }
 
 #[test]
+fn graph_capture_and_replay() {
+    run("capture", &[]);
+}
+
+#[test]
 fn many_streams() {
     run("many_streams", &[]);
 }

@@ -125,7 +125,7 @@ pub extern "C" fn aclrtCmoAsync(
                 "cmoType {cmoType} is not an aclrtCmoType"
             )));
         }
-        device::stream(from_c(stream))?.enqueue_fn(|| {
+        device::stream(from_c(stream))?.enqueue_replayable(|| {
             std::sync::atomic::fence(Ordering::SeqCst);
             Ok(())
         })
