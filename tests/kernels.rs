@@ -190,6 +190,11 @@ fn sdma_notifies_reach_the_host_while_the_kernel_runs_2pes() {
 }
 
 #[test]
+fn kernels_captured_into_a_graph_replay_2pes() {
+    scenario("graph", 2);
+}
+
+#[test]
 fn faulting_kernel_reports_at_synchronize_2pes() {
     // the library's log goes to stdout, where the test can read it
     if let Some(run) = scenario_with("fault", 2, &[("SHMEM_LOG_TO_STDOUT", "1")]) {

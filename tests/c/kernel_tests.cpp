@@ -15,6 +15,7 @@
  *   engines       MTE, SDMA, RoCE and UDMA copies, engine atomics, the UDMA signal put, the RoCE barrier
  *   notify        per-core SDMA notifies (g_state_host.notify_arr) waited for on the host's default
  *                 stream while the kernel still runs
+ *   graph         kernels and a host function captured into an ACL graph, executed three times
  *   fault         a kernel with a faulting block and one that traps: the stream's synchronize fails,
  *                 the process goes on, later kernels run
  *   bad_launch    blockDim 0: refused and logged, nothing runs, the stream stays usable
@@ -834,6 +835,53 @@ void notify(aclrtStream stream)
 }
 
 /* ---------------------------------------------------------------------------------------------- */
+/* graph: kernels captured into an ACL graph run again with every execution                         */
+/* ---------------------------------------------------------------------------------------------- */
+
+[[bisheng::core_ratio(0, 1)]] __global__ __aicore__ void AddToPeers(int32_t *counter, int n_pes)
+{
+    for (int pe = 0; pe < n_pes; pe++) {
+        aclshmem_int32_atomic_add(counter, 1, pe);
+    }
+}
+
+static int g_graph_host_runs = 0;
+static void graph_host_fn(void *)
+{
+    g_graph_host_runs++;
+}
+
+void graph(aclrtStream stream)
+{
+    constexpr uint32_t kBlocks = 8;
+    int n = aclshmem_n_pes();
+    auto *counter = static_cast<int32_t *>(aclshmem_calloc(1, sizeof(int32_t)));
+    aclshmem_barrier_all();
+    aclmdlRI ri = nullptr;
+    ACL_OK(aclmdlRICaptureBegin(stream, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    AddToPeers<<<kBlocks, nullptr, stream>>>(counter, n);
+    ACL_OK(aclrtLaunchHostFunc(stream, graph_host_fn, nullptr));
+    AddToPeers<<<kBlocks, nullptr, stream>>>(counter, n);
+    ACL_OK(aclmdlRICaptureEnd(stream, &ri));
+    ACL_OK(aclrtSynchronizeStream(stream));
+    aclshmem_barrier_all();
+    CHECK(*counter == 0, "a captured kernel ran at capture time (%d)", *counter);
+    CHECK(g_graph_host_runs == 0, "a captured host function ran at capture time");
+    aclshmem_barrier_all();
+    for (int i = 1; i <= 3; i++) {
+        ACL_OK(aclmdlRIExecuteAsync(ri, stream));
+        ACL_OK(aclrtSynchronizeStream(stream));
+        aclshmem_barrier_all();
+        CHECK(*counter == i * 2 * static_cast<int>(kBlocks) * n, "after %d executions: %d", i, *counter);
+        CHECK(g_graph_host_runs == i, "host function ran %d times after %d executions", g_graph_host_runs, i);
+        aclshmem_barrier_all(); /* everyone checked before the next execution adds */
+    }
+    ACL_OK(aclmdlRIDestroy(ri));
+    aclshmem_barrier_all();
+    aclshmem_free(counter);
+}
+
+/* ---------------------------------------------------------------------------------------------- */
 /* fault, bad_launch                                                                                */
 /* ---------------------------------------------------------------------------------------------- */
 
@@ -946,6 +994,8 @@ int main(int argc, char **argv)
         engines(stream);
     } else if (scenario == "notify") {
         notify(stream);
+    } else if (scenario == "graph") {
+        graph(stream);
     } else if (scenario == "fault") {
         fault(stream);
     } else if (scenario == "bad_launch") {

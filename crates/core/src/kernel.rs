@@ -76,14 +76,16 @@ pub fn launch(stream: *mut c_void, l: Launch) -> Result<()> {
             "a kernel launch from inside a kernel block".into(),
         ));
     }
-    stream::enqueue_work(stream, "kernel launch", Box::new(move || run(l)))
+    let l = Arc::new(l);
+    stream::enqueue_reusable(stream, "kernel launch", Arc::new(move || run(&l)))
 }
 
-/// Runs every block context of `l` at once and waits for all of them.
-pub fn run(l: Launch) -> Result<()> {
+/// Runs every block context of `l` at once and waits for all of them (once per execution: a launch
+/// captured into an ACL graph runs again with every execution of the graph).
+pub fn run(l: &Arc<Launch>) -> Result<()> {
     let n = (l.block_dim * l.kind.sub_blocks()) as usize;
     let shared = Arc::new(Shared {
-        launch: l,
+        launch: Arc::clone(l),
         all: Rendezvous::new(n),
         done: Mutex::new(Done {
             finished: 0,
@@ -121,7 +123,7 @@ pub fn run(l: Launch) -> Result<()> {
 }
 
 struct Shared {
-    launch: Launch,
+    launch: Arc<Launch>,
     all: Rendezvous,
     done: Mutex<Done>,
     cv: Condvar,

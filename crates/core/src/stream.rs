@@ -209,6 +209,64 @@ pub fn enqueue_work(stream: *mut c_void, call: &'static str, work: Work) -> Resu
 /// What [`enqueue_work`] runs.
 pub type Work = Box<dyn FnOnce() -> Result<()> + Send>;
 
+/// Work that may run more than once: once per execution of an ACL graph that captured it.
+pub type Reusable = std::sync::Arc<dyn Fn() -> Result<()> + Send + Sync>;
+
+type LaunchReusableFn =
+    unsafe extern "C" fn(*mut c_void, StatusFn, *mut c_void, unsafe extern "C" fn(*mut c_void)) -> c_int;
+
+/// [`enqueue_work`] for work that can be replayed: through the CPU runtime's
+/// `aclshimLaunchHostFuncReusable` when present, so a stream being captured into a graph
+/// (`aclmdlRICaptureBegin`) records it and every execution of the graph runs it again; otherwise
+/// as one-shot work.
+pub fn enqueue_reusable(stream: *mut c_void, call: &'static str, work: Reusable) -> Result<()> {
+    static F: OnceLock<Option<LaunchReusableFn>> = OnceLock::new();
+    let f = F.get_or_init(|| {
+        // SAFETY: the CPU runtime exports this symbol with exactly this C signature (acl/acl_shim.h).
+        resolve("aclshimLaunchHostFuncReusable")
+            .map(|p| unsafe { std::mem::transmute::<*mut c_void, LaunchReusableFn>(p) })
+    });
+    let Some(f) = f.filter(|_| acl().is_some()) else {
+        return enqueue_work(stream, call, Box::new(move || work()));
+    };
+    // the handle is only passed on to the runtime, which checks it
+    let stream: *mut c_void = stream.cast();
+    let args = Box::into_raw(Box::new(ReusableTask { call, work })) as *mut c_void;
+    // SAFETY: the runtime calls the trampoline with `args` until it calls `release_reusable` once
+    // (also when it refuses to queue), which frees the box.
+    let rc = unsafe { f(stream, reusable_trampoline, args, release_reusable) };
+    if rc != 0 {
+        return Err(Error::InvalidParam(format!(
+            "the ACL runtime refused to queue on stream {stream:p} (error {rc})"
+        )));
+    }
+    Ok(())
+}
+
+struct ReusableTask {
+    call: &'static str,
+    work: Reusable,
+}
+
+unsafe extern "C" fn reusable_trampoline(args: *mut c_void) -> c_int {
+    // SAFETY: args is the live Box<ReusableTask> of `enqueue_reusable` (not yet released).
+    let t = unsafe { &*(args as *const ReusableTask) };
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| (t.work)()))
+        .unwrap_or_else(|_| Err(Error::Inner("panic in stream-ordered work".into())));
+    match r {
+        Ok(()) => 0,
+        Err(e) => {
+            log::error!("{}: {e}", t.call);
+            STREAM_ERROR
+        }
+    }
+}
+
+unsafe extern "C" fn release_reusable(args: *mut c_void) {
+    // SAFETY: args came from Box::into_raw in `enqueue_reusable`; the runtime releases it once.
+    drop(unsafe { Box::from_raw(args as *mut ReusableTask) });
+}
+
 struct WorkTask {
     call: &'static str,
     work: Work,
