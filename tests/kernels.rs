@@ -195,6 +195,16 @@ fn kernels_captured_into_a_graph_replay_2pes() {
 }
 
 #[test]
+fn device_state_record_and_team_pools_2pes() {
+    scenario("state", 2);
+}
+
+#[test]
+fn device_state_record_and_team_pools_3pes() {
+    scenario("state", 3);
+}
+
+#[test]
 fn faulting_kernel_reports_at_synchronize_2pes() {
     // the library's log goes to stdout, where the test can read it
     if let Some(run) = scenario_with("fault", 2, &[("SHMEM_LOG_TO_STDOUT", "1")]) {

@@ -141,8 +141,8 @@ fn in_block(call: &str) -> Result<&'static block::Block> {
 }
 
 /// The calling PE's device-state record `aclshmem_device_host_state_t` (device-api 1.8), what
-/// `aclshmemi_get_state()` returns to kernels; NULL before init. Its `team_pools` holds only
-/// `ACLSHMEM_TEAM_WORLD`.
+/// `aclshmemi_get_state()` returns to kernels; NULL before init. `team_pools` points at a record
+/// of every live team of this PE (refreshed by this call when teams were split or destroyed).
 #[unsafe(no_mangle)]
 pub extern "C" fn aclshmemx_dev_state() -> *mut super::types::DeviceHostState {
     guard("aclshmemx_dev_state", kernel::device_state)

@@ -16,6 +16,8 @@
  *   notify        per-core SDMA notifies (g_state_host.notify_arr) waited for on the host's default
  *                 stream while the kernel still runs
  *   graph         kernels and a host function captured into an ACL graph, executed three times
+ *   state         the device-state record: PE, heap table, UB config, a split team from team_pools,
+ *                 a RoCE (PE-level) barrier over it
  *   fault         a kernel with a faulting block and one that traps: the stream's synchronize fails,
  *                 the process goes on, later kernels run
  *   bad_launch    blockDim 0: refused and logged, nothing runs, the stream stays usable
@@ -882,6 +884,86 @@ void graph(aclrtStream stream)
 }
 
 /* ---------------------------------------------------------------------------------------------- */
+/* state: the device-state record (aclshmemi_get_state) and a team from team_pools                 */
+/* ---------------------------------------------------------------------------------------------- */
+
+struct StateSeen {
+    int mype, npes, world_size, world_mype;
+    int team_size, team_mype, team_start, team_stride, team_idx;
+    int map0, map1, rev_me;
+    int64_t mte_ub;
+    uint32_t mte_size;
+    int peer_base_ok;
+    int topo_me;
+    int after_barrier;
+};
+
+[[bisheng::core_ratio(0, 1)]] __global__ __aicore__ void ReadState(aclshmem_team_t team, StateSeen *out,
+                                                                   int32_t *flag)
+{
+    aclshmem_device_host_state_t *st = aclshmemi_get_state();
+    out->mype = st->mype;
+    out->npes = st->npes;
+    out->world_size = st->team_pools[ACLSHMEM_TEAM_WORLD]->size;
+    out->world_mype = st->team_pools[ACLSHMEM_TEAM_WORLD]->mype;
+    aclshmemx_team_t *t = st->team_pools[team];
+    out->team_size = t->size;
+    out->team_mype = t->mype;
+    out->team_start = t->start;
+    out->team_stride = t->stride;
+    out->team_idx = t->team_idx;
+    out->map0 = t->pe_mapping[0];
+    out->map1 = t->size > 1 ? t->pe_mapping[1] : -2;
+    out->rev_me = t->pe_mapping[ACLSHMEM_MAX_PES + st->mype];
+    out->mte_ub = st->mte_config.aclshmem_ub;
+    out->mte_size = st->mte_config.ub_size;
+    int peer = (st->mype + 1) % st->npes;
+    /* the peer's copy of `flag`, through the record's heap table and through aclshmem_ptr */
+    uint8_t *via_table = (uint8_t *)st->p2p_device_heap_base[peer] + ((uint8_t *)flag - (uint8_t *)st->heap_base);
+    out->peer_base_ok = via_table == (uint8_t *)aclshmem_ptr(flag, peer);
+    out->topo_me = st->topo_list[st->mype];
+    /* a PE-level RoCE barrier over the team from this single block */
+    aclshmem_int32_atomic_add(flag, 1, peer);
+    aclshmemx_roce_barrier(t);
+    out->after_barrier = aclshmem_int32_atomic_fetch(flag, st->mype);
+}
+
+void state(aclrtStream stream)
+{
+    int me = aclshmem_my_pe();
+    int n = aclshmem_n_pes();
+    aclshmem_team_t team = ACLSHMEM_TEAM_INVALID;
+    /* a second team of every PE (a slot other than the world team's) */
+    if (aclshmem_team_split_strided(ACLSHMEM_TEAM_WORLD, 0, 1, n, &team) != 0 ||
+        team == ACLSHMEM_TEAM_INVALID) {
+        std::printf("FAIL: team split\n");
+        g_errors++;
+        return;
+    }
+    auto *out = static_cast<StateSeen *>(aclshmem_calloc(1, sizeof(StateSeen)));
+    auto *flag = static_cast<int32_t *>(aclshmem_calloc(1, sizeof(int32_t)));
+    aclshmem_barrier_all();
+    ReadState<<<1, nullptr, stream>>>(team, out, flag);
+    ACL_OK(aclrtSynchronizeStream(stream));
+    CHECK(out->mype == me && out->npes == n, "mype %d npes %d", out->mype, out->npes);
+    CHECK(out->world_size == n && out->world_mype == me, "world team %d %d", out->world_size, out->world_mype);
+    CHECK(out->team_size == n && out->team_mype == me && out->team_start == 0 && out->team_stride == 1,
+          "team size %d mype %d start %d stride %d", out->team_size, out->team_mype, out->team_start,
+          out->team_stride);
+    CHECK(out->team_idx == team, "team_idx %d, handle %d", out->team_idx, team);
+    CHECK(out->map0 == 0 && out->map1 == 1 && out->rev_me == me, "pe_mapping %d %d %d", out->map0, out->map1,
+          out->rev_me);
+    CHECK(out->mte_ub == 0 && out->mte_size == 16384, "mte_config %lld %u", (long long)out->mte_ub, out->mte_size);
+    CHECK(out->peer_base_ok == 1, "p2p_device_heap_base disagrees with aclshmem_ptr");
+    CHECK(out->topo_me == 1, "topo_list[me] = %d", out->topo_me);
+    CHECK(out->after_barrier == 1, "after the RoCE barrier the peer's add is visible: %d", out->after_barrier);
+    aclshmem_barrier_all();
+    aclshmem_team_destroy(team);
+    aclshmem_free(flag);
+    aclshmem_free(out);
+}
+
+/* ---------------------------------------------------------------------------------------------- */
 /* fault, bad_launch                                                                                */
 /* ---------------------------------------------------------------------------------------------- */
 
@@ -996,6 +1078,8 @@ int main(int argc, char **argv)
         notify(stream);
     } else if (scenario == "graph") {
         graph(stream);
+    } else if (scenario == "state") {
+        state(stream);
     } else if (scenario == "fault") {
         fault(stream);
     } else if (scenario == "bad_launch") {

@@ -270,7 +270,11 @@ struct StateRecord {
     state: Box<aclshmem_abi::DeviceHostState>,
     _device_bases: Vec<*mut c_void>,
     _host_bases: Vec<*mut c_void>,
-    _world: Box<aclshmem_abi::TeamRecord>,
+    /// One record per team slot ever seen (kept while the record lives, so a pointer a kernel read
+    /// stays valid after the team is destroyed); `team_pools` points at the live ones.
+    teams: Vec<Option<Box<aclshmem_abi::TeamRecord>>>,
+    /// The team table the records were last filled from.
+    seen: Vec<Option<crate::team_table::Team>>,
 }
 
 // SAFETY: the record is plain data; its pointers point into the library's heap mappings and into
@@ -283,8 +287,8 @@ static STATE: Mutex<Option<(usize, StateRecord)>> = Mutex::new(None);
 /// on first use for the current instance: `mype`, `npes`, the device heap's base and size, every
 /// PE's heap base (`p2p_device_heap_base`, and the host-side heap's when it exists), `topo_list`
 /// (`ACLSHMEM_TRANSPORT_MTE` for every PE mapped on this node), the UB configurations, and
-/// `team_pools[ACLSHMEM_TEAM_WORLD]`. Other teams' entries are NULL and the sync-pool fields 0
-/// (the CPU barriers do not use them). Kernels may write it (device config setters); the record
+/// `team_pools` (a record of every live team, refreshed when the team table changed). The sync-pool
+/// fields are 0 (the CPU barriers do not use them). Kernels may write it (device config setters); the record
 /// lives until the next instance asks for its own.
 pub fn device_state() -> Result<*mut aclshmem_abi::DeviceHostState> {
     use crate::heap::HeapKind;
@@ -295,6 +299,7 @@ pub fn device_state() -> Result<*mut aclshmem_abi::DeviceHostState> {
     if let Some((k, rec)) = slot.as_mut()
         && *k == key
     {
+        refresh_teams(&inst, rec);
         return Ok(&mut *rec.state);
     }
     let n = inst.n_pes();
@@ -312,17 +317,6 @@ pub fn device_state() -> Result<*mut aclshmem_abi::DeviceHostState> {
     // SAFETY: DeviceHostState and TeamRecord are plain integers, pointers and arrays: all-zero is
     // a valid value of each (NULL pointers, false flags).
     let mut state: Box<aclshmem_abi::DeviceHostState> = unsafe { boxed_zeroed() };
-    // SAFETY: as above.
-    let mut world: Box<aclshmem_abi::TeamRecord> = unsafe { boxed_zeroed() };
-    world.mype = me as c_int;
-    world.start = 0;
-    world.stride = 1;
-    world.size = n as c_int;
-    world.team_idx = aclshmem_abi::ACLSHMEM_TEAM_WORLD;
-    for pe in 0..n {
-        world.pe_mapping[pe] = pe as i32;
-        world.pe_mapping[aclshmem_abi::ACLSHMEM_MAX_PES + pe] = pe as i32;
-    }
     state.version = 1;
     state.mype = me as c_int;
     state.npes = n as c_int;
@@ -340,21 +334,59 @@ pub fn device_state() -> Result<*mut aclshmem_abi::DeviceHostState> {
     for (pe, b) in device_bases.iter().enumerate() {
         state.topo_list[pe] = if b.is_null() { 0 } else { 1 };
     }
-    state.team_pools[aclshmem_abi::ACLSHMEM_TEAM_WORLD as usize] = &mut *world;
     state.is_aclshmem_initialized = true;
     state.is_aclshmem_created = true;
     state.mte_config = inst.ub_config(Engine::Mte);
     state.sdma_config = inst.ub_config(Engine::Sdma);
     state.rdma_config = inst.ub_config(Engine::Rdma);
     state.udma_config = inst.ub_config(Engine::Udma);
-    let rec = StateRecord {
+    let mut rec = StateRecord {
         state,
         _device_bases: device_bases,
         _host_bases: host_bases,
-        _world: world,
+        teams: (0..aclshmem_abi::ACLSHMEM_MAX_TEAMS).map(|_| None).collect(),
+        seen: Vec::new(),
     };
+    refresh_teams(&inst, &mut rec);
     let (_, rec) = slot.insert((key, rec));
     Ok(&mut *rec.state)
+}
+
+/// Points `team_pools` at a record of every live team of this PE (filled as the original's
+/// `aclshmemx_team_t`: rank, start, stride, size, index, both directions of `pe_mapping`), when the
+/// team table changed since the last call.
+fn refresh_teams(inst: &crate::instance::Instance, rec: &mut StateRecord) {
+    let n = inst.n_pes();
+    let now: Vec<Option<crate::team_table::Team>> = {
+        let teams = inst.teams();
+        (0..aclshmem_abi::ACLSHMEM_MAX_TEAMS)
+            .map(|slot| teams.get(slot as i32).ok())
+            .collect()
+    };
+    if now == rec.seen {
+        return;
+    }
+    for (slot, t) in now.iter().enumerate() {
+        let Some(t) = t else {
+            rec.state.team_pools[slot] = std::ptr::null_mut();
+            continue;
+        };
+        // SAFETY: TeamRecord is plain integers: all-zero is a valid value.
+        let r = rec.teams[slot].get_or_insert_with(|| unsafe { boxed_zeroed() });
+        r.mype = t.my_index as c_int;
+        r.start = t.start as c_int;
+        r.stride = t.stride as c_int;
+        r.size = t.size as c_int;
+        r.team_idx = slot as c_int;
+        for i in 0..t.size.min(aclshmem_abi::ACLSHMEM_MAX_PES) {
+            r.pe_mapping[i] = t.world_pe(i) as i32;
+        }
+        for g in 0..n.min(aclshmem_abi::ACLSHMEM_MAX_PES) {
+            r.pe_mapping[aclshmem_abi::ACLSHMEM_MAX_PES + g] = t.index_of(g).map_or(-1, |i| i as i32);
+        }
+        rec.state.team_pools[slot] = &mut **r;
+    }
+    rec.seen = now;
 }
 
 /// A zeroed heap value of `T` (too large for the stack).
