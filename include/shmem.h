@@ -5562,7 +5562,8 @@ ACLSHMEM_HOST_API int32_t aclshmemx_set_config_store_tls_key(const char *tls_pk,
 /**
  * Queues a kernel launch on `stream` (NULL: the ACL default stream): when it runs, `block_dim`
  * blocks (`kind` 0 = AIV only, `blockDim` contexts; 1 = MIX, two AIV contexts per block) each
- * call `func(closure)` on their own thread; `free(closure)` runs once after the last block.
+ * call `func(closure)` on their own thread; `free(closure)` runs once when the launch will not run
+ * again: after it ran, or (a stream captured into an ACL graph) when the graph is destroyed.
  * Returns 0 when queued; ACLSHMEM_INVALID_PARAM for a NULL `func`, `block_dim` 0 or above
  * 65535, or an unknown `kind` (then `free` is called at once). A block that fails makes the
  * stream's next synchronize fail. Without an ACL runtime in the process the launch runs before
@@ -5632,8 +5633,8 @@ ACLSHMEM_HOST_API void aclshmemx_dev_signal_op(int32_t *sig_addr, int32_t signal
 
 /**
  * The calling PE's device-state record `aclshmem_device_host_state_t` (device-api 1.8), what
- * `aclshmemi_get_state()` returns to kernels; NULL before init. Its `team_pools` holds only
- * `ACLSHMEM_TEAM_WORLD`.
+ * `aclshmemi_get_state()` returns to kernels; NULL before init. `team_pools` points at a record
+ * of every live team of this PE (refreshed by this call when teams were split or destroyed).
  */
 ACLSHMEM_HOST_API aclshmem_device_host_state_t *aclshmemx_dev_state(void);
 

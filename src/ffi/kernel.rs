@@ -9,7 +9,7 @@
 
 use std::ffi::{CStr, c_char, c_int, c_void};
 
-use super::guard;
+use super::{guard, guard_or};
 use aclshmem_core::block::{self, KernelKind};
 use aclshmem_core::error::{Error, Result};
 use aclshmem_core::kernel::{self, Launch};
@@ -17,7 +17,8 @@ use aclshmem_core::p2p::{self, SignalOp};
 
 /// Queues a kernel launch on `stream` (NULL: the ACL default stream): when it runs, `block_dim`
 /// blocks (`kind` 0 = AIV only, `blockDim` contexts; 1 = MIX, two AIV contexts per block) each
-/// call `func(closure)` on their own thread; `free(closure)` runs once after the last block.
+/// call `func(closure)` on their own thread; `free(closure)` runs once when the launch will not run
+/// again: after it ran, or (a stream captured into an ACL graph) when the graph is destroyed.
 /// Returns 0 when queued; ACLSHMEM_INVALID_PARAM for a NULL `func`, `block_dim` 0 or above
 /// 65535, or an unknown `kind` (then `free` is called at once). A block that fails makes the
 /// stream's next synchronize fail. Without an ACL runtime in the process the launch runs before
@@ -67,52 +68,67 @@ pub unsafe extern "C" fn aclshmemx_dev_launch(
 /// A non-NULL `why` must be a NUL-terminated string.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmemx_dev_block_fail(why: *const c_char) {
-    let msg = if why.is_null() {
-        "the block reported a failure".to_string()
-    } else {
-        // SAFETY: NUL-terminated per this function's contract.
-        unsafe { CStr::from_ptr(why) }.to_string_lossy().into_owned()
-    };
-    kernel::block_failed(msg);
+    guard("aclshmemx_dev_block_fail", || {
+        let msg = if why.is_null() {
+            "the block reported a failure".to_string()
+        } else {
+            // SAFETY: NUL-terminated per this function's contract.
+            unsafe { CStr::from_ptr(why) }.to_string_lossy().into_owned()
+        };
+        kernel::block_failed(msg);
+        Ok(())
+    })
 }
 
 /// 1 when the calling thread runs a kernel block, else 0.
 #[unsafe(no_mangle)]
 pub extern "C" fn aclshmemx_dev_in_kernel() -> c_int {
-    block::current().is_some() as c_int
+    guard_or("aclshmemx_dev_in_kernel", 0, || {
+        Ok(block::current().is_some() as c_int)
+    })
 }
 
 /// `AscendC::GetBlockIdx()`: the calling context's index (`0..blockDim` for AIV-only kernels,
 /// `0..2*blockDim` for MIX kernels); 0 outside a kernel.
 #[unsafe(no_mangle)]
 pub extern "C" fn aclshmemx_dev_block_idx() -> i64 {
-    block::current().map_or(0, |b| b.idx as i64)
+    guard_or("aclshmemx_dev_block_idx", 0, || {
+        Ok(block::current().map_or(0, |b| b.idx as i64))
+    })
 }
 
 /// `AscendC::GetBlockNum()`: the launch's `blockDim`; 1 outside a kernel.
 #[unsafe(no_mangle)]
 pub extern "C" fn aclshmemx_dev_block_num() -> i64 {
-    block::current().map_or(1, |b| b.blocks as i64)
+    guard_or("aclshmemx_dev_block_num", 1, || {
+        Ok(block::current().map_or(1, |b| b.blocks as i64))
+    })
 }
 
 /// `AscendC::GetSubBlockIdx()`: the AIV's index inside its block (0 or 1 in MIX kernels, 0 in
 /// AIV-only kernels); 0 outside a kernel.
 #[unsafe(no_mangle)]
 pub extern "C" fn aclshmemx_dev_sub_block_idx() -> i64 {
-    block::current().map_or(0, |b| b.sub_idx() as i64)
+    guard_or("aclshmemx_dev_sub_block_idx", 0, || {
+        Ok(block::current().map_or(0, |b| b.sub_idx() as i64))
+    })
 }
 
 /// `AscendC::GetSubBlockNum()` / `GetTaskRation()`: AIV contexts per block (2 in MIX kernels,
 /// else 1); 1 outside a kernel.
 #[unsafe(no_mangle)]
 pub extern "C" fn aclshmemx_dev_sub_block_num() -> i64 {
-    block::current().map_or(1, |b| b.kind.sub_blocks() as i64)
+    guard_or("aclshmemx_dev_sub_block_num", 1, || {
+        Ok(block::current().map_or(1, |b| b.kind.sub_blocks() as i64))
+    })
 }
 
 /// The calling block's UB (192 KiB; UB address `a` is `base + a`); NULL outside a kernel.
 #[unsafe(no_mangle)]
 pub extern "C" fn aclshmemx_dev_ub_base() -> *mut c_void {
-    block::current().map_or(std::ptr::null_mut(), |b| b.ub.cast())
+    guard("aclshmemx_dev_ub_base", || {
+        Ok(block::current().map_or(std::ptr::null_mut(), |b| b.ub.cast()))
+    })
 }
 
 /// `AscendC::SyncAll()`: waits until every block context of the launch arrived. 0, or
