@@ -142,4 +142,9 @@ ACLSHMEM_HOST_API void *aclshmemx_get_heap_base(aclshmem_mem_type_t mem_type ACL
 #define shmem_set_extern_logger aclshmemx_set_extern_logger
 #define shmem_set_log_level aclshmemx_set_log_level
 
+/* ---- CPU device mode: kernels compiled by aclshmem-cxx see the device API (include/device/) ---- */
+#if defined(__cplusplus) && (defined(ACLSHMEM_CPU_KERNELS) || defined(__CCE_KT_TEST__) || defined(__CCE_AICORE__))
+#include <device/shmem_device.h>
+#endif
+
 #endif /* ACLSHMEM_SHMEM_TRAILER_H */

@@ -5563,6 +5563,99 @@ ACLSHMEM_HOST_API int32_t aclshmemx_set_conf_store_tls(bool enable, const char *
 ACLSHMEM_HOST_API int32_t aclshmemx_set_config_store_tls_key(const char *tls_pk, uint32_t tls_pk_len, const char *tls_pk_pw, uint32_t tls_pk_pw_len, aclshmem_decrypt_handler decrypt_handler);
 
 /**
+ * Queues a kernel launch on `stream` (NULL: the ACL default stream): when it runs, `block_dim`
+ * blocks (`kind` 0 = AIV only, `blockDim` contexts; 1 = MIX, two AIV contexts per block) each
+ * call `func(closure)` on their own thread; `free(closure)` runs once when the launch will not run
+ * again: after it ran, or (a stream captured into an ACL graph) when the graph is destroyed.
+ * Returns 0 when queued; ACLSHMEM_INVALID_PARAM for a NULL `func`, `block_dim` 0 or above
+ * 65535, or an unknown `kind` (then `free` is called at once). A block that fails makes the
+ * stream's next synchronize fail. Without an ACL runtime in the process the launch runs before
+ * this call returns, and a failure is returned (ACLSHMEM_INNER_ERROR).
+ *
+ * # Safety
+ * `func` must be safe to call concurrently from `block_dim` threads with `closure`, and
+ * `closure` must stay valid until `free` is called.
+ */
+ACLSHMEM_HOST_API int aclshmemx_dev_launch(void *stream, uint32_t kind, uint32_t block_dim, int (*func)(void *closure), void *closure, void (*free)(void *closure));
+
+/**
+ * Called by the launcher inside a block that failed (a C++ exception, a fault), before its block
+ * function returns non-zero: `why` becomes part of the launch's error message. NULL: no message.
+ *
+ * # Safety
+ * A non-NULL `why` must be a NUL-terminated string.
+ */
+ACLSHMEM_HOST_API void aclshmemx_dev_block_fail(const char *why);
+
+/**
+ * 1 when the calling thread runs a kernel block, else 0.
+ */
+ACLSHMEM_HOST_API int aclshmemx_dev_in_kernel(void);
+
+/**
+ * `AscendC::GetBlockIdx()`: the calling context's index (`0..blockDim` for AIV-only kernels,
+ * `0..2*blockDim` for MIX kernels); 0 outside a kernel.
+ */
+ACLSHMEM_HOST_API int64_t aclshmemx_dev_block_idx(void);
+
+/**
+ * `AscendC::GetBlockNum()`: the launch's `blockDim`; 1 outside a kernel.
+ */
+ACLSHMEM_HOST_API int64_t aclshmemx_dev_block_num(void);
+
+/**
+ * `AscendC::GetSubBlockIdx()`: the AIV's index inside its block (0 or 1 in MIX kernels, 0 in
+ * AIV-only kernels); 0 outside a kernel.
+ */
+ACLSHMEM_HOST_API int64_t aclshmemx_dev_sub_block_idx(void);
+
+/**
+ * `AscendC::GetSubBlockNum()` / `GetTaskRation()`: AIV contexts per block (2 in MIX kernels,
+ * else 1); 1 outside a kernel.
+ */
+ACLSHMEM_HOST_API int64_t aclshmemx_dev_sub_block_num(void);
+
+/**
+ * The calling block's UB (192 KiB; UB address `a` is `base + a`); NULL outside a kernel.
+ */
+ACLSHMEM_HOST_API void *aclshmemx_dev_ub_base(void);
+
+/**
+ * `AscendC::SyncAll()`: waits until every block context of the launch arrived. 0, or
+ * ACLSHMEM_INNER_ERROR when another block of the launch failed (the rendezvous is broken) or
+ * outside a kernel (ACLSHMEM_INVALID_PARAM).
+ */
+ACLSHMEM_HOST_API int aclshmemx_dev_sync_all(void);
+
+/**
+ * Device `aclshmemx_signal_op`: updates the 32-bit signal word at symmetric `sig_addr` on PE `pe`
+ * (`ACLSHMEM_SIGNAL_SET` stores with release ordering, `ACLSHMEM_SIGNAL_ADD` adds atomically).
+ * Complete on return. Another `sig_op`, a bad address or PE: logged, nothing written.
+ */
+ACLSHMEM_HOST_API void aclshmemx_dev_signal_op(int32_t *sig_addr, int32_t signal, int sig_op, int pe);
+
+/**
+ * The calling PE's device-state record `aclshmem_device_host_state_t` (device-api 1.8), what
+ * `aclshmemi_get_state()` returns to kernels; NULL before init. `team_pools` points at a record
+ * of every live team of this PE (refreshed by this call when teams were split or destroyed).
+ */
+ACLSHMEM_HOST_API aclshmem_device_host_state_t *aclshmemx_dev_state(void);
+
+/**
+ * The PE-level barrier of `team` made by one block per PE (the RoCE engine's team sync and
+ * barriers): 0, or an error code (ACLSHMEM_TEAM_INVALID: 0 at once).
+ */
+ACLSHMEM_HOST_API int aclshmemx_dev_pe_barrier(int team);
+
+/**
+ * Device `aclshmemx_sdma_notify_record`: sets `g_state_host.notify_arr[GetBlockIdx()]` (the
+ * calling core's notify), after the core's earlier copies (which are complete). Cores from
+ * `ACLSHMEM_MAX_AIV_PER_NPU` (48) on have no notify: nothing happens, as upstream. Outside a kernel,
+ * or without notifies (no CPU ACL runtime): logged, nothing happens.
+ */
+ACLSHMEM_HOST_API void aclshmemx_dev_notify_record(void);
+
+/**
  * Installs a process-wide log sink receiving every message (whatever the level) as
  * `func(level, msg)`, level 0 debug .. 4 fatal; `msg` is valid during the call only. Only the first
  * non-NULL function is kept. Always returns 0.
@@ -7475,14 +7568,16 @@ ACLSHMEM_HOST_API void aclshmemx_show_prof(void);
 /**
  * Barrier over all PEs. Collective. Returns on every PE only after all arrived; every store and
  * put a PE issued before it is complete and visible to every PE afterwards. Before init: logged,
- * no-op.
+ * no-op. Called from a kernel block (CPU device mode): the device barrier, whose participants are
+ * every block of the launch on every PE.
  */
 ACLSHMEM_HOST_API void aclshmem_barrier_all(void);
 
 /**
  * Barrier over the members of `team` (collective over them); same guarantees as
  * aclshmem_barrier_all. ACLSHMEM_TEAM_INVALID (what non-members get from a split): no-op. Another
- * invalid handle: logged, no-op.
+ * invalid handle: logged, no-op. Called from a kernel block (CPU device mode): the device barrier,
+ * whose participants are every block of the launch on every member PE.
  */
 ACLSHMEM_HOST_API void aclshmem_barrier(aclshmem_team_t team);
 
@@ -9363,5 +9458,10 @@ ACLSHMEM_HOST_API void *aclshmemx_get_heap_base(aclshmem_mem_type_t mem_type ACL
 /* host/utils/shmem_log.h */
 #define shmem_set_extern_logger aclshmemx_set_extern_logger
 #define shmem_set_log_level aclshmemx_set_log_level
+
+/* ---- CPU device mode: kernels compiled by aclshmem-cxx see the device API (include/device/) ---- */
+#if defined(__cplusplus) && (defined(ACLSHMEM_CPU_KERNELS) || defined(__CCE_KT_TEST__) || defined(__CCE_AICORE__))
+#include <device/shmem_device.h>
+#endif
 
 #endif /* ACLSHMEM_SHMEM_TRAILER_H */

@@ -5,6 +5,7 @@
 #   2. cargo build --release --workspace
 #   3. configure, build and install the top-level CMake project into a temporary prefix
 #   4. build c_examples/ against that prefix with find_package(aclshmem) and run them with ctest
+#      (including the kernel programs of c_examples/kernels/, built by aclshmem_add_kernel_library)
 #   5. build one example through the installed pkg-config file and run it
 # Installs cmake (and a C/C++ compiler, pkg-config) with apt-get when missing.
 # Build directories live under the cargo target directory, so repeated runs are incremental.
@@ -28,6 +29,8 @@ command -v c++ >/dev/null 2>&1 || missing_pkgs+=(g++)
 command -v make >/dev/null 2>&1 || missing_pkgs+=(make)
 command -v pkg-config >/dev/null 2>&1 || missing_pkgs+=(pkg-config)
 command -v openssl >/dev/null 2>&1 || missing_pkgs+=(openssl)  # tests/tls.rs makes an encrypted key
+# the CPU device mode's compiler wrapper (scripts/aclshmem-cxx: tests/kernels.rs, c_examples/kernels)
+command -v python3 >/dev/null 2>&1 || missing_pkgs+=(python3)
 # tests/mpi.rs runs ACLSHMEMX_INIT_WITH_MPI under both MPI implementations
 command -v mpicc.openmpi >/dev/null 2>&1 || missing_pkgs+=(openmpi-bin libopenmpi-dev)
 command -v mpicc.mpich >/dev/null 2>&1 || missing_pkgs+=(mpich libmpich-dev)
@@ -93,7 +96,8 @@ cmake -S "$ROOT" -B "$CMAKE_BUILD" -DCMAKE_INSTALL_PREFIX="$PREFIX" -DCMAKE_INST
 cmake --build "$CMAKE_BUILD" --parallel "$JOBS"
 cmake --install "$CMAKE_BUILD"
 
-for f in lib/libaclshmem.so lib/libshmem.so bin/aclshmrun include/shmem.h \
+for f in lib/libaclshmem.so lib/libshmem.so bin/aclshmrun bin/aclshmem-cxx include/shmem.h \
+         include/kernel_operator.h include/device/shmem_device.h include/device/aclshmem_cpu.h \
          lib/cmake/aclshmem/aclshmemConfig.cmake lib/cmake/aclshmem/aclshmemConfigVersion.cmake \
          lib/pkgconfig/aclshmem.pc; do
     [[ -e "$PREFIX/$f" ]] || { echo "error: $f was not installed" >&2; exit 1; }

@@ -20,6 +20,17 @@ typedef aclError (*aclshimStatusFunc)(void *args);
 ACL_FUNC_VISIBILITY aclError aclshimLaunchHostFuncWithStatus(aclrtStream stream, aclshimStatusFunc fn,
                                                              void *args);
 
+/* Like aclshimLaunchHostFuncWithStatus, but fn(args) may run more than once: once per execution of a
+   graph that captured it (aclmdlRICaptureBegin/End, aclmdlRIExecuteAsync). release(args), if not NULL,
+   is called once when fn will not be called again (after its single run when the stream was not
+   capturing; when the graph is destroyed otherwise; at once when queuing fails). */
+ACL_FUNC_VISIBILITY aclError aclshimLaunchHostFuncReusable(aclrtStream stream, aclshimStatusFunc fn, void *args,
+                                                           void (*release)(void *args));
+
+/* Sets the notify now, from any thread (not in stream order): one aclrtWaitAndResetNotify waiting for it,
+   or the next one, goes on. libaclshmem's kernel blocks record their per-core notifies with it. */
+ACL_FUNC_VISIBILITY aclError aclshimNotifySet(aclrtNotify notify);
+
 /* 1 when [ptr, ptr + len) lies inside the requested bytes of one live aclrtMalloc block, else 0. */
 ACL_FUNC_VISIBILITY int aclshimDeviceRangeIsLive(const void *ptr, size_t len);
 

@@ -40,7 +40,9 @@ pub unsafe extern "C" fn aclshmemx_init_attr(
     guard("aclshmemx_init_attr", || {
         // SAFETY: documented requirement of this function.
         let attr = unsafe { arg_mut(attributes, "attributes") }?;
-        runtime::init(bootstrap_flags, attr).map(|_| 0)
+        runtime::init(bootstrap_flags, attr)?;
+        super::kernel::fill_host_state();
+        Ok(0)
     })
 }
 

@@ -13,6 +13,7 @@ pub mod coll;
 #[rustfmt::skip] // generated and formatted by `cargo xtask codegen`
 pub mod coll_typed;
 pub mod init;
+pub mod kernel;
 pub mod log;
 pub mod mem;
 pub mod rma;

@@ -11,30 +11,44 @@ use aclshmem_core::p2p::{self, Against, Cmp, WaitSet};
 
 /// Barrier over all PEs. Collective. Returns on every PE only after all arrived; every store and
 /// put a PE issued before it is complete and visible to every PE afterwards. Before init: logged,
-/// no-op.
+/// no-op. Called from a kernel block (CPU device mode): the device barrier, whose participants are
+/// every block of the launch on every PE.
 #[unsafe(no_mangle)]
 pub extern "C" fn aclshmem_barrier_all() {
-    guard("aclshmem_barrier_all", aclshmem_core::host::barrier_all)
+    guard("aclshmem_barrier_all", || barrier(None))
 }
 
 /// Barrier over the members of `team` (collective over them); same guarantees as
 /// aclshmem_barrier_all. ACLSHMEM_TEAM_INVALID (what non-members get from a split): no-op. Another
-/// invalid handle: logged, no-op.
+/// invalid handle: logged, no-op. Called from a kernel block (CPU device mode): the device barrier,
+/// whose participants are every block of the launch on every member PE.
 #[unsafe(no_mangle)]
 pub extern "C" fn aclshmem_barrier(team: aclshmem_team_t) {
-    guard("aclshmem_barrier", || aclshmem_core::host::team_barrier(team))
+    guard("aclshmem_barrier", || barrier(Some(team)))
 }
 
 /// Same as aclshmem_barrier (the original implements sync exactly as barrier).
 #[unsafe(no_mangle)]
 pub extern "C" fn aclshmem_sync(team: aclshmem_team_t) {
-    guard("aclshmem_sync", || aclshmem_core::host::team_barrier(team))
+    guard("aclshmem_sync", || barrier(Some(team)))
 }
 
 /// Same as aclshmem_barrier_all (the original implements sync exactly as barrier).
 #[unsafe(no_mangle)]
 pub extern "C" fn aclshmem_sync_all() {
-    guard("aclshmem_sync_all", aclshmem_core::host::barrier_all)
+    guard("aclshmem_sync_all", || barrier(None))
+}
+
+/// The host barrier, or inside a kernel block the device barrier (all blocks of the launch on every
+/// member PE, spec device-api 6.4).
+fn barrier(team: Option<aclshmem_team_t>) -> Result<()> {
+    match aclshmem_core::block::current() {
+        Some(b) => aclshmem_core::kernel::device_barrier(b, team),
+        None => match team {
+            None => aclshmem_core::host::barrier_all(),
+            Some(t) => aclshmem_core::host::team_barrier(t),
+        },
+    }
 }
 
 // ---- helpers of the generated wait/test families (src/ffi/sync_typed.rs) ----

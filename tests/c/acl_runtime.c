@@ -717,6 +717,139 @@ static void test_error_messages(void)
     OK(aclFinalize());
 }
 
+static void test_notifies(void)
+{
+    aclrtStream a = NULL, b = NULL;
+    aclrtNotify n = NULL, m = NULL;
+    uint32_t id_n = 0, id_m = 0;
+    int flag = 0, seen = 0;
+    static char buf[256];
+
+    OK(aclInit(NULL));
+    OK(aclrtSetDevice(1));
+    OK(aclrtCreateStream(&a));
+    OK(aclrtCreateStream(&b));
+    EXPECT(aclrtCreateNotify(NULL, 0), ACL_ERROR_INVALID_PARAM);
+    OK(aclrtCreateNotify(&n, 0));
+    OK(aclrtCreateNotify(&m, 0));
+    OK(aclrtGetNotifyId(n, &id_n));
+    OK(aclrtGetNotifyId(m, &id_m));
+    CHECK(id_n != id_m);
+    EXPECT(aclrtGetNotifyId(n, NULL), ACL_ERROR_INVALID_PARAM);
+
+    /* b waits for the record on a, which comes after slow work */
+    OK(aclrtWaitAndResetNotify(n, b, 0));
+    OK(aclrtMemcpyAsync(&seen, sizeof seen, &flag, sizeof flag, ACL_MEMCPY_HOST_TO_HOST, b));
+    OK(aclrtLaunchHostFunc(a, sleeper, (void *)(size_t)200));
+    OK(aclrtLaunchHostFunc(a, bump, &flag));
+    OK(aclrtRecordNotify(n, a));
+    OK(aclrtSynchronizeStream(b));
+    CHECK(seen == 1);
+    OK(aclrtSynchronizeStream(a));
+
+    /* the wait reset it: a second wait times out (1 s), reported by the synchronize */
+    OK(aclrtWaitAndResetNotify(n, b, 1));
+    EXPECT(aclrtSynchronizeStream(b), ACL_ERROR_RT_WAIT_TIMEOUT);
+
+    /* set from a host thread, outside any stream */
+    OK(aclrtWaitAndResetNotify(m, b, 0));
+    OK(aclshimNotifySet(m));
+    OK(aclrtSynchronizeStream(b));
+
+    /* cache maintenance is accepted in stream order */
+    OK(aclrtCmoAsync(buf, sizeof buf, ACL_RT_CMO_TYPE_PREFETCH, a));
+    OK(aclrtCmoAsync(buf, sizeof buf, ACL_RT_CMO_TYPE_FLUSH, NULL));
+    EXPECT(aclrtCmoAsync(NULL, sizeof buf, ACL_RT_CMO_TYPE_PREFETCH, a), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtCmoAsync(buf, 0, ACL_RT_CMO_TYPE_PREFETCH, a), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtCmoAsync(buf, sizeof buf, (aclrtCmoType)7, a), ACL_ERROR_INVALID_PARAM);
+    OK(aclrtSynchronizeStream(a));
+
+    OK(aclrtDestroyNotify(n));
+    OK(aclrtDestroyNotify(m));
+    EXPECT(aclrtDestroyNotify(n), ACL_ERROR_RT_INVALID_HANDLE);
+    EXPECT(aclrtRecordNotify(n, a), ACL_ERROR_RT_INVALID_HANDLE);
+    EXPECT(aclrtDestroyNotify(NULL), ACL_ERROR_INVALID_PARAM);
+    OK(aclrtDestroyStream(a));
+    OK(aclrtDestroyStream(b));
+    OK(aclrtResetDevice(1));
+    OK(aclFinalize());
+}
+
+static int g_released = 0;
+static aclError status_bump(void *args)
+{
+    __atomic_fetch_add((int *)args, 1, __ATOMIC_SEQ_CST);
+    return ACL_SUCCESS;
+}
+static void release_args(void *args)
+{
+    (void)args;
+    g_released++;
+}
+
+static void test_capture(void)
+{
+    aclrtStream a = NULL, b = NULL;
+    aclmdlRI ri = NULL, ri2 = NULL;
+    aclrtEvent e = NULL;
+    int count = 0, reused = 0, src = 7, dst = 0;
+
+    OK(aclInit(NULL));
+    OK(aclrtSetDevice(3));
+    OK(aclrtCreateStream(&a));
+    OK(aclrtCreateStream(&b));
+    OK(aclrtCreateEvent(&e));
+    EXPECT(aclmdlRICaptureBegin(a, (aclmdlRICaptureMode)5), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclmdlRICaptureEnd(a, &ri), ACL_ERROR_RT_PARAM_INVALID); /* not capturing */
+
+    OK(aclmdlRICaptureBegin(a, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    EXPECT(aclmdlRICaptureBegin(a, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL), ACL_ERROR_RT_PARAM_INVALID);
+    OK(aclrtLaunchHostFunc(a, bump, &count));
+    OK(aclrtMemcpyAsync(&dst, sizeof dst, &src, sizeof src, ACL_MEMCPY_HOST_TO_HOST, a));
+    OK(aclshimLaunchHostFuncReusable(a, status_bump, &reused, release_args));
+    EXPECT(aclrtRecordEvent(e, a), ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+    EXPECT(aclshimLaunchHostFuncWithStatus(a, status_bump, &reused), ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+    EXPECT(aclmdlRICaptureEnd(a, NULL), ACL_ERROR_INVALID_PARAM);
+    OK(aclmdlRICaptureEnd(a, &ri));
+    OK(aclrtSynchronizeStream(a));
+    CHECK(count == 0 && dst == 0 && reused == 0); /* captured, not run */
+
+    for (int i = 1; i <= 3; i++) {
+        dst = 0;
+        OK(aclmdlRIExecuteAsync(ri, b));
+        OK(aclrtSynchronizeStream(b));
+        CHECK(count == i && dst == 7 && reused == i);
+    }
+    OK(aclmdlRIExecuteAsync(ri, NULL)); /* the default stream */
+    OK(aclrtSynchronizeStream(NULL));
+    CHECK(count == 4 && reused == 4);
+    CHECK(g_released == 0);
+    OK(aclmdlRIDestroy(ri));
+    CHECK(g_released == 1);
+    EXPECT(aclmdlRIDestroy(ri), ACL_ERROR_RT_INVALID_HANDLE);
+    EXPECT(aclmdlRIExecuteAsync(ri, b), ACL_ERROR_RT_INVALID_HANDLE);
+    EXPECT(aclmdlRIExecuteAsync(NULL, b), ACL_ERROR_INVALID_PARAM);
+
+    /* not capturing: a reusable function runs once and is released after it */
+    OK(aclshimLaunchHostFuncReusable(b, status_bump, &reused, release_args));
+    OK(aclrtSynchronizeStream(b));
+    CHECK(reused == 5 && g_released == 2);
+
+    /* the stream works normally after a capture; an empty capture is a graph that does nothing */
+    OK(aclmdlRICaptureBegin(b, ACL_MODEL_RI_CAPTURE_MODE_RELAXED));
+    OK(aclmdlRICaptureEnd(b, &ri2));
+    OK(aclmdlRIExecuteAsync(ri2, a));
+    OK(aclrtRecordEvent(e, a));
+    OK(aclrtSynchronizeEvent(e));
+    OK(aclmdlRIDestroy(ri2));
+
+    OK(aclrtDestroyEvent(e));
+    OK(aclrtDestroyStream(a));
+    OK(aclrtDestroyStream(b));
+    OK(aclrtResetDevice(3));
+    OK(aclFinalize());
+}
+
 struct test {
     const char *name;
     void (*fn)(void);
@@ -731,6 +864,8 @@ static const struct test TESTS[] = {
     {"stream_order", test_stream_order},
     {"stream_errors", test_stream_errors},
     {"events", test_events},
+    {"notifies", test_notifies},
+    {"capture", test_capture},
     {"many_streams", test_many_streams},
     {"destroy_pending", test_destroy_pending},
     {"contexts", test_contexts},

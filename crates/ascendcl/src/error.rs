@@ -20,6 +20,7 @@ pub mod code {
     pub const RT_EVENT_TIMESTAMP_INVALID: AclError = 107006;
     pub const RT_EVENT_TIMESTAMP_REVERSAL: AclError = 107007;
     pub const RT_INVALID_HANDLE: AclError = 107017;
+    pub const RT_WAIT_TIMEOUT: AclError = 107019;
     pub const RT_FEATURE_NOT_SUPPORT: AclError = 207000;
     pub const RT_MEMORY_ALLOCATION: AclError = 207001;
     pub const RT_MEMORY_FREE: AclError = 207002;

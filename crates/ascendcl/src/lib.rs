@@ -9,6 +9,7 @@
 //! - [`device`]  virtual devices, contexts, stream registry
 //! - [`stream`]  the ordered work queue and its worker
 //! - [`event`]   events recorded into streams
+//! - [`notify`]  notifies (one-bit flags between streams)
 //! - [`memory`]  tracked allocations, memcpy/memset parameter rules
 //! - [`handle`]  opaque handle registries
 //! - [`ffi`]     the C ABI (the only `#[unsafe(no_mangle)]` items)
@@ -21,6 +22,7 @@ pub mod ffi;
 pub mod handle;
 pub mod init;
 pub mod memory;
+pub mod notify;
 pub mod stream;
 
 pub use error::{AclError, Error, Result};

@@ -24,6 +24,21 @@ pub enum Run {
 /// One unit of work. Its error, if any, is reported by the stream's next synchronize.
 pub type Job = Box<dyn FnOnce(Run) -> Result<()> + Send + 'static>;
 
+/// A replayable unit of work: what graph capture records. Called once per run (per execution of
+/// the graph when captured, once otherwise); dropped when the last graph holding it is destroyed.
+pub type Step = Arc<Mutex<Box<dyn FnMut(Run) -> Result<()> + Send + 'static>>>;
+
+/// Wraps `f` as a [`Step`].
+pub fn step(f: impl FnMut(Run) -> Result<()> + Send + 'static) -> Step {
+    Arc::new(Mutex::new(Box::new(f)))
+}
+
+/// Runs `s` once.
+pub fn run_step(s: &Step, run: Run) -> Result<()> {
+    let mut f = s.lock().unwrap_or_else(|p| p.into_inner());
+    (*f)(run)
+}
+
 #[derive(Default)]
 struct Queue {
     jobs: VecDeque<Job>,
@@ -31,6 +46,8 @@ struct Queue {
     finished: u64,
     error: Option<Error>,
     closing: bool,
+    /// While capturing (`aclmdlRICaptureBegin` .. `End`): the recorded steps, nothing runs.
+    capture: Option<Vec<Step>>,
 }
 
 #[derive(Default)]
@@ -104,11 +121,18 @@ impl Stream {
         thread::current().id() == self.worker_id
     }
 
-    /// Appends a job. Fails once the stream is being destroyed.
+    /// Appends a job. Fails once the stream is being destroyed, and while the stream is being
+    /// captured (a one-shot job cannot be replayed: `ACL_ERROR_RT_FEATURE_NOT_SUPPORT`).
     pub fn enqueue(&self, job: Job) -> Result<()> {
         let mut q = self.shared.lock();
         if q.closing {
             return Err(Error::bad_handle("stream"));
+        }
+        if q.capture.is_some() {
+            return Err(Error::new(
+                code::RT_FEATURE_NOT_SUPPORT,
+                "this operation cannot be captured into a graph (the stream is capturing)",
+            ));
         }
         q.jobs.push_back(job);
         q.submitted += 1;
@@ -122,6 +146,51 @@ impl Stream {
             Run::Execute => f(),
             Run::Cancel => Ok(()),
         }))
+    }
+
+    /// Appends a replayable step: recorded while the stream is capturing, else queued to run once.
+    pub fn enqueue_step(&self, st: Step) -> Result<()> {
+        let job: Job = {
+            let mut q = self.shared.lock();
+            if q.closing {
+                return Err(Error::bad_handle("stream"));
+            }
+            if let Some(c) = q.capture.as_mut() {
+                c.push(st);
+                return Ok(());
+            }
+            let st = Arc::clone(&st);
+            Box::new(move |run| run_step(&st, run))
+        };
+        self.enqueue(job)
+    }
+
+    /// Appends a replayable closure (see [`Stream::enqueue_step`]); it runs unless the stream is
+    /// force-destroyed first.
+    pub fn enqueue_replayable(&self, mut f: impl FnMut() -> Result<()> + Send + 'static) -> Result<()> {
+        self.enqueue_step(step(move |run| match run {
+            Run::Execute => f(),
+            Run::Cancel => Ok(()),
+        }))
+    }
+
+    /// `aclmdlRICaptureBegin`: later replayable work is recorded instead of run.
+    pub fn begin_capture(&self) -> Result<()> {
+        let mut q = self.shared.lock();
+        if q.capture.is_some() {
+            return Err(Error::rt_param("the stream is already capturing"));
+        }
+        q.capture = Some(Vec::new());
+        Ok(())
+    }
+
+    /// `aclmdlRICaptureEnd`: the recorded steps; the stream runs work again.
+    pub fn end_capture(&self) -> Result<Vec<Step>> {
+        self.shared
+            .lock()
+            .capture
+            .take()
+            .ok_or_else(|| Error::rt_param("the stream is not capturing"))
     }
 
     /// Waits for every job submitted so far; `None` waits forever, `Some(0)` polls once.

@@ -192,6 +192,16 @@ fn events() {
 }
 
 #[test]
+fn notifies_and_cmo() {
+    run("notifies", &[]);
+}
+
+#[test]
+fn graph_capture_and_replay() {
+    run("capture", &[]);
+}
+
+#[test]
 fn many_streams() {
     run("many_streams", &[]);
 }

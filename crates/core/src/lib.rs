@@ -27,12 +27,14 @@
 mod acl;
 mod algos;
 pub mod atomic;
+pub mod block;
 mod bootstrap;
 pub mod collectives;
 pub mod error;
 mod heap;
 pub mod host;
 mod instance;
+pub mod kernel;
 pub mod logging;
 pub mod p2p;
 pub mod rma;

@@ -112,6 +112,8 @@ unsafe fn transfer(
     let Some((heap, off)) = inst.locate(sym, len) else {
         return Err(Error::InvalidParam(inst.not_symmetric(sym_name, sym, len)));
     };
+    // inside a kernel block a small local address is an offset into the block's UB
+    let local = crate::block::local_operand(local, len, local_name)?;
     self::local(local, len, local_name)?;
     if let Some(p) = heap.direct_addr(off, pe) {
         // SAFETY: `p..p+len` lies in PE pe's mapped heap (checked by `remote`), `local..local+len`

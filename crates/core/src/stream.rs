@@ -178,6 +178,123 @@ pub fn enqueue(
     Ok(())
 }
 
+/// Work that needs no instance (a kernel launch): runs in order on `stream` (NULL = the ACL default
+/// stream); a failure is reported by the stream's next synchronize when the runtime can report
+/// one (`aclshimLaunchHostFuncWithStatus`), else logged. Without an ACL runtime it runs inline and
+/// its error is returned.
+pub fn enqueue_work(stream: *mut c_void, call: &'static str, work: Work) -> Result<()> {
+    let Some(acl) = acl() else {
+        return work();
+    };
+    // the handle is only passed on to the runtime, which checks it
+    let stream: *mut c_void = stream.cast();
+    let args = Box::into_raw(Box::new(WorkTask { call, work })) as *mut c_void;
+    // SAFETY: the runtime calls the trampoline once with `args`, which stays valid until then.
+    let rc = unsafe {
+        match acl.launch_status {
+            Some(f) => f(stream, work_trampoline_status, args),
+            None => (acl.launch)(stream, work_trampoline, args),
+        }
+    };
+    if rc != 0 {
+        // SAFETY: args came from Box::into_raw above and was not consumed.
+        drop(unsafe { Box::from_raw(args as *mut WorkTask) });
+        return Err(Error::InvalidParam(format!(
+            "the ACL runtime refused to queue on stream {stream:p} (error {rc})"
+        )));
+    }
+    Ok(())
+}
+
+/// What [`enqueue_work`] runs.
+pub type Work = Box<dyn FnOnce() -> Result<()> + Send>;
+
+/// Work that may run more than once: once per execution of an ACL graph that captured it.
+pub type Reusable = std::sync::Arc<dyn Fn() -> Result<()> + Send + Sync>;
+
+type LaunchReusableFn =
+    unsafe extern "C" fn(*mut c_void, StatusFn, *mut c_void, unsafe extern "C" fn(*mut c_void)) -> c_int;
+
+/// [`enqueue_work`] for work that can be replayed: through the CPU runtime's
+/// `aclshimLaunchHostFuncReusable` when present, so a stream being captured into a graph
+/// (`aclmdlRICaptureBegin`) records it and every execution of the graph runs it again; otherwise
+/// as one-shot work.
+pub fn enqueue_reusable(stream: *mut c_void, call: &'static str, work: Reusable) -> Result<()> {
+    static F: OnceLock<Option<LaunchReusableFn>> = OnceLock::new();
+    let f = F.get_or_init(|| {
+        // SAFETY: the CPU runtime exports this symbol with exactly this C signature (acl/acl_shim.h).
+        resolve("aclshimLaunchHostFuncReusable")
+            .map(|p| unsafe { std::mem::transmute::<*mut c_void, LaunchReusableFn>(p) })
+    });
+    let Some(f) = f.filter(|_| acl().is_some()) else {
+        return enqueue_work(stream, call, Box::new(move || work()));
+    };
+    // the handle is only passed on to the runtime, which checks it
+    let stream: *mut c_void = stream.cast();
+    let args = Box::into_raw(Box::new(ReusableTask { call, work })) as *mut c_void;
+    // SAFETY: the runtime calls the trampoline with `args` until it calls `release_reusable` once
+    // (also when it refuses to queue), which frees the box.
+    let rc = unsafe { f(stream, reusable_trampoline, args, release_reusable) };
+    if rc != 0 {
+        return Err(Error::InvalidParam(format!(
+            "the ACL runtime refused to queue on stream {stream:p} (error {rc})"
+        )));
+    }
+    Ok(())
+}
+
+struct ReusableTask {
+    call: &'static str,
+    work: Reusable,
+}
+
+unsafe extern "C" fn reusable_trampoline(args: *mut c_void) -> c_int {
+    // SAFETY: args is the live Box<ReusableTask> of `enqueue_reusable` (not yet released).
+    let t = unsafe { &*(args as *const ReusableTask) };
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| (t.work)()))
+        .unwrap_or_else(|_| Err(Error::Inner("panic in stream-ordered work".into())));
+    match r {
+        Ok(()) => 0,
+        Err(e) => {
+            log::error!("{}: {e}", t.call);
+            STREAM_ERROR
+        }
+    }
+}
+
+unsafe extern "C" fn release_reusable(args: *mut c_void) {
+    // SAFETY: args came from Box::into_raw in `enqueue_reusable`; the runtime releases it once.
+    drop(unsafe { Box::from_raw(args as *mut ReusableTask) });
+}
+
+struct WorkTask {
+    call: &'static str,
+    work: Work,
+}
+
+fn run_work(t: WorkTask) -> c_int {
+    let WorkTask { call, work } = t;
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(work))
+        .unwrap_or_else(|_| Err(Error::Inner("panic in stream-ordered work".into())));
+    match r {
+        Ok(()) => 0,
+        Err(e) => {
+            log::error!("{call}: {e}");
+            STREAM_ERROR
+        }
+    }
+}
+
+unsafe extern "C" fn work_trampoline(args: *mut c_void) {
+    // SAFETY: args is the Box<WorkTask> leaked by `enqueue_work`, run exactly once.
+    run_work(*unsafe { Box::from_raw(args as *mut WorkTask) });
+}
+
+unsafe extern "C" fn work_trampoline_status(args: *mut c_void) -> c_int {
+    // SAFETY: as above.
+    run_work(*unsafe { Box::from_raw(args as *mut WorkTask) })
+}
+
 /// The library's own stream (created on first use; NULL = the ACL default stream when creation is
 /// not possible, e.g. no device set on this thread).
 static INTERNAL: AtomicPtr<c_void> = AtomicPtr::new(std::ptr::null_mut());
@@ -209,6 +326,15 @@ fn internal_stream() -> Result<*mut c_void> {
     }
 }
 
+/// The library's internal stream (created on first use; NULL = the ACL default stream, also when
+/// there is no ACL runtime): `g_state_host.default_stream`.
+pub fn internal_stream_handle() -> *mut c_void {
+    if acl().is_none() {
+        return std::ptr::null_mut();
+    }
+    internal_stream().unwrap_or(std::ptr::null_mut())
+}
+
 /// Init: creates the internal stream now, on the thread that set the device (as programs do
 /// before init), when an ACL runtime is present.
 pub fn open_internal_stream() {
@@ -220,6 +346,10 @@ pub fn open_internal_stream() {
 /// The blocking host calls (barriers, syncs, waits) complete the internal stream's work first, as
 /// the original does (spec 7).
 pub fn sync_internal() {
+    if crate::block::current().is_some() {
+        // a kernel block must not wait for a stream (its own launch may be queued on it)
+        return;
+    }
     let s = INTERNAL.load(Ordering::Acquire);
     if s.is_null() {
         return;

@@ -146,7 +146,7 @@ pub unsafe extern "C" fn aclrtMemcpyAsync(
         };
         let s = device::stream(from_c(stream))?;
         let (d, sp) = (SendPtr(dst), SendPtr(src.cast_mut()));
-        s.enqueue_fn(move || {
+        s.enqueue_replayable(move || {
             // SAFETY: the caller keeps both buffers valid for `n` bytes until this task has run.
             unsafe { memory::copy_bytes(d.get().cast(), sp.get().cast(), n) };
             Ok(())
@@ -196,7 +196,7 @@ pub unsafe extern "C" fn aclrtMemsetAsync(
         };
         let s = device::stream(from_c(stream))?;
         let d = SendPtr(devPtr);
-        s.enqueue_fn(move || {
+        s.enqueue_replayable(move || {
             // SAFETY: the caller keeps the buffer writable for `n` bytes until this task has run.
             unsafe { memory::fill_bytes(d.get().cast(), value, n) };
             Ok(())

@@ -8,8 +8,10 @@
 
 pub mod device;
 pub mod event;
+pub mod graph;
 pub mod init;
 pub mod memory;
+pub mod notify;
 pub mod stream;
 
 use std::cell::{Cell, RefCell};

@@ -135,7 +135,7 @@ pub unsafe extern "C" fn aclrtLaunchHostFunc(
         let f = r#fn.ok_or_else(|| Error::invalid_param("fn is NULL"))?;
         let s = device::stream(from_c(stream))?;
         let args = SendPtr(args);
-        s.enqueue_fn(move || {
+        s.enqueue_replayable(move || {
             // SAFETY: the caller guarantees `f(args)` may be called now, on this thread.
             unsafe { f(args.get()) };
             Ok(())

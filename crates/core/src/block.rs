@@ -1,0 +1,195 @@
+//! The kernel-block context of the CPU device mode: which block of which launch the calling thread
+//! runs, its private UB (unified buffer), and the launch-wide rendezvous (`AscendC::SyncAll`).
+//!
+//! A kernel launch (the `kernel` module) runs every block on its own thread and installs a [`Block`] in
+//! that thread for the duration of the block. Calls that behave differently inside a kernel (the
+//! barriers, UB operands of RMA) ask [`current`]; outside a kernel it is `None` and they keep their
+//! host semantics. UB addresses are small integers (byte offsets into the block's UB, spec
+//! device-api 1.5): [`ub_local`] turns one into a pointer into the calling block's buffer.
+//!
+//! `unsafe`: the thread-local raw pointer to the running block (valid while the block runs) and
+//! pointer arithmetic inside the block's UB.
+
+use std::cell::Cell;
+use std::sync::{Condvar, Mutex};
+
+use crate::error::{Error, Result};
+
+/// Bytes of UB per block (`ub_limit` of the original: 192 KiB per AIV).
+pub const UB_SIZE: usize = 192 * 1024;
+
+/// Which cores run a kernel's body (spec device-api 1.4).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KernelKind {
+    /// `[[bisheng::core_ratio(0, 1)]]`: `blockDim` AIV contexts.
+    Aiv,
+    /// No ratio attribute (MIX 1:2): two AIV contexts per block; the AIC contexts are not run
+    /// (their bodies only return or call barriers in upstream kernels).
+    Mix,
+}
+
+impl KernelKind {
+    /// From the launcher's integer (0 = AIV, 1 = MIX).
+    pub fn from_c(v: u32) -> Result<KernelKind> {
+        match v {
+            0 => Ok(KernelKind::Aiv),
+            1 => Ok(KernelKind::Mix),
+            _ => Err(Error::InvalidParam(format!(
+                "kernel kind {v} is neither AIV (0) nor MIX (1)"
+            ))),
+        }
+    }
+
+    /// AIV contexts per block.
+    pub fn sub_blocks(self) -> u32 {
+        match self {
+            KernelKind::Aiv => 1,
+            KernelKind::Mix => 2,
+        }
+    }
+}
+
+/// A reusable rendezvous of all contexts of one launch. A context that ends early (a faulting
+/// block) breaks it, so the others do not wait for ever: their waits then return an error.
+pub struct Rendezvous {
+    n: usize,
+    state: Mutex<RendezvousState>,
+    cv: Condvar,
+}
+
+struct RendezvousState {
+    arrived: usize,
+    generation: u64,
+    broken: bool,
+}
+
+impl Rendezvous {
+    pub fn new(n: usize) -> Rendezvous {
+        Rendezvous {
+            n,
+            state: Mutex::new(RendezvousState {
+                arrived: 0,
+                generation: 0,
+                broken: false,
+            }),
+            cv: Condvar::new(),
+        }
+    }
+
+    /// Waits until all `n` contexts arrived. Returns whether this caller was the last to arrive.
+    pub fn wait(&self) -> Result<bool> {
+        let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        if s.broken {
+            return Err(broken());
+        }
+        s.arrived += 1;
+        if s.arrived == self.n {
+            s.arrived = 0;
+            s.generation = s.generation.wrapping_add(1);
+            self.cv.notify_all();
+            return Ok(true);
+        }
+        let gen_now = s.generation;
+        while s.generation == gen_now && !s.broken {
+            s = self.cv.wait(s).unwrap_or_else(|e| e.into_inner());
+        }
+        if s.generation == gen_now {
+            return Err(broken());
+        }
+        Ok(false)
+    }
+
+    /// A context ended without reaching the rendezvous: release every waiter with an error.
+    pub fn break_all(&self) {
+        let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        s.broken = true;
+        self.cv.notify_all();
+    }
+}
+
+fn broken() -> Error {
+    Error::Inner("another block of this kernel launch failed; the launch-wide barrier is broken".into())
+}
+
+/// One running block context (one AIV of the launch).
+pub struct Block {
+    /// `GetBlockIdx()`: `0..blocks * sub_blocks`.
+    pub idx: u32,
+    /// `GetBlockNum()`: the launch's `blockDim`.
+    pub blocks: u32,
+    pub kind: KernelKind,
+    /// This context's UB, [`UB_SIZE`] bytes, owned by the worker thread.
+    pub ub: *mut u8,
+    /// `SyncAll` and the device barriers' core phase.
+    pub all: *const Rendezvous,
+}
+
+thread_local! {
+    static CURRENT: Cell<*const Block> = const { Cell::new(std::ptr::null()) };
+}
+
+/// The block the calling thread runs, if any.
+#[inline]
+pub fn current() -> Option<&'static Block> {
+    let p = CURRENT.with(|c| c.get());
+    // SAFETY: `enter` stores a pointer that stays valid until `leave` resets it on the same thread;
+    // the reference is only used by calls made from inside the block.
+    unsafe { p.as_ref() }
+}
+
+/// Installs `b` as the calling thread's block until [`leave`].
+///
+/// # Safety
+/// `b` must stay valid until `leave` is called on this thread.
+pub unsafe fn enter(b: *const Block) {
+    CURRENT.with(|c| c.set(b));
+}
+
+/// Ends the calling thread's block.
+pub fn leave() {
+    CURRENT.with(|c| c.set(std::ptr::null()));
+}
+
+impl Block {
+    /// `GetSubBlockIdx()`.
+    pub fn sub_idx(&self) -> u32 {
+        self.idx % self.kind.sub_blocks()
+    }
+
+    /// The launch-wide rendezvous.
+    pub fn rendezvous(&self) -> &Rendezvous {
+        // SAFETY: the launch keeps its rendezvous alive until every block returned.
+        unsafe { &*self.all }
+    }
+}
+
+/// A local operand below [`UB_SIZE`] inside a kernel block is a UB offset of that block: the
+/// pointer into its buffer, after checking that `[off, off + len)` fits (spec device-api 6.6: a
+/// span beyond the UB does nothing upstream; here it is a logged error and nothing moves).
+/// Outside a kernel the address is returned unchanged.
+#[cold]
+pub fn ub_local(off: usize, len: usize, what: &str) -> Result<*mut u8> {
+    let Some(b) = current() else {
+        return Ok(off as *mut u8);
+    };
+    match off.checked_add(len) {
+        Some(end) if end <= UB_SIZE => {
+            // SAFETY: off + len <= UB_SIZE, inside the block's buffer.
+            Ok(unsafe { b.ub.add(off) })
+        }
+        _ => Err(Error::InvalidParam(format!(
+            "{what}: UB span [{off}, {off} + {len}) of block {} ends beyond the {UB_SIZE}-byte UB",
+            b.idx
+        ))),
+    }
+}
+
+/// [`ub_local`] applied to a local operand when it is a UB offset (fast check first).
+#[inline(always)]
+pub fn local_operand(p: *mut u8, len: usize, what: &str) -> Result<*mut u8> {
+    if (p as usize) < UB_SIZE {
+        ub_local(p as usize, len, what)
+    } else {
+        Ok(p)
+    }
+}

@@ -1,0 +1,461 @@
+//! Kernel launches of the CPU device mode (`k<<<blockDim, l2ctrl, stream>>>(args)`, rewritten by
+//! the `aclshmem-cxx` compiler wrapper into a call of the launcher in `device/aclshmem_launch.h`).
+//!
+//! A launch is queued on its ACL stream like every other stream task, so it runs after the work
+//! queued before it and before the work queued after it. When it runs, every block context runs on
+//! its own thread at the same time: upstream kernels assume all blocks are resident (barriers,
+//! `SyncAll`, spin-waits on flags set by other blocks), so a pool smaller than the launch would
+//! deadlock. Threads are kept in a pool and reused by later launches; a launch larger than the pool
+//! grows it (the extra threads stay for reuse, up to [`MAX_IDLE`]). Each thread owns its block's
+//! UB buffer for the life of the thread.
+//!
+//! A block that fails (a C++ exception, a fault caught by the launcher, a panic) breaks the
+//! launch-wide rendezvous so no other block waits for it for ever, and the launch reports the
+//! failure to the stream: the next `aclrtSynchronizeStream` returns an error (with the CPU
+//! libascendcl), and the log names the block and the reason.
+//!
+//! `unsafe`: calls of the C kernel trampoline and its closure pointer.
+
+use std::ffi::{c_int, c_void};
+use std::sync::mpsc::{Sender, channel};
+use std::sync::{Arc, Condvar, Mutex};
+
+use crate::block::{self, Block, KernelKind, Rendezvous, UB_SIZE};
+use crate::error::{Error, Result};
+use crate::{runtime, stream, sync};
+
+/// Runs one block: the C trampoline of the launch, given the launch's closure. Returns 0, or
+/// non-zero when the block failed (after [`block_failed`] told why).
+pub type BlockFn = unsafe extern "C" fn(closure: *mut c_void) -> c_int;
+/// Frees the launch's closure once every block returned.
+pub type FreeFn = unsafe extern "C" fn(closure: *mut c_void);
+
+/// Largest `blockDim` accepted (one thread per block context).
+pub const MAX_BLOCK_DIM: u32 = 65535;
+/// Idle block threads kept for reuse; more finish after their block.
+pub const MAX_IDLE: usize = 1024;
+/// Stack of a block thread (kernels keep their locals on it).
+const STACK: usize = 4 << 20;
+
+/// One kernel launch as the launcher hands it over.
+pub struct Launch {
+    pub kind: KernelKind,
+    pub block_dim: u32,
+    pub func: BlockFn,
+    pub closure: *mut c_void,
+    pub free: Option<FreeFn>,
+}
+
+// SAFETY: the closure is built by the launcher for exactly this launch and is only read (by every
+// block, concurrently, as the C++ launcher allows: it is a const tuple of by-value arguments) until
+// `free` runs once after the last block.
+unsafe impl Send for Launch {}
+// SAFETY: as above; blocks only call `func(closure)`.
+unsafe impl Sync for Launch {}
+
+impl Drop for Launch {
+    fn drop(&mut self) {
+        if let Some(f) = self.free {
+            // SAFETY: the closure belongs to this launch and no block runs any more.
+            unsafe { f(self.closure) };
+        }
+    }
+}
+
+/// Queues `l` on `stream` (NULL = the ACL default stream; without an ACL runtime in the process
+/// the launch runs at once and its failure is returned).
+pub fn launch(stream: *mut c_void, l: Launch) -> Result<()> {
+    if l.block_dim == 0 || l.block_dim > MAX_BLOCK_DIM {
+        return Err(Error::InvalidParam(format!(
+            "blockDim {} is outside 1..={MAX_BLOCK_DIM}",
+            l.block_dim
+        )));
+    }
+    if block::current().is_some() {
+        return Err(Error::NotSupported(
+            "a kernel launch from inside a kernel block".into(),
+        ));
+    }
+    let l = Arc::new(l);
+    stream::enqueue_reusable(stream, "kernel launch", Arc::new(move || run(&l)))
+}
+
+/// Runs every block context of `l` at once and waits for all of them (once per execution: a launch
+/// captured into an ACL graph runs again with every execution of the graph).
+pub fn run(l: &Arc<Launch>) -> Result<()> {
+    let n = (l.block_dim * l.kind.sub_blocks()) as usize;
+    let shared = Arc::new(Shared {
+        launch: Arc::clone(l),
+        all: Rendezvous::new(n),
+        done: Mutex::new(Done {
+            finished: 0,
+            failures: Vec::new(),
+        }),
+        cv: Condvar::new(),
+    });
+    for idx in 0..n as u32 {
+        let s = Arc::clone(&shared);
+        if let Err(e) = dispatch(Box::new(move |ub| run_block(&s, idx, ub))) {
+            // the blocks already running must not wait for the missing ones
+            shared.all.break_all();
+            let mut d = shared.done.lock().unwrap_or_else(|e| e.into_inner());
+            for missing in idx..n as u32 {
+                d.failures.push((missing, format!("not started: {e}")));
+            }
+            d.finished += n - idx as usize;
+            break;
+        }
+    }
+    let mut d = shared.done.lock().unwrap_or_else(|e| e.into_inner());
+    while d.finished < n {
+        d = shared.cv.wait(d).unwrap_or_else(|e| e.into_inner());
+    }
+    if d.failures.is_empty() {
+        return Ok(());
+    }
+    d.failures.sort_by_key(|f| f.0);
+    let (idx, why) = &d.failures[0];
+    let pe = runtime::current_pe().map_or_else(|| "?".to_string(), |p| p.to_string());
+    Err(Error::Inner(format!(
+        "[PE {pe}] kernel failed in {} of {n} block contexts; block {idx}: {why}",
+        d.failures.len()
+    )))
+}
+
+struct Shared {
+    launch: Arc<Launch>,
+    all: Rendezvous,
+    done: Mutex<Done>,
+    cv: Condvar,
+}
+
+struct Done {
+    finished: usize,
+    failures: Vec<(u32, String)>,
+}
+
+fn run_block(s: &Shared, idx: u32, ub: *mut u8) {
+    let b = Block {
+        idx,
+        blocks: s.launch.block_dim,
+        kind: s.launch.kind,
+        ub,
+        all: &s.all,
+    };
+    // SAFETY: `b` outlives the block (left below, before `b` goes out of scope).
+    unsafe { block::enter(&b) };
+    FAILURE.with(|f| f.borrow_mut().take());
+    let f = s.launch.func;
+    let c = s.launch.closure;
+    // SAFETY: the launcher's trampoline, called with its own closure, once per block context.
+    let r = std::panic::catch_unwind(|| unsafe { f(c) });
+    block::leave();
+    let failure = match r {
+        Ok(0) => None,
+        Ok(_) => Some(
+            FAILURE
+                .with(|f| f.borrow_mut().take())
+                .unwrap_or_else(|| "the block reported a failure".into()),
+        ),
+        Err(_) => Some("panic inside the block".into()),
+    };
+    if failure.is_some() {
+        s.all.break_all();
+    }
+    let mut d = s.done.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(why) = failure {
+        d.failures.push((idx, why));
+    }
+    d.finished += 1;
+    if d.finished == (s.launch.block_dim * s.launch.kind.sub_blocks()) as usize {
+        s.cv.notify_all();
+    }
+}
+
+thread_local! {
+    static FAILURE: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Records why the calling block fails (the launcher calls it before its trampoline returns
+/// non-zero).
+pub fn block_failed(why: String) {
+    FAILURE.with(|f| *f.borrow_mut() = Some(why));
+}
+
+// ---- the block thread pool ----
+
+type Job = Box<dyn FnOnce(*mut u8) + Send>;
+
+static IDLE: Mutex<Vec<Sender<Job>>> = Mutex::new(Vec::new());
+
+fn dispatch(job: Job) -> Result<()> {
+    let mut job = job;
+    loop {
+        let idle = IDLE.lock().unwrap_or_else(|e| e.into_inner()).pop();
+        let Some(tx) = idle else { break };
+        match tx.send(job) {
+            Ok(()) => return Ok(()),
+            // that worker is gone: try the next one
+            Err(e) => job = e.0,
+        }
+    }
+    spawn_worker(job)
+}
+
+fn spawn_worker(first: Job) -> Result<()> {
+    let (tx, rx) = channel::<Job>();
+    let r = std::thread::Builder::new()
+        .name("aclshmem-block".into())
+        .stack_size(STACK)
+        .spawn(move || {
+            let mut ub = vec![0u8; UB_SIZE];
+            first(ub.as_mut_ptr());
+            loop {
+                {
+                    let mut idle = IDLE.lock().unwrap_or_else(|e| e.into_inner());
+                    if idle.len() >= MAX_IDLE {
+                        return;
+                    }
+                    idle.push(tx.clone());
+                }
+                match rx.recv() {
+                    Ok(job) => job(ub.as_mut_ptr()),
+                    Err(_) => return,
+                }
+            }
+        });
+    r.map(drop)
+        .map_err(|e| Error::Inner(format!("cannot start a kernel block thread: {e}")))
+}
+
+// ---- device-side calls that differ from their host namesakes ----
+
+/// `aclshmem_barrier_all` / `aclshmem_barrier(team)` called from a kernel block: every block
+/// context of the launch arrives, one of them runs the PE-level barrier of the team (the same
+/// barrier, and the same per-team counter, as the host call), and all leave together. A full
+/// fence on both sides makes the blocks' earlier stores visible to every member (spec
+/// device-api 6.4). `team` `ACLSHMEM_TEAM_INVALID` returns at once.
+pub fn device_barrier(b: &Block, team: Option<i32>) -> Result<()> {
+    if team == Some(aclshmem_abi::ACLSHMEM_TEAM_INVALID) {
+        return Ok(());
+    }
+    std::sync::atomic::fence(std::sync::atomic::Ordering::SeqCst);
+    let all = b.rendezvous();
+    all.wait()?;
+    let r = if b.idx == 0 {
+        let inst = runtime::current()?;
+        match team {
+            None => sync::barrier_all(&inst),
+            Some(t) => sync::team_barrier(&inst, t),
+        }
+    } else {
+        Ok(())
+    };
+    all.wait()?;
+    std::sync::atomic::fence(std::sync::atomic::Ordering::SeqCst);
+    r
+}
+
+/// `AscendC::SyncAll()`: every block context of the launch arrives before any leaves.
+pub fn sync_all(b: &Block) -> Result<()> {
+    std::sync::atomic::fence(std::sync::atomic::Ordering::SeqCst);
+    b.rendezvous().wait()?;
+    Ok(())
+}
+
+// ---- the device-state record (spec device-api 1.8) ----
+
+/// One PE's `aclshmem_device_host_state_t` with the tables it points into.
+struct StateRecord {
+    state: Box<aclshmem_abi::DeviceHostState>,
+    _device_bases: Vec<*mut c_void>,
+    _host_bases: Vec<*mut c_void>,
+    /// One record per team slot ever seen (kept while the record lives, so a pointer a kernel read
+    /// stays valid after the team is destroyed); `team_pools` points at the live ones.
+    teams: Vec<Option<Box<aclshmem_abi::TeamRecord>>>,
+    /// The team table the records were last filled from.
+    seen: Vec<Option<crate::team_table::Team>>,
+}
+
+// SAFETY: the record is plain data; its pointers point into the library's heap mappings and into
+// the boxes owned next to it, which live as long as the record.
+unsafe impl Send for StateRecord {}
+
+static STATE: Mutex<Option<(usize, StateRecord)>> = Mutex::new(None);
+
+/// The calling PE's device-state record (what `aclshmemi_get_state()` returns to kernels), built
+/// on first use for the current instance: `mype`, `npes`, the device heap's base and size, every
+/// PE's heap base (`p2p_device_heap_base`, and the host-side heap's when it exists), `topo_list`
+/// (`ACLSHMEM_TRANSPORT_MTE` for every PE mapped on this node), the UB configurations, and
+/// `team_pools` (a record of every live team, refreshed when the team table changed). The sync-pool
+/// fields are 0 (the CPU barriers do not use them). Kernels may write it (device config setters); the record
+/// lives until the next instance asks for its own.
+pub fn device_state() -> Result<*mut aclshmem_abi::DeviceHostState> {
+    use crate::heap::HeapKind;
+    use crate::instance::Engine;
+    let inst = runtime::current()?;
+    let key = &*inst as *const _ as usize;
+    let mut slot = STATE.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((k, rec)) = slot.as_mut()
+        && *k == key
+    {
+        refresh_teams(&inst, rec);
+        return Ok(&mut *rec.state);
+    }
+    let n = inst.n_pes();
+    let me = inst.my_pe();
+    let bases = |kind: HeapKind| -> Vec<*mut c_void> {
+        match inst.heap(kind) {
+            Some(h) => (0..n)
+                .map(|pe| h.direct_addr(0, pe).unwrap_or(std::ptr::null_mut()).cast())
+                .collect(),
+            None => Vec::new(),
+        }
+    };
+    let mut device_bases = bases(HeapKind::Device);
+    let mut host_bases = bases(HeapKind::Host);
+    // SAFETY: DeviceHostState and TeamRecord are plain integers, pointers and arrays: all-zero is
+    // a valid value of each (NULL pointers, false flags).
+    let mut state: Box<aclshmem_abi::DeviceHostState> = unsafe { boxed_zeroed() };
+    state.version = 1;
+    state.mype = me as c_int;
+    state.npes = n as c_int;
+    state.heap_base = inst.heap_base(HeapKind::Device).cast();
+    state.host_heap_base = inst
+        .heap(HeapKind::Host)
+        .map_or(std::ptr::null_mut(), |h| h.base().cast());
+    state.heap_size = inst.heap(HeapKind::Device).map_or(0, |h| h.size());
+    if !device_bases.is_empty() {
+        state.p2p_device_heap_base = device_bases.as_mut_ptr();
+    }
+    if !host_bases.is_empty() {
+        state.p2p_host_heap_base = host_bases.as_mut_ptr();
+    }
+    for (pe, b) in device_bases.iter().enumerate() {
+        state.topo_list[pe] = if b.is_null() { 0 } else { 1 };
+    }
+    state.is_aclshmem_initialized = true;
+    state.is_aclshmem_created = true;
+    state.mte_config = inst.ub_config(Engine::Mte);
+    state.sdma_config = inst.ub_config(Engine::Sdma);
+    state.rdma_config = inst.ub_config(Engine::Rdma);
+    state.udma_config = inst.ub_config(Engine::Udma);
+    let mut rec = StateRecord {
+        state,
+        _device_bases: device_bases,
+        _host_bases: host_bases,
+        teams: (0..aclshmem_abi::ACLSHMEM_MAX_TEAMS).map(|_| None).collect(),
+        seen: Vec::new(),
+    };
+    refresh_teams(&inst, &mut rec);
+    let (_, rec) = slot.insert((key, rec));
+    Ok(&mut *rec.state)
+}
+
+/// Points `team_pools` at a record of every live team of this PE (filled as the original's
+/// `aclshmemx_team_t`: rank, start, stride, size, index, both directions of `pe_mapping`), when the
+/// team table changed since the last call.
+fn refresh_teams(inst: &crate::instance::Instance, rec: &mut StateRecord) {
+    let n = inst.n_pes();
+    let now: Vec<Option<crate::team_table::Team>> = {
+        let teams = inst.teams();
+        (0..aclshmem_abi::ACLSHMEM_MAX_TEAMS)
+            .map(|slot| teams.get(slot as i32).ok())
+            .collect()
+    };
+    if now == rec.seen {
+        return;
+    }
+    for (slot, t) in now.iter().enumerate() {
+        let Some(t) = t else {
+            rec.state.team_pools[slot] = std::ptr::null_mut();
+            continue;
+        };
+        // SAFETY: TeamRecord is plain integers: all-zero is a valid value.
+        let r = rec.teams[slot].get_or_insert_with(|| unsafe { boxed_zeroed() });
+        r.mype = t.my_index as c_int;
+        r.start = t.start as c_int;
+        r.stride = t.stride as c_int;
+        r.size = t.size as c_int;
+        r.team_idx = slot as c_int;
+        for i in 0..t.size.min(aclshmem_abi::ACLSHMEM_MAX_PES) {
+            r.pe_mapping[i] = t.world_pe(i) as i32;
+        }
+        for g in 0..n.min(aclshmem_abi::ACLSHMEM_MAX_PES) {
+            r.pe_mapping[aclshmem_abi::ACLSHMEM_MAX_PES + g] = t.index_of(g).map_or(-1, |i| i as i32);
+        }
+        rec.state.team_pools[slot] = &mut **r;
+    }
+    rec.seen = now;
+}
+
+/// A zeroed heap value of `T` (too large for the stack).
+///
+/// # Safety
+/// All-zero bytes must be a valid `T`.
+unsafe fn boxed_zeroed<T>() -> Box<T> {
+    let layout = std::alloc::Layout::new::<T>();
+    // SAFETY: T is not zero-sized here (the records are tens of KiB).
+    let p = unsafe { std::alloc::alloc_zeroed(layout) } as *mut T;
+    if p.is_null() {
+        std::alloc::handle_alloc_error(layout);
+    }
+    // SAFETY: p was allocated with T's layout and is a valid T per the caller's contract.
+    unsafe { Box::from_raw(p) }
+}
+
+/// `aclshmemx_roce_barrier` and friends: the PE-level barrier of `team`, made by one block per PE
+/// (the other blocks of the launch do not take part).
+pub fn pe_barrier(team: i32) -> Result<()> {
+    if team == aclshmem_abi::ACLSHMEM_TEAM_INVALID {
+        return Ok(());
+    }
+    let inst = runtime::current()?;
+    sync::team_barrier(&inst, team)
+}
+
+// ---- per-core notifies (aclshmemx_sdma_notify_record, g_state_host.notify_arr) ----
+
+type CreateNotifyFn = unsafe extern "C" fn(*mut *mut c_void, u64) -> c_int;
+type NotifySetFn = unsafe extern "C" fn(*mut c_void) -> c_int;
+
+/// `n` new notifies of the ACL runtime (`aclrtCreateNotify`), or an empty list when the runtime in
+/// the process has none (then the device notify record is a logged error).
+pub fn create_notifies(n: usize) -> Vec<*mut c_void> {
+    let Some(f) = crate::acl::resolve("aclrtCreateNotify") else {
+        return Vec::new();
+    };
+    // SAFETY: the ACL runtime exports aclrtCreateNotify with this C signature (acl/acl_rt.h).
+    let create = unsafe { std::mem::transmute::<*mut c_void, CreateNotifyFn>(f) };
+    let mut out = Vec::with_capacity(n);
+    for _ in 0..n {
+        let mut h = std::ptr::null_mut();
+        // SAFETY: aclrtCreateNotify writes one handle into `h`.
+        if unsafe { create(&mut h, 0) } != 0 || h.is_null() {
+            log::warn!("aclrtCreateNotify failed: the per-core notifies of the host state are incomplete");
+            break;
+        }
+        out.push(h);
+    }
+    out
+}
+
+/// Sets `notify` now (the CPU libascendcl's `aclshimNotifySet`).
+pub fn notify_set(notify: *mut c_void) -> Result<()> {
+    static F: std::sync::OnceLock<Option<NotifySetFn>> = std::sync::OnceLock::new();
+    let f = F.get_or_init(|| {
+        // SAFETY: the shim exports aclshimNotifySet with this C signature (acl/acl_shim.h).
+        crate::acl::resolve("aclshimNotifySet")
+            .map(|p| unsafe { std::mem::transmute::<*mut c_void, NotifySetFn>(p) })
+    });
+    let Some(f) = f else {
+        return Err(Error::NotSupported(
+            "notify records need the CPU ACL runtime (aclshimNotifySet of libascendcl)".into(),
+        ));
+    };
+    // SAFETY: `notify` is a handle created by the runtime; the call only looks it up.
+    match unsafe { f(notify) } {
+        0 => Ok(()),
+        rc => Err(Error::Inner(format!("aclshimNotifySet failed ({rc})"))),
+    }
+}

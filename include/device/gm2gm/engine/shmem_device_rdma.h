@@ -1,0 +1,3 @@
+/* Forwarding header: the original's include path device/gm2gm/engine/shmem_device_rdma.h. The whole device API of the CPU device
+   mode is declared in device/shmem_device.h. */
+#include "../../shmem_device.h"

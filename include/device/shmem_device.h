@@ -1,0 +1,1033 @@
+/*
+ * device/shmem_device.h - the device-side SHMEM API of the CPU device mode of libaclshmem (spec
+ * device-api section 2), for kernels compiled with a host C++ compiler (aclshmem-cxx).
+ *
+ * The headers at the original device include paths (device/gm2gm/..., device/ub2gm/...,
+ * device/team/..., device/shmem_def.h) all lead here; shmem.h includes it in kernel builds
+ * (ACLSHMEM_CPU_KERNELS, set by aclshmem-cxx).
+ *
+ * One declaration per name (spec 2.19): a device function with the same parameters as a host
+ * function IS the host function (shmem.h). The library gives it device semantics when the calling
+ * thread runs a kernel block: barriers span every block of the launch on every PE, and a local
+ * operand below 192 KiB is a UB offset of the calling block. Pointer forms keep the host parameter
+ * list (size_t counts, so int arguments are never ambiguous); device-only forms (tensors,
+ * non-contiguous copies, result-returning tests, engine templates, half/bfloat16) are C++
+ * overloads and templates below, written on top of the host entry points.
+ *
+ * Every transfer completes before it returns (the _nbi forms too); quiet and fence are full
+ * memory fences. Written for this project, not the original's header.
+ */
+#ifndef ACLSHMEM_DEVICE_SHMEM_DEVICE_H
+#define ACLSHMEM_DEVICE_SHMEM_DEVICE_H
+
+#include "../kernel_operator.h"
+#include "../shmem.h"
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+extern "C" {
+void aclshmemx_dev_signal_op(int32_t *sig_addr, int32_t signal, int sig_op, int pe);
+int aclshmemx_dev_pe_barrier(aclshmem_team_t team);
+aclshmem_device_host_state_t *aclshmemx_dev_state(void);
+void aclshmemx_dev_notify_record(void);
+}
+/* the host-visible state (default stream, per-core notifies), as the original's host programs
+   declare it themselves */
+extern aclshmem_host_state_t g_state_host;
+
+/* ---- device/shmem_def.h ---- */
+#define ACLSHMEM_DEVICE __attribute__((always_inline)) __aicore__ __inline__
+#define ACLSHMEM_GLOBAL __global__ __aicore__
+#define ACLSHMEM_GLOBAL_VECTOR __global__ __aicore__
+
+constexpr uint64_t ACLSHMEM_INTERNAL_UB_BUF_START_ADDR = 188 * 1024;
+constexpr uint32_t UB_ALIGN_SIZE = 32;
+constexpr uint32_t UB_ALIGN_SIZE_64 = 64;
+constexpr uint32_t ACLSHMEM_NUM_CQE_PER_POLL_CQ = 100;
+
+struct non_contiguous_copy_param {
+    uint32_t repeat;  /* rows */
+    uint32_t length;  /* elements per row */
+    uint32_t src_ld;  /* source row pitch, elements */
+    uint32_t dst_ld;  /* destination row pitch, elements */
+};
+
+enum class ACLSHMEMCMOTYPE : uint32_t {
+    CMO_TYPE_PREFETCH = 6,
+    CMO_TYPE_WRITEBACK,
+    CMO_TYPE_INVALID,
+    CMO_TYPE_FLUSH,
+    CMO_TYPE_MAX,
+};
+
+namespace aclshmemi_dev {
+template <typename T>
+inline T *ub(const AscendC::LocalTensor<T> &t)
+{
+    return reinterpret_cast<T *>(static_cast<uintptr_t>(t.GetPhyAddr()));
+}
+inline char *at(void *p, uint64_t bytes)
+{
+    return reinterpret_cast<char *>(reinterpret_cast<uintptr_t>(p) + bytes);
+}
+/* row r: local side at src + r * src_ld, remote side at dst + r * dst_ld (elements) */
+inline void rows_put(void *dst, void *src, size_t esz, const non_contiguous_copy_param &p, int pe)
+{
+    for (uint32_t r = 0; r < p.repeat; r++) {
+        aclshmem_putmem_nbi(at(dst, uint64_t(r) * p.dst_ld * esz), at(src, uint64_t(r) * p.src_ld * esz),
+                            size_t(p.length) * esz, pe);
+    }
+}
+inline void rows_get(void *dst, void *src, size_t esz, const non_contiguous_copy_param &p, int pe)
+{
+    for (uint32_t r = 0; r < p.repeat; r++) {
+        aclshmem_getmem_nbi(at(dst, uint64_t(r) * p.dst_ld * esz), at(src, uint64_t(r) * p.src_ld * esz),
+                            size_t(p.length) * esz, pe);
+    }
+}
+/* data complete and visible, then the signal (release) */
+inline void signal_after(int32_t *sig, int32_t signal, int sig_op, int pe)
+{
+    aclshmem_quiet();
+    aclshmemx_dev_signal_op(sig, signal, sig_op, pe);
+}
+
+template <typename T>
+inline T *remote(T *p, int pe)
+{
+    return static_cast<T *>(aclshmem_ptr(const_cast<void *>(static_cast<const void *>(p)), pe));
+}
+
+/* read-modify-write of any 1/2/4/8-byte T on its bit pattern (floating types by compare-exchange) */
+template <typename T, typename F>
+inline T rmw(T *p, F f)
+{
+    typedef typename std::conditional<
+        sizeof(T) == 1, uint8_t,
+        typename std::conditional<sizeof(T) == 2, uint16_t,
+                                  typename std::conditional<sizeof(T) == 4, uint32_t, uint64_t>::type>::type>::type
+        W;
+    static_assert(sizeof(T) == sizeof(W), "atomics on 1, 2, 4 or 8 bytes");
+    W *w = reinterpret_cast<W *>(p);
+    W old = __atomic_load_n(w, __ATOMIC_RELAXED);
+    for (;;) {
+        T cur;
+        std::memcpy(&cur, &old, sizeof(T));
+        T next = f(cur);
+        W nw;
+        std::memcpy(&nw, &next, sizeof(T));
+        if (__atomic_compare_exchange_n(w, &old, nw, true, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) {
+            return cur;
+        }
+    }
+}
+template <typename T>
+inline T fetch_add(T *dst, T v, int pe)
+{
+    T *p = remote(dst, pe);
+    if (p == nullptr) {
+        return T();
+    }
+    return rmw(p, [v](T c) { return static_cast<T>(c + v); });
+}
+template <typename T>
+inline T swap(T *dst, T v, int pe)
+{
+    T *p = remote(dst, pe);
+    if (p == nullptr) {
+        return T();
+    }
+    return rmw(p, [v](T) { return v; });
+}
+template <typename T>
+inline T compare_swap(T *dst, T cond, T v, int pe)
+{
+    T *p = remote(dst, pe);
+    if (p == nullptr) {
+        return T();
+    }
+    return rmw(p, [cond, v](T c) { return std::memcmp(&c, &cond, sizeof(T)) == 0 ? v : c; });
+}
+template <typename T>
+inline T fetch_and(T *dst, T v, int pe)
+{
+    T *p = remote(dst, pe);
+    return p == nullptr ? T() : rmw(p, [v](T c) { return static_cast<T>(c & v); });
+}
+template <typename T>
+inline T fetch_or(T *dst, T v, int pe)
+{
+    T *p = remote(dst, pe);
+    return p == nullptr ? T() : rmw(p, [v](T c) { return static_cast<T>(c | v); });
+}
+template <typename T>
+inline T fetch_xor(T *dst, T v, int pe)
+{
+    T *p = remote(dst, pe);
+    return p == nullptr ? T() : rmw(p, [v](T c) { return static_cast<T>(c ^ v); });
+}
+template <typename T>
+inline T fetch(T *src, int pe)
+{
+    T *p = remote(src, pe);
+    if (p == nullptr) {
+        return T();
+    }
+    return rmw(p, [](T c) { return c; });
+}
+} // namespace aclshmemi_dev
+
+/* ---- type lists (spec 2.0.1) ---- */
+#define ACLSHMEMI_DEV_T11(X)                                                                                  \
+    X(float, float)                                                                                           \
+    X(double, double)                                                                                         \
+    X(int8, int8_t)                                                                                           \
+    X(int16, int16_t)                                                                                         \
+    X(int32, int32_t)                                                                                         \
+    X(int64, int64_t)                                                                                         \
+    X(uint8, uint8_t)                                                                                         \
+    X(uint16, uint16_t)                                                                                       \
+    X(uint32, uint32_t)                                                                                       \
+    X(uint64, uint64_t)                                                                                       \
+    X(char, char)
+#define ACLSHMEMI_DEV_T2(X)                                                                                   \
+    X(half, half)                                                                                             \
+    X(bfloat16, bfloat16_t)
+#define ACLSHMEMI_DEV_T13(X) ACLSHMEMI_DEV_T11(X) ACLSHMEMI_DEV_T2(X)
+#define ACLSHMEMI_DEV_T10(X)                                                                                  \
+    X(float, float)                                                                                           \
+    X(int8, int8_t)                                                                                           \
+    X(int16, int16_t)                                                                                         \
+    X(int32, int32_t)                                                                                         \
+    X(int64, int64_t)                                                                                         \
+    X(uint8, uint8_t)                                                                                         \
+    X(uint16, uint16_t)                                                                                       \
+    X(uint32, uint32_t)                                                                                       \
+    X(uint64, uint64_t)                                                                                       \
+    X(char, char)
+
+/* ---- device-only types half and bfloat16: the pointer forms (the host has no such names) ---- */
+#define ACLSHMEMI_DEV_2BYTE(NAME, T)                                                                          \
+    inline void aclshmem_##NAME##_put(T *dst, T *src, size_t n, int pe)                                       \
+    {                                                                                                         \
+        aclshmem_putmem(dst, src, n * sizeof(T), pe);                                                         \
+    }                                                                                                         \
+    inline void aclshmem_##NAME##_get(T *dst, T *src, size_t n, int pe)                                       \
+    {                                                                                                         \
+        aclshmem_getmem(dst, src, n * sizeof(T), pe);                                                         \
+    }                                                                                                         \
+    inline void aclshmem_##NAME##_put_nbi(T *dst, T *src, size_t n, int pe)                                   \
+    {                                                                                                         \
+        aclshmem_putmem_nbi(dst, src, n * sizeof(T), pe);                                                     \
+    }                                                                                                         \
+    inline void aclshmem_##NAME##_get_nbi(T *dst, T *src, size_t n, int pe)                                   \
+    {                                                                                                         \
+        aclshmem_getmem_nbi(dst, src, n * sizeof(T), pe);                                                     \
+    }                                                                                                         \
+    inline void aclshmem_##NAME##_p(T *dst, const T value, int pe)                                            \
+    {                                                                                                         \
+        int16_t bits;                                                                                         \
+        std::memcpy(&bits, &value, 2);                                                                        \
+        aclshmem_int16_p(reinterpret_cast<int16_t *>(dst), bits, pe);                                         \
+    }                                                                                                         \
+    inline T aclshmem_##NAME##_g(T *src, int32_t pe)                                                          \
+    {                                                                                                         \
+        int16_t bits = aclshmem_int16_g(reinterpret_cast<int16_t *>(src), pe);                                \
+        T v;                                                                                                  \
+        std::memcpy(&v, &bits, 2);                                                                            \
+        return v;                                                                                             \
+    }                                                                                                         \
+    inline void aclshmem_##NAME##_iput(T *dest, T *source, ptrdiff_t dst, ptrdiff_t sst, size_t n, int pe)    \
+    {                                                                                                         \
+        aclshmem_iput16(dest, source, dst, sst, n, pe);                                                       \
+    }                                                                                                         \
+    inline void aclshmem_##NAME##_iget(T *dest, T *source, ptrdiff_t dst, ptrdiff_t sst, size_t n, int pe)    \
+    {                                                                                                         \
+        aclshmem_iget16(dest, source, dst, sst, n, pe);                                                       \
+    }                                                                                                         \
+    inline void aclshmem_##NAME##_put_signal(T *dst, T *src, size_t n, int32_t *sig, int32_t signal,          \
+                                             int sig_op, int pe)                                              \
+    {                                                                                                         \
+        aclshmemx_putmem_signal(dst, src, n * sizeof(T), sig, signal, sig_op, pe);                            \
+    }                                                                                                         \
+    inline void aclshmem_##NAME##_put_signal_nbi(T *dst, T *src, size_t n, int32_t *sig, int32_t signal,      \
+                                                 int sig_op, int pe)                                          \
+    {                                                                                                         \
+        aclshmemx_putmem_signal_nbi(dst, src, n * sizeof(T), sig, signal, sig_op, pe);                        \
+    }
+ACLSHMEMI_DEV_T2(ACLSHMEMI_DEV_2BYTE)
+
+/* the host put-with-signal takes the signal word as uint8_t*; the device form as int32_t* */
+#define ACLSHMEMI_DEV_SIGNAL_PTR(NAME, T)                                                                     \
+    inline void aclshmem_##NAME##_put_signal(T *dst, T *src, size_t n, int32_t *sig, int32_t signal,          \
+                                             int sig_op, int pe)                                              \
+    {                                                                                                         \
+        aclshmem_##NAME##_put_signal(dst, src, n, reinterpret_cast<uint8_t *>(sig), signal, sig_op, pe);      \
+    }                                                                                                         \
+    inline void aclshmem_##NAME##_put_signal_nbi(T *dst, T *src, size_t n, int32_t *sig, int32_t signal,      \
+                                                 int sig_op, int pe)                                          \
+    {                                                                                                         \
+        aclshmem_##NAME##_put_signal_nbi(dst, src, n, reinterpret_cast<uint8_t *>(sig), signal, sig_op, pe);  \
+    }
+ACLSHMEMI_DEV_T11(ACLSHMEMI_DEV_SIGNAL_PTR)
+
+/* ---- tensor, non-contiguous and UB forms of every T13 type (spec 2.3, 2.4, 2.9) ---- */
+#define ACLSHMEMI_DEV_OVERLOADS(NAME, T)                                                                      \
+    inline void aclshmem_##NAME##_put_nbi(AscendC::GlobalTensor<T> dst, AscendC::GlobalTensor<T> src,        \
+                                          uint32_t n, int pe)                                                 \
+    {                                                                                                         \
+        aclshmem_##NAME##_put_nbi(dst.GetPhyAddr(), src.GetPhyAddr(), size_t(n), pe);                         \
+    }                                                                                                         \
+    inline void aclshmem_##NAME##_get_nbi(AscendC::GlobalTensor<T> dst, AscendC::GlobalTensor<T> src,        \
+                                          uint32_t n, int pe)                                                 \
+    {                                                                                                         \
+        aclshmem_##NAME##_get_nbi(dst.GetPhyAddr(), src.GetPhyAddr(), size_t(n), pe);                         \
+    }                                                                                                         \
+    inline void aclshmem_##NAME##_put_nbi(T *dst, T *src, const non_contiguous_copy_param &p, int pe)         \
+    {                                                                                                         \
+        aclshmemi_dev::rows_put(dst, src, sizeof(T), p, pe);                                                  \
+    }                                                                                                         \
+    inline void aclshmem_##NAME##_get_nbi(T *dst, T *src, const non_contiguous_copy_param &p, int pe)         \
+    {                                                                                                         \
+        aclshmemi_dev::rows_get(dst, src, sizeof(T), p, pe);                                                  \
+    }                                                                                                         \
+    inline void aclshmem_##NAME##_put_nbi(AscendC::GlobalTensor<T> dst, AscendC::GlobalTensor<T> src,        \
+                                          const non_contiguous_copy_param &p, int pe)                         \
+    {                                                                                                         \
+        aclshmemi_dev::rows_put(dst.GetPhyAddr(), src.GetPhyAddr(), sizeof(T), p, pe);                        \
+    }                                                                                                         \
+    inline void aclshmem_##NAME##_get_nbi(AscendC::GlobalTensor<T> dst, AscendC::GlobalTensor<T> src,        \
+                                          const non_contiguous_copy_param &p, int pe)                         \
+    {                                                                                                         \
+        aclshmemi_dev::rows_get(dst.GetPhyAddr(), src.GetPhyAddr(), sizeof(T), p, pe);                        \
+    }                                                                                                         \
+    inline void aclshmem_##NAME##_put_nbi(AscendC::GlobalTensor<T> dst, AscendC::LocalTensor<T> src,         \
+                                          uint32_t n, int32_t pe)                                             \
+    {                                                                                                         \
+        aclshmem_##NAME##_put_nbi(dst.GetPhyAddr(), aclshmemi_dev::ub(src), size_t(n), pe);                   \
+    }                                                                                                         \
+    inline void aclshmem_##NAME##_get_nbi(AscendC::LocalTensor<T> dst, AscendC::GlobalTensor<T> src,         \
+                                          uint32_t n, int pe)                                                 \
+    {                                                                                                         \
+        aclshmem_##NAME##_get_nbi(aclshmemi_dev::ub(dst), src.GetPhyAddr(), size_t(n), pe);                   \
+    }                                                                                                         \
+    inline void aclshmem_##NAME##_put_nbi(AscendC::GlobalTensor<T> dst, AscendC::LocalTensor<T> src,         \
+                                          const non_contiguous_copy_param &p, int32_t pe)                     \
+    {                                                                                                         \
+        aclshmemi_dev::rows_put(dst.GetPhyAddr(), aclshmemi_dev::ub(src), sizeof(T), p, pe);                  \
+    }                                                                                                         \
+    inline void aclshmem_##NAME##_get_nbi(AscendC::LocalTensor<T> dst, AscendC::GlobalTensor<T> src,         \
+                                          const non_contiguous_copy_param &p, int pe)                         \
+    {                                                                                                         \
+        aclshmemi_dev::rows_get(aclshmemi_dev::ub(dst), src.GetPhyAddr(), sizeof(T), p, pe);                  \
+    }                                                                                                         \
+    inline void aclshmem_##NAME##_put_signal(AscendC::GlobalTensor<T> dst, AscendC::GlobalTensor<T> src,     \
+                                             size_t n, int32_t *sig, int32_t signal, int sig_op, int pe)      \
+    {                                                                                                         \
+        aclshmem_##NAME##_put_signal(dst.GetPhyAddr(), src.GetPhyAddr(), n, sig, signal, sig_op, pe);         \
+    }                                                                                                         \
+    inline void aclshmem_##NAME##_put_signal_nbi(AscendC::GlobalTensor<T> dst, AscendC::GlobalTensor<T> src, \
+                                                 size_t n, int32_t *sig, int32_t signal, int sig_op, int pe)  \
+    {                                                                                                         \
+        aclshmem_##NAME##_put_signal_nbi(dst.GetPhyAddr(), src.GetPhyAddr(), n, sig, signal, sig_op, pe);     \
+    }                                                                                                         \
+    inline void aclshmem_##NAME##_put_signal(T *dst, T *src, const non_contiguous_copy_param &p, int32_t *sig, \
+                                             int32_t signal, int sig_op, int pe)                              \
+    {                                                                                                         \
+        aclshmemi_dev::rows_put(dst, src, sizeof(T), p, pe);                                                  \
+        aclshmemi_dev::signal_after(sig, signal, sig_op, pe);                                                 \
+    }                                                                                                         \
+    inline void aclshmem_##NAME##_put_signal_nbi(T *dst, T *src, const non_contiguous_copy_param &p,          \
+                                                 int32_t *sig, int32_t signal, int sig_op, int pe)            \
+    {                                                                                                         \
+        aclshmem_##NAME##_put_signal(dst, src, p, sig, signal, sig_op, pe);                                   \
+    }                                                                                                         \
+    inline void aclshmem_##NAME##_put_signal(AscendC::GlobalTensor<T> dst, AscendC::GlobalTensor<T> src,     \
+                                             const non_contiguous_copy_param &p, int32_t *sig, int32_t signal, \
+                                             int sig_op, int pe)                                              \
+    {                                                                                                         \
+        aclshmem_##NAME##_put_signal(dst.GetPhyAddr(), src.GetPhyAddr(), p, sig, signal, sig_op, pe);         \
+    }                                                                                                         \
+    inline void aclshmem_##NAME##_put_signal_nbi(AscendC::GlobalTensor<T> dst, AscendC::GlobalTensor<T> src, \
+                                                 const non_contiguous_copy_param &p, int32_t *sig,            \
+                                                 int32_t signal, int sig_op, int pe)                          \
+    {                                                                                                         \
+        aclshmem_##NAME##_put_signal(dst.GetPhyAddr(), src.GetPhyAddr(), p, sig, signal, sig_op, pe);         \
+    }
+ACLSHMEMI_DEV_T13(ACLSHMEMI_DEV_OVERLOADS)
+
+/* byte forms of put-with-signal (device names without the x) */
+inline void aclshmem_putmem_signal(void *dst, void *src, size_t n, int32_t *sig, int32_t signal, int sig_op, int pe)
+{
+    aclshmemx_putmem_signal(dst, src, n, sig, signal, sig_op, pe);
+}
+inline void aclshmem_putmem_signal_nbi(void *dst, void *src, size_t n, int32_t *sig, int32_t signal, int sig_op,
+                                       int pe)
+{
+    aclshmemx_putmem_signal_nbi(dst, src, n, sig, signal, sig_op, pe);
+}
+
+/* ---- signals (spec 2.10) ---- */
+inline void aclshmemx_signal_op(int32_t *sig_addr, int32_t signal, int sig_op, int pe)
+{
+    aclshmemx_dev_signal_op(sig_addr, signal, sig_op, pe);
+}
+
+/* ---- wait/test forms that return their result (spec 2.10; the host forms take res_out) ---- */
+#define ACLSHMEMI_DEV_TESTS(NAME, T)                                                                          \
+    inline int aclshmem_##NAME##_test(T *ivars, int cmp, T v)                                                 \
+    {                                                                                                         \
+        int r = 0;                                                                                            \
+        aclshmem_##NAME##_test(ivars, cmp, v, &r);                                                            \
+        return r;                                                                                             \
+    }                                                                                                         \
+    inline size_t aclshmem_##NAME##_test_any(T *ivars, size_t n, const int *status, int cmp, T v)             \
+    {                                                                                                         \
+        size_t r = SIZE_MAX;                                                                                  \
+        aclshmem_##NAME##_test_any(ivars, n, status, cmp, v, &r);                                             \
+        return r;                                                                                             \
+    }                                                                                                         \
+    inline size_t aclshmem_##NAME##_test_some(T *ivars, size_t n, size_t *idx, const int *status, int cmp, T v) \
+    {                                                                                                         \
+        size_t r = 0;                                                                                         \
+        aclshmem_##NAME##_test_some(ivars, n, idx, status, cmp, v, &r);                                       \
+        return r;                                                                                             \
+    }                                                                                                         \
+    inline int aclshmem_##NAME##_test_all_vector(T *ivars, size_t n, const int *status, int cmp, T *vals)    \
+    {                                                                                                         \
+        int r = 0;                                                                                            \
+        aclshmem_##NAME##_test_all_vector(ivars, n, status, cmp, vals, &r);                                   \
+        return r;                                                                                             \
+    }                                                                                                         \
+    inline size_t aclshmem_##NAME##_test_any_vector(T *ivars, size_t n, const int *status, int cmp, T *vals)  \
+    {                                                                                                         \
+        size_t r = SIZE_MAX;                                                                                  \
+        aclshmem_##NAME##_test_any_vector(ivars, n, status, cmp, vals, &r);                                   \
+        return r;                                                                                             \
+    }                                                                                                         \
+    inline size_t aclshmem_##NAME##_test_some_vector(T *ivars, size_t n, size_t *idx, const int *status,      \
+                                                     int cmp, T *vals)                                        \
+    {                                                                                                         \
+        size_t r = 0;                                                                                         \
+        aclshmem_##NAME##_test_some_vector(ivars, n, idx, status, cmp, vals, &r);                             \
+        return r;                                                                                             \
+    }                                                                                                         \
+    inline size_t aclshmem_##NAME##_wait_until_any(T *ivars, size_t n, const int *status, int cmp, T v)       \
+    {                                                                                                         \
+        size_t r = SIZE_MAX;                                                                                  \
+        aclshmem_##NAME##_wait_until_any(ivars, n, status, cmp, v, &r);                                       \
+        return r;                                                                                             \
+    }                                                                                                         \
+    inline size_t aclshmem_##NAME##_wait_until_some(T *ivars, size_t n, size_t *idx, const int *status,       \
+                                                    int cmp, T v)                                             \
+    {                                                                                                         \
+        size_t r = 0;                                                                                         \
+        aclshmem_##NAME##_wait_until_some(ivars, n, idx, status, cmp, v, &r);                                 \
+        return r;                                                                                             \
+    }                                                                                                         \
+    inline size_t aclshmem_##NAME##_wait_until_any_vector(T *ivars, size_t n, const int *status, int cmp,     \
+                                                          T *vals)                                            \
+    {                                                                                                         \
+        size_t r = SIZE_MAX;                                                                                  \
+        aclshmem_##NAME##_wait_until_any_vector(ivars, n, status, cmp, vals, &r);                             \
+        return r;                                                                                             \
+    }                                                                                                         \
+    inline size_t aclshmem_##NAME##_wait_until_some_vector(T *ivars, size_t n, size_t *idx, const int *status, \
+                                                           int cmp, T *vals)                                  \
+    {                                                                                                         \
+        size_t r = 0;                                                                                         \
+        aclshmem_##NAME##_wait_until_some_vector(ivars, n, idx, status, cmp, vals, &r);                       \
+        return r;                                                                                             \
+    }
+ACLSHMEMI_DEV_T10(ACLSHMEMI_DEV_TESTS)
+
+/* ---- atomics the host does not have (spec 2.11): adds of 1/2-byte and floating types ---- */
+#define ACLSHMEMI_DEV_ADD(NAME, T)                                                                            \
+    inline void aclshmem_##NAME##_atomic_add(T *dst, T value, int32_t pe)                                     \
+    {                                                                                                         \
+        (void)aclshmemi_dev::fetch_add(dst, value, pe);                                                       \
+    }
+ACLSHMEMI_DEV_ADD(int8, int8_t)
+ACLSHMEMI_DEV_ADD(int16, int16_t)
+ACLSHMEMI_DEV_ADD(half, half)
+ACLSHMEMI_DEV_ADD(bfloat16, bfloat16_t)
+ACLSHMEMI_DEV_ADD(float, float)
+
+/* ---- barriers (spec 2.12): the host names act on the whole launch inside a kernel ---- */
+inline void util_set_ffts_config(uint64_t)
+{
+}
+[[deprecated("aclshmemx_barrier_all_vec is deprecated, please use aclshmem_barrier instead.")]] inline void
+aclshmemx_barrier_vec(aclshmem_team_t team)
+{
+    aclshmem_barrier(team);
+}
+[[deprecated("aclshmemx_barrier_all_vec is deprecated, please use aclshmem_barrier_all instead.")]] inline void
+aclshmemx_barrier_all_vec(void)
+{
+    aclshmem_barrier_all();
+}
+
+/* ---- teams (spec 2.14) ---- */
+inline int aclshmem_team_pe_mapping(aclshmem_team_t team, int pe)
+{
+    return aclshmem_team_translate_pe(team, pe, ACLSHMEM_TEAM_WORLD);
+}
+
+/* ---- MTE engine (spec 2.5): staging buffers and sync ids have no effect on the CPU ---- */
+template <typename T>
+inline void aclshmemx_mte_put_nbi(T *dst, T *src, T *buf, uint32_t ub_size, uint32_t n, int pe, uint32_t sync_id)
+{
+    (void)buf, (void)ub_size, (void)sync_id;
+    aclshmem_putmem_nbi(dst, src, size_t(n) * sizeof(T), pe);
+}
+template <typename T>
+inline void aclshmemx_mte_get_nbi(T *dst, T *src, T *buf, uint32_t ub_size, uint32_t n, int pe, uint32_t sync_id)
+{
+    (void)buf, (void)ub_size, (void)sync_id;
+    aclshmem_getmem_nbi(dst, src, size_t(n) * sizeof(T), pe);
+}
+template <typename T>
+inline void aclshmemx_mte_put_nbi(T *dst, T *src, T *buf, uint32_t ub_size, const non_contiguous_copy_param &p,
+                                  int pe, uint32_t sync_id)
+{
+    (void)buf, (void)ub_size, (void)sync_id;
+    aclshmemi_dev::rows_put(dst, src, sizeof(T), p, pe);
+}
+template <typename T>
+inline void aclshmemx_mte_get_nbi(T *dst, T *src, T *buf, uint32_t ub_size, const non_contiguous_copy_param &p,
+                                  int pe, uint32_t sync_id)
+{
+    (void)buf, (void)ub_size, (void)sync_id;
+    aclshmemi_dev::rows_get(dst, src, sizeof(T), p, pe);
+}
+template <typename T>
+inline void aclshmemx_mte_put_nbi(AscendC::GlobalTensor<T> dst, AscendC::GlobalTensor<T> src,
+                                  AscendC::LocalTensor<T> buf, uint32_t n, int pe, uint32_t sync_id)
+{
+    (void)buf, (void)sync_id;
+    aclshmem_putmem_nbi(dst.GetPhyAddr(), src.GetPhyAddr(), size_t(n) * sizeof(T), pe);
+}
+template <typename T>
+inline void aclshmemx_mte_get_nbi(AscendC::GlobalTensor<T> dst, AscendC::GlobalTensor<T> src,
+                                  AscendC::LocalTensor<T> buf, uint32_t n, int pe, uint32_t sync_id)
+{
+    (void)buf, (void)sync_id;
+    aclshmem_getmem_nbi(dst.GetPhyAddr(), src.GetPhyAddr(), size_t(n) * sizeof(T), pe);
+}
+template <typename T>
+inline void aclshmemx_mte_put_nbi(AscendC::GlobalTensor<T> dst, AscendC::GlobalTensor<T> src,
+                                  AscendC::LocalTensor<T> buf, const non_contiguous_copy_param &p, int pe,
+                                  uint32_t sync_id)
+{
+    (void)buf, (void)sync_id;
+    aclshmemi_dev::rows_put(dst.GetPhyAddr(), src.GetPhyAddr(), sizeof(T), p, pe);
+}
+template <typename T>
+inline void aclshmemx_mte_get_nbi(AscendC::GlobalTensor<T> dst, AscendC::GlobalTensor<T> src,
+                                  AscendC::LocalTensor<T> buf, const non_contiguous_copy_param &p, int pe,
+                                  uint32_t sync_id)
+{
+    (void)buf, (void)sync_id;
+    aclshmemi_dev::rows_get(dst.GetPhyAddr(), src.GetPhyAddr(), sizeof(T), p, pe);
+}
+/* UB <-> GM (spec 2.5.2): the UB operand is an offset into the calling block's UB */
+template <typename T>
+inline void aclshmemx_mte_put_nbi(T *dst, T *src, uint32_t n, int pe, uint32_t sync_id)
+{
+    (void)sync_id;
+    aclshmem_putmem_nbi(dst, src, size_t(n) * sizeof(T), pe);
+}
+template <typename T>
+inline void aclshmemx_mte_get_nbi(T *dst, T *src, uint32_t n, int pe, uint32_t sync_id)
+{
+    (void)sync_id;
+    aclshmem_getmem_nbi(dst, src, size_t(n) * sizeof(T), pe);
+}
+template <typename T>
+inline void aclshmemx_mte_put_nbi(T *dst, T *src, const non_contiguous_copy_param &p, int pe, uint32_t sync_id)
+{
+    (void)sync_id;
+    aclshmemi_dev::rows_put(dst, src, sizeof(T), p, pe);
+}
+template <typename T>
+inline void aclshmemx_mte_get_nbi(T *dst, T *src, const non_contiguous_copy_param &p, int pe, uint32_t sync_id)
+{
+    (void)sync_id;
+    aclshmemi_dev::rows_get(dst, src, sizeof(T), p, pe);
+}
+template <typename T>
+inline void aclshmemx_mte_put_nbi(AscendC::GlobalTensor<T> dst, AscendC::LocalTensor<T> src, uint32_t n, int pe,
+                                  uint32_t sync_id)
+{
+    (void)sync_id;
+    aclshmem_putmem_nbi(dst.GetPhyAddr(), aclshmemi_dev::ub(src), size_t(n) * sizeof(T), pe);
+}
+template <typename T>
+inline void aclshmemx_mte_get_nbi(AscendC::LocalTensor<T> dst, AscendC::GlobalTensor<T> src, uint32_t n, int pe,
+                                  uint32_t sync_id)
+{
+    (void)sync_id;
+    aclshmem_getmem_nbi(aclshmemi_dev::ub(dst), src.GetPhyAddr(), size_t(n) * sizeof(T), pe);
+}
+template <typename T>
+inline void aclshmemx_mte_put_nbi(AscendC::GlobalTensor<T> dst, AscendC::LocalTensor<T> src,
+                                  const non_contiguous_copy_param &p, int pe, uint32_t sync_id)
+{
+    (void)sync_id;
+    aclshmemi_dev::rows_put(dst.GetPhyAddr(), aclshmemi_dev::ub(src), sizeof(T), p, pe);
+}
+template <typename T>
+inline void aclshmemx_mte_get_nbi(AscendC::LocalTensor<T> dst, AscendC::GlobalTensor<T> src,
+                                  const non_contiguous_copy_param &p, int pe, uint32_t sync_id)
+{
+    (void)sync_id;
+    aclshmemi_dev::rows_get(aclshmemi_dev::ub(dst), src.GetPhyAddr(), sizeof(T), p, pe);
+}
+/* the int8_t overloads with an L2 hint (spec 2.5.3) */
+inline void aclshmemx_mte_put_nbi(int8_t *dst, int8_t *src, uint32_t n, int32_t pe, bool enable_L2)
+{
+    (void)enable_L2;
+    aclshmem_putmem_nbi(dst, src, n, pe);
+}
+inline void aclshmemx_mte_get_nbi(int8_t *dst, int8_t *src, uint32_t n, int32_t pe, bool enable_L2)
+{
+    (void)enable_L2;
+    aclshmem_getmem_nbi(dst, src, n, pe);
+}
+inline void aclshmemx_mte_quiet(void)
+{
+    aclshmem_quiet();
+}
+/* MTE atomics (spec 2.5.4), on the peer's word through aclshmem_ptr */
+template <typename T>
+inline T aclshmemx_mte_atomic_fetch(T *src, int32_t pe)
+{
+    return aclshmemi_dev::fetch(src, pe);
+}
+template <typename T>
+inline void aclshmemx_mte_atomic_set(T *dst, T value, int32_t pe)
+{
+    (void)aclshmemi_dev::swap(dst, value, pe);
+}
+template <typename T>
+inline T aclshmemx_mte_atomic_compare_swap(T *dst, T cond, T value, int32_t pe)
+{
+    return aclshmemi_dev::compare_swap(dst, cond, value, pe);
+}
+template <typename T>
+inline T aclshmemx_mte_atomic_swap(T *dst, T value, int32_t pe)
+{
+    return aclshmemi_dev::swap(dst, value, pe);
+}
+template <typename T>
+inline void aclshmemx_mte_atomic_inc(T *dst, int32_t pe)
+{
+    (void)aclshmemi_dev::fetch_add(dst, static_cast<T>(1), pe);
+}
+template <typename T>
+inline void aclshmemx_mte_atomic_add(T *dst, T value, int32_t pe)
+{
+    (void)aclshmemi_dev::fetch_add(dst, value, pe);
+}
+template <typename T>
+inline T aclshmemx_mte_atomic_fetch_inc(T *dst, int32_t pe)
+{
+    return aclshmemi_dev::fetch_add(dst, static_cast<T>(1), pe);
+}
+template <typename T>
+inline T aclshmemx_mte_atomic_fetch_add(T *dst, T value, int32_t pe)
+{
+    return aclshmemi_dev::fetch_add(dst, value, pe);
+}
+
+/* ---- SDMA engine (spec 2.6): copies complete at once; sdma_quiet is a fence ---- */
+template <typename T>
+inline void aclshmemx_sdma_put_nbi(T *dst, T *src, T *buf, uint32_t ub_size, uint32_t n, int pe, uint32_t sync_id)
+{
+    aclshmemx_mte_put_nbi(dst, src, buf, ub_size, n, pe, sync_id);
+}
+template <typename T>
+inline void aclshmemx_sdma_get_nbi(T *dst, T *src, T *buf, uint32_t ub_size, uint32_t n, int pe, uint32_t sync_id)
+{
+    aclshmemx_mte_get_nbi(dst, src, buf, ub_size, n, pe, sync_id);
+}
+template <typename T>
+inline void aclshmemx_sdma_put_nbi(AscendC::GlobalTensor<T> &dst, AscendC::GlobalTensor<T> &src,
+                                   AscendC::LocalTensor<T> &buf, uint32_t n, int pe, uint32_t sync_id)
+{
+    aclshmemx_mte_put_nbi(dst, src, buf, n, pe, sync_id);
+}
+template <typename T>
+inline void aclshmemx_sdma_get_nbi(AscendC::GlobalTensor<T> &dst, AscendC::GlobalTensor<T> &src,
+                                   AscendC::LocalTensor<T> &buf, uint32_t n, int pe, uint32_t sync_id)
+{
+    aclshmemx_mte_get_nbi(dst, src, buf, n, pe, sync_id);
+}
+template <typename T>
+inline void aclshmemx_sdma_quiet(AscendC::LocalTensor<T> &, uint32_t)
+{
+    aclshmem_quiet();
+}
+template <typename T>
+inline void aclshmemx_sdma_quiet(T *, uint32_t, uint32_t)
+{
+    aclshmem_quiet();
+}
+/* the calling core's notify in g_state_host.notify_arr is set after its earlier copies (complete) */
+template <typename T>
+inline void aclshmemx_sdma_notify_record(AscendC::LocalTensor<T> &, uint32_t)
+{
+    aclshmem_quiet();
+    aclshmemx_dev_notify_record();
+}
+template <typename T>
+inline void aclshmemx_sdma_notify_record(T *, uint32_t, uint32_t)
+{
+    aclshmem_quiet();
+    aclshmemx_dev_notify_record();
+}
+/* an L2 prefetch: no data effect */
+template <typename T>
+inline void aclshmemx_cmo_nbi(T *, uint32_t, ACLSHMEMCMOTYPE, T *, uint32_t, uint32_t)
+{
+}
+template <typename T>
+inline void aclshmemx_cmo_nbi(AscendC::GlobalTensor<T> &, uint32_t, ACLSHMEMCMOTYPE, AscendC::LocalTensor<T> &,
+                              uint32_t)
+{
+}
+
+/* ---- RoCE engine (spec 2.7): same copies; team syncs and barriers are PE-level (one block) ---- */
+inline void *aclshmem_roce_ptr(void *ptr, int pe)
+{
+    return aclshmem_ptr(ptr, pe);
+}
+template <typename T>
+inline void aclshmemx_roce_put_nbi(T *dst, T *src, T *buf, uint32_t n, int pe, uint32_t sync_id = 0)
+{
+    (void)buf, (void)sync_id;
+    aclshmem_putmem_nbi(dst, src, size_t(n) * sizeof(T), pe);
+}
+template <typename T>
+inline void aclshmemx_roce_get_nbi(T *dst, T *src, T *buf, uint32_t n, int pe, uint32_t sync_id = 0)
+{
+    (void)buf, (void)sync_id;
+    aclshmem_getmem_nbi(dst, src, size_t(n) * sizeof(T), pe);
+}
+template <typename T>
+inline void aclshmemx_roce_put_nbi(AscendC::GlobalTensor<T> dst, AscendC::GlobalTensor<T> src,
+                                   AscendC::LocalTensor<T> buf, uint32_t n, int pe, uint32_t sync_id = 0)
+{
+    (void)buf, (void)sync_id;
+    aclshmem_putmem_nbi(dst.GetPhyAddr(), src.GetPhyAddr(), size_t(n) * sizeof(T), pe);
+}
+template <typename T>
+inline void aclshmemx_roce_get_nbi(AscendC::GlobalTensor<T> dst, AscendC::GlobalTensor<T> src,
+                                   AscendC::LocalTensor<T> buf, uint32_t n, int pe, uint32_t sync_id = 0)
+{
+    (void)buf, (void)sync_id;
+    aclshmem_getmem_nbi(dst.GetPhyAddr(), src.GetPhyAddr(), size_t(n) * sizeof(T), pe);
+}
+template <typename T>
+inline void aclshmemx_roce_quiet(uint32_t, T *, uint32_t)
+{
+    aclshmem_quiet();
+}
+inline int aclshmemx_roce_team_sync(aclshmemx_team_t *team)
+{
+    return aclshmemx_dev_pe_barrier(team != nullptr ? team->team_idx : ACLSHMEM_TEAM_INVALID);
+}
+template <typename T>
+inline int aclshmemx_roce_team_sync(aclshmemx_team_t *team, T *, uint32_t)
+{
+    return aclshmemx_roce_team_sync(team);
+}
+inline int aclshmemx_roce_barrier(aclshmemx_team_t *team)
+{
+    aclshmem_quiet();
+    return aclshmemx_roce_team_sync(team);
+}
+template <typename T>
+inline int aclshmemx_roce_barrier(aclshmemx_team_t *team, T *, uint32_t)
+{
+    return aclshmemx_roce_barrier(team);
+}
+inline void aclshmemx_roce_sync_all()
+{
+    (void)aclshmemx_dev_pe_barrier(ACLSHMEM_TEAM_WORLD);
+}
+template <typename T>
+inline void aclshmemx_roce_sync_all(T *, uint32_t)
+{
+    aclshmemx_roce_sync_all();
+}
+inline void aclshmemx_roce_barrier_all()
+{
+    aclshmem_quiet();
+    (void)aclshmemx_dev_pe_barrier(ACLSHMEM_TEAM_WORLD);
+}
+template <typename T>
+inline void aclshmemx_roce_barrier_all(T *, uint32_t)
+{
+    aclshmemx_roce_barrier_all();
+}
+#define aclshmemx_roce_sync aclshmemx_roce_team_sync
+
+/* engine atomics (RoCE, UDMA): value-returning ones return the old value; all complete on return */
+#define ACLSHMEMI_DEV_ENGINE_ATOMICS(ENGINE)                                                                  \
+    template <typename T>                                                                                     \
+    inline T aclshmemx_##ENGINE##_atomic_fetch(T *src, int32_t pe)                                            \
+    {                                                                                                         \
+        return aclshmemi_dev::fetch(src, pe);                                                                 \
+    }                                                                                                         \
+    template <typename T>                                                                                     \
+    inline void aclshmemx_##ENGINE##_atomic_set(T *dst, T value, int32_t pe)                                  \
+    {                                                                                                         \
+        (void)aclshmemi_dev::swap(dst, value, pe);                                                            \
+    }                                                                                                         \
+    template <typename T>                                                                                     \
+    inline T aclshmemx_##ENGINE##_atomic_compare_swap(T *dst, T cond, T value, int32_t pe)                    \
+    {                                                                                                         \
+        return aclshmemi_dev::compare_swap(dst, cond, value, pe);                                             \
+    }                                                                                                         \
+    template <typename T>                                                                                     \
+    inline T aclshmemx_##ENGINE##_atomic_swap(T *dst, T value, int32_t pe)                                    \
+    {                                                                                                         \
+        return aclshmemi_dev::swap(dst, value, pe);                                                           \
+    }                                                                                                         \
+    template <typename T>                                                                                     \
+    inline void aclshmemx_##ENGINE##_atomic_inc(T *dst, int32_t pe)                                           \
+    {                                                                                                         \
+        (void)aclshmemi_dev::fetch_add(dst, static_cast<T>(1), pe);                                           \
+    }                                                                                                         \
+    template <typename T>                                                                                     \
+    inline void aclshmemx_##ENGINE##_atomic_add(T *dst, T value, int32_t pe)                                  \
+    {                                                                                                         \
+        (void)aclshmemi_dev::fetch_add(dst, value, pe);                                                       \
+    }                                                                                                         \
+    template <typename T>                                                                                     \
+    inline T aclshmemx_##ENGINE##_atomic_fetch_inc(T *dst, int32_t pe)                                        \
+    {                                                                                                         \
+        return aclshmemi_dev::fetch_add(dst, static_cast<T>(1), pe);                                          \
+    }                                                                                                         \
+    template <typename T>                                                                                     \
+    inline T aclshmemx_##ENGINE##_atomic_fetch_add(T *dst, T value, int32_t pe)                               \
+    {                                                                                                         \
+        return aclshmemi_dev::fetch_add(dst, value, pe);                                                      \
+    }                                                                                                         \
+    template <typename T>                                                                                     \
+    inline void aclshmemx_##ENGINE##_atomic_and(T *dst, T value, int32_t pe)                                  \
+    {                                                                                                         \
+        (void)aclshmemi_dev::fetch_and(dst, value, pe);                                                       \
+    }                                                                                                         \
+    template <typename T>                                                                                     \
+    inline void aclshmemx_##ENGINE##_atomic_or(T *dst, T value, int32_t pe)                                   \
+    {                                                                                                         \
+        (void)aclshmemi_dev::fetch_or(dst, value, pe);                                                        \
+    }                                                                                                         \
+    template <typename T>                                                                                     \
+    inline void aclshmemx_##ENGINE##_atomic_xor(T *dst, T value, int32_t pe)                                  \
+    {                                                                                                         \
+        (void)aclshmemi_dev::fetch_xor(dst, value, pe);                                                       \
+    }                                                                                                         \
+    template <typename T>                                                                                     \
+    inline T aclshmemx_##ENGINE##_atomic_fetch_and(T *dst, T value, int32_t pe)                               \
+    {                                                                                                         \
+        return aclshmemi_dev::fetch_and(dst, value, pe);                                                      \
+    }                                                                                                         \
+    template <typename T>                                                                                     \
+    inline T aclshmemx_##ENGINE##_atomic_fetch_or(T *dst, T value, int32_t pe)                                \
+    {                                                                                                         \
+        return aclshmemi_dev::fetch_or(dst, value, pe);                                                       \
+    }                                                                                                         \
+    template <typename T>                                                                                     \
+    inline T aclshmemx_##ENGINE##_atomic_fetch_xor(T *dst, T value, int32_t pe)                               \
+    {                                                                                                         \
+        return aclshmemi_dev::fetch_xor(dst, value, pe);                                                      \
+    }
+ACLSHMEMI_DEV_ENGINE_ATOMICS(roce)
+ACLSHMEMI_DEV_ENGINE_ATOMICS(udma)
+
+/* ---- UDMA engine (spec 2.8): the same copies; work-request pipes and staging have no effect ---- */
+template <typename T, pipe_t WQE_PIPE = PIPE_MTE3>
+inline void aclshmemx_udma_get_nbi(T *dst, T *src, T *buf, uint32_t n, int pe, uint32_t sync_id = 0)
+{
+    (void)buf, (void)sync_id;
+    aclshmem_getmem_nbi(dst, src, size_t(n) * sizeof(T), pe);
+}
+template <typename T, pipe_t WQE_PIPE = PIPE_MTE3>
+inline void aclshmemx_udma_put_nbi(T *dst, T *src, T *buf, uint32_t n, int pe, uint32_t sync_id = 0)
+{
+    (void)buf, (void)sync_id;
+    aclshmem_putmem_nbi(dst, src, size_t(n) * sizeof(T), pe);
+}
+template <typename T, pipe_t WQE_PIPE = PIPE_MTE3>
+inline void aclshmemx_udma_get_nbi(const AscendC::GlobalTensor<T> &dst, const AscendC::GlobalTensor<T> &src,
+                                   const AscendC::LocalTensor<T> &buf, uint32_t n, int pe, uint32_t sync_id = 0)
+{
+    (void)buf, (void)sync_id;
+    aclshmem_getmem_nbi(dst.GetPhyAddr(), src.GetPhyAddr(), size_t(n) * sizeof(T), pe);
+}
+template <typename T, pipe_t WQE_PIPE = PIPE_MTE3>
+inline void aclshmemx_udma_put_nbi(const AscendC::GlobalTensor<T> &dst, const AscendC::GlobalTensor<T> &src,
+                                   const AscendC::LocalTensor<T> &buf, uint32_t n, int pe, uint32_t sync_id)
+{
+    (void)buf, (void)sync_id;
+    aclshmem_putmem_nbi(dst.GetPhyAddr(), src.GetPhyAddr(), size_t(n) * sizeof(T), pe);
+}
+/* data, then the 64-bit signal word set on the target (SET semantics) */
+template <typename T>
+inline void aclshmemx_udma_put_signal_nbi(T *dst, T *src, uint32_t n, uint64_t *sig_addr, uint64_t signal, int pe)
+{
+    aclshmem_putmem(dst, src, size_t(n) * sizeof(T), pe);
+    aclshmem_quiet();
+    aclshmem_uint64_atomic_set(sig_addr, signal, pe);
+}
+template <typename T, pipe_t WQE_PIPE = PIPE_MTE3>
+inline void aclshmemx_udma_put_signal_nbi(T *dst, T *src, uint32_t n, uint64_t *sig_addr, uint64_t signal, int pe,
+                                          uint8_t *buf, uint32_t sync_id = 0)
+{
+    (void)buf, (void)sync_id;
+    aclshmemx_udma_put_signal_nbi(dst, src, n, sig_addr, signal, pe);
+}
+inline void aclshmemx_udma_quiet(int pe)
+{
+    (void)pe;
+    aclshmem_quiet();
+}
+#ifdef ACLSHMEM_RELAY_SUPPORT
+namespace aclshmemi_dev {
+inline bool relay_ok(int pe, int relay_pe)
+{
+    int me = aclshmem_my_pe();
+    int n = aclshmem_n_pes();
+    return pe >= 0 && pe < n && relay_pe >= 0 && relay_pe < n && pe != relay_pe && pe != me && relay_pe != me;
+}
+} // namespace aclshmemi_dev
+/* through relay_pe on the NPU; a direct copy to pe here, after the same checks */
+template <typename T, pipe_t WQE_PIPE = PIPE_MTE3>
+inline void aclshmemx_udma_relay_put_nbi(T *dst, T *src, T *buf, uint32_t n, int pe, int relay_pe,
+                                         uint32_t sync_id = 0)
+{
+    if (aclshmemi_dev::relay_ok(pe, relay_pe)) {
+        aclshmemx_udma_put_nbi(dst, src, buf, n, pe, sync_id);
+    }
+}
+template <typename T, pipe_t WQE_PIPE = PIPE_MTE3>
+inline void aclshmemx_udma_relay_get_nbi(T *dst, T *src, T *buf, uint32_t n, int pe, int relay_pe,
+                                         uint32_t sync_id = 0)
+{
+    if (aclshmemi_dev::relay_ok(pe, relay_pe)) {
+        aclshmemx_udma_get_nbi(dst, src, buf, n, pe, sync_id);
+    }
+}
+template <typename T, pipe_t WQE_PIPE = PIPE_MTE3>
+inline void aclshmemx_udma_relay_put_nbi(const AscendC::GlobalTensor<T> &dst, const AscendC::GlobalTensor<T> &src,
+                                         const AscendC::LocalTensor<T> &buf, uint32_t n, int pe, int relay_pe,
+                                         uint32_t sync_id = 0)
+{
+    if (aclshmemi_dev::relay_ok(pe, relay_pe)) {
+        aclshmemx_udma_put_nbi(dst, src, buf, n, pe, sync_id);
+    }
+}
+template <typename T, pipe_t WQE_PIPE = PIPE_MTE3>
+inline void aclshmemx_udma_relay_get_nbi(const AscendC::GlobalTensor<T> &dst, const AscendC::GlobalTensor<T> &src,
+                                         const AscendC::LocalTensor<T> &buf, uint32_t n, int pe, int relay_pe,
+                                         uint32_t sync_id = 0)
+{
+    if (aclshmemi_dev::relay_ok(pe, relay_pe)) {
+        aclshmemx_udma_get_nbi(dst, src, buf, n, pe, sync_id);
+    }
+}
+#endif
+
+/* ---- internal helpers the upstream examples call (spec 1.8.1) ---- */
+inline aclshmem_device_host_state_t *aclshmemi_get_state()
+{
+    return aclshmemx_dev_state();
+}
+template <typename T>
+inline T aclshmemi_load(T *p)
+{
+    return __atomic_load_n(p, __ATOMIC_ACQUIRE);
+}
+template <typename T>
+inline void aclshmemi_store(T *p, T v)
+{
+    __atomic_store_n(p, v, __ATOMIC_RELEASE);
+}
+/* cache maintenance: a compiler barrier and a full fence, so polling loops re-read memory */
+inline void dcci_cacheline(uint8_t *)
+{
+    __asm__ __volatile__("" ::: "memory");
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+}
+inline void dcci_cachelines(uint8_t *, uint64_t)
+{
+    __asm__ __volatile__("" ::: "memory");
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+}
+inline void dcci_entire_cache()
+{
+    __asm__ __volatile__("" ::: "memory");
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+}
+inline void aclshmemi_barrier_core_soft()
+{
+    AscendC::SyncAll();
+}
+template <typename T>
+inline void aclshmemi_set_value(uint8_t *addr, T x, AscendC::LocalTensor<T> &, uint32_t)
+{
+    std::atomic_thread_fence(std::memory_order_release);
+    std::memcpy(addr, &x, sizeof(T));
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+}
+
+/* cycle profiling (spec 2.17) is not recorded by the CPU device mode */
+#define SHMEMI_PROF_START(pf_id) ((void)(pf_id))
+#define SHMEMI_PROF_END(pf_id) ((void)(pf_id))
+
+/* ---- device-only aliases (spec 1.7) ---- */
+#define shmem_barrier aclshmem_barrier
+#define shmem_barrier_all aclshmem_barrier_all
+#define shmem_fence aclshmem_fence
+#define shmem_quiet aclshmem_quiet
+#define shmem_signal_wait_until aclshmem_signal_wait_until
+#define shmemx_signal_op aclshmemx_signal_op
+#define shmemx_set_ffts_config util_set_ffts_config
+#define shmemx_barrier_vec aclshmemx_barrier_vec
+#define shmemx_barrier_all_vec aclshmemx_barrier_all_vec
+#define shmem_team_pe_mapping aclshmem_team_pe_mapping
+#define shmem_roce_ptr aclshmem_roce_ptr
+#define shmem_mte_get_mem_nbi aclshmemx_mte_get_nbi
+#define shmem_mte_put_mem_nbi aclshmemx_mte_put_nbi
+#define shmem_int8_atomic_add aclshmem_int8_atomic_add
+#define shmem_int16_atomic_add aclshmem_int16_atomic_add
+#define shmem_int32_atomic_add aclshmem_int32_atomic_add
+#define shmem_half_atomic_add aclshmem_half_atomic_add
+#define shmem_bfloat16_atomic_add aclshmem_bfloat16_atomic_add
+#define shmem_float_atomic_add aclshmem_float_atomic_add
+#define shmem_half_p aclshmem_half_p
+#define shmem_half_g aclshmem_half_g
+#define shmem_bfloat16_p aclshmem_bfloat16_p
+#define shmem_bfloat16_g aclshmem_bfloat16_g
+#define shmem_put_half_mem aclshmem_half_put
+#define shmem_get_half_mem aclshmem_half_get
+#define shmem_put_bfloat16_mem aclshmem_bfloat16_put
+#define shmem_get_bfloat16_mem aclshmem_bfloat16_get
+#define shmem_put_half_mem_nbi aclshmem_half_put_nbi
+#define shmem_get_half_mem_nbi aclshmem_half_get_nbi
+#define shmem_put_bfloat16_mem_nbi aclshmem_bfloat16_put_nbi
+#define shmem_get_bfloat16_mem_nbi aclshmem_bfloat16_get_nbi
+#define shmem_put_half_mem_signal aclshmem_half_put_signal
+#define shmem_put_bfloat16_mem_signal aclshmem_bfloat16_put_signal
+#define shmem_put_half_mem_signal_nbi aclshmem_half_put_signal_nbi
+#define shmem_put_bfloat16_mem_signal_nbi aclshmem_bfloat16_put_signal_nbi
+
+#endif /* ACLSHMEM_DEVICE_SHMEM_DEVICE_H */

@@ -1,0 +1,3 @@
+/* Forwarding header for kernels that include the original's internal device header utils/prof/shmemi_prof.h (from its src/device
+   include directory): the CPU device mode declares the helpers they use in device/shmem_device.h. */
+#include "../../device/shmem_device.h"

@@ -1,0 +1,1103 @@
+/*
+ * kernel_tests.cpp - scenarios of the CPU device mode (tests/kernels.rs), one per argv[1]. A "fusion"
+ * program: host code and kernels in one file, compiled by scripts/aclshmem-cxx, launched with
+ * <<<...>>> on ACL streams of libascendcl. Prints "FAIL: ..." and exits non-zero on a failure.
+ *
+ *   families      every RMA / put-with-signal form of every T13 type, device vs host API results
+ *   atomics       every device atomic of the 32/64-bit types vs the same sequence through the host API
+ *   tests         the device wait/test families (result-returning forms too) of the ten T10 types vs
+ *                 the host forms
+ *   sized         put/get/_nbi/iput/iget/put_signal of 8..128 bits and the byte forms vs host reads
+ *   many_blocks   4000 blocks: SyncAll, device atomics and a device barrier across thousands of threads
+ *   two_streams   two kernels on two streams at once, one waiting for the other's flag
+ *   cross_pe      a kernel on PE 1 waits for a signal set by a kernel on PE 0
+ *   stream_order  two kernels and a host function on one stream run in order
+ *   engines       MTE, SDMA, RoCE and UDMA copies, engine atomics, the UDMA signal put, the RoCE barrier
+ *   notify        per-core SDMA notifies (g_state_host.notify_arr) waited for on the host's default
+ *                 stream while the kernel still runs
+ *   graph         kernels and a host function captured into an ACL graph, executed three times
+ *   state         the device-state record: PE, heap table, UB config, a split team from team_pools,
+ *                 a RoCE (PE-level) barrier over it
+ *   fault         a kernel with a faulting block and one that traps: the stream's synchronize fails,
+ *                 the process goes on, later kernels run
+ *   bad_launch    blockDim 0: refused and logged, nothing runs, the stream stays usable
+ */
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "acl/acl.h"
+#include "kernel_operator.h"
+#include "shmem.h"
+#include "shmemi_host_common.h"
+
+static int g_errors = 0;
+
+#define CHECK(cond, ...)                                                                   \
+    do {                                                                                   \
+        if (!(cond)) {                                                                     \
+            if (g_errors++ < 20) {                                                         \
+                std::printf("FAIL: [PE %d] %s:%d: ", aclshmem_my_pe(), __FILE__, __LINE__); \
+                std::printf(__VA_ARGS__);                                                  \
+                std::printf("\n");                                                         \
+            }                                                                              \
+        }                                                                                  \
+    } while (0)
+
+#define ACL_OK(call)                                                                        \
+    do {                                                                                    \
+        aclError ret_ = (call);                                                             \
+        if (ret_ != ACL_SUCCESS) {                                                          \
+            std::printf("FAIL: %s:%d: %s returned %d\n", __FILE__, __LINE__, #call, ret_); \
+            std::exit(1);                                                                   \
+        }                                                                                   \
+    } while (0)
+
+using namespace AscendC;
+
+/* ---------------------------------------------------------------------------------------------- */
+/* families: one kernel per type                                                                    */
+/* ---------------------------------------------------------------------------------------------- */
+
+constexpr int kN = 96; /* elements per transfer */
+
+template <typename T>
+struct Bufs {
+    T *src;      /* host-filled pattern */
+    T *put;      /* peer's src lands here (pointer put, blocking) */
+    T *get;      /* peer's src, fetched by get */
+    T *gt;       /* GlobalTensor put_nbi */
+    T *ub;       /* peer's own src, bounced through UB (get_nbi LocalTensor, put_nbi LocalTensor) */
+    T *rows;     /* non-contiguous put: 4 rows of 8 with pitch 16 */
+    T *strided;  /* iput: every second element */
+    T *scalar;   /* p */
+    T *g_out;    /* g result, stored locally */
+    T *sig_data; /* put_signal data */
+    int32_t *sig;
+};
+
+template <typename T>
+struct Family;
+
+template <typename T>
+__global__ __aicore__ void Families(Bufs<T> b, int peer)
+{
+    if (GetBlockIdx() != 0) {
+        aclshmem_barrier_all();
+        return;
+    }
+    /* the typed names of T are reached through the generic helpers below */
+    Family<T>::run(b, peer);
+    aclshmem_barrier_all();
+}
+
+#define FAMILY(NAME, T)                                                                                       \
+    template <>                                                                                               \
+    struct Family<T> {                                                                                        \
+        static void run(Bufs<T> b, int peer)                                                                  \
+        {                                                                                                     \
+            aclshmem_##NAME##_put(b.put, b.src, kN, peer);                                                     \
+            aclshmem_##NAME##_get(b.get, b.src, kN, peer);                                                     \
+            GlobalTensor<T> gd, gs;                                                                           \
+            gd.SetGlobalBuffer(b.gt);                                                                         \
+            gs.SetGlobalBuffer(b.src);                                                                        \
+            aclshmem_##NAME##_put_nbi(gd, gs, kN, peer);                                                       \
+            TPipe pipe;                                                                                       \
+            TBuf<TPosition::VECCALC> buf;                                                                     \
+            pipe.InitBuffer(buf, kN * sizeof(T));                                                             \
+            LocalTensor<T> ub = buf.Get<T>();                                                                 \
+            aclshmem_##NAME##_get_nbi(ub, gs, kN, peer);                                                       \
+            PipeBarrier<PIPE_ALL>();                                                                          \
+            GlobalTensor<T> gu;                                                                               \
+            gu.SetGlobalBuffer(b.ub);                                                                         \
+            aclshmem_##NAME##_put_nbi(gu, ub, kN, peer);                                                       \
+            non_contiguous_copy_param p{4, 8, 16, 16};                                                        \
+            aclshmem_##NAME##_put_nbi(b.rows, b.src, p, peer);                                                 \
+            aclshmem_##NAME##_iput(b.strided, b.src, 2, 1, kN / 2, peer);                                      \
+            aclshmem_##NAME##_p(b.scalar, b.src[5], peer);                                                     \
+            *b.g_out = aclshmem_##NAME##_g(b.src + 7, peer);                                                   \
+            aclshmem_##NAME##_put_signal(b.sig_data, b.src, kN, b.sig, 7, ACLSHMEM_SIGNAL_SET, peer);          \
+            aclshmem_quiet();                                                                                 \
+        }                                                                                                     \
+    };
+
+FAMILY(half, half)
+FAMILY(float, float)
+FAMILY(double, double)
+FAMILY(int8, int8_t)
+FAMILY(int16, int16_t)
+FAMILY(int32, int32_t)
+FAMILY(int64, int64_t)
+FAMILY(uint8, uint8_t)
+FAMILY(uint16, uint16_t)
+FAMILY(uint32, uint32_t)
+FAMILY(uint64, uint64_t)
+FAMILY(char, char)
+FAMILY(bfloat16, bfloat16_t)
+
+template <typename T>
+T pattern(int pe, int i)
+{
+    return static_cast<T>((pe * 37 + i * 3) % 100 + 1);
+}
+
+template <typename T>
+bool same(const T &a, const T &b)
+{
+    return std::memcmp(&a, &b, sizeof(T)) == 0;
+}
+
+template <typename T>
+void family_one(const char *name, aclrtStream stream)
+{
+    int me = aclshmem_my_pe();
+    int n = aclshmem_n_pes();
+    int peer = (me + 1) % n;
+    int from = (me + n - 1) % n; /* the PE whose puts land here */
+    Bufs<T> b;
+    T **all[] = {&b.src, &b.put, &b.get, &b.gt, &b.ub, &b.rows, &b.strided, &b.scalar, &b.g_out, &b.sig_data};
+    for (T **p : all) {
+        *p = static_cast<T *>(aclshmem_calloc(kN, sizeof(T)));
+    }
+    b.sig = static_cast<int32_t *>(aclshmem_calloc(1, sizeof(int32_t)));
+    for (int i = 0; i < kN; i++) {
+        b.src[i] = pattern<T>(me, i);
+    }
+    aclshmem_barrier_all();
+    Families<T><<<2, nullptr, stream>>>(b, peer);
+    ACL_OK(aclrtSynchronizeStream(stream));
+
+    /* expected values from the host API: the source PE's src, read with aclshmem_getmem */
+    std::vector<T> from_src(kN), peer_src(kN);
+    aclshmem_getmem(from_src.data(), b.src, kN * sizeof(T), from);
+    aclshmem_getmem(peer_src.data(), b.src, kN * sizeof(T), peer);
+    for (int i = 0; i < kN; i++) {
+        CHECK(same(b.put[i], from_src[i]), "%s put[%d]", name, i);
+        CHECK(same(b.get[i], peer_src[i]), "%s get[%d]", name, i);
+        CHECK(same(b.gt[i], from_src[i]), "%s GlobalTensor put_nbi[%d]", name, i);
+        CHECK(same(b.ub[i], b.src[i]), "%s UB get_nbi + put_nbi[%d]", name, i);
+        CHECK(same(b.sig_data[i], from_src[i]), "%s put_signal data[%d]", name, i);
+        bool in_row = (i % 16) < 8 && i < 64;
+        CHECK(same(b.rows[i], in_row ? from_src[i] : T()), "%s non-contiguous put[%d]", name, i);
+        bool on_stride = i % 2 == 0;
+        CHECK(same(b.strided[i], on_stride ? from_src[i / 2] : T()), "%s iput[%d]", name, i);
+    }
+    CHECK(same(b.scalar[0], from_src[5]), "%s p", name);
+    CHECK(same(b.g_out[0], peer_src[7]), "%s g", name);
+    CHECK(*b.sig == 7, "%s put_signal signal %d", name, *b.sig);
+    aclshmem_barrier_all();
+    aclshmem_free(b.sig);
+    for (T **p : all) {
+        aclshmem_free(*p);
+    }
+}
+
+void families(aclrtStream stream)
+{
+    family_one<half>("half", stream);
+    family_one<float>("float", stream);
+    family_one<double>("double", stream);
+    family_one<int8_t>("int8", stream);
+    family_one<int16_t>("int16", stream);
+    family_one<int32_t>("int32", stream);
+    family_one<int64_t>("int64", stream);
+    family_one<uint8_t>("uint8", stream);
+    family_one<uint16_t>("uint16", stream);
+    family_one<uint32_t>("uint32", stream);
+    family_one<uint64_t>("uint64", stream);
+    family_one<char>("char", stream);
+    family_one<bfloat16_t>("bfloat16", stream);
+}
+
+/* ---------------------------------------------------------------------------------------------- */
+/* atomics: the same sequence on the device (word 0) and through the host API (word 1)              */
+/* ---------------------------------------------------------------------------------------------- */
+
+template <typename T>
+struct AtomicOps;
+
+#define ATOMIC_OPS(NAME, T)                                                                                   \
+    template <>                                                                                               \
+    struct AtomicOps<T> {                                                                                     \
+        /* returns a checksum of the fetched values */                                                        \
+        static T run(T *w, int pe)                                                                            \
+        {                                                                                                     \
+            T sum = 0;                                                                                        \
+            aclshmem_##NAME##_atomic_set(w, static_cast<T>(40), pe);                                           \
+            sum += aclshmem_##NAME##_atomic_fetch_add(w, static_cast<T>(5), pe);                               \
+            aclshmem_##NAME##_atomic_add(w, static_cast<T>(3), pe);                                            \
+            aclshmem_##NAME##_atomic_inc(w, pe);                                                               \
+            sum += aclshmem_##NAME##_atomic_fetch_inc(w, pe);                                                  \
+            sum += aclshmem_##NAME##_atomic_swap(w, static_cast<T>(0x70f), pe);                                \
+            sum += aclshmem_##NAME##_atomic_compare_swap(w, static_cast<T>(0x70f), static_cast<T>(0x3c3), pe); \
+            sum += aclshmem_##NAME##_atomic_compare_swap(w, static_cast<T>(1), static_cast<T>(2), pe);         \
+            aclshmem_##NAME##_atomic_and(w, static_cast<T>(0x0ff), pe);                                        \
+            sum += aclshmem_##NAME##_atomic_fetch_or(w, static_cast<T>(0x400), pe);                            \
+            aclshmem_##NAME##_atomic_or(w, static_cast<T>(0x800), pe);                                         \
+            sum += aclshmem_##NAME##_atomic_fetch_xor(w, static_cast<T>(0x0f0), pe);                           \
+            aclshmem_##NAME##_atomic_xor(w, static_cast<T>(0x001), pe);                                        \
+            sum += aclshmem_##NAME##_atomic_fetch_and(w, static_cast<T>(0xfff), pe);                           \
+            sum += aclshmem_##NAME##_atomic_fetch(w, pe);                                                      \
+            return sum;                                                                                       \
+        }                                                                                                     \
+    };
+ATOMIC_OPS(int32, int32_t)
+ATOMIC_OPS(uint32, uint32_t)
+ATOMIC_OPS(int64, int64_t)
+ATOMIC_OPS(uint64, uint64_t)
+
+template <typename T>
+[[bisheng::core_ratio(0, 1)]] __global__ __aicore__ void AtomicsKernel(T *words, T *sums, int peer)
+{
+    sums[0] = AtomicOps<T>::run(words, peer);
+}
+
+template <typename T>
+void atomics_one(const char *name, aclrtStream stream)
+{
+    int me = aclshmem_my_pe();
+    int n = aclshmem_n_pes();
+    int peer = (me + 1) % n;
+    T *words = static_cast<T *>(aclshmem_calloc(2, sizeof(T)));
+    T *sums = static_cast<T *>(aclshmem_calloc(2, sizeof(T)));
+    aclshmem_barrier_all();
+    AtomicsKernel<T><<<1, nullptr, stream>>>(words, sums, peer);
+    ACL_OK(aclrtSynchronizeStream(stream));
+    sums[1] = AtomicOps<T>::run(words + 1, peer); /* host API, on the second word */
+    aclshmem_barrier_all();
+    CHECK(words[0] == words[1], "%s atomics: device word %lld, host word %lld", name, (long long)words[0],
+          (long long)words[1]);
+    CHECK(sums[0] == sums[1], "%s atomics: device fetched %lld, host fetched %lld", name, (long long)sums[0],
+          (long long)sums[1]);
+    aclshmem_barrier_all();
+    aclshmem_free(sums);
+    aclshmem_free(words);
+}
+
+/* the device-only adds (1/2-byte and floating types) and the MTE atomic templates */
+[[bisheng::core_ratio(0, 1)]] __global__ __aicore__ void SmallAdds(int8_t *i8, int16_t *i16, half *h, bfloat16_t *bf,
+                                                                   float *f, int32_t *mte, int n_pes)
+{
+    for (int pe = 0; pe < n_pes; pe++) {
+        aclshmem_int8_atomic_add(i8, static_cast<int8_t>(1), pe);
+        aclshmem_int16_atomic_add(i16, static_cast<int16_t>(2), pe);
+        aclshmem_half_atomic_add(h, half(0.5f), pe);
+        aclshmem_bfloat16_atomic_add(bf, bfloat16_t(1.0f), pe);
+        aclshmem_float_atomic_add(f, 0.25f, pe);
+        aclshmemx_mte_atomic_add(mte, 3, pe);
+        (void)aclshmemx_mte_atomic_fetch_inc(mte, pe);
+    }
+}
+
+void atomics(aclrtStream stream)
+{
+    atomics_one<int32_t>("int32", stream);
+    atomics_one<uint32_t>("uint32", stream);
+    atomics_one<int64_t>("int64", stream);
+    atomics_one<uint64_t>("uint64", stream);
+
+    int n = aclshmem_n_pes();
+    auto *i8 = static_cast<int8_t *>(aclshmem_calloc(1, 8));
+    auto *i16 = static_cast<int16_t *>(aclshmem_calloc(1, 8));
+    auto *h = static_cast<half *>(aclshmem_calloc(1, 8));
+    auto *bf = static_cast<bfloat16_t *>(aclshmem_calloc(1, 8));
+    auto *f = static_cast<float *>(aclshmem_calloc(1, 8));
+    auto *mte = static_cast<int32_t *>(aclshmem_calloc(1, 8));
+    aclshmem_barrier_all();
+    constexpr uint32_t kBlocks = 16;
+    SmallAdds<<<kBlocks, nullptr, stream>>>(i8, i16, h, bf, f, mte, n);
+    ACL_OK(aclrtSynchronizeStream(stream));
+    aclshmem_barrier_all();
+    int adds = n * static_cast<int>(kBlocks);
+    CHECK(*i8 == static_cast<int8_t>(adds), "int8 add %d, expected %d", *i8, adds);
+    CHECK(*i16 == 2 * adds, "int16 add %d, expected %d", *i16, 2 * adds);
+    CHECK(static_cast<float>(*h) == 0.5f * adds, "half add %g", static_cast<double>(static_cast<float>(*h)));
+    CHECK(static_cast<float>(*bf) == 1.0f * adds, "bfloat16 add %g", static_cast<double>(static_cast<float>(*bf)));
+    CHECK(*f == 0.25f * adds, "float add %g", static_cast<double>(*f));
+    CHECK(*mte == 4 * adds, "MTE atomics %d, expected %d", *mte, 4 * adds);
+    aclshmem_barrier_all();
+    aclshmem_free(mte);
+    aclshmem_free(f);
+    aclshmem_free(bf);
+    aclshmem_free(h);
+    aclshmem_free(i16);
+    aclshmem_free(i8);
+}
+
+/* ---------------------------------------------------------------------------------------------- */
+/* tests: device result-returning forms vs host forms                                               */
+/* ---------------------------------------------------------------------------------------------- */
+
+struct TestResults {
+    int test;
+    int all_vec;
+    size_t any;
+    size_t some;
+    size_t any_vec;
+    size_t some_vec;
+    size_t wait_any;
+    size_t wait_some;
+    size_t idx[8];
+    size_t idx_vec[8];
+};
+
+/* the device (result-returning) and host (res_out) forms of one T10 type */
+template <typename T>
+struct Waits;
+
+#define WAITS(NAME, T)                                                                                         \
+    template <>                                                                                                \
+    struct Waits<T> {                                                                                          \
+        static void device(T *iv, int *st, T *cv, TestResults *r)                                              \
+        {                                                                                                      \
+            r->test = aclshmem_##NAME##_test(iv + 2, ACLSHMEM_CMP_EQ, static_cast<T>(5));                       \
+            r->any = aclshmem_##NAME##_test_any(iv, 8, st, ACLSHMEM_CMP_GE, static_cast<T>(5));                 \
+            r->some = aclshmem_##NAME##_test_some(iv, 8, r->idx, st, ACLSHMEM_CMP_GE, static_cast<T>(5));       \
+            r->all_vec = aclshmem_##NAME##_test_all_vector(iv, 8, st, ACLSHMEM_CMP_LE, cv);                     \
+            r->any_vec = aclshmem_##NAME##_test_any_vector(iv, 8, st, ACLSHMEM_CMP_EQ, cv);                     \
+            r->some_vec = aclshmem_##NAME##_test_some_vector(iv, 8, r->idx_vec, st, ACLSHMEM_CMP_EQ, cv);       \
+            r->wait_any = aclshmem_##NAME##_wait_until_any(iv, 8, st, ACLSHMEM_CMP_GE, static_cast<T>(5));      \
+            size_t idx[8];                                                                                     \
+            r->wait_some = aclshmem_##NAME##_wait_until_some(iv, 8, idx, st, ACLSHMEM_CMP_GE, static_cast<T>(5)); \
+            (void)aclshmem_##NAME##_wait_until_any_vector(iv, 8, st, ACLSHMEM_CMP_EQ, cv);                     \
+            (void)aclshmem_##NAME##_wait_until_some_vector(iv, 8, idx, st, ACLSHMEM_CMP_EQ, cv);               \
+            aclshmem_##NAME##_wait_until(iv + 2, ACLSHMEM_CMP_EQ, static_cast<T>(5));                           \
+            aclshmem_##NAME##_wait(iv + 1, static_cast<T>(0));                                                  \
+            aclshmem_##NAME##_wait_until_all(iv, 8, st, ACLSHMEM_CMP_GT, static_cast<T>(0));                    \
+        }                                                                                                      \
+        static void host(T *iv, int *st, T *cv, TestResults *r)                                                \
+        {                                                                                                      \
+            aclshmem_##NAME##_test(iv + 2, ACLSHMEM_CMP_EQ, static_cast<T>(5), &r->test);                       \
+            aclshmem_##NAME##_test_any(iv, 8, st, ACLSHMEM_CMP_GE, static_cast<T>(5), &r->any);                 \
+            aclshmem_##NAME##_test_some(iv, 8, r->idx, st, ACLSHMEM_CMP_GE, static_cast<T>(5), &r->some);       \
+            aclshmem_##NAME##_test_all_vector(iv, 8, st, ACLSHMEM_CMP_LE, cv, &r->all_vec);                     \
+            aclshmem_##NAME##_test_any_vector(iv, 8, st, ACLSHMEM_CMP_EQ, cv, &r->any_vec);                     \
+            aclshmem_##NAME##_test_some_vector(iv, 8, r->idx_vec, st, ACLSHMEM_CMP_EQ, cv, &r->some_vec);       \
+            aclshmem_##NAME##_wait_until_any(iv, 8, st, ACLSHMEM_CMP_GE, static_cast<T>(5), &r->wait_any);      \
+            size_t idx[8];                                                                                     \
+            aclshmem_##NAME##_wait_until_some(iv, 8, idx, st, ACLSHMEM_CMP_GE, static_cast<T>(5), &r->wait_some); \
+        }                                                                                                      \
+    };
+WAITS(float, float)
+WAITS(int8, int8_t)
+WAITS(int16, int16_t)
+WAITS(int32, int32_t)
+WAITS(int64, int64_t)
+WAITS(uint8, uint8_t)
+WAITS(uint16, uint16_t)
+WAITS(uint32, uint32_t)
+WAITS(uint64, uint64_t)
+WAITS(char, char)
+
+template <typename T>
+__global__ __aicore__ void TestsKernel(T *ivars, int *status, T *cmp_values, TestResults *r)
+{
+    if (GetBlockIdx() != 0) {
+        return;
+    }
+    Waits<T>::device(ivars, status, cmp_values, r);
+}
+
+template <typename T>
+void tests_one(const char *name, aclrtStream stream)
+{
+    auto *ivars = static_cast<T *>(aclshmem_calloc(8, sizeof(T)));
+    auto *status = static_cast<int *>(aclshmem_calloc(8, sizeof(int)));
+    auto *cmp_values = static_cast<T *>(aclshmem_calloc(8, sizeof(T)));
+    auto *r = static_cast<TestResults *>(aclshmem_calloc(1, sizeof(TestResults)));
+    const int vals[8] = {1, 9, 5, 3, 7, 6, 2, 8};
+    const int st[8] = {0, 1, 0, 0, 0, 1, 0, 0};
+    const int cv[8] = {1, 0, 4, 3, 9, 6, 2, 0};
+    for (int i = 0; i < 8; i++) {
+        ivars[i] = static_cast<T>(vals[i]);
+        status[i] = st[i];
+        cmp_values[i] = static_cast<T>(cv[i]);
+    }
+    TestsKernel<T><<<3, nullptr, stream>>>(ivars, status, cmp_values, r);
+    ACL_OK(aclrtSynchronizeStream(stream));
+    TestResults h;
+    std::memset(&h, 0, sizeof h);
+    Waits<T>::host(ivars, status, cmp_values, &h);
+    CHECK(r->test == h.test && h.test == 1, "%s test %d vs host %d", name, r->test, h.test);
+    CHECK(r->any == h.any, "%s test_any %zu vs host %zu", name, r->any, h.any);
+    CHECK(r->some == h.some && h.some > 0, "%s test_some %zu vs host %zu", name, r->some, h.some);
+    for (size_t i = 0; i < h.some && i < 8; i++) {
+        CHECK(r->idx[i] == h.idx[i], "%s test_some index %zu: %zu vs host %zu", name, i, r->idx[i], h.idx[i]);
+    }
+    CHECK(r->all_vec == h.all_vec, "%s test_all_vector %d vs host %d", name, r->all_vec, h.all_vec);
+    CHECK(r->any_vec == h.any_vec, "%s test_any_vector %zu vs host %zu", name, r->any_vec, h.any_vec);
+    CHECK(r->some_vec == h.some_vec, "%s test_some_vector %zu vs host %zu", name, r->some_vec, h.some_vec);
+    for (size_t i = 0; i < h.some_vec && i < 8; i++) {
+        CHECK(r->idx_vec[i] == h.idx_vec[i], "%s test_some_vector index %zu", name, i);
+    }
+    CHECK(r->wait_any == h.wait_any, "%s wait_until_any %zu vs host %zu", name, r->wait_any, h.wait_any);
+    CHECK(r->wait_some == h.wait_some, "%s wait_until_some %zu vs host %zu", name, r->wait_some, h.wait_some);
+    aclshmem_barrier_all();
+    aclshmem_free(r);
+    aclshmem_free(cmp_values);
+    aclshmem_free(status);
+    aclshmem_free(ivars);
+}
+
+void tests(aclrtStream stream)
+{
+    tests_one<float>("float", stream);
+    tests_one<int8_t>("int8", stream);
+    tests_one<int16_t>("int16", stream);
+    tests_one<int32_t>("int32", stream);
+    tests_one<int64_t>("int64", stream);
+    tests_one<uint8_t>("uint8", stream);
+    tests_one<uint16_t>("uint16", stream);
+    tests_one<uint32_t>("uint32", stream);
+    tests_one<uint64_t>("uint64", stream);
+    tests_one<char>("char", stream);
+}
+
+/* ---------------------------------------------------------------------------------------------- */
+/* sized: put/get/nbi/iput/iget/put_signal of 8..128 bits, and the byte forms                       */
+/* ---------------------------------------------------------------------------------------------- */
+
+constexpr int kSizedBytes = 512;
+
+#define SIZED_CALLS(BITS)                                                                                      \
+    aclshmem_put##BITS(d + 0 * kSizedBytes, s, kSizedBytes / (BITS / 8) / 2, peer);                           \
+    aclshmem_get##BITS(d + 1 * kSizedBytes, s, kSizedBytes / (BITS / 8) / 2, peer);                            \
+    aclshmem_put##BITS##_nbi(d + 2 * kSizedBytes, s, kSizedBytes / (BITS / 8) / 2, peer);                      \
+    aclshmem_get##BITS##_nbi(d + 3 * kSizedBytes, s, kSizedBytes / (BITS / 8) / 2, peer);                      \
+    aclshmem_iput##BITS(d + 4 * kSizedBytes, s, 2, 1, kSizedBytes / (BITS / 8) / 4, peer);                     \
+    aclshmem_iget##BITS(d + 5 * kSizedBytes, s, 1, 2, kSizedBytes / (BITS / 8) / 4, peer);                     \
+    aclshmem_put##BITS##_signal(d + 6 * kSizedBytes, s, kSizedBytes / (BITS / 8) / 2, sig, BITS, ACLSHMEM_SIGNAL_ADD, peer);
+
+[[bisheng::core_ratio(0, 1)]] __global__ __aicore__ void Sized(uint8_t *dst, uint8_t *src, int32_t *sig, int bits,
+                                                               int peer)
+{
+    uint8_t *d = dst;
+    uint8_t *s = src;
+    switch (bits) {
+        case 8: SIZED_CALLS(8) break;
+        case 16: SIZED_CALLS(16) break;
+        case 32: SIZED_CALLS(32) break;
+        case 64: SIZED_CALLS(64) break;
+        default: SIZED_CALLS(128) break;
+    }
+    aclshmem_putmem(d + 7 * kSizedBytes, s, kSizedBytes / 2, peer);
+    aclshmem_getmem_nbi(d + 8 * kSizedBytes, s, kSizedBytes / 2, peer);
+    aclshmem_putmem_signal_nbi(d + 9 * kSizedBytes, s, kSizedBytes / 2, sig, 1000, ACLSHMEM_SIGNAL_ADD, peer);
+    aclshmem_quiet();
+}
+
+void sized(aclrtStream stream)
+{
+    int me = aclshmem_my_pe();
+    int n = aclshmem_n_pes();
+    int peer = (me + 1) % n;
+    int from = (me + n - 1) % n;
+    auto *src = static_cast<uint8_t *>(aclshmem_calloc(kSizedBytes, 1));
+    auto *dst = static_cast<uint8_t *>(aclshmem_calloc(10 * kSizedBytes, 1));
+    auto *sig = static_cast<int32_t *>(aclshmem_calloc(1, sizeof(int32_t)));
+    for (int i = 0; i < kSizedBytes; i++) {
+        src[i] = static_cast<uint8_t>(me * 50 + i);
+    }
+    std::vector<uint8_t> from_src(kSizedBytes), peer_src(kSizedBytes);
+    int expected_sig = 0;
+    for (int bits : {8, 16, 32, 64, 128}) {
+        std::memset(dst, 0, 10 * kSizedBytes);
+        aclshmem_barrier_all();
+        Sized<<<1, nullptr, stream>>>(dst, src, sig, bits, peer);
+        ACL_OK(aclrtSynchronizeStream(stream));
+        aclshmem_barrier_all();
+        expected_sig += bits + 1000;
+        aclshmem_getmem(from_src.data(), src, kSizedBytes, from);
+        aclshmem_getmem(peer_src.data(), src, kSizedBytes, peer);
+        int e = bits / 8;
+        for (int i = 0; i < kSizedBytes / 2; i++) {
+            CHECK(dst[i] == from_src[i], "put%d byte %d", bits, i);
+            CHECK(dst[kSizedBytes + i] == peer_src[i], "get%d byte %d", bits, i);
+            CHECK(dst[2 * kSizedBytes + i] == from_src[i], "put%d_nbi byte %d", bits, i);
+            CHECK(dst[3 * kSizedBytes + i] == peer_src[i], "get%d_nbi byte %d", bits, i);
+            CHECK(dst[6 * kSizedBytes + i] == from_src[i], "put%d_signal byte %d", bits, i);
+            CHECK(dst[7 * kSizedBytes + i] == from_src[i], "putmem byte %d", i);
+            CHECK(dst[8 * kSizedBytes + i] == peer_src[i], "getmem_nbi byte %d", i);
+            CHECK(dst[9 * kSizedBytes + i] == from_src[i], "putmem_signal_nbi byte %d", i);
+        }
+        for (int k = 0; k < kSizedBytes / e / 4; k++) {
+            for (int b = 0; b < e; b++) {
+                CHECK(dst[4 * kSizedBytes + 2 * k * e + b] == from_src[k * e + b], "iput%d elem %d", bits, k);
+                CHECK(dst[5 * kSizedBytes + k * e + b] == peer_src[2 * k * e + b], "iget%d elem %d", bits, k);
+            }
+        }
+        CHECK(*sig == expected_sig, "signal %d after %d-bit round, expected %d", *sig, bits, expected_sig);
+    }
+    aclshmem_barrier_all();
+    aclshmem_free(sig);
+    aclshmem_free(dst);
+    aclshmem_free(src);
+}
+
+/* ---------------------------------------------------------------------------------------------- */
+/* many_blocks                                                                                      */
+/* ---------------------------------------------------------------------------------------------- */
+
+[[bisheng::core_ratio(0, 1)]] __global__ __aicore__ void ManyBlocks(int32_t *arrived, int32_t *after_sync,
+                                                                    int32_t *world, int32_t *seen_by_block)
+{
+    int n_pes = aclshmem_n_pes();
+    aclshmemx_mte_atomic_add(arrived, 1, aclshmem_my_pe());
+    SyncAll();
+    /* every block sees all arrivals of this PE after SyncAll */
+    seen_by_block[GetBlockIdx()] = aclshmemx_mte_atomic_fetch(arrived, aclshmem_my_pe());
+    aclshmemx_mte_atomic_add(after_sync, 1, aclshmem_my_pe());
+    for (int pe = 0; pe < n_pes; pe++) {
+        (void)aclshmem_int32_atomic_fetch_add(world, 1, pe);
+    }
+    aclshmem_barrier_all();
+    /* after the device barrier every PE's world counter holds every block of every PE */
+    if (aclshmem_int32_atomic_fetch(world, aclshmem_my_pe()) != 4000 * n_pes) {
+        throw std::runtime_error("world counter incomplete after the device barrier");
+    }
+}
+
+void many_blocks(aclrtStream stream)
+{
+    constexpr uint32_t kBlocks = 4000;
+    auto *arrived = static_cast<int32_t *>(aclshmem_calloc(1, sizeof(int32_t)));
+    auto *after = static_cast<int32_t *>(aclshmem_calloc(1, sizeof(int32_t)));
+    auto *world = static_cast<int32_t *>(aclshmem_calloc(1, sizeof(int32_t)));
+    auto *seen = static_cast<int32_t *>(aclshmem_calloc(kBlocks, sizeof(int32_t)));
+    aclshmem_barrier_all();
+    ManyBlocks<<<kBlocks, nullptr, stream>>>(arrived, after, world, seen);
+    ACL_OK(aclrtSynchronizeStream(stream));
+    CHECK(*arrived == static_cast<int32_t>(kBlocks), "arrived %d", *arrived);
+    CHECK(*after == static_cast<int32_t>(kBlocks), "after_sync %d", *after);
+    int short_views = 0;
+    for (uint32_t b = 0; b < kBlocks; b++) {
+        short_views += seen[b] != static_cast<int32_t>(kBlocks);
+    }
+    CHECK(short_views == 0, "%d blocks saw fewer than %u arrivals after SyncAll", short_views, kBlocks);
+    aclshmem_barrier_all();
+    CHECK(*world == static_cast<int32_t>(kBlocks) * aclshmem_n_pes(), "world %d", *world);
+    /* a second launch reuses the pooled threads */
+    *arrived = 0;
+    *after = 0;
+    *world = 0;
+    aclshmem_barrier_all();
+    ManyBlocks<<<kBlocks, nullptr, stream>>>(arrived, after, world, seen);
+    ACL_OK(aclrtSynchronizeStream(stream));
+    CHECK(*arrived == static_cast<int32_t>(kBlocks), "second launch: arrived %d", *arrived);
+    aclshmem_barrier_all();
+    aclshmem_free(seen);
+    aclshmem_free(world);
+    aclshmem_free(after);
+    aclshmem_free(arrived);
+}
+
+/* ---------------------------------------------------------------------------------------------- */
+/* two_streams, cross_pe, stream_order                                                              */
+/* ---------------------------------------------------------------------------------------------- */
+
+[[bisheng::core_ratio(0, 1)]] __global__ __aicore__ void WaitFor(int32_t *flag, int32_t value, int32_t *out)
+{
+    aclshmem_signal_wait_until(flag, ACLSHMEM_CMP_EQ, value);
+    *out = value + 1;
+}
+
+[[bisheng::core_ratio(0, 1)]] __global__ __aicore__ void SetFlagKernel(int32_t *flag, int32_t value, int pe)
+{
+    aclshmemx_signal_op(flag, value, ACLSHMEM_SIGNAL_SET, pe);
+}
+
+void two_streams(aclrtStream stream)
+{
+    aclrtStream other = nullptr;
+    ACL_OK(aclrtCreateStream(&other));
+    auto *flag = static_cast<int32_t *>(aclshmem_calloc(2, sizeof(int32_t)));
+    /* the waiter first: it only finishes if the setter runs at the same time on the other stream */
+    WaitFor<<<2, nullptr, stream>>>(flag, 42, flag + 1);
+    SetFlagKernel<<<1, nullptr, other>>>(flag, 42, aclshmem_my_pe());
+    ACL_OK(aclrtSynchronizeStream(stream));
+    ACL_OK(aclrtSynchronizeStream(other));
+    CHECK(flag[1] == 43, "waiter wrote %d", flag[1]);
+    ACL_OK(aclrtDestroyStream(other));
+    aclshmem_barrier_all();
+    aclshmem_free(flag);
+}
+
+void cross_pe(aclrtStream stream)
+{
+    int me = aclshmem_my_pe();
+    int n = aclshmem_n_pes();
+    auto *flag = static_cast<int32_t *>(aclshmem_calloc(2, sizeof(int32_t)));
+    aclshmem_barrier_all();
+    if (me != 0) {
+        WaitFor<<<4, nullptr, stream>>>(flag, 1000 + me, flag + 1); /* queued and waiting */
+    }
+    aclshmem_barrier_all();
+    if (me == 0) {
+        for (int pe = 1; pe < n; pe++) {
+            SetFlagKernel<<<1, nullptr, stream>>>(flag, 1000 + pe, pe);
+        }
+    }
+    ACL_OK(aclrtSynchronizeStream(stream));
+    if (me != 0) {
+        CHECK(flag[1] == 1001 + me, "PE %d's waiter wrote %d", me, flag[1]);
+    }
+    aclshmem_barrier_all();
+    aclshmem_free(flag);
+}
+
+[[bisheng::core_ratio(0, 1)]] __global__ __aicore__ void Fill(int32_t *buf, int elems, int32_t value)
+{
+    int per = elems / static_cast<int>(GetBlockNum());
+    for (int i = 0; i < per; i++) {
+        buf[GetBlockIdx() * per + i] = value;
+    }
+}
+
+[[bisheng::core_ratio(0, 1)]] __global__ __aicore__ void SumInto(int32_t *buf, int elems, int64_t *sum)
+{
+    int64_t s = 0;
+    for (int i = 0; i < elems; i++) {
+        s += buf[i];
+    }
+    *sum = s;
+}
+
+static int64_t g_host_saw = -1;
+static void host_check(void *arg)
+{
+    g_host_saw = *static_cast<int64_t *>(arg);
+}
+
+void stream_order(aclrtStream stream)
+{
+    constexpr int kElems = 64 * 1024;
+    auto *buf = static_cast<int32_t *>(aclshmem_calloc(kElems, sizeof(int32_t)));
+    auto *sum = static_cast<int64_t *>(aclshmem_calloc(1, sizeof(int64_t)));
+    for (int round = 1; round <= 3; round++) {
+        Fill<<<64, nullptr, stream>>>(buf, kElems, round);
+        SumInto<<<1, nullptr, stream>>>(buf, kElems, sum);
+        ACL_OK(aclrtLaunchHostFunc(stream, host_check, sum));
+        ACL_OK(aclrtSynchronizeStream(stream));
+        CHECK(*sum == static_cast<int64_t>(kElems) * round, "round %d: sum %lld", round, (long long)*sum);
+        CHECK(g_host_saw == *sum, "round %d: host function saw %lld", round, (long long)g_host_saw);
+    }
+    aclshmem_barrier_all();
+    aclshmem_free(sum);
+    aclshmem_free(buf);
+}
+
+/* ---------------------------------------------------------------------------------------------- */
+/* engines: MTE, SDMA, RoCE and UDMA calls on one block                                             */
+/* ---------------------------------------------------------------------------------------------- */
+
+constexpr int kEngineN = 40;
+
+struct EngineBufs {
+    int32_t *src;     /* kEngineN */
+    int32_t *dst;     /* 4 areas of kEngineN: MTE, SDMA, RoCE, UDMA puts from the previous PE */
+    int32_t *back;    /* 4 areas: gets from the next PE */
+    int64_t *words;   /* 2: RoCE and UDMA atomics from every PE */
+    uint64_t *sig;    /* UDMA put-with-signal word */
+    int32_t *sig_dst; /* its data */
+    int32_t *roce_arrived;
+};
+
+[[bisheng::core_ratio(0, 1)]] __global__ __aicore__ void Engines(EngineBufs b, int next, int n_pes)
+{
+    int32_t *staging = (int32_t *)(uintptr_t)1024; /* UB offset */
+    aclshmemx_mte_put_nbi(b.dst, b.src, staging, 4096u, kEngineN, next, 0);
+    aclshmemx_mte_get_nbi(b.back, b.src, staging, 4096u, kEngineN, next, 0);
+    aclshmemx_sdma_put_nbi(b.dst + kEngineN, b.src, staging, 64u, kEngineN, next, 0);
+    aclshmemx_sdma_get_nbi(b.back + kEngineN, b.src, staging, 64u, kEngineN, next, 0);
+    aclshmemx_sdma_quiet(staging, 64u, 0);
+    aclshmemx_roce_put_nbi(b.dst + 2 * kEngineN, b.src, staging, kEngineN, next);
+    aclshmemx_roce_get_nbi(b.back + 2 * kEngineN, b.src, staging, kEngineN, next, 0);
+    aclshmemx_roce_quiet(next, staging, 0);
+    aclshmemx_udma_put_nbi(b.dst + 3 * kEngineN, b.src, staging, kEngineN, next);
+    aclshmemx_udma_get_nbi(b.back + 3 * kEngineN, b.src, staging, kEngineN, next);
+    aclshmemx_udma_quiet(next);
+    for (int pe = 0; pe < n_pes; pe++) {
+        aclshmemx_roce_atomic_add(b.words, static_cast<int64_t>(10), pe);
+        (void)aclshmemx_roce_atomic_fetch_xor(b.words, static_cast<int64_t>(1), pe);
+        (void)aclshmemx_udma_atomic_fetch_add(b.words + 1, static_cast<int64_t>(3), pe);
+        aclshmemx_udma_atomic_or(b.words + 1, static_cast<int64_t>(1) << 40, pe);
+    }
+    aclshmemx_udma_put_signal_nbi(b.sig_dst, b.src, kEngineN, b.sig, 0x1234567890ull, next);
+    /* PE-level barrier of the RoCE engine, made by this single block on every PE */
+    aclshmemx_roce_barrier_all();
+    *b.roce_arrived = 1;
+}
+
+void engines(aclrtStream stream)
+{
+    int me = aclshmem_my_pe();
+    int n = aclshmem_n_pes();
+    int next = (me + 1) % n;
+    int prev = (me + n - 1) % n;
+    EngineBufs b;
+    b.src = static_cast<int32_t *>(aclshmem_calloc(kEngineN, sizeof(int32_t)));
+    b.dst = static_cast<int32_t *>(aclshmem_calloc(4 * kEngineN, sizeof(int32_t)));
+    b.back = static_cast<int32_t *>(aclshmem_calloc(4 * kEngineN, sizeof(int32_t)));
+    b.words = static_cast<int64_t *>(aclshmem_calloc(2, sizeof(int64_t)));
+    b.sig = static_cast<uint64_t *>(aclshmem_calloc(1, sizeof(uint64_t)));
+    b.sig_dst = static_cast<int32_t *>(aclshmem_calloc(kEngineN, sizeof(int32_t)));
+    b.roce_arrived = static_cast<int32_t *>(aclshmem_calloc(1, sizeof(int32_t)));
+    for (int i = 0; i < kEngineN; i++) {
+        b.src[i] = me * 1000 + i;
+    }
+    aclshmem_barrier_all();
+    Engines<<<1, nullptr, stream>>>(b, next, n);
+    ACL_OK(aclrtSynchronizeStream(stream));
+    aclshmem_barrier_all();
+    for (int e = 0; e < 4; e++) {
+        for (int i = 0; i < kEngineN; i++) {
+            CHECK(b.dst[e * kEngineN + i] == prev * 1000 + i, "engine %d put[%d] = %d", e, i, b.dst[e * kEngineN + i]);
+            CHECK(b.back[e * kEngineN + i] == next * 1000 + i, "engine %d get[%d] = %d", e, i,
+                  b.back[e * kEngineN + i]);
+        }
+    }
+    for (int i = 0; i < kEngineN; i++) {
+        CHECK(b.sig_dst[i] == prev * 1000 + i, "UDMA put_signal data[%d] = %d", i, b.sig_dst[i]);
+    }
+    CHECK(*b.sig == 0x1234567890ull, "UDMA signal %llx", (unsigned long long)*b.sig);
+    /* every PE added 10 (bit 0 untouched) and flipped bit 0 once */
+    CHECK(b.words[0] == 10 * n + (n % 2), "RoCE word %lld", (long long)b.words[0]);
+    CHECK(b.words[1] == 3 * n + (static_cast<int64_t>(1) << 40), "UDMA word %lld", (long long)b.words[1]);
+    CHECK(*b.roce_arrived == 1, "roce barrier not passed");
+    aclshmem_barrier_all();
+    aclshmem_free(b.roce_arrived);
+    aclshmem_free(b.sig_dst);
+    aclshmem_free(b.sig);
+    aclshmem_free(b.words);
+    aclshmem_free(b.back);
+    aclshmem_free(b.dst);
+    aclshmem_free(b.src);
+}
+
+/* ---------------------------------------------------------------------------------------------- */
+/* notify: per-core SDMA notifies tell the host the copies are done while the kernel still runs     */
+/* ---------------------------------------------------------------------------------------------- */
+
+template <typename T>
+__global__ __aicore__ void NotifyCopy(T *dst, T *src, int per, int next, int32_t *go)
+{
+    if ASCEND_IS_AIV {
+        int64_t idx = GetBlockIdx();
+        aclshmemx_sdma_get_nbi(dst + idx * per, src + idx * per, (T *)(uintptr_t)1024, 64u, per, next, 0);
+        LocalTensor<T> buf;
+        buf.address_.logicPos = static_cast<uint8_t>(TPosition::VECOUT);
+        buf.address_.bufferAddr = 1024;
+        buf.address_.dataLen = 64;
+        aclshmemx_sdma_notify_record(buf, 0);
+        /* the kernel ends only after the host, told by the notifies, lets it */
+        aclshmem_int32_wait_until(go, ACLSHMEM_CMP_EQ, 1);
+    }
+    if ASCEND_IS_AIC {
+        return;
+    }
+}
+
+void notify(aclrtStream stream)
+{
+    constexpr uint32_t kBlocks = 4; /* MIX kernel: 8 AIV cores */
+    constexpr int kPer = 256;
+    int me = aclshmem_my_pe();
+    int next = (me + 1) % aclshmem_n_pes();
+    auto *src = static_cast<int32_t *>(aclshmem_calloc(2 * kBlocks * kPer, sizeof(int32_t)));
+    auto *dst = static_cast<int32_t *>(aclshmem_calloc(2 * kBlocks * kPer, sizeof(int32_t)));
+    auto *go = static_cast<int32_t *>(aclshmem_calloc(1, sizeof(int32_t)));
+    for (int i = 0; i < 2 * static_cast<int>(kBlocks) * kPer; i++) {
+        src[i] = me * 100000 + i;
+    }
+    aclshmem_barrier_all();
+    NotifyCopy<int32_t><<<kBlocks, nullptr, stream>>>(dst, src, kPer, next, go);
+    CHECK(g_state_host.default_stream != nullptr, "g_state_host.default_stream is NULL");
+    for (uint32_t i = 0; i < 2 * kBlocks; i++) {
+        CHECK(g_state_host.notify_arr[i] != nullptr, "no notify for core %u", i);
+        ACL_OK(aclrtWaitAndResetNotify(g_state_host.notify_arr[i], g_state_host.default_stream, 0));
+    }
+    ACL_OK(aclrtSynchronizeStream(g_state_host.default_stream));
+    /* every core's copy is complete although the kernel is still running */
+    for (int i = 0; i < 2 * static_cast<int>(kBlocks) * kPer; i++) {
+        CHECK(dst[i] == next * 100000 + i, "element %d is %d", i, dst[i]);
+    }
+    aclrtStreamStatus st = ACL_STREAM_STATUS_COMPLETE;
+    ACL_OK(aclrtStreamQuery(stream, &st));
+    CHECK(st == ACL_STREAM_STATUS_NOT_READY, "the kernel finished before the host released it");
+    __atomic_store_n(go, 1, __ATOMIC_RELEASE);
+    ACL_OK(aclrtSynchronizeStream(stream));
+    aclshmem_barrier_all();
+    aclshmem_free(go);
+    aclshmem_free(dst);
+    aclshmem_free(src);
+}
+
+/* ---------------------------------------------------------------------------------------------- */
+/* graph: kernels captured into an ACL graph run again with every execution                         */
+/* ---------------------------------------------------------------------------------------------- */
+
+[[bisheng::core_ratio(0, 1)]] __global__ __aicore__ void AddToPeers(int32_t *counter, int n_pes)
+{
+    for (int pe = 0; pe < n_pes; pe++) {
+        aclshmem_int32_atomic_add(counter, 1, pe);
+    }
+}
+
+static int g_graph_host_runs = 0;
+static void graph_host_fn(void *)
+{
+    g_graph_host_runs++;
+}
+
+void graph(aclrtStream stream)
+{
+    constexpr uint32_t kBlocks = 8;
+    int n = aclshmem_n_pes();
+    auto *counter = static_cast<int32_t *>(aclshmem_calloc(1, sizeof(int32_t)));
+    aclshmem_barrier_all();
+    aclmdlRI ri = nullptr;
+    ACL_OK(aclmdlRICaptureBegin(stream, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    AddToPeers<<<kBlocks, nullptr, stream>>>(counter, n);
+    ACL_OK(aclrtLaunchHostFunc(stream, graph_host_fn, nullptr));
+    AddToPeers<<<kBlocks, nullptr, stream>>>(counter, n);
+    ACL_OK(aclmdlRICaptureEnd(stream, &ri));
+    ACL_OK(aclrtSynchronizeStream(stream));
+    aclshmem_barrier_all();
+    CHECK(*counter == 0, "a captured kernel ran at capture time (%d)", *counter);
+    CHECK(g_graph_host_runs == 0, "a captured host function ran at capture time");
+    aclshmem_barrier_all();
+    for (int i = 1; i <= 3; i++) {
+        ACL_OK(aclmdlRIExecuteAsync(ri, stream));
+        ACL_OK(aclrtSynchronizeStream(stream));
+        aclshmem_barrier_all();
+        CHECK(*counter == i * 2 * static_cast<int>(kBlocks) * n, "after %d executions: %d", i, *counter);
+        CHECK(g_graph_host_runs == i, "host function ran %d times after %d executions", g_graph_host_runs, i);
+        aclshmem_barrier_all(); /* everyone checked before the next execution adds */
+    }
+    ACL_OK(aclmdlRIDestroy(ri));
+    aclshmem_barrier_all();
+    aclshmem_free(counter);
+}
+
+/* ---------------------------------------------------------------------------------------------- */
+/* state: the device-state record (aclshmemi_get_state) and a team from team_pools                 */
+/* ---------------------------------------------------------------------------------------------- */
+
+struct StateSeen {
+    int mype, npes, world_size, world_mype;
+    int team_size, team_mype, team_start, team_stride, team_idx;
+    int map0, map1, rev_me;
+    int64_t mte_ub;
+    uint32_t mte_size;
+    int peer_base_ok;
+    int topo_me;
+    int after_barrier;
+};
+
+[[bisheng::core_ratio(0, 1)]] __global__ __aicore__ void ReadState(aclshmem_team_t team, StateSeen *out,
+                                                                   int32_t *flag)
+{
+    aclshmem_device_host_state_t *st = aclshmemi_get_state();
+    out->mype = st->mype;
+    out->npes = st->npes;
+    out->world_size = st->team_pools[ACLSHMEM_TEAM_WORLD]->size;
+    out->world_mype = st->team_pools[ACLSHMEM_TEAM_WORLD]->mype;
+    aclshmemx_team_t *t = st->team_pools[team];
+    out->team_size = t->size;
+    out->team_mype = t->mype;
+    out->team_start = t->start;
+    out->team_stride = t->stride;
+    out->team_idx = t->team_idx;
+    out->map0 = t->pe_mapping[0];
+    out->map1 = t->size > 1 ? t->pe_mapping[1] : -2;
+    out->rev_me = t->pe_mapping[ACLSHMEM_MAX_PES + st->mype];
+    out->mte_ub = st->mte_config.aclshmem_ub;
+    out->mte_size = st->mte_config.ub_size;
+    int peer = (st->mype + 1) % st->npes;
+    /* the peer's copy of `flag`, through the record's heap table and through aclshmem_ptr */
+    uint8_t *via_table = (uint8_t *)st->p2p_device_heap_base[peer] + ((uint8_t *)flag - (uint8_t *)st->heap_base);
+    out->peer_base_ok = via_table == (uint8_t *)aclshmem_ptr(flag, peer);
+    out->topo_me = st->topo_list[st->mype];
+    /* a PE-level RoCE barrier over the team from this single block */
+    aclshmem_int32_atomic_add(flag, 1, peer);
+    aclshmemx_roce_barrier(t);
+    out->after_barrier = aclshmem_int32_atomic_fetch(flag, st->mype);
+}
+
+void state(aclrtStream stream)
+{
+    int me = aclshmem_my_pe();
+    int n = aclshmem_n_pes();
+    aclshmem_team_t team = ACLSHMEM_TEAM_INVALID;
+    /* a second team of every PE (a slot other than the world team's) */
+    if (aclshmem_team_split_strided(ACLSHMEM_TEAM_WORLD, 0, 1, n, &team) != 0 ||
+        team == ACLSHMEM_TEAM_INVALID) {
+        std::printf("FAIL: team split\n");
+        g_errors++;
+        return;
+    }
+    auto *out = static_cast<StateSeen *>(aclshmem_calloc(1, sizeof(StateSeen)));
+    auto *flag = static_cast<int32_t *>(aclshmem_calloc(1, sizeof(int32_t)));
+    aclshmem_barrier_all();
+    ReadState<<<1, nullptr, stream>>>(team, out, flag);
+    ACL_OK(aclrtSynchronizeStream(stream));
+    CHECK(out->mype == me && out->npes == n, "mype %d npes %d", out->mype, out->npes);
+    CHECK(out->world_size == n && out->world_mype == me, "world team %d %d", out->world_size, out->world_mype);
+    CHECK(out->team_size == n && out->team_mype == me && out->team_start == 0 && out->team_stride == 1,
+          "team size %d mype %d start %d stride %d", out->team_size, out->team_mype, out->team_start,
+          out->team_stride);
+    CHECK(out->team_idx == team, "team_idx %d, handle %d", out->team_idx, team);
+    CHECK(out->map0 == 0 && out->map1 == 1 && out->rev_me == me, "pe_mapping %d %d %d", out->map0, out->map1,
+          out->rev_me);
+    CHECK(out->mte_ub == 0 && out->mte_size == 16384, "mte_config %lld %u", (long long)out->mte_ub, out->mte_size);
+    CHECK(out->peer_base_ok == 1, "p2p_device_heap_base disagrees with aclshmem_ptr");
+    CHECK(out->topo_me == 1, "topo_list[me] = %d", out->topo_me);
+    CHECK(out->after_barrier == 1, "after the RoCE barrier the peer's add is visible: %d", out->after_barrier);
+    aclshmem_barrier_all();
+    aclshmem_team_destroy(team);
+    aclshmem_free(flag);
+    aclshmem_free(out);
+}
+
+/* ---------------------------------------------------------------------------------------------- */
+/* fault, bad_launch                                                                                */
+/* ---------------------------------------------------------------------------------------------- */
+
+[[bisheng::core_ratio(0, 1)]] __global__ __aicore__ void Faulty(int32_t *done, int bad_block)
+{
+    if (GetBlockIdx() == bad_block) {
+        volatile int32_t *p = nullptr;
+        *p = 1; /* SIGSEGV in this block only */
+    }
+    aclshmemx_mte_atomic_add(done, 1, aclshmem_my_pe());
+}
+
+[[bisheng::core_ratio(0, 1)]] __global__ __aicore__ void Traps(int32_t *done)
+{
+    if (GetBlockIdx() == 1) {
+        trap();
+    }
+    aclshmemx_mte_atomic_add(done, 1, aclshmem_my_pe());
+}
+
+[[bisheng::core_ratio(0, 1)]] __global__ __aicore__ void SyncAfterFault(int32_t *done)
+{
+    if (GetBlockIdx() == 0) {
+        volatile int32_t *p = nullptr;
+        *p = 1;
+    }
+    SyncAll(); /* the other blocks must not wait for block 0 for ever */
+    *done = 1;
+}
+
+void fault(aclrtStream stream)
+{
+    auto *done = static_cast<int32_t *>(aclshmem_calloc(1, sizeof(int32_t)));
+    Faulty<<<8, nullptr, stream>>>(done, 3);
+    aclError rc = aclrtSynchronizeStream(stream);
+    CHECK(rc != ACL_SUCCESS, "the faulting kernel's synchronize returned success");
+    CHECK(*done == 7, "%d blocks finished, expected 7", *done);
+    std::printf("fault: synchronize returned %d\n", rc);
+
+    *done = 0;
+    Traps<<<4, nullptr, stream>>>(done);
+    rc = aclrtSynchronizeStream(stream);
+    CHECK(rc != ACL_SUCCESS, "the trapping kernel's synchronize returned success");
+    CHECK(*done == 3, "%d blocks finished, expected 3", *done);
+
+    *done = 0;
+    SyncAfterFault<<<4, nullptr, stream>>>(done);
+    rc = aclrtSynchronizeStream(stream);
+    CHECK(rc != ACL_SUCCESS, "SyncAll after a fault: synchronize returned success");
+
+    /* the stream and the process go on */
+    *done = 0;
+    Faulty<<<8, nullptr, stream>>>(done, -1);
+    ACL_OK(aclrtSynchronizeStream(stream));
+    CHECK(*done == 8, "healthy kernel after faults: %d blocks finished", *done);
+    aclshmem_barrier_all();
+    aclshmem_free(done);
+}
+
+void bad_launch(aclrtStream stream)
+{
+    auto *done = static_cast<int32_t *>(aclshmem_calloc(1, sizeof(int32_t)));
+    uint32_t zero = 0;
+    Faulty<<<zero, nullptr, stream>>>(done, -1);
+    Faulty<<<70000, nullptr, stream>>>(done, -1);
+    ACL_OK(aclrtSynchronizeStream(stream));
+    CHECK(*done == 0, "a refused launch ran %d blocks", *done);
+    Faulty<<<2, nullptr, stream>>>(done, -1);
+    ACL_OK(aclrtSynchronizeStream(stream));
+    CHECK(*done == 2, "launch after refused ones: %d blocks", *done);
+    aclshmem_barrier_all();
+    aclshmem_free(done);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        std::printf("FAIL: usage: kernel_tests SCENARIO\n");
+        return 2;
+    }
+    std::string scenario = argv[1];
+    const char *pe_env = std::getenv("ACLSHMEM_MY_PE");
+    int32_t device = pe_env != nullptr ? std::atoi(pe_env) % 16 : 0;
+    ACL_OK(aclInit(nullptr));
+    ACL_OK(aclrtSetDevice(device));
+    aclrtStream stream = nullptr;
+    ACL_OK(aclrtCreateStream(&stream));
+    aclshmemx_init_attr_t attr;
+    if (aclshmemx_set_attr_from_env(&attr) != 0 || aclshmemx_init_attr(ACLSHMEMX_INIT_WITH_DEFAULT, &attr) != 0) {
+        std::printf("FAIL: init\n");
+        return 1;
+    }
+    if (scenario == "families") {
+        families(stream);
+    } else if (scenario == "atomics") {
+        atomics(stream);
+    } else if (scenario == "tests") {
+        tests(stream);
+    } else if (scenario == "sized") {
+        sized(stream);
+    } else if (scenario == "many_blocks") {
+        many_blocks(stream);
+    } else if (scenario == "two_streams") {
+        two_streams(stream);
+    } else if (scenario == "cross_pe") {
+        cross_pe(stream);
+    } else if (scenario == "stream_order") {
+        stream_order(stream);
+    } else if (scenario == "engines") {
+        engines(stream);
+    } else if (scenario == "notify") {
+        notify(stream);
+    } else if (scenario == "graph") {
+        graph(stream);
+    } else if (scenario == "state") {
+        state(stream);
+    } else if (scenario == "fault") {
+        fault(stream);
+    } else if (scenario == "bad_launch") {
+        bad_launch(stream);
+    } else {
+        std::printf("FAIL: unknown scenario %s\n", scenario.c_str());
+        return 2;
+    }
+    aclshmem_barrier_all();
+    if (aclshmem_finalize() != 0) {
+        std::printf("FAIL: finalize\n");
+        g_errors++;
+    }
+    ACL_OK(aclrtDestroyStream(stream));
+    ACL_OK(aclrtResetDevice(device));
+    ACL_OK(aclFinalize());
+    if (g_errors == 0) {
+        std::printf("OK %s\n", scenario.c_str());
+    }
+    return g_errors == 0 ? 0 : 1;
+}

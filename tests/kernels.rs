@@ -1,0 +1,285 @@
+//! CPU device mode (issue 13): `tests/c/kernel_tests.cpp`, a program with host code and Ascend C
+//! kernels in one file (the upstream "fusion" layout), compiled by `scripts/aclshmem-cxx` (which
+//! rewrites the `<<<blockDim, l2ctrl, stream>>>` launches), linked with libaclshmem and the CPU
+//! ACL runtime libascendcl, and run on real PE processes through `aclshmrun`. Each test runs one
+//! scenario of the program; the scenarios are described at the top of the C++ file.
+//!
+//! Needs python3 (the wrapper) and a C++ compiler; without them the tests call `skip()`.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::{Mutex, Once};
+use std::time::{Duration, SystemTime};
+
+use common::{Run, run_pes};
+
+/// The launcher's `--timeout` for every job.
+const JOB_TIMEOUT: Duration = Duration::from_secs(120);
+
+fn ensure_workspace_built() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let mut cmd = Command::new(cargo);
+        cmd.args(["build", "--quiet", "--workspace", "--lib", "--bins"])
+            .current_dir(common::repo_root());
+        if common::profile_dir().file_name().is_some_and(|p| p == "release") {
+            cmd.arg("--release");
+        }
+        let status = cmd.status().expect("run cargo build");
+        assert!(status.success(), "cargo build --workspace failed");
+    });
+}
+
+fn mtime(p: &Path) -> Option<SystemTime> {
+    std::fs::metadata(p).and_then(|m| m.modified()).ok()
+}
+
+fn have(tool: &str) -> bool {
+    Command::new(tool)
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+/// Compiles the test program with the wrapper (only when a source, header or library is newer),
+/// or returns None when python3 or c++ is missing.
+fn program() -> Option<PathBuf> {
+    static LOCK: Mutex<Option<PathBuf>> = Mutex::new(None);
+    let mut done = LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(p) = done.as_ref() {
+        return Some(p.clone());
+    }
+    if !have("python3") || !have("c++") {
+        return None;
+    }
+    ensure_workspace_built();
+    let root = common::repo_root();
+    let lib_dir = common::profile_dir();
+    let src = root.join("tests/c/kernel_tests.cpp");
+    let out_dir = common::target_dir().join("ctests");
+    std::fs::create_dir_all(&out_dir).expect("create <target>/ctests");
+    let out = out_dir.join("kernel_tests");
+    let mut inputs = vec![
+        src.clone(),
+        root.join("scripts/aclshmem-cxx"),
+        root.join("include/shmem.h"),
+        root.join("include/kernel_operator.h"),
+        lib_dir.join("libaclshmem.so"),
+        lib_dir.join("libascendcl.so"),
+    ];
+    for e in std::fs::read_dir(root.join("include/device")).expect("include/device") {
+        inputs.push(e.expect("dir entry").path());
+    }
+    let newest = inputs.iter().filter_map(|p| mtime(p)).max();
+    if !(mtime(&out).is_some() && mtime(&out) >= newest) {
+        let tmp = out_dir.join(format!(".kernel_tests.{}.tmp", std::process::id()));
+        let output = Command::new("python3")
+            .arg(root.join("scripts/aclshmem-cxx"))
+            .args(["-std=c++17", "-O1", "-g", "-Wall", "-Wextra", "-Werror"])
+            .arg(&src)
+            .arg("-o")
+            .arg(&tmp)
+            .env("ACLSHMEM_INCLUDE_DIR", root.join("include"))
+            .env("ACLSHMEM_LIB_DIR", &lib_dir)
+            .output()
+            .expect("run aclshmem-cxx");
+        if !output.status.success() {
+            let _ = std::fs::remove_file(&tmp);
+            panic!(
+                "compiling {} with aclshmem-cxx failed:\n{}{}",
+                src.display(),
+                String::from_utf8_lossy(&output.stdout),
+                String::from_utf8_lossy(&output.stderr)
+            );
+        }
+        std::fs::rename(&tmp, &out).expect("move the test program into place");
+    }
+    *done = Some(out.clone());
+    Some(out)
+}
+
+fn scenario(name: &str, n: usize) -> Option<Run> {
+    scenario_with(name, n, &[])
+}
+
+/// As [`scenario`], with extra environment variables.
+fn scenario_with(name: &str, n: usize, env: &[(&str, &str)]) -> Option<Run> {
+    let Some(prog) = program() else {
+        common::skip(
+            name,
+            "python3 or c++ is missing (the CPU device mode's compiler wrapper needs both)",
+        );
+        return None;
+    };
+    let args = ["--tag-output".as_ref(), prog.as_os_str(), name.as_ref()];
+    let mut all = vec![("ACLSHMEM_LOCAL_MEM_SIZE", "64M")];
+    all.extend_from_slice(env);
+    let run = run_pes(n, &args, &all, JOB_TIMEOUT);
+    run.assert_ok(name);
+    let ok = format!("OK {name}");
+    assert_eq!(
+        run.stdout.matches(&ok).count(),
+        n,
+        "not every PE reported success\n{}",
+        run.dump()
+    );
+    Some(run)
+}
+
+#[test]
+fn families_every_type_2pes() {
+    scenario("families", 2);
+}
+
+#[test]
+fn families_every_type_4pes() {
+    scenario("families", 4);
+}
+
+#[test]
+fn atomics_device_vs_host_2pes() {
+    scenario("atomics", 2);
+}
+
+#[test]
+fn wait_test_families_every_type_2pes() {
+    scenario("tests", 2);
+}
+
+#[test]
+fn sized_and_byte_forms_2pes() {
+    scenario("sized", 2);
+}
+
+#[test]
+fn thousands_of_blocks_2pes() {
+    scenario("many_blocks", 2);
+}
+
+#[test]
+fn two_kernels_on_two_streams_2pes() {
+    scenario("two_streams", 2);
+}
+
+#[test]
+fn kernel_waits_for_another_pes_kernel_3pes() {
+    scenario("cross_pe", 3);
+}
+
+#[test]
+fn kernels_and_host_functions_in_stream_order_2pes() {
+    scenario("stream_order", 2);
+}
+
+#[test]
+fn engine_calls_2pes() {
+    scenario("engines", 2);
+}
+
+#[test]
+fn engine_calls_3pes() {
+    scenario("engines", 3);
+}
+
+#[test]
+fn sdma_notifies_reach_the_host_while_the_kernel_runs_2pes() {
+    scenario("notify", 2);
+}
+
+#[test]
+fn kernels_captured_into_a_graph_replay_2pes() {
+    scenario("graph", 2);
+}
+
+#[test]
+fn device_state_record_and_team_pools_2pes() {
+    scenario("state", 2);
+}
+
+#[test]
+fn device_state_record_and_team_pools_3pes() {
+    scenario("state", 3);
+}
+
+#[test]
+fn faulting_kernel_reports_at_synchronize_2pes() {
+    // the library's log goes to stdout, where the test can read it
+    if let Some(run) = scenario_with("fault", 2, &[("SHMEM_LOG_TO_STDOUT", "1")]) {
+        assert!(
+            run.stdout.contains("block 3: fault: signal 11")
+                || run.stdout.contains("block 3: fault: signal 4"),
+            "the log names the faulting block and the signal\n{}",
+            run.dump()
+        );
+        assert!(
+            run.stdout.contains("trap()"),
+            "the log names the trap\n{}",
+            run.dump()
+        );
+        assert!(
+            run.stdout.contains("launch-wide barrier is broken"),
+            "SyncAll after a fault fails instead of hanging\n{}",
+            run.dump()
+        );
+    }
+}
+
+#[test]
+fn bad_launches_are_refused_2pes() {
+    if let Some(run) = scenario_with("bad_launch", 2, &[("SHMEM_LOG_TO_STDOUT", "1")]) {
+        assert!(
+            run.stdout.contains("blockDim 0 is outside"),
+            "the refusal is logged\n{}",
+            run.dump()
+        );
+        assert!(
+            run.stdout.contains("blockDim 70000 is outside"),
+            "the refusal is logged\n{}",
+            run.dump()
+        );
+    }
+}
+
+/// The device headers and the kernel sources compile as C++14 with `-Wall -Wextra -Werror
+/// -pedantic` through the wrapper (upstream kernels are C++14/17; the test program above is C++17).
+#[test]
+fn kernel_sources_compile_as_cxx14_pedantic() {
+    if !have("python3") || !have("c++") {
+        common::skip(
+            "kernel_sources_compile_as_cxx14_pedantic",
+            "python3 or c++ is missing (the CPU device mode's compiler wrapper needs both)",
+        );
+        return;
+    }
+    let root = common::repo_root();
+    let mut sources = vec![root.join("tests/c/kernel_tests.cpp")];
+    for ex in ["allgather", "signal_ring", "atomic_counter", "ub_mix"] {
+        sources.push(root.join(format!("c_examples/kernels/{ex}/{ex}_kernel.cpp")));
+    }
+    for src in sources {
+        let out = Command::new("python3")
+            .arg(root.join("scripts/aclshmem-cxx"))
+            .args([
+                "-std=c++14",
+                "-Wall",
+                "-Wextra",
+                "-Werror",
+                "-pedantic",
+                "-fsyntax-only",
+            ])
+            .arg(format!("-I{}", root.join("c_examples/kernels").display()))
+            .arg(&src)
+            .env("ACLSHMEM_INCLUDE_DIR", root.join("include"))
+            .output()
+            .expect("run aclshmem-cxx");
+        assert!(
+            out.status.success(),
+            "{} does not compile as C++14:\n{}",
+            src.display(),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
