@@ -15,6 +15,7 @@ pub mod format;
 pub mod fragments;
 pub mod header;
 pub mod manifest;
+pub mod openshmem;
 pub mod tables;
 pub mod typed;
 
@@ -56,6 +57,21 @@ pub fn table_outputs(prefix: &str) -> Vec<Output> {
     out
 }
 
+/// The OpenSHMEM surface's generated files: its typed exports and its header.
+pub fn openshmem_outputs(root: &Path) -> Vec<Output> {
+    let (rust, _) = openshmem::generate();
+    vec![
+        Output {
+            path: openshmem::RUST_PATH.to_string(),
+            text: rust,
+        },
+        Output {
+            path: openshmem::HEADER_PATH.to_string(),
+            text: openshmem::header(root),
+        },
+    ]
+}
+
 /// What [`codegen`] does with a file that differs from its fresh content.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Mode {
@@ -75,6 +91,7 @@ pub fn codegen(root: &Path, mode: Mode) -> Vec<String> {
         text: header::generate(root),
     };
     stale.extend(update(root, vec![header], mode));
+    stale.extend(update(root, openshmem_outputs(root), mode));
     stale
 }
 
