@@ -11,41 +11,44 @@ use std::time::Duration;
 
 use common::{ensure_built, profile_dir, repo_root, run_pes, target_dir};
 
-/// Compiles `tests/c/openshmem/<name>.c` (plus `extra` sources) with the OpenSHMEM header first on
-/// the include path, as `oshcc` does, into `<target>/ctests/osh_<name>`.
-fn compile(name: &str, extra: &[&str], flags: &[&str]) -> PathBuf {
+/// Compiles `tests/c/openshmem/<name>` (plus `extra` sources or objects) with the source tree's
+/// `oshcc` (`oshc++` for C++), pointed at the library this test run built, into
+/// `<target>/ctests/osh_<out>`.
+fn compile_with(wrapper: &str, out: &str, sources: &[PathBuf], flags: &[&str]) -> PathBuf {
     static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
     let _g = LOCK.lock().unwrap_or_else(|e| e.into_inner());
     ensure_built();
-    let root = repo_root();
-    let dir = root.join("tests/c/openshmem");
     let out_dir = target_dir().join("ctests");
     std::fs::create_dir_all(&out_dir).unwrap();
-    let out = out_dir.join(format!("osh_{name}"));
-    let lib = profile_dir();
-    let mut cmd = Command::new("gcc");
-    cmd.args(["-std=c11", "-O1", "-Wall", "-Wextra", "-Werror"])
+    let out = out_dir.join(format!("osh_{out}"));
+    let output = Command::new(repo_root().join("scripts/osh").join(wrapper))
+        .env("ACLSHMEM_LIB_DIR", profile_dir())
         .args(flags)
-        .arg(format!("-I{}", root.join("include/openshmem").display()))
-        .arg(dir.join(format!("{name}.c")));
-    for e in extra {
-        cmd.arg(dir.join(e));
-    }
-    let output = cmd
+        .args(sources)
         .arg("-o")
         .arg(&out)
-        .arg(format!("-L{}", lib.display()))
-        .arg("-laclshmem")
-        .arg("-lpthread")
-        .arg(format!("-Wl,-rpath,{}", lib.display()))
         .output()
-        .expect("run gcc");
+        .expect("run oshcc");
     assert!(
         output.status.success(),
-        "compiling {name} failed:\n{}",
+        "{wrapper} {sources:?} failed:\n{}",
         String::from_utf8_lossy(&output.stderr)
     );
     out
+}
+
+fn src(name: &str) -> PathBuf {
+    repo_root().join("tests/c/openshmem").join(name)
+}
+
+/// A C program of tests/c/openshmem/ built with `oshcc -std=c11 -Wall -Wextra -Werror -pedantic`.
+fn compile(name: &str) -> PathBuf {
+    compile_with(
+        "oshcc",
+        name,
+        &[src(&format!("{name}.c"))],
+        &["-std=c11", "-O1", "-Wall", "-Wextra", "-Werror", "-pedantic"],
+    )
 }
 
 fn run_on(bin: &PathBuf, scenario: &str, pes: &[usize]) {
@@ -57,13 +60,13 @@ fn run_on(bin: &PathBuf, scenario: &str, pes: &[usize]) {
 
 #[test]
 fn rma_amo_signals_waits_locks() {
-    let bin = compile("rma_amo", &[], &[]);
+    let bin = compile("rma_amo");
     run_on(&bin, "rma_amo", &[1, 2, 4, 8]);
 }
 
 #[test]
 fn single_pe_without_launcher() {
-    let bin = compile("rma_amo", &[], &[]);
+    let bin = compile("rma_amo");
     let out = Command::new(&bin)
         .env("ACLSHMEM_LOCAL_MEM_SIZE", "16M")
         .env_remove("ACLSHMEM_MY_PE")
@@ -72,13 +75,21 @@ fn single_pe_without_launcher() {
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success() && stdout.contains("OK rma_amo"), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success() && stdout.contains("OK rma_amo"),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 #[test]
 fn exports_the_standard_symbols() {
     ensure_built();
-    let out = Command::new("nm").arg("-D").arg("--defined-only").arg(profile_dir().join("libaclshmem.so")).output();
+    let out = Command::new("nm")
+        .arg("-D")
+        .arg("--defined-only")
+        .arg(profile_dir().join("libaclshmem.so"))
+        .output();
     let Ok(out) = out else {
         common::skip("exports_the_standard_symbols", "nm not found");
         return;
@@ -96,6 +107,96 @@ fn exports_the_standard_symbols() {
         "aclshmem_osh_ctx_default",
         "aclshmem_malloc",
     ] {
-        assert!(text.lines().any(|l| l.ends_with(&format!(" {sym}"))), "{sym} not exported");
+        assert!(
+            text.lines().any(|l| l.ends_with(&format!(" {sym}"))),
+            "{sym} not exported"
+        );
     }
+}
+
+#[test]
+fn teams_contexts_collectives_active_sets() {
+    let bin = compile("coll_teams");
+    run_on(&bin, "coll_teams", &[1, 2, 3, 4, 8]);
+}
+
+#[test]
+fn c11_generic_selection() {
+    let bin = compile("generic");
+    run_on(&bin, "generic", &[1, 2, 4]);
+}
+
+#[test]
+fn thread_multiple_with_four_threads() {
+    let bin = compile("threads");
+    run_on(&bin, "threads", &[2, 4]);
+}
+
+#[test]
+fn both_apis_in_one_process() {
+    // the CANN half is compiled with the aclshmem header, the OpenSHMEM half with oshcc
+    ensure_built();
+    let obj = target_dir().join("ctests").join("osh_mixed_acl.o");
+    std::fs::create_dir_all(obj.parent().unwrap()).unwrap();
+    let out = Command::new("gcc")
+        .args(["-std=c11", "-Wall", "-Wextra", "-Werror", "-c"])
+        .arg(format!("-I{}", repo_root().join("include").display()))
+        .arg(src("mixed_acl.c"))
+        .arg("-o")
+        .arg(&obj)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let bin = compile_with(
+        "oshcc",
+        "mixed",
+        &[src("mixed_osh.c"), obj],
+        &["-std=c11", "-Wall", "-Wextra", "-Werror"],
+    );
+    run_on(&bin, "mixed", &[1, 2, 4]);
+}
+
+#[test]
+fn cxx_header_with_oshcxx() {
+    let bin = compile_with(
+        "oshc++",
+        "cxx",
+        &[src("cxx_header.cpp")],
+        &["-std=c++14", "-Wall", "-Wextra", "-Werror"],
+    );
+    run_on(&bin, "cxx", &[2]);
+}
+
+#[test]
+fn oshrun_accepts_open_mpi_options_and_oshcc_showme() {
+    let bin = compile("rma_amo");
+    let out = Command::new(repo_root().join("scripts/osh/oshrun"))
+        .args([
+            "--allow-run-as-root",
+            "--oversubscribe",
+            "-np",
+            "2",
+            "--timeout",
+            "120",
+        ])
+        .arg(&bin)
+        .env("SHMEM_SYMMETRIC_SIZE", "16M")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && stdout.contains("OK rma_amo"),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let show = Command::new(repo_root().join("scripts/osh/oshcc"))
+        .env("ACLSHMEM_LIB_DIR", profile_dir())
+        .args(["-showme", "x.c"])
+        .output()
+        .unwrap();
+    let line = String::from_utf8_lossy(&show.stdout);
+    assert!(
+        line.contains("include/openshmem") && line.contains("-laclshmem") && line.contains("x.c"),
+        "{line}"
+    );
 }
