@@ -13,6 +13,8 @@ use crate::tables::{AMO_TYPES, AmoClass, BITWISE_TYPES, REDUCTIONS, STD_TYPES, T
 pub const RUST_PATH: &str = "crates/openshmem/src/typed.rs";
 /// The C header.
 pub const HEADER_PATH: &str = "include/openshmem/shmem.h";
+/// The symbol manifest of the generated exports (tests/abi.rs).
+pub const MANIFEST_PATH: &str = "tests/abi/openshmem_generated.txt";
 /// The hand-written start and end of the header.
 pub const HEAD_FRAGMENT: &str = "cbindgen/openshmem/head.h";
 pub const TAIL_FRAGMENT: &str = "cbindgen/openshmem/tail.h";
@@ -1054,8 +1056,8 @@ fn generics(names: &[String]) -> String {
     g
 }
 
-/// (Rust file, C declarations + generic macros) of the typed families.
-pub fn generate() -> (String, String) {
+/// (Rust file, C declarations + generic macros, exported names) of the typed families.
+pub fn generate() -> (String, String, Vec<String>) {
     let mut o = Out {
         rust: String::new(),
         c: String::new(),
@@ -1099,14 +1101,22 @@ pub fn generate() -> (String, String) {
     let mut c = o.c;
     c.push('\n');
     c.push_str(&generics(&o.names));
-    (rust, c)
+    let exports = o
+        .names
+        .into_iter()
+        .filter(|n| {
+            !n.starts_with("shmem_longdouble_") && !n.starts_with("shmem_ctx_longdouble_")
+                || !(n.ends_with("_p") || n.ends_with("_g"))
+        })
+        .collect();
+    (rust, c, exports)
 }
 
 /// The whole header: the hand-written head, the generated part, the hand-written tail.
 pub fn header(root: &std::path::Path) -> String {
     let read =
         |p: &str| std::fs::read_to_string(root.join(p)).unwrap_or_else(|e| panic!("cannot read {p}: {e}"));
-    let (_, c) = generate();
+    let (_, c, _) = generate();
     format!(
         "{}\n/* GENERATED from xtask/src/tables.rs by `cargo xtask codegen`: the typed families. */\n{}\n{}",
         read(HEAD_FRAGMENT),
