@@ -200,3 +200,17 @@ fn oshrun_accepts_open_mpi_options_and_oshcc_showme() {
         "{line}"
     );
 }
+
+#[test]
+fn global_and_static_data_are_symmetric() {
+    let bin = compile("statics");
+    run_on(&bin, "statics", &[1, 2, 4, 8]);
+    // the transports' generic path too (no inline access to peers' copies)
+    let run = run_pes(
+        3,
+        &[&bin],
+        &[("ACLSHMEM_DIRECT_ACCESS", "0")],
+        Duration::from_secs(120),
+    );
+    run.assert_ok("statics");
+}

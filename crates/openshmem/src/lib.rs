@@ -28,6 +28,7 @@ pub mod mem;
 pub mod rma;
 pub mod setup;
 pub mod signal;
+mod statics;
 pub mod sync;
 pub mod team;
 #[rustfmt::skip] // generated and formatted by `cargo xtask codegen`

@@ -81,6 +81,7 @@ fn init(requested: c_int) -> Result<()> {
         true
     };
     crate::team::init_shared()?;
+    crate::statics::adopt()?;
     THREAD_LEVEL.store(
         requested.clamp(SHMEM_THREAD_SINGLE, SHMEM_THREAD_MULTIPLE),
         Ordering::Relaxed,
