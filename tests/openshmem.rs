@@ -214,3 +214,40 @@ fn global_and_static_data_are_symmetric() {
     );
     run.assert_ok("statics");
 }
+
+#[test]
+fn bad_input_ends_the_job_or_continues_on_request() {
+    let bin = compile("errors");
+    let run = run_pes(
+        2,
+        &[bin.as_os_str(), "abort".as_ref()],
+        &[],
+        Duration::from_secs(120),
+    );
+    assert_eq!(run.code(), 1, "{}", run.dump());
+    let all = format!("{}{}", run.stdout, run.stderr);
+    assert!(
+        all.contains("OpenSHMEM error in shmem_int_put") && all.contains("pe 99"),
+        "{}",
+        run.dump()
+    );
+    assert!(run.failures().is_empty(), "{}", run.dump());
+    let run = run_pes(
+        2,
+        &[&bin],
+        &[("ACLSHMEM_OSHMEM_ON_ERROR", "continue")],
+        Duration::from_secs(120),
+    );
+    run.assert_ok("errors");
+}
+
+#[test]
+fn generated_files_are_current() {
+    // crates/openshmem/src/typed.rs, include/openshmem/shmem.h, tests/abi/openshmem_generated.txt
+    let stale = xtask::update(
+        &repo_root(),
+        xtask::openshmem_outputs(&repo_root()),
+        xtask::Mode::Check,
+    );
+    assert!(stale.is_empty(), "stale: {stale:?}; run `cargo xtask codegen`");
+}
