@@ -251,3 +251,20 @@ fn generated_files_are_current() {
     );
     assert!(stale.is_empty(), "stale: {stale:?}; run `cargo xtask codegen`");
 }
+
+#[test]
+fn symmetric_size_and_version_variables() {
+    let bin = compile("heap_size");
+    let run = run_pes(
+        2,
+        &[&bin],
+        &[("SHMEM_SYMMETRIC_SIZE", "8M"), ("SHMEM_VERSION", "1")],
+        Duration::from_secs(120),
+    );
+    run.assert_ok("heap_size");
+    assert!(
+        run.stdout.contains("OpenSHMEM 1.5"),
+        "SHMEM_VERSION=1 prints the version\n{}",
+        run.dump()
+    );
+}
