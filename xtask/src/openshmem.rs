@@ -84,8 +84,10 @@ const COMPLEX: [Type; 2] = [
 struct Out {
     rust: String,
     c: String,
-    /// (name, family) for the generic macros: which export implements `family` for a type.
+    /// The exported names, in order (the generic macros pick from them).
     names: Vec<String>,
+    /// C return type and (C type, name) parameters of each export, for the C++ overloads.
+    protos: std::collections::HashMap<String, (String, Vec<(String, String)>)>,
 }
 
 impl Out {
@@ -157,6 +159,16 @@ impl Out {
         )
         .unwrap();
         self.names.push(name.to_string());
+        self.protos.insert(
+            name.to_string(),
+            (
+                c_ret.to_string(),
+                params
+                    .iter()
+                    .map(|(c, _, n)| (c.to_string(), n.to_string()))
+                    .collect(),
+            ),
+        );
     }
 }
 
@@ -895,6 +907,98 @@ fn collectives(o: &mut Out) {
     }
 }
 
+/// The type-generic names: (macro, family suffix, selector argument index without ctx, arguments
+/// without ctx, has a ctx form, selector may be const).
+#[allow(clippy::type_complexity)]
+const FAMS: &[(&str, &str, usize, usize, bool, bool)] = &[
+    ("put", "put", 0, 4, true, false),
+    ("get", "get", 0, 4, true, false),
+    ("put_nbi", "put_nbi", 0, 4, true, false),
+    ("get_nbi", "get_nbi", 0, 4, true, false),
+    ("iput", "iput", 0, 6, true, false),
+    ("iget", "iget", 0, 6, true, false),
+    ("p", "p", 0, 3, true, false),
+    ("g", "g", 0, 2, true, true),
+    ("put_signal", "put_signal", 0, 7, true, false),
+    ("put_signal_nbi", "put_signal_nbi", 0, 7, true, false),
+    ("atomic_fetch", "atomic_fetch", 0, 2, true, true),
+    ("atomic_set", "atomic_set", 0, 3, true, false),
+    ("atomic_swap", "atomic_swap", 0, 3, true, false),
+    ("atomic_compare_swap", "atomic_compare_swap", 0, 4, true, false),
+    ("atomic_fetch_inc", "atomic_fetch_inc", 0, 2, true, false),
+    ("atomic_inc", "atomic_inc", 0, 2, true, false),
+    ("atomic_fetch_add", "atomic_fetch_add", 0, 3, true, false),
+    ("atomic_add", "atomic_add", 0, 3, true, false),
+    ("atomic_fetch_and", "atomic_fetch_and", 0, 3, true, false),
+    ("atomic_and", "atomic_and", 0, 3, true, false),
+    ("atomic_fetch_or", "atomic_fetch_or", 0, 3, true, false),
+    ("atomic_or", "atomic_or", 0, 3, true, false),
+    ("atomic_fetch_xor", "atomic_fetch_xor", 0, 3, true, false),
+    ("atomic_xor", "atomic_xor", 0, 3, true, false),
+    ("atomic_fetch_nbi", "atomic_fetch_nbi", 0, 3, true, false),
+    ("atomic_swap_nbi", "atomic_swap_nbi", 0, 4, true, false),
+    (
+        "atomic_compare_swap_nbi",
+        "atomic_compare_swap_nbi",
+        0,
+        5,
+        true,
+        false,
+    ),
+    ("atomic_fetch_inc_nbi", "atomic_fetch_inc_nbi", 0, 3, true, false),
+    ("atomic_fetch_add_nbi", "atomic_fetch_add_nbi", 0, 4, true, false),
+    ("atomic_fetch_and_nbi", "atomic_fetch_and_nbi", 0, 4, true, false),
+    ("atomic_fetch_or_nbi", "atomic_fetch_or_nbi", 0, 4, true, false),
+    ("atomic_fetch_xor_nbi", "atomic_fetch_xor_nbi", 0, 4, true, false),
+    ("wait_until", "wait_until", 0, 3, false, false),
+    ("wait_until_all", "wait_until_all", 0, 5, false, false),
+    ("wait_until_any", "wait_until_any", 0, 5, false, false),
+    ("wait_until_some", "wait_until_some", 0, 6, false, false),
+    (
+        "wait_until_all_vector",
+        "wait_until_all_vector",
+        0,
+        5,
+        false,
+        false,
+    ),
+    (
+        "wait_until_any_vector",
+        "wait_until_any_vector",
+        0,
+        5,
+        false,
+        false,
+    ),
+    (
+        "wait_until_some_vector",
+        "wait_until_some_vector",
+        0,
+        6,
+        false,
+        false,
+    ),
+    ("test", "test", 0, 3, false, false),
+    ("test_all", "test_all", 0, 5, false, false),
+    ("test_any", "test_any", 0, 5, false, false),
+    ("test_some", "test_some", 0, 6, false, false),
+    ("test_all_vector", "test_all_vector", 0, 5, false, false),
+    ("test_any_vector", "test_any_vector", 0, 5, false, false),
+    ("test_some_vector", "test_some_vector", 0, 6, false, false),
+    ("broadcast", "broadcast", 1, 5, false, false),
+    ("collect", "collect", 1, 4, false, false),
+    ("fcollect", "fcollect", 1, 4, false, false),
+    ("alltoall", "alltoall", 1, 4, false, false),
+    ("alltoalls", "alltoalls", 1, 6, false, false),
+    ("and_reduce", "and_reduce", 1, 4, false, false),
+    ("or_reduce", "or_reduce", 1, 4, false, false),
+    ("xor_reduce", "xor_reduce", 1, 4, false, false),
+    ("max_reduce", "max_reduce", 1, 4, false, false),
+    ("min_reduce", "min_reduce", 1, 4, false, false),
+    ("sum_reduce", "sum_reduce", 1, 4, false, false),
+    ("prod_reduce", "prod_reduce", 1, 4, false, false),
+];
+
 /// The C11 type-generic macros.
 fn generics(names: &[String]) -> String {
     let mut g = String::new();
@@ -904,100 +1008,12 @@ fn generics(names: &[String]) -> String {
         .filter(|t| BASIC.contains(&t.name))
         .collect();
     // (macro, family suffix, selector argument index without ctx, arg count without ctx, ctx form, const selector)
-    let fams: &[(&str, &str, usize, usize, bool, bool)] = &[
-        ("put", "put", 0, 4, true, false),
-        ("get", "get", 0, 4, true, false),
-        ("put_nbi", "put_nbi", 0, 4, true, false),
-        ("get_nbi", "get_nbi", 0, 4, true, false),
-        ("iput", "iput", 0, 6, true, false),
-        ("iget", "iget", 0, 6, true, false),
-        ("p", "p", 0, 3, true, false),
-        ("g", "g", 0, 2, true, true),
-        ("put_signal", "put_signal", 0, 7, true, false),
-        ("put_signal_nbi", "put_signal_nbi", 0, 7, true, false),
-        ("atomic_fetch", "atomic_fetch", 0, 2, true, true),
-        ("atomic_set", "atomic_set", 0, 3, true, false),
-        ("atomic_swap", "atomic_swap", 0, 3, true, false),
-        ("atomic_compare_swap", "atomic_compare_swap", 0, 4, true, false),
-        ("atomic_fetch_inc", "atomic_fetch_inc", 0, 2, true, false),
-        ("atomic_inc", "atomic_inc", 0, 2, true, false),
-        ("atomic_fetch_add", "atomic_fetch_add", 0, 3, true, false),
-        ("atomic_add", "atomic_add", 0, 3, true, false),
-        ("atomic_fetch_and", "atomic_fetch_and", 0, 3, true, false),
-        ("atomic_and", "atomic_and", 0, 3, true, false),
-        ("atomic_fetch_or", "atomic_fetch_or", 0, 3, true, false),
-        ("atomic_or", "atomic_or", 0, 3, true, false),
-        ("atomic_fetch_xor", "atomic_fetch_xor", 0, 3, true, false),
-        ("atomic_xor", "atomic_xor", 0, 3, true, false),
-        ("atomic_fetch_nbi", "atomic_fetch_nbi", 0, 3, true, false),
-        ("atomic_swap_nbi", "atomic_swap_nbi", 0, 4, true, false),
-        (
-            "atomic_compare_swap_nbi",
-            "atomic_compare_swap_nbi",
-            0,
-            5,
-            true,
-            false,
-        ),
-        ("atomic_fetch_inc_nbi", "atomic_fetch_inc_nbi", 0, 3, true, false),
-        ("atomic_fetch_add_nbi", "atomic_fetch_add_nbi", 0, 4, true, false),
-        ("atomic_fetch_and_nbi", "atomic_fetch_and_nbi", 0, 4, true, false),
-        ("atomic_fetch_or_nbi", "atomic_fetch_or_nbi", 0, 4, true, false),
-        ("atomic_fetch_xor_nbi", "atomic_fetch_xor_nbi", 0, 4, true, false),
-        ("wait_until", "wait_until", 0, 3, false, false),
-        ("wait_until_all", "wait_until_all", 0, 5, false, false),
-        ("wait_until_any", "wait_until_any", 0, 5, false, false),
-        ("wait_until_some", "wait_until_some", 0, 6, false, false),
-        (
-            "wait_until_all_vector",
-            "wait_until_all_vector",
-            0,
-            5,
-            false,
-            false,
-        ),
-        (
-            "wait_until_any_vector",
-            "wait_until_any_vector",
-            0,
-            5,
-            false,
-            false,
-        ),
-        (
-            "wait_until_some_vector",
-            "wait_until_some_vector",
-            0,
-            6,
-            false,
-            false,
-        ),
-        ("test", "test", 0, 3, false, false),
-        ("test_all", "test_all", 0, 5, false, false),
-        ("test_any", "test_any", 0, 5, false, false),
-        ("test_some", "test_some", 0, 6, false, false),
-        ("test_all_vector", "test_all_vector", 0, 5, false, false),
-        ("test_any_vector", "test_any_vector", 0, 5, false, false),
-        ("test_some_vector", "test_some_vector", 0, 6, false, false),
-        ("broadcast", "broadcast", 1, 5, false, false),
-        ("collect", "collect", 1, 4, false, false),
-        ("fcollect", "fcollect", 1, 4, false, false),
-        ("alltoall", "alltoall", 1, 4, false, false),
-        ("alltoalls", "alltoalls", 1, 6, false, false),
-        ("and_reduce", "and_reduce", 1, 4, false, false),
-        ("or_reduce", "or_reduce", 1, 4, false, false),
-        ("xor_reduce", "xor_reduce", 1, 4, false, false),
-        ("max_reduce", "max_reduce", 1, 4, false, false),
-        ("min_reduce", "min_reduce", 1, 4, false, false),
-        ("sum_reduce", "sum_reduce", 1, 4, false, false),
-        ("prod_reduce", "prod_reduce", 1, 4, false, false),
-    ];
     g.push_str("#if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L && !defined(__cplusplus)\n");
     g.push_str("#define SHMEMI_NARGS_(_1, _2, _3, _4, _5, _6, _7, _8, _9, _10, N, ...) N\n");
     g.push_str("#define SHMEMI_NARGS(...) SHMEMI_NARGS_(__VA_ARGS__, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0)\n");
     g.push_str("#define SHMEMI_CAT_(a, b) a##b\n#define SHMEMI_CAT(a, b) SHMEMI_CAT_(a, b)\n\n");
     let args = |n: usize| (0..n).map(|i| format!("a{i}")).collect::<Vec<_>>();
-    for &(mac, fam, sel, n, ctx, konst) in fams {
+    for &(mac, fam, sel, n, ctx, konst) in FAMS {
         let mut types: Vec<Type> = basic.clone();
         if fam == "sum_reduce" || fam == "prod_reduce" {
             types.extend(COMPLEX);
@@ -1056,12 +1072,70 @@ fn generics(names: &[String]) -> String {
     g
 }
 
+/// C++ overloads of the generic names (`shmem_put(dest, source, nelems, pe)` for every basic type,
+/// and the ctx forms), as inline functions with C++ linkage.
+fn cxx_overloads(protos: &std::collections::HashMap<String, (String, Vec<(String, String)>)>) -> String {
+    let mut g = String::from("#ifdef __cplusplus\nextern \"C++\" {\n");
+    let basic: Vec<Type> = rma_types()
+        .into_iter()
+        .filter(|t| BASIC.contains(&t.name))
+        .collect();
+    for &(mac, fam, _, _, ctx, _) in FAMS {
+        let mut types = basic.clone();
+        if fam == "sum_reduce" || fam == "prod_reduce" {
+            types.extend(COMPLEX);
+        }
+        let prefixes: &[&str] = if ctx {
+            &["shmem_", "shmem_ctx_"]
+        } else {
+            &["shmem_"]
+        };
+        for t in &types {
+            for prefix in prefixes {
+                let target = format!("{prefix}{}_{fam}", t.name);
+                let Some((ret, params)) = protos.get(&target) else {
+                    continue;
+                };
+                // the deprecated C function shmem_wait_until(long *, int, long) already has this signature
+                if mac == "wait_until" && t.name == "long" && *prefix == "shmem_" {
+                    continue;
+                }
+                let decl = params
+                    .iter()
+                    .map(|(c, n)| {
+                        if c.ends_with('*') {
+                            format!("{c}{n}")
+                        } else {
+                            format!("{c} {n}")
+                        }
+                    })
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                let args = params
+                    .iter()
+                    .map(|(_, n)| n.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                let ret_kw = if ret == "void" { "" } else { "return " };
+                writeln!(
+                    g,
+                    "static inline {ret} shmem_{mac}({decl}) {{ {ret_kw}{target}({args}); }}"
+                )
+                .unwrap();
+            }
+        }
+    }
+    g.push_str("} /* extern \"C++\" */\n#endif /* __cplusplus */\n");
+    g
+}
+
 /// (Rust file, C declarations + generic macros, exported names) of the typed families.
 pub fn generate() -> (String, String, Vec<String>) {
     let mut o = Out {
         rust: String::new(),
         c: String::new(),
         names: Vec::new(),
+        protos: Default::default(),
     };
     o.rust.push_str(
         "//! The typed families of the OpenSHMEM surface (RMA, AMO, signals, wait/test, collectives, in\n\
@@ -1101,6 +1175,37 @@ pub fn generate() -> (String, String, Vec<String>) {
     let mut c = o.c;
     c.push('\n');
     c.push_str(&generics(&o.names));
+    // the long double single-element forms are inline functions of the hand-written head
+    let ld = |ctx: bool, ret: &str, params: &[(&str, &str)]| {
+        let mut v: Vec<(String, String)> = Vec::new();
+        if ctx {
+            v.push(("shmem_ctx_t".into(), "ctx".into()));
+        }
+        v.extend(params.iter().map(|(c, n)| (c.to_string(), n.to_string())));
+        (ret.to_string(), v)
+    };
+    let mut protos = o.protos.clone();
+    for ctx in [false, true] {
+        let pre = if ctx { "shmem_ctx_" } else { "shmem_" };
+        protos.insert(
+            format!("{pre}longdouble_p"),
+            ld(
+                ctx,
+                "void",
+                &[("long double *", "dest"), ("long double", "value"), ("int", "pe")],
+            ),
+        );
+        protos.insert(
+            format!("{pre}longdouble_g"),
+            ld(
+                ctx,
+                "long double",
+                &[("const long double *", "source"), ("int", "pe")],
+            ),
+        );
+    }
+    c.push('\n');
+    c.push_str(&cxx_overloads(&protos));
     let exports = o
         .names
         .into_iter()
