@@ -81,13 +81,16 @@ const COMPLEX: [Type; 2] = [
 ];
 
 /// One generated export: its C prototype and its Rust function.
+/// Export name → (C return type, (C type, name) parameters).
+type Protos = std::collections::HashMap<String, (String, Vec<(String, String)>)>;
+
 struct Out {
     rust: String,
     c: String,
     /// The exported names, in order (the generic macros pick from them).
     names: Vec<String>,
     /// C return type and (C type, name) parameters of each export, for the C++ overloads.
-    protos: std::collections::HashMap<String, (String, Vec<(String, String)>)>,
+    protos: Protos,
 }
 
 impl Out {
@@ -1074,7 +1077,7 @@ fn generics(names: &[String]) -> String {
 
 /// C++ overloads of the generic names (`shmem_put(dest, source, nelems, pe)` for every basic type,
 /// and the ctx forms), as inline functions with C++ linkage.
-fn cxx_overloads(protos: &std::collections::HashMap<String, (String, Vec<(String, String)>)>) -> String {
+fn cxx_overloads(protos: &Protos) -> String {
     let mut g = String::from("#ifdef __cplusplus\nextern \"C++\" {\n");
     let basic: Vec<Type> = rma_types()
         .into_iter()
