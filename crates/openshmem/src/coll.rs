@@ -6,7 +6,10 @@
 //! the set's first PE counts arrivals, word 1 on every member is its release flag, word 2 carries a
 //! member's element count (collect). Every word is back at `SHMEM_SYNC_VALUE` when the call returns,
 //! so the same `pSync` may serve the next call at once. `pWrk` is not needed (reductions use private
-//! memory) and is ignored.
+//! memory) and is ignored. An active set that is the whole job (`PE_start` 0, `logPE_stride` 0,
+//! `PE_size` = all PEs, the common case) runs the world team's barrier and collectives instead (same
+//! results, faster); broadcast keeps its own data movement there, because the deprecated form leaves
+//! the root's `dest` alone.
 
 use std::ffi::c_int;
 
@@ -178,6 +181,10 @@ fn active_set(start: c_int, log_stride: c_int, size: c_int, psync: *mut i64) -> 
                 "PE {me} is not in the active set PE_start {start}, logPE_stride {log_stride}, PE_size {size}"
             ))
         })?;
+    if start == 0 && stride == 1 && size == inst.n_pes() {
+        // the whole job: the world team's collectives and barrier (faster than pSync, same results)
+        return Ok(Members::Team(inst.team(0)?));
+    }
     Ok(Members::Set {
         start,
         stride,
@@ -188,6 +195,9 @@ fn active_set(start: c_int, log_stride: c_int, size: c_int, psync: *mut i64) -> 
 
 /// Barrier of an active set through `pSync` (see the module documentation).
 fn set_barrier(m: &Members, psync: *mut i64) -> Result<()> {
+    if let Members::Team(t) = m {
+        return sync::barrier(&*runtime::current()?, t);
+    }
     rma::quiet()?;
     let n = m.size();
     if n == 1 {
@@ -289,6 +299,14 @@ pub(crate) unsafe fn set_collect(
     psync: *mut i64,
 ) -> Result<()> {
     let m = active_set(start, log_stride, size, psync)?;
+    if let Members::Team(t) = &m {
+        let inst = runtime::current()?;
+        return if fixed {
+            collectives::fcollect(&inst, t, dest as usize, source as usize, bytes)
+        } else {
+            collectives::collect(&inst, t, dest as usize, source as usize, bytes)
+        };
+    }
     let count = psync.wrapping_add(2);
     if !fixed {
         atomic::set(count, bytes as i64, m.pe(m.me()))?;
@@ -330,6 +348,11 @@ pub(crate) unsafe fn set_alltoall(
     psync: *mut i64,
 ) -> Result<()> {
     let m = active_set(start, log_stride, size, psync)?;
+    if let (Members::Team(t), (1, 1)) = (&m, strides) {
+        let inst = runtime::current()?;
+        let bytes = rma::bytes(n, elem)?;
+        return collectives::alltoall(&inst, t, dest as usize, source as usize, bytes);
+    }
     set_barrier(&m, psync)?;
     let inst = runtime::current()?;
     // SAFETY: forwarded.
@@ -359,6 +382,9 @@ pub(crate) unsafe fn set_reduce<T: Element + Default>(
     }
     crate::non_null(dest, "dest")?;
     let n = n as usize;
+    if let Members::Team(t) = &m {
+        return collectives::reduce::<T>(&*runtime::current()?, t, dest as usize, source as usize, n, op);
+    }
     let len = rma::bytes(n, std::mem::size_of::<T>())?;
     set_barrier(&m, psync)?;
     let mut acc: Vec<T> = vec![T::default(); n];
