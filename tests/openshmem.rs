@@ -118,6 +118,14 @@ fn exports_the_standard_symbols() {
 fn teams_contexts_collectives_active_sets() {
     let bin = compile("coll_teams");
     run_on(&bin, "coll_teams", &[1, 2, 3, 4, 8]);
+    // every broadcast data path of the core (the whole-job active set uses it) and the generic path
+    for env in [
+        ("ACLSHMEM_BCAST_ALGO", "push"),
+        ("ACLSHMEM_BCAST_ALGO", "pull"),
+        ("ACLSHMEM_DIRECT_ACCESS", "0"),
+    ] {
+        run_pes(4, &[&bin], &[env], Duration::from_secs(120)).assert_ok("coll_teams");
+    }
 }
 
 #[test]

@@ -8,8 +8,8 @@
 //! so the same `pSync` may serve the next call at once. `pWrk` is not needed (reductions use private
 //! memory) and is ignored. An active set that is the whole job (`PE_start` 0, `logPE_stride` 0,
 //! `PE_size` = all PEs, the common case) runs the world team's barrier and collectives instead (same
-//! results, faster); broadcast keeps its own data movement there, because the deprecated form leaves
-//! the root's `dest` alone.
+//! results, faster; broadcast through the core's variant that leaves the root's `dest` alone, as the
+//! deprecated form requires).
 
 use std::ffi::c_int;
 
@@ -274,6 +274,10 @@ pub(crate) unsafe fn set_broadcast(
             "PE_root {root} is not a member index of an active set of {}",
             m.size()
         )));
+    }
+    if let Members::Team(t) = &m {
+        let inst = runtime::current()?;
+        return collectives::broadcast_to_others(&inst, t, dest as usize, source as usize, bytes, root);
     }
     set_barrier(&m, psync)?;
     if m.me() != root as usize {

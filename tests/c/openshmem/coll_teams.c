@@ -150,6 +150,30 @@ int main(void) {
         }
         shmem_barrier_all();
     }
+    /* a broadcast beyond the small-message path, whole job and a strided set: root's dest untouched */
+    {
+        size_t big = 8192;
+        long *bs = shmem_malloc(big * sizeof(long)), *bd = shmem_malloc(big * sizeof(long));
+        for (size_t i = 0; i < big; i++) {
+            bs[i] = me * 100000 + (long)i;
+            bd[i] = -5;
+        }
+        shmem_barrier_all();
+        int root = n - 1;
+        shmem_broadcast64(bd, bs, big, root, 0, 0, n, ps);
+        if (me != root) CHECK(bd[big - 1] == root * 100000 + (long)big - 1, "big broadcast64");
+        else CHECK(bd[0] == -5 && bd[big - 1] == -5, "big broadcast64 root untouched");
+        shmem_barrier_all();
+        if (me % 2 == 0 && n > 2) {
+            for (size_t i = 0; i < big; i++) bd[i] = -5;
+            shmem_broadcast64(bd, bs, big, 0, 0, 1, (n + 1) / 2, ps);
+            if (me != 0) CHECK(bd[7] == 7, "big strided broadcast64");
+            else CHECK(bd[7] == -5, "big strided broadcast64 root untouched");
+        }
+        shmem_barrier_all();
+        shmem_free(bd);
+        shmem_free(bs);
+    }
     shmem_free(pwrk);
     shmem_free(ps);
     if (even != SHMEM_TEAM_INVALID) shmem_team_destroy(even);
