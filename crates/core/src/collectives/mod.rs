@@ -200,9 +200,10 @@ fn broadcast_impl(
     sync::barrier(inst, t)?;
     if len > 0 {
         match inst.algos().broadcast {
+            // the root of a broadcast that leaves its own dest alone has nothing to copy
+            Move::Pull if !root_dest && t.my_index == root as usize => {}
             // SAFETY: addresses come from checked symmetric buffers of `len` bytes in mapped
             // heaps; source and dest do not overlap.
-            Move::Pull if !root_dest && t.my_index == root as usize => {}
             Move::Pull => unsafe { s.read(inst, root_pe, 0, d.mine(), len)? },
             Move::Push => {
                 if t.my_index == root as usize {
