@@ -123,7 +123,10 @@ def main():
     ap.add_argument("--csv", required=True)
     ap.add_argument("--ours", nargs="*", default=[])
     ap.add_argument("--theirs", nargs="*", default=[])
+    ap.add_argument("--ours-label", default="aclshmem",
+                    help="name of our side in the table (openshmem: our OpenSHMEM surface)")
     a = ap.parse_args()
+    L = a.ours_label
     title, figures = SUITES[a.suite]
 
     runs_o, units_o, skip_o, to_o = parse(a.ours)
@@ -147,17 +150,17 @@ def main():
     n_runs_o = sum(1 for r in runs_o.values() if r)
     n_runs_t = sum(1 for r in runs_t.values() if r)
     print(f"=== {title}")
-    print(f"runs with results: aclshmem {n_runs_o}, oshmem {n_runs_t}; each value is the median over runs "
+    print(f"runs with results: {L} {n_runs_o}, oshmem {n_runs_t}; each value is the median over runs "
           f"of the per-run median")
     if a.suite == "rma":
-        print("ratio = aclshmem / oshmem.  us (latency): LOWER is better, ratio < 1 means aclshmem is faster;"
-              " Mmsg/s, GB/s, fraction: HIGHER is better, ratio > 1 means aclshmem is faster; within 10% ="
+        print(f"ratio = {L} / oshmem.  us (latency): LOWER is better, ratio < 1 means {L} is faster;"
+              f" Mmsg/s, GB/s, fraction: HIGHER is better, ratio > 1 means {L} is faster; within 10% ="
               " \"~same\" (the bw_memcpy row, identical code in both, shows the noise)")
     else:
-        print("ratio = aclshmem / oshmem.  Every figure is a time in us: LOWER is better, ratio < 1 means"
-              " aclshmem is faster" + (" (ring_laps is a count, for information)" if a.suite == "sync" else "")
+        print(f"ratio = {L} / oshmem.  Every figure is a time in us: LOWER is better, ratio < 1 means"
+              f" {L} is faster" + (" (ring_laps is a count, for information)" if a.suite == "sync" else "")
               + ". range = min-max of the per-run ratios; within 10% = \"~same\"")
-    hdr = (f"{'figure':<20} {'size/npes':>9} {'unit':<9} {'aclshmem':>10} {'oshmem':>10} {'ratio':>7} "
+    hdr = (f"{'figure':<20} {'size/npes':>9} {'unit':<9} {L:>10} {'oshmem':>10} {'ratio':>7} "
            f"{'range':>13}  better")
     print(hdr)
     print("-" * len(hdr))
@@ -173,16 +176,16 @@ def main():
         better = ""
         if ratio is not None and fig not in NO_SCORE_FIGS and unit not in INFO_UNITS:
             lower = unit in LOWER_IS_BETTER_UNITS
-            better = "aclshmem" if (ratio < 1) == lower else "oshmem"
+            better = L if (ratio < 1) == lower else "oshmem"
             if abs(ratio - 1) < 0.10:
                 better = "~same"
         notes = []
         if o is None and fig in skip_o:
-            notes.append(f"aclshmem skipped ({skip_o[fig]})")
+            notes.append(f"{L} skipped ({skip_o[fig]})")
         if t is None and fig in skip_t:
             notes.append(f"oshmem skipped ({skip_t[fig]})")
         if key in to_o:
-            notes.append(f"aclshmem: a run timed out after {to_o[key]} s")
+            notes.append(f"{L}: a run timed out after {to_o[key]} s")
         if key in to_t:
             notes.append(f"oshmem: a run timed out after {to_t[key]} s")
         note = "; ".join(notes)

@@ -7,6 +7,9 @@
 #                            put-with-signal + signal waits with 4 and 16 PEs (on 2 cores)
 #   coll  bench/perf_coll.c  barrier with 2/4/8/16 PEs; broadcast, int64 sum reduction, fcollect,
 #                            alltoall with 2 and 4 PEs
+# Each suite also runs the OSHMEM-mode build of the same source (standard OpenSHMEM calls) compiled
+# with this project's scripts/osh/oshcc and run by our launcher: a second table per suite compares
+# that OpenSHMEM surface with OSHMEM (BENCH_OPENSHMEM=0 leaves it out).
 #
 #   bash scripts/bench.sh                    # all three suites (about 5 minutes once built)
 #   BENCH_ONLY=sync bash scripts/bench.sh    # a subset: rma, sync, coll, comma- or |-separated
@@ -78,6 +81,9 @@ for prog in perf_rma perf_sync perf_coll; do
     "$CC" $CFLAGS -DBENCH_ACLSHMEM -I"$ROOT/include" "bench/$prog.c" -o "$OUT/${prog}_aclshmem" \
         -L"$LIBDIR" -laclshmem -Wl,-rpath,"$LIBDIR"
     oshcc $CFLAGS -DBENCH_OSHMEM "bench/$prog.c" -o "$OUT/${prog}_oshmem"
+    # the same standard-API source built with this project's oshcc (the OpenSHMEM surface)
+    ACLSHMEM_LIB_DIR="$LIBDIR" "$ROOT/scripts/osh/oshcc" $CFLAGS -DBENCH_OSHMEM "bench/$prog.c" \
+        -o "$OUT/${prog}_openshmem"
 done
 
 # ---------------------------------------------------------------- launches
@@ -88,6 +94,9 @@ launch() {
     if [ "$lib" = aclshmem ]; then
         env "$@" ACLSHMEM_LOCAL_MEM_SIZE="$mem" timeout -k 5 "$((secs + 5))" \
             "$LIBDIR/aclshmrun" -n "$np" --timeout "$secs" "$OUT/${prog}_aclshmem"
+    elif [ "$lib" = openshmem ]; then
+        env "$@" SHMEM_SYMMETRIC_SIZE="$mem" timeout -k 5 "$((secs + 5))" \
+            "$LIBDIR/aclshmrun" -n "$np" --timeout "$secs" "$OUT/${prog}_openshmem"
     else
         local xs=() kv
         for kv in "$@"; do xs+=(-x "${kv%%=*}"); done
@@ -113,6 +122,10 @@ if want coll; then
     JOBS+=("coll 16 30 64M perf_coll barrier BENCH_COLL_FIGS=barrier")
 fi
 
+# BENCH_OPENSHMEM=0 leaves out the third column: the OSHMEM-mode source built with our oshcc.
+LIBS="aclshmem oshmem"
+[ "${BENCH_OPENSHMEM:-1}" = 0 ] || LIBS="aclshmem oshmem openshmem"
+
 # Other work on this 2-core machine (a cargo build, say) moves every number: the load is printed.
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 rm -f "$RAW"/*.txt "$RAW"/*.err
@@ -122,7 +135,7 @@ for i in $(seq 1 "$RUNS"); do
     for job in "${JOBS[@]}"; do
         read -r suite np secs mem prog tofig vars <<<"$job"
         # Alternate the libraries so slow phases of a noisy machine hit both.
-        for lib in aclshmem oshmem; do
+        for lib in $LIBS; do
             f=$RAW/$suite.$lib.np$np.$i
             start=$(date +%s)
             rc=0
@@ -172,6 +185,14 @@ for suite in rma sync coll; do
         --ours "$RAW/$suite".aclshmem.*.txt --theirs "$RAW/$suite".oshmem.*.txt || true
     shopt -u nullglob
     plot "$csv" "$png" "$suite"
+    if [ "${BENCH_OPENSHMEM:-1}" != 0 ]; then
+        echo
+        echo "OpenSHMEM surface: the same standard-API source (-DBENCH_OSHMEM) built with our oshcc and with OSHMEM's"
+        shopt -s nullglob
+        python3 bench/report.py --suite "$suite" --csv "${csv%.csv}_openshmem.csv" --ours-label openshmem \
+            --ours "$RAW/$suite".openshmem.*.txt --theirs "$RAW/$suite".oshmem.*.txt || true
+        shopt -u nullglob
+    fi
 done
 
 [ "$failed" = 0 ] || { log "$failed run(s) failed or timed out"; exit 1; }

@@ -8,4 +8,8 @@
 
 pub mod ffi;
 
+/// The OpenSHMEM 1.5 surface (`shmem_*`, crate `crates/openshmem`): linked into this library so
+/// `libaclshmem.so` exports both APIs over one runtime.
+pub use aclshmem_openshmem as openshmem;
+
 pub use aclshmem_core::{Error, Result};

@@ -26,6 +26,8 @@ pub struct Instance {
     device: SymmetricHeap,
     /// The HOST_SIDE heap, created by the first HOST_SIDE allocation (collective).
     host: OnceLock<SymmetricHeap>,
+    /// The program's global and static data made symmetric (OpenSHMEM surface), once adopted.
+    statics: OnceLock<SymmetricHeap>,
     /// Which transport reaches each PE.
     routes: Routes,
     /// Offset of the sync pool (per-team barrier state) in the device heap.
@@ -164,6 +166,7 @@ impl Instance {
             boot: p.boot,
             device: p.device,
             host: OnceLock::new(),
+            statics: OnceLock::new(),
             routes: p.routes,
             sync_pool: p.sync_pool,
             sync_counters: p.sync_counters,
@@ -298,7 +301,7 @@ impl Instance {
     /// the pointer is the program's to use.
     pub fn peer_ptr(&self, addr: usize, pe: i32) -> Result<Option<*mut u8>> {
         let pe = self.check_pe(pe)?;
-        let (heap, off) = [Some(&self.device), self.host.get()]
+        let (heap, off) = [Some(&self.device), self.host.get(), self.statics.get()]
             .into_iter()
             .flatten()
             .find_map(|h| h.offset_of(addr, 1).map(|off| (h, off)))
@@ -312,6 +315,7 @@ impl Instance {
         match kind {
             HeapKind::Device => Some(&self.device),
             HeapKind::Host => self.host.get(),
+            HeapKind::Static => self.statics.get(),
         }
     }
 
@@ -321,8 +325,28 @@ impl Instance {
         if let Some(off) = self.device.user_offset_of(ptr, len) {
             return Some((&self.device, off));
         }
-        let h = self.host.get()?;
-        h.user_offset_of(ptr, len).map(|off| (h, off))
+        if let Some(h) = self.host.get()
+            && let Some(off) = h.user_offset_of(ptr, len)
+        {
+            return Some((h, off));
+        }
+        let s = self.statics.get()?;
+        s.user_offset_of(ptr, len).map(|off| (s, off))
+    }
+
+    /// Collective: makes this PE's program data `[addr, addr + len)` (page-aligned, the same length
+    /// on every PE) symmetric, in place (see [`SymmetricHeap::adopt`]). Once per instance: later
+    /// calls return at once.
+    pub fn adopt_static(&self, addr: usize, len: usize) -> Result<()> {
+        let _g = self.collective();
+        if self.statics.get().is_some() {
+            return Ok(());
+        }
+        let boot = self.boot.as_ref();
+        let h = SymmetricHeap::adopt(boot, addr, len, &self.job, self.direct_access)?;
+        self.routes.attach_heap(&h, boot)?;
+        let _ = self.statics.set(h);
+        Ok(())
     }
 
     /// Why `[ptr, ptr + len)` is not a user range of a symmetric heap, for error messages.
@@ -380,6 +404,11 @@ impl Instance {
         let heap = match req.kind {
             HeapKind::Device => &self.device,
             HeapKind::Host => self.host_heap()?,
+            HeapKind::Static => {
+                return Err(Error::InvalidParam(
+                    "the program's static data is not an allocation heap".into(),
+                ));
+            }
         };
         if req.size > heap.size() as u64 {
             return Err(Error::InvalidParam(format!(

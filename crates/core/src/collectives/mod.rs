@@ -127,6 +127,30 @@ unsafe fn copy(src: *const u8, dst: *mut u8, len: usize) {
 
 /// Broadcast of `len` bytes from member `root`'s `source` to every member's `dest` (root included).
 pub fn broadcast(inst: &Instance, t: &Team, dest: usize, source: usize, len: usize, root: i32) -> Result<()> {
+    broadcast_impl(inst, t, dest, source, len, root, true)
+}
+
+/// [`broadcast`] that leaves the root's `dest` alone (OpenSHMEM's deprecated active-set form).
+pub fn broadcast_to_others(
+    inst: &Instance,
+    t: &Team,
+    dest: usize,
+    source: usize,
+    len: usize,
+    root: i32,
+) -> Result<()> {
+    broadcast_impl(inst, t, dest, source, len, root, false)
+}
+
+fn broadcast_impl(
+    inst: &Instance,
+    t: &Team,
+    dest: usize,
+    source: usize,
+    len: usize,
+    root: i32,
+    root_dest: bool,
+) -> Result<()> {
     if root < 0 || root as usize >= t.size {
         return Err(Error::InvalidParam(format!(
             "PE_root {root} is not a member index of a team of {}",
@@ -150,7 +174,9 @@ pub fn broadcast(inst: &Instance, t: &Team, dest: usize, source: usize, len: usi
         };
         if t.my_index == root as usize {
             small::publish(inst, t, seq, src, (t.size - 1) as u64, view)?;
-            dst.copy_from_slice(src);
+            if root_dest {
+                dst.copy_from_slice(src);
+            }
         } else {
             small::read(inst, t, root as usize, seq, view, 0, dst)?;
         }
@@ -162,8 +188,10 @@ pub fn broadcast(inst: &Instance, t: &Team, dest: usize, source: usize, len: usi
         let seq = small::next_seq(inst, t);
         if t.my_index == root as usize {
             small::publish(inst, t, seq, &[], (t.size - 1) as u64, view)?;
-            // SAFETY: checked symmetric, non-overlapping buffers of `len` bytes in our own heap.
-            unsafe { copy(s.mine(), d.mine(), len) };
+            if root_dest {
+                // SAFETY: checked symmetric, non-overlapping buffers of `len` bytes in our own heap.
+                unsafe { copy(s.mine(), d.mine(), len) };
+            }
             return small::wait_acknowledged(inst, t, seq);
         }
         small::wait_published(inst, t, root as usize, seq, view)?;
@@ -188,12 +216,14 @@ pub fn broadcast(inst: &Instance, t: &Team, dest: usize, source: usize, len: usi
             return Ok(());
         }
         match inst.algos().broadcast {
+            // the root of a broadcast that leaves its own dest alone has nothing to copy
+            Move::Pull if !root_dest && t.my_index == root as usize => Ok(()),
             // SAFETY: addresses come from checked symmetric buffers of `len` bytes in mapped
             // heaps; source and dest do not overlap.
             Move::Pull => unsafe { s.read(inst, root_pe, 0, d.mine(), len) },
             Move::Push => {
                 if t.my_index == root as usize {
-                    for i in 0..t.size {
+                    for i in (0..t.size).filter(|&i| root_dest || i != root as usize) {
                         // SAFETY: as above.
                         unsafe { d.write(inst, t.world_pe(i), 0, s.mine(), len)? };
                     }

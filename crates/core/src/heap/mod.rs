@@ -22,6 +22,9 @@ use segment::Segment;
 pub enum HeapKind {
     Host = 0,
     Device = 1,
+    /// The program's global and static data (OpenSHMEM: symmetric without allocation), moved onto
+    /// shared memory by [`SymmetricHeap::adopt`]. Not an `aclshmem_mem_type_t`.
+    Static = 2,
 }
 
 impl HeapKind {
@@ -39,6 +42,7 @@ impl HeapKind {
         match self {
             HeapKind::Host => 'h',
             HeapKind::Device => 'd',
+            HeapKind::Static => 's',
         }
     }
 }
@@ -113,6 +117,35 @@ impl SymmetricHeap {
         job: &str,
         direct: bool,
     ) -> Result<SymmetricHeap> {
+        Self::create_with(boot, kind, size, job, direct, |name| {
+            Segment::create(name, size, config::ACLSHMEM_SHM_PREALLOCATE.value()?)
+        })
+    }
+
+    /// Collective: moves this PE's program memory `[addr, addr + len)` (page-aligned; the same
+    /// length on every PE, as the same executable gives) onto shared memory in place
+    /// ([`Segment::adopt`]) and maps every same-node peer's copy: a symmetric heap of kind
+    /// [`HeapKind::Static`] whose base is `addr`, with no allocator.
+    pub fn adopt(
+        boot: &dyn Bootstrap,
+        addr: usize,
+        len: usize,
+        job: &str,
+        direct: bool,
+    ) -> Result<SymmetricHeap> {
+        Self::create_with(boot, HeapKind::Static, len, job, direct, |name| {
+            Segment::adopt(name, addr, len)
+        })
+    }
+
+    fn create_with(
+        boot: &dyn Bootstrap,
+        kind: HeapKind,
+        size: usize,
+        job: &str,
+        direct: bool,
+        make: impl FnOnce(&str) -> Result<Segment>,
+    ) -> Result<SymmetricHeap> {
         let me = boot.my_pe();
         // 1. same size everywhere, and who shares this node
         let node = node_id();
@@ -142,9 +175,12 @@ impl SymmetricHeap {
             next_serial(),
             kind.tag()
         );
-        let created = Self::check_space(size, local_pes)
-            .and_then(|_| Segment::create(&name, size, config::ACLSHMEM_SHM_PREALLOCATE.value()?))
-            .map_err(|e| e.to_string());
+        let created = if kind == HeapKind::Static {
+            make(&name)
+        } else {
+            Self::check_space(size, local_pes).and_then(|_| make(&name))
+        }
+        .map_err(|e| e.to_string());
         let (created, my_name) = match created {
             Ok(s) => (Some(s), Ok(name.clone())),
             Err(e) => (None, Err(e)),

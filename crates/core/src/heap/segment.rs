@@ -15,6 +15,9 @@ pub struct Segment {
     name: String,
     owner: bool,
     unlinked: bool,
+    /// The mapping replaced memory of the program (`adopt`): it stays mapped after the segment is
+    /// dropped, because the program keeps using that memory.
+    adopted: bool,
 }
 
 // SAFETY: the mapping is plain shared memory; concurrent access is synchronised by the users of the
@@ -140,6 +143,52 @@ impl Segment {
             name: name.to_string(),
             owner: true,
             unlinked: false,
+            adopted: false,
+        })
+    }
+
+    /// Moves the program's memory `[addr, addr + len)` (page-aligned, mapped, writable) onto a new
+    /// shared-memory object `name`: the object is filled with the current contents, then mapped
+    /// over the range in place, so the program's pointers stay valid and peers can map the object.
+    /// The range stays mapped (on the unlinked object) after the segment is dropped.
+    pub fn adopt(name: &str, addr: usize, len: usize) -> Result<Segment> {
+        let mut tmp = Segment::create(name, len, false)?;
+        // SAFETY: `addr..addr+len` is mapped program memory (caller's contract) and `tmp` a fresh
+        // mapping of `len` bytes; they do not overlap.
+        unsafe { std::ptr::copy_nonoverlapping(addr as *const u8, tmp.base, len) };
+        let cname = CString::new(name).map_err(|_| Error::Inner(format!("bad segment name {name}")))?;
+        // SAFETY: plain libc calls on a NUL-terminated name.
+        let fd = unsafe { libc::shm_open(cname.as_ptr(), libc::O_RDWR | libc::O_CLOEXEC, 0) };
+        if fd < 0 {
+            return Err(os_err("shm_open (adopt)", name));
+        }
+        // SAFETY: replaces the caller's mapped, page-aligned range with the object holding the same
+        // bytes (MAP_FIXED over memory the program owns; nothing else is unmapped).
+        let p = unsafe {
+            libc::mmap(
+                addr as *mut libc::c_void,
+                len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_SHARED | libc::MAP_FIXED,
+                fd,
+                0,
+            )
+        };
+        // SAFETY: fd is ours.
+        unsafe { libc::close(fd) };
+        if p == libc::MAP_FAILED {
+            return Err(os_err("mmap over the program's data", name));
+        }
+        // the temporary view goes; the object (not yet unlinked) stays for the peers
+        tmp.owner = false;
+        drop(tmp);
+        Ok(Segment {
+            base: addr as *mut u8,
+            len,
+            name: name.to_string(),
+            owner: true,
+            unlinked: false,
+            adopted: true,
         })
     }
 
@@ -171,6 +220,7 @@ impl Segment {
             name: name.to_string(),
             owner: false,
             unlinked: true,
+            adopted: false,
         })
     }
 
@@ -193,6 +243,9 @@ impl Segment {
 impl Drop for Segment {
     fn drop(&mut self) {
         self.unlink();
+        if self.adopted {
+            return;
+        }
         // SAFETY: base/len describe a mapping made by this object and unmapped only here.
         unsafe { libc::munmap(self.base.cast(), self.len) };
     }

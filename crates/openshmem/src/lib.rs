@@ -1,0 +1,160 @@
+//! The OpenSHMEM 1.5 surface of libaclshmem: the standard `shmem_*` C symbols, declared in
+//! `include/openshmem/shmem.h`, over the same core (`aclshmem-core`) as the aclshmem C ABI.
+//!
+//! The root crate links this one into `libaclshmem.so`, so a process that uses both APIs has one
+//! runtime, one symmetric heap and one set of PEs (`shmem_init` after `aclshmemx_init_attr`, or the
+//! other way round, joins the instance that is already there).
+//!
+//! Layout: one file per chapter of the specification (setup, mem, rma, amo, signal, sync, team,
+//! ctx, coll, lock); the typed families (one export per type of the specification's tables) are
+//! generated into `typed.rs` by `cargo xtask codegen` from `xtask/src/tables.rs`, which also writes
+//! their C prototypes and the C11 `_Generic` macros into `include/openshmem/shmem.h`.
+//!
+//! Errors: OpenSHMEM has no error codes. Every export runs through [`guard`]: bad input (NULL,
+//! an address outside the symmetric memory, a PE out of range, a call before `shmem_init`) prints a
+//! message naming the call and the argument, then ends the job with status 1 as
+//! `shmem_global_exit(1)` does, unless `ACLSHMEM_OSHMEM_ON_ERROR=continue`, where the call does
+//! nothing and returns 0 / NULL. A panic never crosses the C boundary.
+//!
+//! `unsafe`: C hands us raw pointers; each export documents what it requires (`# Safety`).
+
+#![allow(non_camel_case_types)]
+
+pub mod amo;
+pub mod coll;
+pub mod ctx;
+pub mod lock;
+pub mod mem;
+pub mod rma;
+pub mod setup;
+pub mod signal;
+mod statics;
+pub mod sync;
+pub mod team;
+#[rustfmt::skip] // generated and formatted by `cargo xtask codegen`
+pub mod typed;
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::atomic::{AtomicU8, Ordering};
+
+use aclshmem_core::config;
+use aclshmem_core::error::{Error, Result};
+use aclshmem_core::logging;
+use aclshmem_core::runtime;
+
+pub use ctx::shmem_ctx_t;
+pub use team::shmem_team_t;
+
+/// `long double` of the C ABI (x86-64 and AArch64 Linux: 16 bytes, 16-byte aligned). Rust has no
+/// such type; this crate only moves it as bytes (RMA, collectives), never computes with it.
+#[repr(C, align(16))]
+#[derive(Clone, Copy, Default)]
+pub struct LongDouble(pub [u8; 16]);
+
+/// C `float _Complex` / `double _Complex`: two parts, laid out as C lays them out.
+#[repr(C)]
+#[derive(Clone, Copy, Default, PartialEq)]
+pub struct Complex<F> {
+    pub re: F,
+    pub im: F,
+}
+
+macro_rules! complex_element {
+    ($($f:ty),*) => {$(
+        impl aclshmem_core::collectives::Element for Complex<$f> {
+            #[inline]
+            fn apply(op: aclshmem_core::collectives::Op, a: Self, b: Self) -> Self {
+                use aclshmem_core::collectives::Op;
+                match op {
+                    Op::Sum => Complex { re: a.re + b.re, im: a.im + b.im },
+                    Op::Prod => Complex { re: a.re * b.re - a.im * b.im, im: a.re * b.im + a.im * b.re },
+                    // OpenSHMEM reduces complex values with sum and prod only; nothing else is generated
+                    _ => a,
+                }
+            }
+        }
+    )*};
+}
+complex_element!(f32, f64);
+
+/// 0: not read yet, 1: abort, 2: continue.
+static ON_ERROR: AtomicU8 = AtomicU8::new(0);
+
+fn continue_on_error() -> bool {
+    match ON_ERROR.load(Ordering::Relaxed) {
+        1 => false,
+        2 => true,
+        _ => {
+            let cont = matches!(config::ACLSHMEM_OSHMEM_ON_ERROR.value(), Ok("continue"));
+            ON_ERROR.store(if cont { 2 } else { 1 }, Ordering::Relaxed);
+            cont
+        }
+    }
+}
+
+/// What an export does with a failed call: logs it (PE and call), prints it on stderr, and ends
+/// the job with status 1 unless `ACLSHMEM_OSHMEM_ON_ERROR=continue`.
+#[cold]
+fn failed(call: &str, e: &Error) {
+    runtime::report(call, e);
+    let pe = runtime::current_pe().map_or(String::new(), |p| format!("[PE {p}] "));
+    if continue_on_error() {
+        eprintln!("{pe}OpenSHMEM error in {call}: {e} (continuing: ACLSHMEM_OSHMEM_ON_ERROR=continue)");
+        return;
+    }
+    eprintln!(
+        "{pe}OpenSHMEM error in {call}: {e}; ending the job with status 1 (set ACLSHMEM_OSHMEM_ON_ERROR=continue to go on)"
+    );
+    runtime::global_exit(1)
+}
+
+/// Runs one export's body: the single place that decides what an error or a panic becomes
+/// (see the crate documentation); `fail` is what the call returns after an error when the program
+/// asked to continue.
+#[inline]
+pub(crate) fn guard<R>(call: &'static str, fail: R, body: impl FnOnce() -> Result<R>) -> R {
+    logging::ensure();
+    match catch_unwind(AssertUnwindSafe(body)) {
+        Ok(Ok(v)) => v,
+        Ok(Err(e)) => {
+            failed(call, &e);
+            fail
+        }
+        Err(panic) => {
+            let what = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".into());
+            failed(call, &Error::Inner(format!("panic: {what}")));
+            fail
+        }
+    }
+}
+
+/// [`guard`] for calls whose failure the specification defines as a return value (allocation:
+/// NULL; queries): logged only, never fatal.
+#[inline]
+pub(crate) fn guard_soft<R>(call: &'static str, fail: R, body: impl FnOnce() -> Result<R>) -> R {
+    logging::ensure();
+    match catch_unwind(AssertUnwindSafe(body)) {
+        Ok(Ok(v)) => v,
+        Ok(Err(e)) => {
+            runtime::report(call, &e);
+            fail
+        }
+        Err(_) => {
+            runtime::report(call, &Error::Inner("panic".into()));
+            fail
+        }
+    }
+}
+
+/// A NULL check naming the argument.
+#[inline]
+pub(crate) fn non_null<T>(p: *const T, what: &str) -> Result<()> {
+    if p.is_null() {
+        return Err(Error::InvalidParam(format!("{what} is NULL")));
+    }
+    Ok(())
+}

@@ -1,0 +1,262 @@
+//! Library setup, exit and query routines (OpenSHMEM 1.5 chapter 9.1) and their deprecated names.
+//!
+//! `shmem_init` reads the job from the launcher's environment (`oshrun`/`aclshmrun`, torchrun,
+//! Open MPI, PMI), sizes the heap from `SHMEM_SYMMETRIC_SIZE` (else `ACLSHMEM_LOCAL_MEM_SIZE`) and
+//! initialises the core's instance; started without a launcher it runs as a single PE. When the
+//! aclshmem API already initialised the process, it joins that instance. Calls are counted: the
+//! instance ends at the `shmem_finalize` matching the first `shmem_init` (as Sandia OpenSHMEM).
+
+use std::ffi::{c_char, c_int, c_void};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicI32, Ordering};
+
+use crate::{guard, guard_soft};
+use aclshmem_abi::{ACLSHMEMX_INIT_WITH_DEFAULT, InitAttr};
+use aclshmem_core::config;
+use aclshmem_core::error::{Error, Result};
+use aclshmem_core::runtime;
+
+/// `SHMEM_THREAD_SINGLE` .. `SHMEM_THREAD_MULTIPLE` (values of Sandia OpenSHMEM).
+pub const SHMEM_THREAD_SINGLE: c_int = 0;
+pub const SHMEM_THREAD_MULTIPLE: c_int = 3;
+
+/// Version of the specification this surface implements.
+pub const MAJOR: c_int = 1;
+pub const MINOR: c_int = 5;
+/// `SHMEM_MAX_NAME_LEN`.
+pub const MAX_NAME_LEN: usize = 256;
+/// `SHMEM_VENDOR_STRING`.
+pub const VENDOR: &str = concat!("libaclshmem ", env!("CARGO_PKG_VERSION"), " (OpenSHMEM 1.5)");
+
+/// (shmem_init calls not yet finalized, whether this surface created the instance)
+static STATE: Mutex<(u32, bool)> = Mutex::new((0, false));
+/// The thread level granted by the first init.
+static THREAD_LEVEL: AtomicI32 = AtomicI32::new(SHMEM_THREAD_SINGLE);
+
+fn job_attr() -> Result<InitAttr> {
+    let mut attr = InitAttr::default();
+    let (my_pe, n_pes, ip_port, mem) = match aclshmem_core::job_from_env() {
+        Ok(job) => (job.my_pe, job.n_pes, job.ip_port, job.local_mem_size),
+        Err(e) => {
+            // no launcher: a job of one PE with a private rendezvous port
+            log::debug!("shmem_init: no launcher environment ({e}); running as a single PE");
+            let port = std::net::TcpListener::bind("127.0.0.1:0")
+                .and_then(|l| l.local_addr())
+                .map_err(|e| Error::Inner(format!("no free loopback port for a single-PE job: {e}")))?
+                .port();
+            let mem = config::ACLSHMEM_LOCAL_MEM_SIZE.value()?;
+            (0, 1, format!("tcp://127.0.0.1:{port}"), mem)
+        }
+    };
+    attr.my_pe = my_pe;
+    attr.n_pes = n_pes;
+    attr.local_mem_size = config::SHMEM_SYMMETRIC_SIZE.get()?.unwrap_or(mem);
+    for (dst, src) in attr.ip_port.iter_mut().zip(ip_port.bytes()) {
+        *dst = src as c_char;
+    }
+    Ok(attr)
+}
+
+fn init(requested: c_int) -> Result<()> {
+    let mut st = STATE.lock().unwrap_or_else(|e| e.into_inner());
+    if st.0 > 0 {
+        st.0 += 1;
+        return Ok(());
+    }
+    if config::SHMEM_DEBUG.value()? && config::SHMEM_LOG_LEVEL.get()?.is_none() {
+        aclshmem_core::logging::set_level(aclshmem_core::logging::DEBUG)?;
+    }
+    let owned = if runtime::current().is_ok() {
+        log::debug!("shmem_init: joining the instance the aclshmem API initialised");
+        false
+    } else {
+        let mut attr = job_attr()?;
+        log::debug!(
+            "shmem_init: PE {} of {}, heap {} bytes",
+            attr.my_pe,
+            attr.n_pes,
+            attr.local_mem_size
+        );
+        runtime::init(ACLSHMEMX_INIT_WITH_DEFAULT, &mut attr)?;
+        true
+    };
+    crate::team::init_shared()?;
+    crate::statics::adopt()?;
+    THREAD_LEVEL.store(
+        requested.clamp(SHMEM_THREAD_SINGLE, SHMEM_THREAD_MULTIPLE),
+        Ordering::Relaxed,
+    );
+    *st = (1, owned);
+    drop(st);
+    if runtime::current_pe() == Some(0) {
+        if config::SHMEM_VERSION.value()? || config::SHMEM_INFO.value()? {
+            println!("{VENDOR}: OpenSHMEM {MAJOR}.{MINOR}");
+        }
+        if config::SHMEM_INFO.value()? {
+            println!("{}", config::describe());
+        }
+    }
+    Ok(())
+}
+
+/// Initialises the library (collective over all PEs of the job). Later calls only count: the
+/// library ends at the matching `shmem_finalize`. A failure ends the process with a message.
+#[unsafe(no_mangle)]
+pub extern "C" fn shmem_init() {
+    guard("shmem_init", (), || init(SHMEM_THREAD_SINGLE))
+}
+
+/// `shmem_init` granting a thread level: every level up to `SHMEM_THREAD_MULTIPLE` is supported
+/// (the core is thread-safe), so `*provided = requested`. Returns 0.
+///
+/// # Safety
+/// `provided` must be NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn shmem_init_thread(requested: c_int, provided: *mut c_int) -> c_int {
+    guard("shmem_init_thread", -1, || {
+        init(requested)?;
+        if !provided.is_null() {
+            // SAFETY: non-NULL and writable per this function's contract.
+            unsafe { *provided = THREAD_LEVEL.load(Ordering::Relaxed) };
+        }
+        Ok(0)
+    })
+}
+
+/// The thread level granted at init.
+///
+/// # Safety
+/// `provided` must be NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn shmem_query_thread(provided: *mut c_int) {
+    guard("shmem_query_thread", (), || {
+        crate::non_null(provided, "provided")?;
+        // SAFETY: non-NULL and writable per this function's contract.
+        unsafe { *provided = THREAD_LEVEL.load(Ordering::Relaxed) };
+        Ok(())
+    })
+}
+
+/// Ends the library (collective): a barrier, then the instance is released when this call matches
+/// the first `shmem_init` and this surface created it. Without init: no-op.
+#[unsafe(no_mangle)]
+pub extern "C" fn shmem_finalize() {
+    guard("shmem_finalize", (), || {
+        let mut st = STATE.lock().unwrap_or_else(|e| e.into_inner());
+        match st.0 {
+            0 => Ok(()),
+            1 => {
+                let owned = st.1;
+                *st = (0, false);
+                crate::ctx::destroy_all();
+                if owned {
+                    runtime::finalize(None)
+                } else {
+                    aclshmem_core::host::barrier_all()
+                }
+            }
+            _ => {
+                st.0 -= 1;
+                Ok(())
+            }
+        }
+    })
+}
+
+/// Ends every PE of the job with `status` (also the launcher's exit status). Never returns.
+#[unsafe(no_mangle)]
+pub extern "C" fn shmem_global_exit(status: c_int) {
+    runtime::global_exit(status)
+}
+
+/// This PE's number; -1 before init.
+#[unsafe(no_mangle)]
+pub extern "C" fn shmem_my_pe() -> c_int {
+    runtime::current().map_or(-1, |i| i.my_pe() as c_int)
+}
+
+/// Number of PEs; -1 before init.
+#[unsafe(no_mangle)]
+pub extern "C" fn shmem_n_pes() -> c_int {
+    runtime::current().map_or(-1, |i| i.n_pes() as c_int)
+}
+
+/// 1 when `pe` is a PE of the job (every PE is reachable), else 0.
+#[unsafe(no_mangle)]
+pub extern "C" fn shmem_pe_accessible(pe: c_int) -> c_int {
+    runtime::current().is_ok_and(|i| pe >= 0 && (pe as usize) < i.n_pes()) as c_int
+}
+
+/// 1 when `addr` is symmetric (inside the symmetric heap or the program's symmetric data) and
+/// `pe` is a PE of the job, else 0.
+#[unsafe(no_mangle)]
+pub extern "C" fn shmem_addr_accessible(addr: *const c_void, pe: c_int) -> c_int {
+    runtime::current()
+        .is_ok_and(|i| pe >= 0 && (pe as usize) < i.n_pes() && i.locate(addr as usize, 1).is_some())
+        as c_int
+}
+
+/// Address of the symmetric object `dest` in PE `pe`'s copy for ordinary loads and stores, when
+/// that copy is mapped into this process (same node); NULL otherwise (or for a bad argument).
+#[unsafe(no_mangle)]
+pub extern "C" fn shmem_ptr(dest: *const c_void, pe: c_int) -> *mut c_void {
+    guard_soft("shmem_ptr", std::ptr::null_mut(), || {
+        let inst = runtime::current()?;
+        Ok(inst
+            .peer_ptr(dest as usize, pe)?
+            .map_or(std::ptr::null_mut(), |p| p.cast()))
+    })
+}
+
+/// Writes the version of the specification (1, 5).
+///
+/// # Safety
+/// Non-NULL pointers must be writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn shmem_info_get_version(major: *mut c_int, minor: *mut c_int) {
+    guard("shmem_info_get_version", (), || {
+        crate::non_null(major, "major")?;
+        crate::non_null(minor, "minor")?;
+        // SAFETY: non-NULL and writable per this function's contract.
+        unsafe {
+            *major = MAJOR;
+            *minor = MINOR;
+        }
+        Ok(())
+    })
+}
+
+/// Writes `SHMEM_VENDOR_STRING` (NUL-terminated, at most `SHMEM_MAX_NAME_LEN` bytes).
+///
+/// # Safety
+/// `name` must be NULL or writable for `SHMEM_MAX_NAME_LEN` bytes.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn shmem_info_get_name(name: *mut c_char) {
+    guard("shmem_info_get_name", (), || {
+        crate::non_null(name, "name")?;
+        let text = format!("{VENDOR}\0");
+        let n = text.len().min(MAX_NAME_LEN);
+        // SAFETY: name is writable for MAX_NAME_LEN bytes; n is within both buffers.
+        unsafe { std::ptr::copy_nonoverlapping(text.as_ptr().cast::<c_char>(), name, n) };
+        Ok(())
+    })
+}
+
+/// Deprecated (1.2): `shmem_init`; `npes` is ignored.
+#[unsafe(no_mangle)]
+pub extern "C" fn start_pes(npes: c_int) {
+    let _ = npes;
+    shmem_init()
+}
+
+/// Deprecated: `shmem_my_pe`.
+#[unsafe(no_mangle)]
+pub extern "C" fn _my_pe() -> c_int {
+    shmem_my_pe()
+}
+
+/// Deprecated: `shmem_n_pes`.
+#[unsafe(no_mangle)]
+pub extern "C" fn _num_pes() -> c_int {
+    shmem_n_pes()
+}

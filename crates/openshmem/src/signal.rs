@@ -1,0 +1,86 @@
+//! Signaling operations (OpenSHMEM 1.5 chapter 9.8): put-with-signal over 64-bit signal words.
+//!
+//! The data is copied (blocking, so it is in the target's memory), then the signal word is updated
+//! by one sequentially consistent atomic (set or add): a PE whose wait observes the signal sees
+//! the data. The `_nbi` forms do the same (they are complete when they return). Nothing is written
+//! when the signal address or `sig_op` is bad.
+
+use std::ffi::c_int;
+
+use crate::ctx::{self, shmem_ctx_t};
+use crate::guard;
+use aclshmem_core::atomic;
+use aclshmem_core::error::{Error, Result};
+use aclshmem_core::p2p;
+use aclshmem_core::rma;
+use aclshmem_core::runtime;
+
+/// `SHMEM_SIGNAL_SET`, `SHMEM_SIGNAL_ADD` (Sandia OpenSHMEM's values).
+pub const SIGNAL_SET: c_int = 0;
+pub const SIGNAL_ADD: c_int = 1;
+
+/// Put of `n` elements of `T`, then the signal update.
+///
+/// # Safety
+/// `src` must be readable for `n` elements.
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn put_signal<T>(
+    c: shmem_ctx_t,
+    dest: *mut T,
+    src: *const T,
+    n: usize,
+    sig_addr: *mut u64,
+    signal: u64,
+    sig_op: c_int,
+    pe: c_int,
+) -> Result<()> {
+    let pe = ctx::pe(c, pe)?;
+    if sig_op != SIGNAL_SET && sig_op != SIGNAL_ADD {
+        return Err(Error::InvalidParam(format!(
+            "sig_op {sig_op} is neither SHMEM_SIGNAL_SET ({SIGNAL_SET}) nor SHMEM_SIGNAL_ADD ({SIGNAL_ADD})"
+        )));
+    }
+    p2p::check_word(sig_addr, "sig_addr")?;
+    let inst = runtime::current()?;
+    if inst.locate(sig_addr as usize, 8).is_none() {
+        return Err(Error::InvalidParam(format!(
+            "sig_addr {sig_addr:p} is not symmetric"
+        )));
+    }
+
+    let len = rma::bytes(n, std::mem::size_of::<T>())?;
+    // SAFETY: forwarded.
+    unsafe { rma::put(dest.cast(), src.cast(), len, pe)? };
+    if sig_op == SIGNAL_SET {
+        atomic::set(sig_addr, signal, pe)
+    } else {
+        atomic::fetch_add(sig_addr, signal, pe).map(|_| ())
+    }
+}
+
+/// The local signal word at `sig_addr`, read atomically; 0 after a (logged) bad argument.
+///
+/// # Safety
+/// `sig_addr` must be NULL or a live symmetric `uint64_t`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn shmem_signal_fetch(sig_addr: *const u64) -> u64 {
+    guard("shmem_signal_fetch", 0, || {
+        p2p::check_word(sig_addr, "sig_addr")?;
+        // SAFETY: non-NULL, aligned, live (contract).
+        Ok(unsafe { <u64 as aclshmem_core::Word>::load(sig_addr.cast_mut()) })
+    })
+}
+
+/// Waits until the local signal word satisfies `*sig_addr <cmp> cmp_value` and returns its value.
+///
+/// # Safety
+/// `sig_addr` must be NULL or a live symmetric `uint64_t`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn shmem_signal_wait_until(sig_addr: *mut u64, cmp: c_int, cmp_value: u64) -> u64 {
+    guard("shmem_signal_wait_until", 0, || {
+        // SAFETY: forwarded.
+        unsafe { p2p::wait_until_named(sig_addr, "sig_addr", crate::sync::cmp(cmp)?, cmp_value)? };
+        // SAFETY: checked by the wait.
+        Ok(unsafe { <u64 as aclshmem_core::Word>::load(sig_addr) })
+    })
+}

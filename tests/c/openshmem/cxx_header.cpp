@@ -1,0 +1,41 @@
+// <shmem.h> of the OpenSHMEM surface as C++ (oshc++): the C API and the C++ overloads of the generic
+// names (shmem_put, shmem_g, shmem_atomic_*, shmem_wait_until, shmem_sum_reduce, ...).
+#include <shmem.h>
+#include <cstdio>
+
+int main() {
+    shmem_init();
+    int me = shmem_my_pe(), n = shmem_n_pes(), right = (me + 1) % n, left = (me + n - 1) % n;
+    long *x = static_cast<long *>(shmem_malloc(sizeof(long)));
+    double *d = static_cast<double *>(shmem_malloc(4 * sizeof(double)));
+    int *flag = static_cast<int *>(shmem_calloc(1, sizeof(int)));
+    long *r = static_cast<long *>(shmem_malloc(sizeof(long)));
+    *x = 0;
+    shmem_barrier_all();
+    shmem_long_atomic_inc(x, 0);   // the C name
+    shmem_atomic_add(x, 2L, 0);    // overload
+    double src[4] = {me + 0.25, 1, 2, 3};
+    shmem_put(d, src, 4, right);   // overload
+    shmem_put(SHMEM_CTX_DEFAULT, d + 1, src + 1, 1, right);
+    shmem_barrier_all();
+    int fails = 0;
+    if (me == 0 && *x != 3L * n) fails++;
+    if (d[0] != left + 0.25 || shmem_g(d, right) != me + 0.25) fails++;
+    shmem_atomic_set(flag, 1, right);
+    shmem_wait_until(flag, SHMEM_CMP_EQ, 1);
+    long one = me;
+    long *s = static_cast<long *>(shmem_malloc(sizeof(long)));
+    *s = one;
+    shmem_sum_reduce(SHMEM_TEAM_WORLD, r, s, 1);
+    if (*r != static_cast<long>(n) * (n - 1) / 2) fails++;
+    if (fails) std::printf("FAIL: [PE %d] %d checks failed\n", me, fails);
+    shmem_barrier_all();
+    if (me == 0 && !fails) std::printf("OK cxx\n");
+    shmem_free(s);
+    shmem_free(r);
+    shmem_free(flag);
+    shmem_free(d);
+    shmem_free(x);
+    shmem_finalize();
+    return fails ? 1 : 0;
+}

@@ -1,0 +1,278 @@
+//! The OpenSHMEM 1.5 surface (crates/openshmem, include/openshmem/shmem.h): C programs of
+//! tests/c/openshmem/ written against the standard API, built like `oshcc` builds them and run
+//! under the launcher on 1, 2, 4 and 8 PEs; the header's C11 generic selection; both APIs in one
+//! process; the exported symbols.
+
+mod common;
+
+use std::path::PathBuf;
+use std::process::Command;
+use std::time::Duration;
+
+use common::{ensure_built, profile_dir, repo_root, run_pes, target_dir};
+
+/// Compiles `tests/c/openshmem/<name>` (plus `extra` sources or objects) with the source tree's
+/// `oshcc` (`oshc++` for C++), pointed at the library this test run built, into
+/// `<target>/ctests/osh_<out>`.
+fn compile_with(wrapper: &str, out: &str, sources: &[PathBuf], flags: &[&str]) -> PathBuf {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _g = LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    ensure_built();
+    let out_dir = target_dir().join("ctests");
+    std::fs::create_dir_all(&out_dir).unwrap();
+    let out = out_dir.join(format!("osh_{out}"));
+    let output = Command::new(repo_root().join("scripts/osh").join(wrapper))
+        .env("ACLSHMEM_LIB_DIR", profile_dir())
+        .args(flags)
+        .args(sources)
+        .arg("-o")
+        .arg(&out)
+        .output()
+        .expect("run oshcc");
+    assert!(
+        output.status.success(),
+        "{wrapper} {sources:?} failed:\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    out
+}
+
+fn src(name: &str) -> PathBuf {
+    repo_root().join("tests/c/openshmem").join(name)
+}
+
+/// A C program of tests/c/openshmem/ built with `oshcc -std=c11 -Wall -Wextra -Werror -pedantic`.
+fn compile(name: &str) -> PathBuf {
+    compile_with(
+        "oshcc",
+        name,
+        &[src(&format!("{name}.c"))],
+        &["-std=c11", "-O1", "-Wall", "-Wextra", "-Werror", "-pedantic"],
+    )
+}
+
+fn run_on(bin: &PathBuf, scenario: &str, pes: &[usize]) {
+    for &n in pes {
+        let run = run_pes(n, &[bin], &[], Duration::from_secs(120));
+        run.assert_ok(scenario);
+    }
+}
+
+#[test]
+fn rma_amo_signals_waits_locks() {
+    let bin = compile("rma_amo");
+    run_on(&bin, "rma_amo", &[1, 2, 4, 8]);
+}
+
+#[test]
+fn single_pe_without_launcher() {
+    let bin = compile("rma_amo");
+    let out = Command::new(&bin)
+        .env("ACLSHMEM_LOCAL_MEM_SIZE", "16M")
+        .env_remove("ACLSHMEM_MY_PE")
+        .env_remove("ACLSHMEM_N_PES")
+        .env_remove("ACLSHMEM_IP_PORT")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && stdout.contains("OK rma_amo"),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn exports_the_standard_symbols() {
+    ensure_built();
+    let out = Command::new("nm")
+        .arg("-D")
+        .arg("--defined-only")
+        .arg(profile_dir().join("libaclshmem.so"))
+        .output();
+    let Ok(out) = out else {
+        common::skip("exports_the_standard_symbols", "nm not found");
+        return;
+    };
+    let text = String::from_utf8_lossy(&out.stdout);
+    for sym in [
+        "shmem_init",
+        "shmem_int_put",
+        "shmem_ctx_double_get_nbi",
+        "shmem_long_atomic_fetch_add",
+        "shmem_int_wait_until_some_vector",
+        "shmem_float_sum_reduce",
+        "shmem_long_sum_to_all",
+        "shmem_broadcast64",
+        "aclshmem_osh_ctx_default",
+        "aclshmem_malloc",
+    ] {
+        assert!(
+            text.lines().any(|l| l.ends_with(&format!(" {sym}"))),
+            "{sym} not exported"
+        );
+    }
+}
+
+#[test]
+fn teams_contexts_collectives_active_sets() {
+    let bin = compile("coll_teams");
+    run_on(&bin, "coll_teams", &[1, 2, 3, 4, 8]);
+    // every broadcast data path of the core (the whole-job active set uses it) and the generic path
+    for env in [
+        ("ACLSHMEM_BCAST_ALGO", "push"),
+        ("ACLSHMEM_BCAST_ALGO", "pull"),
+        ("ACLSHMEM_DIRECT_ACCESS", "0"),
+    ] {
+        run_pes(4, &[&bin], &[env], Duration::from_secs(120)).assert_ok("coll_teams");
+    }
+}
+
+#[test]
+fn c11_generic_selection() {
+    let bin = compile("generic");
+    run_on(&bin, "generic", &[1, 2, 4]);
+}
+
+#[test]
+fn thread_multiple_with_four_threads() {
+    let bin = compile("threads");
+    run_on(&bin, "threads", &[2, 4]);
+}
+
+#[test]
+fn both_apis_in_one_process() {
+    // the CANN half is compiled with the aclshmem header, the OpenSHMEM half with oshcc
+    ensure_built();
+    let obj = target_dir().join("ctests").join("osh_mixed_acl.o");
+    std::fs::create_dir_all(obj.parent().unwrap()).unwrap();
+    let out = Command::new("gcc")
+        .args(["-std=c11", "-Wall", "-Wextra", "-Werror", "-c"])
+        .arg(format!("-I{}", repo_root().join("include").display()))
+        .arg(src("mixed_acl.c"))
+        .arg("-o")
+        .arg(&obj)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let bin = compile_with(
+        "oshcc",
+        "mixed",
+        &[src("mixed_osh.c"), obj],
+        &["-std=c11", "-Wall", "-Wextra", "-Werror"],
+    );
+    run_on(&bin, "mixed", &[1, 2, 4]);
+}
+
+#[test]
+fn cxx_header_with_oshcxx() {
+    let bin = compile_with(
+        "oshc++",
+        "cxx",
+        &[src("cxx_header.cpp")],
+        &["-std=c++14", "-Wall", "-Wextra", "-Werror"],
+    );
+    run_on(&bin, "cxx", &[2]);
+}
+
+#[test]
+fn oshrun_accepts_open_mpi_options_and_oshcc_showme() {
+    let bin = compile("rma_amo");
+    let out = Command::new(repo_root().join("scripts/osh/oshrun"))
+        .args([
+            "--allow-run-as-root",
+            "--oversubscribe",
+            "-np",
+            "2",
+            "--timeout",
+            "120",
+        ])
+        .arg(&bin)
+        .env("SHMEM_SYMMETRIC_SIZE", "16M")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && stdout.contains("OK rma_amo"),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let show = Command::new(repo_root().join("scripts/osh/oshcc"))
+        .env("ACLSHMEM_LIB_DIR", profile_dir())
+        .args(["-showme", "x.c"])
+        .output()
+        .unwrap();
+    let line = String::from_utf8_lossy(&show.stdout);
+    assert!(
+        line.contains("include/openshmem") && line.contains("-laclshmem") && line.contains("x.c"),
+        "{line}"
+    );
+}
+
+#[test]
+fn global_and_static_data_are_symmetric() {
+    let bin = compile("statics");
+    run_on(&bin, "statics", &[1, 2, 4, 8]);
+    // the transports' generic path too (no inline access to peers' copies)
+    let run = run_pes(
+        3,
+        &[&bin],
+        &[("ACLSHMEM_DIRECT_ACCESS", "0")],
+        Duration::from_secs(120),
+    );
+    run.assert_ok("statics");
+}
+
+#[test]
+fn bad_input_ends_the_job_or_continues_on_request() {
+    let bin = compile("errors");
+    let run = run_pes(
+        2,
+        &[bin.as_os_str(), "abort".as_ref()],
+        &[],
+        Duration::from_secs(120),
+    );
+    assert_eq!(run.code(), 1, "{}", run.dump());
+    let all = format!("{}{}", run.stdout, run.stderr);
+    assert!(
+        all.contains("OpenSHMEM error in shmem_int_put") && all.contains("pe 99"),
+        "{}",
+        run.dump()
+    );
+    assert!(run.failures().is_empty(), "{}", run.dump());
+    let run = run_pes(
+        2,
+        &[&bin],
+        &[("ACLSHMEM_OSHMEM_ON_ERROR", "continue")],
+        Duration::from_secs(120),
+    );
+    run.assert_ok("errors");
+}
+
+#[test]
+fn generated_files_are_current() {
+    // crates/openshmem/src/typed.rs, include/openshmem/shmem.h, tests/abi/openshmem_generated.txt
+    let stale = xtask::update(
+        &repo_root(),
+        xtask::openshmem_outputs(&repo_root()),
+        xtask::Mode::Check,
+    );
+    assert!(stale.is_empty(), "stale: {stale:?}; run `cargo xtask codegen`");
+}
+
+#[test]
+fn symmetric_size_and_version_variables() {
+    let bin = compile("heap_size");
+    let run = run_pes(
+        2,
+        &[&bin],
+        &[("SHMEM_SYMMETRIC_SIZE", "8M"), ("SHMEM_VERSION", "1")],
+        Duration::from_secs(120),
+    );
+    run.assert_ok("heap_size");
+    assert!(
+        run.stdout.contains("OpenSHMEM 1.5"),
+        "SHMEM_VERSION=1 prints the version\n{}",
+        run.dump()
+    );
+}
