@@ -17,6 +17,8 @@ pub mod header;
 pub mod manifest;
 pub mod tables;
 pub mod typed;
+#[cfg(feature = "ucx")]
+pub mod ucx;
 
 use std::path::{Path, PathBuf};
 
