@@ -31,6 +31,13 @@ command -v openssl >/dev/null 2>&1 || missing_pkgs+=(openssl)  # tests/tls.rs ma
 # tests/mpi.rs runs ACLSHMEMX_INIT_WITH_MPI under both MPI implementations
 command -v mpicc.openmpi >/dev/null 2>&1 || missing_pkgs+=(openmpi-bin libopenmpi-dev)
 command -v mpicc.mpich >/dev/null 2>&1 || missing_pkgs+=(mpich libmpich-dev)
+# the inter-node transport: UCX (loaded at run time), its header and libclang for the bindings'
+# drift check (cargo ucx-bindings --check), ucx_perftest; namespaces for the virtual cluster
+[[ -e /usr/include/ucp/api/ucp.h ]] || missing_pkgs+=(libucx-dev libucx0)
+command -v ucx_perftest >/dev/null 2>&1 || missing_pkgs+=(ucx-utils)
+ls /usr/lib/llvm-*/lib/libclang.so.1 >/dev/null 2>&1 || missing_pkgs+=(libclang1-14 libclang-common-14-dev)
+command -v ip >/dev/null 2>&1 || missing_pkgs+=(iproute2)
+command -v nsenter >/dev/null 2>&1 || missing_pkgs+=(util-linux)
 if ((${#missing_pkgs[@]})); then
     step "installing ${missing_pkgs[*]}"
     if ! command -v apt-get >/dev/null 2>&1; then
@@ -72,6 +79,14 @@ cargo test --workspace --all-targets --no-fail-fast
 # barrier and collective goes through the transport interface (crates/core/src/transport/)
 step "cargo test (rma, p2p, teams, streams, multi_pe) with ACLSHMEM_DIRECT_ACCESS=0"
 ACLSHMEM_DIRECT_ACCESS=0 cargo test --no-fail-fast --test rma --test p2p --test teams --test streams --test multi_pe
+
+# the same suites with every other PE reached through UCX over tcp (as peers on other nodes are);
+# tests/multinode.rs (part of the run above) starts jobs across a virtual cluster of namespaces
+step "cargo test (rma, p2p, teams, streams, multi_pe) with ACLSHMEM_TRANSPORT=ucx UCX_TLS=tcp"
+ACLSHMEM_TRANSPORT=ucx UCX_TLS=tcp cargo test --no-fail-fast --test rma --test p2p --test teams --test streams --test multi_pe
+
+step "cargo ucx-bindings --check (crates/core/src/transport/ucx/sys.rs against ucp.h)"
+cargo ucx-bindings --check
 
 step "cargo build --release"
 cargo build --release --workspace

@@ -15,14 +15,15 @@
 # Only private addresses on a bridge this script creates: no traffic leaves the machine. The node
 # identity of libaclshmem is host name + boot id, so each namespace is a node of its own (they
 # share /dev/shm, which does not matter: a node maps only its own PEs' heaps).
-# ACLSHMEM_VC_PREFIX (default vnode), ACLSHMEM_VC_NET (default 10.77.0) change the names.
+# ACLSHMEM_VC_PREFIX (node names, default vnode), ACLSHMEM_VC_NET (default 10.77.0) and
+# ACLSHMEM_VC_BRIDGE (default aclvc0) let several clusters coexist (the tests use their own).
 set -euo pipefail
 
 PREFIX="${ACLSHMEM_VC_PREFIX:-vnode}"
 NET="${ACLSHMEM_VC_NET:-10.77.0}"
-BRIDGE="aclvc0"
-STATE="/run/aclshmem-vcluster"
-MARK="# aclshmem-vcluster"
+BRIDGE="${ACLSHMEM_VC_BRIDGE:-aclvc0}"
+STATE="/run/aclshmem-vcluster-$BRIDGE"
+MARK="# aclshmem-vcluster $BRIDGE"
 
 die() { echo "vcluster: $*" >&2; exit 1; }
 
@@ -37,6 +38,7 @@ nodes() {
 up() {
     local k="$1"
     [[ "$k" =~ ^[0-9]+$ && "$k" -ge 1 && "$k" -le 200 ]] || die "up: K must be 1..200"
+    [[ ${#BRIDGE} -le 10 ]] || die "ACLSHMEM_VC_BRIDGE must be at most 10 characters"
     [[ "$(id -u)" -eq 0 ]] || die "needs root (network and UTS namespaces)"
     for tool in ip unshare nsenter; do
         command -v "$tool" >/dev/null || die "$tool is missing (apt-get install iproute2 util-linux)"
@@ -54,8 +56,8 @@ up() {
     for ((i = 1; i <= k; i++)); do
         name="$PREFIX$i"
         ip netns add "$name" || die "cannot create network namespace $name"
-        ip link add "vc$i" type veth peer name eth0 netns "$name"
-        ip link set "vc$i" master "$BRIDGE" up
+        ip link add "${BRIDGE:0:10}v$i" type veth peer name eth0 netns "$name"
+        ip link set "${BRIDGE:0:10}v$i" master "$BRIDGE" up
         ip -n "$name" addr add "$NET.$i/24" dev eth0
         ip -n "$name" link set eth0 up
         ip -n "$name" link set lo up

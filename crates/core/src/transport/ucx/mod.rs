@@ -277,7 +277,12 @@ impl Ucx {
                 return Err(Error::NotSupported(msg));
             }
         }
-        let (sh, _) = made?;
+        let (sh, addr) = made?;
+        log::debug!(
+            "PE {me}: UCX worker address {} bytes, {} peer(s) through UCX",
+            addr.len(),
+            reach.iter().filter(|&&r| r).count()
+        );
         {
             let mut g = sh.lock();
             g.addrs = all
@@ -617,6 +622,7 @@ impl Transport for Ucx {
             v.extend_from_slice(unsafe { std::slice::from_raw_parts(buf as *const u8, len) });
             // SAFETY: returned by ucp_rkey_pack, released once.
             unsafe { lib.ucp_rkey_buffer_release(buf) };
+            log::debug!("UCX: {:?} heap registered, packed key {len} bytes", heap.kind);
             Ok((memh, v))
         })();
         let payload = match &mine {
