@@ -209,3 +209,120 @@ fn missing_ucx_is_named() {
     assert!(!r.status.success(), "the job passed without UCX:\n{}", r.dump());
     assert!(r.stdout.contains("libucx0"), "no package named:\n{}", r.dump());
 }
+
+/// How a node is lost in [`lost_node`].
+enum Loss {
+    /// Every process of the node is killed (SIGKILL).
+    Killed,
+    /// The node's link goes down: its PEs live on but nobody can reach them.
+    Unreachable,
+}
+
+/// A 4-node job (1 PE each) inside barrier rounds (`Killed`) or sleeping between barriers
+/// (`Unreachable`) loses node 2 (PE 1): the launcher must end non-zero within the heartbeat timeout
+/// plus a margin, with a message naming the lost PE, and no PE may stay behind.
+fn lost_node(test: &str, loss: Loss) {
+    let _g = CLUSTER.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(c) = Cluster::up(test, 4) else { return };
+    let exe = common::compile_c("pe_tests");
+    let rsh = format!("bash {} rsh", c.script.display());
+    let scenario = match loss {
+        Loss::Killed => "barrier",
+        Loss::Unreachable => "hang",
+    };
+    let args: Vec<std::ffi::OsString> = vec![
+        "--hosts".into(),
+        c.hosts(1).into(),
+        "--rsh".into(),
+        rsh.into(),
+        exe.into_os_string(),
+        scenario.into(),
+    ];
+    let env = [
+        ("UCX_TLS", "tcp"),
+        ("ACLSHMEM_HEARTBEAT_TIMEOUT", "3s"),
+        ("ACLSHMEM_VC_BRIDGE", "acltbr0"),
+    ];
+    let mut job = common::Background::start(4, &args, &env, JOB_TIMEOUT);
+    match loss {
+        Loss::Killed => std::thread::sleep(Duration::from_secs(3)),
+        Loss::Unreachable => {
+            let seen = job.wait_line(Duration::from_secs(60), |l| l.starts_with("JOB_ID "));
+            assert!(seen.is_some(), "{test}: the job did not start within 60 s");
+        }
+    }
+    assert!(
+        job.child.try_wait().expect("try_wait").is_none(),
+        "{test}: the job ended before the node was lost"
+    );
+    let node = &c.nodes[1];
+    let start = std::time::Instant::now();
+    match loss {
+        Loss::Killed => {
+            let pids = Command::new("ip")
+                .args(["netns", "pids", node])
+                .output()
+                .expect("ip netns pids");
+            let pids = String::from_utf8_lossy(&pids.stdout).into_owned();
+            assert!(!pids.trim().is_empty(), "{test}: no process on {node}");
+            for pid in pids.split_whitespace() {
+                common::signal(pid.parse().expect("pid"), libc::SIGKILL);
+            }
+        }
+        Loss::Unreachable => {
+            let st = Command::new("ip")
+                .args(["-n", node, "link", "set", "eth0", "down"])
+                .status()
+                .expect("ip link set down");
+            assert!(st.success(), "{test}: cannot take {node}'s link down");
+        }
+    }
+    let status = common::wait_limited(&mut job.child, Duration::from_secs(45));
+    let elapsed = start.elapsed();
+    let Some(status) = status else {
+        drop(job);
+        panic!("{test}: aclshmrun still running 45 s after {node} was lost");
+    };
+    let (stdout, stderr) = job.output();
+    eprintln!(
+        "{test}: launcher exited with {:?} {elapsed:.1?} after {node} was lost",
+        status.code()
+    );
+    assert!(!status.success(), "{test}: the job succeeded without {node}");
+    let all = format!("{stdout}\n{stderr}");
+    assert!(
+        all.contains("PE 1"),
+        "{test}: no message names PE 1:\n--- stdout:\n{stdout}\n--- stderr:\n{stderr}"
+    );
+    // no PE of the job stays behind on any node (the link-down node's PE included)
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    loop {
+        let left: Vec<String> = c
+            .nodes
+            .iter()
+            .filter_map(|n| {
+                let o = Command::new("ip").args(["netns", "pids", n]).output().ok()?;
+                let p = String::from_utf8_lossy(&o.stdout).trim().to_string();
+                (!p.is_empty()).then(|| format!("{n}: {p}"))
+            })
+            .collect();
+        if left.is_empty() {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{test}: processes left 20 s after the launcher ended: {left:?}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+#[test]
+fn killed_node_ends_the_job() {
+    lost_node("killed_node_ends_the_job", Loss::Killed);
+}
+
+#[test]
+fn unreachable_node_ends_the_job() {
+    lost_node("unreachable_node_ends_the_job", Loss::Unreachable);
+}
