@@ -36,6 +36,8 @@
     clippy::undocumented_unsafe_blocks,
     clippy::missing_safety_doc
 )]
+// generated (cargo ucx-bindings) and compared byte for byte: cargo fmt must leave it alone
+#[rustfmt::skip]
 mod sys;
 
 use std::ffi::{CStr, CString, c_void};

@@ -126,10 +126,12 @@ pub struct ucp_worker {
 pub type ucp_worker_h = *mut ucp_worker;
 pub type ucp_tag_t = u64;
 pub type ucp_datatype_t = u64;
-pub type ucp_request_init_callback_t =
-    ::std::option::Option<unsafe extern "C" fn(request: *mut ::std::os::raw::c_void)>;
-pub type ucp_request_cleanup_callback_t =
-    ::std::option::Option<unsafe extern "C" fn(request: *mut ::std::os::raw::c_void)>;
+pub type ucp_request_init_callback_t = ::std::option::Option<
+    unsafe extern "C" fn(request: *mut ::std::os::raw::c_void),
+>;
+pub type ucp_request_cleanup_callback_t = ::std::option::Option<
+    unsafe extern "C" fn(request: *mut ::std::os::raw::c_void),
+>;
 pub type ucp_send_nbx_callback_t = ::std::option::Option<
     unsafe extern "C" fn(
         request: *mut ::std::os::raw::c_void,
@@ -138,7 +140,11 @@ pub type ucp_send_nbx_callback_t = ::std::option::Option<
     ),
 >;
 pub type ucp_err_handler_cb_t = ::std::option::Option<
-    unsafe extern "C" fn(arg: *mut ::std::os::raw::c_void, ep: ucp_ep_h, status: ucs_status_t),
+    unsafe extern "C" fn(
+        arg: *mut ::std::os::raw::c_void,
+        ep: ucp_ep_h,
+        status: ucs_status_t,
+    ),
 >;
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
@@ -424,7 +430,9 @@ impl Default for ucp_request_param_t {
 }
 pub struct UcpLib {
     __library: ::libloading::Library,
-    pub ucs_status_string: unsafe extern "C" fn(status: ucs_status_t) -> *const ::std::os::raw::c_char,
+    pub ucs_status_string: unsafe extern "C" fn(
+        status: ucs_status_t,
+    ) -> *const ::std::os::raw::c_char,
     pub ucp_config_read: unsafe extern "C" fn(
         env_prefix: *const ::std::os::raw::c_char,
         filename: *const ::std::os::raw::c_char,
@@ -456,10 +464,17 @@ pub struct UcpLib {
         address_p: *mut *mut ucp_address_t,
         address_length_p: *mut usize,
     ) -> ucs_status_t,
-    pub ucp_worker_release_address: unsafe extern "C" fn(worker: ucp_worker_h, address: *mut ucp_address_t),
-    pub ucp_worker_progress: unsafe extern "C" fn(worker: ucp_worker_h) -> ::std::os::raw::c_uint,
-    pub ucp_worker_get_efd:
-        unsafe extern "C" fn(worker: ucp_worker_h, fd: *mut ::std::os::raw::c_int) -> ucs_status_t,
+    pub ucp_worker_release_address: unsafe extern "C" fn(
+        worker: ucp_worker_h,
+        address: *mut ucp_address_t,
+    ),
+    pub ucp_worker_progress: unsafe extern "C" fn(
+        worker: ucp_worker_h,
+    ) -> ::std::os::raw::c_uint,
+    pub ucp_worker_get_efd: unsafe extern "C" fn(
+        worker: ucp_worker_h,
+        fd: *mut ::std::os::raw::c_int,
+    ) -> ucs_status_t,
     pub ucp_worker_arm: unsafe extern "C" fn(worker: ucp_worker_h) -> ucs_status_t,
     pub ucp_worker_signal: unsafe extern "C" fn(worker: ucp_worker_h) -> ucs_status_t,
     pub ucp_ep_create: unsafe extern "C" fn(
@@ -467,21 +482,28 @@ pub struct UcpLib {
         params: *const ucp_ep_params_t,
         ep_p: *mut ucp_ep_h,
     ) -> ucs_status_t,
-    pub ucp_ep_close_nbx:
-        unsafe extern "C" fn(ep: ucp_ep_h, param: *const ucp_request_param_t) -> ucs_status_ptr_t,
+    pub ucp_ep_close_nbx: unsafe extern "C" fn(
+        ep: ucp_ep_h,
+        param: *const ucp_request_param_t,
+    ) -> ucs_status_ptr_t,
     pub ucp_mem_map: unsafe extern "C" fn(
         context: ucp_context_h,
         params: *const ucp_mem_map_params_t,
         memh_p: *mut ucp_mem_h,
     ) -> ucs_status_t,
-    pub ucp_mem_unmap: unsafe extern "C" fn(context: ucp_context_h, memh: ucp_mem_h) -> ucs_status_t,
+    pub ucp_mem_unmap: unsafe extern "C" fn(
+        context: ucp_context_h,
+        memh: ucp_mem_h,
+    ) -> ucs_status_t,
     pub ucp_rkey_pack: unsafe extern "C" fn(
         context: ucp_context_h,
         memh: ucp_mem_h,
         rkey_buffer_p: *mut *mut ::std::os::raw::c_void,
         size_p: *mut usize,
     ) -> ucs_status_t,
-    pub ucp_rkey_buffer_release: unsafe extern "C" fn(rkey_buffer: *mut ::std::os::raw::c_void),
+    pub ucp_rkey_buffer_release: unsafe extern "C" fn(
+        rkey_buffer: *mut ::std::os::raw::c_void,
+    ),
     pub ucp_ep_rkey_unpack: unsafe extern "C" fn(
         ep: ucp_ep_h,
         rkey_buffer: *const ::std::os::raw::c_void,
@@ -513,11 +535,15 @@ pub struct UcpLib {
         rkey: ucp_rkey_h,
         param: *const ucp_request_param_t,
     ) -> ucs_status_ptr_t,
-    pub ucp_request_check_status: unsafe extern "C" fn(request: *mut ::std::os::raw::c_void) -> ucs_status_t,
+    pub ucp_request_check_status: unsafe extern "C" fn(
+        request: *mut ::std::os::raw::c_void,
+    ) -> ucs_status_t,
     pub ucp_request_free: unsafe extern "C" fn(request: *mut ::std::os::raw::c_void),
     pub ucp_worker_fence: unsafe extern "C" fn(worker: ucp_worker_h) -> ucs_status_t,
-    pub ucp_worker_flush_nbx:
-        unsafe extern "C" fn(worker: ucp_worker_h, param: *const ucp_request_param_t) -> ucs_status_ptr_t,
+    pub ucp_worker_flush_nbx: unsafe extern "C" fn(
+        worker: ucp_worker_h,
+        param: *const ucp_request_param_t,
+    ) -> ucs_status_ptr_t,
 }
 impl UcpLib {
     pub unsafe fn new<P>(path: P) -> Result<Self, ::libloading::Error>
@@ -536,14 +562,22 @@ impl UcpLib {
         let ucp_config_read = __library.get(b"ucp_config_read\0").map(|sym| *sym)?;
         let ucp_config_release = __library.get(b"ucp_config_release\0").map(|sym| *sym)?;
         let ucp_config_modify = __library.get(b"ucp_config_modify\0").map(|sym| *sym)?;
-        let ucp_get_version_string = __library.get(b"ucp_get_version_string\0").map(|sym| *sym)?;
+        let ucp_get_version_string = __library
+            .get(b"ucp_get_version_string\0")
+            .map(|sym| *sym)?;
         let ucp_init_version = __library.get(b"ucp_init_version\0").map(|sym| *sym)?;
         let ucp_cleanup = __library.get(b"ucp_cleanup\0").map(|sym| *sym)?;
         let ucp_worker_create = __library.get(b"ucp_worker_create\0").map(|sym| *sym)?;
         let ucp_worker_destroy = __library.get(b"ucp_worker_destroy\0").map(|sym| *sym)?;
-        let ucp_worker_get_address = __library.get(b"ucp_worker_get_address\0").map(|sym| *sym)?;
-        let ucp_worker_release_address = __library.get(b"ucp_worker_release_address\0").map(|sym| *sym)?;
-        let ucp_worker_progress = __library.get(b"ucp_worker_progress\0").map(|sym| *sym)?;
+        let ucp_worker_get_address = __library
+            .get(b"ucp_worker_get_address\0")
+            .map(|sym| *sym)?;
+        let ucp_worker_release_address = __library
+            .get(b"ucp_worker_release_address\0")
+            .map(|sym| *sym)?;
+        let ucp_worker_progress = __library
+            .get(b"ucp_worker_progress\0")
+            .map(|sym| *sym)?;
         let ucp_worker_get_efd = __library.get(b"ucp_worker_get_efd\0").map(|sym| *sym)?;
         let ucp_worker_arm = __library.get(b"ucp_worker_arm\0").map(|sym| *sym)?;
         let ucp_worker_signal = __library.get(b"ucp_worker_signal\0").map(|sym| *sym)?;
@@ -552,16 +586,22 @@ impl UcpLib {
         let ucp_mem_map = __library.get(b"ucp_mem_map\0").map(|sym| *sym)?;
         let ucp_mem_unmap = __library.get(b"ucp_mem_unmap\0").map(|sym| *sym)?;
         let ucp_rkey_pack = __library.get(b"ucp_rkey_pack\0").map(|sym| *sym)?;
-        let ucp_rkey_buffer_release = __library.get(b"ucp_rkey_buffer_release\0").map(|sym| *sym)?;
+        let ucp_rkey_buffer_release = __library
+            .get(b"ucp_rkey_buffer_release\0")
+            .map(|sym| *sym)?;
         let ucp_ep_rkey_unpack = __library.get(b"ucp_ep_rkey_unpack\0").map(|sym| *sym)?;
         let ucp_rkey_destroy = __library.get(b"ucp_rkey_destroy\0").map(|sym| *sym)?;
         let ucp_put_nbx = __library.get(b"ucp_put_nbx\0").map(|sym| *sym)?;
         let ucp_get_nbx = __library.get(b"ucp_get_nbx\0").map(|sym| *sym)?;
         let ucp_atomic_op_nbx = __library.get(b"ucp_atomic_op_nbx\0").map(|sym| *sym)?;
-        let ucp_request_check_status = __library.get(b"ucp_request_check_status\0").map(|sym| *sym)?;
+        let ucp_request_check_status = __library
+            .get(b"ucp_request_check_status\0")
+            .map(|sym| *sym)?;
         let ucp_request_free = __library.get(b"ucp_request_free\0").map(|sym| *sym)?;
         let ucp_worker_fence = __library.get(b"ucp_worker_fence\0").map(|sym| *sym)?;
-        let ucp_worker_flush_nbx = __library.get(b"ucp_worker_flush_nbx\0").map(|sym| *sym)?;
+        let ucp_worker_flush_nbx = __library
+            .get(b"ucp_worker_flush_nbx\0")
+            .map(|sym| *sym)?;
         Ok(UcpLib {
             __library,
             ucs_status_string,
@@ -596,7 +636,10 @@ impl UcpLib {
             ucp_worker_flush_nbx,
         })
     }
-    pub unsafe fn ucs_status_string(&self, status: ucs_status_t) -> *const ::std::os::raw::c_char {
+    pub unsafe fn ucs_status_string(
+        &self,
+        status: ucs_status_t,
+    ) -> *const ::std::os::raw::c_char {
         (self.ucs_status_string)(status)
     }
     pub unsafe fn ucp_config_read(
@@ -629,7 +672,14 @@ impl UcpLib {
         config: *const ucp_config_t,
         context_p: *mut ucp_context_h,
     ) -> ucs_status_t {
-        (self.ucp_init_version)(api_major_version, api_minor_version, params, config, context_p)
+        (self
+            .ucp_init_version)(
+            api_major_version,
+            api_minor_version,
+            params,
+            config,
+            context_p,
+        )
     }
     pub unsafe fn ucp_cleanup(&self, context_p: ucp_context_h) {
         (self.ucp_cleanup)(context_p)
@@ -653,10 +703,17 @@ impl UcpLib {
     ) -> ucs_status_t {
         (self.ucp_worker_get_address)(worker, address_p, address_length_p)
     }
-    pub unsafe fn ucp_worker_release_address(&self, worker: ucp_worker_h, address: *mut ucp_address_t) {
+    pub unsafe fn ucp_worker_release_address(
+        &self,
+        worker: ucp_worker_h,
+        address: *mut ucp_address_t,
+    ) {
         (self.ucp_worker_release_address)(worker, address)
     }
-    pub unsafe fn ucp_worker_progress(&self, worker: ucp_worker_h) -> ::std::os::raw::c_uint {
+    pub unsafe fn ucp_worker_progress(
+        &self,
+        worker: ucp_worker_h,
+    ) -> ::std::os::raw::c_uint {
         (self.ucp_worker_progress)(worker)
     }
     pub unsafe fn ucp_worker_get_efd(
@@ -695,7 +752,11 @@ impl UcpLib {
     ) -> ucs_status_t {
         (self.ucp_mem_map)(context, params, memh_p)
     }
-    pub unsafe fn ucp_mem_unmap(&self, context: ucp_context_h, memh: ucp_mem_h) -> ucs_status_t {
+    pub unsafe fn ucp_mem_unmap(
+        &self,
+        context: ucp_context_h,
+        memh: ucp_mem_h,
+    ) -> ucs_status_t {
         (self.ucp_mem_unmap)(context, memh)
     }
     pub unsafe fn ucp_rkey_pack(
@@ -707,7 +768,10 @@ impl UcpLib {
     ) -> ucs_status_t {
         (self.ucp_rkey_pack)(context, memh, rkey_buffer_p, size_p)
     }
-    pub unsafe fn ucp_rkey_buffer_release(&self, rkey_buffer: *mut ::std::os::raw::c_void) {
+    pub unsafe fn ucp_rkey_buffer_release(
+        &self,
+        rkey_buffer: *mut ::std::os::raw::c_void,
+    ) {
         (self.ucp_rkey_buffer_release)(rkey_buffer)
     }
     pub unsafe fn ucp_ep_rkey_unpack(
@@ -755,7 +819,10 @@ impl UcpLib {
     ) -> ucs_status_ptr_t {
         (self.ucp_atomic_op_nbx)(ep, opcode, buffer, count, remote_addr, rkey, param)
     }
-    pub unsafe fn ucp_request_check_status(&self, request: *mut ::std::os::raw::c_void) -> ucs_status_t {
+    pub unsafe fn ucp_request_check_status(
+        &self,
+        request: *mut ::std::os::raw::c_void,
+    ) -> ucs_status_t {
         (self.ucp_request_check_status)(request)
     }
     pub unsafe fn ucp_request_free(&self, request: *mut ::std::os::raw::c_void) {
