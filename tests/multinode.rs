@@ -326,3 +326,110 @@ fn killed_node_ends_the_job() {
 fn unreachable_node_ends_the_job() {
     lost_node("unreachable_node_ends_the_job", Loss::Unreachable);
 }
+
+/// Open MPI's `mpirun` starts the PEs on two nodes through the cluster's rsh agent
+/// (`--mca plm_rsh_agent`); the library initialises in MPI mode on the program's communicator
+/// (`tests/c/mpi_init.c`: 20 init/finalize cycles, each with a ring of puts and barriers).
+#[test]
+fn mpirun_across_nodes() {
+    let _g = CLUSTER.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(c) = Cluster::up("mpirun_across_nodes", 2) else {
+        return;
+    };
+    common::compile_c("mpi_init"); // builds the library
+    let lib = common::profile_dir();
+    let exe = common::target_dir().join("ctests").join("mpi_init_multinode");
+    let st = Command::new("mpicc.openmpi")
+        .args(["-std=c11", "-O1", "-Wall", "-Werror", "-DWITH_MPI_H"])
+        .arg(common::repo_root().join("tests/c/mpi_init.c"))
+        .arg("-I")
+        .arg(common::repo_root().join("include"))
+        .arg(format!("-L{}", lib.display()))
+        .arg("-laclshmem")
+        .arg(format!("-Wl,-rpath,{}", lib.display()))
+        .arg("-o")
+        .arg(&exe)
+        .status()
+        .expect("mpicc.openmpi (install openmpi-bin libopenmpi-dev)");
+    assert!(st.success(), "mpicc.openmpi failed");
+    let rsh = format!("bash {} rsh", c.script.display());
+    let out = Command::new("timeout")
+        .arg("180")
+        .arg("mpirun.openmpi")
+        .args(["--allow-run-as-root", "--mca", "osc", "^rdma", "-np", "2"])
+        .args(["--host", &c.nodes.join(",")])
+        .args(["--mca", "plm_rsh_agent", &rsh])
+        .args(["--mca", "oob_tcp_if_include", "10.78.0.0/24"])
+        .args(["--mca", "btl_tcp_if_include", "10.78.0.0/24"])
+        .args(["-x", "UCX_TLS=tcp", "-x", "SHMEM_LOG_TO_STDOUT=1"])
+        .arg(&exe)
+        .env("ACLSHMEM_VC_BRIDGE", "acltbr0")
+        .output()
+        .expect("mpirun.openmpi");
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        out.status.success() && text.contains("OK mpi") && !text.contains("FAIL:"),
+        "mpirun across 2 nodes:\n{text}"
+    );
+}
+
+/// torchrun-style variables (`RANK`, `WORLD_SIZE`, `LOCAL_RANK`, `LOCAL_WORLD_SIZE`,
+/// `MASTER_ADDR`, `MASTER_PORT`), each PE started by hand on its node, no launcher and no job
+/// token: the library finds the store at MASTER_ADDR:MASTER_PORT+1 and the job secret in the
+/// shared secret directory.
+#[test]
+fn torchrun_variables_across_nodes() {
+    let _g = CLUSTER.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(c) = Cluster::up("torchrun_variables_across_nodes", 2) else {
+        return;
+    };
+    // sync_tests takes its rank and size from aclshmemx_set_attr_from_env alone
+    let exe = common::compile_c("sync_tests");
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("a port number");
+    let secrets = common::Scratch::new("torch-secret");
+    let mut children = Vec::new();
+    for (rank, node) in c.nodes.iter().enumerate() {
+        let line = format!(
+            "exec env -u ACLSHMEM_MY_PE -u ACLSHMEM_N_PES -u ACLSHMEM_IP_PORT -u ACLSHMEM_JOB_TOKEN \
+             RANK={rank} WORLD_SIZE=2 LOCAL_RANK=0 LOCAL_WORLD_SIZE=1 MASTER_ADDR=10.78.0.1 \
+             MASTER_PORT={port} ACLSHMEM_JOB_SECRET_DIR={} UCX_TLS=tcp SHMEM_LOG_TO_STDOUT=1 \
+             ACLSHMEM_LOCAL_MEM_SIZE=16M timeout 120 {} atomics",
+            secrets.path().join("s").display(),
+            exe.display()
+        );
+        let child = Command::new("bash")
+            .arg(&c.script)
+            .arg("rsh")
+            .arg(node)
+            .arg(line)
+            .env("ACLSHMEM_VC_BRIDGE", "acltbr0")
+            // files, not pipes: a PE must never block on output nobody reads yet
+            .stdout(std::fs::File::create(secrets.path().join(format!("out.{rank}"))).expect("output file"))
+            .stderr(std::fs::File::create(secrets.path().join(format!("err.{rank}"))).expect("output file"))
+            .spawn()
+            .expect("start a PE through the rsh agent");
+        children.push(child);
+    }
+    let mut failed = Vec::new();
+    for (rank, mut child) in children.into_iter().enumerate() {
+        let status = child.wait().expect("wait for a PE");
+        let read =
+            |f: &str| std::fs::read_to_string(secrets.path().join(format!("{f}.{rank}"))).unwrap_or_default();
+        let text = format!("{}{}", read("out"), read("err"));
+        if !status.success() || text.contains("FAIL") || (rank == 0 && !text.contains("OK atomics")) {
+            failed.push(format!("rank {rank} ({status:?}):\n{text}"));
+        }
+    }
+    assert!(
+        failed.is_empty(),
+        "torchrun-style job across 2 nodes:\n{}",
+        failed.join("\n")
+    );
+}
