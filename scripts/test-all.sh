@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # Full test run of libaclshmem (what CI runs through .ci/run):
 #   0. cargo fmt --check, cargo clippy --workspace --all-targets -D warnings
-#   1. cargo test --workspace --all-targets
+#   1. cargo test --workspace --all-targets (tests/multinode.rs builds a virtual cluster of
+#      namespaces: needs root, as CI has), then the multi-PE suites again with
+#      ACLSHMEM_DIRECT_ACCESS=0 and with ACLSHMEM_TRANSPORT=ucx, and `cargo ucx-bindings --check`
 #   2. cargo build --release --workspace
 #   3. configure, build and install the top-level CMake project into a temporary prefix
 #   4. build c_examples/ against that prefix with find_package(aclshmem) and run them with ctest
 #   5. build one example through the installed pkg-config file and run it
-# Installs cmake (and a C/C++ compiler, pkg-config) with apt-get when missing.
+# Installs cmake (and a C/C++ compiler, pkg-config, MPI, UCX, libclang, iproute2) with apt-get when
+# missing.
 # Build directories live under the cargo target directory, so repeated runs are incremental.
 # Exits non-zero on the first failure.
 set -euo pipefail
@@ -82,8 +85,9 @@ ACLSHMEM_DIRECT_ACCESS=0 cargo test --no-fail-fast --test rma --test p2p --test 
 
 # the same suites with every other PE reached through UCX over tcp (as peers on other nodes are);
 # tests/multinode.rs (part of the run above) starts jobs across a virtual cluster of namespaces
-step "cargo test (rma, p2p, teams, streams, multi_pe) with ACLSHMEM_TRANSPORT=ucx UCX_TLS=tcp"
-ACLSHMEM_TRANSPORT=ucx UCX_TLS=tcp cargo test --no-fail-fast --test rma --test p2p --test teams --test streams --test multi_pe
+step "cargo test (rma, p2p, teams, streams, multi_pe, init_modes) with ACLSHMEM_TRANSPORT=ucx UCX_TLS=tcp"
+ACLSHMEM_TRANSPORT=ucx UCX_TLS=tcp cargo test --no-fail-fast --test rma --test p2p --test teams --test streams \
+    --test multi_pe --test init_modes
 
 step "cargo ucx-bindings --check (crates/core/src/transport/ucx/sys.rs against ucp.h)"
 cargo ucx-bindings --check
