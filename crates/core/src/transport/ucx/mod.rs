@@ -271,9 +271,26 @@ impl Ucx {
             }
             Err(e) => format!("-{e}").into_bytes(),
         };
-        let all = boot.allgather(&payload)?;
+        // on failure (here or elsewhere) this PE's worker and context are released again
+        let release = |made: &Result<(Shared, Vec<u8>)>| {
+            if let Ok((sh, _)) = made {
+                // SAFETY: created by `open`, never shared, destroyed once.
+                unsafe {
+                    sh.lib.ucp_worker_destroy(sh.worker);
+                    sh.lib.ucp_cleanup(sh.ctx);
+                }
+            }
+        };
+        let all = match boot.allgather(&payload) {
+            Ok(a) => a,
+            Err(e) => {
+                release(&made);
+                return Err(e);
+            }
+        };
         for (pe, p) in all.iter().enumerate() {
             if p.first() != Some(&b'+') {
+                release(&made);
                 let why = String::from_utf8_lossy(p.get(1..).unwrap_or_default()).into_owned();
                 let msg = if pe == me { why } else { format!("PE {pe}: {why}") };
                 return Err(Error::NotSupported(msg));
