@@ -18,7 +18,15 @@
 # results_coll.csv; plots bench/results.png, bench/results_sync.png, bench/results_coll.png (if
 # matplotlib is available); raw per-run outputs in target/bench/raw/.
 #
-# Environment knobs: BENCH_RUNS, BENCH_ONLY, BENCH_NO_PLOT=1, and (passed through to the programs)
+# Across nodes: BENCH_NODES=1 bash scripts/bench.sh (root) builds a virtual cluster of 4 nodes
+# (scripts/vcluster.sh: network + UTS namespaces on a private bridge) and runs the suites with ONE
+# PE PER NODE, UCX over tcp for both libraries (this library through aclshmrun --hosts ... --rsh
+# "scripts/vcluster.sh rsh", OSHMEM through oshrun --host ... --mca plm_rsh_agent of the same
+# agent), jobs of at most 4 PEs; then ucx_perftest (ucp_put_lat, ucp_get, ucp_put_bw) between two
+# nodes, the engine's own limit. Tables as above; CSVs target/bench/results_nodes_*.csv, plots
+# bench/results_nodes_*.png, raw outputs in target/bench/raw-nodes/.
+#
+# Environment knobs: BENCH_RUNS, BENCH_ONLY, BENCH_NODES, BENCH_NO_PLOT=1, and (passed through to the programs)
 # BENCH_REPS, BENCH_SCALE, BENCH_PIN, BENCH_BW_MB (rma), BENCH_RING_S (sync), BENCH_REP_MS and
 # BENCH_FIG_S (coll); see the heads of the bench/*.c files.
 #
@@ -41,7 +49,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 OUT=$ROOT/target/bench
+NODES=${BENCH_NODES:-0}
 RAW=$OUT/raw
+[ "$NODES" = 1 ] && RAW=$OUT/raw-nodes
+VC="$ROOT/scripts/vcluster.sh"
 RUNS=${BENCH_RUNS:-3}
 ONLY=${BENCH_ONLY:-rma,sync,coll}
 mkdir -p "$OUT" "$RAW"
@@ -86,36 +97,66 @@ for prog in perf_rma perf_sync perf_coll; do
         -o "$OUT/${prog}_openshmem"
 done
 
+# ---------------------------------------------------------------- virtual cluster
+if [ "$NODES" = 1 ]; then
+    [ "$(id -u)" = 0 ] || { log "BENCH_NODES=1 needs root (namespaces)"; exit 1; }
+    command -v ucx_perftest >/dev/null || as_root apt-get install -y -qq ucx-utils >/dev/null
+    log "virtual cluster: 4 nodes"
+    bash "$VC" up 4 >&2
+    trap 'bash "$VC" down >/dev/null 2>&1 || true' EXIT
+fi
+# vnode1,vnode2,...: the first N nodes (one PE each), joined by $1
+nodes() { local n=$1 sep=$2 i out=""; for ((i = 1; i <= n; i++)); do out+="${out:+$sep}vnode$i"; done; echo "$out"; }
+
 # ---------------------------------------------------------------- launches
 # launch LIB NP SECS MEM PROG [VAR=VALUE...]: one job of NP PEs, stopped after SECS seconds.
 launch() {
     local lib=$1 np=$2 secs=$3 mem=$4 prog=$5
     shift 5
+    local where=() xwhere=()
+    if [ "$NODES" = 1 ]; then
+        where=(--hosts "$(nodes "$np" :1,):1" --rsh "$VC rsh")
+        xwhere=(--host "$(nodes "$np" ,)" --mca plm_rsh_agent "$VC rsh"
+            --mca oob_tcp_if_include 10.77.0.0/24 --mca btl_tcp_if_include 10.77.0.0/24)
+        set -- "$@" UCX_TLS=tcp
+    fi
     if [ "$lib" = aclshmem ]; then
         env "$@" ACLSHMEM_LOCAL_MEM_SIZE="$mem" timeout -k 5 "$((secs + 5))" \
-            "$LIBDIR/aclshmrun" -n "$np" --timeout "$secs" "$OUT/${prog}_aclshmem"
+            "$LIBDIR/aclshmrun" -n "$np" "${where[@]}" --timeout "$secs" "$OUT/${prog}_aclshmem"
     elif [ "$lib" = openshmem ]; then
         env "$@" SHMEM_SYMMETRIC_SIZE="$mem" timeout -k 5 "$((secs + 5))" \
-            "$LIBDIR/aclshmrun" -n "$np" --timeout "$secs" "$OUT/${prog}_openshmem"
+            "$LIBDIR/aclshmrun" -n "$np" "${where[@]}" --timeout "$secs" "$OUT/${prog}_openshmem"
     else
         local xs=() kv
         for kv in "$@"; do xs+=(-x "${kv%%=*}"); done
         env "$@" SHMEM_SYMMETRIC_SIZE="$mem" timeout -k 5 "$secs" \
             oshrun --allow-run-as-root --oversubscribe -np "$np" --bind-to none --mca osc '^rdma' \
-            -x SHMEM_SYMMETRIC_SIZE "${xs[@]}" "$OUT/${prog}_oshmem"
+            "${xwhere[@]}" -x SHMEM_SYMMETRIC_SIZE "${xs[@]}" "$OUT/${prog}_oshmem"
     fi
 }
 
 # Each job: "suite np seconds mem prog timeout-figure [VAR=VALUE...]". timeout-figure names the row
 # that says "timed out" if the job has to be stopped ("-": a note under the table).
 JOBS=()
-want rma && JOBS+=("rma 2 120 512M perf_rma -")
-if want sync; then
+if [ "$NODES" = 1 ]; then
+    # one PE per node, at most 4 nodes
+    want rma && JOBS+=("rma 2 180 512M perf_rma -")
+    if want sync; then
+        JOBS+=("sync 2 120 64M perf_sync - BENCH_SYNC_FIGS=pair")
+        JOBS+=("sync 4 60 64M perf_sync ring_hop BENCH_SYNC_FIGS=ring")
+    fi
+    if want coll; then
+        JOBS+=("coll 2 150 64M perf_coll -")
+        JOBS+=("coll 4 150 64M perf_coll -")
+    fi
+fi
+if [ "$NODES" != 1 ] && want rma; then JOBS+=("rma 2 120 512M perf_rma -"); fi
+if [ "$NODES" != 1 ] && want sync; then
     JOBS+=("sync 2 60 64M perf_sync - BENCH_SYNC_FIGS=pair")
     JOBS+=("sync 4 40 64M perf_sync ring_hop BENCH_SYNC_FIGS=ring")
     JOBS+=("sync 16 40 64M perf_sync ring_hop BENCH_SYNC_FIGS=ring")
 fi
-if want coll; then
+if [ "$NODES" != 1 ] && want coll; then
     JOBS+=("coll 2 90 64M perf_coll -")
     JOBS+=("coll 4 90 64M perf_coll -")
     JOBS+=("coll 8 30 64M perf_coll barrier BENCH_COLL_FIGS=barrier")
@@ -179,6 +220,7 @@ for suite in rma sync coll; do
     csv=$OUT/results_$suite.csv
     png=bench/results_$suite.png
     if [ "$suite" = rma ]; then csv=$OUT/results.csv; png=bench/results.png; fi
+    if [ "$NODES" = 1 ]; then csv=$OUT/results_nodes_$suite.csv; png=bench/results_nodes_$suite.png; fi
     echo
     shopt -s nullglob
     python3 bench/report.py --suite "$suite" --csv "$csv" \
@@ -194,5 +236,29 @@ for suite in rma sync coll; do
         shopt -u nullglob
     fi
 done
+
+# ---------------------------------------------------------------- the engine's limit
+if [ "$NODES" = 1 ]; then
+    echo
+    echo "ucx_perftest between vnode1 and vnode2 (UCX_TLS=tcp), the engine's own limit:"
+    echo "| test | size | typical latency (us) | bandwidth (MB/s) |"
+    echo "|---|---|---|---|"
+    port=13337
+    for t in "ucp_put_lat 8" "ucp_put_lat 4096" "ucp_put_lat 65536" "ucp_put_lat 1048576" \
+        "ucp_get 8" "ucp_get 65536" "ucp_get 1048576" \
+        "ucp_put_bw 65536" "ucp_put_bw 1048576" "ucp_put_bw 4194304"; do
+        read -r test size <<<"$t"
+        port=$((port + 1))
+        n=2000; [ "$size" -ge 1048576 ] && n=200
+        bash "$VC" rsh vnode2 "UCX_TLS=tcp timeout 60 ucx_perftest -p $port" >/dev/null 2>&1 &
+        sleep 1
+        line=$(bash "$VC" rsh vnode1 "UCX_TLS=tcp timeout 60 ucx_perftest vnode2 -p $port -t $test -s $size -n $n" 2>/dev/null |
+            grep '^Final:' || true)
+        wait || true
+        # Final: iters typical-lat avg-lat overall-lat avg-bw overall-bw avg-mr overall-mr
+        read -r _ _ typ _ _ _ bw _ _ <<<"$line"
+        echo "| $test | $size | ${typ:-failed} | ${bw:-failed} |"
+    done
+fi
 
 [ "$failed" = 0 ] || { log "$failed run(s) failed or timed out"; exit 1; }

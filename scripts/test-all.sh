@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # Full test run of libaclshmem (what CI runs through .ci/run):
 #   0. cargo fmt --check, cargo clippy --workspace --all-targets -D warnings
-#   1. cargo test --workspace --all-targets
+#   1. cargo test --workspace --all-targets (tests/multinode.rs builds a virtual cluster of
+#      namespaces: needs root, as CI has), then the multi-PE suites again with
+#      ACLSHMEM_DIRECT_ACCESS=0 and with ACLSHMEM_TRANSPORT=ucx, and `cargo ucx-bindings --check`
 #   2. cargo build --release --workspace
 #   3. configure, build and install the top-level CMake project into a temporary prefix
 #   4. build c_examples/ against that prefix with find_package(aclshmem) and run them with ctest
 #      (including the kernel programs of c_examples/kernels/, built by aclshmem_add_kernel_library)
 #   5. build one example through the installed pkg-config file and run it
-# Installs cmake (and a C/C++ compiler, pkg-config) with apt-get when missing.
+# Installs cmake (and a C/C++ compiler, pkg-config, MPI, UCX, libclang, iproute2) with apt-get when
+# missing.
 # Build directories live under the cargo target directory, so repeated runs are incremental.
 # Exits non-zero on the first failure.
 set -euo pipefail
@@ -34,6 +37,13 @@ command -v python3 >/dev/null 2>&1 || missing_pkgs+=(python3)
 # tests/mpi.rs runs ACLSHMEMX_INIT_WITH_MPI under both MPI implementations
 command -v mpicc.openmpi >/dev/null 2>&1 || missing_pkgs+=(openmpi-bin libopenmpi-dev)
 command -v mpicc.mpich >/dev/null 2>&1 || missing_pkgs+=(mpich libmpich-dev)
+# the inter-node transport: UCX (loaded at run time), its header and libclang for the bindings'
+# drift check (cargo ucx-bindings --check), ucx_perftest; namespaces for the virtual cluster
+[[ -e /usr/include/ucp/api/ucp.h ]] || missing_pkgs+=(libucx-dev libucx0)
+command -v ucx_perftest >/dev/null 2>&1 || missing_pkgs+=(ucx-utils)
+ls /usr/lib/llvm-*/lib/libclang.so.1 >/dev/null 2>&1 || missing_pkgs+=(libclang1-14 libclang-common-14-dev)
+command -v ip >/dev/null 2>&1 || missing_pkgs+=(iproute2)
+command -v nsenter >/dev/null 2>&1 || missing_pkgs+=(util-linux)
 if ((${#missing_pkgs[@]})); then
     step "installing ${missing_pkgs[*]}"
     if ! command -v apt-get >/dev/null 2>&1; then
@@ -75,6 +85,15 @@ cargo test --workspace --all-targets --no-fail-fast
 # barrier and collective goes through the transport interface (crates/core/src/transport/)
 step "cargo test (rma, p2p, teams, streams, multi_pe) with ACLSHMEM_DIRECT_ACCESS=0"
 ACLSHMEM_DIRECT_ACCESS=0 cargo test --no-fail-fast --test rma --test p2p --test teams --test streams --test multi_pe
+
+# the same suites with every other PE reached through UCX over tcp (as peers on other nodes are);
+# tests/multinode.rs (part of the run above) starts jobs across a virtual cluster of namespaces
+step "cargo test (rma, p2p, teams, streams, multi_pe, init_modes) with ACLSHMEM_TRANSPORT=ucx UCX_TLS=tcp"
+ACLSHMEM_TRANSPORT=ucx UCX_TLS=tcp cargo test --no-fail-fast --test rma --test p2p --test teams --test streams \
+    --test multi_pe --test init_modes
+
+step "cargo ucx-bindings --check (crates/core/src/transport/ucx/sys.rs against ucp.h)"
+cargo ucx-bindings --check
 
 step "cargo build --release"
 cargo build --release --workspace

@@ -203,7 +203,13 @@ fn large_2pes() {
         scenario("large_fallback", 2);
         return;
     }
-    let run = run("large", 2, &[("ACLSHMEM_LOCAL_MEM_SIZE", "4200M")], LARGE_TIMEOUT);
+    // over UCX (ACLSHMEM_TRANSPORT=ucx, tcp on loopback) the two 4 GiB transfers take tens of seconds
+    let limit = if std::env::var("ACLSHMEM_TRANSPORT").is_ok_and(|t| t == "ucx") {
+        LARGE_TIMEOUT * 4
+    } else {
+        LARGE_TIMEOUT
+    };
+    let run = run("large", 2, &[("ACLSHMEM_LOCAL_MEM_SIZE", "4200M")], limit);
     run.assert_ok("large");
     eprintln!(
         "large_2pes: {}",

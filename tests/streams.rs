@@ -84,7 +84,10 @@ fn compile(out_name: &str, with_acl: bool) -> PathBuf {
         .filter_map(|p| mtime(p))
         .max()
         .expect("C source missing");
-    if mtime(&out).is_some_and(|built| built >= newest_input) {
+    // rebuilt when linked against another checkout's library (a copied target directory)
+    let stamp = out_dir.join(format!(".{out_name}.libdir"));
+    let linked_here = std::fs::read_to_string(&stamp).is_ok_and(|d| Path::new(&d) == lib_dir);
+    if linked_here && mtime(&out).is_some_and(|built| built >= newest_input) {
         return out;
     }
 
@@ -122,6 +125,7 @@ fn compile(out_name: &str, with_acl: bool) -> PathBuf {
         );
     }
     std::fs::rename(&tmp, &out).expect("move the compiled test program into place");
+    std::fs::write(&stamp, lib_dir.to_string_lossy().as_bytes()).expect("write the library stamp");
     out
 }
 

@@ -952,9 +952,15 @@ static void atomics_counters(void)
         CHECK(f == (T)(v2 + 1), "%s fetch_add_nbi stored %lld, expected %lld", ty, (long long)f,                   \
               (long long)(T)(v2 + 1));                                                                             \
         e = (T)(v2 + 8);                                                                                           \
+        /* the target's copy: mapped on this node, else read back with a get (other nodes) */                   \
         T *rd = aclshmem_ptr(d, tgt);                                                                              \
-        CHECK(rd != NULL && *(volatile T *)rd == e, "%s: pe %d's copy is %lld, expected %lld", ty, tgt,            \
-              rd ? (long long)*(volatile T *)rd : -1LL, (long long)e);                                             \
+        T seen = (T)0;                                                                                             \
+        if (rd != NULL) {                                                                                          \
+            seen = *(volatile T *)rd;                                                                              \
+        } else {                                                                                                   \
+            aclshmem_getmem(&seen, d, sizeof(T), tgt);                                                             \
+        }                                                                                                          \
+        CHECK(seen == e, "%s: pe %d's copy is %lld, expected %lld", ty, tgt, (long long)seen, (long long)e);       \
         /* bad PE, out-of-heap, NULL and misaligned destinations: 0 returned, nothing changed */                   \
         T outside = (T)42;                                                                                         \
         T *mis = (T *)((uintptr_t)d + 1);                                                                          \
@@ -977,8 +983,12 @@ static void atomics_counters(void)
             aclshmem_##NAME##_atomic_fetch_add_nbi(&f, bd, (T)1, bp);                                              \
             aclshmem_##NAME##_atomic_swap_nbi(&f, bd, v3, bp);                                                     \
             aclshmem_quiet();                                                                                      \
-            CHECK(*(volatile T *)rd == e, "%s bad argument #%d changed pe %d's value to %lld", ty, b, tgt,         \
-                  (long long)*(volatile T *)rd);                                                                   \
+            if (rd != NULL) {                                                                                      \
+                seen = *(volatile T *)rd;                                                                          \
+            } else {                                                                                               \
+                aclshmem_getmem(&seen, d, sizeof(T), tgt);                                                         \
+            }                                                                                                      \
+            CHECK(seen == e, "%s bad argument #%d changed pe %d's value to %lld", ty, b, tgt, (long long)seen);    \
             CHECK(*(volatile T *)&outside == (T)42, "%s bad argument #%d changed a non-symmetric variable", ty,    \
                   b);                                                                                              \
         }                                                                                                          \

@@ -122,7 +122,11 @@ pub fn compile_c(name: &str) -> PathBuf {
     .flatten()
     .max()
     .expect("C source missing");
-    if mtime(&out).is_some_and(|built| built >= newest_input) {
+    // the program records the library directory it was linked against (its rpath): a target
+    // directory copied from another checkout must not keep testing that checkout's library
+    let stamp = out_dir.join(format!(".{name}.libdir"));
+    let linked_here = std::fs::read_to_string(&stamp).is_ok_and(|d| Path::new(&d) == lib_dir);
+    if linked_here && mtime(&out).is_some_and(|built| built >= newest_input) {
         return out;
     }
 
@@ -153,6 +157,7 @@ pub fn compile_c(name: &str) -> PathBuf {
         );
     }
     std::fs::rename(&tmp, &out).expect("move the compiled test program into place");
+    std::fs::write(&stamp, lib_dir.to_string_lossy().as_bytes()).expect("write the library stamp");
     out
 }
 

@@ -18,6 +18,8 @@ pub mod manifest;
 pub mod openshmem;
 pub mod tables;
 pub mod typed;
+#[cfg(feature = "ucx")]
+pub mod ucx;
 
 use std::path::{Path, PathBuf};
 

@@ -364,6 +364,10 @@ env_table! {
     ACLSHMEM_LOCAL_MEM_SIZE: size = "128M", "local_mem_size filled by aclshmemx_set_attr_from_env: bytes, or with a K/M/G/T suffix (binary; B or iB may follow).";
     ACLSHMEM_SHM_PREALLOCATE: bool = "1", "1 (default): reserve every heap's pages when the heap is created (posix_fallocate), so a /dev/shm too small or filled by others fails that init or HOST_SIDE allocation with ACLSHMEM_SMEM_ERROR instead of a SIGBUS later; costs about 0.05 s per 128 MiB of heap at init and commits the memory up front. 0: pages are allocated on first touch.";
     ACLSHMEM_DIRECT_ACCESS: bool = "1", "0: peers on this node are reached through the transport interface instead of inline loads and stores, so every operation takes the generic path (for testing it).";
+    ACLSHMEM_TRANSPORT: one_of["auto", "ucx"] = "auto", "auto: shared memory for peers on this node, UCX for peers on other nodes (loaded only when the job spans nodes); ucx: every other PE through UCX, same-node peers too (for tests and comparisons).";
+    ACLSHMEM_UCX_LIB: string = "", "The UCP library to load at run time (default libucp.so.0, from Debian's libucx0 package).";
+    ACLSHMEM_UCX_TLS: string = "", "UCX transports for this library's UCX context (as UCX_TLS, e.g. tcp or rc,sm); unset: UCX_TLS or UCX's default. Every other UCX_* variable reaches UCX unchanged.";
+    ACLSHMEM_UCX_PROGRESS_THREAD: bool = "1", "1 (default): a thread per instance sleeps in the UCX worker's event fd and progresses it, so remote puts and atomics land while this PE computes outside the library; 0: UCX progresses only inside library calls.";
     ACLSHMEM_SHM_DIR: string = "/dev/shm", "Mount point of the POSIX shared-memory file system whose free space is checked at init.";
     SHMEM_UID_SESSION_ID: string = "", "aclshmemx_get_uniqueid: PE 0's rendezvous address, ipv4:port, [ipv6]:port or hostname:port (bound exactly).";
     SHMEM_UID_SOCK_IFNAME: string = "", "aclshmemx_get_uniqueid when SHMEM_UID_SESSION_ID is unset: <ifname>[:inet4|inet6], interface name prefix; unset: first up non-loopback, non-virtual interface (loopback when none).";

@@ -23,13 +23,14 @@ pub struct Instance {
     heap_size: usize,
     job: String,
     boot: Box<dyn Bootstrap>,
+    /// Which transport reaches each PE (declared before the heaps, so it is dropped first: UCX
+    /// unregisters the heaps before they are unmapped).
+    routes: Routes,
     device: SymmetricHeap,
     /// The HOST_SIDE heap, created by the first HOST_SIDE allocation (collective).
     host: OnceLock<SymmetricHeap>,
     /// The program's global and static data made symmetric (OpenSHMEM surface), once adopted.
     statics: OnceLock<SymmetricHeap>,
-    /// Which transport reaches each PE.
-    routes: Routes,
     /// Offset of the sync pool (per-team barrier state) in the device heap.
     sync_pool: usize,
     /// Offset of the sync counters (one 64-byte line per team slot) in the device heap.
@@ -184,9 +185,14 @@ impl Instance {
     /// Gives the bootstrap back (finalize ends it after the heaps are gone).
     pub(crate) fn into_bootstrap(self) -> Box<dyn Bootstrap> {
         let Instance {
-            boot, device, host, ..
+            boot,
+            device,
+            host,
+            routes,
+            ..
         } = self;
-        drop((device, host));
+        // transports first: UCX unregisters the heaps before they are unmapped
+        drop((routes, device, host));
         boot
     }
 

@@ -55,9 +55,20 @@ pub struct Args {
     #[arg(long, value_name = "PORT", value_parser = clap::value_parser!(u16).range(1..))]
     pub port: Option<u16>,
 
-    /// Address of the bootstrap config store (IPv4 or IPv6 literal)
-    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1", value_parser = parse_addr)]
-    pub addr: IpAddr,
+    /// Address of the bootstrap config store (IPv4 or IPv6 literal) [default: 127.0.0.1, or the
+    /// first host's address with --hosts]
+    #[arg(long, value_name = "ADDR", value_parser = parse_addr)]
+    pub addr: Option<IpAddr>,
+
+    /// Run the PEs on these hosts, N PEs each, filled in order (PE 0 on the first host, which
+    /// also runs the config store): every PE starts through the --rsh agent
+    #[arg(long, value_name = "HOST:N,...", value_parser = parse_hosts)]
+    pub hosts: Option<Hosts>,
+
+    /// Remote shell agent for --hosts, started as `CMD HOST 'shell command line'` (as ssh, or
+    /// Open MPI's plm_rsh_agent); split on spaces
+    #[arg(long, value_name = "CMD", default_value = "ssh")]
+    pub rsh: String,
 
     /// Symmetric heap size per PE (sets ACLSHMEM_LOCAL_MEM_SIZE); bytes or K/M/G/T suffix
     #[arg(long, value_name = "SIZE", value_parser = parse_size)]
@@ -78,7 +89,64 @@ pub struct Args {
 }
 
 /// Options of `aclshmrun` that take a separate value argument.
-const VALUE_OPTIONS: &[&str] = &["-n", "--np", "--timeout", "--port", "--addr", "--mem-size"];
+const VALUE_OPTIONS: &[&str] = &[
+    "-n",
+    "--np",
+    "--timeout",
+    "--port",
+    "--addr",
+    "--mem-size",
+    "--hosts",
+    "--rsh",
+];
+
+/// `--hosts h1:2,h2:2`: host names and PE counts, in order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Hosts(pub Vec<(String, u32)>);
+
+impl Hosts {
+    /// Total number of PE slots.
+    pub fn slots(&self) -> u64 {
+        self.0.iter().map(|(_, n)| u64::from(*n)).sum()
+    }
+
+    /// Host index, index among that host's PEs, and that host's PE count, of PE `rank` when
+    /// `np` PEs fill the hosts in order (`None` when the hosts have fewer slots).
+    pub fn place(&self, rank: u32, np: u32) -> Option<(usize, u32, u32)> {
+        let mut first = 0u32;
+        for (i, (_, n)) in self.0.iter().enumerate() {
+            let here = (*n).min(np.saturating_sub(first));
+            if rank < first + here {
+                return Some((i, rank - first, here));
+            }
+            first += here;
+        }
+        None
+    }
+}
+
+/// Parses `HOST[:N],HOST[:N],...` (N defaults to 1, at least 1).
+pub fn parse_hosts(s: &str) -> Result<Hosts, String> {
+    let mut out = Vec::new();
+    for part in s.split(',') {
+        let (host, n) = match part.rsplit_once(':') {
+            Some((h, n)) => (
+                h,
+                n.parse::<u32>()
+                    .ok()
+                    .filter(|n| (1..=MAX_PES).contains(n))
+                    .ok_or_else(|| format!("'{part}': the PE count must be 1..={MAX_PES}"))?,
+            ),
+            None => (part, 1),
+        };
+        let plain = |c: char| c.is_ascii_alphanumeric() || "-._".contains(c);
+        if host.is_empty() || !host.chars().all(plain) || host.starts_with('-') {
+            return Err(format!("'{part}': not a host name"));
+        }
+        out.push((host.to_string(), n));
+    }
+    Ok(Hosts(out))
+}
 
 /// Rewrites the MPI-style `-np N` / `-np=N` into `--np` so clap can parse it.
 ///
@@ -217,6 +285,25 @@ mod tests {
         assert!(parse_size("1.5G").is_err());
         assert!(parse_size("99999999999999999999").is_err());
         assert!(parse_size("20000000000G").is_err());
+    }
+
+    #[test]
+    fn hosts() {
+        let h = parse_hosts("a:2,b.example:3,c").unwrap();
+        assert_eq!(h.slots(), 6);
+        assert_eq!(h.place(0, 6), Some((0, 0, 2)));
+        assert_eq!(h.place(1, 6), Some((0, 1, 2)));
+        assert_eq!(h.place(2, 6), Some((1, 0, 3)));
+        assert_eq!(h.place(5, 6), Some((2, 0, 1)));
+        assert_eq!(h.place(6, 6), None);
+        // fewer PEs than slots: the last host used gets what is left
+        assert_eq!(h.place(2, 3), Some((1, 0, 1)));
+        for bad in ["", "a:0", "a:x", "a b:1", "-x:1", "a,,b"] {
+            assert!(parse_hosts(bad).is_err(), "{bad}");
+        }
+        let a = parse(&["r", "-n", "4", "--hosts", "h1:2,h2:2", "--rsh", "my agent", "p"]).unwrap();
+        assert_eq!(a.hosts.unwrap().slots(), 4);
+        assert_eq!(a.rsh, "my agent");
     }
 
     #[test]

@@ -27,6 +27,8 @@ pub struct Job {
     pub job_id: String,
     pub token: Token,
     pub mem_size: Option<u64>,
+    /// `--hosts`: where each PE runs (else every PE on this machine).
+    pub hosts: Option<crate::cli::Hosts>,
 }
 
 impl Job {
@@ -48,7 +50,17 @@ impl Job {
             job_id: random_hex(8)?,
             token,
             mem_size,
+            hosts: None,
         })
+    }
+
+    /// The host index of PE `rank` (with `--hosts`), its index among that host's PEs and that
+    /// host's PE count.
+    pub fn place(&self, rank: u32) -> (Option<usize>, u32, u32) {
+        match self.hosts.as_ref().and_then(|h| h.place(rank, self.n_pes)) {
+            Some((host, local, n)) => (Some(host), local, n),
+            None => (None, rank, self.n_pes),
+        }
     }
 
     /// The config-store URL, `tcp://A.B.C.D:PORT` or `tcp6://[ADDR]:PORT`.
@@ -62,13 +74,15 @@ impl Job {
     /// The variables set for PE `rank`, in a stable order (added to the inherited
     /// environment).
     pub fn pe_env(&self, rank: u32) -> Vec<(&'static str, String)> {
+        let (_, local, local_n) = self.place(rank);
+        let (local, local_n) = (local.to_string(), local_n.to_string());
         let (rank, n) = (rank.to_string(), self.n_pes.to_string());
         let mut env = vec![
             (config::ACLSHMEM_MY_PE.name, rank.clone()),
             (config::ACLSHMEM_N_PES.name, n.clone()),
             (config::ACLSHMEM_IP_PORT.name, self.url()),
-            (config::ACLSHMEM_LOCAL_PE.name, rank.clone()),
-            (config::ACLSHMEM_LOCAL_N_PES.name, n.clone()),
+            (config::ACLSHMEM_LOCAL_PE.name, local.clone()),
+            (config::ACLSHMEM_LOCAL_N_PES.name, local_n.clone()),
             (config::ACLSHMEM_JOB_ID.name, self.job_id.clone()),
         ];
         if let Token::Generated(t) = &self.token {
@@ -80,8 +94,8 @@ impl Job {
         env.extend([
             (config::RANK.name, rank.clone()),
             (config::WORLD_SIZE.name, n.clone()),
-            (config::LOCAL_RANK.name, rank),
-            (config::LOCAL_WORLD_SIZE.name, n),
+            (config::LOCAL_RANK.name, local),
+            (config::LOCAL_WORLD_SIZE.name, local_n),
             (config::MASTER_ADDR.name, self.addr.to_string()),
             (config::MASTER_PORT.name, self.port.to_string()),
         ]);
@@ -125,6 +139,7 @@ mod tests {
             job_id: "0123456789abcdef".into(),
             token: Token::Generated("ab".repeat(16)),
             mem_size: Some(1 << 20),
+            hosts: None,
         }
     }
 
@@ -159,6 +174,17 @@ mod tests {
         let env = inherited.pe_env(0);
         assert!(env.iter().all(|(k, _)| *k != TOKEN_VAR));
         assert!(env.iter().all(|(k, _)| *k != "ACLSHMEM_LOCAL_MEM_SIZE"));
+
+        // with --hosts, local ranks count within each host
+        let mut spread = job("10.0.0.1");
+        spread.hosts = Some(crate::cli::parse_hosts("a:2,b:1").unwrap());
+        let env = spread.pe_env(2);
+        let get = |k: &str| env.iter().find(|(n, _)| *n == k).map(|(_, v)| v.clone());
+        assert_eq!(get("ACLSHMEM_MY_PE").as_deref(), Some("2"));
+        assert_eq!(get("ACLSHMEM_LOCAL_PE").as_deref(), Some("0"));
+        assert_eq!(get("ACLSHMEM_LOCAL_N_PES").as_deref(), Some("1"));
+        assert_eq!(get("LOCAL_WORLD_SIZE").as_deref(), Some("1"));
+        assert_eq!(spread.place(1), (Some(0), 1, 2));
     }
 
     #[test]

@@ -2,6 +2,7 @@
 
 use std::ffi::{OsStr, OsString};
 use std::io;
+use std::net::{IpAddr, Ipv4Addr, ToSocketAddrs};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
@@ -20,13 +21,24 @@ const OUTPUT_DRAIN: Duration = Duration::from_secs(1);
 
 /// Runs the job described by `args`; returns the launcher's exit status.
 pub fn run(args: &Args) -> i32 {
-    let job = match Job::new(args.np, args.addr, args.port, args.mem_size) {
+    let addr = match store_addr(args) {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("aclshmrun: {e}");
+            return LAUNCHER_ERROR_STATUS;
+        }
+    };
+    let mut job = match Job::new(args.np, addr, args.port, args.mem_size) {
         Ok(job) => job,
         Err(e) => {
             eprintln!("aclshmrun: {e}");
             return LAUNCHER_ERROR_STATUS;
         }
     };
+    job.hosts = args.hosts.clone();
+    // removes the job's objects on every remote host at the end (registered before the local
+    // cleanup, so dropped after it)
+    let _remote_cleanup = RemoteCleanup { job: &job, args };
     // Dropped last: removes the job's shared-memory objects on every path out.
     let _cleanup = ShmCleanup::new(&job.job_id, args.verbose);
     let mut sup = match Supervisor::new(args.verbose) {
@@ -70,7 +82,10 @@ fn start_pe(
     args: &Args,
     rank: u32,
 ) -> Result<(), i32> {
-    let mut cmd = pe_command(&args.command, job, rank, readers.is_some());
+    let mut cmd = match job.place(rank) {
+        (Some(host), _, _) => remote_command(args, job, rank, host, readers.is_some()),
+        (None, _, _) => pe_command(&args.command, job, rank, readers.is_some()),
+    };
     if args.verbose {
         eprintln!("aclshmrun: PE {rank}: {}", describe(job, rank, &args.command));
     }
@@ -113,6 +128,128 @@ pub fn pe_command(command: &[OsString], job: &Job, rank: u32, tag_output: bool) 
     }
     die_with_launcher(&mut cmd);
     cmd
+}
+
+/// The config store's address: `--addr`, else with `--hosts` the first host's address (PE 0
+/// runs there), else the loopback address.
+fn store_addr(args: &Args) -> Result<IpAddr, String> {
+    if let Some(a) = args.addr {
+        return Ok(a);
+    }
+    let Some(hosts) = &args.hosts else {
+        return Ok(IpAddr::V4(Ipv4Addr::LOCALHOST));
+    };
+    if hosts.slots() < u64::from(args.np) {
+        return Err(format!(
+            "--hosts gives {} PE slot(s) for {} PEs",
+            hosts.slots(),
+            args.np
+        ));
+    }
+    let first = &hosts.0[0].0;
+    let addrs: Vec<IpAddr> = (first.as_str(), 0)
+        .to_socket_addrs()
+        .map_err(|e| format!("cannot resolve host {first}: {e} (give --addr)"))?
+        .map(|a| a.ip())
+        .collect();
+    addrs
+        .iter()
+        .find(|a| a.is_ipv4() && !a.is_loopback())
+        .or_else(|| addrs.iter().find(|a| !a.is_loopback()))
+        .or(addrs.first())
+        .copied()
+        .ok_or_else(|| format!("host {first} has no address (give --addr)"))
+}
+
+/// Variables of the launcher's environment a remote PE gets too (a local PE inherits them all).
+fn forwarded(name: &str) -> bool {
+    ["ACLSHMEM_", "SHMEM_", "UCX_", "RUST_"]
+        .iter()
+        .any(|p| name.starts_with(p))
+        || ["LD_LIBRARY_PATH", "PATH"].contains(&name)
+}
+
+/// PE `rank` on host `host` of `--hosts`: `RSH HOST 'cd DIR && exec env VAR=... PROG ARGS'`.
+fn remote_command(args: &Args, job: &Job, rank: u32, host: usize, tag_output: bool) -> Command {
+    let hosts = job.hosts.as_ref().expect("remote PEs come from --hosts");
+    let mut agent = args.rsh.split_whitespace();
+    let mut cmd = Command::new(agent.next().unwrap_or("ssh"));
+    cmd.args(agent).arg(&hosts.0[host].0);
+    let job_env = job.pe_env(rank);
+    let mut words: Vec<String> = Vec::new();
+    if let Ok(dir) = std::env::current_dir() {
+        words.push(format!("cd {} 2>/dev/null;", shell_quote(dir.as_os_str())));
+    }
+    words.push("exec env".into());
+    for (k, v) in std::env::vars_os() {
+        let Some(name) = k.to_str() else { continue };
+        if forwarded(name) && !job_env.iter().any(|(j, _)| *j == name) {
+            words.push(format!("{name}={}", shell_quote(&v)));
+        }
+    }
+    for (k, v) in &job_env {
+        words.push(format!("{k}={}", shell_quote(OsStr::new(v))));
+    }
+    if job.token == Token::Inherited
+        && let Ok(t) = std::env::var(TOKEN_VAR)
+    {
+        words.push(format!("{TOKEN_VAR}={}", shell_quote(OsStr::new(&t))));
+    }
+    words.extend(args.command.iter().map(|a| shell_quote(a)));
+    cmd.arg(words.join(" "));
+    cmd.stdin(if rank == 0 {
+        Stdio::inherit()
+    } else {
+        Stdio::null()
+    });
+    if tag_output {
+        cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
+    }
+    die_with_launcher(&mut cmd);
+    cmd
+}
+
+/// At the end of a job with `--hosts`: removes the job's shared-memory objects on every host
+/// (through the agent, bounded to 10 s per host).
+struct RemoteCleanup<'a> {
+    job: &'a Job,
+    args: &'a Args,
+}
+
+impl Drop for RemoteCleanup<'_> {
+    fn drop(&mut self) {
+        let Some(hosts) = &self.job.hosts else { return };
+        let pattern = format!(
+            "{}/{}*",
+            crate::cleanup::SHM_DIR,
+            crate::cleanup::shm_prefix(&crate::cleanup::user_name(), &self.job.job_id)
+        );
+        let mut seen = Vec::new();
+        for (host, _) in &hosts.0 {
+            if seen.contains(host) {
+                continue;
+            }
+            seen.push(host.clone());
+            let mut agent = self.args.rsh.split_whitespace();
+            let mut cmd = Command::new(agent.next().unwrap_or("ssh"));
+            cmd.args(agent)
+                .arg(host)
+                .arg(format!("rm -f {pattern}"))
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(Stdio::null());
+            let Ok(mut child) = cmd.spawn() else { continue };
+            let deadline = std::time::Instant::now() + Duration::from_secs(10);
+            while matches!(child.try_wait(), Ok(None)) {
+                if std::time::Instant::now() > deadline {
+                    let _ = child.kill();
+                    let _ = child.wait();
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        }
+    }
 }
 
 /// Asks the kernel to SIGTERM the PE if the launcher dies without cleaning up (e.g. it
@@ -192,6 +329,7 @@ mod tests {
             job_id: "id".into(),
             token: Token::Generated("secret".into()),
             mem_size: None,
+            hosts: None,
         };
         let text = describe(&job, 1, &["prog".into(), "x y".into()]);
         assert!(!text.contains("secret"), "{text}");

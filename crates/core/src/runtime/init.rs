@@ -263,7 +263,9 @@ fn build(flags: u32, attr: &InitAttr, slot: &Slot) -> Result<Instance> {
     // everything that can fail without talking to the other PEs comes before the bootstrap, so a
     // bad setting fails on every PE alike instead of leaving the others waiting
     let algos = crate::algos::Algos::from_env()?;
-    let direct_access = config::ACLSHMEM_DIRECT_ACCESS.value()?;
+    let force_ucx = config::ACLSHMEM_TRANSPORT.value()? == "ucx";
+    // with every peer forced through UCX, the fast path must not bypass it
+    let direct_access = config::ACLSHMEM_DIRECT_ACCESS.value()? && !force_ucx;
     let limits = crate::wait::Limits {
         warn: Some(config::ACLSHMEM_STALL_WARNING.value()?).filter(|d| !d.is_zero()),
         limit: config::ACLSHMEM_COLLECTIVE_TIMEOUT.get()?,
@@ -277,7 +279,7 @@ fn build(flags: u32, attr: &InitAttr, slot: &Slot) -> Result<Instance> {
     let job = job_id(boot.as_ref());
     let made = (|| {
         let same_node = crate::heap::same_node(boot.as_ref())?;
-        let routes = crate::transport::select(attr.my_pe as usize, &same_node)?;
+        let routes = crate::transport::select(attr.my_pe as usize, &same_node, force_ucx, boot.as_ref())?;
         log::debug!("PE {}: transports: {}", attr.my_pe, routes.describe());
         let mut device =
             SymmetricHeap::create(boot.as_ref(), HeapKind::Device, heap_size, &job, direct_access)?;

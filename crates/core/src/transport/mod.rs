@@ -25,6 +25,7 @@
 //!   network engine's worker) advances while a PE waits.
 
 pub(crate) mod shm;
+pub(crate) mod ucx;
 
 use crate::bootstrap::Bootstrap;
 use crate::error::{Error, Result};
@@ -218,8 +219,25 @@ const NONE: u8 = u8::MAX;
 
 /// Registry: builds every transport of this build and routes each PE to the first that reaches
 /// it. A new transport is one file in this directory plus one line here.
-pub(crate) fn select(my_pe: usize, same_node: &[bool]) -> Result<Routes> {
-    let transports: Vec<Box<dyn Transport>> = vec![Box::new(shm::Shm::new(my_pe, same_node))];
+///
+/// Collective (UCX exchanges worker addresses): every PE calls it with the same `force_ucx`.
+/// Shared memory reaches this PE's node (only this PE itself with `force_ucx`,
+/// `ACLSHMEM_TRANSPORT=ucx`); UCX, loaded only then, reaches every other PE.
+pub(crate) fn select(
+    my_pe: usize,
+    same_node: &[bool],
+    force_ucx: bool,
+    boot: &dyn Bootstrap,
+) -> Result<Routes> {
+    let shm_reach: Vec<bool> = (0..same_node.len())
+        .map(|pe| if force_ucx { pe == my_pe } else { same_node[pe] })
+        .collect();
+    let mut transports: Vec<Box<dyn Transport>> = vec![Box::new(shm::Shm::new(my_pe, &shm_reach))];
+    let ucx_reach: Vec<bool> = shm_reach.iter().map(|&s| !s).collect();
+    // every PE of a job that spans nodes has a peer elsewhere, so this is decided alike everywhere
+    if ucx_reach.contains(&true) {
+        transports.push(Box::new(ucx::Ucx::create(boot, ucx_reach)?));
+    }
     let route = (0..same_node.len())
         .map(|pe| {
             transports
@@ -230,7 +248,7 @@ pub(crate) fn select(my_pe: usize, same_node: &[bool]) -> Result<Routes> {
         .collect();
     let deferred = transports.iter().any(|t| !t.completes_at_once());
     Ok(Routes {
-        needs_progress: false,
+        needs_progress: deferred,
         deferred,
         transports,
         route,

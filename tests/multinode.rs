@@ -1,0 +1,435 @@
+//! Jobs across nodes: a virtual cluster of network + UTS namespaces (`scripts/vcluster.sh`, its
+//! own bridge and addresses, so it does not disturb a cluster a user made), PEs started with
+//! `aclshmrun --hosts ... --rsh "scripts/vcluster.sh rsh"`, peers on other nodes reached through
+//! UCX over tcp (`UCX_TLS=tcp`).
+//!
+//! One test function per topology builds its cluster, runs the existing C test programs'
+//! scenarios on it one after the other (RMA of every family and type, atomics with concurrent
+//! updates, signals and waits, teams, every collective and algorithm, streams, init/finalize
+//! cycles) and tears the cluster down. Making namespaces needs root: without it the tests call
+//! `skip()`, which fails under `ACLSHMEM_REQUIRE_ALL_TESTS=1` (CI), so CI never passes silently.
+
+mod common;
+
+use std::path::PathBuf;
+use std::process::Command;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use common::{Run, run_pes};
+
+/// The launcher's `--timeout` for every job (generous: 2 shared cores, tcp between namespaces).
+const JOB_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// One cluster at a time (both topologies use the same bridge).
+static CLUSTER: Mutex<()> = Mutex::new(());
+
+/// A virtual cluster of `k` nodes, torn down when dropped.
+struct Cluster {
+    script: PathBuf,
+    nodes: Vec<String>,
+}
+
+fn vc_env(cmd: &mut Command) -> &mut Command {
+    cmd.env("ACLSHMEM_VC_PREFIX", "acltn")
+        .env("ACLSHMEM_VC_NET", "10.78.0")
+        .env("ACLSHMEM_VC_BRIDGE", "acltbr0")
+}
+
+impl Cluster {
+    /// `None` (after `skip`) when this machine cannot make namespaces.
+    fn up(test: &str, k: usize) -> Option<Cluster> {
+        // SAFETY: geteuid has no preconditions.
+        if unsafe { libc::geteuid() } != 0 {
+            common::skip(
+                test,
+                "needs root to make network and UTS namespaces (scripts/vcluster.sh)",
+            );
+            return None;
+        }
+        let script = common::repo_root().join("scripts/vcluster.sh");
+        let out = vc_env(Command::new("bash").arg(&script).arg("up").arg(k.to_string()))
+            .output()
+            .expect("run scripts/vcluster.sh");
+        assert!(
+            out.status.success(),
+            "{test}: cannot build a virtual cluster of {k} nodes:\n{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        Some(Cluster {
+            script,
+            nodes: (1..=k).map(|i| format!("acltn{i}")).collect(),
+        })
+    }
+
+    /// `--hosts` for `per_node` PEs on every node.
+    fn hosts(&self, per_node: usize) -> String {
+        self.nodes
+            .iter()
+            .map(|n| format!("{n}:{per_node}"))
+            .collect::<Vec<_>>()
+            .join(",")
+    }
+
+    /// Runs `prog scenario` with `per_node` PEs on every node.
+    fn run(&self, prog: &str, scenario: &str, per_node: usize, env: &[(&str, &str)]) -> Run {
+        let exe = common::compile_c(prog);
+        let rsh = format!("bash {} rsh", self.script.display());
+        let args: Vec<std::ffi::OsString> = vec![
+            "--hosts".into(),
+            self.hosts(per_node).into(),
+            "--rsh".into(),
+            rsh.into(),
+            exe.into_os_string(),
+            scenario.into(),
+        ];
+        let mut all = vec![("UCX_TLS", "tcp"), ("ACLSHMEM_VC_BRIDGE", "acltbr0")];
+        all.extend_from_slice(env);
+        run_pes(self.nodes.len() * per_node, &args, &all, JOB_TIMEOUT)
+    }
+}
+
+impl Drop for Cluster {
+    fn drop(&mut self) {
+        let _ = vc_env(Command::new("bash").arg(&self.script).arg("down")).output();
+    }
+}
+
+/// One job: program, scenario, PEs per node, extra environment.
+type Case<'a> = (&'a str, &'a str, usize, &'a [(&'a str, &'a str)]);
+
+/// Runs every case and fails with all failures listed.
+fn run_all(test: &str, cluster: &Cluster, cases: &[Case<'_>]) {
+    let mut failed = Vec::new();
+    for (prog, scenario, per_node, env) in cases {
+        let r = cluster.run(prog, scenario, *per_node, env);
+        eprintln!(
+            "{test}: {prog} {scenario} ({per_node} per node) {env:?}: exit {:?} in {:.1?}",
+            r.status.code(),
+            r.elapsed
+        );
+        if !r.status.success() {
+            failed.push(format!("{prog} {scenario} {env:?}:\n{}", r.dump()));
+        }
+    }
+    assert!(
+        failed.is_empty(),
+        "{test}: {} case(s) failed:\n{}",
+        failed.len(),
+        failed.join("\n\n")
+    );
+}
+
+const NONE: &[(&str, &str)] = &[];
+
+/// 2 nodes (mostly 2 PEs each): same-node peers through shared memory, the others through UCX.
+#[test]
+fn two_nodes() {
+    let _g = CLUSTER.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(c) = Cluster::up("two_nodes", 2) else {
+        return;
+    };
+    run_all(
+        "two_nodes",
+        &c,
+        &[
+            ("rma_tests", "typed", 2, NONE),
+            ("rma_tests", "sized", 2, NONE),
+            ("rma_tests", "strided", 2, NONE),
+            ("rma_tests", "scalar", 2, NONE),
+            ("sync_tests", "atomics", 2, NONE),
+            ("sync_tests", "cas_lock", 2, NONE),
+            ("sync_tests", "producer_consumer", 2, NONE),
+            ("sync_tests", "ring_waits", 2, NONE),
+            ("sync_tests", "wait_families", 1, NONE),
+            ("team_tests", "splits", 4, NONE),
+            ("team_tests", "collectives", 2, NONE),
+            (
+                "team_tests",
+                "collectives",
+                2,
+                &[
+                    ("ACLSHMEM_BCAST_ALGO", "push"),
+                    ("ACLSHMEM_COLLECT_ALGO", "push"),
+                    ("ACLSHMEM_ALLTOALL_ALGO", "push"),
+                    ("ACLSHMEM_REDUCE_ALGO", "scatter"),
+                ],
+            ),
+            ("pe_tests", "barrier", 2, NONE),
+            ("pe_tests", "init_finalize", 2, NONE),
+            ("stream_tests", "ring", 2, NONE),
+            // the progress thread off: waits and blocking calls progress UCX themselves
+            (
+                "sync_tests",
+                "atomics",
+                2,
+                &[("ACLSHMEM_UCX_PROGRESS_THREAD", "0")],
+            ),
+        ],
+    );
+}
+
+/// 4 nodes x 1 PE: every peer through UCX.
+#[test]
+fn four_nodes_one_pe_each() {
+    let _g = CLUSTER.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(c) = Cluster::up("four_nodes_one_pe_each", 4) else {
+        return;
+    };
+    run_all(
+        "four_nodes_one_pe_each",
+        &c,
+        &[
+            ("rma_tests", "typed", 1, NONE),
+            ("rma_tests", "strided", 1, NONE),
+            ("sync_tests", "atomics", 1, NONE),
+            ("sync_tests", "ring_waits", 1, NONE),
+            ("team_tests", "collectives", 1, NONE),
+            ("pe_tests", "barrier", 1, NONE),
+            ("pe_tests", "init_finalize", 1, NONE),
+            ("stream_tests", "ring", 1, NONE),
+        ],
+    );
+}
+
+/// Without UCX, a job across nodes fails at init on every PE with an error naming the package.
+#[test]
+fn missing_ucx_is_named() {
+    let _g = CLUSTER.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(c) = Cluster::up("missing_ucx_is_named", 2) else {
+        return;
+    };
+    let r = c.run(
+        "rma_tests",
+        "typed",
+        1,
+        &[("ACLSHMEM_UCX_LIB", "/nonexistent/libucp.so.0")],
+    );
+    assert!(!r.status.success(), "the job passed without UCX:\n{}", r.dump());
+    assert!(r.stdout.contains("libucx0"), "no package named:\n{}", r.dump());
+}
+
+/// How a node is lost in [`lost_node`].
+enum Loss {
+    /// Every process of the node is killed (SIGKILL).
+    Killed,
+    /// The node's link goes down: its PEs live on but nobody can reach them.
+    Unreachable,
+}
+
+/// A 4-node job (1 PE each) inside barrier rounds (`Killed`) or sleeping between barriers
+/// (`Unreachable`) loses node 2 (PE 1): the launcher must end non-zero within the heartbeat timeout
+/// plus a margin, with a message naming the lost PE, and no PE may stay behind.
+fn lost_node(test: &str, loss: Loss) {
+    let _g = CLUSTER.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(c) = Cluster::up(test, 4) else { return };
+    let exe = common::compile_c("pe_tests");
+    let rsh = format!("bash {} rsh", c.script.display());
+    let scenario = match loss {
+        Loss::Killed => "barrier",
+        Loss::Unreachable => "hang",
+    };
+    let args: Vec<std::ffi::OsString> = vec![
+        "--hosts".into(),
+        c.hosts(1).into(),
+        "--rsh".into(),
+        rsh.into(),
+        exe.into_os_string(),
+        scenario.into(),
+    ];
+    let env = [
+        ("UCX_TLS", "tcp"),
+        ("ACLSHMEM_HEARTBEAT_TIMEOUT", "3s"),
+        ("ACLSHMEM_VC_BRIDGE", "acltbr0"),
+    ];
+    let mut job = common::Background::start(4, &args, &env, JOB_TIMEOUT);
+    match loss {
+        Loss::Killed => std::thread::sleep(Duration::from_secs(3)),
+        Loss::Unreachable => {
+            let seen = job.wait_line(Duration::from_secs(60), |l| l.starts_with("JOB_ID "));
+            assert!(seen.is_some(), "{test}: the job did not start within 60 s");
+        }
+    }
+    assert!(
+        job.child.try_wait().expect("try_wait").is_none(),
+        "{test}: the job ended before the node was lost"
+    );
+    let node = &c.nodes[1];
+    let start = std::time::Instant::now();
+    match loss {
+        Loss::Killed => {
+            let pids = Command::new("ip")
+                .args(["netns", "pids", node])
+                .output()
+                .expect("ip netns pids");
+            let pids = String::from_utf8_lossy(&pids.stdout).into_owned();
+            assert!(!pids.trim().is_empty(), "{test}: no process on {node}");
+            for pid in pids.split_whitespace() {
+                common::signal(pid.parse().expect("pid"), libc::SIGKILL);
+            }
+        }
+        Loss::Unreachable => {
+            let st = Command::new("ip")
+                .args(["-n", node, "link", "set", "eth0", "down"])
+                .status()
+                .expect("ip link set down");
+            assert!(st.success(), "{test}: cannot take {node}'s link down");
+        }
+    }
+    let status = common::wait_limited(&mut job.child, Duration::from_secs(45));
+    let elapsed = start.elapsed();
+    let Some(status) = status else {
+        drop(job);
+        panic!("{test}: aclshmrun still running 45 s after {node} was lost");
+    };
+    let (stdout, stderr) = job.output();
+    eprintln!(
+        "{test}: launcher exited with {:?} {elapsed:.1?} after {node} was lost",
+        status.code()
+    );
+    assert!(!status.success(), "{test}: the job succeeded without {node}");
+    let all = format!("{stdout}\n{stderr}");
+    assert!(
+        all.contains("PE 1"),
+        "{test}: no message names PE 1:\n--- stdout:\n{stdout}\n--- stderr:\n{stderr}"
+    );
+    // no PE of the job stays behind on any node (the link-down node's PE included)
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    loop {
+        let left: Vec<String> = c
+            .nodes
+            .iter()
+            .filter_map(|n| {
+                let o = Command::new("ip").args(["netns", "pids", n]).output().ok()?;
+                let p = String::from_utf8_lossy(&o.stdout).trim().to_string();
+                (!p.is_empty()).then(|| format!("{n}: {p}"))
+            })
+            .collect();
+        if left.is_empty() {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{test}: processes left 20 s after the launcher ended: {left:?}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+#[test]
+fn killed_node_ends_the_job() {
+    lost_node("killed_node_ends_the_job", Loss::Killed);
+}
+
+#[test]
+fn unreachable_node_ends_the_job() {
+    lost_node("unreachable_node_ends_the_job", Loss::Unreachable);
+}
+
+/// Open MPI's `mpirun` starts the PEs on two nodes through the cluster's rsh agent
+/// (`--mca plm_rsh_agent`); the library initialises in MPI mode on the program's communicator
+/// (`tests/c/mpi_init.c`: 20 init/finalize cycles, each with a ring of puts and barriers).
+#[test]
+fn mpirun_across_nodes() {
+    let _g = CLUSTER.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(c) = Cluster::up("mpirun_across_nodes", 2) else {
+        return;
+    };
+    common::compile_c("mpi_init"); // builds the library
+    let lib = common::profile_dir();
+    let exe = common::target_dir().join("ctests").join("mpi_init_multinode");
+    let st = Command::new("mpicc.openmpi")
+        .args(["-std=c11", "-O1", "-Wall", "-Werror", "-DWITH_MPI_H"])
+        .arg(common::repo_root().join("tests/c/mpi_init.c"))
+        .arg("-I")
+        .arg(common::repo_root().join("include"))
+        .arg(format!("-L{}", lib.display()))
+        .arg("-laclshmem")
+        .arg(format!("-Wl,-rpath,{}", lib.display()))
+        .arg("-o")
+        .arg(&exe)
+        .status()
+        .expect("mpicc.openmpi (install openmpi-bin libopenmpi-dev)");
+    assert!(st.success(), "mpicc.openmpi failed");
+    let rsh = format!("bash {} rsh", c.script.display());
+    let out = Command::new("timeout")
+        .arg("180")
+        .arg("mpirun.openmpi")
+        .args(["--allow-run-as-root", "--mca", "osc", "^rdma", "-np", "2"])
+        .args(["--host", &c.nodes.join(",")])
+        .args(["--mca", "plm_rsh_agent", &rsh])
+        .args(["--mca", "oob_tcp_if_include", "10.78.0.0/24"])
+        .args(["--mca", "btl_tcp_if_include", "10.78.0.0/24"])
+        .args(["-x", "UCX_TLS=tcp", "-x", "SHMEM_LOG_TO_STDOUT=1"])
+        .arg(&exe)
+        .env("ACLSHMEM_VC_BRIDGE", "acltbr0")
+        .output()
+        .expect("mpirun.openmpi");
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        out.status.success() && text.contains("OK mpi") && !text.contains("FAIL:"),
+        "mpirun across 2 nodes:\n{text}"
+    );
+}
+
+/// torchrun-style variables (`RANK`, `WORLD_SIZE`, `LOCAL_RANK`, `LOCAL_WORLD_SIZE`,
+/// `MASTER_ADDR`, `MASTER_PORT`), each PE started by hand on its node, no launcher and no job
+/// token: the library finds the store at MASTER_ADDR:MASTER_PORT+1 and the job secret in the
+/// shared secret directory.
+#[test]
+fn torchrun_variables_across_nodes() {
+    let _g = CLUSTER.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(c) = Cluster::up("torchrun_variables_across_nodes", 2) else {
+        return;
+    };
+    // sync_tests takes its rank and size from aclshmemx_set_attr_from_env alone
+    let exe = common::compile_c("sync_tests");
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("a port number");
+    let secrets = common::Scratch::new("torch-secret");
+    let mut children = Vec::new();
+    for (rank, node) in c.nodes.iter().enumerate() {
+        let line = format!(
+            "exec env -u ACLSHMEM_MY_PE -u ACLSHMEM_N_PES -u ACLSHMEM_IP_PORT -u ACLSHMEM_JOB_TOKEN \
+             RANK={rank} WORLD_SIZE=2 LOCAL_RANK=0 LOCAL_WORLD_SIZE=1 MASTER_ADDR=10.78.0.1 \
+             MASTER_PORT={port} ACLSHMEM_JOB_SECRET_DIR={} UCX_TLS=tcp SHMEM_LOG_TO_STDOUT=1 \
+             ACLSHMEM_LOCAL_MEM_SIZE=16M timeout 120 {} atomics",
+            secrets.path().join("s").display(),
+            exe.display()
+        );
+        let child = Command::new("bash")
+            .arg(&c.script)
+            .arg("rsh")
+            .arg(node)
+            .arg(line)
+            .env("ACLSHMEM_VC_BRIDGE", "acltbr0")
+            // files, not pipes: a PE must never block on output nobody reads yet
+            .stdout(std::fs::File::create(secrets.path().join(format!("out.{rank}"))).expect("output file"))
+            .stderr(std::fs::File::create(secrets.path().join(format!("err.{rank}"))).expect("output file"))
+            .spawn()
+            .expect("start a PE through the rsh agent");
+        children.push(child);
+    }
+    let mut failed = Vec::new();
+    for (rank, mut child) in children.into_iter().enumerate() {
+        let status = child.wait().expect("wait for a PE");
+        let read =
+            |f: &str| std::fs::read_to_string(secrets.path().join(format!("{f}.{rank}"))).unwrap_or_default();
+        let text = format!("{}{}", read("out"), read("err"));
+        if !status.success() || text.contains("FAIL") || (rank == 0 && !text.contains("OK atomics")) {
+            failed.push(format!("rank {rank} ({status:?}):\n{text}"));
+        }
+    }
+    assert!(
+        failed.is_empty(),
+        "torchrun-style job across 2 nodes:\n{}",
+        failed.join("\n")
+    );
+}
