@@ -44,6 +44,8 @@ up() {
         command -v "$tool" >/dev/null || die "$tool is missing (apt-get install iproute2 util-linux)"
     done
     down >/dev/null 2>&1 || true
+    # a cluster that cannot be completed is removed again (a later `up` must not find its parts)
+    trap 'down >/dev/null 2>&1 || true' EXIT
     mkdir -p "$STATE"
     ip link add "$BRIDGE" type bridge || die "cannot create bridge $BRIDGE (no CAP_NET_ADMIN?)"
     ip addr add "$NET.254/24" dev "$BRIDGE"
@@ -72,6 +74,7 @@ up() {
         out="$(ip netns exec "$PREFIX$i" timeout 5 bash -c "exec 3<>/dev/tcp/$peer/9" 2>&1 || true)"
         [[ "$out" == *refused* || -z "$out" ]] || die "node $PREFIX$i cannot reach $peer: $out"
     done
+    trap - EXIT
     echo "vcluster: $k node(s) up: $(nodes | tr '\n' ' ')"
 }
 
@@ -81,6 +84,17 @@ down() {
         umount "$STATE/$name.uts" 2>/dev/null || true
         rm -f "$STATE/$name.uts"
         ip netns del "$name" 2>/dev/null || true
+    done
+    # namespaces an interrupted `up` made before it recorded them
+    for name in $(ip netns list 2>/dev/null | awk '{print $1}' | grep -E "^${PREFIX}[0-9]+$" || true); do
+        ip netns del "$name" 2>/dev/null || true
+    done
+    # the bridge's veth ends too: a namespace that some process still holds outlives its name,
+    # and with it the host end of its link, which would make the next `up` fail ("File exists")
+    local link
+    for link in $(ip -o link show 2>/dev/null | awk -F': ' '{print $2}' | sed 's/@.*//' |
+        grep -E "^${BRIDGE:0:10}v[0-9]+$" || true); do
+        ip link del "$link" 2>/dev/null || true
     done
     ip link del "$BRIDGE" 2>/dev/null || true
     if grep -q "$MARK" /etc/hosts 2>/dev/null; then

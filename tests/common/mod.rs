@@ -89,6 +89,9 @@ fn mtime(p: &Path) -> Option<SystemTime> {
     std::fs::metadata(p).and_then(|m| m.modified()).ok()
 }
 
+/// The programs of `tests/c` that call the ACL runtime (linked with `-lascendcl`).
+const ACL_PROGRAMS: &[&str] = &["stream_tests"];
+
 /// Compiles `tests/c/<name>.c` into `<target>/ctests/<name>` (only when the source or the header
 /// is newer than the binary) and returns the binary's path.
 ///
@@ -96,6 +99,9 @@ fn mtime(p: &Path) -> Option<SystemTime> {
 /// writes a private temporary file that is renamed into place, so another process never sees a
 /// half-written binary.
 pub fn compile_c(name: &str) -> PathBuf {
+    // programs that call the ACL runtime are linked with the CPU libascendcl too (tests/streams.rs
+    // builds the same program, with the same flags, under the same name)
+    let with_acl = ACL_PROGRAMS.contains(&name);
     static LOCK: Mutex<()> = Mutex::new(());
     let _guard = LOCK.lock().unwrap_or_else(|e| e.into_inner());
 
@@ -104,6 +110,19 @@ pub fn compile_c(name: &str) -> PathBuf {
     let header = root.join("include/shmem.h");
     let lib_dir = profile_dir();
     ensure_built();
+    if with_acl {
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let mut cmd = Command::new(cargo);
+        cmd.args(["build", "--quiet", "-p", "ascendcl"])
+            .current_dir(&root);
+        if lib_dir.file_name().is_some_and(|p| p == "release") {
+            cmd.arg("--release");
+        }
+        assert!(
+            cmd.status().expect("run cargo build").success(),
+            "cargo build -p ascendcl failed"
+        );
+    }
     assert!(
         lib_dir.join("libaclshmem.so").exists(),
         "{} missing: run `cargo build` first",
@@ -144,6 +163,7 @@ pub fn compile_c(name: &str) -> PathBuf {
         .arg(&tmp)
         .arg(format!("-L{}", lib_dir.display()))
         .arg("-laclshmem")
+        .args(with_acl.then_some("-lascendcl"))
         .arg(format!("-Wl,-rpath,{}", lib_dir.display()))
         .output()
         .expect("run gcc");
