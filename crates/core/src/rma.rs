@@ -72,7 +72,7 @@ pub unsafe fn put_in(
     nbi: bool,
 ) -> Result<()> {
     // SAFETY: forwarded; a put only reads the local buffer.
-    unsafe { transfer(inst, Dir::Put, dest as usize, src.cast_mut(), len, pe, nbi) }
+    unsafe { transfer::<CALLER_LOCAL>(inst, Dir::Put, dest as usize, src.cast_mut(), len, pe, nbi) }
 }
 
 /// Which way a transfer moves the bytes.
@@ -84,6 +84,13 @@ enum Dir {
     Get,
 }
 
+/// `OWN_LOCAL` of [`transfer`]: the local side is the caller's buffer, checked (NULL,
+/// wrap-around, a UB offset inside a kernel block).
+const CALLER_LOCAL: bool = false;
+/// `OWN_LOCAL` of [`transfer`]: the local side is a value of the library's own on the stack (`p`,
+/// `g`): nothing to check.
+const OWN_LOCAL: bool = true;
+
 /// One contiguous transfer of `len` bytes between local `local` and symmetric `sym` on PE `pe`:
 /// inline when the peer's heap is mapped for direct access, else through its transport.
 ///
@@ -91,7 +98,7 @@ enum Dir {
 /// `local` must be readable (put) or writable (get) for `len` bytes, and for `nbi` stay so until
 /// the next quiet.
 #[inline(always)]
-unsafe fn transfer(
+unsafe fn transfer<const OWN_LOCAL: bool>(
     inst: &Instance,
     dir: Dir,
     sym: usize,
@@ -112,9 +119,14 @@ unsafe fn transfer(
     let Some((heap, off)) = inst.locate(sym, len) else {
         return Err(Error::InvalidParam(inst.not_symmetric(sym_name, sym, len)));
     };
-    // inside a kernel block a small local address is an offset into the block's UB
-    let local = crate::block::local_operand(local, len, local_name)?;
-    self::local(local, len, local_name)?;
+    let local = if OWN_LOCAL {
+        local
+    } else {
+        // inside a kernel block a small local address is an offset into the block's UB
+        let local = crate::block::local_operand(local, len, local_name)?;
+        self::local(local, len, local_name)?;
+        local
+    };
     if let Some(p) = heap.direct_addr(off, pe) {
         // SAFETY: `p..p+len` lies in PE pe's mapped heap (checked by `remote`), `local..local+len`
         // is the caller's buffer (this function's contract); overlap is allowed.
@@ -174,7 +186,7 @@ pub unsafe fn get_in(
     nbi: bool,
 ) -> Result<()> {
     // SAFETY: forwarded.
-    unsafe { transfer(inst, Dir::Get, src as usize, dest, len, pe, nbi) }
+    unsafe { transfer::<CALLER_LOCAL>(inst, Dir::Get, src as usize, dest, len, pe, nbi) }
 }
 
 /// Lowest address and length of the bytes touched by `n` elements of `elem` bytes, `stride`
@@ -288,13 +300,18 @@ unsafe fn strided(dir: Dir, sym: usize, local: *mut u8, s: Strides, pe: i32) -> 
 /// Stores one value at symmetric `dest` on PE `pe`.
 #[inline(always)]
 pub fn p<T: Copy>(dest: *mut T, value: T, pe: i32) -> Result<()> {
+    let src = (&value as *const T).cast::<u8>().cast_mut();
+    let inst = &*runtime::current()?;
     // SAFETY: the source is `value`, a live local of `size_of::<T>()` bytes.
     unsafe {
-        put(
-            dest.cast(),
-            (&value as *const T).cast(),
+        transfer::<OWN_LOCAL>(
+            inst,
+            Dir::Put,
+            dest as usize,
+            src,
             std::mem::size_of::<T>(),
             pe,
+            false,
         )
     }
 }
@@ -303,13 +320,18 @@ pub fn p<T: Copy>(dest: *mut T, value: T, pe: i32) -> Result<()> {
 #[inline(always)]
 pub fn g<T: Copy + Default>(src: *const T, pe: i32) -> Result<T> {
     let mut v = T::default();
+    let dest = (&mut v as *mut T).cast::<u8>();
+    let inst = &*runtime::current()?;
     // SAFETY: the destination is `v`, a live local of `size_of::<T>()` bytes.
     unsafe {
-        get(
-            (&mut v as *mut T).cast(),
-            src.cast(),
+        transfer::<OWN_LOCAL>(
+            inst,
+            Dir::Get,
+            src as usize,
+            dest,
             std::mem::size_of::<T>(),
             pe,
+            false,
         )?
     };
     Ok(v)
