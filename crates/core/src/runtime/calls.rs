@@ -27,7 +27,7 @@ use std::cell::Cell;
 use std::cell::RefCell;
 use std::sync::Mutex;
 use std::sync::Once;
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering, compiler_fence, fence};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU32, Ordering, compiler_fence, fence};
 use std::time::{Duration, Instant};
 
 use crate::util::Locked;
@@ -35,7 +35,8 @@ use crate::util::Locked;
 /// One thread's calls in progress, on a cache line of its own (its thread writes it twice per call).
 #[repr(align(64))]
 pub struct Entry {
-    /// 1 while the owning thread is inside a library call (only that thread writes it).
+    /// [`BUSY`] while the owning thread is inside a library call, plus [`FENCED`] (only that
+    /// thread writes it, apart from [`setup`] before any instance exists).
     busy: AtomicU32,
     /// The owning thread exited; the entry can be given to a new thread.
     free: AtomicBool,
@@ -133,20 +134,43 @@ fn membarrier(cmd: libc::c_long) -> bool {
     unsafe { libc::syscall(libc::SYS_membarrier, cmd, 0 as libc::c_long, 0 as libc::c_long) == 0 }
 }
 
-/// Once per process, before the first instance is published: registers for expedited
-/// membarrier, or makes callers fence.
+/// Once per process, before the first entry is made (so every entry's [`FENCED`] bit is right from
+/// the start and only its thread ever writes the word) and before the first instance is published:
+/// registers for expedited membarrier, or makes callers fence.
+/// Logs nothing (it runs inside a caller's first call, and a user's log callback could call back
+/// in): [`setup_report`] does, from init.
 pub fn setup() {
     SETUP.call_once(|| {
         if !membarrier(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED) {
-            log::info!(
-                "membarrier(2) is not available ({}): library calls use a full fence so that finalize \
-                 can wait for calls on other threads",
-                std::io::Error::last_os_error()
-            );
+            let errno = std::io::Error::last_os_error().raw_os_error().unwrap_or(0);
+            SETUP_ERRNO.store(errno, Ordering::Relaxed);
             FULL_FENCE.store(true, Ordering::SeqCst);
         }
     });
 }
+
+/// Why membarrier registration failed (an errno), when it did.
+static SETUP_ERRNO: AtomicI32 = AtomicI32::new(0);
+
+/// [`setup`], then logs once that calls fence for themselves if membarrier is not available.
+pub fn setup_report() {
+    setup();
+    static REPORTED: AtomicBool = AtomicBool::new(false);
+    if FULL_FENCE.load(Ordering::Relaxed) && !REPORTED.swap(true, Ordering::Relaxed) {
+        log::info!(
+            "membarrier(2) is not available ({}): library calls use a full fence so that finalize \
+             can wait for calls on other threads",
+            std::io::Error::from_raw_os_error(SETUP_ERRNO.load(Ordering::Relaxed))
+        );
+    }
+}
+
+/// Bit 0 of [`Entry::busy`]: the owning thread is inside a library call.
+const BUSY: u32 = 1;
+/// Bit 1 of [`Entry::busy`], set for good in every entry when membarrier is not available: calls
+/// take a full fence after setting [`BUSY`]. Keeping it in the word the call loads anyway leaves a
+/// single test on the fast path.
+const FENCED: u32 = 2;
 
 /// Marks the start of a call on this thread; the caller then loads the instance pointer and
 /// calls [`leave`] with the result when done (or at once if there is no instance). The result is
@@ -158,16 +182,27 @@ pub fn enter() -> Option<&'static Entry> {
         None => register(),
     };
     if e.busy.load(Ordering::Relaxed) != 0 {
+        return enter_slow(e);
+    }
+    // Relaxed: the order against the caller's following load comes from finalize's membarrier,
+    // which runs a full barrier on this CPU (see the module documentation)
+    e.busy.store(BUSY, Ordering::Relaxed);
+    // the compiler must keep the store before the caller's load too
+    compiler_fence(Ordering::SeqCst);
+    Some(e)
+}
+
+/// [`enter`] when the flag word is not plain idle: a nested call, or calls fence for themselves.
+#[cold]
+#[inline(never)]
+fn enter_slow(e: &'static Entry) -> Option<&'static Entry> {
+    let b = e.busy.load(Ordering::Relaxed);
+    if b & BUSY != 0 {
         return None;
     }
-    // Relaxed: the order against the caller's following load comes from the fences below
-    e.busy.store(1, Ordering::Relaxed);
-    if FULL_FENCE.load(Ordering::Relaxed) {
-        fence(Ordering::SeqCst);
-    } else {
-        // finalize's membarrier supplies the hardware barrier; the compiler must keep the order
-        compiler_fence(Ordering::SeqCst);
-    }
+    e.busy.store(b | BUSY, Ordering::Relaxed);
+    // no membarrier: the store must be ordered before the caller's load of the instance pointer
+    fence(Ordering::SeqCst);
     Some(e)
 }
 
@@ -175,13 +210,16 @@ pub fn enter() -> Option<&'static Entry> {
 #[inline]
 pub fn leave(e: Option<&'static Entry>) {
     if let Some(e) = e {
+        // only this thread writes the word, so the load sees its own last store
+        let b = e.busy.load(Ordering::Relaxed);
         // Release: everything the call did happens-before finalize's Acquire load of the flag
-        e.busy.store(0, Ordering::Release);
+        e.busy.store(b & !BUSY, Ordering::Release);
     }
 }
 
 #[cold]
 fn register() -> &'static Entry {
+    setup();
     let e = {
         let mut all = ENTRIES.locked();
         match all.iter().find(|e| {
@@ -191,8 +229,13 @@ fn register() -> &'static Entry {
         }) {
             Some(e) => *e,
             None => {
+                let idle = if FULL_FENCE.load(Ordering::Relaxed) {
+                    FENCED
+                } else {
+                    0
+                };
                 let e: &'static Entry = Box::leak(Box::new(Entry {
-                    busy: AtomicU32::new(0),
+                    busy: AtomicU32::new(idle),
                     free: AtomicBool::new(false),
                 }));
                 all.push(e);
@@ -230,7 +273,7 @@ pub fn quiesce(limit: Duration) -> usize {
     loop {
         let busy = others
             .iter()
-            .filter(|e| e.busy.load(Ordering::Acquire) != 0)
+            .filter(|e| e.busy.load(Ordering::Acquire) & BUSY != 0)
             .count();
         if busy == 0 || start.elapsed() > limit {
             return busy;

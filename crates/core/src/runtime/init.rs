@@ -162,7 +162,7 @@ fn job_id(boot: &dyn Bootstrap) -> String {
 /// `aclshmemx_init_attr`.
 pub fn init(flags: u32, attr: &mut InitAttr) -> Result<()> {
     let _g = LIFECYCLE.locked();
-    super::calls::setup();
+    super::calls::setup_report();
     let id = attr.instance_id;
     let previous = current_slot();
     let (slot, created) = if id == 0 {
