@@ -133,19 +133,25 @@ fn membarrier(cmd: libc::c_long) -> bool {
     unsafe { libc::syscall(libc::SYS_membarrier, cmd, 0 as libc::c_long, 0 as libc::c_long) == 0 }
 }
 
-/// Once per process, before the first instance is published: registers for expedited
-/// membarrier, or makes callers fence.
+/// Once per process, at the first library call of any thread (`register`) and before the first
+/// instance is published: registers for expedited membarrier, or makes callers fence. Its store of
+/// FULL_FENCE happens-before every `enter`'s Relaxed load (each thread registers first).
 pub fn setup() {
+    let mut unavailable = None;
     SETUP.call_once(|| {
         if !membarrier(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED) {
-            log::info!(
-                "membarrier(2) is not available ({}): library calls use a full fence so that finalize \
-                 can wait for calls on other threads",
-                std::io::Error::last_os_error()
-            );
+            unavailable = Some(std::io::Error::last_os_error());
             FULL_FENCE.store(true, Ordering::SeqCst);
         }
     });
+    // logged after the `call_once`: an external logger (aclshmemx_set_extern_logger) that calls the
+    // library from this thread, not yet registered, comes back here through `register`
+    if let Some(e) = unavailable {
+        log::info!(
+            "membarrier(2) is not available ({e}): library calls use a full fence so that finalize \
+             can wait for calls on other threads"
+        );
+    }
 }
 
 /// Marks the start of a call on this thread; the caller then loads the instance pointer and
@@ -182,6 +188,11 @@ pub fn leave(e: Option<&'static Entry>) {
 
 #[cold]
 fn register() -> &'static Entry {
+    // Every thread passes here before its first `enter` reads FULL_FENCE: `call_once` returns only
+    // after the setup completed and synchronises with it, so that Relaxed load can never see a
+    // value older than the setup's (without this, a thread's first call after an init whose
+    // membarrier registration failed could skip its fence while racing finalize).
+    setup();
     let e = {
         let mut all = ENTRIES.locked();
         match all.iter().find(|e| {
