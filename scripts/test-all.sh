@@ -4,7 +4,8 @@
 #   1. cargo test --workspace --all-targets (tests/multinode.rs builds a virtual cluster of
 #      namespaces: needs root, as CI has), then the multi-PE suites again with
 #      ACLSHMEM_DIRECT_ACCESS=0 and with ACLSHMEM_TRANSPORT=ucx, and `cargo ucx-bindings --check`
-#   2. cargo build --release --workspace
+#   2. scripts/aarch64-check.sh: cross build for aarch64-unknown-linux-gnu, ABI checks and a subset of
+#      the multi-PE C tests under qemu-aarch64; then cargo build --release --workspace
 #   3. configure, build and install the top-level CMake project into a temporary prefix
 #   4. build c_examples/ against that prefix with find_package(aclshmem) and run them with ctest
 #      (including the kernel programs of c_examples/kernels/, built by aclshmem_add_kernel_library)
@@ -94,6 +95,13 @@ ACLSHMEM_TRANSPORT=ucx UCX_TLS=tcp cargo test --no-fail-fast --test rma --test p
 
 step "cargo ucx-bindings --check (crates/core/src/transport/ucx/sys.rs against ucp.h)"
 cargo ucx-bindings --check
+
+# aarch64: cross build, ABI checks and a subset of the multi-PE C tests under qemu-aarch64
+# (scripts/aarch64-check.sh; ACLSHMEM_SKIP_AARCH64=1 skips it)
+if [[ "${ACLSHMEM_SKIP_AARCH64:-0}" != 1 ]]; then
+    step "scripts/aarch64-check.sh"
+    "$ROOT/scripts/aarch64-check.sh"
+fi
 
 step "cargo build --release"
 cargo build --release --workspace

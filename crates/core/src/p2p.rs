@@ -1,16 +1,23 @@
 //! Point-to-point synchronisation: signals and the wait/test families (spec 8.4, 8.5).
 //!
-//! Memory ordering: a waiter reads each word with Acquire; a signal SET is a Release store and a
-//! signal ADD a SeqCst read-modify-write, both issued after the put's data copy. So whatever a PE
-//! wrote before signalling (the put's data included) is visible to a PE whose wait observed the
-//! signal. `unsafe` here turns the validated raw addresses of a [`WaitSet`] into atomic loads.
+//! Memory ordering: the protocol of `aclshmem_protocol::signal` (model-checked with loom in
+//! crates/protocol/tests/loom.rs, where the orderings are argued): a waiter reads each word with
+//! Acquire (`signal::WAIT`); a signal SET is a Release store (`signal::SET`) and a signal ADD a
+//! SeqCst read-modify-write (`signal::ADD`), both issued after the put's data copy. So whatever a
+//! PE wrote before signalling (the put's data included) is visible to a PE whose wait observed the
+//! signal. Same-node signals and waits call that module; signals through a transport
+//! (`Transport::put_signal`) order the data before the signal with the transport's fence, and the
+//! atomic lands with the same orderings (`transport/shm.rs`, `CpuAtomic`). `unsafe` here turns the
+//! validated raw addresses of a [`WaitSet`] into atomic loads.
 
 use crate::error::{Error, Result};
 use crate::rma;
 use crate::runtime::{self, Current, Instance};
 use crate::transport::{AmoOp, Width};
 use crate::wait::Backoff;
-use crate::word::{IntWord, Word};
+use crate::word::Word;
+use aclshmem_protocol::signal;
+use std::sync::atomic::{AtomicI32, Ordering};
 
 /// `aclshmem_cmp_op_type_t`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -99,16 +106,9 @@ pub fn signal_in(inst: &Instance, sig_addr: *mut i32, value: i32, op: SignalOp, 
         };
         return inst.routes().to(r.pe)?.atomic(r, Width::W32, amo).map(|_| ());
     };
-    let target = p as *mut i32;
-    // SAFETY: target is a 4-byte aligned word inside PE pe's mapped heap.
-    unsafe {
-        match op {
-            SignalOp::Set => i32::store(target, value),
-            SignalOp::Add => {
-                i32::fetch_add(target, value);
-            }
-        }
-    }
+    // SAFETY: p is a 4-byte aligned word inside PE pe's mapped heap (checked above), which stays
+    // mapped while the instance lives.
+    unsafe { deliver(p as *mut i32, value, op) };
     Ok(())
 }
 
@@ -242,15 +242,23 @@ unsafe fn local_device_signal(
     // SAFETY: forwarded.
     unsafe { rma::put_in(inst, dst, src, len, pe, nbi)? };
     // SAFETY: an aligned (checked) word inside a live aclrtMalloc block of this process.
-    unsafe {
-        match op {
-            SignalOp::Set => i32::store(sig_addr, value),
-            SignalOp::Add => {
-                i32::fetch_add(sig_addr, value);
-            }
+    unsafe { deliver(sig_addr, value, op) };
+    Ok(())
+}
+
+/// Updates a signal word after the data (`aclshmem_protocol::signal`: Release store or SeqCst add).
+///
+/// # Safety
+/// `word` must be a live, 4-byte aligned word (of a mapped heap or this process's memory).
+unsafe fn deliver(word: *mut i32, value: i32, op: SignalOp) {
+    // SAFETY: the caller's contract.
+    let word = unsafe { AtomicI32::from_ptr(word) };
+    match op {
+        SignalOp::Set => signal::set(word, value),
+        SignalOp::Add => {
+            signal::add(word, value);
         }
     }
-    Ok(())
 }
 
 /// Waits until the local word `*ivar` satisfies `cmp` against `value`.
@@ -301,12 +309,31 @@ pub unsafe fn wait_until_in<T: Word>(
 ) -> Result<()> {
     check_word(ivar, what)?;
     let mut b = Backoff::new();
-    // SAFETY: ivar is non-NULL and aligned (checked) and live (this function's contract).
-    while !cmp.holds(unsafe { T::load(ivar) }, value) {
-        inst.routes().progress();
-        b.snooze();
+    signal::wait_until(
+        &Ivar(ivar),
+        |v| cmp.holds(v, value),
+        || {
+            inst.routes().progress();
+            b.snooze();
+            Ok::<(), Error>(())
+        },
+    )
+    .map(|_| ())
+}
+
+/// A local word of the wait families, watched through [`signal::wait_until`].
+struct Ivar<T>(*mut T);
+
+impl<T: Word> signal::Watch for Ivar<T> {
+    type V = T;
+    #[inline(always)]
+    fn load(&self, order: Ordering) -> T {
+        // the core's typed loads (`Word::load`) are Acquire, what the protocol asks for
+        debug_assert_eq!(order, signal::WAIT);
+        // SAFETY: the pointer is non-NULL and aligned (checked by the caller) and live (the wait's
+        // contract).
+        unsafe { T::load(self.0) }
     }
-    Ok(())
 }
 
 /// One comparison of the local word `*ivar`.
@@ -317,8 +344,7 @@ pub unsafe fn test<T: Word>(ivar: *mut T, cmp: Cmp, value: T) -> Result<bool> {
     let inst = runtime::current()?;
     check_word(ivar, "ivars")?;
     check_symmetric(&inst, ivar, 1, "ivars")?;
-    // SAFETY: as in `wait_until`.
-    Ok(cmp.holds(unsafe { T::load(ivar) }, value))
+    Ok(cmp.holds(signal::peek(&Ivar(ivar)), value))
 }
 
 /// What the elements of a set are compared with.
@@ -386,7 +412,8 @@ impl<'a, T: Word> WaitSet<'a, T> {
             Against::Each(v) => v[i],
         };
         // SAFETY: i < n and the constructor's contract makes ivars[0..n) valid and aligned.
-        self.cmp.holds(unsafe { T::load(self.ivars.add(i)) }, value)
+        let ivar = Ivar(unsafe { self.ivars.add(i) });
+        self.cmp.holds(signal::peek(&ivar), value)
     }
 
     /// Included elements that hold now, in index order.

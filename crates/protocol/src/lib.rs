@@ -1,5 +1,6 @@
 //! The lock-free protocols the core runs on shared memory between processes, written once over an
-//! abstract 64-bit atomic word ([`Word`]) so that the same code runs on the mapped heaps (the core
+//! abstract 64-bit atomic word ([`Word`]; put-with-signal and its wait over [`signal::Signal`], a word
+//! of the signal's width) so that the same code runs on the mapped heaps (the core
 //! implements `Word` for `std::sync::atomic::AtomicU64`) and under the `loom` model checker
 //! (`tests/loom.rs` wraps loom's atomics and explores every interleaving and every weak-memory
 //! outcome the C/Rust memory model allows, not just what x86 does).
@@ -12,6 +13,7 @@ use std::sync::atomic::Ordering;
 
 pub mod barrier;
 pub mod ring;
+pub mod signal;
 
 /// A 64-bit atomic word in shared memory.
 pub trait Word {

@@ -35,8 +35,8 @@ use crate::util::Locked;
 /// One thread's calls in progress, on a cache line of its own (its thread writes it twice per call).
 #[repr(align(64))]
 pub struct Entry {
-    /// [`BUSY`] while the owning thread is inside a library call, plus [`FENCED`] (only that
-    /// thread writes it, apart from [`setup`] before any instance exists).
+    /// [`BUSY`] while the owning thread is inside a library call, plus [`FENCED`] from its
+    /// creation if calls fence for themselves (only the owning thread writes it).
     busy: AtomicU32,
     /// The owning thread exited; the entry can be given to a new thread.
     free: AtomicBool,
@@ -219,6 +219,9 @@ pub fn leave(e: Option<&'static Entry>) {
 
 #[cold]
 fn register() -> &'static Entry {
+    // Every thread passes here before its first `enter`: `call_once` returns only after the setup
+    // completed and synchronises with it, and the entry is made after it, so the entry's FENCED bit
+    // is right from the start
     setup();
     let e = {
         let mut all = ENTRIES.locked();
