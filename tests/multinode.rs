@@ -216,6 +216,9 @@ enum Loss {
     Killed,
     /// The node's link goes down: its PEs live on but nobody can reach them.
     Unreachable,
+    /// Every process of the node is killed while the PEs stream puts, quiet and wait for their
+    /// neighbour's signal (`pe_tests quiet_waits`).
+    KilledInQuiet,
 }
 
 /// A 4-node job (1 PE each) inside barrier rounds (`Killed`) or sleeping between barriers
@@ -229,6 +232,7 @@ fn lost_node(test: &str, loss: Loss) {
     let scenario = match loss {
         Loss::Killed => "barrier",
         Loss::Unreachable => "hang",
+        Loss::KilledInQuiet => "quiet_waits",
     };
     let args: Vec<std::ffi::OsString> = vec![
         "--hosts".into(),
@@ -242,11 +246,13 @@ fn lost_node(test: &str, loss: Loss) {
         ("UCX_TLS", "tcp"),
         ("ACLSHMEM_HEARTBEAT_TIMEOUT", "3s"),
         ("ACLSHMEM_VC_BRIDGE", "acltbr0"),
+        // one PE per node: aclshmem_ptr of every other PE must be NULL (quiet_waits checks)
+        ("PE_TESTS_REMOTE_PEERS", "1"),
     ];
     let mut job = common::Background::start(4, &args, &env, JOB_TIMEOUT);
     match loss {
         Loss::Killed => std::thread::sleep(Duration::from_secs(3)),
-        Loss::Unreachable => {
+        Loss::Unreachable | Loss::KilledInQuiet => {
             let seen = job.wait_line(Duration::from_secs(60), |l| l.starts_with("JOB_ID "));
             assert!(seen.is_some(), "{test}: the job did not start within 60 s");
         }
@@ -258,7 +264,7 @@ fn lost_node(test: &str, loss: Loss) {
     let node = &c.nodes[1];
     let start = std::time::Instant::now();
     match loss {
-        Loss::Killed => {
+        Loss::Killed | Loss::KilledInQuiet => {
             let pids = Command::new("ip")
                 .args(["netns", "pids", node])
                 .output()
@@ -320,6 +326,12 @@ fn lost_node(test: &str, loss: Loss) {
 #[test]
 fn killed_node_ends_the_job() {
     lost_node("killed_node_ends_the_job", Loss::Killed);
+}
+
+/// A node lost while its peers are inside quiet (completing puts to it) and signal waits.
+#[test]
+fn killed_node_during_quiet_and_waits() {
+    lost_node("killed_node_during_quiet_and_waits", Loss::KilledInQuiet);
 }
 
 #[test]

@@ -1091,6 +1091,46 @@ static void scenario_hang(void)
 }
 
 /* ------------------------------------------------------------------------------------------ */
+/* 11. quiet_waits: every PE streams puts to its right neighbour, completes them with quiet,    */
+/* then signals it and waits for its left neighbour's signal, round after round until killed    */
+/* (a test takes a node away meanwhile). With PE_TESTS_REMOTE_PEERS=1 (one PE per node) every   */
+/* other PE is on another node: aclshmem_ptr must be NULL for each.                             */
+/* ------------------------------------------------------------------------------------------ */
+static void scenario_quiet_waits(void)
+{
+    init_env();
+    const int me = aclshmem_my_pe(), n = aclshmem_n_pes();
+    const size_t len = 64 * 1024;
+    uint64_t *flag = aclshmem_calloc(1, sizeof(uint64_t));
+    char *buf = aclshmem_malloc(len);
+    char *local = malloc(len);
+    CHECK(flag != NULL && buf != NULL && local != NULL, "allocation failed");
+    memset(local, me, len);
+    const char *remote = getenv("PE_TESTS_REMOTE_PEERS");
+    if (remote != NULL && strcmp(remote, "1") == 0) {
+        for (int pe = 0; pe < n; pe++) {
+            CHECK(pe == me || aclshmem_ptr(flag, pe) == NULL, "aclshmem_ptr(flag, %d) is not NULL", pe);
+        }
+    }
+    aclshmem_barrier_all();
+    if (me == 0) {
+        printf("JOB_ID %s\n", getenv("ACLSHMEM_JOB_ID") != NULL ? getenv("ACLSHMEM_JOB_ID") : "?");
+        fflush(stdout);
+    }
+    const int right = (me + 1) % n;
+    for (uint64_t round = 1; round <= 1000000; round++) {
+        aclshmem_putmem_nbi(buf, local, len, right);
+        aclshmem_quiet();
+        aclshmem_uint64_p(flag, round, right);
+        aclshmem_quiet();
+        aclshmem_uint64_wait_until(flag, ACLSHMEM_CMP_GE, round);
+    }
+    free(local);
+    finalize_ok();
+    ok();
+}
+
+/* ------------------------------------------------------------------------------------------ */
 int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
@@ -1121,6 +1161,7 @@ int main(int argc, char **argv)
         {"scale", scenario_scale},
         {"stray", scenario_stray},
         {"hang", scenario_hang},
+        {"quiet_waits", scenario_quiet_waits},
     };
     for (size_t i = 0; i < sizeof scenarios / sizeof scenarios[0]; i++) {
         if (strcmp(scenarios[i].name, argv[1]) == 0) {

@@ -367,6 +367,7 @@ env_table! {
     ACLSHMEM_TRANSPORT: one_of["auto", "ucx"] = "auto", "auto: shared memory for peers on this node, UCX for peers on other nodes (loaded only when the job spans nodes); ucx: every other PE through UCX, same-node peers too (for tests and comparisons).";
     ACLSHMEM_UCX_LIB: string = "", "The UCP library to load at run time (default libucp.so.0, from Debian's libucx0 package).";
     ACLSHMEM_UCX_TLS: string = "", "UCX transports for this library's UCX context (as UCX_TLS, e.g. tcp or rc,sm); unset: UCX_TLS or UCX's default. Every other UCX_* variable reaches UCX unchanged.";
+    ACLSHMEM_UCX_TIMEOUT: duration = "60s", "A blocking UCX operation (put, get, atomic, quiet) to a PE on another node that has not completed after this long fails with ACLSHMEM_TIMEOUT_ERROR naming the PE, and the connection to it is closed (a lost node normally ends the job sooner, through ACLSHMEM_HEARTBEAT_TIMEOUT); 0: wait for ever.";
     ACLSHMEM_UCX_PROGRESS_THREAD: bool = "1", "1 (default): a thread per instance sleeps in the UCX worker's event fd and progresses it, so remote puts and atomics land while this PE computes outside the library; 0: UCX progresses only inside library calls.";
     ACLSHMEM_SHM_DIR: string = "/dev/shm", "Mount point of the POSIX shared-memory file system whose free space is checked at init.";
     SHMEM_UID_SESSION_ID: string = "", "aclshmemx_get_uniqueid: PE 0's rendezvous address, ipv4:port, [ipv6]:port or hostname:port (bound exactly).";

@@ -42,6 +42,12 @@ pub struct Instance {
     all_direct: bool,
     /// `ACLSHMEM_DIRECT_ACCESS`: whether heaps created later allow the fast path too.
     direct_access: bool,
+    /// The node of every PE (numbered by first PE, the same on every PE).
+    nodes: Vec<usize>,
+    /// Barriers and collectives run hierarchically: shared memory among the members on one node,
+    /// the transports between one leader per node (`sync`, `collectives::hier`). True when not
+    /// every PE is mapped here but every PE of this node is (the fast path is on).
+    hierarchical: bool,
     /// Collective calls from several threads at once are not supported; this keeps them from
     /// interleaving their control-plane messages if a program tries.
     collective: Mutex<()>,
@@ -71,6 +77,7 @@ pub(crate) struct Parts {
     pub limits: Limits,
     pub direct_access: bool,
     pub algos: crate::algos::Algos,
+    pub nodes: Vec<usize>,
 }
 
 /// Reserves the library's own blocks at the start of the device heap (same order as the original:
@@ -158,6 +165,12 @@ impl Instance {
     /// blocks reserved by [`reserve_internal`]).
     pub(crate) fn new(p: Parts) -> Instance {
         let all_direct = (0..p.n_pes).all(|pe| p.device.direct_addr(0, pe).is_some());
+        let my_node = p.nodes.get(p.my_pe).copied();
+        let hierarchical = !all_direct
+            && p.direct_access
+            && (0..p.n_pes)
+                .filter(|&pe| p.nodes.get(pe).copied() == my_node)
+                .all(|pe| p.device.direct_addr(0, pe).is_some());
         Instance {
             id: p.id,
             my_pe: p.my_pe,
@@ -174,6 +187,8 @@ impl Instance {
             limits: p.limits,
             all_direct,
             direct_access: p.direct_access,
+            nodes: p.nodes,
+            hierarchical,
             collective: Mutex::new(()),
             algos: p.algos,
             teams: Mutex::new(crate::team_table::Teams::new(p.my_pe, p.n_pes)),
@@ -245,6 +260,16 @@ impl Instance {
     /// Whether every PE's heap is directly addressable from here.
     pub(crate) fn all_direct(&self) -> bool {
         self.all_direct
+    }
+
+    /// Whether barriers and collectives run hierarchically (see the field).
+    pub(crate) fn hierarchical(&self) -> bool {
+        self.hierarchical
+    }
+
+    /// The node of world PE `pe` (numbered by first PE, the same on every PE).
+    pub(crate) fn node_of(&self, pe: usize) -> usize {
+        self.nodes.get(pe).copied().unwrap_or(pe)
     }
 
     pub(crate) fn algos(&self) -> &crate::algos::Algos {

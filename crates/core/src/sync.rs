@@ -40,7 +40,7 @@ pub(crate) fn slot_addr(inst: &Instance, slot: usize, off: usize, pe: usize) -> 
 }
 
 /// Byte `off` of `slot`'s sync-pool area in world PE `pe`'s copy, for a transport.
-fn slot_remote(inst: &Instance, slot: usize, off: usize, pe: usize) -> Remote<'_> {
+pub(crate) fn slot_remote(inst: &Instance, slot: usize, off: usize, pe: usize) -> Remote<'_> {
     Remote {
         heap: inst.device(),
         off: slot_off(inst, slot, off),
@@ -131,13 +131,13 @@ fn timed_out(inst: &Instance, team: &Team, seen: u64, e: Expired) -> Error {
 /// the team's first barrier).
 pub(crate) fn reset(inst: &Instance, slot: usize) {
     arrived(inst, slot, u64::MAX);
-    for off in [AGREE_VALUE, AGREE_FAILED] {
+    for off in [AGREE_VALUE, AGREE_FAILED, BCAST_FAILED] {
         own_word(inst, slot, off).store(0, Ordering::Relaxed);
     }
 }
 
 /// This PE's own copy of a sync word (always mapped).
-fn own_word(inst: &Instance, slot: usize, off: usize) -> &AtomicU64 {
+pub(crate) fn own_word(inst: &Instance, slot: usize, off: usize) -> &AtomicU64 {
     let p = inst.device().local_addr(slot_off(inst, slot, off));
     // SAFETY: as in `word`, in this PE's own heap.
     unsafe { &*(p as *const AtomicU64) }
@@ -155,6 +155,12 @@ pub fn barrier(inst: &Instance, team: &Team) -> Result<()> {
             let _g = inst.collective();
             return inst.boot().barrier();
         }
+        if inst.hierarchical() {
+            let g = groups(inst, team);
+            if g.leaders.len() <= MAX_LEADERS {
+                return barrier_hier(inst, team, &g);
+            }
+        }
         return barrier_generic(inst, team);
     }
     let root = team.world_pe(0);
@@ -168,6 +174,166 @@ pub fn barrier(inst: &Instance, team: &Team) -> Result<()> {
         w.snooze(|| not_arrived(inst, team, seen))
             .map_err(|e| timed_out(inst, team, seen, e))
     })
+}
+
+/// Words of a slot's area for the leaders' part of the hierarchical barrier, beside ARRIVE and
+/// GENERATION in the first 128 bytes: per dissemination round, the counter the round's partner
+/// increments (`ROUND`) and this PE's own count of that round's completed waits (`ROUND_SEEN`,
+/// only ever touched by this PE). Neither is reset with the team: both only grow, over every team
+/// that uses the slot, so an increment can never be lost to a member's late reset.
+const ROUND: usize = 8;
+const ROUND_SEEN: usize = 72;
+const ROUNDS: usize = 5;
+/// Words of the hierarchical broadcast (`collectives::hier`), after the round words: the data
+/// counter a root increments in each other node's leader (`BCAST_DATA`, with this PE's expected
+/// total in `BCAST_SEEN`), and the acknowledgements leaders send a root that let them read its
+/// source (`BCAST_ACK`, expected total in `BCAST_ACKED`). Cumulative like the round words.
+pub(crate) const BCAST_DATA: usize = ROUND + 8 * ROUNDS;
+pub(crate) const BCAST_ACK: usize = BCAST_DATA + 8;
+pub(crate) const BCAST_SEEN: usize = ROUND_SEEN + 8 * ROUNDS;
+pub(crate) const BCAST_ACKED: usize = BCAST_SEEN + 8;
+const _: () = assert!(BCAST_ACK + 8 <= GENERATION && BCAST_ACKED + 8 <= EXCHANGE_OFFSET);
+/// The last 24 bytes of the exchange area: the call and root each member named in the
+/// hierarchical broadcast, by call parity (a member is at most one call ahead of the slowest
+/// reader), and the failure mark of a call found asymmetric (call in the high half).
+pub(crate) const BCAST_VIEW: usize = EXCHANGE_OFFSET + EXCHANGE_USABLE;
+pub(crate) const BCAST_FAILED: usize = BCAST_VIEW + 16;
+/// Bytes of the exchange area [`exchange`] may use.
+const EXCHANGE_USABLE: usize = EXCHANGE_BYTES - 24;
+/// Most node leaders the hierarchical barrier handles (2^ROUNDS); larger teams use the generic
+/// barrier.
+pub(crate) const MAX_LEADERS: usize = 1 << ROUNDS;
+
+/// The node groups of a team, as one member sees them.
+#[derive(Debug)]
+pub(crate) struct Groups {
+    /// Team index of each node's leader (its first member), ordered by index.
+    pub leaders: Vec<usize>,
+    /// Team indices of this PE's node's members, in order (the leader first).
+    pub local: Vec<usize>,
+    /// Position of this PE's leader in `leaders`.
+    pub my_leader: usize,
+}
+
+impl Groups {
+    /// Whether this PE leads its node's group.
+    pub fn leading(&self, team: &Team) -> bool {
+        self.leaders[self.my_leader] == team.my_index
+    }
+}
+
+/// The node groups of `team` (the same on every member: the node numbers are).
+pub(crate) fn groups(inst: &Instance, team: &Team) -> Groups {
+    let my_node = inst.node_of(inst.my_pe());
+    let mut seen: Vec<usize> = Vec::new();
+    let mut g = Groups {
+        leaders: Vec::new(),
+        local: Vec::new(),
+        my_leader: 0,
+    };
+    for i in 0..team.size {
+        let node = inst.node_of(team.world_pe(i));
+        if !seen.contains(&node) {
+            seen.push(node);
+            if node == my_node {
+                g.my_leader = g.leaders.len();
+            }
+            g.leaders.push(i);
+        }
+        if node == my_node {
+            g.local.push(i);
+        }
+    }
+    g
+}
+
+/// Hierarchical barrier: every member completes its operations, the members of each node meet
+/// in shared memory, the node leaders meet over the transports, the members of each node meet
+/// again. Each step is a barrier, so the whole one is too: every member's earlier operations are
+/// complete (its quiet) before its node's leader signals, and its leader's signal precedes every
+/// other leader's release.
+fn barrier_hier(inst: &Instance, team: &Team, g: &Groups) -> Result<()> {
+    inst.routes().quiet()?;
+    local_barrier(inst, team, g)?;
+    if g.leading(team) {
+        leaders_barrier(inst, team, g)?;
+    }
+    local_barrier(inst, team, g)
+}
+
+/// The central barrier among this node's members of `team` (words in the node leader's copy of
+/// the slot). A group of one returns at once.
+pub(crate) fn local_barrier(inst: &Instance, team: &Team, g: &Groups) -> Result<()> {
+    if g.local.len() == 1 {
+        return Ok(());
+    }
+    let lead = team.world_pe(g.local[0]);
+    let arrive = word(inst, team.slot, ARRIVE, lead)?;
+    let generation = word(inst, team.slot, GENERATION, lead)?;
+    let mut w = Watch::new(inst.limits());
+    let what = || {
+        format!(
+            "barrier over team {} ({} PEs): the {} members on this node (leader PE {lead}) have not all \
+             arrived",
+            team.slot,
+            team.size,
+            g.local.len()
+        )
+    };
+    aclshmem_protocol::barrier::central(arrive, generation, g.local.len() as u64, |_| {
+        inst.routes().progress();
+        w.snooze(what).map_err(|e| expired(inst, what(), e))
+    })
+}
+
+/// Dissemination barrier among the node leaders of `team` (this PE must be one): in round k,
+/// leader i increments leader (i + 2^k)'s round-k counter with a posted atomic and waits until
+/// its own has been incremented as often as it waited in that round. After ceil(log2 L) rounds
+/// every leader has heard, directly or not, from every other. Earlier operations of this node's
+/// members are complete (they quiet before arriving), and UCX completes a posted atomic after
+/// the puts issued before it (the caller's quiet), so a released leader sees their data.
+pub(crate) fn leaders_barrier(inst: &Instance, team: &Team, g: &Groups) -> Result<()> {
+    let l = g.leaders.len();
+    let routes = inst.routes();
+    let mut k = 0;
+    while (1usize << k) < l {
+        let partner = team.world_pe(g.leaders[(g.my_leader + (1 << k)) % l]);
+        routes.to(partner)?.atomic_post(
+            slot_remote(inst, team.slot, ROUND + 8 * k, partner),
+            Width::W64,
+            AmoOp::FetchAdd(1),
+        )?;
+        let seen = own_word(inst, team.slot, ROUND_SEEN + 8 * k);
+        let target = seen.load(Ordering::Relaxed).wrapping_add(1);
+        seen.store(target, Ordering::Relaxed);
+        let count = own_word(inst, team.slot, ROUND + 8 * k);
+        let from = team.world_pe(g.leaders[(g.my_leader + l - (1 << k) % l) % l]);
+        let mut w = Watch::new(inst.limits());
+        let what = || {
+            format!(
+                "barrier over team {} ({} PEs, {l} nodes): node leader PE {from} has not arrived \
+                 (round {k})",
+                team.slot, team.size
+            )
+        };
+        // Acquire: pairs with the partner's increment, after its node's completed operations
+        while (count.load(Ordering::Acquire).wrapping_sub(target) as i64) < 0 {
+            routes.progress();
+            w.snooze(what).map_err(|e| expired(inst, what(), e))?;
+        }
+        k += 1;
+    }
+    Ok(())
+}
+
+/// The error of a wait that passed `ACLSHMEM_COLLECTIVE_TIMEOUT` (logged on stderr too).
+pub(crate) fn expired(inst: &Instance, what: String, e: Expired) -> Error {
+    let msg = format!(
+        "{what} after {:.1} s (ACLSHMEM_COLLECTIVE_TIMEOUT); this team cannot synchronise any more",
+        e.0.as_secs_f64()
+    );
+    eprintln!("aclshmem: [PE {}] {msg}", inst.my_pe());
+    Error::Timeout(msg)
 }
 
 /// The barrier over the transport interface (see the module documentation).
@@ -217,7 +383,7 @@ pub fn barrier_all(inst: &Instance) -> Result<()> {
 /// Collective over `team`: every member publishes `data` (at most EXCHANGE_BYTES, the same length
 /// everywhere); returns all members' data in team order.
 pub fn exchange(inst: &Instance, team: &Team, data: &[u8]) -> Result<Vec<Vec<u8>>> {
-    if data.len() > EXCHANGE_BYTES {
+    if data.len() > EXCHANGE_USABLE {
         return Err(Error::Inner(format!(
             "exchange of {} bytes exceeds the area",
             data.len()
@@ -250,12 +416,12 @@ pub fn exchange(inst: &Instance, team: &Team, data: &[u8]) -> Result<Vec<Vec<u8>
 /// Words of a slot's exchange area that [`agreed`] uses (the area is otherwise only used inside
 /// [`exchange`], between its own two barriers, so the uses never overlap in time).
 const AGREE_VALUE: usize = EXCHANGE_OFFSET;
-const AGREE_FAILED: usize = EXCHANGE_OFFSET + 8;
+pub(crate) const AGREE_FAILED: usize = EXCHANGE_OFFSET + 8;
 
 /// A 64-bit word of `slot`'s sync area in world PE `pe`'s copy: read (`AmoOp::Fetch`) or changed,
 /// directly when mapped here, else through the PE's transport (the library's internal path, which
 /// may address the reserved region).
-fn remote_word(inst: &Instance, slot: usize, off: usize, pe: usize, op: AmoOp) -> Result<u64> {
+pub(crate) fn remote_word(inst: &Instance, slot: usize, off: usize, pe: usize, op: AmoOp) -> Result<u64> {
     if let Ok(w) = word(inst, slot, off, pe) {
         return Ok(match op {
             AmoOp::Fetch => w.load(Ordering::Acquire),

@@ -12,11 +12,15 @@
 //!   reduces the i-th chunk from every source and writes it to every destination: each byte is read
 //!   and written once per member instead of once per pair).
 //!
+//! Across nodes (`Instance::hierarchical`), broadcast and reductions with the default settings are
+//! hierarchical ([`hier`]): shared memory inside each node, one leader per node between nodes.
+//!
 //! Up to [`small::SMALL_MAX`] bytes per member, broadcast, fcollect, alltoall and (with the `auto`
 //! reduction setting) reductions take the barrier-free path of [`small`] whatever the setting.
 //!
 //! `unsafe` here reads and writes peers' heap copies through addresses checked against the heap.
 
+mod hier;
 mod reduce;
 pub(crate) mod small;
 
@@ -198,6 +202,12 @@ fn broadcast_impl(
         // SAFETY: the root's checked source (symmetric) stays unchanged until we acknowledge.
         unsafe { s.read(inst, root_pe, 0, d.mine(), len)? };
         return small::acknowledge(inst, t, root as usize, seq);
+    }
+    if inst.hierarchical() && inst.algos().broadcast == Move::Pull && t.size > 1 {
+        // across nodes: shared memory inside each node, one leader per node over the transports
+        let g = sync::groups(inst, t);
+        let seq = small::next_seq(inst, t);
+        return hier::broadcast(inst, t, &g, d, s, len, root as usize, root_dest, seq);
     }
     let seq = small::next_seq(inst, t);
     let differ = |mine: u32, first: u32| {
@@ -410,6 +420,13 @@ pub fn reduce<T: Element>(
         // SAFETY: our own dest holds n elements.
         unsafe { copy(acc.as_ptr().cast(), d.mine(), len) };
         return Ok(());
+    }
+    if inst.hierarchical() && inst.algos().reduce == ReduceAlgo::Auto && t.size > 1 {
+        // across nodes: shared memory inside each node, one leader per node over the transports
+        let g = sync::groups(inst, t);
+        if g.leaders.len() <= sync::MAX_LEADERS {
+            return hier::reduce::<T>(inst, t, &g, d, s, n, op);
+        }
     }
     let algo = match inst.algos().reduce {
         ReduceAlgo::Auto if len <= DIRECT_LIMIT => ReduceAlgo::Direct,

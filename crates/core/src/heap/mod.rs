@@ -64,11 +64,21 @@ pub struct SymmetricHeap {
     pub alloc: Mutex<Allocator>,
 }
 
-/// Collective: which PEs share this PE's node (same host name and boot id, so same /dev/shm).
-pub fn same_node(boot: &dyn Bootstrap) -> Result<Vec<bool>> {
-    let me = node_id();
-    let all = boot.allgather(me.as_bytes())?;
-    Ok(all.iter().map(|n| n.as_slice() == me.as_bytes()).collect())
+/// Collective: the node of every PE (same host name and boot id, so same /dev/shm), numbered in
+/// the order of each node's first PE, so every PE computes the same numbers.
+pub fn node_map(boot: &dyn Bootstrap) -> Result<Vec<usize>> {
+    let all = boot.allgather(node_id().as_bytes())?;
+    let mut seen: Vec<&[u8]> = Vec::new();
+    Ok(all
+        .iter()
+        .map(|n| match seen.iter().position(|s| *s == n.as_slice()) {
+            Some(i) => i,
+            None => {
+                seen.push(n.as_slice());
+                seen.len() - 1
+            }
+        })
+        .collect())
 }
 
 /// Identifies a node: PEs with equal ids share /dev/shm.

@@ -278,7 +278,8 @@ fn build(flags: u32, attr: &InitAttr, slot: &Slot) -> Result<Instance> {
         .ok_or_else(|| Error::InvalidValue("local_mem_size overflows".into()))?;
     let job = job_id(boot.as_ref());
     let made = (|| {
-        let same_node = crate::heap::same_node(boot.as_ref())?;
+        let nodes = crate::heap::node_map(boot.as_ref())?;
+        let same_node: Vec<bool> = nodes.iter().map(|&n| n == nodes[attr.my_pe as usize]).collect();
         let routes = crate::transport::select(attr.my_pe as usize, &same_node, force_ucx, boot.as_ref())?;
         log::debug!("PE {}: transports: {}", attr.my_pe, routes.describe());
         let mut device =
@@ -286,9 +287,9 @@ fn build(flags: u32, attr: &InitAttr, slot: &Slot) -> Result<Instance> {
         routes.attach_heap(&device, boot.as_ref())?;
         let (sync_pool, sync_counters) = crate::instance::reserve_internal(&mut device)?;
         crate::wait::set_node_load(same_node.iter().filter(|&&s| s).count());
-        Ok::<_, Error>((routes, device, sync_pool, sync_counters))
+        Ok::<_, Error>((routes, device, sync_pool, sync_counters, nodes))
     })();
-    let (routes, device, sync_pool, sync_counters) = match made {
+    let (routes, device, sync_pool, sync_counters, nodes) = match made {
         Ok(v) => v,
         Err(e) => {
             boot.finalize();
@@ -311,6 +312,7 @@ fn build(flags: u32, attr: &InitAttr, slot: &Slot) -> Result<Instance> {
         limits,
         direct_access,
         algos,
+        nodes,
     };
     let inst = Instance::new(parts);
     let info = config::ACLSHMEM_INFO.value().unwrap_or_else(|e| {

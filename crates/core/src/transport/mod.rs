@@ -153,6 +153,13 @@ pub(crate) trait Transport: Send + Sync {
     /// (the current one for `Fetch`).
     fn atomic(&self, at: Remote<'_>, width: Width, op: AmoOp) -> Result<u64>;
 
+    /// An atomic whose previous value nobody needs (a counter the target polls): may return once
+    /// the operation is issued; complete at the latest when `quiet` returns, ordered by `fence`
+    /// like a put. The default is the blocking [`Transport::atomic`].
+    fn atomic_post(&self, at: Remote<'_>, width: Width, op: AmoOp) -> Result<()> {
+        self.atomic(at, width, op).map(|_| ())
+    }
+
     /// Put of `len` bytes, then the signal update of the `width` word at `sig`: a PE that observes
     /// the signal sees the data.
     ///

@@ -129,6 +129,8 @@ struct Shared {
     ctx: ucp_context_h,
     worker: ucp_worker_h,
     state: Mutex<State>,
+    /// `ACLSHMEM_UCX_TIMEOUT`: how long a blocking wait for one request may last (None: for ever).
+    timeout: Option<std::time::Duration>,
 }
 
 // SAFETY: the context and worker are used only while `state` is locked (the worker is
@@ -149,7 +151,17 @@ impl Shared {
     }
 
     /// Waits for `req` (a request pointer, NULL or an error) to complete, progressing the worker.
+    /// A request that names no peer's buffer (worker flush, endpoint close) and outlives
+    /// `ACLSHMEM_UCX_TIMEOUT` fails with a timeout (the request is left to UCX).
     fn wait(&self, g: &mut State, req: ucs_status_ptr_t, what: &str) -> Result<()> {
+        self.wait_on(g, req, what, None)
+    }
+
+    /// [`Self::wait`] for a request to `pe`. Past `ACLSHMEM_UCX_TIMEOUT` (the peer's node is lost
+    /// or unreachable), the connection to `pe` is closed by force, which completes the request
+    /// with an error (so UCX no longer touches the caller's buffers), and the call fails with
+    /// `ACLSHMEM_TIMEOUT` naming the PE; later operations to `pe` connect again.
+    fn wait_on(&self, g: &mut State, req: ucs_status_ptr_t, what: &str, pe: Option<usize>) -> Result<()> {
         if req.is_null() {
             return Ok(());
         }
@@ -157,21 +169,75 @@ impl Shared {
             return check(self.lib, req as isize as ucs_status_t, what);
         }
         let mut backoff = crate::wait::Backoff::new();
+        let mut rounds = 0u64;
+        let mut start = None;
+        let mut expired = None;
         loop {
             // SAFETY: `req` is a live request of this worker until freed below.
             let st = unsafe { self.lib.ucp_request_check_status(req) };
             if st != UCS_INPROGRESS {
                 // SAFETY: completed; freed once.
                 unsafe { self.lib.ucp_request_free(req) };
-                return check(self.lib, st, what);
+                return match expired {
+                    Some(e) => Err(e),
+                    None => check(self.lib, st, what),
+                };
             }
             // SAFETY: as in `drain`.
             if unsafe { self.lib.ucp_worker_progress(self.worker) } == 0 {
                 // the peer must run to answer: on a busy node, give it the CPU
                 backoff.snooze();
             }
-            let _ = &g;
+            rounds += 1;
+            if expired.is_none()
+                && rounds.is_multiple_of(1024)
+                && let Some(limit) = self.timeout
+            {
+                let waited = start.get_or_insert_with(std::time::Instant::now).elapsed();
+                if waited >= limit {
+                    let msg = format!(
+                        "UCX: {what} has not completed after {:.1} s (ACLSHMEM_UCX_TIMEOUT): the \
+                         peer's node may be lost or unreachable",
+                        waited.as_secs_f64()
+                    );
+                    eprintln!("aclshmem: {msg}");
+                    let e = Error::Timeout(msg);
+                    match pe {
+                        Some(pe) => {
+                            self.disconnect(g, pe);
+                            expired = Some(e);
+                        }
+                        // nothing of the caller's is at stake: leave the request to UCX
+                        None => return Err(e),
+                    }
+                }
+            }
         }
+    }
+
+    /// Closes the endpoint to `pe` by force (its requests complete with an error) and forgets
+    /// its unpacked keys; the next operation to `pe` connects again.
+    fn disconnect(&self, g: &mut State, pe: usize) {
+        let ep = std::mem::replace(&mut g.eps[pe], std::ptr::null_mut());
+        for keys in g.heaps.iter_mut().flatten() {
+            let rk = std::mem::replace(&mut keys.rkeys[pe], std::ptr::null_mut());
+            if !rk.is_null() {
+                // SAFETY: unpacked by us for `pe`'s endpoint, destroyed once.
+                unsafe { self.lib.ucp_rkey_destroy(rk) };
+            }
+        }
+        if ep.is_null() {
+            return;
+        }
+        let param = ucp_request_param_t {
+            op_attr_mask: UCP_OP_ATTR_FIELD_FLAGS,
+            flags: 1, // UCP_EP_CLOSE_FLAG_FORCE
+            ..Default::default()
+        };
+        // SAFETY: our endpoint, closed once (removed from the table above); the close request
+        // holds nothing of ours, so it is released without waiting.
+        let req = unsafe { self.lib.ucp_ep_close_nbx(ep, &param) };
+        let _ = self.release(req, "endpoint close");
     }
 
     /// Releases `req` without waiting (UCX frees it when it completes); reports an immediate error.
@@ -377,10 +443,12 @@ impl Ucx {
             unsafe { lib.ucp_cleanup(ctx) };
             return Err(Error::Inner(format!("UCX worker: {}", status_text(lib, st))));
         }
+        let timeout = Some(config::ACLSHMEM_UCX_TIMEOUT.value()?).filter(|d| !d.is_zero());
         let sh = Shared {
             lib,
             ctx,
             worker,
+            timeout,
             state: Mutex::new(State {
                 addrs: Vec::new(),
                 eps: Vec::new(),
@@ -434,7 +502,7 @@ impl Ucx {
                 }
             };
             if wait {
-                sh.wait(&mut g, req, &format!("{what} to PE {}", r.pe))?;
+                sh.wait_on(&mut g, req, &format!("{what} to PE {}", r.pe), Some(r.pe))?;
             } else {
                 sh.release(req, &format!("{what} to PE {}", r.pe))?;
             }
@@ -484,7 +552,12 @@ impl Ucx {
             }
         }
         for req in reqs {
-            let r = sh.wait(&mut g, req, "strided transfer");
+            let r = sh.wait_on(
+                &mut g,
+                req,
+                &format!("strided transfer with PE {}", r.pe),
+                Some(r.pe),
+            );
             if result.is_ok() {
                 result = r;
             }
@@ -745,12 +818,42 @@ impl Transport for Ucx {
         // SAFETY: operand and reply live on this stack frame until the request completes below;
         // the word lies in the peer's registered heap (checked and aligned by the callers).
         let req = unsafe { sh.lib.ucp_atomic_op_nbx(ep, opcode, buf, 1, addr, rkey, &param) };
-        sh.wait(&mut g, req, &format!("atomic on PE {}", at.pe))?;
+        sh.wait_on(&mut g, req, &format!("atomic on PE {}", at.pe), Some(at.pe))?;
         let _ = (&mut x32, &mut x64);
         Ok(match width {
             Width::W32 => r32 as u64,
             Width::W64 => r64,
         })
+    }
+
+    fn atomic_post(&self, at: Remote<'_>, width: Width, op: AmoOp) -> Result<()> {
+        // UCX posts (no reply) only the arithmetic and bitwise operations
+        let (opcode, operand) = match op {
+            AmoOp::FetchAdd(v) => (UCP_ATOMIC_OP_ADD, v),
+            AmoOp::FetchAnd(v) => (UCP_ATOMIC_OP_AND, v),
+            AmoOp::FetchOr(v) => (UCP_ATOMIC_OP_OR, v),
+            AmoOp::FetchXor(v) => (UCP_ATOMIC_OP_XOR, v),
+            _ => return self.atomic(at, width, op).map(|_| ()),
+        };
+        let sh = &*self.sh;
+        let mut g = sh.lock();
+        let (ep, rkey, addr) = sh.resolve(&mut g, &at)?;
+        let (mut x32, mut x64) = (operand as u32, operand);
+        let (buf, size): (*mut c_void, usize) = match width {
+            Width::W32 => ((&mut x32 as *mut u32).cast(), 4),
+            Width::W64 => ((&mut x64 as *mut u64).cast(), 8),
+        };
+        let param = ucp_request_param_t {
+            op_attr_mask: UCP_OP_ATTR_FIELD_DATATYPE,
+            datatype: contig(size),
+            ..Default::default()
+        };
+        // SAFETY: the operand lives on this stack frame until the request completes below (a post
+        // completes locally: no reply is awaited); the word lies in the peer's registered heap.
+        let req = unsafe { sh.lib.ucp_atomic_op_nbx(ep, opcode, buf, 1, addr, rkey, &param) };
+        sh.wait_on(&mut g, req, &format!("atomic on PE {}", at.pe), Some(at.pe))?;
+        let _ = (&mut x32, &mut x64);
+        Ok(())
     }
 
     fn fence(&self) -> Result<()> {
