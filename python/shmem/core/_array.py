@@ -37,9 +37,12 @@ def _count(shape):
     return shape, n
 
 
-def _collected(addr):
-    entry = _live.pop(addr, None)
-    if entry is not None and not entry[1]:
+def _collected(addr, entry):
+    # the address may already belong to a newer block (freed, then reused by the allocator)
+    if _live.get(addr) is not entry:
+        return
+    del _live[addr]
+    if not entry[1]:
         _pending.append(addr)
         logger.warning("symmetric block 0x%x was garbage-collected without free_array/free_tensor: "
                        "its memory is returned at finalize", addr)
@@ -52,8 +55,9 @@ def alloc(nbytes):
     except RuntimeError as exc:
         raise AclshmemError("aclshmem_malloc(%d) failed: %s" % (nbytes, exc)) from exc
     buf = Buffer(addr, max(nbytes, 1))
-    _live[addr] = [weakref.ref(buf), False]
-    weakref.finalize(buf, _collected, addr)
+    entry = [weakref.ref(buf), False]
+    _live[addr] = entry
+    weakref.finalize(buf, _collected, addr, entry)
     return buf
 
 
