@@ -10,7 +10,7 @@ REPO = os.path.abspath(os.path.join(HERE, "..", ".."))
 
 @pytest.mark.parametrize("n", [2, 4])
 def test_c_and_python_share_one_runtime(n, tmp_path):
-    libdir = os.path.dirname(os.environ["ACLSHMEM_LIBRARY"])
+    libdir = os.environ["ACLSHMEM_LIB_DIR"]
     so = str(tmp_path / "libone_runtime.so")
     subprocess.run(["cc", "-shared", "-fPIC", "-o", so, os.path.join(HERE, "one_runtime.c"),
                     "-I", os.path.join(REPO, "include"), "-L", libdir, "-laclshmem",

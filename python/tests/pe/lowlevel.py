@@ -3,11 +3,13 @@
 import ctypes
 import os
 import struct
+import sys
 
 from common import check, share_uid, uid_path
 
 import shmem
 
+check("torch" not in sys.modules and "torch_npu" not in sys.modules, "import shmem imported torch")
 me_env = int(os.environ["ACLSHMEM_MY_PE"])
 n = int(os.environ["ACLSHMEM_N_PES"])
 check(int(shmem.aclshmemx_init_status()) == int(shmem.InitStatus.NOT_INITIALIZED), "status before init")
