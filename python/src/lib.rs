@@ -347,12 +347,14 @@ fn aclshmem_init_using_unique_id(py: Python<'_>, mype: i32, npes: i32, mem_size:
 }
 
 /// Extension: `aclshmemx_init_attr(ACLSHMEMX_INIT_WITH_MPI)` over MPI_COMM_WORLD (the library's
-/// MPI bootstrap; the job must be started by mpirun). Returns the code.
+/// MPI bootstrap; the job must be started by mpirun; `my_pe`/`n_pes` are the MPI rank and size).
+/// Returns the code.
 #[pyfunction]
-#[pyo3(signature = (mem_size = 0))]
-fn aclshmemx_init_with_mpi(py: Python<'_>, mem_size: u64) -> i32 {
+fn aclshmemx_init_with_mpi(py: Python<'_>, my_pe: i32, n_pes: i32, mem_size: u64) -> i32 {
     nogil(py, move || {
         let mut attr = abi::InitAttr {
+            my_pe,
+            n_pes,
             local_mem_size: mem_size,
             ..abi::InitAttr::default()
         };

@@ -52,8 +52,10 @@ def init(device=None, uid=None, rank=None, nranks=None, mpi_comm=None, initializ
 
     ``initializer_method``: ``"uid"`` (needs ``uid`` from :func:`get_unique_id` broadcast by the
     caller, ``rank``, ``nranks``, ``mem_size``), ``"env"`` (the variables of aclshmrun, torchrun or
-    mpirun), ``"mpi"`` (MPI_COMM_WORLD through the library's MPI bootstrap). ``""`` means ``"uid"``
-    when ``uid`` is given, else ``"env"``. ``device`` and ``mpi_comm`` are accepted and ignored.
+    mpirun), ``"mpi"`` (MPI_COMM_WORLD through the library's MPI bootstrap; rank and size from
+    ``rank``/``nranks``, else ``mpi_comm`` (an mpi4py communicator, only asked for its rank and
+    size), else the mpirun environment). ``""`` means ``"uid"`` when ``uid`` is given, else
+    ``"env"``. ``device`` is accepted and ignored.
     The logger "aclshmem" gets its level from SHMEM_LOG_LEVEL (default ERROR).
     """
     setup_aclshmem_logger()
@@ -82,11 +84,25 @@ def init(device=None, uid=None, rank=None, nranks=None, mpi_comm=None, initializ
         logger.info("init: environment, rank %d of %d", attr.my_rank, attr.n_ranks)
         rc = _p.aclshmem_init(attr)
     elif method == "mpi":
-        rc = _p.aclshmemx_init_with_mpi(mem_size or 0)
+        if rank is None or nranks is None:
+            if mpi_comm is not None:
+                rank, nranks = mpi_comm.Get_rank(), mpi_comm.Get_size()
+            else:
+                rank, nranks = _mpi_rank_size()
+        rc = _p.aclshmemx_init_with_mpi(rank, nranks, mem_size or DEFAULT_MEM_SIZE)
     else:
         raise AclshmemInvalid("initializer_method must be 'uid', 'env' or 'mpi', got %r" % (initializer_method,))
     if rc != 0:
         raise AclshmemError("aclshmem init (%s) failed with code %d" % (method, rc))
+
+
+def _mpi_rank_size():
+    for r, sz in (("OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE"), ("PMI_RANK", "PMI_SIZE"),
+                  ("PMIX_RANK", "OMPI_COMM_WORLD_SIZE")):
+        if os.environ.get(r) and os.environ.get(sz):
+            return int(os.environ[r]), int(os.environ[sz])
+    raise AclshmemInvalid("init(initializer_method='mpi'): not started by mpirun (no OMPI_COMM_WORLD_RANK/"
+                          "PMI_RANK in the environment); pass rank/nranks or mpi_comm")
 
 
 def finalize():
