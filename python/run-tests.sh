@@ -15,6 +15,10 @@ PY="${ACLSHMEM_PYTHON:-/usr/bin/python3}"
 VENV="$TARGET_DIR/pyvenv"
 REL="$TARGET_DIR/release"
 
+# the extension crate is outside the cargo workspace: its own format and lint checks
+cargo fmt --manifest-path "$ROOT/python/Cargo.toml" -- --check
+CARGO_TARGET_DIR="$TARGET_DIR" cargo clippy -q --release --manifest-path "$ROOT/python/Cargo.toml" -- -D warnings
+
 for f in libaclshmem.so libascendcl.so aclshmrun; do
     [[ -e "$REL/$f" ]] || { echo "error: $REL/$f missing: run cargo build --release --workspace first" >&2; exit 1; }
 done
