@@ -15,10 +15,6 @@ PY="${ACLSHMEM_PYTHON:-/usr/bin/python3}"
 VENV="$TARGET_DIR/pyvenv"
 REL="$TARGET_DIR/release"
 
-# the extension crate is outside the cargo workspace: its own format and lint checks
-cargo fmt --manifest-path "$ROOT/python/Cargo.toml" -- --check
-CARGO_TARGET_DIR="$TARGET_DIR" cargo clippy -q --release --manifest-path "$ROOT/python/Cargo.toml" -- -D warnings
-
 for f in libaclshmem.so libascendcl.so aclshmrun; do
     [[ -e "$REL/$f" ]] || { echo "error: $REL/$f missing: run cargo build --release --workspace first" >&2; exit 1; }
 done
@@ -29,11 +25,20 @@ fi
 "$VENV/bin/python" -c "import maturin, pytest" 2>/dev/null || "$VENV/bin/pip" install -q "maturin>=1.5,<2" pytest
 "$VENV/bin/python" -c "import numpy" 2>/dev/null || "$VENV/bin/pip" install -q numpy
 
+# the extension crate is outside the cargo workspace: its own format and lint checks. Its own target
+# directory, and the venv's interpreter for clippy and maturin alike: pyo3's build configuration
+# depends on the interpreter, and a change rebuilds everything (clippy and maturin each keep their
+# own directory: they invalidate each other's build-script outputs)
+EXT_TARGET="$TARGET_DIR/python-ext"
+export PYO3_PYTHON="$VENV/bin/python"
+cargo fmt --manifest-path "$ROOT/python/Cargo.toml" -- --check
+CARGO_TARGET_DIR="$EXT_TARGET/clippy" cargo clippy -q --release --manifest-path "$ROOT/python/Cargo.toml" -- -D warnings
+
 # the wheel ships the C libraries of this build inside the package (shmem/lib/)
 mkdir -p "$ROOT/python/shmem/lib"
 cp -f "$REL/libaclshmem.so" "$REL/libascendcl.so" "$ROOT/python/shmem/lib/"
 rm -rf "$TARGET_DIR/wheels" "$ROOT"/python/shmem/_pyshmem*.so
-(cd "$ROOT/python" && CARGO_TARGET_DIR="$TARGET_DIR" "$VENV/bin/maturin" build --release -q \
+(cd "$ROOT/python" && CARGO_TARGET_DIR="$EXT_TARGET" "$VENV/bin/maturin" build --release -q \
     --interpreter "$VENV/bin/python" -o "$TARGET_DIR/wheels")
 "$VENV/bin/pip" install -q --force-reinstall --no-deps "$TARGET_DIR"/wheels/shmem-*.whl
 
