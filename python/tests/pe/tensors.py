@@ -39,6 +39,16 @@ core.barrier_all()
 check(shmem.aclshmem_int32_g(t.data_ptr() + 4, right) == 5 + right, "create_tensor is symmetric and zero copy")
 core.barrier_all()
 shmem.aclshmem_free_tensor(t)
+from shmem.construct_tensor import calc_nbytes, construct_tensor_from_ptr  # noqa: E402
+
+check(calc_nbytes((3, 4), torch.float16) == 24, "calc_nbytes")
+addr = shmem.aclshmem_malloc(64)
+v = construct_tensor_from_ptr(addr, (2, 3), torch.int32, "cpu", stride=(1, 2), storage_offset=1)
+flat = construct_tensor_from_ptr(addr, (16,), torch.int32)
+flat[:] = torch.arange(16, dtype=torch.int32)
+check(v.tolist() == [[1, 3, 5], [2, 4, 6]], "construct_tensor_from_ptr strides: %r" % v.tolist())
+core.barrier_all()
+shmem.aclshmem_free(addr)
 try:
     core.tensor((2,), dtype="float32")
     check(False, "a non-torch dtype must raise")
