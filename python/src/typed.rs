@@ -6,7 +6,7 @@
 use paste::paste;
 use pyo3::prelude::*;
 
-use crate::{nogil, p};
+use crate::{nogil, nogil_if, p};
 
 macro_rules! rma_types {
     ($($name:ident : $t:ty),*) => { paste! {
@@ -20,12 +20,12 @@ macro_rules! rma_types {
             #[pyfunction]
             fn [<aclshmem_ $name _p>](py: Python<'_>, dst: usize, value: $t, pe: i32) {
                 // SAFETY: the library validates the symmetric address and the PE.
-                nogil(py, move || unsafe { c_rma::[<aclshmem_ $name _p>](dst as *mut $t, value, pe) })
+                nogil_if(py, 0, move || unsafe { c_rma::[<aclshmem_ $name _p>](dst as *mut $t, value, pe) })
             }
             #[pyfunction]
             fn [<aclshmem_ $name _g>](py: Python<'_>, src: usize, pe: i32) -> $t {
                 // SAFETY: the library validates the symmetric address and the PE.
-                nogil(py, move || unsafe { c_rma::[<aclshmem_ $name _g>](src as *mut $t, pe) })
+                nogil_if(py, 0, move || unsafe { c_rma::[<aclshmem_ $name _g>](src as *mut $t, pe) })
             }
             #[pyfunction]
             fn [<aclshmem_ $name _iput>](py: Python<'_>, dest: usize, source: usize, dst: isize, sst: isize, nelems: usize, pe: i32) {
@@ -98,7 +98,7 @@ macro_rules! sized {
         #[pyfunction]
         fn $f(py: Python<'_>, dst: usize, src: usize, elem_size: u32, pe: i32) {
             // SAFETY: the library validates the symmetric address and the PE.
-            nogil(py, move || unsafe { ffi_sized::$f(p(dst), p(src), elem_size, pe) })
+            nogil_if(py, elem_size as usize * 16, move || unsafe { ffi_sized::$f(p(dst), p(src), elem_size, pe) })
         }
     )*};
     (@strided $($f:ident),*) => {$(
