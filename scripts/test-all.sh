@@ -5,7 +5,8 @@
 #      namespaces: needs root, as CI has), then the multi-PE suites again with
 #      ACLSHMEM_DIRECT_ACCESS=0 and with ACLSHMEM_TRANSPORT=ucx, and `cargo ucx-bindings --check`
 #   2. scripts/aarch64-check.sh: cross build for aarch64-unknown-linux-gnu, ABI checks and a subset of
-#      the multi-PE C tests under qemu-aarch64; then cargo build --release --workspace
+#      the multi-PE C tests under qemu-aarch64; then cargo build --release --workspace, then the
+#      Python package's tests (python/run-tests.sh)
 #   3. configure, build and install the top-level CMake project into a temporary prefix
 #   4. build c_examples/ against that prefix with find_package(aclshmem) and run them with ctest
 #      (including the kernel programs of c_examples/kernels/, built by aclshmem_add_kernel_library)
@@ -45,6 +46,13 @@ command -v ucx_perftest >/dev/null 2>&1 || missing_pkgs+=(ucx-utils)
 ls /usr/lib/llvm-*/lib/libclang.so.1 >/dev/null 2>&1 || missing_pkgs+=(libclang1-14 libclang-common-14-dev)
 command -v ip >/dev/null 2>&1 || missing_pkgs+=(iproute2)
 command -v nsenter >/dev/null 2>&1 || missing_pkgs+=(util-linux)
+# the Python package (python/run-tests.sh): a venv over Debian's python3 with its CPU PyTorch,
+# NumPy and mpi4py (PyTorch's CPU wheel index is not reachable; PyPI's x86-64 torch is the CUDA build)
+/usr/bin/python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || missing_pkgs+=(python3-venv)
+ls /usr/include/python3*/Python.h >/dev/null 2>&1 || missing_pkgs+=(python3-dev)
+/usr/bin/python3 -c 'import torch' >/dev/null 2>&1 || missing_pkgs+=(python3-torch)
+/usr/bin/python3 -c 'import numpy' >/dev/null 2>&1 || missing_pkgs+=(python3-numpy)
+/usr/bin/python3 -c 'import mpi4py' >/dev/null 2>&1 || missing_pkgs+=(python3-mpi4py)
 if ((${#missing_pkgs[@]})); then
     step "installing ${missing_pkgs[*]}"
     if ! command -v apt-get >/dev/null 2>&1; then
@@ -105,6 +113,13 @@ fi
 
 step "cargo build --release"
 cargo build --release --workspace
+
+# --- Python package ------------------------------------------------------------------------------
+# builds the `shmem` wheel (maturin) into a venv cached under the target directory and runs its
+# pytest suite on 2 and 4 PEs under aclshmrun, torchrun and mpirun (ACLSHMEM_REQUIRE_ALL_TESTS=1:
+# a missing torch or mpi4py fails instead of skipping)
+step "python: shmem wheel + pytest (python/run-tests.sh)"
+python/run-tests.sh
 
 # --- CMake package: build + install into a temporary prefix --------------------------------------
 PREFIX="$(mktemp -d "${TMPDIR:-/tmp}/aclshmem-prefix.XXXXXX")"

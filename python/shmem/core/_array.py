@@ -1,0 +1,116 @@
+"""NumPy arrays over symmetric memory (zero copy).
+
+Ownership: an array made by :func:`array` keeps its :class:`Buffer` alive (``arr.base``); every
+view of it does too. Freeing is collective (``aclshmem_free`` starts with a barrier), so it never
+happens from the garbage collector, whose timing differs between PEs: :func:`free_array` frees
+collectively; a Buffer that is collected without it is only recorded (``pending_frees()``) and its
+memory returns with the heap at :func:`shmem.core.finalize`. Using an array after it was freed
+or after finalize is undefined, as in C.
+"""
+
+import weakref
+
+from .. import _pyshmem as _p
+from .utils import AclshmemError, AclshmemInvalid, Buffer, logger
+
+# start address -> [weakref to the Buffer, freed?] of the blocks made here
+_live = {}
+# addresses of blocks whose Buffer was collected without free_array/free_tensor
+_pending = []
+
+
+def _np():
+    import numpy
+
+    return numpy
+
+
+def _count(shape):
+    if isinstance(shape, int):
+        shape = (shape,)
+    shape = tuple(shape)
+    n = 1
+    for d in shape:
+        if not isinstance(d, int) or d < 0:
+            raise AclshmemInvalid("shape must hold non-negative ints, got %r" % (shape,))
+        n *= d
+    return shape, n
+
+
+def _collected(addr, entry):
+    # the address may already belong to a newer block (freed, then reused by the allocator)
+    if _live.get(addr) is not entry:
+        return
+    del _live[addr]
+    if not entry[1]:
+        _pending.append(addr)
+        logger.warning("symmetric block 0x%x was garbage-collected without free_array/free_tensor: "
+                       "its memory is returned at finalize", addr)
+
+
+def alloc(nbytes):
+    """A collective allocation of ``nbytes`` (at least 1) as a tracked Buffer."""
+    try:
+        addr = _p.aclshmem_malloc(max(nbytes, 1))
+    except RuntimeError as exc:
+        raise AclshmemError("aclshmem_malloc(%d) failed: %s" % (nbytes, exc)) from exc
+    buf = Buffer(addr, max(nbytes, 1))
+    entry = [weakref.ref(buf), False]
+    _live[addr] = entry
+    weakref.finalize(buf, _collected, addr, entry)
+    return buf
+
+
+def release(addr):
+    """Collective free of a block made by :func:`alloc`, by its start address."""
+    entry = _live.get(addr)
+    if entry is None or entry[1]:
+        raise AclshmemInvalid("0x%x is not the start of a live symmetric array/tensor" % addr)
+    entry[1] = True
+    del _live[addr]
+    _p.aclshmem_free(addr)
+
+
+def pending_frees():
+    """Start addresses of collected blocks waiting for finalize."""
+    return list(_pending)
+
+
+def _forget_all():
+    _live.clear()
+    del _pending[:]
+
+
+def array(shape, dtype="float32"):
+    """Collective: a C-contiguous NumPy array of ``shape``/``dtype`` in symmetric memory, zero copy.
+    Free it with :func:`free_array` (collective)."""
+    np = _np()
+    shape, n = _count(shape)
+    dt = np.dtype(dtype)
+    buf = alloc(n * dt.itemsize)
+    return np.frombuffer(buf, dtype=dt, count=n).reshape(shape)
+
+
+def _start(arr):
+    return arr.__array_interface__["data"][0]
+
+
+def free_array(arr):
+    """Collective: frees an array made by :func:`array` (pass the array itself, not a view)."""
+    if not hasattr(arr, "__array_interface__"):
+        raise AclshmemInvalid("free_array takes a NumPy array, got %s" % type(arr).__name__)
+    release(_start(arr))
+
+
+def get_peer_array(arr, pe):
+    """A view of PE ``pe``'s copy of the symmetric array ``arr`` (same node): same shape and dtype."""
+    np = _np()
+    if not isinstance(pe, int) or not 0 <= pe < _p.pe_count():
+        raise AclshmemInvalid("pe must be in 0..%d, got %r" % (_p.pe_count() - 1, pe))
+    if not arr.flags["C_CONTIGUOUS"]:
+        raise AclshmemInvalid("get_peer_array needs a C-contiguous array")
+    addr = _p.aclshmem_ptr(_start(arr), pe)
+    if addr == 0:
+        raise AclshmemError("PE %d's copy is not directly addressable from this process" % pe)
+    buf = Buffer(addr, max(arr.nbytes, 1))
+    return np.frombuffer(buf, dtype=arr.dtype, count=arr.size).reshape(arr.shape)
