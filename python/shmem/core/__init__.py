@@ -10,14 +10,14 @@ import os
 from .. import _pyshmem as _p
 from . import direct  # noqa: F401  (not re-exported, as in the original)
 from .utils import AclshmemError, AclshmemInvalid, Buffer, logger, setup_aclshmem_logger
-from ._array import array, free_array, get_peer_array
+from ._array import array, free_array, get_peer_array, release_collected
 from ._tensor import tensor, free_tensor, get_peer_tensor
 
 UniqueID = _p.UniqueId
 
 __all__ = ["get_version", "get_unique_id", "init", "finalize", "buffer", "free", "get_peer_buffer",
            "put", "get", "put_signal", "signal_op", "signal_wait", "quiet", "barrier_all", "my_pe",
-           "n_pes", "array", "free_array", "get_peer_array", "tensor", "free_tensor", "get_peer_tensor",
+           "n_pes", "array", "free_array", "release_collected", "get_peer_array", "tensor", "free_tensor", "get_peer_tensor",
            "Buffer", "AclshmemError", "AclshmemInvalid", "UniqueID", "setup_aclshmem_logger"]
 
 #: Heap size used by init(initializer_method="env") when neither mem_size nor the environment names one.

@@ -4,7 +4,8 @@ Ownership: an array made by :func:`array` keeps its :class:`Buffer` alive (``arr
 view of it does too. Freeing is collective (``aclshmem_free`` starts with a barrier), so it never
 happens from the garbage collector, whose timing differs between PEs: :func:`free_array` frees
 collectively; a Buffer that is collected without it is only recorded (``pending_frees()``) and its
-memory returns with the heap at :func:`shmem.core.finalize`. Using an array after it was freed
+memory returns with the heap at :func:`shmem.core.finalize`, or earlier through the collective
+:func:`release_collected`. Using an array after it was freed
 or after finalize is undefined, as in C.
 """
 
@@ -74,6 +75,39 @@ def release(addr):
 def pending_frees():
     """Start addresses of collected blocks waiting for finalize."""
     return list(_pending)
+
+
+def release_collected(max_blocks=4096):
+    """Collective (every PE calls it): frees the collected blocks that every PE has collected,
+    in the same order everywhere; blocks only some PEs have collected stay pending. Returns how
+    many blocks were freed."""
+    import ctypes
+
+    npes = _p.pe_count()
+    base = _p.aclshmemx_get_heap_base()
+    mine = sorted(a - base for a in _pending)[:max_blocks]
+    slot = 8 * (max_blocks + 1)
+    scratch = _p.aclshmem_malloc(slot)
+    try:
+        words = (ctypes.c_int64 * (max_blocks + 1)).from_address(scratch)
+        words[0] = len(mine)
+        for i, off in enumerate(mine):
+            words[i + 1] = off
+        _p.aclshmem_barrier_all()
+        common = set(mine)
+        peer_words = (ctypes.c_int64 * (max_blocks + 1))()
+        for pe in range(npes):
+            if pe == _p.my_pe():
+                continue
+            _p.aclshmem_getmem(ctypes.addressof(peer_words), scratch, slot, pe)
+            common &= set(peer_words[1:1 + peer_words[0]])
+        _p.aclshmem_barrier_all()
+    finally:
+        _p.aclshmem_free(scratch)
+    for off in sorted(common):
+        _pending.remove(base + off)
+        _p.aclshmem_free(base + off)
+    return len(common)
 
 
 def _forget_all():

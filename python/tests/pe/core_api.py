@@ -122,6 +122,17 @@ addr = tmp.__array_interface__["data"][0]
 del tmp
 check(addr in _array.pending_frees(), "collected array recorded")
 check(raises(core.AclshmemInvalid, _array.release, addr), "a collected block cannot be freed twice")
+# a block collected on only some PEs stays pending; one collected everywhere is freed collectively
+only_even = core.array((4,), "int32")
+odd_addr = only_even.__array_interface__["data"][0]
+if me % 2 == 0:
+    del only_even
+freed = core.release_collected()
+check(freed == 1 and addr not in _array.pending_frees(), "release_collected freed the common block (%d)" % freed)
+check((odd_addr in _array.pending_frees()) == (me % 2 == 0 and n > 1), "a block collected on some PEs stays")
+if me % 2 == 1:
+    del only_even
+check(core.release_collected() == (1 if n > 1 else 0), "now collected everywhere: freed")
 
 
 # a fork()ed worker does NumPy work and exits; the job goes on
