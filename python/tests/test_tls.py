@@ -39,6 +39,7 @@ def test_tls_store_with_python_decrypt_handler(tmp_path):
     d = str(tmp_path)
     make_pki(d)
     out = run_pes("tls.py", 2, d, env={"SHMEM_LOG_LEVEL": "ERROR", "SHMEM_LOG_TO_STDOUT": "1"}).stdout
+    assert "decrypt callable raises refused" in out and "not_a_string refused" in out, out
     assert "PE 1 plain TCP refused" in out and "PE 1 wrong password refused" in out, out
     # the library's own error lines say why (through its logger, here on stdout)
     assert "the store speaks TLS" in out and "wrong password" in out, out

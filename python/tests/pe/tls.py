@@ -25,6 +25,14 @@ def decrypt(c):
     return base64.b64decode(c).decode()
 
 
+def raises(c):
+    raise ValueError("decrypt callable failing on purpose")
+
+
+def not_a_string(c):
+    return 42
+
+
 def wrong(c):
     calls.append(c)
     return "wrong"
@@ -49,6 +57,12 @@ if me == 1:
 
 check(shmem.set_conf_store_tls(True, "ca=%s/ca.pem;cert=%s/pe.pem" % (d, d)) == 0, "set_conf_store_tls")
 if me == 1:
+    # a callable that raises or returns no string: init fails with a code, no crash
+    for bad in (raises, not_a_string):
+        check(shmem.set_conf_store_tls_key(key, cipher, bad) == 0, "set_conf_store_tls_key(%s)" % bad.__name__)
+        rc = shmem.aclshmem_init(attr)
+        check(rc != 0, "init with decrypt callable %s returned 0" % bad.__name__)
+        print("PE 1 decrypt callable %s refused: %d" % (bad.__name__, rc), flush=True)
     check(shmem.set_conf_store_tls_key(key, cipher, wrong) == 0, "set_conf_store_tls_key(wrong)")
     rc = shmem.aclshmem_init(attr)
     check(rc != 0, "init with a wrong decrypted password returned 0")
