@@ -6,9 +6,10 @@ Where the paths come from:
 
 * library directory: the directory of the ``libaclshmem.so`` this package loaded (``shmem/lib``
   inside the wheel, or ``$ACLSHMEM_LIBRARY``, or the one found on the linker path);
-* include directory: ``shmem/include`` shipped in the wheel (a copy of the repository's
-  ``include/``), else ``<library directory>/../include`` (an install prefix), else the source tree's
-  ``include/`` (a checkout running ``python/`` in place).
+* include directory: ``<library directory>/../include``, which is ``shmem/include`` shipped in the
+  wheel (a copy of the repository's ``include/``) or the include directory of an install prefix
+  whose ``lib/libaclshmem.so`` was loaded (``$ACLSHMEM_LIBRARY``), else the wheel's
+  ``shmem/include``, else the source tree's ``include/`` (a checkout running ``python/`` in place).
 
 ``--ldflags`` prints ``-I<include> -L<lib> -lshmem`` as the original does. The wheel ships
 ``shmem/lib/libshmem.so`` as a one-line GNU ld script (``INPUT(-laclshmem)``): linking with
@@ -57,8 +58,8 @@ def lib_name():
 def include_dir():
     """Directory holding shmem.h, or None when none is found."""
     cands = [
-        os.path.join(_package_dir(), "include"),
         os.path.join(os.path.dirname(lib_dir()), "include"),
+        os.path.join(_package_dir(), "include"),
         os.path.join(os.path.dirname(os.path.dirname(_package_dir())), "include"),
     ]
     for cand in cands:

@@ -12,9 +12,10 @@ REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 SCRIPT = os.path.join(os.path.dirname(sys.executable), "shmem-config")
 
 
-def config(*args, expect_rc=0):
+def config(*args, expect_rc=0, env=None):
+    full_env = dict(os.environ, **(env or {}))
     proc = subprocess.run([SCRIPT] + list(args), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                          timeout=TIMEOUT)
+                          timeout=TIMEOUT, env=full_env)
     assert proc.returncode == expect_rc, (args, proc.returncode, proc.stdout, proc.stderr)
     return proc.stdout.strip()
 
@@ -62,3 +63,19 @@ def test_c_program_built_with_ldflags_runs_under_aclshmrun(tmp_path):
     assert "[libaclshmem.so]" in needed and "[libshmem.so]" not in needed, needed
     out = run([launcher(), "-n", "2", "--timeout", str(TIMEOUT), exe]).stdout
     assert "hello: OK (2 PEs" in out and out.count("Hello from PE") == 2, out
+
+
+def test_install_prefix_library(tmp_path):
+    """With $ACLSHMEM_LIBRARY naming <prefix>/lib/libaclshmem.so, the paths are the prefix's."""
+    prefix = tmp_path / "prefix"
+    (prefix / "lib").mkdir(parents=True)
+    os.symlink(os.path.join(os.environ["ACLSHMEM_LIB_DIR"], "libaclshmem.so"), str(prefix / "lib" / "libaclshmem.so"))
+    os.symlink("libaclshmem.so", str(prefix / "lib" / "libshmem.so"))
+    os.symlink(os.path.join(REPO, "include"), str(prefix / "include"))
+    env = {"ACLSHMEM_LIBRARY": str(prefix / "lib" / "libaclshmem.so")}
+    lib, inc = str(prefix / "lib"), str(prefix / "include")
+    assert config("--ldflags", env=env) == "-I%s -L%s -lshmem" % (inc, lib)
+    assert config("--prefix", env=env) == str(prefix)
+    # the same library without the original's name: -laclshmem
+    os.unlink(str(prefix / "lib" / "libshmem.so"))
+    assert config("--libs", env=env) == "-L%s -laclshmem" % lib
