@@ -34,9 +34,9 @@ export PYO3_PYTHON="$VENV/bin/python"
 cargo fmt --manifest-path "$ROOT/python/Cargo.toml" -- --check
 CARGO_TARGET_DIR="$EXT_TARGET/clippy" cargo clippy -q --release --manifest-path "$ROOT/python/Cargo.toml" -- -D warnings
 
-# the wheel ships the C libraries of this build inside the package (shmem/lib/)
-mkdir -p "$ROOT/python/shmem/lib"
-cp -f "$REL/libaclshmem.so" "$REL/libascendcl.so" "$ROOT/python/shmem/lib/"
+# the wheel ships the C libraries of this build, libshmem.so (an ld script) and the C headers inside
+# the package (shmem/lib/, shmem/include/): see stage.sh
+"$ROOT/python/stage.sh" "$REL"
 rm -rf "$TARGET_DIR/wheels" "$ROOT"/python/shmem/_pyshmem*.so
 (cd "$ROOT/python" && CARGO_TARGET_DIR="$EXT_TARGET" "$VENV/bin/maturin" build --release -q \
     --interpreter "$VENV/bin/python" -o "$TARGET_DIR/wheels")

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Python vs C benchmark of the shmem package (see bench.py). Needs the package installed in the
-# interpreter PY (default: the venv python/run-tests.sh made) and a release build.
+# Python vs C benchmark of the shmem package (see bench.py): medians, spread, Python-minus-C per call
+# and the verdict against the targets. Manual only (not in CI: noisy on a shared machine).
+# Needs the package installed in the interpreter PY (default: the venv python/run-tests.sh made) and a release build.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
