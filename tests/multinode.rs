@@ -334,6 +334,55 @@ fn killed_node_during_quiet_and_waits() {
     lost_node("killed_node_during_quiet_and_waits", Loss::KilledInQuiet);
 }
 
+/// The UCX wait limit on its own: with the config store's failure detection off
+/// (`ACLSHMEM_HEARTBEAT_TIMEOUT=0`), a node whose link goes down while its peers are in quiet and
+/// signal waits (`pe_tests quiet_waits`, 4 nodes x 1 PE) makes the blocking UCX waits towards it
+/// fail after `ACLSHMEM_UCX_TIMEOUT` (3 s here) with an error naming the limit, instead of
+/// waiting silently. (The PEs then wait for signals that never come: the launcher's `--timeout`
+/// ends the job.)
+#[test]
+fn ucx_wait_limit_reports_an_unreachable_node() {
+    let _g = CLUSTER.lock().unwrap_or_else(|e| e.into_inner());
+    let test = "ucx_wait_limit_reports_an_unreachable_node";
+    let Some(c) = Cluster::up(test, 4) else { return };
+    let exe = common::compile_c("pe_tests");
+    let rsh = format!("bash {} rsh", c.script.display());
+    let args: Vec<std::ffi::OsString> = vec![
+        "--hosts".into(),
+        c.hosts(1).into(),
+        "--rsh".into(),
+        rsh.into(),
+        exe.into_os_string(),
+        "quiet_waits".into(),
+    ];
+    let env = [
+        ("UCX_TLS", "tcp"),
+        ("ACLSHMEM_HEARTBEAT_TIMEOUT", "0"),
+        ("ACLSHMEM_UCX_TIMEOUT", "3s"),
+        ("ACLSHMEM_VC_BRIDGE", "acltbr0"),
+    ];
+    let mut job = common::Background::start(4, &args, &env, Duration::from_secs(30));
+    let seen = job.wait_line(Duration::from_secs(25), |l| l.starts_with("JOB_ID "));
+    assert!(seen.is_some(), "{test}: the job did not start within 25 s");
+    let node = &c.nodes[1];
+    let st = Command::new("ip")
+        .args(["-n", node, "link", "set", "eth0", "down"])
+        .status()
+        .expect("ip link set down");
+    assert!(st.success(), "{test}: cannot take {node}'s link down");
+    let status = common::wait_limited(&mut job.child, Duration::from_secs(60));
+    assert!(
+        status.is_some(),
+        "{test}: aclshmrun outlived its --timeout by 30 s"
+    );
+    let (stdout, stderr) = job.output();
+    let all = format!("{stdout}\n{stderr}");
+    assert!(
+        all.contains("has not completed after") && all.contains("ACLSHMEM_UCX_TIMEOUT"),
+        "{test}: no UCX wait-limit error:\n--- stdout:\n{stdout}\n--- stderr:\n{stderr}"
+    );
+}
+
 #[test]
 fn unreachable_node_ends_the_job() {
     lost_node("unreachable_node_ends_the_job", Loss::Unreachable);

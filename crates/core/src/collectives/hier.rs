@@ -19,7 +19,7 @@ use crate::wait::Watch;
 
 /// Above this many bytes the leaders read the root's source (UCX gets) instead of the root
 /// writing into theirs (puts, much slower over tcp for large transfers).
-const PULL_ABOVE: usize = 64 * 1024;
+pub(super) const PULL_ABOVE: usize = 64 * 1024;
 
 /// Broadcast of `len` bytes from member `root`, in three steps:
 /// 1. every member records the root it named (by call parity), and the team meets in a

@@ -205,9 +205,12 @@ fn broadcast_impl(
     }
     if inst.hierarchical() && inst.algos().broadcast == Move::Pull && t.size > 1 {
         // across nodes: shared memory inside each node, one leader per node over the transports
+        // (with one member per node and large data, measured slower than the flat path below)
         let g = sync::groups(inst, t);
-        let seq = small::next_seq(inst, t);
-        return hier::broadcast(inst, t, &g, d, s, len, root as usize, root_dest, seq);
+        if len <= hier::PULL_ABOVE || t.size > g.leaders.len() {
+            let seq = small::next_seq(inst, t);
+            return hier::broadcast(inst, t, &g, d, s, len, root as usize, root_dest, seq);
+        }
     }
     let seq = small::next_seq(inst, t);
     let differ = |mine: u32, first: u32| {
@@ -423,8 +426,9 @@ pub fn reduce<T: Element>(
     }
     if inst.hierarchical() && inst.algos().reduce == ReduceAlgo::Auto && t.size > 1 {
         // across nodes: shared memory inside each node, one leader per node over the transports
+        // (with one member per node and large data, measured slower than the flat paths below)
         let g = sync::groups(inst, t);
-        if g.leaders.len() <= sync::MAX_LEADERS {
+        if g.leaders.len() <= sync::MAX_LEADERS && (len <= DIRECT_LIMIT || t.size > g.leaders.len()) {
             return hier::reduce::<T>(inst, t, &g, d, s, n, op);
         }
     }
