@@ -129,6 +129,20 @@ fn teams_contexts_collectives_active_sets() {
 }
 
 #[test]
+fn long_double_reductions() {
+    let bin = compile("longdouble");
+    run_on(&bin, "longdouble", &[1, 2, 3, 4]);
+    // the reductions' other data paths: peers read through the transport, and each algorithm
+    for env in [
+        ("ACLSHMEM_DIRECT_ACCESS", "0"),
+        ("ACLSHMEM_REDUCE_ALGO", "direct"),
+        ("ACLSHMEM_REDUCE_ALGO", "scatter"),
+    ] {
+        run_pes(4, &[&bin], &[env], Duration::from_secs(120)).assert_ok("longdouble");
+    }
+}
+
+#[test]
 fn c11_generic_selection() {
     let bin = compile("generic");
     run_on(&bin, "generic", &[1, 2, 4]);
