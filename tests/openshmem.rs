@@ -143,6 +143,33 @@ fn long_double_reductions() {
 }
 
 #[test]
+fn team_shared_is_the_directly_addressable_pes() {
+    let bin = compile("shared_team");
+    run_on(&bin, "shared_team", &[1, 2, 4]);
+    // every peer routed through UCX (ACLSHMEM_TRANSPORT=ucx): the program data is registered with
+    // UCX too; the peers' memory stays mapped on one node, so SHMEM_TEAM_SHARED is still the job
+    // (tests/multinode.rs openshmem_team_shared_per_node runs it across nodes)
+    let ucx = Command::new("sh")
+        .args(["-c", "ldconfig -p | grep -q 'libucp.so'"])
+        .status()
+        .is_ok_and(|s| s.success());
+    if !ucx {
+        common::skip(
+            "team_shared_is_the_directly_addressable_pes",
+            "UCX (libucp) not installed",
+        );
+        return;
+    }
+    let run = run_pes(
+        2,
+        &[&bin],
+        &[("ACLSHMEM_TRANSPORT", "ucx"), ("UCX_TLS", "tcp")],
+        Duration::from_secs(120),
+    );
+    run.assert_ok("shared_team");
+}
+
+#[test]
 fn c11_generic_selection() {
     let bin = compile("generic");
     run_on(&bin, "generic", &[1, 2, 4]);
