@@ -316,4 +316,56 @@ fn symmetric_size_and_version_variables() {
         "SHMEM_VERSION=1 prints the version\n{}",
         run.dump()
     );
+    // SHMEM_INFO: PE 0 prints the version and every setting with its value, once per job
+    let run = run_pes(
+        2,
+        &[&bin],
+        &[("SHMEM_SYMMETRIC_SIZE", "8M"), ("SHMEM_INFO", "1")],
+        Duration::from_secs(120),
+    );
+    run.assert_ok("heap_size");
+    assert!(
+        run.stdout.matches("OpenSHMEM 1.5").count() == 1
+            && run.stdout.matches("libaclshmem environment:").count() == 1
+            && run
+                .stdout
+                .lines()
+                .any(|l| l.contains("SHMEM_SYMMETRIC_SIZE") && l.contains("8M"))
+            && run
+                .stdout
+                .lines()
+                .any(|l| l.contains("SHMEM_INFO") && l.contains("= 1")),
+        "SHMEM_INFO=1 prints the settings\n{}",
+        run.dump()
+    );
+    // SHMEM_DEBUG: the library's debug messages (here shmem_init's) on every PE, in the log (the
+    // tests' launcher sets SHMEM_LOG_TO_STDOUT=1; otherwise the log file)
+    let run = run_pes(
+        2,
+        &[&bin],
+        &[("SHMEM_SYMMETRIC_SIZE", "8M"), ("SHMEM_DEBUG", "1")],
+        Duration::from_secs(120),
+    );
+    run.assert_ok("heap_size");
+    let all = format!("{}{}", run.stdout, run.stderr);
+    for pe in 0..2 {
+        assert!(
+            all.lines()
+                .any(|l| l.contains(" debug ") && l.contains(&format!("shmem_init: PE {pe} of 2"))),
+            "SHMEM_DEBUG=1 logs debug messages of PE {pe}\n{}",
+            run.dump()
+        );
+    }
+    let quiet = run_pes(
+        2,
+        &[&bin],
+        &[("SHMEM_SYMMETRIC_SIZE", "8M")],
+        Duration::from_secs(120),
+    );
+    quiet.assert_ok("heap_size");
+    assert!(
+        !format!("{}{}", quiet.stdout, quiet.stderr).contains("libaclshmem environment:"),
+        "nothing printed without SHMEM_INFO\n{}",
+        quiet.dump()
+    );
 }
