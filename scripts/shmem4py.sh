@@ -38,7 +38,12 @@ OSHCC="$BIN/oshcc" CFLAGS="-O0 -include $ROOT/tests/shmem4py/config.h" \
 export PYTHONPATH="$SRC/src"
 for n in ${SHMEM4PY_PES:-1 2 4}; do
     echo "shmem4py $VERSION test suite on $n PEs"
-    # every PE runs the suite; the job fails when any PE's suite fails
-    "$BIN/oshrun" -np "$n" --timeout 600 "$VENV/bin/python" -m unittest discover -s test 2>&1 |
-        grep -E "^(Ran|OK|FAILED|FAIL:|ERROR:)" | sort | uniq -c
+    # every PE runs the suite; the job fails when any PE's suite fails (then its whole output is shown)
+    log="$WORK/run_${n}pe.log"
+    if ! "$BIN/oshrun" -np "$n" --timeout 600 "$VENV/bin/python" -m unittest discover -s test >"$log" 2>&1; then
+        cat "$log"
+        echo "shmem4py test suite failed on $n PEs (output above, also in $log)" >&2
+        exit 1
+    fi
+    grep -E "^(Ran|OK|FAILED)" "$log" | sort | uniq -c
 done
