@@ -12,6 +12,8 @@
 #   4. build c_examples/ against that prefix with find_package(aclshmem) and run them with ctest
 #      (including the kernel programs of c_examples/kernels/, built by aclshmem_add_kernel_library)
 #   5. build one example through the installed pkg-config file and run it
+#   6. the OpenSHMEM surface from the prefix (oshcc, oshc++, openshmem.pc, oshrun), and the
+#      third-party shmem4py test suite built and run with them (scripts/shmem4py.sh)
 # Installs cmake (and a C/C++ compiler, pkg-config, MPI, UCX, libclang, iproute2) with apt-get when
 # missing.
 # Build directories live under the cargo target directory, so repeated runs are incremental.
@@ -38,6 +40,8 @@ command -v pkg-config >/dev/null 2>&1 || missing_pkgs+=(pkg-config)
 command -v openssl >/dev/null 2>&1 || missing_pkgs+=(openssl)  # tests/tls.rs makes an encrypted key
 # the CPU device mode's compiler wrapper (scripts/aclshmem-cxx: tests/kernels.rs, c_examples/kernels)
 command -v python3 >/dev/null 2>&1 || missing_pkgs+=(python3)
+# scripts/shmem4py.sh makes a venv (Debian's python3 has no ensurepip without python3-venv)
+python3 -c 'import ensurepip, venv' >/dev/null 2>&1 || missing_pkgs+=(python3-venv)
 # tests/mpi.rs runs ACLSHMEMX_INIT_WITH_MPI under both MPI implementations
 command -v mpicc.openmpi >/dev/null 2>&1 || missing_pkgs+=(openmpi-bin libopenmpi-dev)
 command -v mpicc.mpich >/dev/null 2>&1 || missing_pkgs+=(mpich libmpich-dev)
@@ -169,6 +173,29 @@ read -r -a PC_FLAGS <<<"$(pkg-config --cflags --libs aclshmem)"
 cc -std=c11 -o "$PC_OUT/hello" "$ROOT/c_examples/hello.c" "${PC_FLAGS[@]}" \
     -Wl,-rpath,"$(pkg-config --variable=libdir aclshmem)"
 "$PREFIX/bin/aclshmrun" -n 2 --timeout 60 "$PC_OUT/hello"
+
+# --- OpenSHMEM surface from the prefix -------------------------------------------------------------
+step "OpenSHMEM: oshcc, oshc++, openshmem.pc and oshrun from $PREFIX"
+for f in bin/oshcc bin/oshc++ bin/oshCC bin/oshcxx bin/oshrun include/openshmem/shmem.h \
+         include/openshmem/shmemx.h lib/pkgconfig/openshmem.pc; do
+    [[ -e "$PREFIX/$f" ]] || { echo "error: $f was not installed" >&2; exit 1; }
+done
+"$PREFIX/bin/oshcc" -std=c11 -O1 -o "$PC_OUT/osh_rma_amo" "$ROOT/tests/c/openshmem/rma_amo.c"
+"$PREFIX/bin/oshrun" -np 2 --timeout 120 "$PC_OUT/osh_rma_amo"
+"$PREFIX/bin/oshc++" -c -o "$PC_OUT/osh_cxx.o" "$ROOT/tests/c/openshmem/cxx_header.cpp"
+read -r -a OSH_PC_FLAGS <<<"$(pkg-config --cflags --libs openshmem)"
+cc -std=c11 -o "$PC_OUT/osh_statics" "$ROOT/tests/c/openshmem/statics.c" "${OSH_PC_FLAGS[@]}" \
+    -Wl,-rpath,"$(pkg-config --variable=libdir openshmem)"
+"$PREFIX/bin/oshrun" -np 2 --timeout 120 "$PC_OUT/osh_statics"
+
+# --- a third-party OpenSHMEM test suite ---------------------------------------------------------
+# shmem4py's own unittest suite (110 tests), unmodified, built with the prefix's oshcc and run with
+# its oshrun (scripts/shmem4py.sh; about 1-2 minutes: venv from PyPI once, a -O0 build, 2 jobs).
+# ACLSHMEM_SKIP_SHMEM4PY=1 skips it.
+if [[ "${ACLSHMEM_SKIP_SHMEM4PY:-0}" != 1 ]]; then
+    step "shmem4py test suite (third-party) on 2 and 4 PEs"
+    SHMEM4PY_PES="2 4" bash "$ROOT/scripts/shmem4py.sh" "$PREFIX/bin"
+fi
 
 # --- fuzzing the config-store parser (bounded) ------------------------------------------------
 # cargo fuzz needs nightly flags; RUSTC_BOOTSTRAP=1 lets the stable toolchain accept them.

@@ -494,3 +494,51 @@ fn torchrun_variables_across_nodes() {
         failed.join("\n")
     );
 }
+
+/// OpenSHMEM across 2 nodes x 2 PEs: `SHMEM_TEAM_SHARED` is each node's pair, checked by
+/// tests/c/openshmem/shared_team.c (built with scripts/osh/oshcc); the program data (made
+/// symmetric at `shmem_init`) is registered with UCX.
+#[test]
+fn openshmem_team_shared_per_node() {
+    let _g = CLUSTER.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(c) = Cluster::up("openshmem_team_shared_per_node", 2) else {
+        return;
+    };
+    common::ensure_built();
+    let exe = common::target_dir()
+        .join("ctests")
+        .join("osh_shared_team_multinode");
+    std::fs::create_dir_all(exe.parent().unwrap()).unwrap();
+    let out = Command::new(common::repo_root().join("scripts/osh/oshcc"))
+        .env("ACLSHMEM_LIB_DIR", common::profile_dir())
+        .arg("-std=c11")
+        .arg(common::repo_root().join("tests/c/openshmem/shared_team.c"))
+        .arg("-o")
+        .arg(&exe)
+        .output()
+        .expect("run oshcc");
+    assert!(
+        out.status.success(),
+        "oshcc: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // started by oshrun (scripts/osh), which hands --hosts and --rsh to aclshmrun
+    let out = Command::new(common::repo_root().join("scripts/osh/oshrun"))
+        .args(["-np", "4", "--timeout", "120", "--hosts", &c.hosts(2), "--rsh"])
+        .arg(format!("bash {} rsh", c.script.display()))
+        .arg(&exe)
+        .env("UCX_TLS", "tcp")
+        .env("ACLSHMEM_VC_BRIDGE", "acltbr0")
+        .output()
+        .expect("run oshrun");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && stdout.contains("OK shared_team"),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.matches("SHMEM_TEAM_SHARED has 2 of 4 PEs").count() == 4,
+        "{stdout}"
+    );
+}

@@ -129,6 +129,47 @@ fn teams_contexts_collectives_active_sets() {
 }
 
 #[test]
+fn long_double_reductions() {
+    let bin = compile("longdouble");
+    run_on(&bin, "longdouble", &[1, 2, 3, 4]);
+    // the reductions' other data paths: peers read through the transport, and each algorithm
+    for env in [
+        ("ACLSHMEM_DIRECT_ACCESS", "0"),
+        ("ACLSHMEM_REDUCE_ALGO", "direct"),
+        ("ACLSHMEM_REDUCE_ALGO", "scatter"),
+    ] {
+        run_pes(4, &[&bin], &[env], Duration::from_secs(120)).assert_ok("longdouble");
+    }
+}
+
+#[test]
+fn team_shared_is_the_directly_addressable_pes() {
+    let bin = compile("shared_team");
+    run_on(&bin, "shared_team", &[1, 2, 4]);
+    // every peer routed through UCX (ACLSHMEM_TRANSPORT=ucx): the program data is registered with
+    // UCX too; the peers' memory stays mapped on one node, so SHMEM_TEAM_SHARED is still the job
+    // (tests/multinode.rs openshmem_team_shared_per_node runs it across nodes)
+    let ucx = Command::new("sh")
+        .args(["-c", "ldconfig -p | grep -q 'libucp.so'"])
+        .status()
+        .is_ok_and(|s| s.success());
+    if !ucx {
+        common::skip(
+            "team_shared_is_the_directly_addressable_pes",
+            "UCX (libucp) not installed",
+        );
+        return;
+    }
+    let run = run_pes(
+        2,
+        &[&bin],
+        &[("ACLSHMEM_TRANSPORT", "ucx"), ("UCX_TLS", "tcp")],
+        Duration::from_secs(120),
+    );
+    run.assert_ok("shared_team");
+}
+
+#[test]
 fn c11_generic_selection() {
     let bin = compile("generic");
     run_on(&bin, "generic", &[1, 2, 4]);
@@ -274,5 +315,57 @@ fn symmetric_size_and_version_variables() {
         run.stdout.contains("OpenSHMEM 1.5"),
         "SHMEM_VERSION=1 prints the version\n{}",
         run.dump()
+    );
+    // SHMEM_INFO: PE 0 prints the version and every setting with its value, once per job
+    let run = run_pes(
+        2,
+        &[&bin],
+        &[("SHMEM_SYMMETRIC_SIZE", "8M"), ("SHMEM_INFO", "1")],
+        Duration::from_secs(120),
+    );
+    run.assert_ok("heap_size");
+    assert!(
+        run.stdout.lines().filter(|l| l.contains("OpenSHMEM 1.5")).count() == 1
+            && run.stdout.matches("libaclshmem environment:").count() == 1
+            && run
+                .stdout
+                .lines()
+                .any(|l| l.contains("SHMEM_SYMMETRIC_SIZE") && l.contains("8M"))
+            && run
+                .stdout
+                .lines()
+                .any(|l| l.contains("SHMEM_INFO") && l.contains("= 1")),
+        "SHMEM_INFO=1 prints the settings\n{}",
+        run.dump()
+    );
+    // SHMEM_DEBUG: the library's debug messages (here shmem_init's) on every PE, in the log (the
+    // tests' launcher sets SHMEM_LOG_TO_STDOUT=1; otherwise the log file)
+    let run = run_pes(
+        2,
+        &[&bin],
+        &[("SHMEM_SYMMETRIC_SIZE", "8M"), ("SHMEM_DEBUG", "1")],
+        Duration::from_secs(120),
+    );
+    run.assert_ok("heap_size");
+    let all = format!("{}{}", run.stdout, run.stderr);
+    for pe in 0..2 {
+        assert!(
+            all.lines()
+                .any(|l| l.contains(" debug ") && l.contains(&format!("shmem_init: PE {pe} of 2"))),
+            "SHMEM_DEBUG=1 logs debug messages of PE {pe}\n{}",
+            run.dump()
+        );
+    }
+    let quiet = run_pes(
+        2,
+        &[&bin],
+        &[("SHMEM_SYMMETRIC_SIZE", "8M")],
+        Duration::from_secs(120),
+    );
+    quiet.assert_ok("heap_size");
+    assert!(
+        !format!("{}{}", quiet.stdout, quiet.stderr).contains("libaclshmem environment:"),
+        "nothing printed without SHMEM_INFO\n{}",
+        quiet.dump()
     );
 }

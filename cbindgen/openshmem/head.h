@@ -127,6 +127,8 @@ void *shmem_ptr(const void *dest, int pe);
 void *shmem_team_ptr(shmem_team_t team, const void *dest, int pe);
 void shmem_info_get_version(int *major, int *minor);
 void shmem_info_get_name(char *name);
+/* profiling control (1.5 section 10): accepted and ignored, this library has no profiling layer */
+void shmem_pcontrol(const int level, ...);
 /* deprecated */
 void start_pes(int npes);
 int _my_pe(void);

@@ -127,6 +127,8 @@ void *shmem_ptr(const void *dest, int pe);
 void *shmem_team_ptr(shmem_team_t team, const void *dest, int pe);
 void shmem_info_get_version(int *major, int *minor);
 void shmem_info_get_name(char *name);
+/* profiling control (1.5 section 10): accepted and ignored, this library has no profiling layer */
+void shmem_pcontrol(const int level, ...);
 /* deprecated */
 void start_pes(int npes);
 int _my_pe(void);
@@ -1673,6 +1675,7 @@ int shmem_uint32_max_reduce(shmem_team_t team, uint32_t *dest, const uint32_t *s
 int shmem_uint64_max_reduce(shmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nreduce);
 int shmem_size_max_reduce(shmem_team_t team, size_t *dest, const size_t *source, size_t nreduce);
 int shmem_ptrdiff_max_reduce(shmem_team_t team, ptrdiff_t *dest, const ptrdiff_t *source, size_t nreduce);
+int shmem_longdouble_max_reduce(shmem_team_t team, long double *dest, const long double *source, size_t nreduce);
 int shmem_float_min_reduce(shmem_team_t team, float *dest, const float *source, size_t nreduce);
 int shmem_double_min_reduce(shmem_team_t team, double *dest, const double *source, size_t nreduce);
 int shmem_char_min_reduce(shmem_team_t team, char *dest, const char *source, size_t nreduce);
@@ -1696,6 +1699,7 @@ int shmem_uint32_min_reduce(shmem_team_t team, uint32_t *dest, const uint32_t *s
 int shmem_uint64_min_reduce(shmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nreduce);
 int shmem_size_min_reduce(shmem_team_t team, size_t *dest, const size_t *source, size_t nreduce);
 int shmem_ptrdiff_min_reduce(shmem_team_t team, ptrdiff_t *dest, const ptrdiff_t *source, size_t nreduce);
+int shmem_longdouble_min_reduce(shmem_team_t team, long double *dest, const long double *source, size_t nreduce);
 int shmem_float_sum_reduce(shmem_team_t team, float *dest, const float *source, size_t nreduce);
 int shmem_double_sum_reduce(shmem_team_t team, double *dest, const double *source, size_t nreduce);
 int shmem_char_sum_reduce(shmem_team_t team, char *dest, const char *source, size_t nreduce);
@@ -1719,6 +1723,7 @@ int shmem_uint32_sum_reduce(shmem_team_t team, uint32_t *dest, const uint32_t *s
 int shmem_uint64_sum_reduce(shmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nreduce);
 int shmem_size_sum_reduce(shmem_team_t team, size_t *dest, const size_t *source, size_t nreduce);
 int shmem_ptrdiff_sum_reduce(shmem_team_t team, ptrdiff_t *dest, const ptrdiff_t *source, size_t nreduce);
+int shmem_longdouble_sum_reduce(shmem_team_t team, long double *dest, const long double *source, size_t nreduce);
 int shmem_complexf_sum_reduce(shmem_team_t team, shmemi_complexf *dest, const shmemi_complexf *source, size_t nreduce);
 int shmem_complexd_sum_reduce(shmem_team_t team, shmemi_complexd *dest, const shmemi_complexd *source, size_t nreduce);
 int shmem_float_prod_reduce(shmem_team_t team, float *dest, const float *source, size_t nreduce);
@@ -1744,6 +1749,7 @@ int shmem_uint32_prod_reduce(shmem_team_t team, uint32_t *dest, const uint32_t *
 int shmem_uint64_prod_reduce(shmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nreduce);
 int shmem_size_prod_reduce(shmem_team_t team, size_t *dest, const size_t *source, size_t nreduce);
 int shmem_ptrdiff_prod_reduce(shmem_team_t team, ptrdiff_t *dest, const ptrdiff_t *source, size_t nreduce);
+int shmem_longdouble_prod_reduce(shmem_team_t team, long double *dest, const long double *source, size_t nreduce);
 int shmem_complexf_prod_reduce(shmem_team_t team, shmemi_complexf *dest, const shmemi_complexf *source, size_t nreduce);
 int shmem_complexd_prod_reduce(shmem_team_t team, shmemi_complexd *dest, const shmemi_complexd *source, size_t nreduce);
 void shmem_broadcast32(void *dest, const void *source, size_t nelems, int PE_root, int PE_start, int logPE_stride, int PE_size, long *pSync);
@@ -1774,18 +1780,21 @@ void shmem_long_max_to_all(long *dest, const long *source, int nreduce, int PE_s
 void shmem_longlong_max_to_all(long long *dest, const long long *source, int nreduce, int PE_start, int logPE_stride, int PE_size, long long *pWrk, long *pSync);
 void shmem_float_max_to_all(float *dest, const float *source, int nreduce, int PE_start, int logPE_stride, int PE_size, float *pWrk, long *pSync);
 void shmem_double_max_to_all(double *dest, const double *source, int nreduce, int PE_start, int logPE_stride, int PE_size, double *pWrk, long *pSync);
+void shmem_longdouble_max_to_all(long double *dest, const long double *source, int nreduce, int PE_start, int logPE_stride, int PE_size, long double *pWrk, long *pSync);
 void shmem_short_min_to_all(short *dest, const short *source, int nreduce, int PE_start, int logPE_stride, int PE_size, short *pWrk, long *pSync);
 void shmem_int_min_to_all(int *dest, const int *source, int nreduce, int PE_start, int logPE_stride, int PE_size, int *pWrk, long *pSync);
 void shmem_long_min_to_all(long *dest, const long *source, int nreduce, int PE_start, int logPE_stride, int PE_size, long *pWrk, long *pSync);
 void shmem_longlong_min_to_all(long long *dest, const long long *source, int nreduce, int PE_start, int logPE_stride, int PE_size, long long *pWrk, long *pSync);
 void shmem_float_min_to_all(float *dest, const float *source, int nreduce, int PE_start, int logPE_stride, int PE_size, float *pWrk, long *pSync);
 void shmem_double_min_to_all(double *dest, const double *source, int nreduce, int PE_start, int logPE_stride, int PE_size, double *pWrk, long *pSync);
+void shmem_longdouble_min_to_all(long double *dest, const long double *source, int nreduce, int PE_start, int logPE_stride, int PE_size, long double *pWrk, long *pSync);
 void shmem_short_sum_to_all(short *dest, const short *source, int nreduce, int PE_start, int logPE_stride, int PE_size, short *pWrk, long *pSync);
 void shmem_int_sum_to_all(int *dest, const int *source, int nreduce, int PE_start, int logPE_stride, int PE_size, int *pWrk, long *pSync);
 void shmem_long_sum_to_all(long *dest, const long *source, int nreduce, int PE_start, int logPE_stride, int PE_size, long *pWrk, long *pSync);
 void shmem_longlong_sum_to_all(long long *dest, const long long *source, int nreduce, int PE_start, int logPE_stride, int PE_size, long long *pWrk, long *pSync);
 void shmem_float_sum_to_all(float *dest, const float *source, int nreduce, int PE_start, int logPE_stride, int PE_size, float *pWrk, long *pSync);
 void shmem_double_sum_to_all(double *dest, const double *source, int nreduce, int PE_start, int logPE_stride, int PE_size, double *pWrk, long *pSync);
+void shmem_longdouble_sum_to_all(long double *dest, const long double *source, int nreduce, int PE_start, int logPE_stride, int PE_size, long double *pWrk, long *pSync);
 void shmem_complexf_sum_to_all(shmemi_complexf *dest, const shmemi_complexf *source, int nreduce, int PE_start, int logPE_stride, int PE_size, shmemi_complexf *pWrk, long *pSync);
 void shmem_complexd_sum_to_all(shmemi_complexd *dest, const shmemi_complexd *source, int nreduce, int PE_start, int logPE_stride, int PE_size, shmemi_complexd *pWrk, long *pSync);
 void shmem_short_prod_to_all(short *dest, const short *source, int nreduce, int PE_start, int logPE_stride, int PE_size, short *pWrk, long *pSync);
@@ -1794,6 +1803,7 @@ void shmem_long_prod_to_all(long *dest, const long *source, int nreduce, int PE_
 void shmem_longlong_prod_to_all(long long *dest, const long long *source, int nreduce, int PE_start, int logPE_stride, int PE_size, long long *pWrk, long *pSync);
 void shmem_float_prod_to_all(float *dest, const float *source, int nreduce, int PE_start, int logPE_stride, int PE_size, float *pWrk, long *pSync);
 void shmem_double_prod_to_all(double *dest, const double *source, int nreduce, int PE_start, int logPE_stride, int PE_size, double *pWrk, long *pSync);
+void shmem_longdouble_prod_to_all(long double *dest, const long double *source, int nreduce, int PE_start, int logPE_stride, int PE_size, long double *pWrk, long *pSync);
 void shmem_complexf_prod_to_all(shmemi_complexf *dest, const shmemi_complexf *source, int nreduce, int PE_start, int logPE_stride, int PE_size, shmemi_complexf *pWrk, long *pSync);
 void shmem_complexd_prod_to_all(shmemi_complexd *dest, const shmemi_complexd *source, int nreduce, int PE_start, int logPE_stride, int PE_size, shmemi_complexd *pWrk, long *pSync);
 
@@ -1997,16 +2007,16 @@ void shmem_complexd_prod_to_all(shmemi_complexd *dest, const shmemi_complexd *so
 #define shmemi_xor_reduce_4(a0, a1, a2, a3) _Generic((a1), unsigned char *: shmem_uchar_xor_reduce, unsigned short *: shmem_ushort_xor_reduce, unsigned int *: shmem_uint_xor_reduce, unsigned long *: shmem_ulong_xor_reduce, unsigned long long *: shmem_ulonglong_xor_reduce)(a0, a1, a2, a3)
 #define shmem_xor_reduce(...) SHMEMI_CAT(shmemi_xor_reduce_, SHMEMI_NARGS(__VA_ARGS__))(__VA_ARGS__)
 
-#define shmemi_max_reduce_4(a0, a1, a2, a3) _Generic((a1), float *: shmem_float_max_reduce, double *: shmem_double_max_reduce, char *: shmem_char_max_reduce, signed char *: shmem_schar_max_reduce, short *: shmem_short_max_reduce, int *: shmem_int_max_reduce, long *: shmem_long_max_reduce, long long *: shmem_longlong_max_reduce, unsigned char *: shmem_uchar_max_reduce, unsigned short *: shmem_ushort_max_reduce, unsigned int *: shmem_uint_max_reduce, unsigned long *: shmem_ulong_max_reduce, unsigned long long *: shmem_ulonglong_max_reduce)(a0, a1, a2, a3)
+#define shmemi_max_reduce_4(a0, a1, a2, a3) _Generic((a1), long double *: shmem_longdouble_max_reduce, float *: shmem_float_max_reduce, double *: shmem_double_max_reduce, char *: shmem_char_max_reduce, signed char *: shmem_schar_max_reduce, short *: shmem_short_max_reduce, int *: shmem_int_max_reduce, long *: shmem_long_max_reduce, long long *: shmem_longlong_max_reduce, unsigned char *: shmem_uchar_max_reduce, unsigned short *: shmem_ushort_max_reduce, unsigned int *: shmem_uint_max_reduce, unsigned long *: shmem_ulong_max_reduce, unsigned long long *: shmem_ulonglong_max_reduce)(a0, a1, a2, a3)
 #define shmem_max_reduce(...) SHMEMI_CAT(shmemi_max_reduce_, SHMEMI_NARGS(__VA_ARGS__))(__VA_ARGS__)
 
-#define shmemi_min_reduce_4(a0, a1, a2, a3) _Generic((a1), float *: shmem_float_min_reduce, double *: shmem_double_min_reduce, char *: shmem_char_min_reduce, signed char *: shmem_schar_min_reduce, short *: shmem_short_min_reduce, int *: shmem_int_min_reduce, long *: shmem_long_min_reduce, long long *: shmem_longlong_min_reduce, unsigned char *: shmem_uchar_min_reduce, unsigned short *: shmem_ushort_min_reduce, unsigned int *: shmem_uint_min_reduce, unsigned long *: shmem_ulong_min_reduce, unsigned long long *: shmem_ulonglong_min_reduce)(a0, a1, a2, a3)
+#define shmemi_min_reduce_4(a0, a1, a2, a3) _Generic((a1), long double *: shmem_longdouble_min_reduce, float *: shmem_float_min_reduce, double *: shmem_double_min_reduce, char *: shmem_char_min_reduce, signed char *: shmem_schar_min_reduce, short *: shmem_short_min_reduce, int *: shmem_int_min_reduce, long *: shmem_long_min_reduce, long long *: shmem_longlong_min_reduce, unsigned char *: shmem_uchar_min_reduce, unsigned short *: shmem_ushort_min_reduce, unsigned int *: shmem_uint_min_reduce, unsigned long *: shmem_ulong_min_reduce, unsigned long long *: shmem_ulonglong_min_reduce)(a0, a1, a2, a3)
 #define shmem_min_reduce(...) SHMEMI_CAT(shmemi_min_reduce_, SHMEMI_NARGS(__VA_ARGS__))(__VA_ARGS__)
 
-#define shmemi_sum_reduce_4(a0, a1, a2, a3) _Generic((a1), float *: shmem_float_sum_reduce, double *: shmem_double_sum_reduce, char *: shmem_char_sum_reduce, signed char *: shmem_schar_sum_reduce, short *: shmem_short_sum_reduce, int *: shmem_int_sum_reduce, long *: shmem_long_sum_reduce, long long *: shmem_longlong_sum_reduce, unsigned char *: shmem_uchar_sum_reduce, unsigned short *: shmem_ushort_sum_reduce, unsigned int *: shmem_uint_sum_reduce, unsigned long *: shmem_ulong_sum_reduce, unsigned long long *: shmem_ulonglong_sum_reduce, float _Complex *: shmem_complexf_sum_reduce, double _Complex *: shmem_complexd_sum_reduce)(a0, a1, a2, a3)
+#define shmemi_sum_reduce_4(a0, a1, a2, a3) _Generic((a1), long double *: shmem_longdouble_sum_reduce, float *: shmem_float_sum_reduce, double *: shmem_double_sum_reduce, char *: shmem_char_sum_reduce, signed char *: shmem_schar_sum_reduce, short *: shmem_short_sum_reduce, int *: shmem_int_sum_reduce, long *: shmem_long_sum_reduce, long long *: shmem_longlong_sum_reduce, unsigned char *: shmem_uchar_sum_reduce, unsigned short *: shmem_ushort_sum_reduce, unsigned int *: shmem_uint_sum_reduce, unsigned long *: shmem_ulong_sum_reduce, unsigned long long *: shmem_ulonglong_sum_reduce, float _Complex *: shmem_complexf_sum_reduce, double _Complex *: shmem_complexd_sum_reduce)(a0, a1, a2, a3)
 #define shmem_sum_reduce(...) SHMEMI_CAT(shmemi_sum_reduce_, SHMEMI_NARGS(__VA_ARGS__))(__VA_ARGS__)
 
-#define shmemi_prod_reduce_4(a0, a1, a2, a3) _Generic((a1), float *: shmem_float_prod_reduce, double *: shmem_double_prod_reduce, char *: shmem_char_prod_reduce, signed char *: shmem_schar_prod_reduce, short *: shmem_short_prod_reduce, int *: shmem_int_prod_reduce, long *: shmem_long_prod_reduce, long long *: shmem_longlong_prod_reduce, unsigned char *: shmem_uchar_prod_reduce, unsigned short *: shmem_ushort_prod_reduce, unsigned int *: shmem_uint_prod_reduce, unsigned long *: shmem_ulong_prod_reduce, unsigned long long *: shmem_ulonglong_prod_reduce, float _Complex *: shmem_complexf_prod_reduce, double _Complex *: shmem_complexd_prod_reduce)(a0, a1, a2, a3)
+#define shmemi_prod_reduce_4(a0, a1, a2, a3) _Generic((a1), long double *: shmem_longdouble_prod_reduce, float *: shmem_float_prod_reduce, double *: shmem_double_prod_reduce, char *: shmem_char_prod_reduce, signed char *: shmem_schar_prod_reduce, short *: shmem_short_prod_reduce, int *: shmem_int_prod_reduce, long *: shmem_long_prod_reduce, long long *: shmem_longlong_prod_reduce, unsigned char *: shmem_uchar_prod_reduce, unsigned short *: shmem_ushort_prod_reduce, unsigned int *: shmem_uint_prod_reduce, unsigned long *: shmem_ulong_prod_reduce, unsigned long long *: shmem_ulonglong_prod_reduce, float _Complex *: shmem_complexf_prod_reduce, double _Complex *: shmem_complexd_prod_reduce)(a0, a1, a2, a3)
 #define shmem_prod_reduce(...) SHMEMI_CAT(shmemi_prod_reduce_, SHMEMI_NARGS(__VA_ARGS__))(__VA_ARGS__)
 
 #endif /* C11 */
@@ -2719,6 +2729,7 @@ static inline int shmem_xor_reduce(shmem_team_t team, unsigned short *dest, cons
 static inline int shmem_xor_reduce(shmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nreduce) { return shmem_uint_xor_reduce(team, dest, source, nreduce); }
 static inline int shmem_xor_reduce(shmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nreduce) { return shmem_ulong_xor_reduce(team, dest, source, nreduce); }
 static inline int shmem_xor_reduce(shmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nreduce) { return shmem_ulonglong_xor_reduce(team, dest, source, nreduce); }
+static inline int shmem_max_reduce(shmem_team_t team, long double *dest, const long double *source, size_t nreduce) { return shmem_longdouble_max_reduce(team, dest, source, nreduce); }
 static inline int shmem_max_reduce(shmem_team_t team, float *dest, const float *source, size_t nreduce) { return shmem_float_max_reduce(team, dest, source, nreduce); }
 static inline int shmem_max_reduce(shmem_team_t team, double *dest, const double *source, size_t nreduce) { return shmem_double_max_reduce(team, dest, source, nreduce); }
 static inline int shmem_max_reduce(shmem_team_t team, char *dest, const char *source, size_t nreduce) { return shmem_char_max_reduce(team, dest, source, nreduce); }
@@ -2732,6 +2743,7 @@ static inline int shmem_max_reduce(shmem_team_t team, unsigned short *dest, cons
 static inline int shmem_max_reduce(shmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nreduce) { return shmem_uint_max_reduce(team, dest, source, nreduce); }
 static inline int shmem_max_reduce(shmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nreduce) { return shmem_ulong_max_reduce(team, dest, source, nreduce); }
 static inline int shmem_max_reduce(shmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nreduce) { return shmem_ulonglong_max_reduce(team, dest, source, nreduce); }
+static inline int shmem_min_reduce(shmem_team_t team, long double *dest, const long double *source, size_t nreduce) { return shmem_longdouble_min_reduce(team, dest, source, nreduce); }
 static inline int shmem_min_reduce(shmem_team_t team, float *dest, const float *source, size_t nreduce) { return shmem_float_min_reduce(team, dest, source, nreduce); }
 static inline int shmem_min_reduce(shmem_team_t team, double *dest, const double *source, size_t nreduce) { return shmem_double_min_reduce(team, dest, source, nreduce); }
 static inline int shmem_min_reduce(shmem_team_t team, char *dest, const char *source, size_t nreduce) { return shmem_char_min_reduce(team, dest, source, nreduce); }
@@ -2745,6 +2757,7 @@ static inline int shmem_min_reduce(shmem_team_t team, unsigned short *dest, cons
 static inline int shmem_min_reduce(shmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nreduce) { return shmem_uint_min_reduce(team, dest, source, nreduce); }
 static inline int shmem_min_reduce(shmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nreduce) { return shmem_ulong_min_reduce(team, dest, source, nreduce); }
 static inline int shmem_min_reduce(shmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nreduce) { return shmem_ulonglong_min_reduce(team, dest, source, nreduce); }
+static inline int shmem_sum_reduce(shmem_team_t team, long double *dest, const long double *source, size_t nreduce) { return shmem_longdouble_sum_reduce(team, dest, source, nreduce); }
 static inline int shmem_sum_reduce(shmem_team_t team, float *dest, const float *source, size_t nreduce) { return shmem_float_sum_reduce(team, dest, source, nreduce); }
 static inline int shmem_sum_reduce(shmem_team_t team, double *dest, const double *source, size_t nreduce) { return shmem_double_sum_reduce(team, dest, source, nreduce); }
 static inline int shmem_sum_reduce(shmem_team_t team, char *dest, const char *source, size_t nreduce) { return shmem_char_sum_reduce(team, dest, source, nreduce); }
@@ -2760,6 +2773,7 @@ static inline int shmem_sum_reduce(shmem_team_t team, unsigned long *dest, const
 static inline int shmem_sum_reduce(shmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nreduce) { return shmem_ulonglong_sum_reduce(team, dest, source, nreduce); }
 static inline int shmem_sum_reduce(shmem_team_t team, shmemi_complexf *dest, const shmemi_complexf *source, size_t nreduce) { return shmem_complexf_sum_reduce(team, dest, source, nreduce); }
 static inline int shmem_sum_reduce(shmem_team_t team, shmemi_complexd *dest, const shmemi_complexd *source, size_t nreduce) { return shmem_complexd_sum_reduce(team, dest, source, nreduce); }
+static inline int shmem_prod_reduce(shmem_team_t team, long double *dest, const long double *source, size_t nreduce) { return shmem_longdouble_prod_reduce(team, dest, source, nreduce); }
 static inline int shmem_prod_reduce(shmem_team_t team, float *dest, const float *source, size_t nreduce) { return shmem_float_prod_reduce(team, dest, source, nreduce); }
 static inline int shmem_prod_reduce(shmem_team_t team, double *dest, const double *source, size_t nreduce) { return shmem_double_prod_reduce(team, dest, source, nreduce); }
 static inline int shmem_prod_reduce(shmem_team_t team, char *dest, const char *source, size_t nreduce) { return shmem_char_prod_reduce(team, dest, source, nreduce); }

@@ -25,9 +25,13 @@ const fn t(name: &'static str, c: &'static str, rust: &'static str) -> Type {
     Type { name, c, rust }
 }
 
-/// The standard RMA types of OpenSHMEM 1.5: [`STD_TYPES`] and `long double` (moved as bytes).
+/// `long double`: moved as bytes by RMA and collectives, reduced (max/min/sum/prod) through the C
+/// helper of `crates/openshmem/csrc/longdouble.c`.
+const LONGDOUBLE: Type = t("longdouble", "long double", "LongDouble");
+
+/// The standard RMA types of OpenSHMEM 1.5: [`STD_TYPES`] and `long double`.
 fn rma_types() -> Vec<Type> {
-    let mut v = vec![t("longdouble", "long double", "LongDouble")];
+    let mut v = vec![LONGDOUBLE];
     v.extend_from_slice(STD_TYPES);
     v
 }
@@ -787,6 +791,9 @@ fn collectives(o: &mut Out) {
             .copied()
             .filter(|t| !red.bitwise || BITWISE_TYPES.contains(&t.name))
             .collect();
+        if !red.bitwise {
+            types.push(LONGDOUBLE);
+        }
         if red.op == "sum" || red.op == "prod" {
             types.extend(COMPLEX);
         }
@@ -878,10 +885,12 @@ fn collectives(o: &mut Out) {
                 .map(|n| std_type(n))
                 .collect()
         } else {
-            ["short", "int", "long", "longlong", "float", "double"]
+            let mut v: Vec<Type> = ["short", "int", "long", "longlong", "float", "double"]
                 .iter()
                 .map(|n| std_type(n))
-                .collect()
+                .collect();
+            v.push(LONGDOUBLE);
+            v
         };
         if red.op == "sum" || red.op == "prod" {
             types.extend(COMPLEX);

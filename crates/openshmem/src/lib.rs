@@ -24,6 +24,7 @@ pub mod amo;
 pub mod coll;
 pub mod ctx;
 pub mod lock;
+pub mod longdouble;
 pub mod mem;
 pub mod rma;
 pub mod setup;
@@ -45,11 +46,7 @@ use aclshmem_core::runtime;
 pub use ctx::shmem_ctx_t;
 pub use team::shmem_team_t;
 
-/// `long double` of the C ABI (x86-64 and AArch64 Linux: 16 bytes, 16-byte aligned). Rust has no
-/// such type; this crate only moves it as bytes (RMA, collectives), never computes with it.
-#[repr(C, align(16))]
-#[derive(Clone, Copy, Default)]
-pub struct LongDouble(pub [u8; 16]);
+pub use longdouble::LongDouble;
 
 /// C `float _Complex` / `double _Complex`: two parts, laid out as C lays them out.
 #[repr(C)]

@@ -242,6 +242,16 @@ pub unsafe extern "C" fn shmem_info_get_name(name: *mut c_char) {
     })
 }
 
+/// `shmem_pcontrol(level, ...)` (profiling interface): accepted and ignored, as the specification
+/// allows (this library has no profiling layer). C declares it variadic; Rust cannot define a
+/// variadic function, so this takes `level` only: on the x86-64 and AArch64 Linux calling
+/// conventions a variadic call passes `level` where this definition reads it, and the ignored
+/// extra arguments are the caller's to clean up.
+#[unsafe(no_mangle)]
+pub extern "C" fn shmem_pcontrol(level: c_int) {
+    log::debug!("shmem_pcontrol({level}) ignored");
+}
+
 /// Deprecated (1.2): `shmem_init`; `npes` is ignored.
 #[unsafe(no_mangle)]
 pub extern "C" fn start_pes(npes: c_int) {

@@ -1,8 +1,9 @@
 //! Teams (OpenSHMEM 1.5 chapter 9.4) over the core's teams.
 //!
 //! A `shmem_team_t` is an opaque pointer-sized handle: NULL is `SHMEM_TEAM_INVALID`, 1
-//! `SHMEM_TEAM_WORLD` (core slot 0), 2 `SHMEM_TEAM_SHARED` (the PEs of this node: the world team
-//! when the whole job runs on one node, the only case today's shared-memory transport serves), and
+//! `SHMEM_TEAM_WORLD` (core slot 0), 2 `SHMEM_TEAM_SHARED` (the PEs whose memory this PE addresses
+//! directly, i.e. those of its node: the world team on one node, else a team split off at init, see
+//! [`init_shared`]), and
 //! core slot `s >= 1` is handle `s + 2`. Team operations that the specification gives a return
 //! code (split, get_config, create_ctx) return nonzero on failure instead of ending the job.
 
@@ -32,23 +33,77 @@ pub const SHMEM_TEAM_NUM_CONTEXTS: c_long = 1;
 const WORLD: usize = 1;
 const SHARED: usize = 2;
 
-/// Core slot of `SHMEM_TEAM_SHARED`, -1 when this job has none (PEs on several nodes).
+/// Core slot of `SHMEM_TEAM_SHARED`, -1 when this PE has none (see [`init_shared`]).
 static SHARED_SLOT: AtomicI32 = AtomicI32::new(-1);
 
 /// `num_contexts` each live team was created with.
 static CONFIGS: Mutex<Option<HashMap<i32, c_int>>> = Mutex::new(None);
 
-/// At init: `SHMEM_TEAM_SHARED` is the world team when every PE's heap is mapped here.
+/// Most node groups `SHMEM_TEAM_SHARED` is built for (each takes a core team slot on every PE).
+const MAX_SHARED_GROUPS: usize = 64;
+
+/// `(start, stride, size)` of `pes` (ascending) when they form a strided set.
+fn strided(pes: &[usize]) -> Option<(i32, i32, i32)> {
+    let stride = if pes.len() > 1 { pes[1] - pes[0] } else { 1 };
+    let ok = stride > 0 && pes.windows(2).all(|w| w[1] - w[0] == stride);
+    ok.then(|| (pes[0] as i32, stride as i32, pes.len() as i32))
+}
+
+/// At init (collective): `SHMEM_TEAM_SHARED` is the set of PEs whose symmetric memory this PE can
+/// address directly (`shmem_team_ptr` works for every member: the specification's definition),
+/// that is the PEs of this node reached through shared memory. The world team when that is every
+/// PE; otherwise every PE publishes its set, and for each distinct set (in the order of their first
+/// PEs, the same on every PE) all PEs split it off the world team, its members keeping it as their
+/// `SHMEM_TEAM_SHARED`. A set that is not strided (PEs of nodes interleaved irregularly), or more
+/// than [`MAX_SHARED_GROUPS`] sets, leave `SHMEM_TEAM_SHARED` invalid on the PEs concerned (logged).
 pub(crate) fn init_shared() -> Result<()> {
     let inst = runtime::current()?;
+    let n = inst.n_pes();
     let base = inst.heap_base(aclshmem_core::HeapKind::Device) as usize;
-    let all_here = (0..inst.n_pes() as i32).all(|pe| matches!(inst.peer_ptr(base, pe), Ok(Some(_))));
-    if !all_here {
+    let here: Vec<usize> = (0..n)
+        .filter(|&pe| matches!(inst.peer_ptr(base, pe as i32), Ok(Some(_))) || pe == inst.my_pe())
+        .collect();
+    if here.len() == n {
+        SHARED_SLOT.store(0, Ordering::Relaxed);
+        return Ok(());
+    }
+    SHARED_SLOT.store(-1, Ordering::Relaxed);
+    let mine = strided(&here);
+    if mine.is_none() {
         log::warn!(
-            "SHMEM_TEAM_SHARED: the PEs run on several nodes; SHMEM_TEAM_SHARED is SHMEM_TEAM_INVALID"
+            "SHMEM_TEAM_SHARED: this node's PEs {here:?} are not a strided set; SHMEM_TEAM_SHARED is SHMEM_TEAM_INVALID here"
         );
     }
-    SHARED_SLOT.store(if all_here { 0 } else { -1 }, Ordering::Relaxed);
+    let (a, b, c) = mine.unwrap_or((-1, -1, -1));
+    let word: Vec<u8> = [a, b, c].iter().flat_map(|v| v.to_le_bytes()).collect();
+    let world = inst.team(0)?;
+    let all = aclshmem_core::sync::exchange(&inst, &world, &word)?;
+    let mut groups: Vec<(i32, i32, i32)> = Vec::new();
+    for w in &all {
+        let v: Vec<i32> = w
+            .chunks_exact(4)
+            .map(|b| i32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+            .collect();
+        let g = (v[0], v[1], v[2]);
+        if g.0 >= 0 && !groups.contains(&g) {
+            groups.push(g);
+        }
+    }
+    groups.sort_unstable();
+    if groups.len() > MAX_SHARED_GROUPS {
+        log::warn!(
+            "SHMEM_TEAM_SHARED: {} groups of PEs sharing memory (more than {MAX_SHARED_GROUPS}); SHMEM_TEAM_SHARED is SHMEM_TEAM_INVALID",
+            groups.len()
+        );
+        return Ok(());
+    }
+    for g in groups {
+        if let Some(s) = team::split_strided(&inst, 0, g.0, g.1, g.2)?
+            && Some(g) == mine
+        {
+            SHARED_SLOT.store(s as i32, Ordering::Relaxed);
+        }
+    }
     Ok(())
 }
 
@@ -60,7 +115,7 @@ pub(crate) fn slot(team: shmem_team_t) -> Result<i32> {
         WORLD => Ok(0),
         SHARED => match SHARED_SLOT.load(Ordering::Relaxed) {
             -1 => Err(Error::InvalidParam(
-                "SHMEM_TEAM_SHARED is not available (PEs on several nodes)".into(),
+                "SHMEM_TEAM_SHARED is not available on this PE (its node's PEs are not a strided set)".into(),
             )),
             s => Ok(s),
         },

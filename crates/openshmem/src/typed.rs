@@ -34621,6 +34621,27 @@ pub unsafe extern "C" fn shmem_ptrdiff_max_reduce(
     )
 }
 
+/// `int shmem_longdouble_max_reduce(shmem_team_t team, long double *dest, const long double *source, size_t nreduce)`
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the elements the call names; remote
+/// operands must be symmetric.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn shmem_longdouble_max_reduce(
+    team: shmem_team_t,
+    dest: *mut LongDouble,
+    source: *const LongDouble,
+    nreduce: usize,
+) -> c_int {
+    guard(
+        "shmem_longdouble_max_reduce",
+        -1,
+        || coll::reduce::<
+            LongDouble,
+        >(team, dest as usize, source as usize, nreduce, Op::Max),
+    )
+}
+
 /// `int shmem_float_min_reduce(shmem_team_t team, float *dest, const float *source, size_t nreduce)`
 ///
 /// # Safety
@@ -35072,6 +35093,27 @@ pub unsafe extern "C" fn shmem_ptrdiff_min_reduce(
     )
 }
 
+/// `int shmem_longdouble_min_reduce(shmem_team_t team, long double *dest, const long double *source, size_t nreduce)`
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the elements the call names; remote
+/// operands must be symmetric.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn shmem_longdouble_min_reduce(
+    team: shmem_team_t,
+    dest: *mut LongDouble,
+    source: *const LongDouble,
+    nreduce: usize,
+) -> c_int {
+    guard(
+        "shmem_longdouble_min_reduce",
+        -1,
+        || coll::reduce::<
+            LongDouble,
+        >(team, dest as usize, source as usize, nreduce, Op::Min),
+    )
+}
+
 /// `int shmem_float_sum_reduce(shmem_team_t team, float *dest, const float *source, size_t nreduce)`
 ///
 /// # Safety
@@ -35520,6 +35562,27 @@ pub unsafe extern "C" fn shmem_ptrdiff_sum_reduce(
         "shmem_ptrdiff_sum_reduce",
         -1,
         || coll::reduce::<isize>(team, dest as usize, source as usize, nreduce, Op::Sum),
+    )
+}
+
+/// `int shmem_longdouble_sum_reduce(shmem_team_t team, long double *dest, const long double *source, size_t nreduce)`
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the elements the call names; remote
+/// operands must be symmetric.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn shmem_longdouble_sum_reduce(
+    team: shmem_team_t,
+    dest: *mut LongDouble,
+    source: *const LongDouble,
+    nreduce: usize,
+) -> c_int {
+    guard(
+        "shmem_longdouble_sum_reduce",
+        -1,
+        || coll::reduce::<
+            LongDouble,
+        >(team, dest as usize, source as usize, nreduce, Op::Sum),
     )
 }
 
@@ -36019,6 +36082,27 @@ pub unsafe extern "C" fn shmem_ptrdiff_prod_reduce(
         "shmem_ptrdiff_prod_reduce",
         -1,
         || coll::reduce::<isize>(team, dest as usize, source as usize, nreduce, Op::Prod),
+    )
+}
+
+/// `int shmem_longdouble_prod_reduce(shmem_team_t team, long double *dest, const long double *source, size_t nreduce)`
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the elements the call names; remote
+/// operands must be symmetric.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn shmem_longdouble_prod_reduce(
+    team: shmem_team_t,
+    dest: *mut LongDouble,
+    source: *const LongDouble,
+    nreduce: usize,
+) -> c_int {
+    guard(
+        "shmem_longdouble_prod_reduce",
+        -1,
+        || coll::reduce::<
+            LongDouble,
+        >(team, dest as usize, source as usize, nreduce, Op::Prod),
     )
 }
 
@@ -37190,6 +37274,48 @@ pub unsafe extern "C" fn shmem_double_max_to_all(
     )
 }
 
+/// `void shmem_longdouble_max_to_all(long double *dest, const long double *source, int nreduce, int PE_start, int logPE_stride, int PE_size, long double *pWrk, long *pSync)`
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the elements the call names; remote
+/// operands must be symmetric.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn shmem_longdouble_max_to_all(
+    dest: *mut LongDouble,
+    source: *const LongDouble,
+    nreduce: c_int,
+    PE_start: c_int,
+    logPE_stride: c_int,
+    PE_size: c_int,
+    pWrk: *mut LongDouble,
+    pSync: *mut i64,
+) {
+    guard(
+        "shmem_longdouble_max_to_all",
+        (),
+        || {
+            // SAFETY: the pointers satisfy this export's `# Safety` contract.
+            unsafe {
+                {
+                    let _ = pWrk;
+                    coll::set_reduce::<
+                        LongDouble,
+                    >(
+                        dest,
+                        source,
+                        nreduce,
+                        Op::Max,
+                        PE_start,
+                        logPE_stride,
+                        PE_size,
+                        pSync,
+                    )
+                }
+            }
+        },
+    )
+}
+
 /// `void shmem_short_min_to_all(short *dest, const short *source, int nreduce, int PE_start, int logPE_stride, int PE_size, short *pWrk, long *pSync)`
 ///
 /// # Safety
@@ -37442,6 +37568,48 @@ pub unsafe extern "C" fn shmem_double_min_to_all(
     )
 }
 
+/// `void shmem_longdouble_min_to_all(long double *dest, const long double *source, int nreduce, int PE_start, int logPE_stride, int PE_size, long double *pWrk, long *pSync)`
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the elements the call names; remote
+/// operands must be symmetric.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn shmem_longdouble_min_to_all(
+    dest: *mut LongDouble,
+    source: *const LongDouble,
+    nreduce: c_int,
+    PE_start: c_int,
+    logPE_stride: c_int,
+    PE_size: c_int,
+    pWrk: *mut LongDouble,
+    pSync: *mut i64,
+) {
+    guard(
+        "shmem_longdouble_min_to_all",
+        (),
+        || {
+            // SAFETY: the pointers satisfy this export's `# Safety` contract.
+            unsafe {
+                {
+                    let _ = pWrk;
+                    coll::set_reduce::<
+                        LongDouble,
+                    >(
+                        dest,
+                        source,
+                        nreduce,
+                        Op::Min,
+                        PE_start,
+                        logPE_stride,
+                        PE_size,
+                        pSync,
+                    )
+                }
+            }
+        },
+    )
+}
+
 /// `void shmem_short_sum_to_all(short *dest, const short *source, int nreduce, int PE_start, int logPE_stride, int PE_size, short *pWrk, long *pSync)`
 ///
 /// # Safety
@@ -37678,6 +37846,48 @@ pub unsafe extern "C" fn shmem_double_sum_to_all(
                     let _ = pWrk;
                     coll::set_reduce::<
                         f64,
+                    >(
+                        dest,
+                        source,
+                        nreduce,
+                        Op::Sum,
+                        PE_start,
+                        logPE_stride,
+                        PE_size,
+                        pSync,
+                    )
+                }
+            }
+        },
+    )
+}
+
+/// `void shmem_longdouble_sum_to_all(long double *dest, const long double *source, int nreduce, int PE_start, int logPE_stride, int PE_size, long double *pWrk, long *pSync)`
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the elements the call names; remote
+/// operands must be symmetric.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn shmem_longdouble_sum_to_all(
+    dest: *mut LongDouble,
+    source: *const LongDouble,
+    nreduce: c_int,
+    PE_start: c_int,
+    logPE_stride: c_int,
+    PE_size: c_int,
+    pWrk: *mut LongDouble,
+    pSync: *mut i64,
+) {
+    guard(
+        "shmem_longdouble_sum_to_all",
+        (),
+        || {
+            // SAFETY: the pointers satisfy this export's `# Safety` contract.
+            unsafe {
+                {
+                    let _ = pWrk;
+                    coll::set_reduce::<
+                        LongDouble,
                     >(
                         dest,
                         source,
@@ -38014,6 +38224,48 @@ pub unsafe extern "C" fn shmem_double_prod_to_all(
                     let _ = pWrk;
                     coll::set_reduce::<
                         f64,
+                    >(
+                        dest,
+                        source,
+                        nreduce,
+                        Op::Prod,
+                        PE_start,
+                        logPE_stride,
+                        PE_size,
+                        pSync,
+                    )
+                }
+            }
+        },
+    )
+}
+
+/// `void shmem_longdouble_prod_to_all(long double *dest, const long double *source, int nreduce, int PE_start, int logPE_stride, int PE_size, long double *pWrk, long *pSync)`
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the elements the call names; remote
+/// operands must be symmetric.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn shmem_longdouble_prod_to_all(
+    dest: *mut LongDouble,
+    source: *const LongDouble,
+    nreduce: c_int,
+    PE_start: c_int,
+    logPE_stride: c_int,
+    PE_size: c_int,
+    pWrk: *mut LongDouble,
+    pSync: *mut i64,
+) {
+    guard(
+        "shmem_longdouble_prod_to_all",
+        (),
+        || {
+            // SAFETY: the pointers satisfy this export's `# Safety` contract.
+            unsafe {
+                {
+                    let _ = pWrk;
+                    coll::set_reduce::<
+                        LongDouble,
                     >(
                         dest,
                         source,

@@ -19,6 +19,8 @@ int main(void) {
     CHECK(strstr(name, "libaclshmem") != NULL, "name %s", name);
     CHECK(_my_pe() == me && _num_pes() == n, "deprecated queries");
     CHECK(shmem_pe_accessible(n - 1) && !shmem_pe_accessible(n), "pe_accessible");
+    shmem_pcontrol(0);
+    shmem_pcontrol(2, "extra", 3.5); /* variadic: extra arguments are allowed and ignored */
 
     /* memory */
     long *a = shmem_malloc(64 * sizeof(long));

@@ -119,8 +119,9 @@ struct State {
     addrs: Vec<Vec<u8>>,
     /// Endpoint per PE, created on first use.
     eps: Vec<ucp_ep_h>,
-    /// Per heap kind (`HeapKind as usize`).
-    heaps: [Option<HeapKeys>; 2],
+    /// Per heap kind (`HeapKind as usize`: host, device, and the program data made symmetric by the
+    /// OpenSHMEM surface).
+    heaps: [Option<HeapKeys>; 3],
 }
 
 /// The handles, shared with the progress thread.
@@ -452,7 +453,7 @@ impl Ucx {
             state: Mutex::new(State {
                 addrs: Vec::new(),
                 eps: Vec::new(),
-                heaps: [None, None],
+                heaps: [None, None, None],
             }),
         };
         let mut a = std::ptr::null_mut();

@@ -1,0 +1,39 @@
+/* OpenSHMEM 1.5 section 9.4: SHMEM_TEAM_SHARED is the set of PEs whose symmetric memory this PE
+ * can address directly (shmem_ptr non-NULL): the whole job on one node through shared memory, a
+ * smaller team when peers are reached through the network (ACLSHMEM_TRANSPORT=ucx makes every
+ * peer such a peer, as PEs on other nodes are). Checks membership, numbering, translation,
+ * shmem_team_ptr, a team barrier and a reduction over it. */
+#include "osh_util.h"
+
+static long x = 0;
+
+int main(void) {
+    shmem_init();
+    int me = shmem_my_pe(), n = shmem_n_pes();
+    int *reach = malloc(sizeof(int) * (size_t)n), nr = 0, my_index = -1;
+    for (int p = 0; p < n; p++) {
+        if (shmem_ptr(&x, p) != NULL) {
+            if (p == me) my_index = nr;
+            reach[nr++] = p;
+        }
+    }
+    CHECK(my_index >= 0, "own memory addressable");
+    shmem_team_t sh = SHMEM_TEAM_SHARED;
+    CHECK(shmem_team_n_pes(sh) == nr, "SHARED has %d PEs, %d addressable", shmem_team_n_pes(sh), nr);
+    CHECK(shmem_team_my_pe(sh) == my_index, "my index %d want %d", shmem_team_my_pe(sh), my_index);
+    for (int i = 0; i < nr; i++) {
+        CHECK(shmem_team_translate_pe(sh, i, SHMEM_TEAM_WORLD) == reach[i], "translate %d", i);
+        CHECK(shmem_team_ptr(sh, &x, i) != NULL, "team_ptr %d", i);
+    }
+    int *v = shmem_malloc(2 * sizeof(int));
+    v[0] = me;
+    CHECK(shmem_team_sync(sh) == 0, "team_sync");
+    CHECK(shmem_int_sum_reduce(sh, &v[1], &v[0], 1) == 0, "reduce rc");
+    int want = 0;
+    for (int i = 0; i < nr; i++) want += reach[i];
+    CHECK(v[1] == want, "sum over SHARED %d want %d", v[1], want);
+    printf("PE %d: SHMEM_TEAM_SHARED has %d of %d PEs\n", me, nr, n);
+    shmem_free(v);
+    free(reach);
+    return osh_done("shared_team");
+}
