@@ -14,26 +14,39 @@ use common::{ensure_built, profile_dir, repo_root, run_pes, target_dir};
 /// Compiles `tests/c/openshmem/<name>` (plus `extra` sources or objects) with the source tree's
 /// `oshcc` (`oshc++` for C++), pointed at the library this test run built, into
 /// `<target>/ctests/osh_<out>`.
+///
+/// Each program is built once per test process (several tests run the same program in parallel:
+/// rebuilding it in place while another test starts it fails that start), and the compiler writes
+/// a private file that is renamed into place, so no process ever sees a half-written binary.
 fn compile_with(wrapper: &str, out: &str, sources: &[PathBuf], flags: &[&str]) -> PathBuf {
-    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
-    let _g = LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    static BUILT: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+    let mut built = BUILT.lock().unwrap_or_else(|e| e.into_inner());
     ensure_built();
     let out_dir = target_dir().join("ctests");
     std::fs::create_dir_all(&out_dir).unwrap();
+    let tmp = out_dir.join(format!(".osh_{out}.{}.tmp", std::process::id()));
     let out = out_dir.join(format!("osh_{out}"));
+    let key = out.to_string_lossy().into_owned();
+    if built.contains(&key) {
+        return out;
+    }
     let output = Command::new(repo_root().join("scripts/osh").join(wrapper))
         .env("ACLSHMEM_LIB_DIR", profile_dir())
         .args(flags)
         .args(sources)
         .arg("-o")
-        .arg(&out)
+        .arg(&tmp)
         .output()
         .expect("run oshcc");
-    assert!(
-        output.status.success(),
-        "{wrapper} {sources:?} failed:\n{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    if !output.status.success() {
+        let _ = std::fs::remove_file(&tmp);
+        panic!(
+            "{wrapper} {sources:?} failed:\n{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+    std::fs::rename(&tmp, &out).expect("move the compiled program into place");
+    built.push(key);
     out
 }
 
