@@ -75,21 +75,32 @@ fn guard_with<R>(call: &'static str, fail: impl FnOnce(&Error) -> R, body: impl 
     logging::ensure();
     match catch_unwind(AssertUnwindSafe(body)) {
         Ok(Ok(v)) => v,
-        Ok(Err(e)) => {
-            report(call, &e);
-            fail(&e)
-        }
-        Err(panic) => {
-            let what = panic
-                .downcast_ref::<&str>()
-                .map(|s| s.to_string())
-                .or_else(|| panic.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "unknown panic".into());
-            let e = Error::Inner(format!("panic: {what}"));
-            report(call, &e);
-            fail(&e)
-        }
+        // out of line: the hot calls then need no stack frame of their own for the error paths
+        Ok(Err(e)) => fail(&failed(call, e)),
+        Err(panic) => fail(&panicked(call, panic)),
     }
+}
+
+/// Reports a failed call; returns the error for the export's return value.
+#[cold]
+#[inline(never)]
+fn failed(call: &'static str, e: Error) -> Error {
+    report(call, &e);
+    e
+}
+
+/// Turns a panic caught at the C boundary into a reported internal error.
+#[cold]
+#[inline(never)]
+fn panicked(call: &'static str, panic: Box<dyn std::any::Any + Send>) -> Error {
+    let what = panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".into());
+    let e = Error::Inner(format!("panic: {what}"));
+    report(call, &e);
+    e
 }
 
 /// Test hook, exported only by builds with the `test-panic` feature (tests/panic.rs): panics inside

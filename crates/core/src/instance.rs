@@ -316,6 +316,17 @@ impl Instance {
         Ok(pe as usize)
     }
 
+    /// The data path's fast lookup: the address of `[addr, addr + len)` in PE `pe`'s copy when the
+    /// range lies in the user part of the device heap and that copy is mapped for direct access.
+    /// `None` sends the caller to the full path (other heaps, transports, every error).
+    #[inline(always)]
+    pub(crate) fn direct_fast(&self, addr: usize, len: usize, pe: i32) -> Option<*mut u8> {
+        let off = self.device.user_offset_of(addr, len)?;
+        // the table has one entry per PE, so this is the PE range check too (a negative `pe`
+        // becomes a huge index)
+        self.device.direct_addr(off, pe as u32 as usize)
+    }
+
     /// The location in PE `pe`'s copy of this PE's symmetric range `[addr, addr + len)`.
     #[inline]
     pub(crate) fn remote(&self, addr: usize, len: usize, pe: i32, what: &str) -> Result<Remote<'_>> {

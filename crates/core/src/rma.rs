@@ -107,6 +107,47 @@ unsafe fn transfer<const OWN_LOCAL: bool>(
     pe: i32,
     nbi: bool,
 ) -> Result<()> {
+    // The common case in a handful of instructions: the device heap, a peer mapped for direct
+    // access, an ordinary local buffer. Anything else (other heaps, transports, UB offsets, every
+    // error) takes the full path, out of line, so the fast path needs no stack frame of its own.
+    if let Some(p) = inst.direct_fast(sym, len, pe)
+        && (OWN_LOCAL || plain_local(local, len))
+    {
+        // SAFETY: `p..p+len` lies in PE pe's mapped heap (`direct_fast`), `local..local+len` is the
+        // caller's buffer (this function's contract); overlap is allowed.
+        unsafe {
+            match dir {
+                Dir::Put => shm::copy(local, p, len),
+                Dir::Get => shm::copy(p, local, len),
+            }
+        }
+        return Ok(());
+    }
+    // SAFETY: forwarded.
+    unsafe { transfer_full::<OWN_LOCAL>(inst, dir, sym, local, len, pe, nbi) }
+}
+
+/// A local buffer the fast path can use as it is: not a kernel block's UB offset (nor NULL, which
+/// is below every UB offset), not wrapping around.
+#[inline(always)]
+fn plain_local(local: *mut u8, len: usize) -> bool {
+    (local as usize) >= crate::block::UB_SIZE && (local as usize).checked_add(len).is_some()
+}
+
+/// [`transfer`] with every check and every route.
+///
+/// # Safety
+/// As for [`transfer`].
+#[inline(never)]
+unsafe fn transfer_full<const OWN_LOCAL: bool>(
+    inst: &Instance,
+    dir: Dir,
+    sym: usize,
+    local: *mut u8,
+    len: usize,
+    pe: i32,
+    nbi: bool,
+) -> Result<()> {
     if len == 0 {
         return Ok(());
     }

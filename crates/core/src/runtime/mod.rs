@@ -158,11 +158,15 @@ pub fn current() -> Result<Current> {
             entry,
             _local: PhantomData,
         }),
-        None => {
-            calls::leave(entry);
-            Err(Error::NotInited)
-        }
+        None => not_inited(entry),
     }
+}
+
+#[cold]
+#[inline(never)]
+fn not_inited(entry: Option<&'static calls::Entry>) -> Result<Current> {
+    calls::leave(entry);
+    Err(Error::NotInited)
 }
 
 /// Logs a failed call with the PE (of the current instance, if any) and the call's name: what the
