@@ -15,10 +15,29 @@ use crate::word::{IntWord, Word};
 
 /// Runs `op` on the word at symmetric `dest` on PE `pe`: `direct` on the mapped word when the fast
 /// path applies, else the transport's atomic.
-#[inline]
+#[inline(always)]
 fn amo<T: Word>(dest: *const T, pe: i32, op: AmoOp, direct: impl FnOnce(*mut T) -> T) -> Result<T> {
-    check_word(dest, "dest")?;
     let inst = runtime::current()?;
+    // the common case first: an aligned word of the device heap of a peer mapped here (NULL is in
+    // no heap); everything else, errors included, out of line
+    if (dest as usize).is_multiple_of(std::mem::align_of::<T>())
+        && let Some(p) = inst.direct_fast(dest as usize, std::mem::size_of::<T>(), pe)
+    {
+        return Ok(direct(p.cast()));
+    }
+    amo_full(&inst, dest, pe, op, direct)
+}
+
+/// [`amo`] with every check and every route.
+#[inline(never)]
+fn amo_full<T: Word>(
+    inst: &crate::runtime::Instance,
+    dest: *const T,
+    pe: i32,
+    op: AmoOp,
+    direct: impl FnOnce(*mut T) -> T,
+) -> Result<T> {
+    check_word(dest, "dest")?;
     let len = std::mem::size_of::<T>();
     let pe = inst.check_pe(pe)?;
     let Some((heap, off)) = inst.locate(dest as usize, len) else {
@@ -28,7 +47,6 @@ fn amo<T: Word>(dest: *const T, pe: i32, op: AmoOp, direct: impl FnOnce(*mut T) 
             len,
         )));
     };
-    // the fast path never builds a `Remote` (keeps the pieces in registers)
     if let Some(p) = heap.direct_addr(off, pe) {
         return Ok(direct(p.cast()));
     }
@@ -49,11 +67,13 @@ fn amo<T: Word>(dest: *const T, pe: i32, op: AmoOp, direct: impl FnOnce(*mut T) 
 // SAFETY (every `unsafe` block below): `amo` passes an aligned address of a whole `T` inside PE
 // pe's mapped heap.
 
+#[inline]
 pub fn fetch<T: Word>(source: *const T, pe: i32) -> Result<T> {
     // SAFETY: see above.
     amo(source, pe, AmoOp::Fetch, |t| unsafe { T::load(t) })
 }
 
+#[inline]
 pub fn set<T: Word>(dest: *mut T, value: T, pe: i32) -> Result<()> {
     let op = AmoOp::Set(value.to_bits64());
     // SAFETY: see above.
@@ -64,6 +84,7 @@ pub fn set<T: Word>(dest: *mut T, value: T, pe: i32) -> Result<()> {
     .map(|_| ())
 }
 
+#[inline]
 pub fn swap<T: Word>(dest: *mut T, value: T, pe: i32) -> Result<T> {
     // SAFETY: see above.
     amo(dest, pe, AmoOp::Swap(value.to_bits64()), |t| unsafe {
@@ -71,6 +92,7 @@ pub fn swap<T: Word>(dest: *mut T, value: T, pe: i32) -> Result<T> {
     })
 }
 
+#[inline]
 pub fn compare_swap<T: Word>(dest: *mut T, cond: T, value: T, pe: i32) -> Result<T> {
     let op = AmoOp::CompareSwap {
         cond: cond.to_bits64(),
@@ -80,6 +102,7 @@ pub fn compare_swap<T: Word>(dest: *mut T, cond: T, value: T, pe: i32) -> Result
     amo(dest, pe, op, |t| unsafe { T::compare_swap(t, cond, value) })
 }
 
+#[inline]
 pub fn fetch_add<T: IntWord>(dest: *mut T, value: T, pe: i32) -> Result<T> {
     // SAFETY: see above.
     amo(dest, pe, AmoOp::FetchAdd(value.to_bits64()), |t| unsafe {
@@ -87,10 +110,12 @@ pub fn fetch_add<T: IntWord>(dest: *mut T, value: T, pe: i32) -> Result<T> {
     })
 }
 
+#[inline]
 pub fn fetch_inc<T: IntWord>(dest: *mut T, pe: i32) -> Result<T> {
     fetch_add(dest, T::one(), pe)
 }
 
+#[inline]
 pub fn fetch_and<T: IntWord>(dest: *mut T, value: T, pe: i32) -> Result<T> {
     // SAFETY: see above.
     amo(dest, pe, AmoOp::FetchAnd(value.to_bits64()), |t| unsafe {
@@ -98,6 +123,7 @@ pub fn fetch_and<T: IntWord>(dest: *mut T, value: T, pe: i32) -> Result<T> {
     })
 }
 
+#[inline]
 pub fn fetch_or<T: IntWord>(dest: *mut T, value: T, pe: i32) -> Result<T> {
     // SAFETY: see above.
     amo(dest, pe, AmoOp::FetchOr(value.to_bits64()), |t| unsafe {
@@ -105,6 +131,7 @@ pub fn fetch_or<T: IntWord>(dest: *mut T, value: T, pe: i32) -> Result<T> {
     })
 }
 
+#[inline]
 pub fn fetch_xor<T: IntWord>(dest: *mut T, value: T, pe: i32) -> Result<T> {
     // SAFETY: see above.
     amo(dest, pe, AmoOp::FetchXor(value.to_bits64()), |t| unsafe {
