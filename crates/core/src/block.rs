@@ -184,6 +184,75 @@ pub fn ub_local(off: usize, len: usize, what: &str) -> Result<*mut u8> {
     }
 }
 
+/// Points the calling thread's `%gs` segment base at `ub` (x86-64), so kernels compiled with
+/// clang++ (where `__ubuf__` is the `%gs`-relative address space 256, `device/aclshmem_cpu.h`)
+/// load and store UB offsets of this block directly: `*(__ubuf__ int32_t *)32` is the word at
+/// `ub + 32`. glibc keeps thread-local storage in `%fs`; nothing else in the process uses `%gs`.
+/// `None` resets the base to 0 (a stray `%gs` access then faults instead of hitting a stale UB).
+/// Elsewhere a no-op: there `__ubuf__` is empty, and a direct dereference of a UB offset hits the
+/// reserved low addresses ([`reserve_low_addresses`]) and faults.
+#[cfg(all(target_arch = "x86_64", target_os = "linux"))]
+pub fn set_ub_segment(ub: Option<*mut u8>) {
+    const ARCH_SET_GS: libc::c_int = 0x1001;
+    let base = ub.map_or(0, |p| p as libc::c_ulong);
+    // SAFETY: arch_prctl(ARCH_SET_GS) only changes this thread's GS base register, which neither
+    // glibc nor Rust code uses (TLS is %fs-relative).
+    let rc = unsafe { libc::syscall(libc::SYS_arch_prctl, ARCH_SET_GS, base) };
+    if rc != 0 {
+        log::warn!(
+            "arch_prctl(ARCH_SET_GS) failed ({}): direct UB dereferences of this block fault",
+            std::io::Error::last_os_error()
+        );
+    }
+}
+
+/// See the x86-64 version: no segment register to point at the UB here.
+#[cfg(not(all(target_arch = "x86_64", target_os = "linux")))]
+pub fn set_ub_segment(_ub: Option<*mut u8>) {}
+
+/// Keeps the addresses below [`UB_SIZE`] unmapped for the life of the process (a `PROT_NONE`
+/// reservation of what the kernel's `mmap_min_addr` leaves mappable), so that a UB offset used as
+/// an ordinary pointer (a kernel built without the `%gs` UB mapping dereferencing `__ubuf__`
+/// pointers) always faults, and the launch reports it, instead of reading whatever got mapped
+/// there. Done once, at the first kernel launch; failure is logged, not fatal.
+pub fn reserve_low_addresses() {
+    static DONE: std::sync::Once = std::sync::Once::new();
+    DONE.call_once(|| {
+        let page = 4096usize;
+        let min = std::fs::read_to_string("/proc/sys/vm/mmap_min_addr")
+            .ok()
+            .and_then(|s| s.trim().parse::<usize>().ok())
+            .unwrap_or(65536)
+            .max(page);
+        let start = min.next_multiple_of(page);
+        if start >= UB_SIZE {
+            return;
+        }
+        let len = UB_SIZE - start;
+        // SAFETY: MAP_FIXED_NOREPLACE never replaces an existing mapping; a new PROT_NONE mapping
+        // of unused low addresses changes nothing else.
+        let p = unsafe {
+            libc::mmap(
+                start as *mut libc::c_void,
+                len,
+                libc::PROT_NONE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_FIXED_NOREPLACE | libc::MAP_NORESERVE,
+                -1,
+                0,
+            )
+        };
+        if p == libc::MAP_FAILED || p as usize != start {
+            if p != libc::MAP_FAILED {
+                // SAFETY: the mapping just made at another address, unused.
+                unsafe { libc::munmap(p, len) };
+            }
+            log::debug!(
+                "cannot reserve [{start:#x}, {UB_SIZE:#x}) (UB offsets used as plain pointers may not fault)"
+            );
+        }
+    });
+}
+
 /// [`ub_local`] applied to a local operand when it is a UB offset (fast check first).
 #[inline(always)]
 pub fn local_operand(p: *mut u8, len: usize, what: &str) -> Result<*mut u8> {

@@ -76,6 +76,7 @@ pub fn launch(stream: *mut c_void, l: Launch) -> Result<()> {
             "a kernel launch from inside a kernel block".into(),
         ));
     }
+    block::reserve_low_addresses();
     let l = Arc::new(l);
     stream::enqueue_reusable(stream, "kernel launch", Arc::new(move || run(&l)))
 }
@@ -144,11 +145,13 @@ fn run_block(s: &Shared, idx: u32, ub: *mut u8) {
     };
     // SAFETY: `b` outlives the block (left below, before `b` goes out of scope).
     unsafe { block::enter(&b) };
+    block::set_ub_segment(Some(ub));
     FAILURE.with(|f| f.borrow_mut().take());
     let f = s.launch.func;
     let c = s.launch.closure;
     // SAFETY: the launcher's trampoline, called with its own closure, once per block context.
     let r = std::panic::catch_unwind(|| unsafe { f(c) });
+    block::set_ub_segment(None);
     block::leave();
     let failure = match r {
         Ok(0) => None,
