@@ -395,3 +395,15 @@ fn ub_address_space_mode_compiles_and_gxx_refuses_it() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// MIX launches run their AIC contexts (`ASCEND_IS_AIC`) beside the AIVs, with the participant
+/// sets of spec device-api 1.4/6.4/6.5.
+#[test]
+fn mix_kernels_run_aic_and_aiv_contexts_2pes() {
+    scenario("mix_aic", 2);
+}
+
+#[test]
+fn mix_kernels_run_aic_and_aiv_contexts_3pes() {
+    scenario("mix_aic", 3);
+}

@@ -82,6 +82,9 @@ int64_t aclshmemx_dev_sub_block_idx(void);
 int64_t aclshmemx_dev_sub_block_num(void);
 void *aclshmemx_dev_ub_base(void);
 int aclshmemx_dev_sync_all(void);
+int aclshmemx_dev_is_aic(void);
+int aclshmemx_dev_sync_all_cores(void);
+int aclshmemx_dev_barrier_vec(int team, int all);
 }
 
 /* ---- half (IEEE binary16) and bfloat16_t ---- */

@@ -464,12 +464,12 @@ inline void util_set_ffts_config(uint64_t)
 [[deprecated("aclshmemx_barrier_all_vec is deprecated, please use aclshmem_barrier instead.")]] inline void
 aclshmemx_barrier_vec(aclshmem_team_t team)
 {
-    aclshmem_barrier(team);
+    (void)aclshmemx_dev_barrier_vec(team, 0); /* AIV contexts only */
 }
 [[deprecated("aclshmemx_barrier_all_vec is deprecated, please use aclshmem_barrier_all instead.")]] inline void
 aclshmemx_barrier_all_vec(void)
 {
-    aclshmem_barrier_all();
+    (void)aclshmemx_dev_barrier_vec(0, 1); /* AIV contexts only */
 }
 
 /* ---- teams (spec 2.14) ---- */
@@ -1156,6 +1156,7 @@ inline void dcci_entire_cache()
     __asm__ __volatile__("" ::: "memory");
     std::atomic_thread_fence(std::memory_order_seq_cst);
 }
+/* the AIV contexts of the launch; an AIC returns at once */
 inline void aclshmemi_barrier_core_soft()
 {
     AscendC::SyncAll();
