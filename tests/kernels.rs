@@ -407,3 +407,10 @@ fn mix_kernels_run_aic_and_aiv_contexts_2pes() {
 fn mix_kernels_run_aic_and_aiv_contexts_3pes() {
     scenario("mix_aic", 3);
 }
+
+/// `SHMEMI_PROF_START/END` record per block into the table `aclshmemx_get_prof` returns on the
+/// profiled PE (SHMEM_CYCLE_PROF_PE), and nowhere else.
+#[test]
+fn prof_macros_record_per_block_2pes() {
+    scenario_with("prof", 2, &[("SHMEM_CYCLE_PROF_PE", "0")]);
+}

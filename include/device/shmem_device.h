@@ -1169,9 +1169,31 @@ inline void aclshmemi_set_value(uint8_t *addr, T x, AscendC::LocalTensor<T> &, u
     std::atomic_thread_fence(std::memory_order_seq_cst);
 }
 
-/* cycle profiling (spec 2.17) is not recorded by the CPU device mode */
-#define SHMEMI_PROF_START(pf_id) ((void)(pf_id))
-#define SHMEMI_PROF_END(pf_id) ((void)(pf_id))
+/* cycle profiling (spec 2.17): when the host profiles this PE (SHMEM_CYCLE_PROF_PE), START subtracts
+   and END adds GetSystemCycle() to profs->block_prof[GetBlockIdx()].cycles[pf_id] (END also counts
+   in ccount[pf_id]); aclshmemx_get_prof reads the table. Frames >= ACLSHMEM_CYCLE_PROF_FRAME_CNT
+   and blocks >= ACLSHMEM_CYCLE_PROF_MAX_BLOCK are not recorded. */
+namespace aclshmemi_dev {
+inline void prof_mark(int64_t pf_id, bool end)
+{
+    std::atomic_thread_fence(std::memory_order_seq_cst); /* the full pipe barrier */
+    /* the interval excludes the state lookup: END reads the clock first, START last */
+    int64_t end_cycle = end ? AscendC::GetSystemCycle() : 0;
+    aclshmem_prof_pe_t *p = aclshmemi_get_state()->profs;
+    int64_t b = AscendC::GetBlockIdx();
+    if (p == nullptr || pf_id < 0 || pf_id >= ACLSHMEM_CYCLE_PROF_FRAME_CNT || b < 0 ||
+        b >= ACLSHMEM_CYCLE_PROF_MAX_BLOCK || p->pe_id != aclshmem_my_pe()) {
+        return;
+    }
+    int64_t now = end ? end_cycle : AscendC::GetSystemCycle();
+    __atomic_fetch_add(&p->block_prof[b].cycles[pf_id], end ? now : -now, __ATOMIC_RELAXED);
+    if (end) {
+        __atomic_fetch_add(&p->block_prof[b].ccount[pf_id], 1, __ATOMIC_RELAXED);
+    }
+}
+} // namespace aclshmemi_dev
+#define SHMEMI_PROF_START(pf_id) ::aclshmemi_dev::prof_mark(static_cast<int64_t>(pf_id), false)
+#define SHMEMI_PROF_END(pf_id) ::aclshmemi_dev::prof_mark(static_cast<int64_t>(pf_id), true)
 
 /* ---- device-only aliases (spec 1.7) ---- */
 #define shmem_barrier aclshmem_barrier

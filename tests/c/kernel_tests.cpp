@@ -23,6 +23,8 @@
  *   mix_aic       MIX launches run one AIC context per block beside the two AIVs: index functions per
  *                 core type, SyncAll (AIV only) vs SyncAll<false> (all cores), the AIV-only barrier vs
  *                 the full device barrier; AICs that return at once hold up no rendezvous
+ *   prof          SHMEMI_PROF_START/END (run with SHMEM_CYCLE_PROF_PE=0): per-block counts and cycles
+ *                 in the table aclshmemx_get_prof returns on PE 0, nothing elsewhere
  *   bad_launch    blockDim 0: refused and logged, nothing runs, the stream stays usable
  */
 #include <cmath>
@@ -1074,6 +1076,69 @@ void mix_aic(aclrtStream stream)
 }
 
 /* ---------------------------------------------------------------------------------------------- */
+/* prof                                                                                             */
+/* ---------------------------------------------------------------------------------------------- */
+
+/* frame 3 twice per block around a copy; frame 1023 once; frame 1024 (out of range) ignored */
+[[bisheng::core_ratio(0, 1)]] __global__ __aicore__ void Profiled(int32_t *dst, int32_t *src, int words, int peer)
+{
+    for (int i = 0; i < 2; i++) {
+        SHMEMI_PROF_START(3);
+        aclshmem_int32_put(dst, src, static_cast<size_t>(words), peer);
+        SHMEMI_PROF_END(3);
+    }
+    SHMEMI_PROF_START(1023);
+    SHMEMI_PROF_END(1023);
+    SHMEMI_PROF_START(1024);
+    SHMEMI_PROF_END(1024);
+}
+
+/* run with SHMEM_CYCLE_PROF_PE=0: PE 0's kernels record into the table aclshmemx_get_prof returns,
+   per block (blocks beyond the table's 64 are not recorded); other PEs record nothing */
+void prof(aclrtStream stream)
+{
+    constexpr int kWords = 4096;
+    constexpr uint32_t kBlocks = 70;
+    int me = aclshmem_my_pe();
+    int peer = (me + 1) % aclshmem_n_pes();
+    auto *dst = static_cast<int32_t *>(aclshmem_calloc(kWords, sizeof(int32_t)));
+    auto *src = static_cast<int32_t *>(aclshmem_calloc(kWords, sizeof(int32_t)));
+    aclshmem_barrier_all();
+    Profiled<<<kBlocks, nullptr, stream>>>(dst, src, kWords, peer);
+    ACL_OK(aclrtSynchronizeStream(stream));
+    aclshmem_prof_pe_t *p = nullptr;
+    aclshmemx_get_prof(&p, false);
+    if (me == 0) {
+        CHECK(p != nullptr, "PE 0 is profiled but aclshmemx_get_prof returned nothing");
+        if (p != nullptr) {
+            CHECK(p->pe_id == 0, "pe_id %d", p->pe_id);
+            for (uint32_t b = 0; b < ACLSHMEM_CYCLE_PROF_MAX_BLOCK; b++) {
+                CHECK(p->block_prof[b].ccount[3] == 2, "block %u frame 3 count %lld", b,
+                      static_cast<long long>(p->block_prof[b].ccount[3]));
+                CHECK(p->block_prof[b].cycles[3] > 0, "block %u frame 3 cycles %lld", b,
+                      static_cast<long long>(p->block_prof[b].cycles[3]));
+                CHECK(p->block_prof[b].ccount[1023] == 1, "block %u frame 1023 count %lld", b,
+                      static_cast<long long>(p->block_prof[b].ccount[1023]));
+                CHECK(p->block_prof[b].cycles[1023] >= 0, "block %u frame 1023 cycles %lld", b,
+                      static_cast<long long>(p->block_prof[b].cycles[1023]));
+            }
+        }
+        /* a second launch adds to the same table */
+        Profiled<<<2, nullptr, stream>>>(dst, src, kWords, peer);
+        ACL_OK(aclrtSynchronizeStream(stream));
+        aclshmemx_get_prof(&p, false);
+        CHECK(p != nullptr && p->block_prof[1].ccount[3] == 4 && p->block_prof[2].ccount[3] == 2,
+              "second launch: counts %lld %lld", p != nullptr ? static_cast<long long>(p->block_prof[1].ccount[3]) : -1LL,
+              p != nullptr ? static_cast<long long>(p->block_prof[2].ccount[3]) : -1LL);
+    } else {
+        CHECK(p == nullptr, "PE %d is not profiled but got a table", me);
+    }
+    aclshmem_barrier_all();
+    aclshmem_free(src);
+    aclshmem_free(dst);
+}
+
+/* ---------------------------------------------------------------------------------------------- */
 /* fault, bad_launch                                                                                */
 /* ---------------------------------------------------------------------------------------------- */
 
@@ -1194,6 +1259,8 @@ int main(int argc, char **argv)
         fault(stream);
     } else if (scenario == "mix_aic") {
         mix_aic(stream);
+    } else if (scenario == "prof") {
+        prof(stream);
     } else if (scenario == "bad_launch") {
         bad_launch(stream);
     } else {

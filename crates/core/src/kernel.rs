@@ -328,7 +328,8 @@ static STATE: Mutex<Option<(usize, StateRecord)>> = Mutex::new(None);
 /// on first use for the current instance: `mype`, `npes`, the device heap's base and size, every
 /// PE's heap base (`p2p_device_heap_base`, and the host-side heap's when it exists), `topo_list`
 /// (`ACLSHMEM_TRANSPORT_MTE` for every PE mapped on this node), the UB configurations, and
-/// `team_pools` (a record of every live team, refreshed when the team table changed). The sync-pool
+/// `team_pools` (a record of every live team, refreshed when the team table changed), `profs` (the
+/// `SHMEMI_PROF_*` table when SHMEM_CYCLE_PROF_PE names this PE, else NULL). The sync-pool
 /// fields are 0 (the CPU barriers do not use them). Kernels may write it (device config setters); the record
 /// lives until the next instance asks for its own.
 pub fn device_state() -> Result<*mut aclshmem_abi::DeviceHostState> {
@@ -381,6 +382,7 @@ pub fn device_state() -> Result<*mut aclshmem_abi::DeviceHostState> {
     state.sdma_config = inst.ub_config(Engine::Sdma);
     state.rdma_config = inst.ub_config(Engine::Rdma);
     state.udma_config = inst.ub_config(Engine::Udma);
+    state.profs = stream::device_prof_table();
     let mut rec = StateRecord {
         state,
         _device_bases: device_bases,
