@@ -54,10 +54,10 @@ namespace AscendC {
 
 typedef int8_t TEventID;
 
-/* the AIC contexts of MIX kernels are not run: every context is an AIV */
+/* MIX kernels run one AIC context per block next to the two AIVs; AIV-only kernels only AIVs */
 inline bool aclshmemi_is_aiv()
 {
-    return true;
+    return aclshmemx_dev_is_aic() == 0;
 }
 
 enum class HardEvent : uint8_t {
@@ -129,11 +129,13 @@ inline void DataSyncBarrier()
 {
     std::atomic_thread_fence(std::memory_order_seq_cst);
 }
-/* all block contexts of the launch meet (AIV only, or AIV + AIC: the same set on the CPU) */
-template <bool IsAIVOnly = true>
+/* SyncAll() / SyncAll<true>(): the AIV contexts of the launch (an AIC's call returns at once);
+   SyncAll<false>(): every context, AIV and AIC. Contexts that returned from the kernel no longer
+   count. */
+template <bool isAIVOnly = true>
 inline void SyncAll()
 {
-    if (aclshmemx_dev_sync_all() != 0) {
+    if ((isAIVOnly ? aclshmemx_dev_sync_all() : aclshmemx_dev_sync_all_cores()) != 0) {
         throw std::runtime_error("SyncAll: another block of the launch failed, or called outside a kernel");
     }
 }

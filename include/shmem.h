@@ -5594,7 +5594,7 @@ ACLSHMEM_HOST_API int aclshmemx_dev_in_kernel(void);
 
 /**
  * `AscendC::GetBlockIdx()`: the calling context's index (`0..blockDim` for AIV-only kernels,
- * `0..2*blockDim` for MIX kernels); 0 outside a kernel.
+ * `0..2*blockDim` on the AIVs and `0..blockDim` on the AICs of MIX kernels); 0 outside a kernel.
  */
 ACLSHMEM_HOST_API int64_t aclshmemx_dev_block_idx(void);
 
@@ -5605,13 +5605,13 @@ ACLSHMEM_HOST_API int64_t aclshmemx_dev_block_num(void);
 
 /**
  * `AscendC::GetSubBlockIdx()`: the AIV's index inside its block (0 or 1 in MIX kernels, 0 in
- * AIV-only kernels); 0 outside a kernel.
+ * AIV-only kernels and on an AIC); 0 outside a kernel.
  */
 ACLSHMEM_HOST_API int64_t aclshmemx_dev_sub_block_idx(void);
 
 /**
- * `AscendC::GetSubBlockNum()` / `GetTaskRation()`: AIV contexts per block (2 in MIX kernels,
- * else 1); 1 outside a kernel.
+ * `AscendC::GetSubBlockNum()` / `GetTaskRation()`: AIV contexts per block (2 in MIX kernels, on
+ * the AIC too, else 1); 1 outside a kernel.
  */
 ACLSHMEM_HOST_API int64_t aclshmemx_dev_sub_block_num(void);
 
@@ -5626,6 +5626,27 @@ ACLSHMEM_HOST_API void *aclshmemx_dev_ub_base(void);
  * outside a kernel (ACLSHMEM_INVALID_PARAM).
  */
 ACLSHMEM_HOST_API int aclshmemx_dev_sync_all(void);
+
+/**
+ * 1 when the calling thread runs an AIC context of a MIX kernel (`ASCEND_IS_AIC`), else 0 (an
+ * AIV context, or outside a kernel).
+ */
+ACLSHMEM_HOST_API int aclshmemx_dev_is_aic(void);
+
+/**
+ * `AscendC::SyncAll<false>()`: waits until every context of the launch, AIV and AIC, arrived
+ * (contexts that already returned from the kernel do not count). Return codes as
+ * [`aclshmemx_dev_sync_all`].
+ */
+ACLSHMEM_HOST_API int aclshmemx_dev_sync_all_cores(void);
+
+/**
+ * `aclshmemx_barrier_vec(team)` (`all` 0) / `aclshmemx_barrier_all_vec()` (`all` non-zero, `team`
+ * ignored): the device barrier with only the AIV contexts of the launch taking part; an AIC's
+ * call returns at once. 0, ACLSHMEM_INVALID_PARAM outside a kernel or for a bad team, or the
+ * barrier's error.
+ */
+ACLSHMEM_HOST_API int aclshmemx_dev_barrier_vec(int team, int all);
 
 /**
  * Device `aclshmemx_signal_op`: updates the 32-bit signal word at symmetric `sig_addr` on PE `pe`

@@ -14,7 +14,7 @@
 #   5. build one example through the installed pkg-config file and run it
 #   6. the OpenSHMEM surface from the prefix (oshcc, oshc++, openshmem.pc, oshrun), and the
 #      third-party shmem4py test suite built and run with them (scripts/shmem4py.sh)
-# Installs cmake (and a C/C++ compiler, pkg-config, MPI, UCX, libclang, iproute2) with apt-get when
+# Installs cmake (and a C/C++ compiler, clang++ on x86-64, pkg-config, MPI, UCX, libclang, iproute2) with apt-get when
 # missing.
 # Build directories live under the cargo target directory, so repeated runs are incremental.
 # Exits non-zero on the first failure.
@@ -40,6 +40,10 @@ command -v pkg-config >/dev/null 2>&1 || missing_pkgs+=(pkg-config)
 command -v openssl >/dev/null 2>&1 || missing_pkgs+=(openssl)  # tests/tls.rs makes an encrypted key
 # the CPU device mode's compiler wrapper (scripts/aclshmem-cxx: tests/kernels.rs, c_examples/kernels)
 command -v python3 >/dev/null 2>&1 || missing_pkgs+=(python3)
+# kernels that dereference __ubuf__ pointers need clang++ on x86-64 (tests/kernels.rs ub_*)
+if [[ "$(uname -m)" == x86_64 ]]; then
+    command -v clang++ >/dev/null 2>&1 || missing_pkgs+=(clang)
+fi
 # scripts/shmem4py.sh makes a venv (Debian's python3 has no ensurepip without python3-venv)
 python3 -c 'import ensurepip, venv' >/dev/null 2>&1 || missing_pkgs+=(python3-venv)
 # tests/mpi.rs runs ACLSHMEMX_INIT_WITH_MPI under both MPI implementations

@@ -44,24 +44,35 @@ fn have(tool: &str) -> bool {
         .is_ok_and(|o| o.status.success())
 }
 
-/// Compiles the test program with the wrapper (only when a source, header or library is newer),
-/// or returns None when python3 or c++ is missing.
+/// Compiles the test program with the wrapper and g++ (`c++`), only when a source, header or
+/// library is newer, or returns None when python3 or c++ is missing.
 fn program() -> Option<PathBuf> {
-    static LOCK: Mutex<Option<PathBuf>> = Mutex::new(None);
-    let mut done = LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    static DONE: Mutex<Option<PathBuf>> = Mutex::new(None);
+    build_program(&DONE, "kernel_tests", "c++")
+}
+
+/// `tests/c/kernel_ub_tests.cpp` (kernels that dereference `__ubuf__` pointers), built with
+/// clang++ (the `%gs` UB address space); None when python3 or clang++ is missing.
+fn ub_program() -> Option<PathBuf> {
+    static DONE: Mutex<Option<PathBuf>> = Mutex::new(None);
+    build_program(&DONE, "kernel_ub_tests", "clang++")
+}
+
+fn build_program(cache: &Mutex<Option<PathBuf>>, name: &str, cxx: &str) -> Option<PathBuf> {
+    let mut done = cache.lock().unwrap_or_else(|e| e.into_inner());
     if let Some(p) = done.as_ref() {
         return Some(p.clone());
     }
-    if !have("python3") || !have("c++") {
+    if !have("python3") || !have(cxx) {
         return None;
     }
     ensure_workspace_built();
     let root = common::repo_root();
     let lib_dir = common::profile_dir();
-    let src = root.join("tests/c/kernel_tests.cpp");
+    let src = root.join(format!("tests/c/{name}.cpp"));
     let out_dir = common::target_dir().join("ctests");
     std::fs::create_dir_all(&out_dir).expect("create <target>/ctests");
-    let out = out_dir.join("kernel_tests");
+    let out = out_dir.join(name);
     let mut inputs = vec![
         src.clone(),
         root.join("scripts/aclshmem-cxx"),
@@ -75,13 +86,14 @@ fn program() -> Option<PathBuf> {
     }
     let newest = inputs.iter().filter_map(|p| mtime(p)).max();
     if !(mtime(&out).is_some() && mtime(&out) >= newest) {
-        let tmp = out_dir.join(format!(".kernel_tests.{}.tmp", std::process::id()));
+        let tmp = out_dir.join(format!(".{name}.{}.tmp", std::process::id()));
         let output = Command::new("python3")
             .arg(root.join("scripts/aclshmem-cxx"))
             .args(["-std=c++17", "-O1", "-g", "-Wall", "-Wextra", "-Werror"])
             .arg(&src)
             .arg("-o")
             .arg(&tmp)
+            .env("ACLSHMEM_CXX", cxx)
             .env("ACLSHMEM_INCLUDE_DIR", root.join("include"))
             .env("ACLSHMEM_LIB_DIR", &lib_dir)
             .output()
@@ -89,7 +101,7 @@ fn program() -> Option<PathBuf> {
         if !output.status.success() {
             let _ = std::fs::remove_file(&tmp);
             panic!(
-                "compiling {} with aclshmem-cxx failed:\n{}{}",
+                "compiling {} with aclshmem-cxx ({cxx}) failed:\n{}{}",
                 src.display(),
                 String::from_utf8_lossy(&output.stdout),
                 String::from_utf8_lossy(&output.stderr)
@@ -114,6 +126,29 @@ fn scenario_with(name: &str, n: usize, env: &[(&str, &str)]) -> Option<Run> {
         );
         return None;
     };
+    run_scenario(&prog, name, n, env)
+}
+
+/// A scenario of the UB-dereference program (clang++, x86-64 only).
+fn ub_scenario(name: &str, n: usize) -> Option<Run> {
+    if !cfg!(target_arch = "x86_64") {
+        common::skip(
+            name,
+            "direct UB dereference needs the x86-64 %gs segment (not available on this architecture)",
+        );
+        return None;
+    }
+    let Some(prog) = ub_program() else {
+        common::skip(
+            name,
+            "python3 or clang++ is missing (UB dereferences need clang++; scripts/test-all.sh installs it)",
+        );
+        return None;
+    };
+    run_scenario(&prog, name, n, &[])
+}
+
+fn run_scenario(prog: &Path, name: &str, n: usize, env: &[(&str, &str)]) -> Option<Run> {
     let args = ["--tag-output".as_ref(), prog.as_os_str(), name.as_ref()];
     let mut all = vec![("ACLSHMEM_LOCAL_MEM_SIZE", "64M")];
     all.extend_from_slice(env);
@@ -282,4 +317,100 @@ fn kernel_sources_compile_as_cxx14_pedantic() {
             String::from_utf8_lossy(&out.stderr)
         );
     }
+}
+
+/// Kernels that store and load UB through raw `__ubuf__` pointers on several blocks at once (AIV
+/// and MIX): each block context sees its own UB; UB forms of the RMA calls move the same bytes.
+#[test]
+fn ub_dereference_private_per_block_2pes() {
+    ub_scenario("ub_private", 2);
+}
+
+#[test]
+fn ub_dereference_private_per_block_4pes() {
+    ub_scenario("ub_private", 4);
+}
+
+/// The allgather large-data style: control word and flag slots in UB, zeroed and polled by
+/// dereference.
+#[test]
+fn ub_dereference_allgather_large_2pes() {
+    ub_scenario("allgather_large", 2);
+}
+
+#[test]
+fn ub_dereference_allgather_large_4pes() {
+    ub_scenario("allgather_large", 4);
+}
+
+/// The device headers and every kernel source compile with clang++ in the UB address-space mode
+/// (`__ubuf__` pointers are distinct types there: the UB-operand overloads must exist), and asking
+/// for UB dereference with g++ is a compile-time error, not a kernel that faults later.
+#[test]
+fn ub_address_space_mode_compiles_and_gxx_refuses_it() {
+    let name = "ub_address_space_mode_compiles_and_gxx_refuses_it";
+    if !have("python3") || !have("c++") || !have("clang++") {
+        common::skip(
+            name,
+            "python3, c++ or clang++ is missing (scripts/test-all.sh installs clang)",
+        );
+        return;
+    }
+    let root = common::repo_root();
+    let compile = |cxx: &str, extra: &[&str], src: &Path| {
+        Command::new("python3")
+            .arg(root.join("scripts/aclshmem-cxx"))
+            .args(["-std=c++14", "-Wall", "-Wextra", "-Werror", "-fsyntax-only"])
+            .args(extra)
+            .arg(format!("-I{}", root.join("c_examples/kernels").display()))
+            .arg(src)
+            .env("ACLSHMEM_CXX", cxx)
+            .env("ACLSHMEM_INCLUDE_DIR", root.join("include"))
+            .output()
+            .expect("run aclshmem-cxx")
+    };
+    let mut sources = vec![root.join("tests/c/kernel_tests.cpp")];
+    for ex in ["allgather", "signal_ring", "atomic_counter", "ub_mix"] {
+        sources.push(root.join(format!("c_examples/kernels/{ex}/{ex}_kernel.cpp")));
+    }
+    if cfg!(target_arch = "x86_64") {
+        for src in &sources {
+            let out = compile("clang++", &["-DACLSHMEM_UB_DEREF=1"], src);
+            assert!(
+                out.status.success(),
+                "{} does not compile with clang++ in the UB address-space mode:\n{}",
+                src.display(),
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+    }
+    let out = compile(
+        "g++",
+        &["-DACLSHMEM_UB_DEREF=1"],
+        &root.join("tests/c/kernel_ub_tests.cpp"),
+    );
+    assert!(
+        !out.status.success() && String::from_utf8_lossy(&out.stderr).contains("needs clang++ on x86-64"),
+        "g++ with ACLSHMEM_UB_DEREF=1 must stop with a clear error:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// MIX launches run their AIC contexts (`ASCEND_IS_AIC`) beside the AIVs, with the participant
+/// sets of spec device-api 1.4/6.4/6.5.
+#[test]
+fn mix_kernels_run_aic_and_aiv_contexts_2pes() {
+    scenario("mix_aic", 2);
+}
+
+#[test]
+fn mix_kernels_run_aic_and_aiv_contexts_3pes() {
+    scenario("mix_aic", 3);
+}
+
+/// `SHMEMI_PROF_START/END` record per block into the table `aclshmemx_get_prof` returns on the
+/// profiled PE (SHMEM_CYCLE_PROF_PE), and nowhere else.
+#[test]
+fn prof_macros_record_per_block_2pes() {
+    scenario_with("prof", 2, &[("SHMEM_CYCLE_PROF_PE", "0")]);
 }

@@ -37,7 +37,28 @@
 #define __aicore__
 #define __vector__
 #define __gm__
+/* UB pointers. With clang++ on x86-64, __ubuf__ is the %gs-relative address space 256 and the
+   library points each block thread's GS base at that block's UB: a __ubuf__ pointer's value stays
+   the UB byte offset (what the shmem calls take), and kernels may load and store through it
+   (*(__ubuf__ int32_t *)32 = 0 writes the calling block's UB). ACLSHMEM_UB_DEREF is 1 then.
+   Elsewhere (g++, or not x86-64) __ubuf__ is empty: UB offsets passed to shmem/AscendC calls work,
+   but a direct dereference faults and the launch reports it. -DACLSHMEM_UB_DEREF=1 turns that
+   into a compile-time error for sources that need it; -DACLSHMEM_UB_DEREF=0 opts out. */
+#ifndef ACLSHMEM_UB_DEREF
+#if defined(__clang__) && defined(__x86_64__)
+#define ACLSHMEM_UB_DEREF 1
+#else
+#define ACLSHMEM_UB_DEREF 0
+#endif
+#endif
+#if ACLSHMEM_UB_DEREF
+#if !(defined(__clang__) && defined(__x86_64__))
+#error "direct UB dereference (ACLSHMEM_UB_DEREF=1) needs clang++ on x86-64 (__ubuf__ as the %gs address space)"
+#endif
+#define __ubuf__ __attribute__((address_space(256)))
+#else
 #define __ubuf__
+#endif
 #define __simt_vf__
 #define __simt_callee__
 #define __launch_bounds__(n)
@@ -61,6 +82,9 @@ int64_t aclshmemx_dev_sub_block_idx(void);
 int64_t aclshmemx_dev_sub_block_num(void);
 void *aclshmemx_dev_ub_base(void);
 int aclshmemx_dev_sync_all(void);
+int aclshmemx_dev_is_aic(void);
+int aclshmemx_dev_sync_all_cores(void);
+int aclshmemx_dev_barrier_vec(int team, int all);
 }
 
 /* ---- half (IEEE binary16) and bfloat16_t ---- */
@@ -287,8 +311,12 @@ int run_block(void *p)
     fault_state &s = fault_tls();
     sigjmp_buf jump;
     if (sigsetjmp(jump, 1) != 0) {
-        char msg[160];
-        std::snprintf(msg, sizeof msg, "fault: signal %d (%s) at address %p", s.sig, strsignal(s.sig), s.addr);
+        char msg[400];
+        std::snprintf(msg, sizeof msg, "fault: signal %d (%s) at address %p%s", s.sig, strsignal(s.sig), s.addr,
+                      reinterpret_cast<uintptr_t>(s.addr) < 192 * 1024 && !ACLSHMEM_UB_DEREF
+                          ? " (a UB offset used as a pointer: dereferencing __ubuf__ pointers needs a clang++ "
+                            "x86-64 build, see README 'Kernels on the CPU')"
+                          : "");
         aclshmemx_dev_block_fail(msg);
         return 1;
     }

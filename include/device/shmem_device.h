@@ -464,12 +464,12 @@ inline void util_set_ffts_config(uint64_t)
 [[deprecated("aclshmemx_barrier_all_vec is deprecated, please use aclshmem_barrier instead.")]] inline void
 aclshmemx_barrier_vec(aclshmem_team_t team)
 {
-    aclshmem_barrier(team);
+    (void)aclshmemx_dev_barrier_vec(team, 0); /* AIV contexts only */
 }
 [[deprecated("aclshmemx_barrier_all_vec is deprecated, please use aclshmem_barrier_all instead.")]] inline void
 aclshmemx_barrier_all_vec(void)
 {
-    aclshmem_barrier_all();
+    (void)aclshmemx_dev_barrier_vec(0, 1); /* AIV contexts only */
 }
 
 /* ---- teams (spec 2.14) ---- */
@@ -946,6 +946,185 @@ inline void aclshmemx_udma_relay_get_nbi(const AscendC::GlobalTensor<T> &dst, co
 }
 #endif
 
+/* ---- __ubuf__ operands when UB pointers are an address space (clang++ on x86-64) ----
+   A __ubuf__ T * does not convert to T * in C++: each call that takes a UB operand gets an
+   overload that passes the same value (the UB byte offset) to the form above, which translates
+   it to the calling block's UB. With g++ (__ubuf__ empty) the forms above take UB operands as is. */
+#if ACLSHMEM_UB_DEREF
+namespace aclshmemi_dev {
+template <typename T>
+inline T *plain(__ubuf__ T *p)
+{
+    return reinterpret_cast<T *>(reinterpret_cast<uintptr_t>(p));
+}
+} // namespace aclshmemi_dev
+#define ACLSHMEMI_DEV_UB_FORMS(NAME, T)                                                                       \
+    inline void aclshmem_##NAME##_put_nbi(T *dst, __ubuf__ T *src, size_t n, int pe)                          \
+    {                                                                                                         \
+        aclshmem_##NAME##_put_nbi(dst, aclshmemi_dev::plain(src), n, pe);                                     \
+    }                                                                                                         \
+    inline void aclshmem_##NAME##_get_nbi(__ubuf__ T *dst, T *src, size_t n, int pe)                          \
+    {                                                                                                         \
+        aclshmem_##NAME##_get_nbi(aclshmemi_dev::plain(dst), src, n, pe);                                     \
+    }                                                                                                         \
+    inline void aclshmem_##NAME##_put_nbi(T *dst, __ubuf__ T *src, const non_contiguous_copy_param &p, int pe) \
+    {                                                                                                         \
+        aclshmem_##NAME##_put_nbi(dst, aclshmemi_dev::plain(src), p, pe);                                     \
+    }                                                                                                         \
+    inline void aclshmem_##NAME##_get_nbi(__ubuf__ T *dst, T *src, const non_contiguous_copy_param &p, int pe) \
+    {                                                                                                         \
+        aclshmem_##NAME##_get_nbi(aclshmemi_dev::plain(dst), src, p, pe);                                     \
+    }
+ACLSHMEMI_DEV_T13(ACLSHMEMI_DEV_UB_FORMS)
+#undef ACLSHMEMI_DEV_UB_FORMS
+
+/* MTE: GM <-> GM with a staging buffer, and UB <-> GM */
+template <typename T>
+inline void aclshmemx_mte_put_nbi(T *dst, T *src, __ubuf__ T *buf, uint32_t ub_size, uint32_t n, int pe,
+                                  uint32_t sync_id)
+{
+    aclshmemx_mte_put_nbi(dst, src, aclshmemi_dev::plain(buf), ub_size, n, pe, sync_id);
+}
+template <typename T>
+inline void aclshmemx_mte_get_nbi(T *dst, T *src, __ubuf__ T *buf, uint32_t ub_size, uint32_t n, int pe,
+                                  uint32_t sync_id)
+{
+    aclshmemx_mte_get_nbi(dst, src, aclshmemi_dev::plain(buf), ub_size, n, pe, sync_id);
+}
+template <typename T>
+inline void aclshmemx_mte_put_nbi(T *dst, T *src, __ubuf__ T *buf, uint32_t ub_size, const non_contiguous_copy_param &p,
+                                  int pe, uint32_t sync_id)
+{
+    aclshmemx_mte_put_nbi(dst, src, aclshmemi_dev::plain(buf), ub_size, p, pe, sync_id);
+}
+template <typename T>
+inline void aclshmemx_mte_get_nbi(T *dst, T *src, __ubuf__ T *buf, uint32_t ub_size, const non_contiguous_copy_param &p,
+                                  int pe, uint32_t sync_id)
+{
+    aclshmemx_mte_get_nbi(dst, src, aclshmemi_dev::plain(buf), ub_size, p, pe, sync_id);
+}
+template <typename T>
+inline void aclshmemx_mte_put_nbi(T *dst, __ubuf__ T *src, uint32_t n, int pe, uint32_t sync_id)
+{
+    aclshmemx_mte_put_nbi(dst, aclshmemi_dev::plain(src), n, pe, sync_id);
+}
+template <typename T>
+inline void aclshmemx_mte_get_nbi(__ubuf__ T *dst, T *src, uint32_t n, int pe, uint32_t sync_id)
+{
+    aclshmemx_mte_get_nbi(aclshmemi_dev::plain(dst), src, n, pe, sync_id);
+}
+template <typename T>
+inline void aclshmemx_mte_put_nbi(T *dst, __ubuf__ T *src, const non_contiguous_copy_param &p, int pe, uint32_t sync_id)
+{
+    aclshmemx_mte_put_nbi(dst, aclshmemi_dev::plain(src), p, pe, sync_id);
+}
+template <typename T>
+inline void aclshmemx_mte_get_nbi(__ubuf__ T *dst, T *src, const non_contiguous_copy_param &p, int pe, uint32_t sync_id)
+{
+    aclshmemx_mte_get_nbi(aclshmemi_dev::plain(dst), src, p, pe, sync_id);
+}
+
+/* SDMA, CMO */
+template <typename T>
+inline void aclshmemx_sdma_put_nbi(T *dst, T *src, __ubuf__ T *buf, uint32_t ub_size, uint32_t n, int pe,
+                                   uint32_t sync_id)
+{
+    aclshmemx_sdma_put_nbi(dst, src, aclshmemi_dev::plain(buf), ub_size, n, pe, sync_id);
+}
+template <typename T>
+inline void aclshmemx_sdma_get_nbi(T *dst, T *src, __ubuf__ T *buf, uint32_t ub_size, uint32_t n, int pe,
+                                   uint32_t sync_id)
+{
+    aclshmemx_sdma_get_nbi(dst, src, aclshmemi_dev::plain(buf), ub_size, n, pe, sync_id);
+}
+template <typename T>
+inline void aclshmemx_sdma_quiet(__ubuf__ T *buf, uint32_t ub_size, uint32_t sync_id)
+{
+    aclshmemx_sdma_quiet(aclshmemi_dev::plain(buf), ub_size, sync_id);
+}
+template <typename T>
+inline void aclshmemx_sdma_notify_record(__ubuf__ T *buf, uint32_t ub_size, uint32_t sync_id)
+{
+    aclshmemx_sdma_notify_record(aclshmemi_dev::plain(buf), ub_size, sync_id);
+}
+template <typename T>
+inline void aclshmemx_cmo_nbi(T *src, uint32_t n, ACLSHMEMCMOTYPE type, __ubuf__ T *buf, uint32_t ub_size,
+                              uint32_t sync_id)
+{
+    aclshmemx_cmo_nbi(src, n, type, aclshmemi_dev::plain(buf), ub_size, sync_id);
+}
+
+/* RoCE */
+template <typename T>
+inline void aclshmemx_roce_put_nbi(T *dst, T *src, __ubuf__ T *buf, uint32_t n, int pe, uint32_t sync_id = 0)
+{
+    aclshmemx_roce_put_nbi(dst, src, aclshmemi_dev::plain(buf), n, pe, sync_id);
+}
+template <typename T>
+inline void aclshmemx_roce_get_nbi(T *dst, T *src, __ubuf__ T *buf, uint32_t n, int pe, uint32_t sync_id = 0)
+{
+    aclshmemx_roce_get_nbi(dst, src, aclshmemi_dev::plain(buf), n, pe, sync_id);
+}
+template <typename T>
+inline void aclshmemx_roce_quiet(uint32_t pe, __ubuf__ T *buf, uint32_t sync_id)
+{
+    aclshmemx_roce_quiet(pe, aclshmemi_dev::plain(buf), sync_id);
+}
+template <typename T>
+inline int aclshmemx_roce_team_sync(aclshmemx_team_t *team, __ubuf__ T *buf, uint32_t sync_id)
+{
+    return aclshmemx_roce_team_sync(team, aclshmemi_dev::plain(buf), sync_id);
+}
+template <typename T>
+inline int aclshmemx_roce_barrier(aclshmemx_team_t *team, __ubuf__ T *buf, uint32_t sync_id)
+{
+    return aclshmemx_roce_barrier(team, aclshmemi_dev::plain(buf), sync_id);
+}
+template <typename T>
+inline void aclshmemx_roce_sync_all(__ubuf__ T *buf, uint32_t sync_id)
+{
+    aclshmemx_roce_sync_all(aclshmemi_dev::plain(buf), sync_id);
+}
+template <typename T>
+inline void aclshmemx_roce_barrier_all(__ubuf__ T *buf, uint32_t sync_id)
+{
+    aclshmemx_roce_barrier_all(aclshmemi_dev::plain(buf), sync_id);
+}
+
+/* UDMA */
+template <typename T, pipe_t WQE_PIPE = PIPE_MTE3>
+inline void aclshmemx_udma_put_nbi(T *dst, T *src, __ubuf__ T *buf, uint32_t n, int pe, uint32_t sync_id = 0)
+{
+    aclshmemx_udma_put_nbi<T, WQE_PIPE>(dst, src, aclshmemi_dev::plain(buf), n, pe, sync_id);
+}
+template <typename T, pipe_t WQE_PIPE = PIPE_MTE3>
+inline void aclshmemx_udma_get_nbi(T *dst, T *src, __ubuf__ T *buf, uint32_t n, int pe, uint32_t sync_id = 0)
+{
+    aclshmemx_udma_get_nbi<T, WQE_PIPE>(dst, src, aclshmemi_dev::plain(buf), n, pe, sync_id);
+}
+template <typename T, pipe_t WQE_PIPE = PIPE_MTE3>
+inline void aclshmemx_udma_put_signal_nbi(T *dst, T *src, uint32_t n, uint64_t *sig_addr, uint64_t signal, int pe,
+                                          __ubuf__ uint8_t *buf, uint32_t sync_id = 0)
+{
+    aclshmemx_udma_put_signal_nbi<T, WQE_PIPE>(dst, src, n, sig_addr, signal, pe, aclshmemi_dev::plain(buf),
+                                               sync_id);
+}
+#ifdef ACLSHMEM_RELAY_SUPPORT
+template <typename T, pipe_t WQE_PIPE = PIPE_MTE3>
+inline void aclshmemx_udma_relay_put_nbi(T *dst, T *src, __ubuf__ T *buf, uint32_t n, int pe, int relay_pe,
+                                         uint32_t sync_id = 0)
+{
+    aclshmemx_udma_relay_put_nbi<T, WQE_PIPE>(dst, src, aclshmemi_dev::plain(buf), n, pe, relay_pe, sync_id);
+}
+template <typename T, pipe_t WQE_PIPE = PIPE_MTE3>
+inline void aclshmemx_udma_relay_get_nbi(T *dst, T *src, __ubuf__ T *buf, uint32_t n, int pe, int relay_pe,
+                                         uint32_t sync_id = 0)
+{
+    aclshmemx_udma_relay_get_nbi<T, WQE_PIPE>(dst, src, aclshmemi_dev::plain(buf), n, pe, relay_pe, sync_id);
+}
+#endif
+#endif /* ACLSHMEM_UB_DEREF */
+
 /* ---- internal helpers the upstream examples call (spec 1.8.1) ---- */
 inline aclshmem_device_host_state_t *aclshmemi_get_state()
 {
@@ -977,6 +1156,7 @@ inline void dcci_entire_cache()
     __asm__ __volatile__("" ::: "memory");
     std::atomic_thread_fence(std::memory_order_seq_cst);
 }
+/* the AIV contexts of the launch; an AIC returns at once */
 inline void aclshmemi_barrier_core_soft()
 {
     AscendC::SyncAll();
@@ -989,9 +1169,31 @@ inline void aclshmemi_set_value(uint8_t *addr, T x, AscendC::LocalTensor<T> &, u
     std::atomic_thread_fence(std::memory_order_seq_cst);
 }
 
-/* cycle profiling (spec 2.17) is not recorded by the CPU device mode */
-#define SHMEMI_PROF_START(pf_id) ((void)(pf_id))
-#define SHMEMI_PROF_END(pf_id) ((void)(pf_id))
+/* cycle profiling (spec 2.17): when the host profiles this PE (SHMEM_CYCLE_PROF_PE), START subtracts
+   and END adds GetSystemCycle() to profs->block_prof[GetBlockIdx()].cycles[pf_id] (END also counts
+   in ccount[pf_id]); aclshmemx_get_prof reads the table. Frames >= ACLSHMEM_CYCLE_PROF_FRAME_CNT
+   and blocks >= ACLSHMEM_CYCLE_PROF_MAX_BLOCK are not recorded. */
+namespace aclshmemi_dev {
+inline void prof_mark(int64_t pf_id, bool end)
+{
+    std::atomic_thread_fence(std::memory_order_seq_cst); /* the full pipe barrier */
+    /* the interval excludes the state lookup: END reads the clock first, START last */
+    int64_t end_cycle = end ? AscendC::GetSystemCycle() : 0;
+    aclshmem_prof_pe_t *p = aclshmemi_get_state()->profs;
+    int64_t b = AscendC::GetBlockIdx();
+    if (p == nullptr || pf_id < 0 || pf_id >= ACLSHMEM_CYCLE_PROF_FRAME_CNT || b < 0 ||
+        b >= ACLSHMEM_CYCLE_PROF_MAX_BLOCK || p->pe_id != aclshmem_my_pe()) {
+        return;
+    }
+    int64_t now = end ? end_cycle : AscendC::GetSystemCycle();
+    __atomic_fetch_add(&p->block_prof[b].cycles[pf_id], end ? now : -now, __ATOMIC_RELAXED);
+    if (end) {
+        __atomic_fetch_add(&p->block_prof[b].ccount[pf_id], 1, __ATOMIC_RELAXED);
+    }
+}
+} // namespace aclshmemi_dev
+#define SHMEMI_PROF_START(pf_id) ::aclshmemi_dev::prof_mark(static_cast<int64_t>(pf_id), false)
+#define SHMEMI_PROF_END(pf_id) ::aclshmemi_dev::prof_mark(static_cast<int64_t>(pf_id), true)
 
 /* ---- device-only aliases (spec 1.7) ---- */
 #define shmem_barrier aclshmem_barrier

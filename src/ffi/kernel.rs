@@ -89,7 +89,7 @@ pub extern "C" fn aclshmemx_dev_in_kernel() -> c_int {
 }
 
 /// `AscendC::GetBlockIdx()`: the calling context's index (`0..blockDim` for AIV-only kernels,
-/// `0..2*blockDim` for MIX kernels); 0 outside a kernel.
+/// `0..2*blockDim` on the AIVs and `0..blockDim` on the AICs of MIX kernels); 0 outside a kernel.
 #[unsafe(no_mangle)]
 pub extern "C" fn aclshmemx_dev_block_idx() -> i64 {
     guard_or("aclshmemx_dev_block_idx", 0, || {
@@ -106,7 +106,7 @@ pub extern "C" fn aclshmemx_dev_block_num() -> i64 {
 }
 
 /// `AscendC::GetSubBlockIdx()`: the AIV's index inside its block (0 or 1 in MIX kernels, 0 in
-/// AIV-only kernels); 0 outside a kernel.
+/// AIV-only kernels and on an AIC); 0 outside a kernel.
 #[unsafe(no_mangle)]
 pub extern "C" fn aclshmemx_dev_sub_block_idx() -> i64 {
     guard_or("aclshmemx_dev_sub_block_idx", 0, || {
@@ -114,8 +114,8 @@ pub extern "C" fn aclshmemx_dev_sub_block_idx() -> i64 {
     })
 }
 
-/// `AscendC::GetSubBlockNum()` / `GetTaskRation()`: AIV contexts per block (2 in MIX kernels,
-/// else 1); 1 outside a kernel.
+/// `AscendC::GetSubBlockNum()` / `GetTaskRation()`: AIV contexts per block (2 in MIX kernels, on
+/// the AIC too, else 1); 1 outside a kernel.
 #[unsafe(no_mangle)]
 pub extern "C" fn aclshmemx_dev_sub_block_num() -> i64 {
     guard_or("aclshmemx_dev_sub_block_num", 1, || {
@@ -138,7 +138,40 @@ pub extern "C" fn aclshmemx_dev_ub_base() -> *mut c_void {
 pub extern "C" fn aclshmemx_dev_sync_all() -> c_int {
     guard("aclshmemx_dev_sync_all", || {
         let b = in_block("AscendC::SyncAll")?;
-        kernel::sync_all(b).map(|()| 0)
+        kernel::sync_all(b, false).map(|()| 0)
+    })
+}
+
+/// 1 when the calling thread runs an AIC context of a MIX kernel (`ASCEND_IS_AIC`), else 0 (an
+/// AIV context, or outside a kernel).
+#[unsafe(no_mangle)]
+pub extern "C" fn aclshmemx_dev_is_aic() -> c_int {
+    guard_or("aclshmemx_dev_is_aic", 0, || {
+        Ok(block::current().is_some_and(|b| b.aic) as c_int)
+    })
+}
+
+/// `AscendC::SyncAll<false>()`: waits until every context of the launch, AIV and AIC, arrived
+/// (contexts that already returned from the kernel do not count). Return codes as
+/// [`aclshmemx_dev_sync_all`].
+#[unsafe(no_mangle)]
+pub extern "C" fn aclshmemx_dev_sync_all_cores() -> c_int {
+    guard("aclshmemx_dev_sync_all_cores", || {
+        let b = in_block("AscendC::SyncAll<false>")?;
+        kernel::sync_all(b, true).map(|()| 0)
+    })
+}
+
+/// `aclshmemx_barrier_vec(team)` (`all` 0) / `aclshmemx_barrier_all_vec()` (`all` non-zero, `team`
+/// ignored): the device barrier with only the AIV contexts of the launch taking part; an AIC's
+/// call returns at once. 0, ACLSHMEM_INVALID_PARAM outside a kernel or for a bad team, or the
+/// barrier's error.
+#[unsafe(no_mangle)]
+pub extern "C" fn aclshmemx_dev_barrier_vec(team: c_int, all: c_int) -> c_int {
+    guard("aclshmemx_barrier_vec", || {
+        let b = in_block("aclshmemx_barrier_vec")?;
+        let team = if all != 0 { None } else { Some(team) };
+        kernel::device_barrier(b, team, false).map(|()| 0)
     })
 }
 

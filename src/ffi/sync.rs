@@ -43,7 +43,7 @@ pub extern "C" fn aclshmem_sync_all() {
 /// member PE, spec device-api 6.4).
 fn barrier(team: Option<aclshmem_team_t>) -> Result<()> {
     match aclshmem_core::block::current() {
-        Some(b) => aclshmem_core::kernel::device_barrier(b, team),
+        Some(b) => aclshmem_core::kernel::device_barrier(b, team, true),
         None => match team {
             None => aclshmem_core::host::barrier_all(),
             Some(t) => aclshmem_core::host::team_barrier(t),

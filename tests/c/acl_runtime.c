@@ -4,6 +4,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -850,6 +851,131 @@ static void test_capture(void)
     OK(aclFinalize());
 }
 
+/* ---- virtual memory: reserve, physical memory, map (two views of one object), errors ---- */
+
+static void test_vmem(void)
+{
+    const size_t mb2 = (size_t)2 << 20;
+    void *va = NULL, *vb = NULL, *vc = NULL;
+    aclrtDrvMemHandle h1 = NULL, h2 = NULL, h3 = NULL;
+    aclrtPhysicalMemProp prop, host, bad;
+    int *a, *b;
+    size_t i;
+
+    memset(&prop, 0, sizeof prop);
+    prop.handleType = ACL_MEM_HANDLE_TYPE_NONE;
+    prop.allocationType = ACL_MEM_ALLOCATION_TYPE_PINNED;
+    prop.memAttr = ACL_HBM_MEM_HUGE;
+    prop.location.type = ACL_MEM_LOCATION_TYPE_DEVICE;
+    prop.location.id = 0;
+    host = prop;
+    host.location.type = ACL_MEM_LOCATION_TYPE_HOST;
+    host.location.id = 12345; /* ignored for host memory */
+    OK(aclInit(NULL));
+    OK(aclrtSetDevice(0));
+
+    /* reservations */
+    EXPECT(aclrtReserveMemAddress(NULL, 4 * mb2, 0, NULL, 0), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtReserveMemAddress(&va, 0, 0, NULL, 0), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtReserveMemAddress(&va, mb2 + 4096, 0, NULL, 0), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtReserveMemAddress(&va, 4 * mb2, 3, NULL, 0), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtReserveMemAddress(&va, 4 * mb2, 0, NULL, 7), ACL_ERROR_INVALID_PARAM);
+    CHECK(va == NULL);
+    OK(aclrtReserveMemAddress(&va, 4 * mb2, 0, NULL, 0));
+    CHECK(va != NULL && (uintptr_t)va % mb2 == 0);
+    OK(aclrtReserveMemAddress(&vb, 2 * mb2, 4 * mb2, NULL, 0));
+    CHECK(vb != NULL && (uintptr_t)vb % (4 * mb2) == 0);
+    OK(aclrtReserveMemAddress(&vc, mb2, 0, NULL, 0));
+    OK(aclrtReleaseMemAddress(vc)); /* vc: no longer reserved */
+
+    /* physical memory */
+    EXPECT(aclrtMallocPhysical(NULL, mb2, &prop, 0), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtMallocPhysical(&h1, mb2, NULL, 0), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtMallocPhysical(&h1, 1000, &prop, 0), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtMallocPhysical(&h1, mb2, &prop, 1), ACL_ERROR_INVALID_PARAM);
+    bad = prop;
+    bad.handleType = (aclrtMemHandleType)5;
+    EXPECT(aclrtMallocPhysical(&h1, mb2, &bad, 0), ACL_ERROR_INVALID_PARAM);
+    bad = prop;
+    bad.location.type = (aclrtMemLocationType)9;
+    EXPECT(aclrtMallocPhysical(&h1, mb2, &bad, 0), ACL_ERROR_INVALID_PARAM);
+    bad = prop;
+    bad.location.id = 100000; /* no such device */
+    EXPECT(aclrtMallocPhysical(&h1, mb2, &bad, 0), ACL_ERROR_INVALID_PARAM);
+    CHECK(h1 == NULL);
+    OK(aclrtMallocPhysical(&h1, 2 * mb2, &prop, 0));
+    OK(aclrtMallocPhysical(&h2, mb2, &host, 0));
+    CHECK(h1 != NULL && h2 != NULL && h1 != h2);
+
+    /* mappings: the rules */
+    EXPECT(aclrtMapMem(NULL, 2 * mb2, 0, h1, 0), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtMapMem(va, 2 * mb2, 0, NULL, 0), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtMapMem(va, 2 * mb2, 4096, h1, 0), ACL_ERROR_INVALID_PARAM);             /* offset */
+    EXPECT(aclrtMapMem(va, 2 * mb2, 0, h1, 1), ACL_ERROR_INVALID_PARAM);                /* flags */
+    EXPECT(aclrtMapMem(va, mb2, 0, h1, 0), ACL_ERROR_INVALID_PARAM);                    /* size */
+    EXPECT(aclrtMapMem((char *)va + 4096, 2 * mb2, 0, h1, 0), ACL_ERROR_INVALID_PARAM); /* alignment */
+    EXPECT(aclrtMapMem((char *)va + 3 * mb2, 2 * mb2, 0, h1, 0), ACL_ERROR_INVALID_PARAM); /* past the end */
+    EXPECT(aclrtMapMem(vc, mb2, 0, h2, 0), ACL_ERROR_INVALID_PARAM);                    /* released */
+    EXPECT(aclrtMapMem(va, 2 * mb2, 0, (aclrtDrvMemHandle)(uintptr_t)0x1230, 0), ACL_ERROR_INVALID_PARAM);
+    OK(aclrtMapMem(va, 2 * mb2, 0, h1, 0));
+    EXPECT(aclrtMapMem((char *)va + mb2, 2 * mb2, 0, h1, 0), ACL_ERROR_INVALID_PARAM); /* overlap */
+    OK(aclrtMapMem((char *)va + 3 * mb2, mb2, 0, h2, 0));
+    OK(aclrtMapMem(vb, 2 * mb2, 0, h1, 0)); /* a second view of h1 */
+
+    /* both views of h1 are the same bytes; h2 is other bytes; fresh memory reads 0 */
+    a = (int *)va;
+    b = (int *)vb;
+    CHECK(a[0] == 0 && a[(2 * mb2) / sizeof(int) - 1] == 0);
+    for (i = 0; i < (2 * mb2) / sizeof(int); i += 1021) {
+        a[i] = (int)i + 7;
+    }
+    for (i = 0; i < (2 * mb2) / sizeof(int); i += 1021) {
+        CHECK(b[i] == (int)i + 7);
+    }
+    b[5] = -5;
+    CHECK(a[5] == -5);
+    ((int *)((char *)va + 3 * mb2))[5] = 99;
+    CHECK(a[5] == -5 && b[5] == -5);
+
+    /* release/free refused while mapped */
+    EXPECT(aclrtReleaseMemAddress(va), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtFreePhysical(h1), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtReleaseMemAddress((char *)va + mb2), ACL_ERROR_INVALID_PARAM); /* not a start */
+
+    /* unmapping one view keeps the other */
+    EXPECT(aclrtUnmapMem((char *)va + 4096), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtUnmapMem(NULL), ACL_ERROR_INVALID_PARAM);
+    OK(aclrtUnmapMem(va));
+    EXPECT(aclrtUnmapMem(va), ACL_ERROR_INVALID_PARAM);
+    CHECK(b[5] == -5);
+    OK(aclrtUnmapMem(vb));
+    OK(aclrtUnmapMem((char *)va + 3 * mb2));
+    OK(aclrtFreePhysical(h1));
+    EXPECT(aclrtFreePhysical(h1), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtFreePhysical(NULL), ACL_ERROR_INVALID_PARAM);
+    OK(aclrtFreePhysical(h2));
+
+    /* the range can be mapped again, with new (zeroed) memory */
+    OK(aclrtMallocPhysical(&h3, 4 * mb2, &host, 0));
+    OK(aclrtMapMem(va, 4 * mb2, 0, h3, 0));
+    CHECK(a[5] == 0);
+    a[5] = 1;
+    OK(aclrtUnmapMem(va));
+    OK(aclrtFreePhysical(h3));
+
+    OK(aclrtReleaseMemAddress(va));
+    EXPECT(aclrtReleaseMemAddress(va), ACL_ERROR_INVALID_PARAM);
+    OK(aclrtReleaseMemAddress(vb));
+    EXPECT(aclrtReleaseMemAddress(NULL), ACL_ERROR_INVALID_PARAM);
+
+    /* an expected address is a hint: a reservation is made either way */
+    OK(aclrtReserveMemAddress(&vc, 2 * mb2, 0, va, 0));
+    CHECK(vc != NULL && (uintptr_t)vc % mb2 == 0);
+    OK(aclrtReleaseMemAddress(vc));
+    OK(aclrtResetDevice(0));
+    OK(aclFinalize());
+}
+
 struct test {
     const char *name;
     void (*fn)(void);
@@ -872,6 +998,7 @@ static const struct test TESTS[] = {
     {"threads", test_threads},
     {"sync_device", test_sync_device},
     {"error_messages", test_error_messages},
+    {"vmem", test_vmem},
 };
 
 int main(int argc, char **argv)

@@ -20,6 +20,11 @@
  *                 a RoCE (PE-level) barrier over it
  *   fault         a kernel with a faulting block and one that traps: the stream's synchronize fails,
  *                 the process goes on, later kernels run
+ *   mix_aic       MIX launches run one AIC context per block beside the two AIVs: index functions per
+ *                 core type, SyncAll (AIV only) vs SyncAll<false> (all cores), the AIV-only barrier vs
+ *                 the full device barrier; AICs that return at once hold up no rendezvous
+ *   prof          SHMEMI_PROF_START/END (run with SHMEM_CYCLE_PROF_PE=0): per-block counts and cycles
+ *                 in the table aclshmemx_get_prof returns on PE 0, nothing elsewhere
  *   bad_launch    blockDim 0: refused and logged, nothing runs, the stream stays usable
  */
 #include <cmath>
@@ -86,7 +91,8 @@ struct Family;
 template <typename T>
 __global__ __aicore__ void Families(Bufs<T> b, int peer)
 {
-    if (GetBlockIdx() != 0) {
+    /* a MIX kernel: the AIC contexts take part in the device barrier only */
+    if (ASCEND_IS_AIC || GetBlockIdx() != 0) {
         aclshmem_barrier_all();
         return;
     }
@@ -396,7 +402,7 @@ WAITS(char, char)
 template <typename T>
 __global__ __aicore__ void TestsKernel(T *ivars, int *status, T *cmp_values, TestResults *r)
 {
-    if (GetBlockIdx() != 0) {
+    if (ASCEND_IS_AIC || GetBlockIdx() != 0) {
         return;
     }
     Waits<T>::device(ivars, status, cmp_values, r);
@@ -964,6 +970,175 @@ void state(aclrtStream stream)
 }
 
 /* ---------------------------------------------------------------------------------------------- */
+/* mix_aic                                                                                          */
+/* ---------------------------------------------------------------------------------------------- */
+
+struct MixBufs {
+    int32_t *aic_seen;   /* [blocks]: set by AIC i */
+    int32_t *aiv_seen;   /* [2 * blocks]: set by AIV i */
+    int32_t *aiv_errors; /* [2 * blocks] */
+    int32_t *aic_errors; /* [blocks] */
+    int32_t *counter;    /* symmetric: AIC adds before the device barrier, read after it */
+    int32_t *late;       /* [1]: AIVs that passed the final rendezvous */
+};
+
+/* AIC and AIV contexts of one MIX launch: index functions per core type, SyncAll (AIV only) while
+   the AICs wait elsewhere, SyncAll<false> (every core), the AIV-only barrier while the AICs are in
+   the full device barrier, and the full device barrier with the AICs' stores visible after it */
+__global__ __aicore__ void MixCores(MixBufs b)
+{
+    int me = aclshmem_my_pe();
+    int next = (me + 1) % aclshmem_n_pes();
+    int64_t blocks = GetBlockNum();
+    int64_t idx = GetBlockIdx();
+    if ASCEND_IS_AIC {
+        int32_t bad = 0;
+        bad += idx < 0 || idx >= blocks;
+        bad += GetSubBlockIdx() != 0;
+        bad += ASCEND_IS_AIV;
+        b.aic_seen[idx] = 1;
+        SyncAll<false>(); /* 1: with every AIV */
+        aclshmem_int32_atomic_add(b.counter, 1, next);
+        aclshmem_barrier_all(); /* the AIVs meet here after their AIV-only barrier */
+        b.aic_errors[idx] = bad;
+        return;
+    }
+    int32_t bad = 0;
+    bad += idx < 0 || idx >= 2 * blocks;
+    bad += GetSubBlockNum() != 2;
+    bad += GetSubBlockIdx() != idx % 2;
+    b.aiv_seen[idx] = 1;
+    SyncAll(); /* AIV only: the AICs are waiting at SyncAll<false> */
+    for (int64_t i = 0; i < 2 * blocks; i++) {
+        bad += b.aiv_seen[i] != 1;
+    }
+    SyncAll<false>(); /* 1 */
+    for (int64_t i = 0; i < blocks; i++) {
+        bad += b.aic_seen[i] != 1;
+    }
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+    aclshmemx_barrier_all_vec(); /* AIV only: the AICs are in aclshmem_barrier_all */
+#pragma GCC diagnostic pop
+    aclshmem_barrier_all();      /* every core of every PE: the AICs' adds are done */
+    bad += *b.counter != static_cast<int32_t>(blocks);
+    b.aiv_errors[idx] = bad;
+}
+
+/* the AICs return at once; the AIVs' full device barrier and SyncAll<false> do not wait for them */
+__global__ __aicore__ void MixAicReturns(int32_t *late)
+{
+    if ASCEND_IS_AIC {
+        return;
+    }
+    aclshmem_barrier_all();
+    SyncAll<false>();
+    __atomic_add_fetch(late, 1, __ATOMIC_SEQ_CST);
+}
+
+void mix_aic(aclrtStream stream)
+{
+    constexpr uint32_t kBlocks = 3;
+    MixBufs b;
+    b.aic_seen = static_cast<int32_t *>(aclshmem_calloc(kBlocks, sizeof(int32_t)));
+    b.aiv_seen = static_cast<int32_t *>(aclshmem_calloc(2 * kBlocks, sizeof(int32_t)));
+    b.aiv_errors = static_cast<int32_t *>(aclshmem_calloc(2 * kBlocks, sizeof(int32_t)));
+    b.aic_errors = static_cast<int32_t *>(aclshmem_calloc(kBlocks, sizeof(int32_t)));
+    b.counter = static_cast<int32_t *>(aclshmem_calloc(1, sizeof(int32_t)));
+    b.late = static_cast<int32_t *>(aclshmem_calloc(1, sizeof(int32_t)));
+    for (uint32_t i = 0; i < 2 * kBlocks; i++) {
+        b.aiv_errors[i] = -1;
+    }
+    for (uint32_t i = 0; i < kBlocks; i++) {
+        b.aic_errors[i] = -1;
+    }
+    aclshmem_barrier_all();
+    MixCores<<<kBlocks, nullptr, stream>>>(b);
+    ACL_OK(aclrtSynchronizeStream(stream));
+    for (uint32_t i = 0; i < kBlocks; i++) {
+        CHECK(b.aic_seen[i] == 1, "AIC %u did not run", i);
+        CHECK(b.aic_errors[i] == 0, "AIC %u: %d checks failed", i, b.aic_errors[i]);
+    }
+    for (uint32_t i = 0; i < 2 * kBlocks; i++) {
+        CHECK(b.aiv_errors[i] == 0, "AIV %u: %d checks failed", i, b.aiv_errors[i]);
+    }
+    aclshmem_barrier_all();
+    MixAicReturns<<<kBlocks, nullptr, stream>>>(b.late);
+    ACL_OK(aclrtSynchronizeStream(stream));
+    CHECK(*b.late == static_cast<int32_t>(2 * kBlocks), "%d AIVs finished", *b.late);
+    aclshmem_barrier_all();
+    aclshmem_free(b.late);
+    aclshmem_free(b.counter);
+    aclshmem_free(b.aic_errors);
+    aclshmem_free(b.aiv_errors);
+    aclshmem_free(b.aiv_seen);
+    aclshmem_free(b.aic_seen);
+}
+
+/* ---------------------------------------------------------------------------------------------- */
+/* prof                                                                                             */
+/* ---------------------------------------------------------------------------------------------- */
+
+/* frame 3 twice per block around a copy; frame 1023 once; frame 1024 (out of range) ignored */
+[[bisheng::core_ratio(0, 1)]] __global__ __aicore__ void Profiled(int32_t *dst, int32_t *src, int words, int peer)
+{
+    for (int i = 0; i < 2; i++) {
+        SHMEMI_PROF_START(3);
+        aclshmem_int32_put(dst, src, static_cast<size_t>(words), peer);
+        SHMEMI_PROF_END(3);
+    }
+    SHMEMI_PROF_START(1023);
+    SHMEMI_PROF_END(1023);
+    SHMEMI_PROF_START(1024);
+    SHMEMI_PROF_END(1024);
+}
+
+/* run with SHMEM_CYCLE_PROF_PE=0: PE 0's kernels record into the table aclshmemx_get_prof returns,
+   per block (blocks beyond the table's 64 are not recorded); other PEs record nothing */
+void prof(aclrtStream stream)
+{
+    constexpr int kWords = 4096;
+    constexpr uint32_t kBlocks = 70;
+    int me = aclshmem_my_pe();
+    int peer = (me + 1) % aclshmem_n_pes();
+    auto *dst = static_cast<int32_t *>(aclshmem_calloc(kWords, sizeof(int32_t)));
+    auto *src = static_cast<int32_t *>(aclshmem_calloc(kWords, sizeof(int32_t)));
+    aclshmem_barrier_all();
+    Profiled<<<kBlocks, nullptr, stream>>>(dst, src, kWords, peer);
+    ACL_OK(aclrtSynchronizeStream(stream));
+    aclshmem_prof_pe_t *p = nullptr;
+    aclshmemx_get_prof(&p, false);
+    if (me == 0) {
+        CHECK(p != nullptr, "PE 0 is profiled but aclshmemx_get_prof returned nothing");
+        if (p != nullptr) {
+            CHECK(p->pe_id == 0, "pe_id %d", p->pe_id);
+            for (uint32_t b = 0; b < ACLSHMEM_CYCLE_PROF_MAX_BLOCK; b++) {
+                CHECK(p->block_prof[b].ccount[3] == 2, "block %u frame 3 count %lld", b,
+                      static_cast<long long>(p->block_prof[b].ccount[3]));
+                CHECK(p->block_prof[b].cycles[3] > 0, "block %u frame 3 cycles %lld", b,
+                      static_cast<long long>(p->block_prof[b].cycles[3]));
+                CHECK(p->block_prof[b].ccount[1023] == 1, "block %u frame 1023 count %lld", b,
+                      static_cast<long long>(p->block_prof[b].ccount[1023]));
+                CHECK(p->block_prof[b].cycles[1023] >= 0, "block %u frame 1023 cycles %lld", b,
+                      static_cast<long long>(p->block_prof[b].cycles[1023]));
+            }
+        }
+        /* a second launch adds to the same table */
+        Profiled<<<2, nullptr, stream>>>(dst, src, kWords, peer);
+        ACL_OK(aclrtSynchronizeStream(stream));
+        aclshmemx_get_prof(&p, false);
+        CHECK(p != nullptr && p->block_prof[1].ccount[3] == 4 && p->block_prof[2].ccount[3] == 2,
+              "second launch: counts %lld %lld", p != nullptr ? static_cast<long long>(p->block_prof[1].ccount[3]) : -1LL,
+              p != nullptr ? static_cast<long long>(p->block_prof[2].ccount[3]) : -1LL);
+    } else {
+        CHECK(p == nullptr, "PE %d is not profiled but got a table", me);
+    }
+    aclshmem_barrier_all();
+    aclshmem_free(src);
+    aclshmem_free(dst);
+}
+
+/* ---------------------------------------------------------------------------------------------- */
 /* fault, bad_launch                                                                                */
 /* ---------------------------------------------------------------------------------------------- */
 
@@ -1082,6 +1257,10 @@ int main(int argc, char **argv)
         state(stream);
     } else if (scenario == "fault") {
         fault(stream);
+    } else if (scenario == "mix_aic") {
+        mix_aic(stream);
+    } else if (scenario == "prof") {
+        prof(stream);
     } else if (scenario == "bad_launch") {
         bad_launch(stream);
     } else {

@@ -1,14 +1,17 @@
 /*
  * signal_ring_kernel.cpp - a ring pass with put-with-signal and device-side waits. A MIX kernel (no
- * core_ratio: two AIV contexts per block); context c owns lane c. At hop h every lane puts what it
- * holds at stage h-1 into stage h of the next PE, with the lane's signal of stage h set to h on
- * arrival, then waits until its own signal of stage h (written by the previous PE) says h.
+ * core_ratio: two AIV contexts and one AIC per block; the AIC returns); AIV context c owns lane c.
+ * At hop h every lane puts what it holds at stage h-1 into stage h of the next PE, with the lane's
+ * signal of stage h set to h on arrival, then waits until its own signal of stage h (written by the previous PE) says h.
  */
 #include "kernel_operator.h"
 #include "shmem.h"
 
 extern "C" __global__ __aicore__ void SignalRing(GM_ADDR stages, GM_ADDR signals, int lane_elems, int hops)
 {
+    if ASCEND_IS_AIC {
+        return; /* a MIX kernel: the lanes are the AIV contexts */
+    }
     int my_pe = aclshmem_my_pe();
     int n_pes = aclshmem_n_pes();
     int next = (my_pe + 1) % n_pes;

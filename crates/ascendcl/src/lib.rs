@@ -12,6 +12,7 @@
 //! - [`notify`]  notifies (one-bit flags between streams)
 //! - [`memory`]  tracked allocations, memcpy/memset parameter rules
 //! - [`handle`]  opaque handle registries
+//! - [`vmem`]    reserved address ranges, physical memory objects and their mappings
 //! - [`ffi`]     the C ABI (the only `#[unsafe(no_mangle)]` items)
 
 pub mod config;
@@ -24,5 +25,6 @@ pub mod init;
 pub mod memory;
 pub mod notify;
 pub mod stream;
+pub mod vmem;
 
 pub use error::{AclError, Error, Result};

@@ -231,6 +231,14 @@ fn error_messages_and_last_error() {
     run("error_messages", &[]);
 }
 
+/// aclrtReserveMemAddress / aclrtMallocPhysical / aclrtMapMem / aclrtUnmapMem / aclrtFreePhysical /
+/// aclrtReleaseMemAddress: two views of one physical object share their bytes, every rule is
+/// checked with its return code.
+#[test]
+fn virtual_memory_reserve_map_and_errors() {
+    run("vmem", &[]);
+}
+
 fn compile_header(compiler: &str, std: &str, lang: &str, order: u32) {
     let root = repo_root();
     let out = std::env::temp_dir().join(format!("acl-header-{}-{std}-{order}.o", std::process::id()));

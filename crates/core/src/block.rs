@@ -23,8 +23,8 @@ pub const UB_SIZE: usize = 192 * 1024;
 pub enum KernelKind {
     /// `[[bisheng::core_ratio(0, 1)]]`: `blockDim` AIV contexts.
     Aiv,
-    /// No ratio attribute (MIX 1:2): two AIV contexts per block; the AIC contexts are not run
-    /// (their bodies only return or call barriers in upstream kernels).
+    /// No ratio attribute (MIX 1:2): per block two AIV contexts and one AIC context, all running
+    /// the kernel body (`ASCEND_IS_AIC` selects the AIC's part).
     Mix,
 }
 
@@ -47,43 +47,59 @@ impl KernelKind {
             KernelKind::Mix => 2,
         }
     }
+
+    /// AIC contexts per block.
+    pub fn aic_per_block(self) -> u32 {
+        match self {
+            KernelKind::Aiv => 0,
+            KernelKind::Mix => 1,
+        }
+    }
 }
 
-/// A reusable rendezvous of all contexts of one launch. A context that ends early (a faulting
-/// block) breaks it, so the others do not wait for ever: their waits then return an error.
+/// A reusable rendezvous of the contexts of one launch (all AIV contexts, or AIV and AIC). A
+/// context that fails (a faulting block) breaks it, so the others do not wait for ever: their waits
+/// then return an error. A context that returned from the kernel leaves it: later rendezvous count
+/// only the contexts still running (an AIC that returns at once does not hold up the AIVs).
 pub struct Rendezvous {
-    n: usize,
     state: Mutex<RendezvousState>,
     cv: Condvar,
 }
 
 struct RendezvousState {
+    /// Contexts still taking part.
+    members: usize,
     arrived: usize,
     generation: u64,
     broken: bool,
+    /// The last generation was completed by a [`Rendezvous::leave`], so no arrival was the last:
+    /// the first of its waiters to wake takes that role.
+    unclaimed: bool,
 }
 
 impl Rendezvous {
     pub fn new(n: usize) -> Rendezvous {
         Rendezvous {
-            n,
             state: Mutex::new(RendezvousState {
+                members: n,
                 arrived: 0,
                 generation: 0,
                 broken: false,
+                unclaimed: false,
             }),
             cv: Condvar::new(),
         }
     }
 
-    /// Waits until all `n` contexts arrived. Returns whether this caller was the last to arrive.
+    /// Waits until every member arrived. Returns true for exactly one caller of each generation
+    /// (the last to arrive, or when a leaving context completed it, the first waiter to wake).
     pub fn wait(&self) -> Result<bool> {
         let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
         if s.broken {
             return Err(broken());
         }
         s.arrived += 1;
-        if s.arrived == self.n {
+        if s.arrived >= s.members {
             s.arrived = 0;
             s.generation = s.generation.wrapping_add(1);
             self.cv.notify_all();
@@ -96,7 +112,24 @@ impl Rendezvous {
         if s.generation == gen_now {
             return Err(broken());
         }
+        if s.unclaimed {
+            s.unclaimed = false;
+            return Ok(true);
+        }
         Ok(false)
+    }
+
+    /// A context returned from the kernel: it takes part in no later rendezvous. Completes the
+    /// current one when everyone else already waits in it.
+    pub fn leave(&self) {
+        let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        s.members = s.members.saturating_sub(1);
+        if s.arrived > 0 && s.arrived >= s.members {
+            s.arrived = 0;
+            s.generation = s.generation.wrapping_add(1);
+            s.unclaimed = true;
+            self.cv.notify_all();
+        }
     }
 
     /// A context ended without reaching the rendezvous: release every waiter with an error.
@@ -111,17 +144,21 @@ fn broken() -> Error {
     Error::Inner("another block of this kernel launch failed; the launch-wide barrier is broken".into())
 }
 
-/// One running block context (one AIV of the launch).
+/// One running block context (one AIV or AIC of the launch).
 pub struct Block {
-    /// `GetBlockIdx()`: `0..blocks * sub_blocks`.
+    /// `GetBlockIdx()`: `0..blocks * sub_blocks` on an AIV, `0..blocks` on an AIC.
     pub idx: u32,
+    /// An AIC context of a MIX kernel (`ASCEND_IS_AIC`).
+    pub aic: bool,
     /// `GetBlockNum()`: the launch's `blockDim`.
     pub blocks: u32,
     pub kind: KernelKind,
     /// This context's UB, [`UB_SIZE`] bytes, owned by the worker thread.
     pub ub: *mut u8,
-    /// `SyncAll` and the device barriers' core phase.
+    /// The AIV contexts of the launch (`SyncAll()`, the `_vec` device barriers' core phase).
     pub all: *const Rendezvous,
+    /// Every context, AIV and AIC (`SyncAll<false>()`, the device barriers' core phase).
+    pub cores: *const Rendezvous,
 }
 
 thread_local! {
@@ -151,15 +188,25 @@ pub fn leave() {
 }
 
 impl Block {
-    /// `GetSubBlockIdx()`.
+    /// `GetSubBlockIdx()` (0 on an AIC).
     pub fn sub_idx(&self) -> u32 {
-        self.idx % self.kind.sub_blocks()
+        if self.aic {
+            0
+        } else {
+            self.idx % self.kind.sub_blocks()
+        }
     }
 
-    /// The launch-wide rendezvous.
+    /// The rendezvous of the launch's AIV contexts.
     pub fn rendezvous(&self) -> &Rendezvous {
         // SAFETY: the launch keeps its rendezvous alive until every block returned.
         unsafe { &*self.all }
+    }
+
+    /// The rendezvous of every context of the launch (AIV and AIC).
+    pub fn cores(&self) -> &Rendezvous {
+        // SAFETY: as for `rendezvous`.
+        unsafe { &*self.cores }
     }
 }
 
@@ -184,6 +231,75 @@ pub fn ub_local(off: usize, len: usize, what: &str) -> Result<*mut u8> {
     }
 }
 
+/// Points the calling thread's `%gs` segment base at `ub` (x86-64), so kernels compiled with
+/// clang++ (where `__ubuf__` is the `%gs`-relative address space 256, `device/aclshmem_cpu.h`)
+/// load and store UB offsets of this block directly: `*(__ubuf__ int32_t *)32` is the word at
+/// `ub + 32`. glibc keeps thread-local storage in `%fs`; nothing else in the process uses `%gs`.
+/// `None` resets the base to 0 (a stray `%gs` access then faults instead of hitting a stale UB).
+/// Elsewhere a no-op: there `__ubuf__` is empty, and a direct dereference of a UB offset hits the
+/// reserved low addresses ([`reserve_low_addresses`]) and faults.
+#[cfg(all(target_arch = "x86_64", target_os = "linux"))]
+pub fn set_ub_segment(ub: Option<*mut u8>) {
+    const ARCH_SET_GS: libc::c_int = 0x1001;
+    let base = ub.map_or(0, |p| p as libc::c_ulong);
+    // SAFETY: arch_prctl(ARCH_SET_GS) only changes this thread's GS base register, which neither
+    // glibc nor Rust code uses (TLS is %fs-relative).
+    let rc = unsafe { libc::syscall(libc::SYS_arch_prctl, ARCH_SET_GS, base) };
+    if rc != 0 {
+        log::warn!(
+            "arch_prctl(ARCH_SET_GS) failed ({}): direct UB dereferences of this block fault",
+            std::io::Error::last_os_error()
+        );
+    }
+}
+
+/// See the x86-64 version: no segment register to point at the UB here.
+#[cfg(not(all(target_arch = "x86_64", target_os = "linux")))]
+pub fn set_ub_segment(_ub: Option<*mut u8>) {}
+
+/// Keeps the addresses below [`UB_SIZE`] unmapped for the life of the process (a `PROT_NONE`
+/// reservation of what the kernel's `mmap_min_addr` leaves mappable), so that a UB offset used as
+/// an ordinary pointer (a kernel built without the `%gs` UB mapping dereferencing `__ubuf__`
+/// pointers) always faults, and the launch reports it, instead of reading whatever got mapped
+/// there. Done once, at the first kernel launch; failure is logged, not fatal.
+pub fn reserve_low_addresses() {
+    static DONE: std::sync::Once = std::sync::Once::new();
+    DONE.call_once(|| {
+        let page = 4096usize;
+        let min = std::fs::read_to_string("/proc/sys/vm/mmap_min_addr")
+            .ok()
+            .and_then(|s| s.trim().parse::<usize>().ok())
+            .unwrap_or(65536)
+            .max(page);
+        let start = min.next_multiple_of(page);
+        if start >= UB_SIZE {
+            return;
+        }
+        let len = UB_SIZE - start;
+        // SAFETY: MAP_FIXED_NOREPLACE never replaces an existing mapping; a new PROT_NONE mapping
+        // of unused low addresses changes nothing else.
+        let p = unsafe {
+            libc::mmap(
+                start as *mut libc::c_void,
+                len,
+                libc::PROT_NONE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_FIXED_NOREPLACE | libc::MAP_NORESERVE,
+                -1,
+                0,
+            )
+        };
+        if p == libc::MAP_FAILED || p as usize != start {
+            if p != libc::MAP_FAILED {
+                // SAFETY: the mapping just made at another address, unused.
+                unsafe { libc::munmap(p, len) };
+            }
+            log::debug!(
+                "cannot reserve [{start:#x}, {UB_SIZE:#x}) (UB offsets used as plain pointers may not fault)"
+            );
+        }
+    });
+}
+
 /// [`ub_local`] applied to a local operand when it is a UB offset (fast check first).
 #[inline(always)]
 pub fn local_operand(p: *mut u8, len: usize, what: &str) -> Result<*mut u8> {
@@ -191,5 +307,40 @@ pub fn local_operand(p: *mut u8, len: usize, what: &str) -> Result<*mut u8> {
         ub_local(p as usize, len, what)
     } else {
         Ok(p)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Rendezvous;
+    use std::sync::Arc;
+
+    /// A generation completed by a member leaving still has exactly one leader among its waiters,
+    /// and later generations count only the members left.
+    #[test]
+    fn leave_completes_a_generation_with_one_leader() {
+        let r = Arc::new(Rendezvous::new(3));
+        let waiters: Vec<_> = (0..2)
+            .map(|_| {
+                let r = Arc::clone(&r);
+                std::thread::spawn(move || r.wait().expect("not broken"))
+            })
+            .collect();
+        while r.state.lock().unwrap().arrived < 2 {
+            std::thread::yield_now();
+        }
+        r.leave();
+        let leaders = waiters
+            .into_iter()
+            .map(|w| w.join().unwrap())
+            .filter(|&l| l)
+            .count();
+        assert_eq!(leaders, 1);
+        // two members left: the second arrival completes the next generation
+        let r2 = Arc::clone(&r);
+        let t = std::thread::spawn(move || r2.wait().expect("not broken"));
+        let mine = r.wait().expect("not broken");
+        let theirs = t.join().unwrap();
+        assert!(mine ^ theirs, "one leader per generation");
     }
 }

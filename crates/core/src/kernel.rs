@@ -76,6 +76,7 @@ pub fn launch(stream: *mut c_void, l: Launch) -> Result<()> {
             "a kernel launch from inside a kernel block".into(),
         ));
     }
+    block::reserve_low_addresses();
     let l = Arc::new(l);
     stream::enqueue_reusable(stream, "kernel launch", Arc::new(move || run(&l)))
 }
@@ -83,26 +84,33 @@ pub fn launch(stream: *mut c_void, l: Launch) -> Result<()> {
 /// Runs every block context of `l` at once and waits for all of them (once per execution: a launch
 /// captured into an ACL graph runs again with every execution of the graph).
 pub fn run(l: &Arc<Launch>) -> Result<()> {
-    let n = (l.block_dim * l.kind.sub_blocks()) as usize;
+    // contexts 0..aiv are the AIVs (GetBlockIdx() = the context number), the rest the AICs of a
+    // MIX launch (GetBlockIdx() = context - aiv)
+    let aiv = (l.block_dim * l.kind.sub_blocks()) as usize;
+    let n = aiv + (l.block_dim * l.kind.aic_per_block()) as usize;
     let shared = Arc::new(Shared {
         launch: Arc::clone(l),
-        all: Rendezvous::new(n),
+        all: Rendezvous::new(aiv),
+        cores: Rendezvous::new(n),
+        aiv,
+        n,
         done: Mutex::new(Done {
             finished: 0,
             failures: Vec::new(),
         }),
         cv: Condvar::new(),
     });
-    for idx in 0..n as u32 {
+    for ctx in 0..n {
         let s = Arc::clone(&shared);
-        if let Err(e) = dispatch(Box::new(move |ub| run_block(&s, idx, ub))) {
+        if let Err(e) = dispatch(Box::new(move |ub| run_block(&s, ctx, ub))) {
             // the blocks already running must not wait for the missing ones
             shared.all.break_all();
+            shared.cores.break_all();
             let mut d = shared.done.lock().unwrap_or_else(|e| e.into_inner());
-            for missing in idx..n as u32 {
+            for missing in ctx..n {
                 d.failures.push((missing, format!("not started: {e}")));
             }
-            d.finished += n - idx as usize;
+            d.finished += n - ctx;
             break;
         }
     }
@@ -114,41 +122,59 @@ pub fn run(l: &Arc<Launch>) -> Result<()> {
         return Ok(());
     }
     d.failures.sort_by_key(|f| f.0);
-    let (idx, why) = &d.failures[0];
+    let (ctx, why) = &d.failures[0];
+    let which = if *ctx < aiv {
+        format!("block {ctx}")
+    } else {
+        format!("AIC block {}", ctx - aiv)
+    };
     let pe = runtime::current_pe().map_or_else(|| "?".to_string(), |p| p.to_string());
     Err(Error::Inner(format!(
-        "[PE {pe}] kernel failed in {} of {n} block contexts; block {idx}: {why}",
+        "[PE {pe}] kernel failed in {} of {n} block contexts; {which}: {why}",
         d.failures.len()
     )))
 }
 
 struct Shared {
     launch: Arc<Launch>,
+    /// The AIV contexts.
     all: Rendezvous,
+    /// Every context (AIV and AIC).
+    cores: Rendezvous,
+    /// AIV contexts (the first `aiv` context numbers).
+    aiv: usize,
+    /// All contexts.
+    n: usize,
     done: Mutex<Done>,
     cv: Condvar,
 }
 
 struct Done {
     finished: usize,
-    failures: Vec<(u32, String)>,
+    /// (context number, why)
+    failures: Vec<(usize, String)>,
 }
 
-fn run_block(s: &Shared, idx: u32, ub: *mut u8) {
+fn run_block(s: &Shared, ctx: usize, ub: *mut u8) {
+    let aic = ctx >= s.aiv;
     let b = Block {
-        idx,
+        idx: if aic { ctx - s.aiv } else { ctx } as u32,
+        aic,
         blocks: s.launch.block_dim,
         kind: s.launch.kind,
         ub,
         all: &s.all,
+        cores: &s.cores,
     };
     // SAFETY: `b` outlives the block (left below, before `b` goes out of scope).
     unsafe { block::enter(&b) };
+    block::set_ub_segment(Some(ub));
     FAILURE.with(|f| f.borrow_mut().take());
     let f = s.launch.func;
     let c = s.launch.closure;
     // SAFETY: the launcher's trampoline, called with its own closure, once per block context.
     let r = std::panic::catch_unwind(|| unsafe { f(c) });
+    block::set_ub_segment(None);
     block::leave();
     let failure = match r {
         Ok(0) => None,
@@ -161,13 +187,19 @@ fn run_block(s: &Shared, idx: u32, ub: *mut u8) {
     };
     if failure.is_some() {
         s.all.break_all();
+        s.cores.break_all();
+    } else {
+        if !aic {
+            s.all.leave();
+        }
+        s.cores.leave();
     }
     let mut d = s.done.lock().unwrap_or_else(|e| e.into_inner());
     if let Some(why) = failure {
-        d.failures.push((idx, why));
+        d.failures.push((ctx, why));
     }
     d.finished += 1;
-    if d.finished == (s.launch.block_dim * s.launch.kind.sub_blocks()) as usize {
+    if d.finished == s.n {
         s.cv.notify_all();
     }
 }
@@ -231,18 +263,19 @@ fn spawn_worker(first: Job) -> Result<()> {
 // ---- device-side calls that differ from their host namesakes ----
 
 /// `aclshmem_barrier_all` / `aclshmem_barrier(team)` called from a kernel block: every block
-/// context of the launch arrives, one of them runs the PE-level barrier of the team (the same
-/// barrier, and the same per-team counter, as the host call), and all leave together. A full
-/// fence on both sides makes the blocks' earlier stores visible to every member (spec
-/// device-api 6.4). `team` `ACLSHMEM_TEAM_INVALID` returns at once.
-pub fn device_barrier(b: &Block, team: Option<i32>) -> Result<()> {
-    if team == Some(aclshmem_abi::ACLSHMEM_TEAM_INVALID) {
+/// context of the launch arrives (AIV and AIC; with `with_aic` false, the `_vec` forms, only the
+/// AIVs, and an AIC's call returns at once), the last to arrive runs the PE-level barrier of the
+/// team (the same barrier, and the same per-team counter, as the host call), and all leave
+/// together. A full fence on both sides makes the blocks' earlier stores visible to every member
+/// (spec device-api 6.4). `team` `ACLSHMEM_TEAM_INVALID` returns at once.
+pub fn device_barrier(b: &Block, team: Option<i32>, with_aic: bool) -> Result<()> {
+    if team == Some(aclshmem_abi::ACLSHMEM_TEAM_INVALID) || (b.aic && !with_aic) {
         return Ok(());
     }
     std::sync::atomic::fence(std::sync::atomic::Ordering::SeqCst);
-    let all = b.rendezvous();
-    all.wait()?;
-    let r = if b.idx == 0 {
+    let all = if with_aic { b.cores() } else { b.rendezvous() };
+    let leader = all.wait()?;
+    let r = if leader {
         let inst = runtime::current()?;
         match team {
             None => sync::barrier_all(&inst),
@@ -256,10 +289,18 @@ pub fn device_barrier(b: &Block, team: Option<i32>) -> Result<()> {
     r
 }
 
-/// `AscendC::SyncAll()`: every block context of the launch arrives before any leaves.
-pub fn sync_all(b: &Block) -> Result<()> {
+/// `AscendC::SyncAll()` (`with_aic` false: the AIV contexts; an AIC's call returns at once) and
+/// `SyncAll<false>()` (`with_aic`: every context, AIV and AIC): all arrive before any leaves.
+pub fn sync_all(b: &Block, with_aic: bool) -> Result<()> {
+    if b.aic && !with_aic {
+        return Ok(());
+    }
     std::sync::atomic::fence(std::sync::atomic::Ordering::SeqCst);
-    b.rendezvous().wait()?;
+    if with_aic {
+        b.cores().wait()?;
+    } else {
+        b.rendezvous().wait()?;
+    }
     Ok(())
 }
 
@@ -287,7 +328,8 @@ static STATE: Mutex<Option<(usize, StateRecord)>> = Mutex::new(None);
 /// on first use for the current instance: `mype`, `npes`, the device heap's base and size, every
 /// PE's heap base (`p2p_device_heap_base`, and the host-side heap's when it exists), `topo_list`
 /// (`ACLSHMEM_TRANSPORT_MTE` for every PE mapped on this node), the UB configurations, and
-/// `team_pools` (a record of every live team, refreshed when the team table changed). The sync-pool
+/// `team_pools` (a record of every live team, refreshed when the team table changed), `profs` (the
+/// `SHMEMI_PROF_*` table when SHMEM_CYCLE_PROF_PE names this PE, else NULL). The sync-pool
 /// fields are 0 (the CPU barriers do not use them). Kernels may write it (device config setters); the record
 /// lives until the next instance asks for its own.
 pub fn device_state() -> Result<*mut aclshmem_abi::DeviceHostState> {
@@ -340,6 +382,7 @@ pub fn device_state() -> Result<*mut aclshmem_abi::DeviceHostState> {
     state.sdma_config = inst.ub_config(Engine::Sdma);
     state.rdma_config = inst.ub_config(Engine::Rdma);
     state.udma_config = inst.ub_config(Engine::Udma);
+    state.profs = stream::device_prof_table();
     let mut rec = StateRecord {
         state,
         _device_bases: device_bases,

@@ -402,6 +402,9 @@ struct Prof {
     count: Vec<AtomicI64>,
     nanos: Vec<AtomicI64>,
     out: AtomicPtr<ProfPe>,
+    /// The table kernels write with `SHMEMI_PROF_START/END` (the device-state record's `profs`):
+    /// per block, cycles and counts; merged into `out` by [`get_prof`].
+    device: AtomicPtr<ProfPe>,
 }
 
 static PROF: OnceLock<Prof> = OnceLock::new();
@@ -430,6 +433,7 @@ pub fn configure_prof(my_pe: usize) {
                 .map(|_| AtomicI64::new(0))
                 .collect(),
             out: AtomicPtr::new(std::ptr::null_mut()),
+            device: AtomicPtr::new(std::ptr::null_mut()),
         });
     }
     PROF_ON.store(on, Ordering::Release);
@@ -444,41 +448,79 @@ fn prof_record(frame: Frame, nanos: i64) {
     }
 }
 
-/// `aclshmemx_get_prof`: the library-owned record of this PE (None when this PE is not profiled),
-/// printed when `verbose`.
-pub fn get_prof(verbose: bool) -> Option<*mut ProfPe> {
-    if !PROF_ON.load(Ordering::Acquire) {
+/// A zeroed, library-owned `ProfPe` (1 MiB) in `slot`, allocated once for the process.
+fn prof_table(slot: &AtomicPtr<ProfPe>) -> Option<*mut ProfPe> {
+    let out = slot.load(Ordering::Acquire);
+    if !out.is_null() {
+        return Some(out);
+    }
+    let layout = std::alloc::Layout::new::<ProfPe>();
+    // SAFETY: ProfPe is plain integers, valid when zeroed; the layout is non-zero-sized.
+    let fresh = unsafe { std::alloc::alloc_zeroed(layout) } as *mut ProfPe;
+    if fresh.is_null() {
         return None;
     }
-    let p = PROF.get()?;
-    let mut out = p.out.load(Ordering::Acquire);
-    if out.is_null() {
-        // 1 MiB: allocated zeroed on the heap, once, owned by the library for the process
-        let layout = std::alloc::Layout::new::<ProfPe>();
-        // SAFETY: ProfPe is plain integers, valid when zeroed; the layout is non-zero-sized.
-        let fresh = unsafe { std::alloc::alloc_zeroed(layout) } as *mut ProfPe;
-        if fresh.is_null() {
-            return None;
-        }
-        out = match p
-            .out
-            .compare_exchange(std::ptr::null_mut(), fresh, Ordering::AcqRel, Ordering::Acquire)
-        {
+    // SAFETY: fresh is a valid zeroed ProfPe not shared yet.
+    unsafe { (*fresh).pe_id = PROF_MY_PE.load(Ordering::Relaxed) as i32 };
+    Some(
+        match slot.compare_exchange(std::ptr::null_mut(), fresh, Ordering::AcqRel, Ordering::Acquire) {
             Ok(_) => fresh,
             Err(existing) => {
                 // SAFETY: fresh was allocated above with the same layout and never shared.
                 unsafe { std::alloc::dealloc(fresh.cast(), layout) };
                 existing
             }
-        };
+        },
+    )
+}
+
+/// The table kernels of this PE record `SHMEMI_PROF_START/END` into (`profs` of the device-state
+/// record, `pe_id` = this PE), or NULL when this PE is not profiled (the macros then do nothing).
+pub fn device_prof_table() -> *mut ProfPe {
+    if !PROF_ON.load(Ordering::Acquire) {
+        return std::ptr::null_mut();
     }
+    PROF.get()
+        .and_then(|p| prof_table(&p.device))
+        .unwrap_or(std::ptr::null_mut())
+}
+
+/// `aclshmemx_get_prof`: the library-owned record of this PE (None when this PE is not profiled),
+/// printed when `verbose`: the kernels' `SHMEMI_PROF_*` table, plus in block 0 this PE's
+/// stream-ordered operations.
+pub fn get_prof(verbose: bool) -> Option<*mut ProfPe> {
+    if !PROF_ON.load(Ordering::Acquire) {
+        return None;
+    }
+    let p = PROF.get()?;
+    let out = prof_table(&p.out)?;
+    let device = p.device.load(Ordering::Acquire);
     let my_pe = PROF_MY_PE.load(Ordering::Relaxed);
     // SAFETY: out points at the library-owned ProfPe; the program reads it between calls.
     let rec = unsafe { &mut *out };
     rec.pe_id = my_pe as i32;
-    for f in 0..ACLSHMEM_CYCLE_PROF_FRAME_CNT {
-        rec.block_prof[0].ccount[f] = p.count[f].load(Ordering::Relaxed);
-        rec.block_prof[0].cycles[f] = p.nanos[f].load(Ordering::Relaxed);
+    for b in 0..ACLSHMEM_CYCLE_PROF_MAX_BLOCK {
+        for f in 0..ACLSHMEM_CYCLE_PROF_FRAME_CNT {
+            let (mut count, mut cycles) = if device.is_null() {
+                (0, 0)
+            } else {
+                // SAFETY: the device table lives for the process; kernels update its words with
+                // atomic adds, read here the same way.
+                unsafe {
+                    let d = &raw mut (*device).block_prof[b];
+                    (
+                        AtomicI64::from_ptr(&raw mut (*d).ccount[f]).load(Ordering::Relaxed),
+                        AtomicI64::from_ptr(&raw mut (*d).cycles[f]).load(Ordering::Relaxed),
+                    )
+                }
+            };
+            if b == 0 {
+                count += p.count[f].load(Ordering::Relaxed);
+                cycles += p.nanos[f].load(Ordering::Relaxed);
+            }
+            rec.block_prof[b].ccount[f] = count;
+            rec.block_prof[b].cycles[f] = cycles;
+        }
     }
     if verbose {
         println!("BlockID FrameID Cycles Count AvgTime(us)");

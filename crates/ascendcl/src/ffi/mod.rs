@@ -13,6 +13,7 @@ pub mod init;
 pub mod memory;
 pub mod notify;
 pub mod stream;
+pub mod vmem;
 
 use std::cell::{Cell, RefCell};
 use std::ffi::{CString, c_void};

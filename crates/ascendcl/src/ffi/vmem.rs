@@ -1,0 +1,180 @@
+//! Virtual memory management: `aclrtReserveMemAddress`, `aclrtReleaseMemAddress`,
+//! `aclrtMallocPhysical`, `aclrtFreePhysical`, `aclrtMapMem`, `aclrtUnmapMem` (the core is
+//! [`crate::vmem`]). Sizes and mapped addresses are multiples of 2 MiB; bad input returns
+//! `ACL_ERROR_INVALID_PARAM` (100000) and is logged.
+#![allow(non_snake_case)]
+
+use std::ffi::c_void;
+
+use super::{require, status, write_out};
+use crate::device;
+use crate::error::{AclError, Error};
+use crate::vmem;
+
+/// `aclrtMemLocation` (acl/acl_rt.h).
+#[repr(C)]
+pub struct MemLocation {
+    pub id: u32,
+    pub kind: i32,
+}
+
+/// `aclrtPhysicalMemProp` (acl/acl_rt.h).
+#[repr(C)]
+pub struct PhysicalMemProp {
+    pub handle_type: i32,
+    pub allocation_type: i32,
+    pub mem_attr: i32,
+    pub location: MemLocation,
+    pub reserve: u64,
+}
+
+/// Number of `aclrtMemAttr` values (0..=17).
+const MEM_ATTRS: i32 = 18;
+
+/// `aclError aclrtReserveMemAddress(void **virPtr, size_t size, size_t alignment, void *expectPtr,
+/// uint64_t flags);` — reserves `size` bytes of address space (a non-zero multiple of 2 MiB),
+/// aligned to `alignment` (0 or a power of two; at least 2 MiB), at `expectPtr` when that range is
+/// free (a hint). Nothing is accessible until `aclrtMapMem`. `flags` 0 (1, the 1 GiB page hint, is
+/// accepted and ignored). NULL `virPtr`, bad size/alignment/flags → 100000.
+///
+/// # Safety
+/// `virPtr` must be NULL or valid for a write of `void *`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtReserveMemAddress(
+    virPtr: *mut *mut c_void,
+    size: usize,
+    alignment: usize,
+    expectPtr: *mut c_void,
+    flags: u64,
+) -> AclError {
+    status("aclrtReserveMemAddress", || {
+        require(virPtr, "virPtr")?;
+        if flags > 1 {
+            return Err(Error::invalid_param(format!("flags {flags} is not 0 or 1")));
+        }
+        let addr = vmem::reserve(size, alignment, expectPtr.addr())?;
+        // SAFETY: valid for writes per this function's contract.
+        unsafe { write_out(virPtr, "virPtr", std::ptr::with_exposed_provenance_mut(addr)) }
+    })
+}
+
+/// `aclError aclrtReleaseMemAddress(void *virPtr);` — releases a reservation (its start address).
+/// Not a reservation, or parts of it still mapped → 100000.
+#[unsafe(no_mangle)]
+pub extern "C" fn aclrtReleaseMemAddress(virPtr: *mut c_void) -> AclError {
+    status("aclrtReleaseMemAddress", || {
+        require(virPtr, "virPtr")?;
+        vmem::release(virPtr.addr())
+    })
+}
+
+/// `aclError aclrtMallocPhysical(aclrtDrvMemHandle *handle, size_t size, const
+/// aclrtPhysicalMemProp *prop, uint64_t flags);` — `size` bytes (a non-zero multiple of 2 MiB) of
+/// zero-filled memory that `aclrtMapMem` maps into reserved ranges (several views of one object
+/// share its bytes). `prop`: handle type `ACL_MEM_HANDLE_TYPE_NONE`, allocation type
+/// `ACL_MEM_ALLOCATION_TYPE_PINNED`, any `aclrtMemAttr`, location host (id ignored) or an existing
+/// device. NULL arguments, bad size/properties, `flags` not 0 → 100000; out of memory → 207001.
+///
+/// # Safety
+/// `handle` must be NULL or valid for a write of a pointer; `prop` NULL or a valid
+/// `aclrtPhysicalMemProp`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtMallocPhysical(
+    handle: *mut *mut c_void,
+    size: usize,
+    prop: *const PhysicalMemProp,
+    flags: u64,
+) -> AclError {
+    status("aclrtMallocPhysical", || {
+        require(handle, "handle")?;
+        require(prop, "prop")?;
+        if flags != 0 {
+            return Err(Error::invalid_param(format!("flags {flags} is not 0")));
+        }
+        // SAFETY: non-NULL and valid per this function's contract.
+        let p = unsafe { &*prop };
+        if p.handle_type != 0 {
+            return Err(Error::invalid_param(format!(
+                "handleType {} is not ACL_MEM_HANDLE_TYPE_NONE",
+                p.handle_type
+            )));
+        }
+        if p.allocation_type != 0 {
+            return Err(Error::invalid_param(format!(
+                "allocationType {} is not ACL_MEM_ALLOCATION_TYPE_PINNED",
+                p.allocation_type
+            )));
+        }
+        if !(0..MEM_ATTRS).contains(&p.mem_attr) {
+            return Err(Error::invalid_param(format!(
+                "memAttr {} is not an aclrtMemAttr",
+                p.mem_attr
+            )));
+        }
+        match p.location.kind {
+            vmem::LOCATION_HOST => {}
+            vmem::LOCATION_DEVICE => {
+                let id = i32::try_from(p.location.id).unwrap_or(i32::MAX);
+                device::check_device(id).map_err(|_| {
+                    Error::invalid_param(format!("location id {} is not a device", p.location.id))
+                })?;
+            }
+            other => {
+                return Err(Error::invalid_param(format!(
+                    "location type {other} is neither host (0) nor device (1)"
+                )));
+            }
+        }
+        let h = vmem::malloc_physical(size)?;
+        // SAFETY: valid for writes per this function's contract.
+        unsafe { write_out(handle, "handle", std::ptr::with_exposed_provenance_mut(h)) }
+    })
+}
+
+/// `aclError aclrtFreePhysical(aclrtDrvMemHandle handle);` — frees a physical allocation. Unknown
+/// handle, or still mapped → 100000.
+#[unsafe(no_mangle)]
+pub extern "C" fn aclrtFreePhysical(handle: *mut c_void) -> AclError {
+    status("aclrtFreePhysical", || {
+        require(handle, "handle")?;
+        vmem::free_physical(handle.addr())
+    })
+}
+
+/// `aclError aclrtMapMem(void *virPtr, size_t size, size_t offset, aclrtDrvMemHandle handle,
+/// uint64_t flags);` — maps all of `handle` (`size` = its size, `offset` 0, `flags` 0) at `virPtr`,
+/// a 2 MiB-aligned address inside a reserved range not overlapping another mapping; then readable
+/// and writable. Any rule broken, unknown handle → 100000.
+#[unsafe(no_mangle)]
+pub extern "C" fn aclrtMapMem(
+    virPtr: *mut c_void,
+    size: usize,
+    offset: usize,
+    handle: *mut c_void,
+    flags: u64,
+) -> AclError {
+    status("aclrtMapMem", || {
+        require(virPtr, "virPtr")?;
+        require(handle, "handle")?;
+        if offset != 0 {
+            return Err(Error::invalid_param(format!("offset {offset} is not 0")));
+        }
+        if flags != 0 {
+            return Err(Error::invalid_param(format!("flags {flags} is not 0")));
+        }
+        vmem::map(virPtr.addr(), size, handle.addr())
+    })
+}
+
+/// `aclError aclrtUnmapMem(void *virPtr);` — undoes the `aclrtMapMem` at `virPtr` (the range
+/// stays reserved and becomes inaccessible). Not the start of a mapping → 100000.
+///
+/// # Safety
+/// Nothing (no queued task either) may still use the mapped range.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtUnmapMem(virPtr: *mut c_void) -> AclError {
+    status("aclrtUnmapMem", || {
+        require(virPtr, "virPtr")?;
+        vmem::unmap(virPtr.addr())
+    })
+}
