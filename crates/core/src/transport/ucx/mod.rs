@@ -41,7 +41,7 @@
 mod sys;
 
 use std::ffi::{CStr, CString, c_void};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use super::{AmoOp, Remote, Strides, Transport, Width};
@@ -132,6 +132,10 @@ struct Shared {
     state: Mutex<State>,
     /// `ACLSHMEM_UCX_TIMEOUT`: how long a blocking wait for one request may last (None: for ever).
     timeout: Option<std::time::Duration>,
+    /// Progress calls made by program threads (wait loops, blocking waits): while it grows fast, a
+    /// thread of this PE is driving the worker itself and the progress thread stays parked (see
+    /// [`progress_loop`]), so the two do not hand the worker's lock back and forth per message.
+    driven: AtomicU64,
 }
 
 // SAFETY: the context and worker are used only while `state` is locked (the worker is
@@ -143,6 +147,12 @@ unsafe impl Sync for Shared {}
 impl Shared {
     fn lock(&self) -> MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// A program thread is progressing the worker (see [`Shared::driven`]).
+    #[inline]
+    fn mark_driven(&self) {
+        self.driven.fetch_add(1, Ordering::Relaxed);
     }
 
     /// Progresses the worker until it has nothing more to do (state locked by the caller).
@@ -184,6 +194,7 @@ impl Shared {
                     None => check(self.lib, st, what),
                 };
             }
+            self.mark_driven();
             // SAFETY: as in `drain`.
             if unsafe { self.lib.ucp_worker_progress(self.worker) } == 0 {
                 // the peer must run to answer: on a busy node, give it the CPU
@@ -450,6 +461,7 @@ impl Ucx {
             ctx,
             worker,
             timeout,
+            driven: AtomicU64::new(0),
             state: Mutex::new(State {
                 addrs: Vec::new(),
                 eps: Vec::new(),
@@ -593,15 +605,51 @@ fn start_progress(sh: &Arc<Shared>) -> Result<Progress> {
     })
 }
 
-/// Sleeps in the worker's event fd; progresses the worker when it fires.
+/// How long the parked progress thread naps before looking again (ms), and how many progress
+/// calls by program threads keep it parked: a waiter that spins or yields makes many between two
+/// of the thread's looks, one in the sleeping phase of its back-off a few at most.
+const PARK_NAP_MS: libc::c_int = 1;
+const PARK_DRIVES: u64 = 8;
+
+/// Sleeps in the worker's event fd; progresses the worker when it fires. When a program thread
+/// drives the worker itself (a wait inside the library spinning on it, or a blocking operation
+/// holding it), the thread parks instead: it naps on its stop fd only and leaves the worker and
+/// its lock to that thread, so the two do not hand the lock back and forth for every message. It
+/// returns to the event fd once no program thread drives the worker often any more (it left the
+/// library, or sleeps between its polls).
 fn progress_loop(sh: &Shared, efd: libc::c_int, wake: libc::c_int, stop: &AtomicBool) {
+    let mut fds = [
+        libc::pollfd {
+            fd: efd,
+            events: libc::POLLIN,
+            revents: 0,
+        },
+        libc::pollfd {
+            fd: wake,
+            events: libc::POLLIN,
+            revents: 0,
+        },
+    ];
+    let driven = || sh.driven.load(Ordering::Relaxed);
+    let mut last = driven();
     while !stop.load(Ordering::Acquire) {
-        let armed = {
-            let mut g = sh.lock();
-            sh.drain(&mut g);
-            // SAFETY: the worker is live and locked.
-            unsafe { sh.lib.ucp_worker_arm(sh.worker) }
+        let mut g = match sh.state.try_lock() {
+            Ok(g) if driven().wrapping_sub(last) < PARK_DRIVES => g,
+            Ok(g) => {
+                drop(g);
+                last = park(sh, &mut fds[1], stop);
+                continue;
+            }
+            Err(std::sync::TryLockError::Poisoned(e)) => e.into_inner(),
+            Err(std::sync::TryLockError::WouldBlock) => {
+                last = park(sh, &mut fds[1], stop);
+                continue;
+            }
         };
+        sh.drain(&mut g);
+        // SAFETY: the worker is live and locked.
+        let armed = unsafe { sh.lib.ucp_worker_arm(sh.worker) };
+        drop(g);
         if armed == UCS_ERR_BUSY {
             continue;
         }
@@ -612,21 +660,28 @@ fn progress_loop(sh: &Shared, efd: libc::c_int, wake: libc::c_int, stop: &Atomic
             );
             return;
         }
-        let mut fds = [
-            libc::pollfd {
-                fd: efd,
-                events: libc::POLLIN,
-                revents: 0,
-            },
-            libc::pollfd {
-                fd: wake,
-                events: libc::POLLIN,
-                revents: 0,
-            },
-        ];
+        last = driven();
         // SAFETY: two valid pollfd entries.
         unsafe { libc::poll(fds.as_mut_ptr(), 2, -1) };
     }
+}
+
+/// The parked progress thread: naps on `wake` (the stop fd) until program threads make fewer
+/// than [`PARK_DRIVES`] progress calls during one nap and leave the lock free; returns the count
+/// of progress calls then.
+fn park(sh: &Shared, wake: &mut libc::pollfd, stop: &AtomicBool) -> u64 {
+    let mut seen = sh.driven.load(Ordering::Relaxed);
+    while !stop.load(Ordering::Acquire) {
+        // SAFETY: one valid pollfd entry.
+        unsafe { libc::poll(wake, 1, PARK_NAP_MS) };
+        let now = sh.driven.load(Ordering::Relaxed);
+        let busy = matches!(sh.state.try_lock(), Err(std::sync::TryLockError::WouldBlock));
+        if now.wrapping_sub(seen) < PARK_DRIVES && !busy {
+            return now;
+        }
+        seen = now;
+    }
+    seen
 }
 
 impl Drop for Ucx {
@@ -875,6 +930,7 @@ impl Transport for Ucx {
 
     fn progress(&self) {
         let sh = &*self.sh;
+        sh.mark_driven();
         // a busy lock means another thread is progressing already
         if let Ok(mut g) = sh.state.try_lock() {
             sh.drain(&mut g);
