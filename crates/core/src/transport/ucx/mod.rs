@@ -44,7 +44,7 @@ use std::ffi::{CStr, CString, c_void};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
-use super::{AmoOp, Remote, Strides, Transport, Width};
+use super::{AmoOp, Remote, SignalOp, Strides, Transport, Width};
 use crate::bootstrap::Bootstrap;
 use crate::config;
 use crate::error::{Error, Result};
@@ -316,6 +316,25 @@ impl Shared {
 unsafe extern "C" fn endpoint_failed(arg: *mut c_void, _ep: ucp_ep_h, status: ucs_status_t) {
     let text = lib().map(|l| status_text(l, status)).unwrap_or_default();
     log::debug!("UCX: connection to PE {} failed: {text}", arg as usize);
+}
+
+/// Operand and reply of a signal update posted by [`Transport::put_signal`]: UCX may read the
+/// operand and writes the reply (a swap's old value, unused) until the operation completes, so
+/// both live on the heap until [`signal_done`] frees them.
+#[repr(C)]
+struct SignalWords {
+    operand: u64,
+    reply: u64,
+}
+
+/// Completion of a posted signal update: frees its words and its request.
+unsafe extern "C" fn signal_done(request: *mut c_void, _status: ucs_status_t, user_data: *mut c_void) {
+    // SAFETY: `user_data` is the Box leaked by put_signal for this request, freed only here.
+    drop(unsafe { Box::from_raw(user_data.cast::<SignalWords>()) });
+    if let Ok(l) = lib() {
+        // SAFETY: the completed request of this callback, released once (by nobody else).
+        unsafe { l.ucp_request_free(request) };
+    }
 }
 
 /// The progress thread and the eventfd that stops it.
@@ -612,8 +631,8 @@ const PARK_NAP_MS: libc::c_int = 1;
 const PARK_DRIVES: u64 = 8;
 
 /// Sleeps in the worker's event fd; progresses the worker when it fires. When a program thread
-/// drives the worker itself (a wait inside the library spinning on it, or a blocking operation
-/// holding it), the thread parks instead: it naps on its stop fd only and leaves the worker and
+/// drives the worker itself (a wait inside the library, or a blocking operation waiting for its
+/// request, both progress the worker in a loop), the thread parks instead: it naps on its stop fd only and leaves the worker and
 /// its lock to that thread, so the two do not hand the lock back and forth for every message. It
 /// returns to the event fd once no program thread drives the worker often any more (it left the
 /// library, or sleeps between its polls).
@@ -633,19 +652,12 @@ fn progress_loop(sh: &Shared, efd: libc::c_int, wake: libc::c_int, stop: &Atomic
     let driven = || sh.driven.load(Ordering::Relaxed);
     let mut last = driven();
     while !stop.load(Ordering::Acquire) {
-        let mut g = match sh.state.try_lock() {
-            Ok(g) if driven().wrapping_sub(last) < PARK_DRIVES => g,
-            Ok(g) => {
-                drop(g);
-                last = park(sh, &mut fds[1], stop);
-                continue;
-            }
-            Err(std::sync::TryLockError::Poisoned(e)) => e.into_inner(),
-            Err(std::sync::TryLockError::WouldBlock) => {
-                last = park(sh, &mut fds[1], stop);
-                continue;
-            }
-        };
+        if driven().wrapping_sub(last) >= PARK_DRIVES {
+            last = park(sh, &mut fds[1], stop);
+            continue;
+        }
+        // a program thread issuing operations holds the lock only briefly: wait for it
+        let mut g = sh.lock();
         sh.drain(&mut g);
         // SAFETY: the worker is live and locked.
         let armed = unsafe { sh.lib.ucp_worker_arm(sh.worker) };
@@ -667,16 +679,14 @@ fn progress_loop(sh: &Shared, efd: libc::c_int, wake: libc::c_int, stop: &Atomic
 }
 
 /// The parked progress thread: naps on `wake` (the stop fd) until program threads make fewer
-/// than [`PARK_DRIVES`] progress calls during one nap and leave the lock free; returns the count
-/// of progress calls then.
+/// than [`PARK_DRIVES`] progress calls during one nap; returns the count of progress calls then.
 fn park(sh: &Shared, wake: &mut libc::pollfd, stop: &AtomicBool) -> u64 {
     let mut seen = sh.driven.load(Ordering::Relaxed);
     while !stop.load(Ordering::Acquire) {
         // SAFETY: one valid pollfd entry.
         unsafe { libc::poll(wake, 1, PARK_NAP_MS) };
         let now = sh.driven.load(Ordering::Relaxed);
-        let busy = matches!(sh.state.try_lock(), Err(std::sync::TryLockError::WouldBlock));
-        if now.wrapping_sub(seen) < PARK_DRIVES && !busy {
+        if now.wrapping_sub(seen) < PARK_DRIVES {
             return now;
         }
         seen = now;
@@ -909,6 +919,93 @@ impl Transport for Ucx {
         let req = unsafe { sh.lib.ucp_atomic_op_nbx(ep, opcode, buf, 1, addr, rkey, &param) };
         sh.wait_on(&mut g, req, &format!("atomic on PE {}", at.pe), Some(at.pe))?;
         let _ = (&mut x32, &mut x64);
+        Ok(())
+    }
+
+    /// The put, a fence, then the signal update. A blocking call waits for the update's answer
+    /// (it completes at the target before returning, as every blocking call). An `_nbi` call posts
+    /// it without waiting (the default waits for a fetching atomic's reply: a round trip per
+    /// call): an add is a posted atomic add; a set is an atomic swap whose old value nobody reads.
+    /// Its operand and reply live on the heap until it completes ([`signal_done`]); `quiet`
+    /// completes it at the target. A PE that observes the signal sees the data (the fence).
+    unsafe fn put_signal(
+        &self,
+        dst: Remote<'_>,
+        src: *const u8,
+        len: usize,
+        sig: Remote<'_>,
+        width: Width,
+        op: SignalOp,
+        value: u64,
+        nbi: bool,
+    ) -> Result<()> {
+        self.rma(dst, src as *mut u8, len, true, !nbi)?;
+        self.fence()?;
+        if !nbi {
+            // a blocking call completes at the target before it returns: wait for the answer
+            let op = match op {
+                SignalOp::Set => AmoOp::Set(value),
+                SignalOp::Add => AmoOp::FetchAdd(value),
+            };
+            return self.atomic(sig, width, op).map(|_| ());
+        }
+        let sh = &*self.sh;
+        let mut g = sh.lock();
+        let (ep, rkey, addr) = sh.resolve(&mut g, &sig)?;
+        let words = Box::into_raw(Box::new(SignalWords {
+            operand: value,
+            reply: 0,
+        }));
+        let size = match width {
+            Width::W32 => 4,
+            Width::W64 => 8,
+        };
+        // SAFETY: `words` is ours until handed to UCX below; a 4-byte operand is the low half
+        // of the little-endian word.
+        let (operand, reply) = unsafe {
+            if size == 4 {
+                (*words).operand = u64::from(value as u32);
+            }
+            (
+                std::ptr::addr_of_mut!((*words).operand).cast::<c_void>(),
+                std::ptr::addr_of_mut!((*words).reply).cast::<c_void>(),
+            )
+        };
+        let opcode = match op {
+            SignalOp::Add => UCP_ATOMIC_OP_ADD,
+            SignalOp::Set => UCP_ATOMIC_OP_SWAP,
+        };
+        let mut param = ucp_request_param_t {
+            op_attr_mask: UCP_OP_ATTR_FIELD_DATATYPE
+                | UCP_OP_ATTR_FIELD_CALLBACK
+                | UCP_OP_ATTR_FIELD_USER_DATA,
+            datatype: contig(size),
+            user_data: words.cast(),
+            ..Default::default()
+        };
+        param.cb.send = Some(signal_done);
+        if op == SignalOp::Set {
+            param.op_attr_mask |= UCP_OP_ATTR_FIELD_REPLY_BUFFER;
+            param.reply_buffer = reply;
+        }
+        // SAFETY: operand and reply stay allocated until the request completes (freed by
+        // `signal_done`, or below when UCX completed or refused the call at once); the word lies
+        // in the peer's registered heap (checked by the callers).
+        let req = unsafe {
+            sh.lib
+                .ucp_atomic_op_nbx(ep, opcode, operand, 1, addr, rkey, &param)
+        };
+        if req.is_null() || ptr_is_err(req) {
+            // SAFETY: no callback will run for this call: the words are still ours.
+            drop(unsafe { Box::from_raw(words) });
+        }
+        if ptr_is_err(req) {
+            return check(
+                sh.lib,
+                req as isize as ucs_status_t,
+                &format!("signal to PE {}", sig.pe),
+            );
+        }
         Ok(())
     }
 
