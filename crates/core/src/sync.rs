@@ -200,6 +200,11 @@ pub(crate) const BCAST_VIEW: usize = EXCHANGE_OFFSET + EXCHANGE_USABLE;
 pub(crate) const BCAST_FAILED: usize = BCAST_VIEW + 16;
 /// Bytes of the exchange area [`exchange`] may use.
 const EXCHANGE_USABLE: usize = EXCHANGE_BYTES - 24;
+/// The partials area of the hierarchical reduction's pushed exchange (`collectives::hier`): the
+/// exchange area after [`agreed`]'s two words, up to the broadcast views. Leaders write into each
+/// other's copies; see `hier::exchange_partials` for why it never meets the area's other uses.
+pub(crate) const PARTIALS: usize = EXCHANGE_OFFSET + 16;
+pub(crate) const PARTIALS_BYTES: usize = EXCHANGE_USABLE - 16;
 /// Most node leaders the hierarchical barrier handles (2^ROUNDS); larger teams use the generic
 /// barrier.
 pub(crate) const MAX_LEADERS: usize = 1 << ROUNDS;

@@ -21,6 +21,10 @@ use crate::wait::Watch;
 /// writing into theirs (puts, much slower over tcp for large transfers).
 pub(super) const PULL_ABOVE: usize = 64 * 1024;
 
+/// How long a leader waits for a broadcast's pushed data before it checks that the members named
+/// the same root (a correct call's data normally arrives sooner; see [`broadcast`]).
+const COMPARE_AFTER: std::time::Duration = std::time::Duration::from_millis(2);
+
 /// Broadcast of `len` bytes from member `root`, in three steps:
 /// 1. every member records the root it named (by call parity), and the team meets in a
 ///    hierarchical barrier (sources ready, destinations free);
@@ -91,31 +95,35 @@ pub(super) fn broadcast(
     } else {
         t.world_pe(g.local[0])
     };
-    if reference != me {
-        let theirs = sync::remote_word(inst, t.slot, view, reference, AmoOp::Fetch);
-        if let Err(e) = theirs {
-            result = result.and(Err(e));
-        } else if let Ok(theirs) = theirs
-            && theirs != named
-        {
-            let msg = format!(
-                "asymmetric broadcast on team {}: every member must name the same root; this PE (PE {me}) \
-                 named root {root}, PE {reference} named root {}",
-                t.slot,
-                (theirs as u32).wrapping_sub(1)
-            );
-            eprintln!("aclshmem: [PE {me}] {msg}");
-            for i in 0..t.size {
-                let _ = sync::remote_word(
-                    inst,
-                    t.slot,
-                    sync::BCAST_FAILED,
-                    t.world_pe(i),
-                    AmoOp::Set(tag | 1),
-                );
-            }
-            result = Err(Error::InvalidParam(msg));
+    // A leader that waits for pushed data compares only if its wait lasts (the data of a root it
+    // alone named never comes, and its wait then finds the difference): reading member 0's view
+    // on another node costs a round trip, which a correct call need not pay.
+    let waits_for_data = len > 0 && len <= PULL_ABOVE && leading && !on_root_node;
+    let compare = || -> Result<()> {
+        let theirs = sync::remote_word(inst, t.slot, view, reference, AmoOp::Fetch)?;
+        if theirs == named {
+            return Ok(());
         }
+        let msg = format!(
+            "asymmetric broadcast on team {}: every member must name the same root; this PE (PE {me}) \
+             named root {root}, PE {reference} named root {}",
+            t.slot,
+            (theirs as u32).wrapping_sub(1)
+        );
+        eprintln!("aclshmem: [PE {me}] {msg}");
+        for i in 0..t.size {
+            let _ = sync::remote_word(
+                inst,
+                t.slot,
+                sync::BCAST_FAILED,
+                t.world_pe(i),
+                AmoOp::Set(tag | 1),
+            );
+        }
+        Err(Error::InvalidParam(msg))
+    };
+    if reference != me && !waits_for_data {
+        result = result.and(compare());
     }
     if len > PULL_ABOVE && t.my_index == root && !others.is_empty() && result.is_ok() {
         {
@@ -145,12 +153,30 @@ pub(super) fn broadcast(
                     t.slot
                 )
             };
-            result = result.and(wait_for(
+            // the deferred comparison (above): once, after the wait has lasted COMPARE_AFTER
+            let started = std::time::Instant::now();
+            let compared = std::cell::Cell::new(reference == me);
+            let mismatch = std::cell::Cell::new(None);
+            let failed_or_differs = || {
+                if !compared.get() && started.elapsed() >= COMPARE_AFTER {
+                    compared.set(true);
+                    if let Err(e) = compare() {
+                        mismatch.set(Some(e));
+                        return true;
+                    }
+                }
+                failed()
+            };
+            let r = wait_for(
                 inst,
                 || count.load(Ordering::Acquire) == target,
-                &failed,
+                &failed_or_differs,
                 what,
-            ));
+            );
+            result = result.and(match mismatch.take() {
+                Some(e) => Err(e),
+                None => r,
+            });
         } else {
             // SAFETY: the root's checked source stays unchanged until it has our acknowledgement.
             result = result
@@ -214,10 +240,16 @@ fn wait_for(
 }
 
 /// Reduction of `n` elements: each node's leader reduces its node's sources (shared memory) into
-/// its own destination, the leaders meet, each reads every other leader's partial result and
-/// combines them in leader order (the same order everywhere, so every PE gets the same bits for
-/// floating-point types), the leaders meet again (every partial was read), and each node's members
-/// copy their leader's result.
+/// its own destination, the leaders exchange their partial results, each combines them in leader
+/// order (the same order everywhere, so every PE gets the same bits for floating-point types),
+/// and each node's members copy their leader's result.
+///
+/// The leaders' exchange: small partials ([`eager_fits`]) are pushed — each leader puts its
+/// partial into every other leader's copy of the slot's partials area (by call parity, see
+/// [`sync::PARTIALS`]), then after a fence a word naming the call; a leader waits for every other
+/// leader's word, so the exchange costs one one-way message instead of two leaders' barriers and
+/// a read per leader. Larger partials: the leaders meet, read each other's from their
+/// destinations, and meet again (every partial was read).
 pub(super) fn reduce<T: Element>(
     inst: &Instance,
     t: &Team,
@@ -229,6 +261,8 @@ pub(super) fn reduce<T: Element>(
 ) -> Result<()> {
     let size = std::mem::size_of::<T>();
     let len = n * size;
+    // every member numbers the call (the same on all: collectives are called in the same order)
+    let seq = super::small::next_seq(inst, t);
     // sources of this node ready, destinations free (only a leader reads others' sources, and
     // only leaders' destinations are read from other nodes, after the leaders met)
     sync::local_barrier(inst, t, g)?;
@@ -236,7 +270,9 @@ pub(super) fn reduce<T: Element>(
     if leading {
         let node = gather::<T>(inst, t, s, &g.local, n, op)?;
         let mut total = node;
-        if g.leaders.len() > 1 {
+        if g.leaders.len() > 1 && eager_fits(g.leaders.len(), len) {
+            total = exchange_partials(inst, t, g, &total, seq, op)?;
+        } else if g.leaders.len() > 1 {
             // SAFETY: our own dest holds n elements.
             unsafe { copy(total.as_ptr().cast(), d.mine(), len) };
             sync::leaders_barrier(inst, t, g)?;
@@ -275,6 +311,116 @@ pub(super) fn reduce<T: Element>(
         unsafe { d.read(inst, t.world_pe(g.local[0]), 0, d.mine(), len)? };
     }
     sync::local_barrier(inst, t, g)
+}
+
+/// Bytes of one leader's entry in the partials area when `leaders` leaders share it: half the
+/// area per call parity, split evenly (8-byte aligned). It depends on the team only, never on a
+/// call's length, so calls of different lengths use the same entries.
+fn entry(leaders: usize) -> usize {
+    (sync::PARTIALS_BYTES / 2 / leaders.max(1)) & !7
+}
+
+/// Whether partials of `len` bytes from `leaders` node leaders fit their entries (the call word,
+/// then the partial).
+pub(super) fn eager_fits(leaders: usize, len: usize) -> bool {
+    8 + len.next_multiple_of(8) <= entry(leaders)
+}
+
+/// The word that marks leader entries of call `seq` (a mark in the high half, so the area's other
+/// uses, which hold small values there, are not mistaken for it).
+fn call_word(seq: u64) -> u64 {
+    0x5244_4350 << 32 | seq as u32 as u64
+}
+
+/// The pushed exchange of [`reduce`]: sends this leader's `partial` to every other leader,
+/// waits for theirs, and returns their combination in leader order.
+///
+/// Every entry is cleared once read (the call numbers restart with each team that uses the slot,
+/// so a marked entry left over could pass for a later team's call). Why an entry is never
+/// overwritten before it is read, nor cleared after its next use arrived: a leader can be at most one call of
+/// this kind ahead of another (it cannot finish call k without the other's partial of call k),
+/// and the two parities keep calls k and k + 1 apart; any other collective on the team in
+/// between ends with the team meeting, after which the reader is done with its entries. The
+/// area's other users ([`sync::exchange`], a broadcast's views) write only a PE's own copy,
+/// between barriers of their own, so never while a partial is in flight to it.
+fn exchange_partials<T: Element>(
+    inst: &Instance,
+    t: &Team,
+    g: &Groups,
+    partial: &[T],
+    seq: u64,
+    op: Op,
+) -> Result<Vec<T>> {
+    let n = partial.len();
+    let len = std::mem::size_of_val(partial);
+    let l = g.leaders.len();
+    let at = |j: usize| sync::PARTIALS + ((seq % 2) as usize * l + j) * entry(l);
+    let word = call_word(seq);
+    let routes = inst.routes();
+    let mine = at(g.my_leader);
+    for (j, &li) in g.leaders.iter().enumerate() {
+        if j == g.my_leader {
+            continue;
+        }
+        let pe = t.world_pe(li);
+        let to = routes.to(pe)?;
+        // SAFETY: `partial` holds `len` bytes; the destination range lies in the leader's copy of
+        // this slot's partials area (checked by `eager_fits`), which nobody else writes now.
+        unsafe {
+            to.put(
+                sync::slot_remote(inst, t.slot, mine + 8, pe),
+                partial.as_ptr().cast(),
+                len,
+            )?
+        };
+        // the data lands before the word that announces it
+        to.fence()?;
+        // SAFETY: an 8-byte word on this stack frame; the word lies in the same area.
+        unsafe {
+            to.put(
+                sync::slot_remote(inst, t.slot, mine, pe),
+                (&word as *const u64).cast(),
+                8,
+            )?
+        };
+    }
+    let mut total: Vec<T> = Vec::with_capacity(n);
+    let mut theirs: Vec<T> = Vec::with_capacity(n);
+    for j in 0..l {
+        let part: &[T] = if j == g.my_leader {
+            partial
+        } else {
+            let flag = sync::own_word(inst, t.slot, at(j));
+            let from = t.world_pe(g.leaders[j]);
+            let what = || {
+                format!(
+                    "reduction on team {}: the partial result of node leader PE {from} has not arrived",
+                    t.slot
+                )
+            };
+            // Acquire: pairs with the fence between the leader's data and its word
+            wait_for(inst, || flag.load(Ordering::Acquire) == word, &|| false, what)?;
+            let src = sync::slot_addr(inst, t.slot, at(j) + 8, inst.my_pe())?;
+            theirs.clear();
+            // SAFETY: our own partials area holds the leader's `len` bytes (announced by its word
+            // above) and nobody writes this entry again before we return; `theirs` has room for n
+            // elements, filled byte-wise (no alignment needed) before `set_len`.
+            unsafe {
+                std::ptr::copy_nonoverlapping(src, theirs.as_mut_ptr().cast::<u8>(), len);
+                theirs.set_len(n);
+            }
+            // consumed: a later team on this slot restarts the call numbers, so an entry left
+            // marked could pass for one of its calls
+            flag.store(0, Ordering::Relaxed);
+            &theirs
+        };
+        if j == 0 {
+            total.extend_from_slice(part);
+        } else {
+            reduce::combine(&mut total, part, op);
+        }
+    }
+    Ok(total)
 }
 
 /// The reduction of the sources of `members` (team indices, on this node), in their order.

@@ -41,10 +41,10 @@
 mod sys;
 
 use std::ffi::{CStr, CString, c_void};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
-use super::{AmoOp, Remote, Strides, Transport, Width};
+use super::{AmoOp, Remote, SignalOp, Strides, Transport, Width};
 use crate::bootstrap::Bootstrap;
 use crate::config;
 use crate::error::{Error, Result};
@@ -132,6 +132,10 @@ struct Shared {
     state: Mutex<State>,
     /// `ACLSHMEM_UCX_TIMEOUT`: how long a blocking wait for one request may last (None: for ever).
     timeout: Option<std::time::Duration>,
+    /// Progress calls made by program threads (wait loops, blocking waits): while it grows fast, a
+    /// thread of this PE is driving the worker itself and the progress thread stays parked (see
+    /// [`progress_loop`]), so the two do not hand the worker's lock back and forth per message.
+    driven: AtomicU64,
 }
 
 // SAFETY: the context and worker are used only while `state` is locked (the worker is
@@ -143,6 +147,12 @@ unsafe impl Sync for Shared {}
 impl Shared {
     fn lock(&self) -> MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// A program thread is progressing the worker (see [`Shared::driven`]).
+    #[inline]
+    fn mark_driven(&self) {
+        self.driven.fetch_add(1, Ordering::Relaxed);
     }
 
     /// Progresses the worker until it has nothing more to do (state locked by the caller).
@@ -184,6 +194,7 @@ impl Shared {
                     None => check(self.lib, st, what),
                 };
             }
+            self.mark_driven();
             // SAFETY: as in `drain`.
             if unsafe { self.lib.ucp_worker_progress(self.worker) } == 0 {
                 // the peer must run to answer: on a busy node, give it the CPU
@@ -305,6 +316,25 @@ impl Shared {
 unsafe extern "C" fn endpoint_failed(arg: *mut c_void, _ep: ucp_ep_h, status: ucs_status_t) {
     let text = lib().map(|l| status_text(l, status)).unwrap_or_default();
     log::debug!("UCX: connection to PE {} failed: {text}", arg as usize);
+}
+
+/// Operand and reply of a signal update posted by [`Transport::put_signal`]: UCX may read the
+/// operand and writes the reply (a swap's old value, unused) until the operation completes, so
+/// both live on the heap until [`signal_done`] frees them.
+#[repr(C)]
+struct SignalWords {
+    operand: u64,
+    reply: u64,
+}
+
+/// Completion of a posted signal update: frees its words and its request.
+unsafe extern "C" fn signal_done(request: *mut c_void, _status: ucs_status_t, user_data: *mut c_void) {
+    // SAFETY: `user_data` is the Box leaked by put_signal for this request, freed only here.
+    drop(unsafe { Box::from_raw(user_data.cast::<SignalWords>()) });
+    if let Ok(l) = lib() {
+        // SAFETY: the completed request of this callback, released once (by nobody else).
+        unsafe { l.ucp_request_free(request) };
+    }
 }
 
 /// The progress thread and the eventfd that stops it.
@@ -450,6 +480,7 @@ impl Ucx {
             ctx,
             worker,
             timeout,
+            driven: AtomicU64::new(0),
             state: Mutex::new(State {
                 addrs: Vec::new(),
                 eps: Vec::new(),
@@ -593,15 +624,44 @@ fn start_progress(sh: &Arc<Shared>) -> Result<Progress> {
     })
 }
 
-/// Sleeps in the worker's event fd; progresses the worker when it fires.
+/// How long the parked progress thread naps before looking again (ms), and how many progress
+/// calls by program threads keep it parked: a waiter that spins or yields makes many between two
+/// of the thread's looks, one in the sleeping phase of its back-off a few at most.
+const PARK_NAP_MS: libc::c_int = 1;
+const PARK_DRIVES: u64 = 8;
+
+/// Sleeps in the worker's event fd; progresses the worker when it fires. When a program thread
+/// drives the worker itself (a wait inside the library, or a blocking operation waiting for its
+/// request, both progress the worker in a loop), the thread parks instead: it naps on its stop fd only and leaves the worker and
+/// its lock to that thread, so the two do not hand the lock back and forth for every message. It
+/// returns to the event fd once no program thread drives the worker often any more (it left the
+/// library, or sleeps between its polls).
 fn progress_loop(sh: &Shared, efd: libc::c_int, wake: libc::c_int, stop: &AtomicBool) {
+    let mut fds = [
+        libc::pollfd {
+            fd: efd,
+            events: libc::POLLIN,
+            revents: 0,
+        },
+        libc::pollfd {
+            fd: wake,
+            events: libc::POLLIN,
+            revents: 0,
+        },
+    ];
+    let driven = || sh.driven.load(Ordering::Relaxed);
+    let mut last = driven();
     while !stop.load(Ordering::Acquire) {
-        let armed = {
-            let mut g = sh.lock();
-            sh.drain(&mut g);
-            // SAFETY: the worker is live and locked.
-            unsafe { sh.lib.ucp_worker_arm(sh.worker) }
-        };
+        if driven().wrapping_sub(last) >= PARK_DRIVES {
+            last = park(sh, &mut fds[1], stop);
+            continue;
+        }
+        // a program thread issuing operations holds the lock only briefly: wait for it
+        let mut g = sh.lock();
+        sh.drain(&mut g);
+        // SAFETY: the worker is live and locked.
+        let armed = unsafe { sh.lib.ucp_worker_arm(sh.worker) };
+        drop(g);
         if armed == UCS_ERR_BUSY {
             continue;
         }
@@ -612,21 +672,26 @@ fn progress_loop(sh: &Shared, efd: libc::c_int, wake: libc::c_int, stop: &Atomic
             );
             return;
         }
-        let mut fds = [
-            libc::pollfd {
-                fd: efd,
-                events: libc::POLLIN,
-                revents: 0,
-            },
-            libc::pollfd {
-                fd: wake,
-                events: libc::POLLIN,
-                revents: 0,
-            },
-        ];
+        last = driven();
         // SAFETY: two valid pollfd entries.
         unsafe { libc::poll(fds.as_mut_ptr(), 2, -1) };
     }
+}
+
+/// The parked progress thread: naps on `wake` (the stop fd) until program threads make fewer
+/// than [`PARK_DRIVES`] progress calls during one nap; returns the count of progress calls then.
+fn park(sh: &Shared, wake: &mut libc::pollfd, stop: &AtomicBool) -> u64 {
+    let mut seen = sh.driven.load(Ordering::Relaxed);
+    while !stop.load(Ordering::Acquire) {
+        // SAFETY: one valid pollfd entry.
+        unsafe { libc::poll(wake, 1, PARK_NAP_MS) };
+        let now = sh.driven.load(Ordering::Relaxed);
+        if now.wrapping_sub(seen) < PARK_DRIVES {
+            return now;
+        }
+        seen = now;
+    }
+    seen
 }
 
 impl Drop for Ucx {
@@ -857,6 +922,93 @@ impl Transport for Ucx {
         Ok(())
     }
 
+    /// The put, a fence, then the signal update. A blocking call waits for the update's answer
+    /// (it completes at the target before returning, as every blocking call). An `_nbi` call posts
+    /// it without waiting (the default waits for a fetching atomic's reply: a round trip per
+    /// call): an add is a posted atomic add; a set is an atomic swap whose old value nobody reads.
+    /// Its operand and reply live on the heap until it completes ([`signal_done`]); `quiet`
+    /// completes it at the target. A PE that observes the signal sees the data (the fence).
+    unsafe fn put_signal(
+        &self,
+        dst: Remote<'_>,
+        src: *const u8,
+        len: usize,
+        sig: Remote<'_>,
+        width: Width,
+        op: SignalOp,
+        value: u64,
+        nbi: bool,
+    ) -> Result<()> {
+        self.rma(dst, src as *mut u8, len, true, !nbi)?;
+        self.fence()?;
+        if !nbi {
+            // a blocking call completes at the target before it returns: wait for the answer
+            let op = match op {
+                SignalOp::Set => AmoOp::Set(value),
+                SignalOp::Add => AmoOp::FetchAdd(value),
+            };
+            return self.atomic(sig, width, op).map(|_| ());
+        }
+        let sh = &*self.sh;
+        let mut g = sh.lock();
+        let (ep, rkey, addr) = sh.resolve(&mut g, &sig)?;
+        let words = Box::into_raw(Box::new(SignalWords {
+            operand: value,
+            reply: 0,
+        }));
+        let size = match width {
+            Width::W32 => 4,
+            Width::W64 => 8,
+        };
+        // SAFETY: `words` is ours until handed to UCX below; a 4-byte operand is the low half
+        // of the little-endian word.
+        let (operand, reply) = unsafe {
+            if size == 4 {
+                (*words).operand = u64::from(value as u32);
+            }
+            (
+                std::ptr::addr_of_mut!((*words).operand).cast::<c_void>(),
+                std::ptr::addr_of_mut!((*words).reply).cast::<c_void>(),
+            )
+        };
+        let opcode = match op {
+            SignalOp::Add => UCP_ATOMIC_OP_ADD,
+            SignalOp::Set => UCP_ATOMIC_OP_SWAP,
+        };
+        let mut param = ucp_request_param_t {
+            op_attr_mask: UCP_OP_ATTR_FIELD_DATATYPE
+                | UCP_OP_ATTR_FIELD_CALLBACK
+                | UCP_OP_ATTR_FIELD_USER_DATA,
+            datatype: contig(size),
+            user_data: words.cast(),
+            ..Default::default()
+        };
+        param.cb.send = Some(signal_done);
+        if op == SignalOp::Set {
+            param.op_attr_mask |= UCP_OP_ATTR_FIELD_REPLY_BUFFER;
+            param.reply_buffer = reply;
+        }
+        // SAFETY: operand and reply stay allocated until the request completes (freed by
+        // `signal_done`, or below when UCX completed or refused the call at once); the word lies
+        // in the peer's registered heap (checked by the callers).
+        let req = unsafe {
+            sh.lib
+                .ucp_atomic_op_nbx(ep, opcode, operand, 1, addr, rkey, &param)
+        };
+        if req.is_null() || ptr_is_err(req) {
+            // SAFETY: no callback will run for this call: the words are still ours.
+            drop(unsafe { Box::from_raw(words) });
+        }
+        if ptr_is_err(req) {
+            return check(
+                sh.lib,
+                req as isize as ucs_status_t,
+                &format!("signal to PE {}", sig.pe),
+            );
+        }
+        Ok(())
+    }
+
     fn fence(&self) -> Result<()> {
         let sh = &*self.sh;
         let _g = sh.lock();
@@ -875,6 +1027,7 @@ impl Transport for Ucx {
 
     fn progress(&self) {
         let sh = &*self.sh;
+        sh.mark_driven();
         // a busy lock means another thread is progressing already
         if let Ok(mut g) = sh.state.try_lock() {
             sh.drain(&mut g);
