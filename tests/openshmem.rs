@@ -406,24 +406,46 @@ fn symmetric_size_and_version_variables() {
         "SHMEM_INFO=1 prints the settings\n{}",
         run.dump()
     );
-    // SHMEM_DEBUG: the library's debug messages (here shmem_init's) on every PE, in the log (the
-    // tests' launcher sets SHMEM_LOG_TO_STDOUT=1; otherwise the log file)
+    // SHMEM_DEBUG: the library's debug messages on every PE, on stderr as Sandia OpenSHMEM prints
+    // them (the tests' launcher sets SHMEM_LOG_TO_STDOUT=1, which would send them to stdout), both
+    // before the core's init and after it (the program data made symmetric)
     let run = run_pes(
         2,
         &[&bin],
-        &[("SHMEM_SYMMETRIC_SIZE", "8M"), ("SHMEM_DEBUG", "1")],
+        &[
+            ("SHMEM_SYMMETRIC_SIZE", "8M"),
+            ("SHMEM_DEBUG", "1"),
+            ("SHMEM_LOG_TO_STDOUT", "0"),
+        ],
         Duration::from_secs(120),
     );
     run.assert_ok("heap_size");
-    let all = format!("{}{}", run.stdout, run.stderr);
     for pe in 0..2 {
+        let on_stderr = |what: &str| {
+            run.stderr
+                .lines()
+                .any(|l| l.contains(" debug ") && l.contains(what))
+        };
         assert!(
-            all.lines()
-                .any(|l| l.contains(" debug ") && l.contains(&format!("shmem_init: PE {pe} of 2"))),
-            "SHMEM_DEBUG=1 logs debug messages of PE {pe}\n{}",
+            on_stderr(&format!("shmem_init: PE {pe} of 2")),
+            "SHMEM_DEBUG=1 prints debug messages of PE {pe} on stderr\n{}",
             run.dump()
         );
     }
+    assert!(
+        run.stderr
+            .lines()
+            .filter(|l| l.contains(" debug ") && l.contains("shmem_init:") && l.contains("data"))
+            .count()
+            >= 2,
+        "SHMEM_DEBUG=1 keeps debug messages on after the core's init\n{}",
+        run.dump()
+    );
+    assert!(
+        !run.stdout.contains(" debug "),
+        "SHMEM_DEBUG=1 prints nothing on stdout\n{}",
+        run.dump()
+    );
     let quiet = run_pes(
         2,
         &[&bin],
