@@ -277,6 +277,61 @@ fn global_and_static_data_are_symmetric() {
     run.assert_ok("statics");
 }
 
+/// `libaclshmem`-linked shared library's data (tests/c/openshmem/dso_lib.c, built with
+/// `oshcc -shared -fPIC`) is symmetric like the executable's: RMA, AMOs, a wait and active-set
+/// collectives with pSync/pWrk in the library, on 1, 2 and 4 PEs and over UCX; the same library
+/// loaded later with `dlopen` is not.
+#[test]
+fn shared_library_data_is_symmetric() {
+    let flags = [
+        "-std=c11", "-O1", "-Wall", "-Wextra", "-Werror", "-shared", "-fPIC",
+    ];
+    let lib_src = [src("dso_lib.c")];
+    let lib = compile_with(
+        "oshcc",
+        "dso_lib.so",
+        &lib_src,
+        &[&flags[..], &["-Wl,-soname,osh_dso_lib.so"]].concat(),
+    );
+    let late = compile_with(
+        "oshcc",
+        "dso_late.so",
+        &lib_src,
+        &[&flags[..], &["-Wl,-soname,osh_dso_late.so"]].concat(),
+    );
+    let rpath = format!("-Wl,-rpath,{}", lib.parent().unwrap().display());
+    let bin = compile_with(
+        "oshcc",
+        "dso_statics",
+        &[src("dso_statics.c"), lib.clone()],
+        &["-std=c11", "-O1", "-Wall", "-Wextra", "-Werror", &rpath, "-ldl"],
+    );
+    let args = [bin.as_os_str(), late.as_os_str()];
+    for n in [1, 2, 4] {
+        run_pes(n, &args, &[], Duration::from_secs(120)).assert_ok("dso_statics");
+    }
+    // every peer through UCX: each region of program data (executable and library) is registered
+    let ucx = Command::new("sh")
+        .args(["-c", "ldconfig -p | grep -q 'libucp.so'"])
+        .status()
+        .is_ok_and(|s| s.success());
+    if !ucx {
+        common::skip("shared_library_data_is_symmetric", "UCX (libucp) not installed");
+        return;
+    }
+    let run = run_pes(
+        2,
+        &args,
+        &[
+            ("ACLSHMEM_TRANSPORT", "ucx"),
+            ("UCX_TLS", "tcp"),
+            ("ACLSHMEM_DIRECT_ACCESS", "0"),
+        ],
+        Duration::from_secs(120),
+    );
+    run.assert_ok("dso_statics");
+}
+
 #[test]
 fn bad_input_ends_the_job_or_continues_on_request() {
     let bin = compile("errors");
@@ -351,24 +406,46 @@ fn symmetric_size_and_version_variables() {
         "SHMEM_INFO=1 prints the settings\n{}",
         run.dump()
     );
-    // SHMEM_DEBUG: the library's debug messages (here shmem_init's) on every PE, in the log (the
-    // tests' launcher sets SHMEM_LOG_TO_STDOUT=1; otherwise the log file)
+    // SHMEM_DEBUG: the library's debug messages on every PE, on stderr as Sandia OpenSHMEM prints
+    // them (the tests' launcher sets SHMEM_LOG_TO_STDOUT=1, which would send them to stdout), both
+    // before the core's init and after it (the program data made symmetric)
     let run = run_pes(
         2,
         &[&bin],
-        &[("SHMEM_SYMMETRIC_SIZE", "8M"), ("SHMEM_DEBUG", "1")],
+        &[
+            ("SHMEM_SYMMETRIC_SIZE", "8M"),
+            ("SHMEM_DEBUG", "1"),
+            ("SHMEM_LOG_TO_STDOUT", "0"),
+        ],
         Duration::from_secs(120),
     );
     run.assert_ok("heap_size");
-    let all = format!("{}{}", run.stdout, run.stderr);
     for pe in 0..2 {
+        let on_stderr = |what: &str| {
+            run.stderr
+                .lines()
+                .any(|l| l.contains(" debug ") && l.contains(what))
+        };
         assert!(
-            all.lines()
-                .any(|l| l.contains(" debug ") && l.contains(&format!("shmem_init: PE {pe} of 2"))),
-            "SHMEM_DEBUG=1 logs debug messages of PE {pe}\n{}",
+            on_stderr(&format!("shmem_init: PE {pe} of 2")),
+            "SHMEM_DEBUG=1 prints debug messages of PE {pe} on stderr\n{}",
             run.dump()
         );
     }
+    assert!(
+        run.stderr
+            .lines()
+            .filter(|l| l.contains(" debug ") && l.contains("shmem_init:") && l.contains("data"))
+            .count()
+            >= 2,
+        "SHMEM_DEBUG=1 keeps debug messages on after the core's init\n{}",
+        run.dump()
+    );
+    assert!(
+        !run.stdout.contains(" debug "),
+        "SHMEM_DEBUG=1 prints nothing on stdout\n{}",
+        run.dump()
+    );
     let quiet = run_pes(
         2,
         &[&bin],

@@ -395,7 +395,7 @@ env_table! {
     SHMEM_SYMMETRIC_SIZE: size = "", "OpenSHMEM programs (shmem_init): symmetric heap size per PE, bytes or with a K/M/G/T suffix; unset: ACLSHMEM_LOCAL_MEM_SIZE.";
     SHMEM_INFO: bool = "0", "OpenSHMEM programs: 1 prints the library's version and settings (the environment table) at shmem_init on PE 0.";
     SHMEM_VERSION: bool = "0", "OpenSHMEM programs: 1 prints the library's version at shmem_init on PE 0.";
-    SHMEM_DEBUG: bool = "0", "OpenSHMEM programs: 1 sets the log level to DEBUG (unless SHMEM_LOG_LEVEL says otherwise) and logs each shmem_init step.";
+    SHMEM_DEBUG: bool = "0", "OpenSHMEM programs: 1 prints the library's debug messages on stderr, as Sandia OpenSHMEM does (level DEBUG unless SHMEM_LOG_LEVEL says otherwise; SHMEM_LOG_PATH or SHMEM_LOG_TO_STDOUT=1 send them to the log file or stdout instead).";
     ACLSHMEM_OSHMEM_SYMMETRIC_DATA: bool = "1", "OpenSHMEM programs: 1 (default) makes the executable's global and static data symmetric at shmem_init (moved onto shared memory in place, so e.g. static long pSync[...] is a valid remote target); 0: only the symmetric heap is.";
     ACLSHMEM_OSHMEM_ON_ERROR: one_of["abort", "continue"] = "abort", "OpenSHMEM programs: what a shmem_* call does with bad input (NULL, non-symmetric address, PE out of range, call before shmem_init): abort (default: message naming the call and argument, then the job ends with status 1 as shmem_global_exit(1)) or continue (message only; the call does nothing and returns 0/NULL).";
 }

@@ -29,8 +29,9 @@ pub struct Instance {
     device: SymmetricHeap,
     /// The HOST_SIDE heap, created by the first HOST_SIDE allocation (collective).
     host: OnceLock<SymmetricHeap>,
-    /// The program's global and static data made symmetric (OpenSHMEM surface), once adopted.
-    statics: OnceLock<SymmetricHeap>,
+    /// The program's global and static data made symmetric (OpenSHMEM surface), once adopted: one
+    /// heap per region (the executable's, then shared libraries').
+    statics: OnceLock<Vec<SymmetricHeap>>,
     /// Offset of the sync pool (per-team barrier state) in the device heap.
     sync_pool: usize,
     /// Offset of the sync counters (one 64-byte line per team slot) in the device heap.
@@ -130,6 +131,17 @@ pub const DEFAULT_UB_CONFIG: [UbConfig; 4] = [
         sync_id: 0,
     },
 ];
+
+/// One region of program data to make symmetric ([`Instance::adopt_static`]).
+#[derive(Debug, Clone)]
+pub struct StaticRegion {
+    /// Names the region the same way on every PE (say the executable or a library's soname).
+    pub label: String,
+    /// Page-aligned start in this process.
+    pub addr: usize,
+    /// Page-aligned length.
+    pub len: usize,
+}
 
 /// What an allocation call asks for; compared across PEs to catch asymmetric calls.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -343,9 +355,11 @@ impl Instance {
     /// the pointer is the program's to use.
     pub fn peer_ptr(&self, addr: usize, pe: i32) -> Result<Option<*mut u8>> {
         let pe = self.check_pe(pe)?;
-        let (heap, off) = [Some(&self.device), self.host.get(), self.statics.get()]
+        let statics = self.statics.get().map(Vec::as_slice).unwrap_or_default();
+        let (heap, off) = [Some(&self.device), self.host.get()]
             .into_iter()
             .flatten()
+            .chain(statics)
             .find_map(|h| h.offset_of(addr, 1).map(|off| (h, off)))
             .ok_or_else(|| Error::InvalidParam(self.not_symmetric("ptr", addr, 1)))?;
         Ok(heap.mapped_addr(off, pe))
@@ -357,7 +371,7 @@ impl Instance {
         match kind {
             HeapKind::Device => Some(&self.device),
             HeapKind::Host => self.host.get(),
-            HeapKind::Static => self.statics.get(),
+            HeapKind::Static => self.statics.get().and_then(|v| v.first()),
         }
     }
 
@@ -372,22 +386,48 @@ impl Instance {
         {
             return Some((h, off));
         }
-        let s = self.statics.get()?;
-        s.user_offset_of(ptr, len).map(|off| (s, off))
+        self.statics
+            .get()?
+            .iter()
+            .find_map(|s| s.user_offset_of(ptr, len).map(|off| (s, off)))
     }
 
-    /// Collective: makes this PE's program data `[addr, addr + len)` (page-aligned, the same length
-    /// on every PE) symmetric, in place (see [`SymmetricHeap::adopt`]). Once per instance: later
-    /// calls return at once.
-    pub fn adopt_static(&self, addr: usize, len: usize) -> Result<()> {
+    /// Collective: makes this PE's regions of program data symmetric, in place (see
+    /// [`SymmetricHeap::adopt`]). Every PE must pass the same list (same labels and lengths in the
+    /// same order, addresses may differ); otherwise every PE gets `Err` and nothing is adopted.
+    /// Once per instance: later calls return at once.
+    pub fn adopt_static(&self, regions: &[StaticRegion]) -> Result<()> {
         let _g = self.collective();
         if self.statics.get().is_some() {
             return Ok(());
         }
         let boot = self.boot.as_ref();
-        let h = SymmetricHeap::adopt(boot, addr, len, &self.job, self.direct_access)?;
-        self.routes.attach_heap(&h, boot)?;
-        let _ = self.statics.set(h);
+        let mine: Vec<String> = regions
+            .iter()
+            .map(|r| format!("{} ({} bytes)", r.label, r.len))
+            .collect();
+        let mine = mine.join(", ");
+        let all = boot.allgather(mine.as_bytes())?;
+        if let Some((pe, other)) = all
+            .iter()
+            .enumerate()
+            .find(|(_, p)| p.as_slice() != mine.as_bytes())
+        {
+            return Err(Error::InvalidParam(format!(
+                "the program data to make symmetric differs between PEs: PE {} has [{mine}], PE {pe} \
+                 has [{}] (every PE must run the same executable with the same shared libraries \
+                 loaded)",
+                self.my_pe,
+                String::from_utf8_lossy(other)
+            )));
+        }
+        let mut heaps = Vec::with_capacity(regions.len());
+        for (i, r) in regions.iter().enumerate() {
+            let h = SymmetricHeap::adopt(boot, r.addr, r.len, i, &self.job, self.direct_access)?;
+            self.routes.attach_heap(&h, boot)?;
+            heaps.push(h);
+        }
+        let _ = self.statics.set(heaps);
         Ok(())
     }
 

@@ -26,6 +26,8 @@ pub const FATAL: i32 = 4;
 static LEVEL: AtomicI32 = AtomicI32::new(WARN);
 static EXTERN: OnceLock<unsafe extern "C" fn(c_int, *const c_char)> = OnceLock::new();
 static SINK: OnceLock<env_logger::Logger> = OnceLock::new();
+/// See [`prefer_stderr`].
+static STDERR: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 /// Target used for FATAL messages (the `log` crate has no fatal level).
 pub const FATAL_TARGET: &str = "aclshmem::fatal";
@@ -181,11 +183,21 @@ fn sink() -> &'static env_logger::Logger {
         });
         if matches!(config::SHMEM_LOG_TO_STDOUT.value(), Ok(true)) {
             b.target(env_logger::Target::Stdout);
+        } else if STDERR.load(Ordering::Relaxed) {
+            b.target(env_logger::Target::Stderr);
         } else {
             b.target(env_logger::Target::Pipe(Box::new(LazyFile(Mutex::new(None)))));
         }
         b.build()
     })
+}
+
+/// Sends the messages that would go to the log file to stderr instead (`SHMEM_LOG_TO_STDOUT=1`
+/// still wins): the OpenSHMEM surface's `SHMEM_DEBUG`, which prints to stderr as Sandia
+/// OpenSHMEM does. Takes effect only before the first message is written; returns whether it did.
+pub fn prefer_stderr() -> bool {
+    STDERR.store(true, Ordering::Relaxed);
+    SINK.get().is_none()
 }
 
 static ONCE: std::sync::Once = std::sync::Once::new();

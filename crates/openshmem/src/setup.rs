@@ -63,7 +63,14 @@ fn init(requested: c_int) -> Result<()> {
         st.0 += 1;
         return Ok(());
     }
-    if config::SHMEM_DEBUG.value()? && config::SHMEM_LOG_LEVEL.get()?.is_none() {
+    // SHMEM_DEBUG: debug messages on stderr (as Sandia OpenSHMEM prints them), unless the log's own
+    // settings say where (SHMEM_LOG_PATH: the log file there; SHMEM_LOG_TO_STDOUT=1: stdout) or
+    // which level (SHMEM_LOG_LEVEL)
+    let debug = config::SHMEM_DEBUG.value()? && config::SHMEM_LOG_LEVEL.get()?.is_none();
+    if debug {
+        if config::SHMEM_LOG_PATH.get()?.is_none() {
+            aclshmem_core::logging::prefer_stderr();
+        }
         aclshmem_core::logging::set_level(aclshmem_core::logging::DEBUG)?;
     }
     let owned = if runtime::current().is_ok() {
@@ -78,6 +85,10 @@ fn init(requested: c_int) -> Result<()> {
             attr.local_mem_size
         );
         runtime::init(ACLSHMEMX_INIT_WITH_DEFAULT, &mut attr)?;
+        if debug {
+            // the core's init sets the level of the aclshmem API (ERROR)
+            aclshmem_core::logging::set_level(aclshmem_core::logging::DEBUG)?;
+        }
         true
     };
     crate::team::init_shared()?;

@@ -8,9 +8,10 @@
 //! each one:
 //! * `pull`: each member copies what it needs from the others (work spread over all members);
 //! * `push`: each member writes its part into the others' destinations;
-//! * reductions: `direct` (every member reads every source, reduces locally) or `scatter` (member i
-//!   reduces the i-th chunk from every source and writes it to every destination: each byte is read
-//!   and written once per member instead of once per pair).
+//! * reductions: `direct` (every member reads every source, reduces locally; a barrier after the
+//!   reads, then each member writes only its own destination, so no closing barrier) or `scatter`
+//!   (member i reduces the i-th chunk from every source and writes it to every destination: each
+//!   byte is read and written once per member instead of once per pair).
 //!
 //! Across nodes (`Instance::hierarchical`), broadcast and reductions with the default settings are
 //! hierarchical ([`hier`]): shared memory inside each node, one leader per node between nodes.
@@ -491,6 +492,12 @@ pub fn reduce<T: Element>(
         }
         // SAFETY: our own dest holds n elements.
         _ => unsafe { copy(acc.as_ptr().cast(), d.mine(), len) },
+    }
+    if algo == ReduceAlgo::Direct {
+        // every member wrote only its own dest, after every source was read (second barrier): no
+        // other member touches this call's buffers any more, and the next call starts with a
+        // barrier, so a third one would only add latency
+        return Ok(());
     }
     sync::barrier(inst, t)
 }

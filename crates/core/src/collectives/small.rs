@@ -50,6 +50,12 @@ const _: () = assert!(BUF + DEPTH * SMALL_MAX <= SMALL_BYTES);
 /// Readers of one publication fit the low bits of a pending word.
 const _: () = assert!(aclshmem_abi::ACLSHMEM_MAX_PES as u64 <= READERS + 1);
 use aclshmem_protocol::ring::{self, READERS};
+/// A wait compares the members' records ([`disagreement`]) only once it has snoozed this many
+/// times, then at every power of two: the comparison reads a line of every other member, so doing
+/// it at the first snooze cost every briefly waiting reader (most of them, on an oversubscribed
+/// node) 2 × (members − 1) cache misses per call. An asymmetric call is still found, a few hundred
+/// snoozes (yields) later.
+const COMPARE_AFTER: u64 = 256;
 /// Flag bit of a call its publisher could not publish (it found an asymmetric call): the readers
 /// fail instead of waiting.
 const FAILED: u64 = 1 << 63;
@@ -168,7 +174,7 @@ pub fn wait_published(inst: &Instance, team: &Team, owner: usize, seq: u64, view
                 team.slot
             )));
         }
-        if view != 0 && snoozes.is_power_of_two() {
+        if view != 0 && snoozes >= COMPARE_AFTER && snoozes.is_power_of_two() {
             disagreement(inst, team, p)?;
         }
         Ok(())
@@ -194,7 +200,7 @@ fn wait_acks(inst: &Instance, team: &Team, seq: u64, slot: ring::Slot<'_, Atomic
     ring::wait_acks(slot, || {
         w.snooze(what).map_err(|e| expired(inst, what(), e))?;
         snoozes += 1;
-        if snoozes.is_power_of_two() {
+        if snoozes >= COMPARE_AFTER && snoozes.is_power_of_two() {
             disagreement(inst, team, (seq % DEPTH as u64) as usize)?;
         }
         Ok(())

@@ -50,6 +50,10 @@ impl HeapKind {
 /// One symmetric heap of one PE, with the peers' copies that this PE can address.
 pub struct SymmetricHeap {
     pub kind: HeapKind,
+    /// Distinct for every heap of an instance, for transports that keep state per heap: the kind's
+    /// number for the host and device heaps, `HeapKind::Static as usize + i` for the `i`-th region
+    /// of program data made symmetric (the executable's, then shared libraries').
+    slot: usize,
     local: Segment,
     /// Base address of every PE's copy mapped here (same node); 0 for PEs on other nodes.
     peers: Vec<usize>,
@@ -135,17 +139,21 @@ impl SymmetricHeap {
     /// Collective: moves this PE's program memory `[addr, addr + len)` (page-aligned; the same
     /// length on every PE, as the same executable gives) onto shared memory in place
     /// ([`Segment::adopt`]) and maps every same-node peer's copy: a symmetric heap of kind
-    /// [`HeapKind::Static`] whose base is `addr`, with no allocator.
+    /// [`HeapKind::Static`] whose base is `addr`, with no allocator. `index`: which region of
+    /// program data this is (0 for the first), making [`Self::slot`] distinct.
     pub fn adopt(
         boot: &dyn Bootstrap,
         addr: usize,
         len: usize,
+        index: usize,
         job: &str,
         direct: bool,
     ) -> Result<SymmetricHeap> {
-        Self::create_with(boot, HeapKind::Static, len, job, direct, |name| {
+        let mut h = Self::create_with(boot, HeapKind::Static, len, job, direct, |name| {
             Segment::adopt(name, addr, len)
-        })
+        })?;
+        h.slot = HeapKind::Static as usize + index;
+        Ok(h)
     }
 
     fn create_with(
@@ -229,6 +237,7 @@ impl SymmetricHeap {
         };
         Ok(SymmetricHeap {
             kind,
+            slot: kind as usize,
             local,
             direct,
             peers,
@@ -253,6 +262,12 @@ impl SymmetricHeap {
             )));
         }
         Ok(())
+    }
+
+    /// See the field: an index distinct for every heap of the instance.
+    #[inline]
+    pub fn slot(&self) -> usize {
+        self.slot
     }
 
     /// This PE's base address.

@@ -19,7 +19,7 @@
 mod calls;
 mod init;
 
-pub use crate::instance::{AllocRequest, Engine, Instance};
+pub use crate::instance::{AllocRequest, Engine, Instance, StaticRegion};
 pub use init::{finalize, global_exit, init};
 
 use crate::util::Locked;

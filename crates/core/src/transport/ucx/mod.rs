@@ -119,9 +119,9 @@ struct State {
     addrs: Vec<Vec<u8>>,
     /// Endpoint per PE, created on first use.
     eps: Vec<ucp_ep_h>,
-    /// Per heap kind (`HeapKind as usize`: host, device, and the program data made symmetric by the
-    /// OpenSHMEM surface).
-    heaps: [Option<HeapKeys>; 3],
+    /// Per heap, indexed by `SymmetricHeap::slot` (host, device, then the regions of program data
+    /// made symmetric by the OpenSHMEM surface, one per region).
+    heaps: Vec<Option<HeapKeys>>,
 }
 
 /// The handles, shared with the progress thread.
@@ -292,8 +292,10 @@ impl Shared {
             g.eps[pe] = ep;
         }
         let ep = g.eps[pe];
-        let keys = g.heaps[r.heap.kind as usize]
-            .as_mut()
+        let keys = g
+            .heaps
+            .get_mut(r.heap.slot())
+            .and_then(Option::as_mut)
             .ok_or_else(|| Error::Inner("UCX: heap not registered".into()))?;
         if keys.rkeys[pe].is_null() {
             let mut rk = std::ptr::null_mut();
@@ -484,7 +486,7 @@ impl Ucx {
             state: Mutex::new(State {
                 addrs: Vec::new(),
                 eps: Vec::new(),
-                heaps: [None, None, None],
+                heaps: Vec::new(),
             }),
         };
         let mut a = std::ptr::null_mut();
@@ -822,7 +824,10 @@ impl Transport for Ucx {
         let (memh, _) = mine.map_err(Error::Smem)?;
         let n = bases.len();
         let mut g = sh.lock();
-        g.heaps[heap.kind as usize] = Some(HeapKeys {
+        if g.heaps.len() <= heap.slot() {
+            g.heaps.resize_with(heap.slot() + 1, || None);
+        }
+        g.heaps[heap.slot()] = Some(HeapKeys {
             memh,
             bases,
             packed,
