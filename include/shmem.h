@@ -5509,7 +5509,8 @@ ACLSHMEM_HOST_API aclshmem_instance_ctx *aclshmemx_instance_ctx_get(void);
 
 /**
  * Makes `instance_id` current for all later host calls. Returns 0 or `ACLSHMEM_INNER_ERROR` for an
- * unknown id.
+ * unknown id. Called inside a kernel block (the device-side form of `MULTI_INSTANCE` kernels), it
+ * selects the instance for that block only, until the block ends.
  */
 ACLSHMEM_HOST_API int aclshmemx_instance_ctx_set(uint64_t instance_id);
 

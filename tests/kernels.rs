@@ -414,3 +414,16 @@ fn mix_kernels_run_aic_and_aiv_contexts_3pes() {
 fn prof_macros_record_per_block_2pes() {
     scenario_with("prof", 2, &[("SHMEM_CYCLE_PROF_PE", "0")]);
 }
+
+/// MULTI_INSTANCE kernels: a block's `aclshmemx_instance_ctx_set` selects the instance for that
+/// block only (blocks of one launch on two instances at once); the host's current instance stays.
+#[test]
+fn blocks_select_their_own_instance_2pes() {
+    let base = common::free_port_range();
+    let range = format!("{base}:{}", base + 3);
+    scenario_with(
+        "multi_instance",
+        2,
+        &[("SHMEM_INSTANCE_PORT_RANGE", range.as_str())],
+    );
+}

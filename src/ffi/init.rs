@@ -184,16 +184,21 @@ pub unsafe extern "C" fn aclshmemx_set_attr_from_env(attr: *mut InitAttr) -> c_i
 #[unsafe(no_mangle)]
 pub extern "C" fn aclshmemx_instance_ctx_get() -> *mut InstanceCtx {
     guard("aclshmemx_instance_ctx_get", || {
-        Ok(runtime::current_slot().ctx_ptr())
+        Ok(runtime::effective_slot().ctx_ptr())
     })
 }
 
 /// Makes `instance_id` current for all later host calls. Returns 0 or `ACLSHMEM_INNER_ERROR` for an
-/// unknown id.
+/// unknown id. Called inside a kernel block (the device-side form of `MULTI_INSTANCE` kernels), it
+/// selects the instance for that block only, until the block ends.
 #[unsafe(no_mangle)]
 pub extern "C" fn aclshmemx_instance_ctx_set(instance_id: u64) -> c_int {
     guard("aclshmemx_instance_ctx_set", || {
-        runtime::set_current(instance_id).map(|_| 0)
+        if aclshmem_core::block::current().is_some() {
+            runtime::set_thread_current(instance_id).map(|_| 0)
+        } else {
+            runtime::set_current(instance_id).map(|_| 0)
+        }
     })
 }
 

@@ -26,6 +26,9 @@
  *   prof          SHMEMI_PROF_START/END (run with SHMEM_CYCLE_PROF_PE=0): per-block counts and cycles
  *                 in the table aclshmemx_get_prof returns on PE 0, nothing elsewhere
  *   bad_launch    blockDim 0: refused and logged, nothing runs, the stream stays usable
+ *   multi_instance  (SHMEM_INSTANCE_PORT_RANGE set) blocks select their own instance with
+ *                 aclshmemx_instance_ctx_set, as MULTI_INSTANCE kernels do: each block's calls use its
+ *                 instance, the host's current instance is left alone
  */
 #include <cmath>
 #include <cstdint>
@@ -1213,6 +1216,64 @@ void bad_launch(aclrtStream stream)
     aclshmem_free(done);
 }
 
+/* ---------------------------------------------------------------------------------------------- */
+/* multi_instance: a block's aclshmemx_instance_ctx_set selects the instance for that block only    */
+
+[[bisheng::core_ratio(0, 1)]] __global__ __aicore__ void PerBlockInstance(int32_t *x0, int32_t *x1, int peer,
+                                                                          int32_t *ok)
+{
+    int b = static_cast<int>(GetBlockIdx());
+    uint64_t id = static_cast<uint64_t>(b % 2);
+    int32_t *mine = id == 0 ? x0 : x1;
+    int32_t *other = id == 0 ? x1 : x0;
+    int good = aclshmemx_instance_ctx_set(id) == 0;
+    /* each heap belongs to one instance: only this block's instance knows its buffer */
+    good = good && aclshmem_ptr(mine, peer) != nullptr && aclshmem_ptr(other, peer) == nullptr;
+    aclshmem_int32_p(mine + b, 100 + b, peer);
+    /* switching again is the block's own business too */
+    good = good && aclshmemx_instance_ctx_set(1 - id) == 0 && aclshmem_ptr(other, peer) != nullptr;
+    good = good && aclshmemx_instance_ctx_set(id) == 0 && aclshmem_ptr(mine, peer) != nullptr;
+    ok[b] = good;
+}
+
+void multi_instance(aclrtStream stream, const aclshmemx_init_attr_t &attr)
+{
+    constexpr int kBlocks = 16;
+    int me = aclshmem_my_pe();
+    int n = aclshmem_n_pes();
+    int peer = (me + 1) % n;
+    auto *x0 = static_cast<int32_t *>(aclshmem_calloc(kBlocks, sizeof(int32_t)));
+    aclshmemx_init_attr_t a1 = attr;
+    a1.instance_id = 1;
+    std::strcpy(a1.ip_port, "tcp://127.0.0.1:0");
+    CHECK(aclshmemx_init_attr(ACLSHMEMX_INIT_WITH_DEFAULT, &a1) == 0, "init of instance 1");
+    auto *x1 = static_cast<int32_t *>(aclshmem_calloc(kBlocks, sizeof(int32_t)));
+    CHECK(x0 != nullptr && x1 != nullptr && aclshmemx_instance_ctx_get()->id == 1, "instance 1 current");
+    std::vector<int32_t> ok(kBlocks, 0);
+    PerBlockInstance<<<kBlocks, nullptr, stream>>>(x0, x1, peer, ok.data());
+    ACL_OK(aclrtSynchronizeStream(stream));
+    for (int b = 0; b < kBlocks; b++) {
+        CHECK(ok[b] == 1, "block %d did not see its own instance", b);
+    }
+    CHECK(aclshmemx_instance_ctx_get()->id == 1, "the kernel changed the host's current instance to %d",
+          static_cast<int>(aclshmemx_instance_ctx_get()->id));
+    /* every block's p landed in its own instance's heap on the peer */
+    aclshmem_barrier_all();
+    for (int b = 1; b < kBlocks; b += 2) {
+        CHECK(x1[b] == 100 + b && x1[b - 1] == 0, "instance 1 heap: x1[%d] = %d, x1[%d] = %d", b, x1[b], b - 1,
+              x1[b - 1]);
+    }
+    CHECK(aclshmemx_instance_ctx_set(0) == 0, "back to instance 0");
+    aclshmem_barrier_all();
+    for (int b = 0; b < kBlocks; b += 2) {
+        CHECK(x0[b] == 100 + b && x0[b + 1] == 0, "instance 0 heap: x0[%d] = %d, x0[%d] = %d", b, x0[b], b + 1,
+              x0[b + 1]);
+    }
+    CHECK(aclshmemx_finalize(1) == 0, "finalize of instance 1");
+    CHECK(aclshmemx_instance_ctx_get()->id == 0, "instance 0 current at the end");
+    aclshmem_free(x0);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -1263,6 +1324,8 @@ int main(int argc, char **argv)
         prof(stream);
     } else if (scenario == "bad_launch") {
         bad_launch(stream);
+    } else if (scenario == "multi_instance") {
+        multi_instance(stream, attr);
     } else {
         std::printf("FAIL: unknown scenario %s\n", scenario.c_str());
         return 2;

@@ -176,6 +176,8 @@ fn run_block(s: &Shared, ctx: usize, ub: *mut u8) {
     let r = std::panic::catch_unwind(|| unsafe { f(c) });
     block::set_ub_segment(None);
     block::leave();
+    // a block's own instance (device-side `aclshmemx_instance_ctx_set`) ends with the block
+    crate::runtime::clear_thread_current();
     let failure = match r {
         Ok(0) => None,
         Ok(_) => Some(

@@ -27,9 +27,10 @@ use std::cell::Cell;
 use std::cell::RefCell;
 use std::sync::Mutex;
 use std::sync::Once;
-use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU32, Ordering, compiler_fence, fence};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicPtr, AtomicU32, Ordering, compiler_fence, fence};
 use std::time::{Duration, Instant};
 
+use super::Slot;
 use crate::util::Locked;
 
 /// One thread's calls in progress, on a cache line of its own (its thread writes it twice per call).
@@ -40,6 +41,10 @@ pub struct Entry {
     busy: AtomicU32,
     /// The owning thread exited; the entry can be given to a new thread.
     free: AtomicBool,
+    /// With [`OVERRIDE`] in `busy`: the instance slot this thread's calls use instead of the
+    /// process-wide current one (a kernel block that called `aclshmemx_instance_ctx_set`). Only
+    /// the owning thread reads or writes it.
+    over: AtomicPtr<Slot>,
 }
 
 /// Every entry ever made (entries are recycled, never freed).
@@ -122,6 +127,10 @@ struct Release(&'static Entry);
 
 impl Drop for Release {
     fn drop(&mut self) {
+        // still the owning thread: the next owner starts without this one's instance slot
+        let b = self.0.busy.load(Ordering::Relaxed);
+        self.0.busy.store(b & !OVERRIDE, Ordering::Relaxed);
+        self.0.over.store(std::ptr::null_mut(), Ordering::Relaxed);
         self.0.free.store(true, Ordering::Release);
     }
 }
@@ -171,12 +180,16 @@ const BUSY: u32 = 1;
 /// take a full fence after setting [`BUSY`]. Keeping it in the word the call loads anyway leaves a
 /// single test on the fast path.
 const FENCED: u32 = 2;
+/// Bit 2 of [`Entry::busy`]: this thread's calls use [`Entry::over`] as their instance slot. Kept
+/// in the word the call loads anyway, so threads without an override pay nothing for the feature.
+const OVERRIDE: u32 = 4;
 
-/// Marks the start of a call on this thread; the caller then loads the instance pointer and
-/// calls [`leave`] with the result when done (or at once if there is no instance). The result is
-/// `None` for a call nested in another call of the same thread (the outer one owns the flag).
+/// Marks the start of a call on this thread and returns the instance slot the call uses; the
+/// caller then loads the slot's instance pointer and calls [`leave`] with the entry when done (or
+/// at once if there is no instance). The entry is `None` for a call nested in another call of the
+/// same thread (the outer one owns the flag).
 #[inline]
-pub fn enter() -> Option<&'static Entry> {
+pub fn enter() -> (Option<&'static Entry>, &'static Slot) {
     let e = match mine() {
         Some(e) => e,
         None => register(),
@@ -189,21 +202,65 @@ pub fn enter() -> Option<&'static Entry> {
     e.busy.store(BUSY, Ordering::Relaxed);
     // the compiler must keep the store before the caller's load too
     compiler_fence(Ordering::SeqCst);
-    Some(e)
+    (Some(e), super::current_slot())
 }
 
-/// [`enter`] when the flag word is not plain idle: a nested call, or calls fence for themselves.
+/// [`enter`] when the flag word is not plain idle: a nested call, calls fence for themselves, or
+/// the thread has its own instance slot.
 #[cold]
 #[inline(never)]
-fn enter_slow(e: &'static Entry) -> Option<&'static Entry> {
+fn enter_slow(e: &'static Entry) -> (Option<&'static Entry>, &'static Slot) {
     let b = e.busy.load(Ordering::Relaxed);
+    let slot = if b & OVERRIDE != 0 {
+        // SAFETY: `set_override` stored a slot, and slots are never freed
+        unsafe { &*e.over.load(Ordering::Relaxed) }
+    } else {
+        super::current_slot()
+    };
     if b & BUSY != 0 {
-        return None;
+        return (None, slot);
     }
     e.busy.store(b | BUSY, Ordering::Relaxed);
-    // no membarrier: the store must be ordered before the caller's load of the instance pointer
-    fence(Ordering::SeqCst);
-    Some(e)
+    if b & FENCED != 0 {
+        // no membarrier: the store must be ordered before the caller's load of the instance pointer
+        fence(Ordering::SeqCst);
+    } else {
+        compiler_fence(Ordering::SeqCst);
+    }
+    (Some(e), slot)
+}
+
+/// Gives the calling thread its own instance slot (`Some`) for all its later calls, or takes it
+/// back (`None`): the per-block instance of a kernel block that calls
+/// `aclshmemx_instance_ctx_set`. Not while the thread is inside a call that uses the slot.
+pub fn set_override(slot: Option<&'static Slot>) {
+    let e = match mine() {
+        Some(e) => e,
+        None if slot.is_none() => return,
+        None => register(),
+    };
+    e.over.store(
+        slot.map_or(std::ptr::null_mut(), |s| s as *const Slot as *mut Slot),
+        Ordering::Relaxed,
+    );
+    // only this thread writes the word; a call in progress (BUSY) keeps its bit
+    let b = e.busy.load(Ordering::Relaxed);
+    let b = if slot.is_some() {
+        b | OVERRIDE
+    } else {
+        b & !OVERRIDE
+    };
+    e.busy.store(b, Ordering::Relaxed);
+}
+
+/// The calling thread's own instance slot, if [`set_override`] gave it one.
+pub fn override_slot() -> Option<&'static Slot> {
+    let e = mine()?;
+    if e.busy.load(Ordering::Relaxed) & OVERRIDE == 0 {
+        return None;
+    }
+    // SAFETY: as in `enter_slow`
+    Some(unsafe { &*e.over.load(Ordering::Relaxed) })
 }
 
 /// Marks the end of a call started by [`enter`] on this thread.
@@ -240,6 +297,7 @@ fn register() -> &'static Entry {
                 let e: &'static Entry = Box::leak(Box::new(Entry {
                     busy: AtomicU32::new(idle),
                     free: AtomicBool::new(false),
+                    over: AtomicPtr::new(std::ptr::null_mut()),
                 }));
                 all.push(e);
                 e

@@ -150,8 +150,8 @@ impl Current {
 /// The current instance, or `NotInited`.
 #[inline]
 pub fn current() -> Result<Current> {
-    let entry = calls::enter();
-    let p = current_slot().live.load(Ordering::Acquire);
+    let (entry, slot) = calls::enter();
+    let p = slot.live.load(Ordering::Acquire);
     match NonNull::new(p) {
         Some(inst) => Ok(Current {
             inst,
@@ -196,7 +196,7 @@ pub fn n_pes_or_last() -> i32 {
 
 /// Status of the current instance (`aclshmemx_init_status`).
 pub fn status() -> i32 {
-    current_slot().status.load(Ordering::Acquire)
+    effective_slot().status.load(Ordering::Acquire)
 }
 
 pub fn last_pe() -> i32 {
@@ -213,4 +213,24 @@ pub fn set_current(id: u64) -> Result<()> {
     let s = slot(id).ok_or_else(|| Error::Inner(format!("instance {id} does not exist")))?;
     make_current(s);
     Ok(())
+}
+
+/// Makes instance `id` current for the calling thread only (a kernel block: the device-side
+/// `aclshmemx_instance_ctx_set`), until [`clear_thread_current`]; other threads keep the
+/// process-wide current instance.
+pub fn set_thread_current(id: u64) -> Result<()> {
+    let s = slot(id).ok_or_else(|| Error::Inner(format!("instance {id} does not exist")))?;
+    calls::set_override(Some(s));
+    Ok(())
+}
+
+/// Ends [`set_thread_current`] on the calling thread (the end of each kernel block).
+pub fn clear_thread_current() {
+    calls::set_override(None);
+}
+
+/// The slot the calling thread's calls use: its own ([`set_thread_current`]) or the process-wide
+/// current one.
+pub fn effective_slot() -> &'static Slot {
+    calls::override_slot().unwrap_or_else(current_slot)
 }
