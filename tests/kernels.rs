@@ -58,6 +58,27 @@ fn ub_program() -> Option<PathBuf> {
     build_program(&DONE, "kernel_ub_tests", "clang++")
 }
 
+/// `tests/c/simt_tests.cpp` (SIMT kernels, `USE_SIMT`), built with g++ like `kernel_tests`.
+fn simt_program() -> Option<PathBuf> {
+    static DONE: Mutex<Option<PathBuf>> = Mutex::new(None);
+    build_program(&DONE, "simt_tests", "c++")
+}
+
+/// Every file under `dir`, recursively.
+fn files_under(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            files_under(&p, out);
+        } else {
+            out.push(p);
+        }
+    }
+}
+
 fn build_program(cache: &Mutex<Option<PathBuf>>, name: &str, cxx: &str) -> Option<PathBuf> {
     let mut done = cache.lock().unwrap_or_else(|e| e.into_inner());
     if let Some(p) = done.as_ref() {
@@ -81,8 +102,8 @@ fn build_program(cache: &Mutex<Option<PathBuf>>, name: &str, cxx: &str) -> Optio
         lib_dir.join("libaclshmem.so"),
         lib_dir.join("libascendcl.so"),
     ];
-    for e in std::fs::read_dir(root.join("include/device")).expect("include/device") {
-        inputs.push(e.expect("dir entry").path());
+    for dir in ["include/device", "include/device_simt", "include/simt_api"] {
+        files_under(&root.join(dir), &mut inputs);
     }
     let newest = inputs.iter().filter_map(|p| mtime(p)).max();
     if !(mtime(&out).is_some() && mtime(&out) >= newest) {
@@ -129,6 +150,18 @@ fn scenario_with(name: &str, n: usize, env: &[(&str, &str)]) -> Option<Run> {
     run_scenario(&prog, name, n, env)
 }
 
+/// A scenario of the SIMT program.
+fn simt_scenario(name: &str, n: usize) -> Option<Run> {
+    let Some(prog) = simt_program() else {
+        common::skip(
+            name,
+            "python3 or c++ is missing (the CPU device mode's compiler wrapper needs both)",
+        );
+        return None;
+    };
+    run_scenario(&prog, name, n, &[])
+}
+
 /// A scenario of the UB-dereference program (clang++, x86-64 only).
 fn ub_scenario(name: &str, n: usize) -> Option<Run> {
     if !cfg!(target_arch = "x86_64") {
@@ -162,6 +195,24 @@ fn run_scenario(prog: &Path, name: &str, n: usize, env: &[(&str, &str)]) -> Opti
         run.dump()
     );
     Some(run)
+}
+
+/// SIMT (spec device-api 3): every simt:: family in thread/_block/_warp scope over 64 SIMT
+/// threads, UB forms, p/g, team functions, threadIdx/blockDim and asc_syncthreads.
+#[test]
+fn simt_families_2pes() {
+    simt_scenario("simt", 2);
+}
+
+#[test]
+fn simt_families_3pes() {
+    simt_scenario("simt", 3);
+}
+
+/// Bad asc_vf_call shapes and a throwing SIMT thread fail the launch without a hang.
+#[test]
+fn simt_bad_calls_fail_the_launch_2pes() {
+    simt_scenario("fail", 2);
 }
 
 #[test]

@@ -1232,4 +1232,9 @@ inline void prof_mark(int64_t pf_id, bool end)
 #define shmem_put_half_mem_signal_nbi aclshmem_half_put_signal_nbi
 #define shmem_put_bfloat16_mem_signal_nbi aclshmem_bfloat16_put_signal_nbi
 
+/* SIMT (spec device-api section 3): the simt:: API and the SIMT runtime, with -DUSE_SIMT */
+#ifdef USE_SIMT
+#include "../device_simt/shmem_device_simt.h"
+#endif
+
 #endif /* ACLSHMEM_DEVICE_SHMEM_DEVICE_H */
