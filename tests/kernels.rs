@@ -64,6 +64,13 @@ fn simt_program() -> Option<PathBuf> {
     build_program(&DONE, "simt_tests", "c++")
 }
 
+/// The same SIMT program built with clang++ (the wrapper's default compiler on x86-64, where
+/// SIMT sources get `ACLSHMEM_UB_DEREF=0`); None when python3 or clang++ is missing.
+fn simt_clang_program() -> Option<PathBuf> {
+    static DONE: Mutex<Option<PathBuf>> = Mutex::new(None);
+    build_program(&DONE, "simt_tests:simt_tests_clang", "clang++")
+}
+
 /// Every file under `dir`, recursively.
 fn files_under(dir: &Path, out: &mut Vec<PathBuf>) {
     let Ok(entries) = std::fs::read_dir(dir) else {
@@ -79,7 +86,9 @@ fn files_under(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
+/// `name` is the source's stem under tests/c, or `stem:output` to build it under another name.
 fn build_program(cache: &Mutex<Option<PathBuf>>, name: &str, cxx: &str) -> Option<PathBuf> {
+    let (stem, name) = name.split_once(':').unwrap_or((name, name));
     let mut done = cache.lock().unwrap_or_else(|e| e.into_inner());
     if let Some(p) = done.as_ref() {
         return Some(p.clone());
@@ -90,7 +99,7 @@ fn build_program(cache: &Mutex<Option<PathBuf>>, name: &str, cxx: &str) -> Optio
     ensure_workspace_built();
     let root = common::repo_root();
     let lib_dir = common::profile_dir();
-    let src = root.join(format!("tests/c/{name}.cpp"));
+    let src = root.join(format!("tests/c/{stem}.cpp"));
     let out_dir = common::target_dir().join("ctests");
     std::fs::create_dir_all(&out_dir).expect("create <target>/ctests");
     let out = out_dir.join(name);
@@ -162,6 +171,18 @@ fn simt_scenario(name: &str, n: usize) -> Option<Run> {
     run_scenario(&prog, name, n, &[])
 }
 
+/// A scenario of the SIMT program built with clang++.
+fn simt_clang_scenario(name: &str, n: usize) -> Option<Run> {
+    let Some(prog) = simt_clang_program() else {
+        common::skip(
+            name,
+            "python3 or clang++ is missing (scripts/test-all.sh installs clang++)",
+        );
+        return None;
+    };
+    run_scenario(&prog, name, n, &[])
+}
+
 /// A scenario of the UB-dereference program (clang++, x86-64 only).
 fn ub_scenario(name: &str, n: usize) -> Option<Run> {
     if !cfg!(target_arch = "x86_64") {
@@ -209,7 +230,13 @@ fn simt_families_3pes() {
     simt_scenario("simt", 3);
 }
 
-/// Bad asc_vf_call shapes and a throwing SIMT thread fail the launch without a hang.
+/// The SIMT program built with clang++, the wrapper's default compiler on x86-64.
+#[test]
+fn simt_families_clangxx_2pes() {
+    simt_clang_scenario("simt", 2);
+}
+
+/// Bad asc_vf_call shapes, a throwing and a faulting SIMT thread fail the launch without a hang.
 #[test]
 fn simt_bad_calls_fail_the_launch_2pes() {
     simt_scenario("fail", 2);

@@ -43,9 +43,10 @@
    (*(__ubuf__ int32_t *)32 = 0 writes the calling block's UB). ACLSHMEM_UB_DEREF is 1 then.
    Elsewhere (g++, or not x86-64) __ubuf__ is empty: UB offsets passed to shmem/AscendC calls work,
    but a direct dereference faults and the launch reports it. -DACLSHMEM_UB_DEREF=1 turns that
-   into a compile-time error for sources that need it; -DACLSHMEM_UB_DEREF=0 opts out. */
+   into a compile-time error for sources that need it; -DACLSHMEM_UB_DEREF=0 opts out. SIMT sources
+   (USE_SIMT) default to 0 with either compiler: their __ubuf__ local arrays are ordinary stack arrays. */
 #ifndef ACLSHMEM_UB_DEREF
-#if defined(__clang__) && defined(__x86_64__)
+#if defined(__clang__) && defined(__x86_64__) && !defined(USE_SIMT)
 #define ACLSHMEM_UB_DEREF 1
 #else
 #define ACLSHMEM_UB_DEREF 0

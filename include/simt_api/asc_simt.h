@@ -10,9 +10,9 @@
  * (GetBlockIdx, SyncAll, the non-simt shmem calls with UB offsets) belong in the vector-core kernel
  * body, around asc_vf_call, not inside f.
  *
- * A C++ exception in any SIMT thread breaks the call's barrier (its other threads leave their
- * asc_syncthreads() with an exception) and is rethrown in the calling block, which then fails as a
- * block that threw. Written for this project.
+ * A C++ exception or a fault (SIGSEGV ...) in any SIMT thread breaks the call's barrier (its other
+ * threads leave their asc_syncthreads() with an exception) and is rethrown in the calling block,
+ * which then fails as a block that threw: the launch fails at the stream's next synchronize. Written for this project.
  */
 #ifndef ACLSHMEM_SIMT_API_ASC_SIMT_H
 #define ACLSHMEM_SIMT_API_ASC_SIMT_H
@@ -20,7 +20,9 @@
 #include "../device/aclshmem_cpu.h"
 
 #include <condition_variable>
+#include <csetjmp>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <exception>
 #include <mutex>
@@ -111,6 +113,31 @@ inline uint32_t thread_count()
     return blockDim.x * blockDim.y * blockDim.z;
 }
 
+/* one SIMT thread: runs `body`, turning an exception or a fault (the launcher's fault handler,
+   device/aclshmem_cpu.h, jumps back here) into a failure of the group */
+template <typename Body>
+inline void run_thread(group *g, const Body &body)
+{
+    aclshmemi::fault_state &s = aclshmemi::fault_tls();
+    sigjmp_buf jump;
+    if (sigsetjmp(jump, 1) != 0) {
+        char msg[160];
+        std::snprintf(msg, sizeof msg, "fault in a SIMT thread: signal %d (%s) at address %p", s.sig,
+                      strsignal(s.sig), s.addr);
+        g->fail(std::make_exception_ptr(std::runtime_error(msg)));
+        current = nullptr;
+        return;
+    }
+    s.jump = &jump;
+    try {
+        body();
+    } catch (...) {
+        g->fail(std::current_exception());
+    }
+    s.jump = nullptr;
+    current = nullptr;
+}
+
 }  // namespace aclshmemi_simt
 
 /* a barrier of every thread of the current asc_vf_call (nothing outside one) */
@@ -155,12 +182,7 @@ inline void asc_vf_call(dim3 shape, Args... args)
                 threadIdx = dim3(i % shape.x, (i / shape.x) % shape.y, i / (shape.x * shape.y));
                 blockDim = shape;
                 aclshmemi_simt::current = &g;
-                try {
-                    F(args...);
-                } catch (...) {
-                    g.fail(std::current_exception());
-                }
-                aclshmemi_simt::current = nullptr;
+                aclshmemi_simt::run_thread(&g, [&]() { F(args...); });
             });
         }
     } catch (...) {

@@ -10,8 +10,8 @@
  *          forms; the mte templates; UB forms with a __ubuf__ local array and with UB offsets of
  *          the calling block (read back by the vector-core body through the AIV API); my_pe,
  *          n_pes and the team functions. Every result is checked by the host.
- *   fail   bad asc_vf_call shapes (0 and too many threads) and a SIMT thread that throws while the
- *          others wait in asc_syncthreads: each launch fails on the stream's synchronize, nothing
+ *   fail   bad asc_vf_call shapes (0 and too many threads), a SIMT thread that throws and one that
+ *          faults while the others wait in asc_syncthreads: each launch fails on the stream's synchronize, nothing
  *          hangs, and a later good SIMT launch still runs.
  */
 #define USE_SIMT 1
@@ -301,6 +301,17 @@ __simt_vf__ inline void count_threads(int32_t *out)
     out[threadIdx.x + threadIdx.y * blockDim.x] = 7;
 }
 
+__simt_vf__ inline void fault_in_one(int32_t *out)
+{
+    uint32_t lin = threadIdx.x + threadIdx.y * blockDim.x;
+    if (lin == 3) {
+        volatile int32_t *bad = reinterpret_cast<volatile int32_t *>(uintptr_t(64));
+        *bad = 1; /* the reserved low addresses: SIGSEGV */
+    }
+    asc_syncthreads();
+    out[lin] = 2; /* not reached */
+}
+
 __global__ __vector__ void fail_kernel(int mode, int32_t *out)
 {
     if (mode == 0) {
@@ -309,6 +320,8 @@ __global__ __vector__ void fail_kernel(int mode, int32_t *out)
         asc_vf_call<count_threads>(dim3(64, 64), out);
     } else if (mode == 2) {
         asc_vf_call<throw_in_one>(dim3(8, 2), out);
+    } else if (mode == 4) {
+        asc_vf_call<fault_in_one>(dim3(8, 2), out);
     } else {
         asc_vf_call<count_threads>(dim3(8, 2), out);
     }
@@ -317,7 +330,7 @@ __global__ __vector__ void fail_kernel(int mode, int32_t *out)
 static void fail_scenario(aclrtStream stream)
 {
     int32_t *out = static_cast<int32_t *>(aclshmem_calloc(16, sizeof(int32_t)));
-    for (int mode = 0; mode < 3; mode++) {
+    for (int mode : {0, 1, 2, 4}) {
         fail_kernel<<<1, nullptr, stream>>>(mode, out);
         CHECK(aclrtSynchronizeStream(stream) != ACL_SUCCESS, "bad SIMT launch %d reported success", mode);
     }
