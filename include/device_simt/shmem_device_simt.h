@@ -42,6 +42,47 @@
 #include <stdexcept>
 #include <string>
 
+/* the SIMT twin of the device-state record (spec 1.8.2): the same fields and offsets, every
+   pointer-typed field a uint64_t */
+typedef struct {
+    int version;
+    int mype;
+    int npes;
+    uint64_t heap_base;
+    uint64_t host_heap_base;
+    uint64_t p2p_device_heap_base;
+    uint64_t rdma_device_heap_base;
+    uint64_t sdma_device_heap_base;
+    uint64_t p2p_host_heap_base;
+    uint64_t rdma_host_heap_base;
+    uint64_t sdma_host_heap_base;
+    uint8_t topo_list[ACLSHMEM_MAX_PES];
+    size_t heap_size;
+    uint64_t team_pools[ACLSHMEM_MAX_TEAMS];
+    uint64_t sync_pool;
+    uint64_t sync_counter;
+    uint64_t core_sync_pool;
+    uint64_t core_sync_counter;
+    bool is_aclshmem_initialized;
+    bool is_aclshmem_created;
+    aclshmem_mte_config_t mte_config;
+    aclshmem_sdma_config_t sdma_config;
+    aclshmem_rdma_config_t rdma_config;
+    aclshmem_udma_config_t udma_config;
+    uint64_t qp_info;
+    uint64_t sdma_workspace_addr;
+    uint64_t profs;
+    uint64_t signal_addr;
+} aclshmem_device_host_state_simt_t;
+static_assert(sizeof(aclshmem_device_host_state_simt_t) == sizeof(aclshmem_device_host_state_t),
+              "the SIMT state twin has the record's size");
+static_assert(offsetof(aclshmem_device_host_state_simt_t, p2p_device_heap_base) ==
+                      offsetof(aclshmem_device_host_state_t, p2p_device_heap_base) &&
+                  offsetof(aclshmem_device_host_state_simt_t, team_pools) ==
+                      offsetof(aclshmem_device_host_state_t, team_pools) &&
+                  offsetof(aclshmem_device_host_state_simt_t, profs) == offsetof(aclshmem_device_host_state_t, profs),
+              "the SIMT state twin has the record's offsets");
+
 namespace aclshmemi_simt {
 
 struct scope {
@@ -122,6 +163,12 @@ inline void copy_sync(bool put, void *remote, const void *local_op, size_t n, si
 }  // namespace aclshmemi_simt
 
 namespace simt {
+
+/* the current instance's device-state record, as the SIMT twin */
+__simt_callee__ inline __gm__ aclshmem_device_host_state_simt_t *aclshmemi_get_state(void)
+{
+    return reinterpret_cast<aclshmem_device_host_state_simt_t *>(aclshmemx_dev_state());
+}
 
 __simt_callee__ inline __gm__ void *aclshmem_ptr(__gm__ void *ptr, int pe)
 {

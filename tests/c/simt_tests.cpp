@@ -9,7 +9,7 @@
  *          sized 8..128 forms (the correctly named GM _block/_warp ones, defect S1) and the byte
  *          forms; the mte templates; UB forms with a __ubuf__ local array and with UB offsets of
  *          the calling block (read back by the vector-core body through the AIV API); my_pe,
- *          n_pes and the team functions. Every result is checked by the host.
+ *          n_pes, the team functions and simt::aclshmemi_get_state. Every result is checked by the host.
  *   fail   bad asc_vf_call shapes (0 and too many threads), a SIMT thread that throws and one that
  *          faults while the others wait in asc_syncthreads: each launch fails on the stream's synchronize, nothing
  *          hangs, and a later good SIMT launch still runs.
@@ -114,7 +114,7 @@ struct Args {
     uint32_t *dims;       /* kThreads: bx | by << 8 | bz << 16 */
     uint32_t *stage;      /* kThreads: asc_syncthreads check */
     uint32_t *seen;       /* kThreads: sum of stage after the barrier */
-    int32_t *team;        /* 6 team results */
+    int32_t *team;        /* 6 team results, then state record mype, npes, heap-table check */
     int32_t *ub_arr;      /* kN: peer's i32.src through a __ubuf__ local array, then put to here on the peer */
     int32_t *ub_off;      /* kN: peer's i32.src through UB offset kUbOff, put to the peer */
     int32_t *ub_back;     /* kN: the calling block's UB at kUbOff after the call (vector-core body) */
@@ -192,6 +192,16 @@ __simt_vf__ __launch_bounds__(64) inline void simt_body(Args a)
         a.team[5] = simt::aclshmem_team_pe_mapping(ACLSHMEM_TEAM_WORLD, peer);
     }
 
+    /* the SIMT state record: PE, and the heap table agrees with aclshmem_ptr */
+    if (lin == 1) {
+        aclshmem_device_host_state_simt_t *st = simt::aclshmemi_get_state();
+        a.team[6] = st->mype;
+        a.team[7] = st->npes;
+        uint64_t *p2p = reinterpret_cast<uint64_t *>(st->p2p_device_heap_base);
+        uint64_t want = p2p[peer] + (reinterpret_cast<uint64_t>(a.i32.src) - st->heap_base);
+        a.team[8] = want == reinterpret_cast<uint64_t>(simt::aclshmem_ptr(a.i32.src, peer));
+    }
+
     /* UB: a __ubuf__ local array (thread 0), and UB offsets of the calling block (block scope) */
     if (lin == 0) {
         __ubuf__ int32_t ub_buf[kN];
@@ -238,7 +248,7 @@ static void simt_scenario(aclrtStream stream)
     a.dims = static_cast<uint32_t *>(aclshmem_calloc(kThreads, sizeof(uint32_t)));
     a.stage = static_cast<uint32_t *>(aclshmem_calloc(kThreads, sizeof(uint32_t)));
     a.seen = static_cast<uint32_t *>(aclshmem_calloc(kThreads, sizeof(uint32_t)));
-    a.team = static_cast<int32_t *>(aclshmem_calloc(6, sizeof(int32_t)));
+    a.team = static_cast<int32_t *>(aclshmem_calloc(9, sizeof(int32_t)));
     a.ub_arr = static_cast<int32_t *>(aclshmem_calloc(kN, sizeof(int32_t)));
     a.ub_off = static_cast<int32_t *>(aclshmem_calloc(kN, sizeof(int32_t)));
     a.ub_back = static_cast<int32_t *>(aclshmem_calloc(kN, sizeof(int32_t)));
@@ -276,6 +286,8 @@ static void simt_scenario(aclrtStream stream)
     CHECK(a.team[0] == me && a.team[1] == n && a.team[2] == me && a.team[3] == n && a.team[4] == peer &&
               a.team[5] == peer,
           "team results %d %d %d %d %d %d", a.team[0], a.team[1], a.team[2], a.team[3], a.team[4], a.team[5]);
+    CHECK(a.team[6] == me && a.team[7] == n && a.team[8] == 1,
+          "simt::aclshmemi_get_state: mype %d npes %d heap table agrees %d", a.team[6], a.team[7], a.team[8]);
     CHECK(a.body_pe[0] == me && a.body_pe[1] == n, "vector-core body my_pe/n_pes %d %d", a.body_pe[0],
           a.body_pe[1]);
     for (int i = 0; i < kN; i++) {
