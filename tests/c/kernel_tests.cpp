@@ -905,6 +905,7 @@ struct StateSeen {
     int peer_base_ok;
     int topo_me;
     int after_barrier;
+    int sync_ok;
 };
 
 [[bisheng::core_ratio(0, 1)]] __global__ __aicore__ void ReadState(aclshmem_team_t team, StateSeen *out,
@@ -931,6 +932,12 @@ struct StateSeen {
     uint8_t *via_table = (uint8_t *)st->p2p_device_heap_base[peer] + ((uint8_t *)flag - (uint8_t *)st->heap_base);
     out->peer_base_ok = via_table == (uint8_t *)aclshmem_ptr(flag, peer);
     out->topo_me = st->topo_list[st->mype];
+    /* the barriers' sync pool and counters: distinct, in the heap's reserved region before user data */
+    uint8_t *heap = (uint8_t *)st->heap_base;
+    uint8_t *pool = (uint8_t *)(uintptr_t)st->sync_pool;
+    uint8_t *counters = (uint8_t *)(uintptr_t)st->sync_counter;
+    out->sync_ok = pool >= heap && counters >= heap && pool < (uint8_t *)flag && counters < (uint8_t *)flag &&
+                   pool != counters && ((uintptr_t)pool % 64) == 0 && ((uintptr_t)counters % 64) == 0;
     /* a PE-level RoCE barrier over the team from this single block */
     aclshmem_int32_atomic_add(flag, 1, peer);
     aclshmemx_roce_barrier(t);
@@ -965,6 +972,7 @@ void state(aclrtStream stream)
     CHECK(out->mte_ub == 0 && out->mte_size == 16384, "mte_config %lld %u", (long long)out->mte_ub, out->mte_size);
     CHECK(out->peer_base_ok == 1, "p2p_device_heap_base disagrees with aclshmem_ptr");
     CHECK(out->topo_me == 1, "topo_list[me] = %d", out->topo_me);
+    CHECK(out->sync_ok == 1, "sync_pool / sync_counter not in the heap's reserved region");
     CHECK(out->after_barrier == 1, "after the RoCE barrier the peer's add is visible: %d", out->after_barrier);
     aclshmem_barrier_all();
     aclshmem_team_destroy(team);

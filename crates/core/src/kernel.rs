@@ -385,6 +385,13 @@ pub fn device_state() -> Result<*mut aclshmem_abi::DeviceHostState> {
     state.rdma_config = inst.ub_config(Engine::Rdma);
     state.udma_config = inst.ub_config(Engine::Udma);
     state.profs = stream::device_prof_table();
+    // the barriers' per-team lines and generation counters in the heap's reserved region, laid
+    // out as the spec's record describes (team t at sync_pool + t * SYNC_ARRAY_SIZE, counters
+    // SYNC_COUNTER_SIZE apart); the core barrier of one launch is the launcher's own rendezvous,
+    // so core_sync_pool / core_sync_counter stay 0
+    let base = inst.heap_base(HeapKind::Device) as u64;
+    state.sync_pool = base + inst.sync_pool() as u64;
+    state.sync_counter = base + inst.sync_counters() as u64;
     let mut rec = StateRecord {
         state,
         _device_bases: device_bases,
