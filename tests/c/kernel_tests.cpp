@@ -41,29 +41,9 @@
 #include "acl/acl.h"
 #include "kernel_operator.h"
 #include "shmem.h"
+#include "kernel_test_util.h"
 #include "shmemi_host_common.h"
 
-static int g_errors = 0;
-
-#define CHECK(cond, ...)                                                                   \
-    do {                                                                                   \
-        if (!(cond)) {                                                                     \
-            if (g_errors++ < 20) {                                                         \
-                std::printf("FAIL: [PE %d] %s:%d: ", aclshmem_my_pe(), __FILE__, __LINE__); \
-                std::printf(__VA_ARGS__);                                                  \
-                std::printf("\n");                                                         \
-            }                                                                              \
-        }                                                                                  \
-    } while (0)
-
-#define ACL_OK(call)                                                                        \
-    do {                                                                                    \
-        aclError ret_ = (call);                                                             \
-        if (ret_ != ACL_SUCCESS) {                                                          \
-            std::printf("FAIL: %s:%d: %s returned %d\n", __FILE__, __LINE__, #call, ret_); \
-            std::exit(1);                                                                   \
-        }                                                                                   \
-    } while (0)
 
 using namespace AscendC;
 
@@ -1284,70 +1264,45 @@ void multi_instance(aclrtStream stream, const aclshmemx_init_attr_t &attr)
 
 int main(int argc, char **argv)
 {
-    if (argc < 2) {
-        std::printf("FAIL: usage: kernel_tests SCENARIO\n");
-        return 2;
-    }
-    std::string scenario = argv[1];
-    const char *pe_env = std::getenv("ACLSHMEM_MY_PE");
-    int32_t device = pe_env != nullptr ? std::atoi(pe_env) % 16 : 0;
-    ACL_OK(aclInit(nullptr));
-    ACL_OK(aclrtSetDevice(device));
-    aclrtStream stream = nullptr;
-    ACL_OK(aclrtCreateStream(&stream));
-    aclshmemx_init_attr_t attr;
-    if (aclshmemx_set_attr_from_env(&attr) != 0 || aclshmemx_init_attr(ACLSHMEMX_INIT_WITH_DEFAULT, &attr) != 0) {
-        std::printf("FAIL: init\n");
-        return 1;
-    }
-    if (scenario == "families") {
-        families(stream);
-    } else if (scenario == "atomics") {
-        atomics(stream);
-    } else if (scenario == "tests") {
-        tests(stream);
-    } else if (scenario == "sized") {
-        sized(stream);
-    } else if (scenario == "many_blocks") {
-        many_blocks(stream);
-    } else if (scenario == "two_streams") {
-        two_streams(stream);
-    } else if (scenario == "cross_pe") {
-        cross_pe(stream);
-    } else if (scenario == "stream_order") {
-        stream_order(stream);
-    } else if (scenario == "engines") {
-        engines(stream);
-    } else if (scenario == "notify") {
-        notify(stream);
-    } else if (scenario == "graph") {
-        graph(stream);
-    } else if (scenario == "state") {
-        state(stream);
-    } else if (scenario == "fault") {
-        fault(stream);
-    } else if (scenario == "mix_aic") {
-        mix_aic(stream);
-    } else if (scenario == "prof") {
-        prof(stream);
-    } else if (scenario == "bad_launch") {
-        bad_launch(stream);
-    } else if (scenario == "multi_instance") {
-        multi_instance(stream, attr);
-    } else {
-        std::printf("FAIL: unknown scenario %s\n", scenario.c_str());
-        return 2;
-    }
-    aclshmem_barrier_all();
-    if (aclshmem_finalize() != 0) {
-        std::printf("FAIL: finalize\n");
-        g_errors++;
-    }
-    ACL_OK(aclrtDestroyStream(stream));
-    ACL_OK(aclrtResetDevice(device));
-    ACL_OK(aclFinalize());
-    if (g_errors == 0) {
-        std::printf("OK %s\n", scenario.c_str());
-    }
-    return g_errors == 0 ? 0 : 1;
+    auto run = [](const std::string &scenario, aclrtStream stream, const aclshmemx_init_attr_t &attr) {
+        if (scenario == "families") {
+            families(stream);
+        } else if (scenario == "atomics") {
+            atomics(stream);
+        } else if (scenario == "tests") {
+            tests(stream);
+        } else if (scenario == "sized") {
+            sized(stream);
+        } else if (scenario == "many_blocks") {
+            many_blocks(stream);
+        } else if (scenario == "two_streams") {
+            two_streams(stream);
+        } else if (scenario == "cross_pe") {
+            cross_pe(stream);
+        } else if (scenario == "stream_order") {
+            stream_order(stream);
+        } else if (scenario == "engines") {
+            engines(stream);
+        } else if (scenario == "notify") {
+            notify(stream);
+        } else if (scenario == "graph") {
+            graph(stream);
+        } else if (scenario == "state") {
+            state(stream);
+        } else if (scenario == "fault") {
+            fault(stream);
+        } else if (scenario == "mix_aic") {
+            mix_aic(stream);
+        } else if (scenario == "prof") {
+            prof(stream);
+        } else if (scenario == "bad_launch") {
+            bad_launch(stream);
+        } else if (scenario == "multi_instance") {
+            multi_instance(stream, attr);
+        } else {
+            return false;
+        }
+        return true;
+    };
+    return kernel_test_main(argc, argv, "kernel_tests", run);
 }
