@@ -982,7 +982,7 @@ struct ctx {
             int op;                                                                                      \
             int (*fn)(aclshmem_team_t, T *, const T *, size_t);                                          \
         } ops[] = {OPS_##HASBIT(NAME)};                                                                  \
-        static const size_t sizes[] = {1, 3, 1000, BIG_N};                                               \
+        static const size_t sizes[] = {1, 3, 100, 1000, BIG_N};                                           \
         for (size_t k = 0; k < sizeof ops / sizeof ops[0]; k++) {                                        \
             for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {                                \
                 if (sizes[s] == BIG_N && !(BIG) && !g_big_all) {                                         \
@@ -1002,7 +1002,7 @@ static void coll_bytes(const struct ctx *c)
 {
     unsigned char *src = g_src, *dst = g_dst;
     /* broadcastmem of sizes around and above a page */
-    static const size_t sizes[] = {1, 4095, 300001};
+    static const size_t sizes[] = {1, 100, 1024, 1025, 4095, 300001};
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
         size_t n = sizes[s];
         for (int root = 0; root < c->np; root += (c->np > 3 ? 2 : 1)) {
@@ -1465,11 +1465,13 @@ static void scenario_asymmetric_broadcast(void)
         CHECK_RC(aclshmem_int64_broadcast(ACLSHMEM_TEAM_WORLD, dst, src, m, n - 1), 0);
         check_bcast(dst, m, n - 1, __LINE__);
 
-        /* PE 1 believes it is the root, everybody else names PE 0; then 16 well-formed calls */
+        /* PE 1 believes it is the root, everybody else names PE 0; then 64 well-formed calls (the
+           mismatch shows when the buffer of that call is reused, at most a ring's depth later: 16
+           or 32 calls) */
         aclshmem_team_t t = ACLSHMEM_TEAM_INVALID;
         CHECK_RC(aclshmem_team_split_strided(ACLSHMEM_TEAM_WORLD, 0, 1, n, &t), 0);
         int failed = 0;
-        for (int call = 0; call <= 16; call++) {
+        for (int call = 0; call <= 64; call++) {
             int root = (call == 0 && me == 1) ? 1 : 0;
             memset(dst, 0xff, m * sizeof(int64_t));
             int rc = aclshmem_int64_broadcast(t, dst, src, m, root);

@@ -36,6 +36,9 @@ pub struct Instance {
     sync_pool: usize,
     /// Offset of the sync counters (one 64-byte line per team slot) in the device heap.
     sync_counters: usize,
+    /// Offset of the wide rings of the barrier-free collectives (`collectives::small`) in the
+    /// device heap.
+    rings: usize,
     /// How long collective waits may last (warning, failure).
     limits: Limits,
     /// True when this PE addresses every PE's heap directly, so barriers and collectives may run
@@ -75,6 +78,7 @@ pub(crate) struct Parts {
     pub routes: Routes,
     pub sync_pool: usize,
     pub sync_counters: usize,
+    pub rings: usize,
     pub limits: Limits,
     pub direct_access: bool,
     pub algos: crate::algos::Algos,
@@ -82,21 +86,30 @@ pub(crate) struct Parts {
 }
 
 /// Reserves the library's own blocks at the start of the device heap (same order as the original:
-/// signal word, sync pool, sync counters); returns the sync pool's offset.
+/// signal word, sync pool, sync counters; then this library's wide rings, inside the original's
+/// `ACLSHMEM_EXTRA_SIZE`); returns the sync pool's, the counters' and the rings' offsets.
 /// The reserved region is not a user block: it cannot be freed, and puts, gets, atomics, signals
 /// and collectives aimed at it are refused like addresses outside the heap; the library's own
 /// traffic (barriers, collectives' flags) reaches it by offset, not through those checks.
-pub(crate) fn reserve_internal(device: &mut SymmetricHeap) -> Result<(usize, usize)> {
-    let (pool, counters, end) = {
+pub(crate) fn reserve_internal(device: &mut SymmetricHeap) -> Result<(usize, usize, usize)> {
+    let (pool, counters, rings, end) = {
         let mut a = device.alloc.locked();
         let fail = || Error::Inner("the device heap cannot hold the library's sync areas".into());
         a.alloc(SIGNAL_WORD_SIZE, 16).ok_or_else(fail)?;
         let pool = a.alloc(SYNC_POOL_SIZE as u64, 64).ok_or_else(fail)? as usize;
         let counters = a.alloc(SYNC_COUNTERS_SIZE as u64, 64).ok_or_else(fail)? as usize;
-        (pool, counters, counters + SYNC_COUNTERS_SIZE)
+        let rings = a
+            .alloc(crate::collectives::small::RINGS_BYTES as u64, 64)
+            .ok_or_else(fail)? as usize;
+        (
+            pool,
+            counters,
+            rings,
+            rings + crate::collectives::small::RINGS_BYTES,
+        )
     };
     device.reserve_front(end);
-    Ok((pool, counters))
+    Ok((pool, counters, rings))
 }
 
 /// The engines of the UB configuration setters, in `ub_config` order.
@@ -196,6 +209,7 @@ impl Instance {
             routes: p.routes,
             sync_pool: p.sync_pool,
             sync_counters: p.sync_counters,
+            rings: p.rings,
             limits: p.limits,
             all_direct,
             direct_access: p.direct_access,
@@ -262,6 +276,10 @@ impl Instance {
 
     pub(crate) fn sync_counters(&self) -> usize {
         self.sync_counters
+    }
+
+    pub(crate) fn rings(&self) -> usize {
+        self.rings
     }
 
     /// How long collective waits may last.

@@ -16,8 +16,9 @@
 //! Across nodes (`Instance::hierarchical`), broadcast and reductions with the default settings are
 //! hierarchical ([`hier`]): shared memory inside each node, one leader per node between nodes.
 //!
-//! Up to [`small::SMALL_MAX`] bytes per member, broadcast, fcollect, alltoall and (with the `auto`
-//! reduction setting) reductions take the barrier-free path of [`small`] whatever the setting.
+//! Up to [`small::max_len`] bytes per member (1 KiB on the world team and the first teams created,
+//! 64 bytes on the others), broadcast, fcollect, alltoall and (with the `auto` reduction setting)
+//! reductions take the barrier-free path of [`small`] whatever the setting.
 //!
 //! `unsafe` here reads and writes peers' heap copies through addresses checked against the heap.
 
@@ -168,7 +169,7 @@ fn broadcast_impl(
     let root_pe = t.world_pe(root as usize);
     // what every member records of this call, to find members that named another root
     let view = (root + 1) as u16;
-    if len <= small::SMALL_MAX && t.size > 1 && inst.all_direct() {
+    if len <= small::max_len(t) && t.size > 1 && inst.all_direct() {
         let seq = small::next_seq(inst, t);
         // SAFETY: checked symmetric buffers of `len` bytes in our own mapped heap.
         let (src, dst) = unsafe {
@@ -253,7 +254,7 @@ pub fn fcollect(inst: &Instance, t: &Team, dest: usize, source: usize, len: usiz
     let total = len
         .checked_mul(t.size)
         .ok_or_else(|| Error::InvalidValue("size overflows".into()))?;
-    if len <= small::SMALL_MAX && t.size > 1 && inst.all_direct() {
+    if len <= small::max_len(t) && t.size > 1 && inst.all_direct() {
         let d = sym(inst, dest, total, "dest", 1)?;
         let s = sym(inst, source, len, "source", 1)?;
         no_overlap(dest, total, source, len)?;
@@ -342,7 +343,7 @@ pub fn alltoall(inst: &Instance, t: &Team, dest: usize, source: usize, len: usiz
     let d = sym(inst, dest, total, "dest", 1)?;
     let s = sym(inst, source, total, "source", 1)?;
     no_overlap(dest, total, source, total)?;
-    if total <= small::SMALL_MAX && t.size > 1 && inst.all_direct() {
+    if total <= small::max_len(t) && t.size > 1 && inst.all_direct() {
         let seq = small::next_seq(inst, t);
         // SAFETY: checked symmetric buffers of `total` bytes in our own mapped heap.
         let (src, dst) = unsafe {
@@ -399,7 +400,8 @@ pub fn reduce<T: Element>(
     if dest != source {
         no_overlap(dest, len, source, len)?;
     }
-    if len <= small::SMALL_MAX && t.size > 1 && inst.algos().reduce == ReduceAlgo::Auto && inst.all_direct() {
+    if len <= small::max_len(t) && t.size > 1 && inst.algos().reduce == ReduceAlgo::Auto && inst.all_direct()
+    {
         let seq = small::next_seq(inst, t);
         // SAFETY: checked symmetric, aligned buffers of n elements in our own mapped heap.
         let mine = unsafe { std::slice::from_raw_parts(s.mine() as *const T, n) }.to_vec();

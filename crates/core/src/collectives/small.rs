@@ -1,10 +1,12 @@
-//! Barrier-free small collectives: each member publishes up to [`SMALL_MAX`] bytes in its own
-//! slot area and readers poll a sequence flag, so back-to-back calls pipeline instead of paying
+//! Barrier-free small collectives: each member publishes up to [`max_len`] bytes in its own
+//! ring and readers poll a sequence flag, so back-to-back calls pipeline instead of paying
 //! two team barriers each.
 //!
-//! Per member and team slot (in the sync pool, after the exchange area): DEPTH buffers used round
-//! robin by sequence number, and for each buffer a flag (the sequence number it holds), an
-//! acknowledgement counter and the number of readers expected. A publisher first waits until every
+//! Per member and team slot, a ring: buffers used round robin by sequence number, and for each
+//! buffer a flag (the sequence number it holds), an acknowledgement counter and the number of
+//! readers expected. Team slots below [`WIDE_SLOTS`] have a wide ring (32 buffers of 1 KiB, in
+//! the reserved region after the sync counters); the others a narrow one (16 buffers of 64 bytes,
+//! in the slot's sync-pool area after the exchange area, whose size is part of the ABI). A publisher first waits until every
 //! reader of the buffer's previous use acknowledged it, then copies, then stores the flag with
 //! Release; a reader waits for the flag with Acquire, copies, then acknowledges (Release). The
 //! protocol's steps and the argument for their orderings are `aclshmem_protocol::ring`
@@ -31,14 +33,16 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use crate::error::Error;
 use crate::error::Result;
 use crate::instance::Instance;
-use crate::sync::slot_addr;
 use crate::team_table::{SMALL_BYTES, SMALL_OFFSET, Team};
 use crate::wait::{Expired, Watch};
+use aclshmem_abi::SYNC_ARRAY_SIZE;
+use aclshmem_protocol::ring::{self, READERS};
 
-/// Largest payload one member publishes per call.
+/// Largest payload one member publishes per call on a team slot without a wide ring (the slot's
+/// part of the sync pool, whose size is part of the ABI, holds the narrow ring).
 pub const SMALL_MAX: usize = 64;
-/// Buffers per member, used round robin: a publisher may run this many calls ahead of its slowest
-/// reader.
+/// Buffers per member of a narrow ring, used round robin: a publisher may run this many calls
+/// ahead of its slowest reader.
 const DEPTH: usize = 16;
 
 const FLAG: usize = 0; // [u64; DEPTH]
@@ -49,7 +53,95 @@ const BUF: usize = 32 * DEPTH; // [[u8; SMALL_MAX]; DEPTH]
 const _: () = assert!(BUF + DEPTH * SMALL_MAX <= SMALL_BYTES);
 /// Readers of one publication fit the low bits of a pending word.
 const _: () = assert!(aclshmem_abi::ACLSHMEM_MAX_PES as u64 <= READERS + 1);
-use aclshmem_protocol::ring::{self, READERS};
+
+/// Team slots below this (the world team and the first teams created) have a wide ring instead,
+/// in the reserved region after the sync counters: deeper, with larger buffers, and laid out so
+/// that a reader's wait and copy touch one cache line for small payloads and acknowledgements do
+/// not share lines (see [`RINGS_BYTES`]).
+pub const WIDE_SLOTS: usize = 8;
+/// Largest payload per member and call on a wide ring.
+pub const WIDE_MAX: usize = 1024;
+/// Buffers per member of a wide ring.
+const WIDE_DEPTH: usize = 32;
+/// One wide entry: its flag, its pending word, then the data (the first 48 bytes of a payload
+/// share the flag's cache line).
+const ENTRY: usize = (16 + WIDE_MAX).div_ceil(64) * 64;
+/// The wide acknowledgement counters, one cache line each, after the entries.
+const W_ACK: usize = WIDE_DEPTH * ENTRY;
+/// The wide view words (as `VIEW`), after the counters.
+const W_VIEW: usize = W_ACK + WIDE_DEPTH * 64;
+const WIDE_SLOT_BYTES: usize = W_VIEW + WIDE_DEPTH * 8;
+/// Bytes of the wide rings in each PE's reserved region.
+pub const RINGS_BYTES: usize = WIDE_SLOTS * WIDE_SLOT_BYTES;
+/// The reserved region (signal word, sync pool, counters, wide rings) stays inside the extra
+/// space the heap gets on top of `local_mem_size`.
+const _: () = assert!(
+    64 + aclshmem_abi::SYNC_POOL_SIZE + aclshmem_abi::SYNC_COUNTERS_SIZE + RINGS_BYTES
+        <= aclshmem_abi::ACLSHMEM_EXTRA_SIZE as usize
+);
+
+/// The words of a buffer index.
+#[derive(Clone, Copy)]
+enum Word {
+    Flag,
+    Ack,
+    Pending,
+    View,
+}
+
+/// Buffers of `slot`'s ring.
+fn depth(slot: usize) -> usize {
+    if slot < WIDE_SLOTS { WIDE_DEPTH } else { DEPTH }
+}
+
+/// Buffer index of call `seq` on `slot`.
+fn index(slot: usize, seq: u64) -> usize {
+    (seq % depth(slot) as u64) as usize
+}
+
+/// Largest payload one member may publish per call on team `t` (the barrier-free paths are taken
+/// up to this size).
+pub fn max_len(t: &Team) -> usize {
+    if t.slot < WIDE_SLOTS { WIDE_MAX } else { SMALL_MAX }
+}
+
+/// Device-heap offset of word `w` of buffer index `p` of `slot`'s ring.
+fn word_off(inst: &Instance, slot: usize, w: Word, p: usize) -> usize {
+    if slot < WIDE_SLOTS {
+        let base = inst.rings() + slot * WIDE_SLOT_BYTES;
+        base + match w {
+            Word::Flag => p * ENTRY,
+            Word::Pending => p * ENTRY + 8,
+            Word::Ack => W_ACK + p * 64,
+            Word::View => W_VIEW + p * 8,
+        }
+    } else {
+        let base = inst.sync_pool() + slot * SYNC_ARRAY_SIZE + SMALL_OFFSET;
+        base + match w {
+            Word::Flag => FLAG,
+            Word::Ack => ACK,
+            Word::Pending => PENDING,
+            Word::View => VIEW,
+        } + 8 * p
+    }
+}
+
+/// Device-heap offset of buffer `p` of `slot`'s ring.
+fn buffer_off(inst: &Instance, slot: usize, p: usize) -> usize {
+    if slot < WIDE_SLOTS {
+        inst.rings() + slot * WIDE_SLOT_BYTES + p * ENTRY + 16
+    } else {
+        inst.sync_pool() + slot * SYNC_ARRAY_SIZE + SMALL_OFFSET + BUF + p * SMALL_MAX
+    }
+}
+
+/// Address of device-heap offset `off` in world PE `pe`'s copy.
+fn addr(inst: &Instance, off: usize, pe: usize) -> Result<*mut u8> {
+    inst.device()
+        .direct_addr(off, pe)
+        .ok_or_else(|| Error::Inner(format!("PE {pe}'s collective buffers are not mapped here")))
+}
+
 /// A wait compares the members' records ([`disagreement`]) only once it has snoozed this many
 /// times, then at every power of two: the comparison reads a line of every other member, so doing
 /// it at the first snooze cost every briefly waiting reader (most of them, on an oversubscribed
@@ -74,15 +166,15 @@ fn record_view(r: u64) -> u16 {
     (r >> 16) as u16
 }
 
-fn word(inst: &Instance, slot: usize, off: usize, pe: usize) -> Result<&AtomicU64> {
-    let p = slot_addr(inst, slot, SMALL_OFFSET + off, pe)?;
-    // SAFETY: an 8-byte aligned word of this slot's small-collective area in a mapped heap, alive
-    // as long as the instance, accessed only atomically.
-    Ok(unsafe { &*(p as *const AtomicU64) })
+fn word(inst: &Instance, slot: usize, w: Word, p: usize, pe: usize) -> Result<&AtomicU64> {
+    let a = addr(inst, word_off(inst, slot, w, p), pe)?;
+    // SAFETY: an 8-byte aligned word of this slot's ring in the reserved region of a mapped heap,
+    // alive as long as the instance, accessed only atomically.
+    Ok(unsafe { &*(a as *const AtomicU64) })
 }
 
-fn buffer(inst: &Instance, slot: usize, parity: usize, pe: usize) -> Result<*mut u8> {
-    slot_addr(inst, slot, SMALL_OFFSET + BUF + parity * SMALL_MAX, pe)
+fn buffer(inst: &Instance, slot: usize, p: usize, pe: usize) -> Result<*mut u8> {
+    addr(inst, buffer_off(inst, slot, p), pe)
 }
 
 /// A new team in `slot`: clears this PE's state of it (called before the team's first barrier).
@@ -90,9 +182,9 @@ pub fn reset(inst: &Instance, slot: usize) {
     if !inst.all_direct() {
         return;
     }
-    for i in 0..DEPTH {
-        for off in [FLAG, ACK, PENDING, VIEW] {
-            if let Ok(w) = word(inst, slot, off + 8 * i, inst.my_pe()) {
+    for i in 0..depth(slot) {
+        for kind in [Word::Flag, Word::Ack, Word::Pending, Word::View] {
+            if let Ok(w) = word(inst, slot, kind, i, inst.my_pe()) {
                 w.store(0, Ordering::Relaxed);
             }
         }
@@ -108,12 +200,12 @@ pub fn next_seq(inst: &Instance, team: &Team) -> u64 {
 /// Publishes `data` (at most SMALL_MAX bytes) as call `seq` for `readers` other members; `view`
 /// as in [`record`].
 pub fn publish(inst: &Instance, team: &Team, seq: u64, data: &[u8], readers: u64, view: u16) -> Result<()> {
-    let p = (seq % DEPTH as u64) as usize;
+    let p = index(team.slot, seq);
     let me = inst.my_pe();
     let (flag, ack, pending) = (
-        word(inst, team.slot, FLAG + 8 * p, me)?,
-        word(inst, team.slot, ACK + 8 * p, me)?,
-        word(inst, team.slot, PENDING + 8 * p, me)?,
+        word(inst, team.slot, Word::Flag, p, me)?,
+        word(inst, team.slot, Word::Ack, p, me)?,
+        word(inst, team.slot, Word::Pending, p, me)?,
     );
     let slot = ring::Slot { flag, ack, pending };
     if let Err(e) = wait_acks(inst, team, seq, slot) {
@@ -150,11 +242,11 @@ pub fn read(
 /// Waits until member `owner` published call `seq`; returns the address of its buffer. A non-zero
 /// `view` is recorded first and compared with the other members' records if the wait is long.
 pub fn wait_published(inst: &Instance, team: &Team, owner: usize, seq: u64, view: u16) -> Result<*const u8> {
-    let p = (seq % DEPTH as u64) as usize;
+    let p = index(team.slot, seq);
     let pe = team.world_pe(owner);
-    let flag = word(inst, team.slot, FLAG + 8 * p, pe)?;
+    let flag = word(inst, team.slot, Word::Flag, p, pe)?;
     if view != 0 {
-        word(inst, team.slot, VIEW + 8 * p, inst.my_pe())?.store(record(seq, view), Ordering::Relaxed);
+        word(inst, team.slot, Word::View, p, inst.my_pe())?.store(record(seq, view), Ordering::Relaxed);
     }
     let mut w = Watch::new(inst.limits());
     let what = || {
@@ -193,7 +285,7 @@ fn wait_acks(inst: &Instance, team: &Team, seq: u64, slot: ring::Slot<'_, Atomic
             team.slot,
             (pending.load(Ordering::Relaxed) & READERS).saturating_sub(ack.load(Ordering::Relaxed)),
             pending.load(Ordering::Relaxed) & READERS,
-            seq.saturating_sub(DEPTH as u64)
+            seq.saturating_sub(depth(team.slot) as u64)
         )
     };
     let mut snoozes = 0u64;
@@ -201,7 +293,7 @@ fn wait_acks(inst: &Instance, team: &Team, seq: u64, slot: ring::Slot<'_, Atomic
         w.snooze(what).map_err(|e| expired(inst, what(), e))?;
         snoozes += 1;
         if snoozes >= COMPARE_AFTER && snoozes.is_power_of_two() {
-            disagreement(inst, team, (seq % DEPTH as u64) as usize)?;
+            disagreement(inst, team, index(team.slot, seq))?;
         }
         Ok(())
     })
@@ -211,16 +303,16 @@ fn wait_acks(inst: &Instance, team: &Team, seq: u64, slot: ring::Slot<'_, Atomic
 /// member's: two records of the same call with different views are an asymmetric call.
 fn disagreement(inst: &Instance, team: &Team, p: usize) -> Result<()> {
     let me = inst.my_pe();
-    for mine in [PENDING, VIEW] {
-        let m = word(inst, team.slot, mine + 8 * p, me)?.load(Ordering::Relaxed);
+    for mine in [Word::Pending, Word::View] {
+        let m = word(inst, team.slot, mine, p, me)?.load(Ordering::Relaxed);
         let (call, view) = (record_call(m), record_view(m));
         if view == 0 {
             continue;
         }
         for i in (0..team.size).filter(|&i| i != team.my_index) {
             let pe = team.world_pe(i);
-            for off in [PENDING, VIEW] {
-                let r = word(inst, team.slot, off + 8 * p, pe)?.load(Ordering::Relaxed);
+            for kind in [Word::Pending, Word::View] {
+                let r = word(inst, team.slot, kind, p, pe)?.load(Ordering::Relaxed);
                 if record_call(r) == call && record_view(r) != 0 && record_view(r) != view {
                     let msg = format!(
                         "asymmetric broadcast on team {} (call {call}): every member must name the same \
@@ -249,20 +341,20 @@ fn expired(inst: &Instance, what: String, e: Expired) -> Error {
 
 /// Tells member `owner` this PE is done with its call `seq`.
 pub fn acknowledge(inst: &Instance, team: &Team, owner: usize, seq: u64) -> Result<()> {
-    let p = (seq % DEPTH as u64) as usize;
-    ring::acknowledge(word(inst, team.slot, ACK + 8 * p, team.world_pe(owner))?);
+    let p = index(team.slot, seq);
+    ring::acknowledge(word(inst, team.slot, Word::Ack, p, team.world_pe(owner))?);
     Ok(())
 }
 
 /// Publisher: waits until every reader acknowledged call `seq` (e.g. before the caller may reuse a
 /// buffer the readers copied from directly).
 pub fn wait_acknowledged(inst: &Instance, team: &Team, seq: u64) -> Result<()> {
-    let p = (seq % DEPTH as u64) as usize;
+    let p = index(team.slot, seq);
     let me = inst.my_pe();
     let slot = ring::Slot {
-        flag: word(inst, team.slot, FLAG + 8 * p, me)?,
-        ack: word(inst, team.slot, ACK + 8 * p, me)?,
-        pending: word(inst, team.slot, PENDING + 8 * p, me)?,
+        flag: word(inst, team.slot, Word::Flag, p, me)?,
+        ack: word(inst, team.slot, Word::Ack, p, me)?,
+        pending: word(inst, team.slot, Word::Pending, p, me)?,
     };
     wait_acks(inst, team, seq, slot)
 }
@@ -276,10 +368,10 @@ pub fn drain(inst: &Instance, team: &Team) -> Result<()> {
         return Ok(());
     }
     let me = inst.my_pe();
-    for p in 0..DEPTH {
+    for p in 0..depth(slot) {
         let (ack, pending) = (
-            word(inst, slot, ACK + 8 * p, me)?,
-            word(inst, slot, PENDING + 8 * p, me)?,
+            word(inst, slot, Word::Ack, p, me)?,
+            word(inst, slot, Word::Pending, p, me)?,
         );
         let mut w = Watch::new(inst.limits());
         let what = || format!("team slot {slot} being released: readers have not acknowledged buffer {p}");

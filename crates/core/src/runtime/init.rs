@@ -285,11 +285,11 @@ fn build(flags: u32, attr: &InitAttr, slot: &Slot) -> Result<Instance> {
         let mut device =
             SymmetricHeap::create(boot.as_ref(), HeapKind::Device, heap_size, &job, direct_access)?;
         routes.attach_heap(&device, boot.as_ref())?;
-        let (sync_pool, sync_counters) = crate::instance::reserve_internal(&mut device)?;
+        let (sync_pool, sync_counters, rings) = crate::instance::reserve_internal(&mut device)?;
         crate::wait::set_node_load(same_node.iter().filter(|&&s| s).count());
-        Ok::<_, Error>((routes, device, sync_pool, sync_counters, nodes))
+        Ok::<_, Error>((routes, device, sync_pool, sync_counters, rings, nodes))
     })();
-    let (routes, device, sync_pool, sync_counters, nodes) = match made {
+    let (routes, device, sync_pool, sync_counters, rings, nodes) = match made {
         Ok(v) => v,
         Err(e) => {
             boot.finalize();
@@ -309,6 +309,7 @@ fn build(flags: u32, attr: &InitAttr, slot: &Slot) -> Result<Instance> {
         routes,
         sync_pool,
         sync_counters,
+        rings,
         limits,
         direct_access,
         algos,
