@@ -243,6 +243,8 @@ if [ "$NODES" = 1 ]; then
     echo "ucx_perftest between vnode1 and vnode2 (UCX_TLS=tcp), the engine's own limit:"
     echo "| test | size | typical latency (us) | bandwidth (MB/s) |"
     echo "|---|---|---|---|"
+    engine=$OUT/engine_nodes.txt
+    : >"$engine"
     port=13337
     for t in "ucp_put_lat 8" "ucp_put_lat 4096" "ucp_put_lat 65536" "ucp_put_lat 1048576" \
         "ucp_get 8" "ucp_get 65536" "ucp_get 1048576" \
@@ -258,7 +260,12 @@ if [ "$NODES" = 1 ]; then
         # Final: iters typical-lat avg-lat overall-lat avg-bw overall-bw avg-mr overall-mr
         read -r _ _ typ _ _ _ bw _ _ <<<"$line"
         echo "| $test | $size | ${typ:-failed} | ${bw:-failed} |"
+        echo "$test $size ${typ:-nan} ${bw:-nan}" >>"$engine"
     done
+    # this library against the engine: one-way put latency measured as ucp_put_lat measures it (a
+    # ping-pong of puts, half the round trip: perf_sync's wait_pingpong and sig_pingpong), and the
+    # streaming put bandwidth against ucp_put_bw
+    python3 bench/engine.py "$engine" "$OUT/results_nodes_sync.csv" "$OUT/results_nodes_rma.csv" || true
 fi
 
 [ "$failed" = 0 ] || { log "$failed run(s) failed or timed out"; exit 1; }
