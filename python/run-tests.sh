@@ -3,7 +3,7 @@
 # the cargo target directory), installs it into a virtual environment cached under the target
 # directory, and runs the pytest suite of python/tests (multi-PE scripts under aclshmrun).
 #
-# Called by scripts/test-all.sh after `cargo build --release --workspace`. The venv uses Debian's
+# Called by scripts/test-all.sh after the release build (`cargo build --release -p aclshmem`, `-p aclshmrun -p ascendcl`). The venv uses Debian's
 # /usr/bin/python3 with --system-site-packages so that Debian's python3-torch (CPU), python3-numpy and
 # python3-mpi4py are visible (PyTorch's CPU wheel index is not reachable from CI; PyPI's x86-64 torch
 # is the CUDA build); maturin and pytest come from PyPI.
@@ -16,7 +16,7 @@ VENV="$TARGET_DIR/pyvenv"
 REL="$TARGET_DIR/release"
 
 for f in libaclshmem.so libascendcl.so aclshmrun; do
-    [[ -e "$REL/$f" ]] || { echo "error: $REL/$f missing: run cargo build --release --workspace first" >&2; exit 1; }
+    [[ -e "$REL/$f" ]] || { echo "error: $REL/$f missing: run cargo build --release -p aclshmem -p aclshmrun -p ascendcl first" >&2; exit 1; }
 done
 
 if [[ ! -x "$VENV/bin/python" ]]; then

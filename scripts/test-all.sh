@@ -6,7 +6,7 @@
 #      ACLSHMEM_DIRECT_ACCESS=0 and with ACLSHMEM_TRANSPORT=ucx (data-path suites, init modes), and
 #      `cargo ucx-bindings --check`
 #   2. scripts/aarch64-check.sh: cross build for aarch64-unknown-linux-gnu, ABI checks and a subset of
-#      the multi-PE C tests under qemu-aarch64; then cargo build --release --workspace, then the
+#      the multi-PE C tests under qemu-aarch64; then the release build CMake also runs, then the
 #      Python package's tests (python/run-tests.sh)
 #   3. configure, build and install the top-level CMake project into a temporary prefix
 #   4. build c_examples/ against that prefix with find_package(aclshmem) and run them with ctest
@@ -122,8 +122,12 @@ if [[ "${ACLSHMEM_SKIP_AARCH64:-0}" != 1 ]]; then
     "$ROOT/scripts/aarch64-check.sh"
 fi
 
-step "cargo build --release"
-cargo build --release --workspace
+# the two cargo commands CMake runs (same packages, so the same feature resolution: a --workspace
+# build unifies features with xtask's dependencies, and CMake's build then recompiled the library,
+# about 90 s)
+step "cargo build --release (library; launcher and libascendcl)"
+cargo build --release -p aclshmem
+cargo build --release -p aclshmrun -p ascendcl
 
 # --- Python package ------------------------------------------------------------------------------
 # builds the `shmem` wheel (maturin) into a venv cached under the target directory and runs its
