@@ -1141,6 +1141,30 @@ static void scenario_collectives(int argc, char **argv)
     if (odds != ACLSHMEM_TEAM_INVALID) {
         aclshmem_team_destroy(odds);
     }
+    /* a team in a later slot (the first 8 slots have the library's wide rings for small
+       collectives, later ones the narrow rings of their sync-pool area): pad teams fill slots
+       1..8, then the whole job again */
+    {
+        aclshmem_team_t pads[8], late = ACLSHMEM_TEAM_INVALID;
+        int npads = 0;
+        while (npads < 8) {
+            aclshmem_team_t t = split(ACLSHMEM_TEAM_WORLD, (struct shape){0, 1, n}, "pad");
+            if (t >= 8) {
+                late = t;
+                break;
+            }
+            pads[npads++] = t;
+        }
+        if (late == ACLSHMEM_TEAM_INVALID) {
+            late = split(ACLSHMEM_TEAM_WORLD, (struct shape){0, 1, n}, "late");
+        }
+        CHECK(late >= 8, "the team after %d pads got handle %d", npads, late);
+        run_on_team(late, "late slot");
+        aclshmem_team_destroy(late);
+        while (npads > 0) {
+            aclshmem_team_destroy(pads[--npads]);
+        }
+    }
     if (aclshmem_my_pe() == 0) {
         printf("collectives: %zu calls checked on PE 0\n", g_ops_done);
     }
