@@ -197,9 +197,15 @@ pub fn next_seq(inst: &Instance, team: &Team) -> u64 {
     inst.teams().next_seq(team.slot)
 }
 
-/// Publishes `data` (at most SMALL_MAX bytes) as call `seq` for `readers` other members; `view`
+/// Publishes `data` (at most [`max_len`] bytes) as call `seq` for `readers` other members; `view`
 /// as in [`record`].
 pub fn publish(inst: &Instance, team: &Team, seq: u64, data: &[u8], readers: u64, view: u16) -> Result<()> {
+    if data.len() > max_len(team) {
+        return Err(Error::Inner(format!(
+            "{} bytes do not fit a ring buffer",
+            data.len()
+        )));
+    }
     let p = index(team.slot, seq);
     let me = inst.my_pe();
     let (flag, ack, pending) = (
@@ -215,7 +221,7 @@ pub fn publish(inst: &Instance, team: &Team, seq: u64, data: &[u8], readers: u64
         }
         return Err(e);
     }
-    // SAFETY: our own buffer of SMALL_MAX bytes; its previous readers all acknowledged.
+    // SAFETY: our own buffer of max_len bytes (checked above); its previous readers all acknowledged.
     unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), buffer(inst, team.slot, p, me)?, data.len()) };
     ring::announce(slot, seq, record(seq, view) | readers);
     Ok(())
@@ -232,9 +238,15 @@ pub fn read(
     at: usize,
     out: &mut [u8],
 ) -> Result<()> {
+    if at.checked_add(out.len()).is_none_or(|end| end > max_len(team)) {
+        return Err(Error::Inner(format!(
+            "{at} + {} bytes lie outside a ring buffer",
+            out.len()
+        )));
+    }
     let src = wait_published(inst, team, owner, seq, view)?;
-    // SAFETY: the owner's buffer holds its published bytes (at + out.len() <= SMALL_MAX, checked by
-    // the callers) and is not rewritten before we acknowledge.
+    // SAFETY: the owner's buffer holds its published bytes (at + out.len() <= max_len, checked
+    // above) and is not rewritten before we acknowledge.
     unsafe { std::ptr::copy_nonoverlapping(src.add(at), out.as_mut_ptr(), out.len()) };
     acknowledge(inst, team, owner, seq)
 }
