@@ -237,6 +237,88 @@ fn run_cases(test: &str, cluster: &Cluster, cases: &[Case<'_>]) -> Vec<String> {
     failed
 }
 
+/// `rma_tests bad_input` on 2 nodes x 2 PEs with every error logged: the scenario must pass
+/// (nothing written on either side, `tests/c/peer_util.h` reads the other node with a get) and
+/// every PE must log the same refusals in the same order. Each PE makes the same calls, aimed at
+/// its right (puts) and left (gets) neighbour: PE 0 puts to a PE on its node and gets from one on
+/// the other node, PE 1 the opposite, so a refusal worded differently, missing or added for a PE
+/// on another node shows up as a difference (digits and addresses aside). `None` when all held.
+fn bad_input_across_nodes(test: &str, c: &Cluster) -> Option<String> {
+    if !selected("rma_tests", "bad_input") {
+        return None;
+    }
+    let r = c.run_with(
+        &["--tag-output"],
+        "rma_tests",
+        "bad_input",
+        2,
+        &[("SHMEM_LOG_TO_STDOUT", "1")],
+    );
+    eprintln!(
+        "{test}: rma_tests bad_input (2 per node, errors compared): exit {:?} in {:.1?}",
+        r.status.code(),
+        r.elapsed
+    );
+    if !r.status.success() {
+        return Some(format!("rma_tests bad_input:\n{}", r.dump()));
+    }
+    // the message of each error line, numbers and addresses blanked
+    let refusals = |pe: usize| -> Vec<String> {
+        let tag = format!("[pe {pe}] ");
+        r.stdout
+            .lines()
+            .filter_map(|l| l.strip_prefix(&tag))
+            .filter(|l| l.contains(" error "))
+            .filter_map(|l| l.split_once("] [PE ").map(|(_, m)| m))
+            .map(|m| {
+                let m = m.split_once("] ").map_or(m, |(_, rest)| rest);
+                let mut out = String::new();
+                let mut hex = false;
+                for ch in m.chars() {
+                    if ch == 'x' && out.ends_with('#') {
+                        hex = true;
+                    } else if ch.is_ascii_digit() || (hex && ch.is_ascii_hexdigit()) {
+                        if !out.ends_with('#') {
+                            out.push('#');
+                        }
+                    } else {
+                        hex = false;
+                        out.push(ch);
+                    }
+                }
+                out
+            })
+            .collect()
+    };
+    let first = refusals(0);
+    if first.len() < 50 {
+        return Some(format!(
+            "rma_tests bad_input: PE 0 logged only {} refusals:\n{}",
+            first.len(),
+            r.dump()
+        ));
+    }
+    for pe in 1..4 {
+        let other = refusals(pe);
+        if other != first {
+            let at = first.iter().zip(&other).position(|(a, b)| a != b);
+            return Some(format!(
+                "rma_tests bad_input: PE {pe} logged {} refusals, PE 0 {}; first difference at {at:?}: \
+                 PE 0 {:?}, PE {pe} {:?}",
+                other.len(),
+                first.len(),
+                at.and_then(|i| first.get(i)),
+                at.and_then(|i| other.get(i)),
+            ));
+        }
+    }
+    eprintln!(
+        "{test}: rma_tests bad_input: every PE logged the same {} refusals",
+        first.len()
+    );
+    None
+}
+
 /// `failure_tests global_exit` on 2 nodes x 2 PEs: PE 2 (second node) calls
 /// `aclshmem_global_exit(7)` while the others wait in a barrier; every PE on every node must end,
 /// each logging who called it, and the launcher must exit with 7. `None` when all that held.
@@ -309,8 +391,8 @@ fn two_nodes() {
         &c,
         &[
             // bad input aimed at a PE on this node and at one on the other node (the right
-            // neighbour of PE 1 and PE 3): nothing written on either side, same error returns
-            ("rma_tests", "bad_input", 2, NONE),
+            // neighbour of PE 1 and PE 3): nothing written on either side, same returns
+            // (rma_tests bad_input: in bad_input_across_nodes, which compares the logged errors)
             ("sync_tests", "edge_cases", 2, NONE),
             // 20 init/finalize cycles: unique id handed out by the program, DEFAULT mode
             ("init_modes", &uid_cycles, 2, uid_env),
@@ -350,6 +432,7 @@ fn two_nodes() {
             ),
         ],
     );
+    failed.extend(bad_input_across_nodes("two_nodes", &c));
     failed.extend(global_exit_across_nodes("two_nodes", &c));
     assert_none_failed("two_nodes", failed);
 }
