@@ -450,6 +450,9 @@ fn four_nodes_one_pe_each() {
         &[
             ("rma_tests", "typed", 1, NONE),
             ("rma_tests", "strided", 1, NONE),
+            // bad input where both neighbours are on other nodes
+            ("rma_tests", "bad_input", 1, NONE),
+            ("sync_tests", "edge_cases", 1, NONE),
             ("sync_tests", "atomics", 1, NONE),
             ("sync_tests", "ring_waits", 1, NONE),
             ("team_tests", "collectives", 1, NONE),
