@@ -28,12 +28,60 @@ static CLUSTER: Mutex<()> = Mutex::new(());
 struct Cluster {
     script: PathBuf,
     nodes: Vec<String>,
+    /// [`machine_lock`], released after the teardown.
+    _lock: std::fs::File,
+}
+
+/// The clusters' names: node name prefix, /24 network (first three numbers) and bridge. The
+/// defaults (`acltn1..`, 10.78.0, `acltbr0`) keep clear of `scripts/vcluster.sh`'s own (`vnode*`,
+/// 10.77.0); `ACLSHMEM_TEST_VC_PREFIX`, `ACLSHMEM_TEST_VC_NET` and `ACLSHMEM_TEST_VC_BRIDGE`
+/// change them, so that two checkouts can run these tests on one machine at the same time.
+struct Names {
+    prefix: String,
+    net: String,
+    bridge: String,
+}
+
+fn names() -> &'static Names {
+    static NAMES: std::sync::OnceLock<Names> = std::sync::OnceLock::new();
+    NAMES.get_or_init(|| {
+        let var = |name: &str, default: &str| std::env::var(name).unwrap_or_else(|_| default.into());
+        Names {
+            prefix: var("ACLSHMEM_TEST_VC_PREFIX", "acltn"),
+            net: var("ACLSHMEM_TEST_VC_NET", "10.78.0"),
+            bridge: var("ACLSHMEM_TEST_VC_BRIDGE", "acltbr0"),
+        }
+    })
+}
+
+/// The bridge variable the cluster's rsh agent needs.
+fn bridge_env() -> (&'static str, &'static str) {
+    ("ACLSHMEM_VC_BRIDGE", names().bridge.as_str())
 }
 
 fn vc_env(cmd: &mut Command) -> &mut Command {
-    cmd.env("ACLSHMEM_VC_PREFIX", "acltn")
-        .env("ACLSHMEM_VC_NET", "10.78.0")
-        .env("ACLSHMEM_VC_BRIDGE", "acltbr0")
+    let n = names();
+    cmd.env("ACLSHMEM_VC_PREFIX", &n.prefix)
+        .env("ACLSHMEM_VC_NET", &n.net)
+        .env("ACLSHMEM_VC_BRIDGE", &n.bridge)
+}
+
+/// Holds an exclusive lock on a file named after the cluster's bridge for as long as it lives:
+/// test processes of other checkouts using the same names wait instead of tearing the cluster
+/// down under each other's jobs (the `CLUSTER` mutex covers one test process only).
+fn machine_lock() -> std::fs::File {
+    let path = std::env::temp_dir().join(format!("aclshmem-vcluster-{}.lock", names().bridge));
+    let f = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .expect("open the virtual cluster's lock file");
+    use std::os::fd::AsRawFd;
+    // SAFETY: flock on a descriptor this function owns; no memory is involved.
+    let rc = unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX) };
+    assert_eq!(rc, 0, "flock {}", path.display());
+    f
 }
 
 impl Cluster {
@@ -47,6 +95,7 @@ impl Cluster {
             );
             return None;
         }
+        let lock = machine_lock();
         let script = common::repo_root().join("scripts/vcluster.sh");
         let out = vc_env(Command::new("bash").arg(&script).arg("up").arg(k.to_string()))
             .output()
@@ -59,7 +108,8 @@ impl Cluster {
         );
         Some(Cluster {
             script,
-            nodes: (1..=k).map(|i| format!("acltn{i}")).collect(),
+            nodes: (1..=k).map(|i| format!("{}{i}", names().prefix)).collect(),
+            _lock: lock,
         })
     }
 
@@ -72,21 +122,63 @@ impl Cluster {
             .join(",")
     }
 
-    /// Runs `prog scenario` with `per_node` PEs on every node.
+    /// Runs `prog scenario` with `per_node` PEs on every node (`scenario` is split at spaces: the
+    /// program's arguments).
     fn run(&self, prog: &str, scenario: &str, per_node: usize, env: &[(&str, &str)]) -> Run {
+        self.run_with(&[], prog, scenario, per_node, env)
+    }
+
+    /// [`Cluster::run`] with extra launcher options (`launcher_opts`, before the program).
+    fn run_with(
+        &self,
+        launcher_opts: &[&str],
+        prog: &str,
+        scenario: &str,
+        per_node: usize,
+        env: &[(&str, &str)],
+    ) -> Run {
         let exe = common::compile_c(prog);
         let rsh = format!("bash {} rsh", self.script.display());
-        let args: Vec<std::ffi::OsString> = vec![
+        let mut args: Vec<std::ffi::OsString> = vec![
             "--hosts".into(),
             self.hosts(per_node).into(),
             "--rsh".into(),
             rsh.into(),
-            exe.into_os_string(),
-            scenario.into(),
         ];
-        let mut all = vec![("UCX_TLS", "tcp"), ("ACLSHMEM_VC_BRIDGE", "acltbr0")];
+        args.extend(launcher_opts.iter().map(Into::into));
+        args.push(exe.into_os_string());
+        args.extend(scenario.split_whitespace().map(Into::into));
+        let mut all = vec![("UCX_TLS", "tcp"), bridge_env()];
         all.extend_from_slice(env);
         run_pes(self.nodes.len() * per_node, &args, &all, JOB_TIMEOUT)
+    }
+
+    /// Processes still running on the nodes, as `node: pids` (empty when none is left).
+    fn leftovers(&self) -> Vec<String> {
+        self.nodes
+            .iter()
+            .filter_map(|n| {
+                let o = Command::new("ip").args(["netns", "pids", n]).output().ok()?;
+                let p = String::from_utf8_lossy(&o.stdout).trim().to_string();
+                (!p.is_empty()).then(|| format!("{n}: {p}"))
+            })
+            .collect()
+    }
+
+    /// Waits up to `limit` for every process on the nodes to end; panics naming those left.
+    fn assert_no_leftovers(&self, test: &str, limit: Duration) {
+        let deadline = std::time::Instant::now() + limit;
+        loop {
+            let left = self.leftovers();
+            if left.is_empty() {
+                return;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "{test}: processes left {limit:?} after the launcher ended: {left:?}"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
     }
 }
 
@@ -99,10 +191,39 @@ impl Drop for Cluster {
 /// One job: program, scenario, PEs per node, extra environment.
 type Case<'a> = (&'a str, &'a str, usize, &'a [(&'a str, &'a str)]);
 
+/// Whether a case runs: all do unless `ACLSHMEM_TEST_CASES` (comma-separated words, for
+/// re-running a few cases while working on them) is set, then those whose `prog scenario`
+/// contains one of its words.
+fn selected(prog: &str, scenario: &str) -> bool {
+    let Ok(only) = std::env::var("ACLSHMEM_TEST_CASES") else {
+        return true;
+    };
+    let name = format!("{prog} {scenario}");
+    only.split(',').any(|w| !w.is_empty() && name.contains(w))
+}
+
 /// Runs every case and fails with all failures listed.
 fn run_all(test: &str, cluster: &Cluster, cases: &[Case<'_>]) {
+    assert_none_failed(test, run_cases(test, cluster, cases));
+}
+
+/// Fails with every failure of `failed` listed.
+fn assert_none_failed(test: &str, failed: Vec<String>) {
+    assert!(
+        failed.is_empty(),
+        "{test}: {} case(s) failed:\n{}",
+        failed.len(),
+        failed.join("\n\n")
+    );
+}
+
+/// Runs every case; returns the failures.
+fn run_cases(test: &str, cluster: &Cluster, cases: &[Case<'_>]) -> Vec<String> {
     let mut failed = Vec::new();
     for (prog, scenario, per_node, env) in cases {
+        if !selected(prog, scenario) {
+            continue;
+        }
         let r = cluster.run(prog, scenario, *per_node, env);
         eprintln!(
             "{test}: {prog} {scenario} ({per_node} per node) {env:?}: exit {:?} in {:.1?}",
@@ -113,12 +234,138 @@ fn run_all(test: &str, cluster: &Cluster, cases: &[Case<'_>]) {
             failed.push(format!("{prog} {scenario} {env:?}:\n{}", r.dump()));
         }
     }
-    assert!(
-        failed.is_empty(),
-        "{test}: {} case(s) failed:\n{}",
-        failed.len(),
-        failed.join("\n\n")
+    failed
+}
+
+/// `rma_tests bad_input` on 2 nodes x 2 PEs with every error logged: the scenario must pass
+/// (nothing written on either side, `tests/c/peer_util.h` reads the other node with a get) and
+/// every PE must log the same refusals in the same order. Each PE makes the same calls, aimed at
+/// its right (puts) and left (gets) neighbour: PE 0 puts to a PE on its node and gets from one on
+/// the other node, PE 1 the opposite, so a refusal worded differently, missing or added for a PE
+/// on another node shows up as a difference (digits and addresses aside). `None` when all held.
+fn bad_input_across_nodes(test: &str, c: &Cluster) -> Option<String> {
+    if !selected("rma_tests", "bad_input") {
+        return None;
+    }
+    let r = c.run_with(
+        &["--tag-output"],
+        "rma_tests",
+        "bad_input",
+        2,
+        &[("SHMEM_LOG_TO_STDOUT", "1")],
     );
+    eprintln!(
+        "{test}: rma_tests bad_input (2 per node, errors compared): exit {:?} in {:.1?}",
+        r.status.code(),
+        r.elapsed
+    );
+    if !r.status.success() {
+        return Some(format!("rma_tests bad_input:\n{}", r.dump()));
+    }
+    // the message of each error line, numbers and addresses blanked
+    let refusals = |pe: usize| -> Vec<String> {
+        let tag = format!("[pe {pe}] ");
+        r.stdout
+            .lines()
+            .filter_map(|l| l.strip_prefix(&tag))
+            .filter(|l| l.contains(" error "))
+            .filter_map(|l| l.split_once("] [PE ").map(|(_, m)| m))
+            .map(|m| {
+                let m = m.split_once("] ").map_or(m, |(_, rest)| rest);
+                let mut out = String::new();
+                let mut hex = false;
+                for ch in m.chars() {
+                    if ch == 'x' && out.ends_with('#') {
+                        hex = true;
+                    } else if ch.is_ascii_digit() || (hex && ch.is_ascii_hexdigit()) {
+                        if !out.ends_with('#') {
+                            out.push('#');
+                        }
+                    } else {
+                        hex = false;
+                        out.push(ch);
+                    }
+                }
+                out
+            })
+            .collect()
+    };
+    let first = refusals(0);
+    if first.len() < 50 {
+        return Some(format!(
+            "rma_tests bad_input: PE 0 logged only {} refusals:\n{}",
+            first.len(),
+            r.dump()
+        ));
+    }
+    for pe in 1..4 {
+        let other = refusals(pe);
+        if other != first {
+            let at = first.iter().zip(&other).position(|(a, b)| a != b);
+            return Some(format!(
+                "rma_tests bad_input: PE {pe} logged {} refusals, PE 0 {}; first difference at {at:?}: \
+                 PE 0 {:?}, PE {pe} {:?}",
+                other.len(),
+                first.len(),
+                at.and_then(|i| first.get(i)),
+                at.and_then(|i| other.get(i)),
+            ));
+        }
+    }
+    eprintln!(
+        "{test}: rma_tests bad_input: every PE logged the same {} refusals",
+        first.len()
+    );
+    None
+}
+
+/// `failure_tests global_exit` on 2 nodes x 2 PEs: PE 2 (second node) calls
+/// `aclshmem_global_exit(7)` while the others wait in a barrier; every PE on every node must end,
+/// each logging who called it, and the launcher must exit with 7. `None` when all that held.
+fn global_exit_across_nodes(test: &str, c: &Cluster) -> Option<String> {
+    if !selected("failure_tests", "global_exit") {
+        return None;
+    }
+    let r = c.run_with(
+        &["--tag-output"],
+        "failure_tests",
+        "global_exit",
+        2,
+        &[("FT_PE", "2"), ("FT_STATUS", "7")],
+    );
+    eprintln!(
+        "{test}: failure_tests global_exit (2 per node): exit {:?} in {:.1?}",
+        r.status.code(),
+        r.elapsed
+    );
+    let mut wrong = Vec::new();
+    if r.status.code() != Some(7) {
+        wrong.push(format!("launcher exit status {:?}, expected 7", r.status.code()));
+    }
+    if !r.failures().is_empty() {
+        wrong.push("FAIL lines".to_string());
+    }
+    for pe in 0..4 {
+        let tag = format!("[pe {pe}] ");
+        let said = r
+            .stdout
+            .lines()
+            .chain(r.stderr.lines())
+            .filter_map(|l| l.strip_prefix(&tag))
+            .any(|l| l.contains("PE 2 called aclshmem_global_exit(7)"));
+        if !said {
+            wrong.push(format!("PE {pe} did not log the global exit"));
+        }
+    }
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    while !c.leftovers().is_empty() && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let left = c.leftovers();
+    if !left.is_empty() {
+        wrong.push(format!("processes left 20 s after the launcher ended: {left:?}"));
+    }
+    (!wrong.is_empty()).then(|| format!("failure_tests global_exit: {}:\n{}", wrong.join("; "), r.dump()))
 }
 
 const NONE: &[(&str, &str)] = &[];
@@ -130,10 +377,27 @@ fn two_nodes() {
     let Some(c) = Cluster::up("two_nodes", 2) else {
         return;
     };
-    run_all(
+    // the unique id of init_modes is handed out through a file (one file system for all nodes);
+    // PE 0 listens for it on its node's link, the way a user picks the interface
+    let uid_dir = common::Scratch::new("multinode-uid");
+    let uid_cycles = format!("uid_cycles {}", uid_dir.path().display());
+    let multi_instance = format!("multi_instance {}", uid_dir.path().display());
+    let ports = common::free_port_range();
+    let range = format!("{ports}:{}", ports + 3);
+    let uid_env: &[(&str, &str)] = &[("SHMEM_UID_SOCK_IFNAME", "eth0:inet4")];
+    let mi_env: &[(&str, &str)] = &[("SHMEM_INSTANCE_PORT_RANGE", &range)];
+    let mut failed = run_cases(
         "two_nodes",
         &c,
         &[
+            // bad input aimed at a PE on this node and at one on the other node (the right
+            // neighbour of PE 1 and PE 3): nothing written on either side, same returns
+            // (rma_tests bad_input: in bad_input_across_nodes, which compares the logged errors)
+            ("sync_tests", "edge_cases", 2, NONE),
+            // 20 init/finalize cycles: unique id handed out by the program, DEFAULT mode
+            ("init_modes", &uid_cycles, 2, uid_env),
+            // two instances side by side, each with its own UCX context and worker
+            ("init_modes", &multi_instance, 2, mi_env),
             ("rma_tests", "typed", 2, NONE),
             ("rma_tests", "sized", 2, NONE),
             ("rma_tests", "strided", 2, NONE),
@@ -168,6 +432,9 @@ fn two_nodes() {
             ),
         ],
     );
+    failed.extend(bad_input_across_nodes("two_nodes", &c));
+    failed.extend(global_exit_across_nodes("two_nodes", &c));
+    assert_none_failed("two_nodes", failed);
 }
 
 /// 4 nodes x 1 PE: every peer through UCX.
@@ -183,6 +450,9 @@ fn four_nodes_one_pe_each() {
         &[
             ("rma_tests", "typed", 1, NONE),
             ("rma_tests", "strided", 1, NONE),
+            // bad input where both neighbours are on other nodes
+            ("rma_tests", "bad_input", 1, NONE),
+            ("sync_tests", "edge_cases", 1, NONE),
             ("sync_tests", "atomics", 1, NONE),
             ("sync_tests", "ring_waits", 1, NONE),
             ("team_tests", "collectives", 1, NONE),
@@ -245,7 +515,7 @@ fn lost_node(test: &str, loss: Loss) {
     let env = [
         ("UCX_TLS", "tcp"),
         ("ACLSHMEM_HEARTBEAT_TIMEOUT", "3s"),
-        ("ACLSHMEM_VC_BRIDGE", "acltbr0"),
+        bridge_env(),
         // one PE per node: aclshmem_ptr of every other PE must be NULL (quiet_waits checks)
         ("PE_TESTS_REMOTE_PEERS", "1"),
     ];
@@ -301,26 +571,7 @@ fn lost_node(test: &str, loss: Loss) {
         "{test}: no message names PE 1:\n--- stdout:\n{stdout}\n--- stderr:\n{stderr}"
     );
     // no PE of the job stays behind on any node (the link-down node's PE included)
-    let deadline = std::time::Instant::now() + Duration::from_secs(20);
-    loop {
-        let left: Vec<String> = c
-            .nodes
-            .iter()
-            .filter_map(|n| {
-                let o = Command::new("ip").args(["netns", "pids", n]).output().ok()?;
-                let p = String::from_utf8_lossy(&o.stdout).trim().to_string();
-                (!p.is_empty()).then(|| format!("{n}: {p}"))
-            })
-            .collect();
-        if left.is_empty() {
-            break;
-        }
-        assert!(
-            std::time::Instant::now() < deadline,
-            "{test}: processes left 20 s after the launcher ended: {left:?}"
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    c.assert_no_leftovers(test, Duration::from_secs(20));
 }
 
 #[test]
@@ -359,7 +610,7 @@ fn ucx_wait_limit_reports_an_unreachable_node() {
         ("UCX_TLS", "tcp"),
         ("ACLSHMEM_HEARTBEAT_TIMEOUT", "0"),
         ("ACLSHMEM_UCX_TIMEOUT", "3s"),
-        ("ACLSHMEM_VC_BRIDGE", "acltbr0"),
+        bridge_env(),
     ];
     let mut job = common::Background::start(4, &args, &env, Duration::from_secs(30));
     let seen = job.wait_line(Duration::from_secs(25), |l| l.starts_with("JOB_ID "));
@@ -414,17 +665,18 @@ fn mpirun_across_nodes() {
         .expect("mpicc.openmpi (install openmpi-bin libopenmpi-dev)");
     assert!(st.success(), "mpicc.openmpi failed");
     let rsh = format!("bash {} rsh", c.script.display());
+    let subnet = format!("{}.0/24", names().net);
     let out = Command::new("timeout")
         .arg("180")
         .arg("mpirun.openmpi")
         .args(["--allow-run-as-root", "--mca", "osc", "^rdma", "-np", "2"])
         .args(["--host", &c.nodes.join(",")])
         .args(["--mca", "plm_rsh_agent", &rsh])
-        .args(["--mca", "oob_tcp_if_include", "10.78.0.0/24"])
-        .args(["--mca", "btl_tcp_if_include", "10.78.0.0/24"])
+        .args(["--mca", "oob_tcp_if_include", &subnet])
+        .args(["--mca", "btl_tcp_if_include", &subnet])
         .args(["-x", "UCX_TLS=tcp", "-x", "SHMEM_LOG_TO_STDOUT=1"])
         .arg(&exe)
-        .env("ACLSHMEM_VC_BRIDGE", "acltbr0")
+        .env("ACLSHMEM_VC_BRIDGE", &names().bridge)
         .output()
         .expect("mpirun.openmpi");
     let text = format!(
@@ -459,9 +711,10 @@ fn torchrun_variables_across_nodes() {
     for (rank, node) in c.nodes.iter().enumerate() {
         let line = format!(
             "exec env -u ACLSHMEM_MY_PE -u ACLSHMEM_N_PES -u ACLSHMEM_IP_PORT -u ACLSHMEM_JOB_TOKEN \
-             RANK={rank} WORLD_SIZE=2 LOCAL_RANK=0 LOCAL_WORLD_SIZE=1 MASTER_ADDR=10.78.0.1 \
+             RANK={rank} WORLD_SIZE=2 LOCAL_RANK=0 LOCAL_WORLD_SIZE=1 MASTER_ADDR={}.1 \
              MASTER_PORT={port} ACLSHMEM_JOB_SECRET_DIR={} UCX_TLS=tcp SHMEM_LOG_TO_STDOUT=1 \
              ACLSHMEM_LOCAL_MEM_SIZE=16M timeout 120 {} atomics",
+            names().net,
             secrets.path().join("s").display(),
             exe.display()
         );
@@ -470,7 +723,7 @@ fn torchrun_variables_across_nodes() {
             .arg("rsh")
             .arg(node)
             .arg(line)
-            .env("ACLSHMEM_VC_BRIDGE", "acltbr0")
+            .env("ACLSHMEM_VC_BRIDGE", &names().bridge)
             // files, not pipes: a PE must never block on output nobody reads yet
             .stdout(std::fs::File::create(secrets.path().join(format!("out.{rank}"))).expect("output file"))
             .stderr(std::fs::File::create(secrets.path().join(format!("err.{rank}"))).expect("output file"))
@@ -528,7 +781,7 @@ fn openshmem_team_shared_per_node() {
         .arg(format!("bash {} rsh", c.script.display()))
         .arg(&exe)
         .env("UCX_TLS", "tcp")
-        .env("ACLSHMEM_VC_BRIDGE", "acltbr0")
+        .env("ACLSHMEM_VC_BRIDGE", &names().bridge)
         .output()
         .expect("run oshrun");
     let stdout = String::from_utf8_lossy(&out.stdout);

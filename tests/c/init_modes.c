@@ -1,5 +1,7 @@
-/* Init modes other than DEFAULT-with-ip_port (spec 8.1, 9.1), driven by tests/init_modes.rs.
- * argv[1] = scenario, argv[2] = scratch directory for the unique-id file. */
+/* Init modes other than DEFAULT-with-ip_port (spec 8.1, 9.1), driven by tests/init_modes.rs and,
+ * across nodes (uid_cycles, multi_instance), by tests/multinode.rs.
+ * argv[1] = scenario, argv[2] = scratch directory for the unique-id file (on a file system every
+ * node sees). */
 #define _DEFAULT_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,10 +33,17 @@ static int share_uid(const char *dir, const char *tag, aclshmemx_uniqueid_t *uid
     return ok ? 0 : -1;
 }
 
+/* Each PE writes to its right neighbour: a store through aclshmem_ptr when the neighbour's heap is
+ * mapped here (same node), else aclshmem_int_p (another node: UCX). */
 static int ring(void) {
     int *x = (int *)aclshmem_malloc(sizeof(int));
     if (!x) return -1;
-    *(int *)aclshmem_ptr(x, (me + 1) % n) = me + 1000;
+    int *r = (int *)aclshmem_ptr(x, (me + 1) % n);
+    if (r != NULL) {
+        *r = me + 1000;
+    } else {
+        aclshmem_int32_p(x, me + 1000, (me + 1) % n);
+    }
     aclshmem_barrier_all();
     int ok = *x == (me + n - 1) % n + 1000;
     aclshmem_free(x);
@@ -107,7 +116,8 @@ int main(int argc, char **argv) {
         CHECK(ring() == 0);
         CHECK(aclshmem_finalize() == 0);
     } else if (strcmp(scenario, "multi_instance") == 0) {
-        /* instance 0 from the launcher's ip_port; instance 1 on SHMEM_INSTANCE_PORT_RANGE start + 1 */
+        /* instance 0 from the launcher's ip_port; instance 1 on SHMEM_INSTANCE_PORT_RANGE start + 1 of
+         * the same host (PE 0's node) */
         aclshmemx_init_attr_t a0 = ACLSHMEMX_INIT_ATTR_INITIALIZER, a1 = ACLSHMEMX_INIT_ATTR_INITIALIZER;
         CHECK(aclshmemx_set_attr_from_env(&a0) == 0);
         CHECK(aclshmemx_init_attr(ACLSHMEMX_INIT_WITH_DEFAULT, &a0) == 0);
@@ -115,46 +125,53 @@ int main(int argc, char **argv) {
         CHECK(x0 != NULL);
         a1 = a0;
         a1.instance_id = 1;
-        strcpy(a1.ip_port, "tcp://127.0.0.1:0");
+        char host[sizeof a0.ip_port], port0[sizeof a0.ip_port + 8];
+        strcpy(host, a0.ip_port);
+        char *colon = strrchr(host, ':');
+        CHECK(colon != NULL && colon > host + 6);
+        *colon = 0; /* tcp://HOST */
+        snprintf(port0, sizeof port0, "%s:0", host);
+        CHECK(strlen(port0) < sizeof a1.ip_port);
+        strcpy(a1.ip_port, port0);
         CHECK(aclshmemx_init_attr(ACLSHMEMX_INIT_WITH_DEFAULT, &a1) == 0);
         const char *range = getenv("SHMEM_INSTANCE_PORT_RANGE");
-        char expect[64];
-        snprintf(expect, sizeof expect, "tcp://127.0.0.1:%d", atoi(range) + 1);
+        char expect[sizeof a0.ip_port + 16];
+        snprintf(expect, sizeof expect, "%s:%d", host, atoi(range) + 1);
         CHECK(strcmp(a1.ip_port, expect) == 0); /* rewritten in place */
         CHECK(aclshmemx_instance_ctx_get()->id == 1);
         CHECK(aclshmemx_init_status() == ACLSHMEM_STATUS_IS_INITIALIZED);
         int *x1 = (int *)aclshmem_malloc(sizeof(int));
-        CHECK(x1 != NULL && aclshmem_ptr(x0, 0) == NULL); /* instance 0's heap is not instance 1's */
+        CHECK(x1 != NULL && aclshmem_ptr(x0, me) == NULL); /* instance 0's heap is not instance 1's */
         CHECK(ring() == 0);
         aclshmem_team_t t;
         CHECK(aclshmem_team_split_strided(ACLSHMEM_TEAM_WORLD, 0, 1, n, &t) == ACLSHMEM_NOT_SUPPORTED);
         CHECK(aclshmem_team_my_pe(ACLSHMEM_TEAM_WORLD) == ACLSHMEM_NOT_SUPPORTED);
         /* switch back and forth */
         CHECK(aclshmemx_instance_ctx_set(0) == 0);
-        CHECK(aclshmemx_instance_ctx_get()->id == 0 && aclshmem_ptr(x0, 0) != NULL && aclshmem_ptr(x1, 0) == NULL);
+        CHECK(aclshmemx_instance_ctx_get()->id == 0 && aclshmem_ptr(x0, me) != NULL && aclshmem_ptr(x1, me) == NULL);
         CHECK(ring() == 0);
         CHECK(aclshmem_team_my_pe(ACLSHMEM_TEAM_WORLD) == me);
-        CHECK(aclshmemx_instance_ctx_set(1) == 0 && aclshmem_ptr(x1, 0) != NULL);
+        CHECK(aclshmemx_instance_ctx_set(1) == 0 && aclshmem_ptr(x1, me) != NULL);
         CHECK(aclshmemx_instance_ctx_set(9) == ACLSHMEM_INNER_ERROR);
         /* bad multi-instance attributes */
         aclshmemx_init_attr_t a2 = a0;
         a2.instance_id = 2;
         CHECK(aclshmemx_init_attr(ACLSHMEMX_INIT_WITH_DEFAULT, &a2) == ACLSHMEM_INVALID_VALUE); /* port not 0 */
-        strcpy(a2.ip_port, "tcp://127.0.0.1:0");
+        strcpy(a2.ip_port, port0);
         a2.instance_id = 1000;
         CHECK(aclshmemx_init_attr(ACLSHMEMX_INIT_WITH_DEFAULT, &a2) == ACLSHMEM_INVALID_VALUE); /* beyond the range */
         a2.instance_id = 2;
         a2.ip_port[0] = 0;
         CHECK(aclshmemx_init_attr(ACLSHMEMX_INIT_WITH_DEFAULT, &a2) == ACLSHMEM_INVALID_VALUE); /* empty ip_port */
         CHECK(aclshmemx_instance_ctx_get()->id == 1); /* failed inits leave the current instance */
-        strcpy(a1.ip_port, "tcp://127.0.0.1:0");
+        strcpy(a1.ip_port, port0);
         CHECK(aclshmemx_init_attr(ACLSHMEMX_INIT_WITH_DEFAULT, &a1) == ACLSHMEM_INNER_ERROR); /* initialised */
         CHECK(aclshmemx_finalize(7) == ACLSHMEM_INNER_ERROR);
         /* finalize instance 1 from instance 0: instance 0 is current and intact afterwards */
         CHECK(aclshmemx_instance_ctx_set(0) == 0);
         CHECK(aclshmemx_finalize(1) == 0);
         CHECK(aclshmemx_instance_ctx_get()->id == 0);
-        CHECK(ring() == 0 && aclshmem_ptr(x0, 0) != NULL);
+        CHECK(ring() == 0 && aclshmem_ptr(x0, me) != NULL);
         aclshmem_free(x0);
         CHECK(aclshmem_finalize() == 0);
     } else {

@@ -82,6 +82,8 @@ static void soft_fail(const char *fmt, ...)
         }                      \
     } while (0)
 
+#include "peer_util.h"
+
 #define CHECK_RC(call, expected)                                                                  \
     do {                                                                                          \
         int rc_ = (call);                                                                         \
@@ -753,6 +755,7 @@ static void scenario_heaps(void)
 
 static unsigned char *g_bad_sym;  /* symmetric block that bad puts aim at */
 static unsigned char *g_bad_tail; /* the last BAD_TAIL bytes of the device heap */
+static int g_right_local;         /* the right neighbour runs on this node */
 
 static void arm(void)
 {
@@ -761,20 +764,22 @@ static void arm(void)
     aclshmem_barrier_all();
 }
 
-/* After a barrier: the own copies and the right neighbour's (through aclshmem_ptr) of the block and
- * of the heap's tail still hold the canary. */
+/* After a barrier: the own copies and the right neighbour's of the block and of the heap's tail
+ * still hold the canary. The right neighbour's copy is read through aclshmem_ptr on this node and
+ * with aclshmem_getmem when it runs on another node (tests/c/peer_util.h). */
 static void verify_untouched(const char *label)
 {
     g_ctx = label;
     aclshmem_barrier_all();
     check_canary(g_bad_sym, BAD_SYM, "own symmetric block");
     check_canary(g_bad_tail, BAD_TAIL, "own last bytes of the heap");
-    unsigned char *r = aclshmem_ptr(g_bad_sym, g_right);
-    CHECK(r != NULL, "aclshmem_ptr of the block on the right neighbour is NULL");
-    check_canary(r, BAD_SYM, "right neighbour's symmetric block");
-    r = aclshmem_ptr(g_bad_tail, g_right);
-    CHECK(r != NULL, "aclshmem_ptr of the heap tail on the right neighbour is NULL");
-    check_canary(r, BAD_TAIL, "right neighbour's last bytes of the heap");
+    unsigned char seen[BAD_SYM];
+    unsigned char *r = peer_map(g_bad_sym, g_right, g_right_local);
+    peer_read(seen, g_bad_sym, r, BAD_SYM, g_right);
+    check_canary(seen, BAD_SYM, "right neighbour's symmetric block");
+    r = peer_map(g_bad_tail, g_right, g_right_local);
+    peer_read(seen, g_bad_tail, r, BAD_TAIL, g_right);
+    check_canary(seen, BAD_TAIL, "right neighbour's last bytes of the heap");
     aclshmem_barrier_all();
     g_ctx = "";
 }
@@ -829,9 +834,14 @@ static void scenario_bad_input(void)
     CHECK(ACLSHMEM_EXTRA_SIZE == 6 * MIB, "ACLSHMEM_EXTRA_SIZE is %zu, expected 6 MiB", (size_t)ACLSHMEM_EXTRA_SIZE);
     unsigned char *base = aclshmemx_get_heap_base(DEVICE_SIDE);
     CHECK(base != NULL, "aclshmemx_get_heap_base(DEVICE_SIDE) is NULL");
-    /* the heap is exactly heap_size bytes: its last byte translates, the byte after it does not */
-    CHECK(aclshmem_ptr(base + heap_size - 1, g_right) != NULL, "aclshmem_ptr of the heap's last byte is NULL");
-    CHECK(aclshmem_ptr(base + heap_size, g_right) == NULL, "aclshmem_ptr of the byte after the heap is not NULL");
+    /* the heap is exactly heap_size bytes: its last byte translates, the byte after it does not
+     * (on this PE; on the right neighbour too when it runs on this node, else both are NULL) */
+    g_right_local = peer_same_node(g_right);
+    CHECK(aclshmem_ptr(base + heap_size - 1, g_me) != NULL, "aclshmem_ptr of the heap's last byte is NULL");
+    CHECK(aclshmem_ptr(base + heap_size, g_me) == NULL, "aclshmem_ptr of the byte after the heap is not NULL");
+    (void)peer_map(base + heap_size - 1, g_right, g_right_local);
+    CHECK(aclshmem_ptr(base + heap_size, g_right) == NULL,
+          "aclshmem_ptr of the byte after the heap on the right neighbour is not NULL");
     g_bad_sym = sym_alloc(BAD_SYM);
     g_bad_tail = base + heap_size - BAD_TAIL;
     unsigned char *end8 = base + heap_size - 8;

@@ -19,6 +19,7 @@
 
 #include <shmem.h>
 #include "test_util.h"
+#include "peer_util.h"
 
 static int g_npes = -1;
 static size_t g_heap_size; /* local_mem_size + ACLSHMEM_EXTRA_SIZE */
@@ -698,11 +699,17 @@ static void edge_put_signal(void)
     int32_t local_sig[2] = {0, 0};
     memset(src, 0xab, sizeof src);
     memset(local_dst, 0, sizeof local_dst);
-    uint8_t *rdst = aclshmem_ptr(dst, tgt);
-    int32_t *rsig = aclshmem_ptr(sig, tgt);
-    CHECK(rdst != NULL && rsig != NULL, "aclshmem_ptr of pe %d returned NULL", tgt);
-    volatile uint8_t *vrdst = rdst;
-    volatile int32_t *vrsig = rsig;
+    /* the target's copies: mapped on this node, read with a get when it runs on another node */
+    const int tgt_local = peer_same_node(tgt);
+    uint8_t *rdst = peer_map(dst, tgt, tgt_local);
+    int32_t *rsig = peer_map(sig, tgt, tgt_local);
+    uint8_t vrdst[2 * PS_BYTES];
+    int32_t vrsig[4];
+#define PEEK_TARGET()                                                 \
+    do {                                                              \
+        peer_read(vrdst, dst, rdst, sizeof vrdst, tgt);               \
+        peer_read(vrsig, sig, rsig, sizeof vrsig, tgt);               \
+    } while (0)
     void *misaligned1 = (void *)((uintptr_t)sig + 1);
     void *misaligned2 = (void *)((uintptr_t)sig + 2);
     aclshmem_barrier_all();
@@ -728,6 +735,7 @@ static void edge_put_signal(void)
             }
             put_signal_fam(f, d, src, PS_BYTES, s, 5, op, pe);
             /* my own calls are the only writers of the target's buffers */
+            PEEK_TARGET();
             for (int j = 0; j < 2 * PS_BYTES; j++) {
                 CHECK(vrdst[j] == 0, "%s with %s wrote data: byte %d of pe %d is 0x%02x", g_fam_names[f], bad_names[b],
                       j, tgt, vrdst[j]);
@@ -750,14 +758,13 @@ static void edge_put_signal(void)
     CHECK(base != NULL && dst >= base && dst + PS_BYTES <= base + g_heap_size,
           "dst %p outside the device heap [%p, +%zu)", (void *)dst, (void *)base, g_heap_size);
     uint8_t *end = base + g_heap_size;
-    volatile uint8_t *rtail = aclshmem_ptr(end - 32, tgt);
-    CHECK(rtail != NULL, "aclshmem_ptr(heap end - 32, %d) is NULL", tgt);
+    uint8_t *rtail_map = peer_map(end - 32, tgt, tgt_local);
+    uint8_t rtail[32];
     for (int f = 0; f < NFAM; f++) {
         uint8_t before[32];
-        for (int j = 0; j < 32; j++) {
-            before[j] = rtail[j];
-        }
+        peer_read(before, end - 32, rtail_map, 32, tgt);
         put_signal_fam(f, end - 32, src, PS_BYTES, sig, 5, ACLSHMEM_SIGNAL_SET, tgt);
+        peer_read(rtail, end - 32, rtail_map, 32, tgt);
         for (int j = 0; j < 32; j++) {
             CHECK(rtail[j] == before[j], "%s with dst straddling the heap end wrote byte %d before the end",
                   g_fam_names[f], j);
@@ -765,6 +772,8 @@ static void edge_put_signal(void)
         put_signal_fam(f, dst, src, PS_BYTES, end, 5, ACLSHMEM_SIGNAL_SET, tgt);
         put_signal_fam(f, dst, src, PS_BYTES, end - 2, 5, ACLSHMEM_SIGNAL_ADD, tgt);
         put_signal_fam(f, dst, src, PS_BYTES, end - 4, 5, 9, tgt); /* last word of the heap, bad sig_op */
+        PEEK_TARGET();
+        peer_read(rtail, end - 32, rtail_map, 32, tgt);
         for (int j = 0; j < 4; j++) {
             CHECK(vrsig[j] == 0, "%s with dst straddling the heap end wrote the signal", g_fam_names[f]);
         }
@@ -792,6 +801,7 @@ static void edge_put_signal(void)
             src[j] = (uint8_t)(f * 3 + j + 1);
         }
         put_signal_fam(f, dst, src, PS_BYTES, sig, 1000 + f, ACLSHMEM_SIGNAL_SET, tgt);
+        PEEK_TARGET();
         CHECK(vrsig[0] == 1000 + f, "%s SET: signal %d, expected %d", g_fam_names[f], vrsig[0], 1000 + f);
         for (int j = 0; j < PS_BYTES; j++) {
             CHECK(vrdst[j] == src[j], "%s: byte %d is 0x%02x, expected 0x%02x", g_fam_names[f], j, vrdst[j], src[j]);
@@ -800,6 +810,7 @@ static void edge_put_signal(void)
             CHECK(vrdst[j] == 0, "%s of %d bytes wrote byte %d", g_fam_names[f], PS_BYTES, j);
         }
         put_signal_fam(f, dst, src, PS_BYTES, sig, -3, ACLSHMEM_SIGNAL_ADD, tgt);
+        PEEK_TARGET();
         CHECK(vrsig[0] == 997 + f, "%s ADD -3: signal %d, expected %d", g_fam_names[f], vrsig[0], 997 + f);
         CHECK(vrsig[1] == 0, "%s touched the word after the signal", g_fam_names[f]);
     }
@@ -807,8 +818,10 @@ static void edge_put_signal(void)
     /* a rejected call after a successful one leaves everything as it was */
     memset(src, 0x5c, sizeof src);
     put_signal_fam(32, dst, src, PS_BYTES, sig, 1, 7, tgt);
+    PEEK_TARGET();
     CHECK(vrsig[0] == 997 + NFAM - 1, "rejected putmem_signal changed the signal to %d", vrsig[0]);
     CHECK(vrdst[0] == (uint8_t)((NFAM - 1) * 3 + 1), "rejected putmem_signal changed the data");
+#undef PEEK_TARGET
     aclshmem_barrier_all();
     aclshmem_free(sig);
     aclshmem_free(dst);

@@ -136,6 +136,7 @@ pub fn compile_c(name: &str) -> PathBuf {
         mtime(&src),
         mtime(&header),
         mtime(&root.join("tests/c/test_util.h")),
+        mtime(&root.join("tests/c/peer_util.h")),
     ]
     .into_iter()
     .flatten()
