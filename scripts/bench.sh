@@ -75,7 +75,9 @@ command -v "$CC" >/dev/null || { log "no C compiler ($CC)"; exit 1; }
 
 # ---------------------------------------------------------------- build
 log "cargo build --release"
-cargo build --release --quiet --workspace
+# the same two commands as CMake and scripts/test-all.sh (same feature resolution: no rebuild)
+cargo build --release --quiet -p aclshmem
+cargo build --release --quiet -p aclshmrun -p ascendcl
 # A private copy of the library and launcher: a concurrent cargo build in this tree must not swap
 # the library under a running benchmark.
 LIBDIR=$OUT/lib
