@@ -252,6 +252,9 @@ pub(super) fn broadcast(
             contribution = FAILED_CALL;
         }
     }
+    // drive the transports once per call: incoming credits and data move along, and the
+    // progress thread sees this PE driving its worker (it parks instead of contending for it)
+    routes.progress();
     // the chain of roots named, and the credits
     let chain = own(inst, t, CHAIN);
     let c = chain
