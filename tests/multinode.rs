@@ -409,6 +409,9 @@ fn two_nodes() {
             ("sync_tests", "wait_families", 1, NONE),
             ("team_tests", "splits", 4, NONE),
             ("team_tests", "collectives", 2, NONE),
+            // the eager broadcast (one member per node: 2-PE team splits inside the program)
+            ("bcast_tests", "back_to_back", 1, NONE),
+            ("bcast_tests", "asymmetric", 1, NONE),
             (
                 "team_tests",
                 "collectives",
@@ -456,6 +459,8 @@ fn four_nodes_one_pe_each() {
             ("sync_tests", "atomics", 1, NONE),
             ("sync_tests", "ring_waits", 1, NONE),
             ("team_tests", "collectives", 1, NONE),
+            ("bcast_tests", "back_to_back", 1, NONE),
+            ("bcast_tests", "asymmetric", 1, NONE),
             ("pe_tests", "barrier", 1, NONE),
             ("pe_tests", "init_finalize", 1, NONE),
             ("stream_tests", "ring", 1, NONE),

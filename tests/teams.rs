@@ -203,3 +203,18 @@ fn bad_algo_alltoall_1pe() {
 fn bad_algo_reduce_2pes_staggered() {
     bad_algo("ACLSHMEM_REDUCE_ALGO", 2, &["stagger"]);
 }
+
+/// Back-to-back broadcasts of every root and size around the barrier-free limits, with reductions
+/// between them and teams created and destroyed over one slot (`tests/c/bcast_tests.c`; across
+/// nodes, the eager path, in `tests/multinode.rs`).
+#[test]
+fn broadcast_back_to_back_4pes() {
+    let prog = common::compile_c("bcast_tests");
+    run_pes(
+        4,
+        &[prog.into_os_string(), "back_to_back".into()],
+        &[],
+        JOB_TIMEOUT,
+    )
+    .assert_ok("back_to_back");
+}

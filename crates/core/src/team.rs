@@ -115,6 +115,7 @@ fn install(inst: &Instance, parent: &Team, shape: Shape, slot: usize) -> Option<
     inst.teams().install(team);
     sync::reset(inst, slot);
     crate::collectives::small::reset(inst, slot);
+    crate::collectives::eager_reset(inst, slot);
     Some(slot)
 }
 
@@ -222,6 +223,11 @@ pub fn destroy(inst: &Instance, handle: i32) -> Result<()> {
         teams.get(handle)?
     };
     crate::collectives::small::drain(inst, &t)?;
+    if inst.hierarchical() {
+        // this PE's eager-broadcast pushes and credits land before it takes part in a later team
+        // on the slot
+        inst.routes().quiet()?;
+    }
     inst.teams().destroy(handle)
 }
 

@@ -219,7 +219,7 @@ pub(super) fn broadcast(
 
 /// Waits until `done`, driving the transports' progress; fails when the call is marked failed
 /// (`failed`) or past `ACLSHMEM_COLLECTIVE_TIMEOUT`.
-fn wait_for(
+pub(super) fn wait_for(
     inst: &Instance,
     done: impl Fn() -> bool,
     failed: &impl Fn() -> bool,

@@ -22,11 +22,17 @@
 //!
 //! `unsafe` here reads and writes peers' heap copies through addresses checked against the heap.
 
+mod eager;
 mod hier;
 mod reduce;
 pub(crate) mod small;
 
 pub use reduce::{Element, Op};
+
+/// A new team in `slot`: clears this PE's eager-broadcast state (see [`eager`]).
+pub(crate) fn eager_reset(inst: &Instance, slot: usize) {
+    eager::reset(inst, slot);
+}
 
 pub use crate::algos::{Algos, DIRECT_LIMIT, Move, ReduceAlgo};
 use crate::error::{Error, Result};
@@ -209,6 +215,11 @@ fn broadcast_impl(
         // across nodes: shared memory inside each node, one leader per node over the transports
         // (with one member per node and large data, measured slower than the flat path below)
         let g = sync::groups(inst, t);
+        if eager::fits(t, &g, len) {
+            // one member per node, small data: the root pushes and returns (no barrier)
+            small::next_seq(inst, t);
+            return eager::broadcast(inst, t, d, s, len, root as usize, root_dest);
+        }
         if len <= hier::PULL_ABOVE || t.size > g.leaders.len() {
             let seq = small::next_seq(inst, t);
             return hier::broadcast(inst, t, &g, d, s, len, root as usize, root_dest, seq);

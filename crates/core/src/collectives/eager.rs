@@ -1,0 +1,301 @@
+//! Eager broadcast of small data across nodes: the root pushes the data into every other
+//! member's internal buffer and returns, without waiting for anybody (unless its ring is full).
+//!
+//! Used by the hierarchical broadcast ([`super::hier`]) for teams whose members are all on
+//! different nodes (every member is its node's leader), up to [`EAGER_MAX`] bytes and up to
+//! [`MAX_MEMBERS`] members. It lives in the slot's small-collective area, which the barrier-free
+//! path of [`super::small`] uses only when every PE is mapped (never in a hierarchical job).
+//!
+//! Layout of a member's copy (offsets from `SMALL_OFFSET`):
+//! * `COUNT`: this member's number of eager calls on the team (own; the call number `e`);
+//! * `CHAIN`: a running hash of the roots this member named (own, see below);
+//! * `CREDIT[j]`: the last call member j finished and its chain then (written by j);
+//! * `HIST[4]`: this member's chain at its last four credit points (own);
+//! * `VIEW[16]`: the record (call, root) of this member's last 16 calls (own; read remotely by a
+//!   member whose wait for data lasts);
+//! * `NET[depth][members]`: entries of 8 + [`EAGER_MAX`] bytes, entry (e % depth, r) written by
+//!   root r of call e: the data, then (after a fence) the word `net_word(e, r)`.
+//!
+//! Protocol of call e with root r: every member stores its record in `VIEW`. The root, for each
+//! other member j, waits until j's credit says it finished call e - depth (so j has consumed
+//! entry (e % depth, r) of any earlier use), then puts the data and the word. Every other member
+//! waits for the word, copies, clears it. Every member, after each call that is a multiple of
+//! `h` = depth / 2, puts its credit (call and chain) into every other member's `CREDIT`: with
+//! h <= depth, the credit a root waits for is sent at a call before e, so no wait forms a cycle.
+//!
+//! Asymmetric calls (members naming different roots):
+//! * a member waiting for data from root r reads r's record of the call once its wait lasted
+//!   `COMPARE_AFTER` (a round trip, only on that slow path): r named another root, so the data
+//!   will never come: `ACLSHMEM_INVALID_PARAM` naming both PEs;
+//! * a member that believed itself the root, or members whose roots pushed to them in the same
+//!   call, do not wait, so they learn later: the chain hashes every call's root (or a mark for a
+//!   call this member failed), and every member compares each credit it receives with its own
+//!   chain at that call: a difference fails the call being made (after doing its part, so nobody
+//!   is left waiting) with `ACLSHMEM_INVALID_PARAM` naming the other PE. The chains stay
+//!   different, so every later eager broadcast on the team fails too (as after a timed-out
+//!   barrier); calls that all members failed directly leave the chains equal.
+//!
+//! Slot reuse: `reset` clears the area when a team is installed; entries are consumed within the
+//! receiver's call (cleared), and a word names its call and root, so an entry left by an
+//! asymmetric call never passes for a later call. A member quiets when it destroys a team, so
+//! its credits and pushes have landed before it takes part in a later team.
+//!
+//! `unsafe`: the words and entries are raw addresses in the mapped heaps (bounds fixed here).
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use super::Sym;
+use crate::error::{Error, Result};
+use crate::instance::Instance;
+use crate::sync::{self, Groups};
+use crate::team_table::{SMALL_BYTES, SMALL_OFFSET, Team};
+use crate::transport::AmoOp;
+
+/// Largest payload of an eager broadcast.
+pub(super) const EAGER_MAX: usize = 64;
+/// Most members of a team that uses the eager broadcast.
+pub(super) const MAX_MEMBERS: usize = 8;
+
+const COUNT: usize = 0;
+const CHAIN: usize = 8;
+const CREDIT: usize = 16; // [u64; MAX_MEMBERS]
+const HIST: usize = CREDIT + 8 * MAX_MEMBERS; // [u64; 4]
+const VIEWS: usize = 16;
+const VIEW: usize = HIST + 32; // [u64; VIEWS]
+const NET: usize = VIEW + 8 * VIEWS;
+const ENTRY: usize = 8 + EAGER_MAX;
+const _: () = assert!(NET + 2 * MAX_MEMBERS * ENTRY <= SMALL_BYTES);
+
+/// How long a member waits for pushed data before it reads the root's record of the call.
+const COMPARE_AFTER: std::time::Duration = std::time::Duration::from_millis(2);
+/// The chain's contribution of a call this member failed itself.
+const FAILED_CALL: u64 = 0xffff;
+
+/// Entries per member: as many as fit, at most VIEWS (a member is never that many calls ahead of
+/// one whose record it reads).
+fn depth(members: usize) -> usize {
+    ((SMALL_BYTES - NET) / (members.max(1) * ENTRY)).min(VIEWS)
+}
+
+/// Whether a broadcast of `len` bytes on `t` (node groups `g`) takes the eager path.
+pub(super) fn fits(t: &Team, g: &Groups, len: usize) -> bool {
+    len > 0
+        && len <= EAGER_MAX
+        && t.size > 1
+        && t.size <= MAX_MEMBERS
+        && g.leaders.len() == t.size
+        && depth(t.size) >= 2
+}
+
+fn own<'a>(inst: &'a Instance, t: &Team, off: usize) -> &'a AtomicU64 {
+    sync::own_word(inst, t.slot, SMALL_OFFSET + off)
+}
+
+fn net_word(e: u64, root: usize) -> u64 {
+    0x4245 << 48 | (root as u64 + 1) << 32 | e as u32 as u64
+}
+
+fn record(e: u64, root: usize) -> u64 {
+    (e as u32 as u64) << 32 | (root as u64 + 1)
+}
+
+/// Whether call `a` is at or after call `b` (32-bit call numbers, wrapping).
+fn at_or_after(a: u32, b: u32) -> bool {
+    (a.wrapping_sub(b) as i32) >= 0
+}
+
+/// A new team in `slot`: clears this PE's copy of the area (before the team's first barrier).
+pub(crate) fn reset(inst: &Instance, slot: usize) {
+    if inst.all_direct() {
+        return;
+    }
+    let base = inst
+        .device()
+        .local_addr(inst.sync_pool() + slot * aclshmem_abi::SYNC_ARRAY_SIZE + SMALL_OFFSET);
+    // SAFETY: this slot's small-collective area in our own heap (SMALL_BYTES bytes); nobody
+    // writes it before the new team's first barrier, which follows.
+    unsafe { std::ptr::write_bytes(base, 0, SMALL_BYTES) };
+    std::sync::atomic::fence(Ordering::SeqCst);
+}
+
+/// The eager broadcast of `len` bytes from member `root` (see the module documentation).
+#[allow(clippy::too_many_arguments)]
+pub(super) fn broadcast(
+    inst: &Instance,
+    t: &Team,
+    d: Sym<'_>,
+    s: Sym<'_>,
+    len: usize,
+    root: usize,
+    root_dest: bool,
+) -> Result<()> {
+    let l = t.size;
+    let depth = depth(l);
+    let h = (depth / 2).max(1) as u64;
+    let me = inst.my_pe();
+    let count = own(inst, t, COUNT);
+    let e = count.load(Ordering::Relaxed) + 1;
+    count.store(e, Ordering::Relaxed);
+    own(inst, t, VIEW + 8 * (e as usize % VIEWS)).store(record(e, root), Ordering::Release);
+    let entry = |r: usize| NET + ((e as usize % depth) * l + r) * ENTRY;
+    let routes = inst.routes();
+    let mut result = Ok(());
+    let mut contribution = root as u64 + 1;
+    if t.my_index == root {
+        let word = net_word(e, root);
+        for j in (0..l).filter(|&j| j != root) {
+            let pe = t.world_pe(j);
+            if e > depth as u64 {
+                let credit = own(inst, t, CREDIT + 8 * j);
+                let need = (e - depth as u64) as u32;
+                let what = || {
+                    format!(
+                        "broadcast on team {}: PE {pe} has not finished call {need} (its buffers are full)",
+                        t.slot
+                    )
+                };
+                // Acquire: j cleared its entry before it sent the credit
+                result = super::hier::wait_for(
+                    inst,
+                    || at_or_after((credit.load(Ordering::Acquire) >> 32) as u32, need),
+                    &|| false,
+                    what,
+                );
+                if result.is_err() {
+                    break;
+                }
+            }
+            let to = match routes.to(pe) {
+                Ok(to) => to,
+                Err(e) => {
+                    result = Err(e);
+                    break;
+                }
+            };
+            // SAFETY: `s` holds `len` <= EAGER_MAX bytes; the destination is entry (e, root) of
+            // the member's area, which it consumed (credit above) and nobody else writes.
+            result = unsafe {
+                to.put(
+                    sync::slot_remote(inst, t.slot, SMALL_OFFSET + entry(root) + 8, pe),
+                    s.mine(),
+                    len,
+                )
+            }
+            .and_then(|_| to.fence())
+            // SAFETY: an 8-byte word on this stack frame, into the same entry.
+            .and_then(|_| unsafe {
+                to.put(
+                    sync::slot_remote(inst, t.slot, SMALL_OFFSET + entry(root), pe),
+                    (&word as *const u64).cast(),
+                    8,
+                )
+            });
+            if result.is_err() {
+                break;
+            }
+        }
+        if root_dest && result.is_ok() {
+            // SAFETY: checked symmetric, non-overlapping buffers of `len` bytes in our own heap.
+            unsafe { super::copy(s.mine(), d.mine(), len) };
+        }
+    } else {
+        let root_pe = t.world_pe(root);
+        let flag = own(inst, t, entry(root));
+        let word = net_word(e, root);
+        let started = std::time::Instant::now();
+        let next_check = std::cell::Cell::new(COMPARE_AFTER);
+        let mismatch = std::cell::Cell::new(None);
+        let differs = || {
+            if started.elapsed() < next_check.get() {
+                return false;
+            }
+            next_check.set(next_check.get() * 2);
+            let at = SMALL_OFFSET + VIEW + 8 * (e as usize % VIEWS);
+            match sync::remote_word(inst, t.slot, at, root_pe, AmoOp::Fetch) {
+                Ok(r) if r >> 32 == e as u32 as u64 && r != record(e, root) => {
+                    let msg = format!(
+                        "asymmetric broadcast on team {} (call {e}): every member must name the same root; \
+                         this PE (PE {me}) named root {root}, PE {root_pe} named root {}",
+                        t.slot,
+                        (r as u32).wrapping_sub(1)
+                    );
+                    eprintln!("aclshmem: [PE {me}] {msg}");
+                    mismatch.set(Some(Error::InvalidParam(msg)));
+                    true
+                }
+                Ok(_) => false,
+                Err(e) => {
+                    mismatch.set(Some(e));
+                    true
+                }
+            }
+        };
+        let what = || {
+            format!(
+                "broadcast on team {}: the data of root {root} (PE {root_pe}) has not arrived",
+                t.slot
+            )
+        };
+        // Acquire: pairs with the root's fence between its data and its word
+        let r = super::hier::wait_for(inst, || flag.load(Ordering::Acquire) == word, &differs, what);
+        result = match mismatch.take() {
+            Some(e) => Err(e),
+            None => r,
+        };
+        if result.is_ok() {
+            let src = sync::slot_addr(inst, t.slot, SMALL_OFFSET + entry(root) + 8, me)?;
+            // SAFETY: our own entry holds the root's `len` bytes (announced by its word) and is
+            // not rewritten before our credit; dest is a checked buffer of `len` bytes.
+            unsafe { super::copy(src, d.mine(), len) };
+            flag.store(0, Ordering::Release);
+        } else {
+            contribution = FAILED_CALL;
+        }
+    }
+    // drive the transports once per call: incoming credits and data move along, and the
+    // progress thread sees this PE driving its worker (it parks instead of contending for it)
+    routes.progress();
+    // the chain of roots named, and the credits
+    let chain = own(inst, t, CHAIN);
+    let c = chain
+        .load(Ordering::Relaxed)
+        .wrapping_mul(0x0000_0100_0000_01b3)
+        .wrapping_add(contribution);
+    chain.store(c, Ordering::Relaxed);
+    let snapshot = (e as u32 as u64) << 32 | (c ^ (c >> 32)) as u32 as u64;
+    if e.is_multiple_of(h) {
+        own(inst, t, HIST + 8 * ((e / h) % 4) as usize).store(snapshot, Ordering::Relaxed);
+        for j in (0..l).filter(|&j| j != t.my_index) {
+            let pe = t.world_pe(j);
+            let at = sync::slot_remote(inst, t.slot, SMALL_OFFSET + CREDIT + 8 * t.my_index, pe);
+            // SAFETY: an 8-byte word on this stack frame into our credit word of j's area.
+            let r = routes
+                .to(pe)
+                .and_then(|to| unsafe { to.put(at, (&snapshot as *const u64).cast(), 8) });
+            result = result.and(r);
+        }
+    }
+    // compare the other members' chains with ours at the call they report
+    if result.is_ok() {
+        for j in (0..l).filter(|&j| j != t.my_index) {
+            let theirs = own(inst, t, CREDIT + 8 * j).load(Ordering::Acquire);
+            let call = theirs >> 32;
+            if call == 0 {
+                continue;
+            }
+            let mine = own(inst, t, HIST + 8 * ((call / h) % 4) as usize).load(Ordering::Relaxed);
+            if mine >> 32 == call && mine != theirs {
+                let msg = format!(
+                    "asymmetric broadcast on team {}: this PE (PE {me}) and PE {} named different roots in \
+                     an eager broadcast up to call {call}; this team's small broadcasts fail from now on",
+                    t.slot,
+                    t.world_pe(j)
+                );
+                eprintln!("aclshmem: [PE {me}] {msg}");
+                result = Err(Error::InvalidParam(msg));
+                break;
+            }
+        }
+    }
+    result
+}
