@@ -16,7 +16,7 @@
 //! Across nodes (`Instance::hierarchical`), broadcast and reductions with the default settings are
 //! hierarchical ([`hier`]): shared memory inside each node, one leader per node between nodes.
 //!
-//! Up to [`small::max_len`] bytes per member (1 KiB on the world team and the first teams created,
+//! Up to [`small::WIDE_MAX`] bytes per member (1 KiB on the world team and the first teams created,
 //! 64 bytes on the others), broadcast, fcollect, alltoall and (with the `auto` reduction setting)
 //! reductions take the barrier-free path of [`small`] whatever the setting.
 //!
@@ -175,7 +175,10 @@ fn broadcast_impl(
     let root_pe = t.world_pe(root as usize);
     // what every member records of this call, to find members that named another root
     let view = (root + 1) as u16;
-    if len <= small::max_len(t) && t.size > 1 && inst.all_direct() {
+    if let Some(ring) = small::ring_for(t, len)
+        && t.size > 1
+        && inst.all_direct()
+    {
         let seq = small::next_seq(inst, t);
         // SAFETY: checked symmetric buffers of `len` bytes in our own mapped heap.
         let (src, dst) = unsafe {
@@ -185,12 +188,12 @@ fn broadcast_impl(
             )
         };
         if t.my_index == root as usize {
-            small::publish(inst, t, seq, src, (t.size - 1) as u64, view)?;
+            small::publish(inst, t, ring, seq, src, (t.size - 1) as u64, view)?;
             if root_dest {
                 dst.copy_from_slice(src);
             }
         } else {
-            small::read(inst, t, root as usize, seq, view, 0, dst)?;
+            small::read(inst, t, ring, root as usize, seq, view, 0, dst)?;
         }
         return Ok(());
     }
@@ -199,17 +202,17 @@ fn broadcast_impl(
         // it straight from the root's heap and acknowledge, the root returns once all did
         let seq = small::next_seq(inst, t);
         if t.my_index == root as usize {
-            small::publish(inst, t, seq, &[], (t.size - 1) as u64, view)?;
+            small::publish(inst, t, small::Ring::Narrow, seq, &[], (t.size - 1) as u64, view)?;
             if root_dest {
                 // SAFETY: checked symmetric, non-overlapping buffers of `len` bytes in our own heap.
                 unsafe { copy(s.mine(), d.mine(), len) };
             }
-            return small::wait_acknowledged(inst, t, seq);
+            return small::wait_acknowledged(inst, t, small::Ring::Narrow, seq);
         }
-        small::wait_published(inst, t, root as usize, seq, view)?;
+        small::wait_published(inst, t, small::Ring::Narrow, root as usize, seq, view)?;
         // SAFETY: the root's checked source (symmetric) stays unchanged until we acknowledge.
         unsafe { s.read(inst, root_pe, 0, d.mine(), len)? };
-        return small::acknowledge(inst, t, root as usize, seq);
+        return small::acknowledge(inst, t, small::Ring::Narrow, root as usize, seq);
     }
     if inst.hierarchical() && inst.algos().broadcast == Move::Pull && t.size > 1 {
         // across nodes: shared memory inside each node, one leader per node over the transports
@@ -265,7 +268,10 @@ pub fn fcollect(inst: &Instance, t: &Team, dest: usize, source: usize, len: usiz
     let total = len
         .checked_mul(t.size)
         .ok_or_else(|| Error::InvalidValue("size overflows".into()))?;
-    if len <= small::max_len(t) && t.size > 1 && inst.all_direct() {
+    if let Some(ring) = small::ring_for(t, len)
+        && t.size > 1
+        && inst.all_direct()
+    {
         let d = sym(inst, dest, total, "dest", 1)?;
         let s = sym(inst, source, len, "source", 1)?;
         no_overlap(dest, total, source, len)?;
@@ -277,13 +283,13 @@ pub fn fcollect(inst: &Instance, t: &Team, dest: usize, source: usize, len: usiz
                 std::slice::from_raw_parts_mut(d.mine(), total),
             )
         };
-        small::publish(inst, t, seq, src, (t.size - 1) as u64, 0)?;
+        small::publish(inst, t, ring, seq, src, (t.size - 1) as u64, 0)?;
         for i in 0..t.size {
             let block = &mut dst[i * len..(i + 1) * len];
             if i == t.my_index {
                 block.copy_from_slice(src);
             } else {
-                small::read(inst, t, i, seq, 0, 0, block)?;
+                small::read(inst, t, ring, i, seq, 0, 0, block)?;
             }
         }
         return Ok(());
@@ -354,7 +360,10 @@ pub fn alltoall(inst: &Instance, t: &Team, dest: usize, source: usize, len: usiz
     let d = sym(inst, dest, total, "dest", 1)?;
     let s = sym(inst, source, total, "source", 1)?;
     no_overlap(dest, total, source, total)?;
-    if total <= small::max_len(t) && t.size > 1 && inst.all_direct() {
+    if let Some(ring) = small::ring_for(t, total)
+        && t.size > 1
+        && inst.all_direct()
+    {
         let seq = small::next_seq(inst, t);
         // SAFETY: checked symmetric buffers of `total` bytes in our own mapped heap.
         let (src, dst) = unsafe {
@@ -363,14 +372,14 @@ pub fn alltoall(inst: &Instance, t: &Team, dest: usize, source: usize, len: usiz
                 std::slice::from_raw_parts_mut(d.mine(), total),
             )
         };
-        small::publish(inst, t, seq, src, (t.size - 1) as u64, 0)?;
+        small::publish(inst, t, ring, seq, src, (t.size - 1) as u64, 0)?;
         let me = t.my_index;
         for i in 0..t.size {
             let block = &mut dst[i * len..(i + 1) * len];
             if i == me {
                 block.copy_from_slice(&src[me * len..(me + 1) * len]);
             } else {
-                small::read(inst, t, i, seq, 0, me * len, block)?;
+                small::read(inst, t, ring, i, seq, 0, me * len, block)?;
             }
         }
         return Ok(());
@@ -411,21 +420,24 @@ pub fn reduce<T: Element>(
     if dest != source {
         no_overlap(dest, len, source, len)?;
     }
-    if len <= small::max_len(t) && t.size > 1 && inst.algos().reduce == ReduceAlgo::Auto && inst.all_direct()
+    if let Some(ring) = small::ring_for(t, len)
+        && t.size > 1
+        && inst.algos().reduce == ReduceAlgo::Auto
+        && inst.all_direct()
     {
         let seq = small::next_seq(inst, t);
         // SAFETY: checked symmetric, aligned buffers of n elements in our own mapped heap.
         let mine = unsafe { std::slice::from_raw_parts(s.mine() as *const T, n) }.to_vec();
         // SAFETY: `mine` holds n elements = len bytes; it is a copy, so dest may be the source.
         let bytes = unsafe { std::slice::from_raw_parts(mine.as_ptr() as *const u8, len) };
-        small::publish(inst, t, seq, bytes, (t.size - 1) as u64, 0)?;
+        small::publish(inst, t, ring, seq, bytes, (t.size - 1) as u64, 0)?;
         let mut acc: Vec<T> = Vec::with_capacity(n);
         let mut part: Vec<T> = mine.clone();
         for i in 0..t.size {
             if i != t.my_index {
                 // SAFETY: `part` holds n elements = len bytes.
                 let out = unsafe { std::slice::from_raw_parts_mut(part.as_mut_ptr() as *mut u8, len) };
-                small::read(inst, t, i, seq, 0, 0, out)?;
+                small::read(inst, t, ring, i, seq, 0, 0, out)?;
             }
             let x = if i == t.my_index { &mine } else { &part };
             if i == 0 {

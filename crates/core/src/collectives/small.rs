@@ -1,19 +1,23 @@
-//! Barrier-free small collectives: each member publishes up to [`max_len`] bytes in its own
-//! ring and readers poll a sequence flag, so back-to-back calls pipeline instead of paying
-//! two team barriers each.
+//! Barrier-free small collectives: each member publishes up to [`WIDE_MAX`] bytes (on team slots
+//! below [`WIDE_SLOTS`]; [`SMALL_MAX`] on later ones) in its own ring and readers poll a sequence
+//! flag, so back-to-back calls pipeline instead of paying two team barriers each.
 //!
-//! Per member and team slot, a ring: buffers used round robin by sequence number, and for each
+//! Per member and team slot, rings of buffers used round robin by sequence number, and for each
 //! buffer a flag (the sequence number it holds), an acknowledgement counter and the number of
-//! readers expected. Team slots below [`WIDE_SLOTS`] have a wide ring (32 buffers of 1 KiB, in
-//! the reserved region after the sync counters); the others a narrow one (16 buffers of 64 bytes,
-//! in the slot's sync-pool area after the exchange area, whose size is part of the ABI). A publisher first waits until every
+//! readers expected. Every slot has a narrow ring (16 buffers of 64 bytes, in the slot's sync-pool
+//! area after the exchange area, whose size is part of the ABI) for payloads up to 64 bytes; slots
+//! below [`WIDE_SLOTS`] also have a wide ring (32 buffers of 1 KiB, in the reserved region after
+//! the sync counters) for larger ones ([`ring_for`]: the same on every member, as the sizes are).
+//! Calls of one slot share one sequence; each ring's buffers keep their own flags, so interleaved
+//! calls on the two rings keep the argument below. A publisher first waits until every
 //! reader of the buffer's previous use acknowledged it, then copies, then stores the flag with
 //! Release; a reader waits for the flag with Acquire, copies, then acknowledges (Release). The
 //! protocol's steps and the argument for their orderings are `aclshmem_protocol::ring`
 //! (crates/protocol), model-checked with loom there; this module adds the layout, the waits'
 //! diagnostics and the asymmetric-call records. With the
 //! same call order on every member, a reader only ever waits for data already being published, and
-//! a publisher only for readers of calls at least DEPTH back, so no wait forms a cycle.
+//! a publisher only for readers of earlier calls (at least a ring's depth back), so no wait forms
+//! a cycle.
 //!
 //! Asymmetric calls (a broadcast whose root differs between members) would break that argument and
 //! wait for ever, so every member also keeps, per buffer, a record of the last call it took part in
@@ -54,10 +58,9 @@ const _: () = assert!(BUF + DEPTH * SMALL_MAX <= SMALL_BYTES);
 /// Readers of one publication fit the low bits of a pending word.
 const _: () = assert!(aclshmem_abi::ACLSHMEM_MAX_PES as u64 <= READERS + 1);
 
-/// Team slots below this (the world team and the first teams created) have a wide ring instead,
-/// in the reserved region after the sync counters: deeper, with larger buffers, and laid out so
-/// that a reader's wait and copy touch one cache line for small payloads and acknowledgements do
-/// not share lines (see [`RINGS_BYTES`]).
+/// Team slots below this (the world team and the first teams created) also have a wide ring, in
+/// the reserved region after the sync counters, for payloads above [`SMALL_MAX`]: deeper, with
+/// 1 KiB buffers, each acknowledgement counter in a line of its own (see [`RINGS_BYTES`]).
 pub const WIDE_SLOTS: usize = 8;
 /// Largest payload per member and call on a wide ring.
 pub const WIDE_MAX: usize = 1024;
@@ -89,49 +92,86 @@ enum Word {
     View,
 }
 
-/// Buffers of `slot`'s ring.
-fn depth(slot: usize) -> usize {
-    if slot < WIDE_SLOTS { WIDE_DEPTH } else { DEPTH }
+/// Which of a slot's rings a call uses: the narrow ring for payloads up to [`SMALL_MAX`] (its
+/// flags and data sit in separate lines: measured faster for small payloads than sharing a line
+/// the reader polls while the publisher writes it), the wide ring above that.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Ring {
+    Narrow,
+    Wide,
 }
 
-/// Buffer index of call `seq` on `slot`.
-fn index(slot: usize, seq: u64) -> usize {
-    (seq % depth(slot) as u64) as usize
-}
-
-/// Largest payload one member may publish per call on team `t` (the barrier-free paths are taken
-/// up to this size).
-pub fn max_len(t: &Team) -> usize {
-    if t.slot < WIDE_SLOTS { WIDE_MAX } else { SMALL_MAX }
-}
-
-/// Device-heap offset of word `w` of buffer index `p` of `slot`'s ring.
-fn word_off(inst: &Instance, slot: usize, w: Word, p: usize) -> usize {
-    if slot < WIDE_SLOTS {
-        let base = inst.rings() + slot * WIDE_SLOT_BYTES;
-        base + match w {
-            Word::Flag => p * ENTRY,
-            Word::Pending => p * ENTRY + 8,
-            Word::Ack => W_ACK + p * 64,
-            Word::View => W_VIEW + p * 8,
-        }
+/// The ring of a call publishing `len` bytes per member on team `t`, or None when `len` is too
+/// large for the barrier-free path.
+pub fn ring_for(t: &Team, len: usize) -> Option<Ring> {
+    if len <= SMALL_MAX {
+        Some(Ring::Narrow)
+    } else if t.slot < WIDE_SLOTS && len <= WIDE_MAX {
+        Some(Ring::Wide)
     } else {
-        let base = inst.sync_pool() + slot * SYNC_ARRAY_SIZE + SMALL_OFFSET;
-        base + match w {
-            Word::Flag => FLAG,
-            Word::Ack => ACK,
-            Word::Pending => PENDING,
-            Word::View => VIEW,
-        } + 8 * p
+        None
     }
 }
 
-/// Device-heap offset of buffer `p` of `slot`'s ring.
-fn buffer_off(inst: &Instance, slot: usize, p: usize) -> usize {
+/// The rings `slot` has.
+fn rings_of(slot: usize) -> &'static [Ring] {
     if slot < WIDE_SLOTS {
-        inst.rings() + slot * WIDE_SLOT_BYTES + p * ENTRY + 16
+        &[Ring::Narrow, Ring::Wide]
     } else {
-        inst.sync_pool() + slot * SYNC_ARRAY_SIZE + SMALL_OFFSET + BUF + p * SMALL_MAX
+        &[Ring::Narrow]
+    }
+}
+
+/// Buffers of a ring.
+fn depth(ring: Ring) -> usize {
+    match ring {
+        Ring::Narrow => DEPTH,
+        Ring::Wide => WIDE_DEPTH,
+    }
+}
+
+/// Buffer index of call `seq` on `ring`.
+fn index(ring: Ring, seq: u64) -> usize {
+    (seq % depth(ring) as u64) as usize
+}
+
+/// Largest payload of `ring`.
+fn ring_max(ring: Ring) -> usize {
+    match ring {
+        Ring::Narrow => SMALL_MAX,
+        Ring::Wide => WIDE_MAX,
+    }
+}
+
+/// Device-heap offset of word `w` of buffer index `p` of `slot`'s `ring`.
+fn word_off(inst: &Instance, slot: usize, ring: Ring, w: Word, p: usize) -> usize {
+    match ring {
+        Ring::Wide => {
+            let base = inst.rings() + slot * WIDE_SLOT_BYTES;
+            base + match w {
+                Word::Flag => p * ENTRY,
+                Word::Pending => p * ENTRY + 8,
+                Word::Ack => W_ACK + p * 64,
+                Word::View => W_VIEW + p * 8,
+            }
+        }
+        Ring::Narrow => {
+            let base = inst.sync_pool() + slot * SYNC_ARRAY_SIZE + SMALL_OFFSET;
+            base + match w {
+                Word::Flag => FLAG,
+                Word::Ack => ACK,
+                Word::Pending => PENDING,
+                Word::View => VIEW,
+            } + 8 * p
+        }
+    }
+}
+
+/// Device-heap offset of buffer `p` of `slot`'s `ring`.
+fn buffer_off(inst: &Instance, slot: usize, ring: Ring, p: usize) -> usize {
+    match ring {
+        Ring::Wide => inst.rings() + slot * WIDE_SLOT_BYTES + p * ENTRY + 16,
+        Ring::Narrow => inst.sync_pool() + slot * SYNC_ARRAY_SIZE + SMALL_OFFSET + BUF + p * SMALL_MAX,
     }
 }
 
@@ -166,15 +206,15 @@ fn record_view(r: u64) -> u16 {
     (r >> 16) as u16
 }
 
-fn word(inst: &Instance, slot: usize, w: Word, p: usize, pe: usize) -> Result<&AtomicU64> {
-    let a = addr(inst, word_off(inst, slot, w, p), pe)?;
+fn word(inst: &Instance, slot: usize, ring: Ring, w: Word, p: usize, pe: usize) -> Result<&AtomicU64> {
+    let a = addr(inst, word_off(inst, slot, ring, w, p), pe)?;
     // SAFETY: an 8-byte aligned word of this slot's ring in the reserved region of a mapped heap,
     // alive as long as the instance, accessed only atomically.
     Ok(unsafe { &*(a as *const AtomicU64) })
 }
 
-fn buffer(inst: &Instance, slot: usize, p: usize, pe: usize) -> Result<*mut u8> {
-    addr(inst, buffer_off(inst, slot, p), pe)
+fn buffer(inst: &Instance, slot: usize, ring: Ring, p: usize, pe: usize) -> Result<*mut u8> {
+    addr(inst, buffer_off(inst, slot, ring, p), pe)
 }
 
 /// A new team in `slot`: clears this PE's state of it (called before the team's first barrier).
@@ -182,10 +222,12 @@ pub fn reset(inst: &Instance, slot: usize) {
     if !inst.all_direct() {
         return;
     }
-    for i in 0..depth(slot) {
-        for kind in [Word::Flag, Word::Ack, Word::Pending, Word::View] {
-            if let Ok(w) = word(inst, slot, kind, i, inst.my_pe()) {
-                w.store(0, Ordering::Relaxed);
+    for &ring in rings_of(slot) {
+        for i in 0..depth(ring) {
+            for kind in [Word::Flag, Word::Ack, Word::Pending, Word::View] {
+                if let Ok(w) = word(inst, slot, ring, kind, i, inst.my_pe()) {
+                    w.store(0, Ordering::Relaxed);
+                }
             }
         }
     }
@@ -197,68 +239,87 @@ pub fn next_seq(inst: &Instance, team: &Team) -> u64 {
     inst.teams().next_seq(team.slot)
 }
 
-/// Publishes `data` (at most [`max_len`] bytes) as call `seq` for `readers` other members; `view`
+/// Publishes `data` (at most the ring's buffer size) as call `seq` for `readers` other members; `view`
 /// as in [`record`].
-pub fn publish(inst: &Instance, team: &Team, seq: u64, data: &[u8], readers: u64, view: u16) -> Result<()> {
-    if data.len() > max_len(team) {
+pub fn publish(
+    inst: &Instance,
+    team: &Team,
+    ring: Ring,
+    seq: u64,
+    data: &[u8],
+    readers: u64,
+    view: u16,
+) -> Result<()> {
+    if data.len() > ring_max(ring) {
         return Err(Error::Inner(format!(
             "{} bytes do not fit a ring buffer",
             data.len()
         )));
     }
-    let p = index(team.slot, seq);
+    let p = index(ring, seq);
     let me = inst.my_pe();
     let (flag, ack, pending) = (
-        word(inst, team.slot, Word::Flag, p, me)?,
-        word(inst, team.slot, Word::Ack, p, me)?,
-        word(inst, team.slot, Word::Pending, p, me)?,
+        word(inst, team.slot, ring, Word::Flag, p, me)?,
+        word(inst, team.slot, ring, Word::Ack, p, me)?,
+        word(inst, team.slot, ring, Word::Pending, p, me)?,
     );
     let slot = ring::Slot { flag, ack, pending };
-    if let Err(e) = wait_acks(inst, team, seq, slot) {
+    if let Err(e) = wait_acks(inst, team, ring, seq, slot) {
         if matches!(e, Error::InvalidParam(_)) {
             // an asymmetric call: this call's readers would wait for ever
             flag.store(seq | FAILED, Ordering::Release);
         }
         return Err(e);
     }
-    // SAFETY: our own buffer of max_len bytes (checked above); its previous readers all acknowledged.
-    unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), buffer(inst, team.slot, p, me)?, data.len()) };
+    // SAFETY: our own buffer of ring_max(ring) bytes (checked above); its previous readers all acknowledged.
+    unsafe {
+        std::ptr::copy_nonoverlapping(data.as_ptr(), buffer(inst, team.slot, ring, p, me)?, data.len())
+    };
     ring::announce(slot, seq, record(seq, view) | readers);
     Ok(())
 }
 
 /// Waits for member `owner`'s call `seq`, copies `out.len()` bytes of it starting at `at`, and
 /// acknowledges it; `view` as in [`record`].
+#[allow(clippy::too_many_arguments)]
 pub fn read(
     inst: &Instance,
     team: &Team,
+    ring: Ring,
     owner: usize,
     seq: u64,
     view: u16,
     at: usize,
     out: &mut [u8],
 ) -> Result<()> {
-    if at.checked_add(out.len()).is_none_or(|end| end > max_len(team)) {
+    if at.checked_add(out.len()).is_none_or(|end| end > ring_max(ring)) {
         return Err(Error::Inner(format!(
             "{at} + {} bytes lie outside a ring buffer",
             out.len()
         )));
     }
-    let src = wait_published(inst, team, owner, seq, view)?;
-    // SAFETY: the owner's buffer holds its published bytes (at + out.len() <= max_len, checked
+    let src = wait_published(inst, team, ring, owner, seq, view)?;
+    // SAFETY: the owner's buffer holds its published bytes (at + out.len() <= ring_max(ring), checked
     // above) and is not rewritten before we acknowledge.
     unsafe { std::ptr::copy_nonoverlapping(src.add(at), out.as_mut_ptr(), out.len()) };
-    acknowledge(inst, team, owner, seq)
+    acknowledge(inst, team, ring, owner, seq)
 }
 
 /// Waits until member `owner` published call `seq`; returns the address of its buffer. A non-zero
 /// `view` is recorded first and compared with the other members' records if the wait is long.
-pub fn wait_published(inst: &Instance, team: &Team, owner: usize, seq: u64, view: u16) -> Result<*const u8> {
-    let p = index(team.slot, seq);
+pub fn wait_published(
+    inst: &Instance,
+    team: &Team,
+    ring: Ring,
+    owner: usize,
+    seq: u64,
+    view: u16,
+) -> Result<*const u8> {
+    let p = index(ring, seq);
     let pe = team.world_pe(owner);
-    let flag = word(inst, team.slot, Word::Flag, p, pe)?;
+    let flag = word(inst, team.slot, ring, Word::Flag, p, pe)?;
     if view != 0 {
-        word(inst, team.slot, Word::View, p, inst.my_pe())?.store(record(seq, view), Ordering::Relaxed);
+        word(inst, team.slot, ring, Word::View, p, inst.my_pe())?.store(record(seq, view), Ordering::Relaxed);
     }
     let mut w = Watch::new(inst.limits());
     let what = || {
@@ -279,15 +340,21 @@ pub fn wait_published(inst: &Instance, team: &Team, owner: usize, seq: u64, view
             )));
         }
         if view != 0 && snoozes >= COMPARE_AFTER && snoozes.is_power_of_two() {
-            disagreement(inst, team, p)?;
+            disagreement(inst, team, ring, p)?;
         }
         Ok(())
     })?;
-    Ok(buffer(inst, team.slot, p, pe)? as *const u8)
+    Ok(buffer(inst, team.slot, ring, p, pe)? as *const u8)
 }
 
 /// Waits until the readers of a buffer of this PE acknowledged it (before its reuse for `seq`).
-fn wait_acks(inst: &Instance, team: &Team, seq: u64, slot: ring::Slot<'_, AtomicU64>) -> Result<()> {
+fn wait_acks(
+    inst: &Instance,
+    team: &Team,
+    ring: Ring,
+    seq: u64,
+    slot: ring::Slot<'_, AtomicU64>,
+) -> Result<()> {
     let (ack, pending) = (slot.ack, slot.pending);
     let mut w = Watch::new(inst.limits());
     let what = || {
@@ -297,7 +364,7 @@ fn wait_acks(inst: &Instance, team: &Team, seq: u64, slot: ring::Slot<'_, Atomic
             team.slot,
             (pending.load(Ordering::Relaxed) & READERS).saturating_sub(ack.load(Ordering::Relaxed)),
             pending.load(Ordering::Relaxed) & READERS,
-            seq.saturating_sub(depth(team.slot) as u64)
+            seq.saturating_sub(depth(ring) as u64)
         )
     };
     let mut snoozes = 0u64;
@@ -305,7 +372,7 @@ fn wait_acks(inst: &Instance, team: &Team, seq: u64, slot: ring::Slot<'_, Atomic
         w.snooze(what).map_err(|e| expired(inst, what(), e))?;
         snoozes += 1;
         if snoozes >= COMPARE_AFTER && snoozes.is_power_of_two() {
-            disagreement(inst, team, index(team.slot, seq))?;
+            disagreement(inst, team, ring, index(ring, seq))?;
         }
         Ok(())
     })
@@ -313,10 +380,10 @@ fn wait_acks(inst: &Instance, team: &Team, seq: u64, slot: ring::Slot<'_, Atomic
 
 /// Compares this PE's records of buffer index `p` (as publisher and as reader) with every other
 /// member's: two records of the same call with different views are an asymmetric call.
-fn disagreement(inst: &Instance, team: &Team, p: usize) -> Result<()> {
+fn disagreement(inst: &Instance, team: &Team, ring: Ring, p: usize) -> Result<()> {
     let me = inst.my_pe();
     for mine in [Word::Pending, Word::View] {
-        let m = word(inst, team.slot, mine, p, me)?.load(Ordering::Relaxed);
+        let m = word(inst, team.slot, ring, mine, p, me)?.load(Ordering::Relaxed);
         let (call, view) = (record_call(m), record_view(m));
         if view == 0 {
             continue;
@@ -324,7 +391,7 @@ fn disagreement(inst: &Instance, team: &Team, p: usize) -> Result<()> {
         for i in (0..team.size).filter(|&i| i != team.my_index) {
             let pe = team.world_pe(i);
             for kind in [Word::Pending, Word::View] {
-                let r = word(inst, team.slot, kind, p, pe)?.load(Ordering::Relaxed);
+                let r = word(inst, team.slot, ring, kind, p, pe)?.load(Ordering::Relaxed);
                 if record_call(r) == call && record_view(r) != 0 && record_view(r) != view {
                     let msg = format!(
                         "asymmetric broadcast on team {} (call {call}): every member must name the same \
@@ -352,23 +419,23 @@ fn expired(inst: &Instance, what: String, e: Expired) -> Error {
 }
 
 /// Tells member `owner` this PE is done with its call `seq`.
-pub fn acknowledge(inst: &Instance, team: &Team, owner: usize, seq: u64) -> Result<()> {
-    let p = index(team.slot, seq);
-    ring::acknowledge(word(inst, team.slot, Word::Ack, p, team.world_pe(owner))?);
+pub fn acknowledge(inst: &Instance, team: &Team, ring: Ring, owner: usize, seq: u64) -> Result<()> {
+    let p = index(ring, seq);
+    ring::acknowledge(word(inst, team.slot, ring, Word::Ack, p, team.world_pe(owner))?);
     Ok(())
 }
 
 /// Publisher: waits until every reader acknowledged call `seq` (e.g. before the caller may reuse a
 /// buffer the readers copied from directly).
-pub fn wait_acknowledged(inst: &Instance, team: &Team, seq: u64) -> Result<()> {
-    let p = index(team.slot, seq);
+pub fn wait_acknowledged(inst: &Instance, team: &Team, ring: Ring, seq: u64) -> Result<()> {
+    let p = index(ring, seq);
     let me = inst.my_pe();
     let slot = ring::Slot {
-        flag: word(inst, team.slot, Word::Flag, p, me)?,
-        ack: word(inst, team.slot, Word::Ack, p, me)?,
-        pending: word(inst, team.slot, Word::Pending, p, me)?,
+        flag: word(inst, team.slot, ring, Word::Flag, p, me)?,
+        ack: word(inst, team.slot, ring, Word::Ack, p, me)?,
+        pending: word(inst, team.slot, ring, Word::Pending, p, me)?,
     };
-    wait_acks(inst, team, seq, slot)
+    wait_acks(inst, team, ring, seq, slot)
 }
 
 /// Before `slot` is released (team destroy): waits until every reader of this PE's published
@@ -380,20 +447,23 @@ pub fn drain(inst: &Instance, team: &Team) -> Result<()> {
         return Ok(());
     }
     let me = inst.my_pe();
-    for p in 0..depth(slot) {
-        let (ack, pending) = (
-            word(inst, slot, Word::Ack, p, me)?,
-            word(inst, slot, Word::Pending, p, me)?,
-        );
-        let mut w = Watch::new(inst.limits());
-        let what = || format!("team slot {slot} being released: readers have not acknowledged buffer {p}");
-        let mut snoozes = 0u64;
-        while ack.load(Ordering::Acquire) < pending.load(Ordering::Relaxed) & READERS {
-            w.snooze(what).map_err(|e| expired(inst, what(), e))?;
-            snoozes += 1;
-            if snoozes.is_power_of_two() && disagreement(inst, team, p).is_err() {
-                // an asymmetric call (already reported) left readers that will never come
-                break;
+    for &ring in rings_of(slot) {
+        for p in 0..depth(ring) {
+            let (ack, pending) = (
+                word(inst, slot, ring, Word::Ack, p, me)?,
+                word(inst, slot, ring, Word::Pending, p, me)?,
+            );
+            let mut w = Watch::new(inst.limits());
+            let what =
+                || format!("team slot {slot} being released: readers have not acknowledged buffer {p}");
+            let mut snoozes = 0u64;
+            while ack.load(Ordering::Acquire) < pending.load(Ordering::Relaxed) & READERS {
+                w.snooze(what).map_err(|e| expired(inst, what(), e))?;
+                snoozes += 1;
+                if snoozes.is_power_of_two() && disagreement(inst, team, ring, p).is_err() {
+                    // an asymmetric call (already reported) left readers that will never come
+                    break;
+                }
             }
         }
     }
