@@ -107,6 +107,17 @@ fn stall_warning_names_the_late_pe_3pes() {
     );
 }
 
+/// The same with 2 PEs (the pairwise barrier of two-member teams).
+#[test]
+fn stall_warning_names_the_late_pe_2pes() {
+    let run = scenario_env("stall_warning", 2, &[("ACLSHMEM_STALL_WARNING", "1")]);
+    assert!(
+        run.stderr.contains("still waiting") && run.stderr.contains("PE(s) 1 have not arrived"),
+        "no stall warning naming PE 1 on stderr:\n{}",
+        run.dump()
+    );
+}
+
 /// With ACLSHMEM_COLLECTIVE_TIMEOUT a collective that a PE does not reach in time fails with
 /// ACLSHMEM_TIMEOUT_ERROR naming that PE, instead of hanging.
 #[test]
@@ -265,4 +276,15 @@ fn killed_pe_ends_the_job() {
 fn ctrl_c_ends_the_job() {
     let code = end_running_job(Ending::InterruptLauncher);
     assert_eq!(code, 130, "exit status after SIGINT to the launcher");
+}
+
+/// The same with 2 PEs (the pairwise barrier of two-member teams).
+#[test]
+fn collective_timeout_names_the_late_pe_2pes() {
+    let run = scenario_env("stall_timeout", 2, &[("ACLSHMEM_COLLECTIVE_TIMEOUT", "1")]);
+    assert!(
+        run.stderr.contains("PE(s) 1 have not arrived") && run.stderr.contains("ACLSHMEM_COLLECTIVE_TIMEOUT"),
+        "the timeout does not name PE 1 on stderr:\n{}",
+        run.dump()
+    );
 }

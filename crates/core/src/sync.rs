@@ -163,6 +163,9 @@ pub fn barrier(inst: &Instance, team: &Team) -> Result<()> {
         }
         return barrier_generic(inst, team);
     }
+    if team.size == 2 {
+        return barrier_pair(inst, team);
+    }
     let root = team.world_pe(0);
     let arrive = word(inst, team.slot, ARRIVE, root)?;
     let generation = word(inst, team.slot, GENERATION, root)?;
@@ -174,6 +177,37 @@ pub fn barrier(inst: &Instance, team: &Team) -> Result<()> {
         w.snooze(|| not_arrived(inst, team, seen))
             .map_err(|e| timed_out(inst, team, seen, e))
     })
+}
+
+/// Barrier of a team of two directly addressable members: each increments the other's round-0
+/// counter (`ROUND`, Release) and waits until its own reaches its count of completed waits
+/// (`ROUND_SEEN`, Acquire). Both lines move once each way, at the same time, where the central
+/// barrier moves its counter and generation lines one after the other (measured: 2-PE barrier
+/// 0.12–0.46 µs central, bimodal with the VM's placement). Every increment a member receives is
+/// matched by one wait of its own, so the counters stay paired across the teams that reuse the
+/// slot (they only grow; in all-direct jobs nothing else uses them).
+fn barrier_pair(inst: &Instance, team: &Team) -> Result<()> {
+    let other = team.world_pe(1 - team.my_index);
+    let theirs = word(inst, team.slot, ROUND, other)?;
+    let seen = own_word(inst, team.slot, ROUND_SEEN);
+    let target = seen.load(Ordering::Relaxed).wrapping_add(1);
+    seen.store(target, Ordering::Relaxed);
+    // Release: this PE's earlier writes (to any heap) are visible to the partner once it sees the
+    // increment
+    theirs.fetch_add(1, Ordering::Release);
+    let mine = own_word(inst, team.slot, ROUND);
+    let mut w = Watch::new(inst.limits());
+    let what = || {
+        format!(
+            "barrier over team {} (2 PEs): PE(s) {other} have not arrived",
+            team.slot
+        )
+    };
+    // Acquire: pairs with the partner's increment, after its earlier writes
+    while (mine.load(Ordering::Acquire).wrapping_sub(target) as i64) < 0 {
+        w.snooze(what).map_err(|e| expired(inst, what(), e))?;
+    }
+    Ok(())
 }
 
 /// Words of a slot's area for the leaders' part of the hierarchical barrier, beside ARRIVE and
