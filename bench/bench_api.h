@@ -106,6 +106,7 @@ static inline int bench_int64_sum_reduce(int64_t *dst, const int64_t *src, size_
     return aclshmem_int64_sum_reduce(ACLSHMEM_TEAM_WORLD, dst, src, n);
 }
 static inline int bench_fcollect(void *dst, const void *src, size_t nbytes) { return aclshmem_fcollectmem(ACLSHMEM_TEAM_WORLD, dst, src, nbytes); }
+static inline int bench_collect(void *dst, const void *src, size_t nbytes) { return aclshmem_collectmem(ACLSHMEM_TEAM_WORLD, dst, src, nbytes); }
 static inline int bench_alltoall(void *dst, const void *src, size_t nbytes) { return aclshmem_alltoallmem(ACLSHMEM_TEAM_WORLD, dst, src, nbytes); }
 /* Whether the root's own dest is written by bench_broadcast (OpenSHMEM 1.5: yes; 1.4: no). */
 #define BENCH_BCAST_WRITES_ROOT 1
@@ -123,6 +124,7 @@ static inline int bench_alltoall(void *dst, const void *src, size_t nbytes) { re
 #define bench_have_broadcast() (&aclshmem_broadcastmem != NULL)
 #define bench_have_reduce() (&aclshmem_int64_sum_reduce != NULL)
 #define bench_have_fcollect() (&aclshmem_fcollectmem != NULL)
+#define bench_have_collect() (&aclshmem_collectmem != NULL)
 #define bench_have_alltoall() (&aclshmem_alltoallmem != NULL)
 
 #else /* BENCH_OSHMEM */
@@ -220,6 +222,11 @@ static inline int bench_fcollect(void *dst, const void *src, size_t nbytes)
     shmem_fcollect64(dst, src, nbytes / 8, 0, 0, shmem_n_pes(), bench_next_psync(NULL));
     return 0;
 }
+static inline int bench_collect(void *dst, const void *src, size_t nbytes)
+{
+    shmem_collect64(dst, src, nbytes / 8, 0, 0, shmem_n_pes(), bench_next_psync(NULL));
+    return 0;
+}
 static inline int bench_alltoall(void *dst, const void *src, size_t nbytes)
 {
     shmem_alltoall64(dst, src, nbytes / 8, 0, 0, shmem_n_pes(), bench_next_psync(NULL));
@@ -240,6 +247,7 @@ static inline int bench_alltoall(void *dst, const void *src, size_t nbytes)
 #define bench_have_broadcast() 1
 #define bench_have_reduce() 1
 #define bench_have_fcollect() 1
+#define bench_have_collect() 1
 #define bench_have_alltoall() 1
 
 #endif

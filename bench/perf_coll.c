@@ -8,6 +8,7 @@
  *   bcast_<N>pe      broadcast from PE 0, 8 B .. 1 MiB                              (us)
  *   reduce_<N>pe     int64 sum reduction, 8 B .. 1 MiB (1 .. 131072 elements)       (us)
  *   fcollect_<N>pe   fcollect, 8 B / 4 KiB / 256 KiB per PE                         (us)
+ *   collect_<N>pe    collect (the variable-size form; every PE gives the same size), as fcollect (us)
  *   alltoall_<N>pe   alltoall, 8 B / 4 KiB / 256 KiB per PE pair                    (us)
  *
  * Method: warm-up calls, then 5 calls on PE 0's clock size the repetition (about BENCH_REP_MS,
@@ -153,6 +154,23 @@ static void fig_fcollect(unsigned char *src, unsigned char *dst)
     }
 }
 
+static void fig_collect(unsigned char *src, unsigned char *dst)
+{
+    char fig[32];
+    snprintf(fig, sizeof fig, "collect_%dpe", npes);
+    if (!bench_have_collect()) {
+        skip(fig, "missing:collectmem");
+        return;
+    }
+    for (size_t k = 0; k < NELEM(block_sizes); k++) {
+        size_t s = block_sizes[k];
+        memset(src, 0x40 + me, s);
+        memset(dst, 0, s * npes);
+        TIMED(fig, s, bench_collect(dst, src, s));
+        for (int j = 0; j < npes; j++) check_bytes(fig, s, dst + (size_t)j * s, s, (unsigned char)(0x40 + j));
+    }
+}
+
 static void fig_alltoall(unsigned char *src, unsigned char *dst)
 {
     char fig[32];
@@ -183,7 +201,8 @@ int main(void)
         return 1;
     }
     int want_data = selected("BENCH_COLL_FIGS", "bcast") || selected("BENCH_COLL_FIGS", "reduce") ||
-                    selected("BENCH_COLL_FIGS", "fcollect") || selected("BENCH_COLL_FIGS", "alltoall");
+                    selected("BENCH_COLL_FIGS", "fcollect") || selected("BENCH_COLL_FIGS", "collect") ||
+                    selected("BENCH_COLL_FIGS", "alltoall");
     size_t bytes = MAX_BCAST;
     if ((size_t)npes * MAX_BLOCK > bytes) bytes = (size_t)npes * MAX_BLOCK;
     if (!want_data) bytes = 64;
@@ -204,6 +223,7 @@ int main(void)
     if (selected("BENCH_COLL_FIGS", "bcast")) fig_bcast(src, dst);
     if (selected("BENCH_COLL_FIGS", "reduce")) fig_reduce((int64_t *)src, (int64_t *)dst);
     if (selected("BENCH_COLL_FIGS", "fcollect")) fig_fcollect(src, dst);
+    if (selected("BENCH_COLL_FIGS", "collect")) fig_collect(src, dst);
     if (selected("BENCH_COLL_FIGS", "alltoall")) fig_alltoall(src, dst);
 
     if (want_data) bench_coll_teardown();

@@ -1019,6 +1019,31 @@ static void coll_bytes(const struct ctx *c)
             CHECK(untouched(dst, n, n + 16), "%s: broadcastmem wrote past the end", c->label);
         }
     }
+    /* collectmem with small per-member sizes (the barrier-free path: every member's data travels
+       with its length; 0..45 bytes, then 0..1013: under 1 KiB on the first team slots, beyond
+       the narrow rings' 56 on later ones) */
+    for (size_t scale = 1; scale <= 22; scale += 21) {
+        size_t mine = (size_t)((c->me * 5 + 2) % 4) * 15 * scale;
+        for (size_t i = 0; i < mine; i++) {
+            src[i] = (unsigned char)mix((uint64_t)c->me, i, 6500u + (unsigned)scale);
+        }
+        size_t total = 0;
+        for (int m = 0; m < c->np; m++) {
+            total += (size_t)((m * 5 + 2) % 4) * 15 * scale;
+        }
+        memset(dst, SENT, total + 16);
+        CHECK_RC(aclshmem_collectmem(c->team, dst, src, mine), 0);
+        size_t off = 0;
+        for (int m = 0; m < c->np; m++) {
+            size_t cnt = (size_t)((m * 5 + 2) % 4) * 15 * scale;
+            for (size_t i = 0; i < cnt; i++) {
+                CHECK(dst[off + i] == (unsigned char)mix((uint64_t)m, i, 6500u + (unsigned)scale),
+                      "%s: small collectmem (x%zu) member %d byte %zu", c->label, scale, m, i);
+            }
+            off += cnt;
+        }
+        CHECK(untouched(dst, total, total + 16), "%s: small collectmem wrote past the end", c->label);
+    }
     /* collectmem with per-member sizes (odd byte counts, some zero) */
     {
         size_t mine = (size_t)((c->me * 3 + 1) % 4) * 10007;

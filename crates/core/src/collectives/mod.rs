@@ -300,6 +300,9 @@ pub fn fcollect(inst: &Instance, t: &Team, dest: usize, source: usize, len: usiz
 
 /// Concatenation of every member's `source` (`len` bytes here, may differ per member) in `dest`.
 pub fn collect(inst: &Instance, t: &Team, dest: usize, source: usize, len: usize) -> Result<()> {
+    if t.size > 1 && inst.all_direct() {
+        return collect_small(inst, t, dest, source, len);
+    }
     let lens: Vec<usize> = sync::exchange(inst, t, &(len as u64).to_le_bytes())?
         .iter()
         .map(|b| u64::from_le_bytes(b.as_slice().try_into().unwrap_or_default()) as usize)
@@ -313,6 +316,66 @@ pub fn collect(inst: &Instance, t: &Team, dest: usize, source: usize, len: usize
             .ok_or_else(|| Error::InvalidValue("collect sizes overflow".into()))?;
     }
     gather(inst, t, dest, source, len, total, &offsets, &lens)
+}
+
+/// [`collect`] among directly addressable members: one barrier-free round of [`small`] carries
+/// every member's length and, when it fits the ring's buffer after the length, its data. If every
+/// member's data came along, `dest` is filled from it; otherwise the lengths read replace the
+/// exchange and [`gather`] moves the data (every member read the same publications, so all take
+/// the same branch).
+fn collect_small(inst: &Instance, t: &Team, dest: usize, source: usize, len: usize) -> Result<()> {
+    let s = sym(inst, source, len, "source", 1)?;
+    let ring = small::widest_ring(t);
+    let room = small::ring_capacity(ring) - 8;
+    let seq = small::next_seq(inst, t);
+    // SAFETY: our checked symmetric source of `len` bytes.
+    let mine = unsafe { std::slice::from_raw_parts(s.mine() as *const u8, len) };
+    let mut payload = (len as u64).to_le_bytes().to_vec();
+    if len <= room {
+        payload.extend_from_slice(mine);
+    }
+    small::publish(inst, t, ring, seq, &payload, (t.size - 1) as u64, 0)?;
+    let mut lens = vec![0usize; t.size];
+    let mut data: Vec<u8> = Vec::new();
+    let mut all_fit = true;
+    for (i, l) in lens.iter_mut().enumerate() {
+        if i == t.my_index {
+            *l = len;
+            all_fit &= len <= room;
+            if all_fit {
+                data.extend_from_slice(mine);
+            }
+            continue;
+        }
+        let p = small::wait_published(inst, t, ring, i, seq, 0)?;
+        let mut word = [0u8; 8];
+        // SAFETY: member i's published buffer starts with its 8-byte length and is not rewritten
+        // before we acknowledge.
+        unsafe { copy(p, word.as_mut_ptr(), 8) };
+        *l = usize::try_from(u64::from_le_bytes(word)).unwrap_or(usize::MAX);
+        all_fit &= *l <= room;
+        if all_fit {
+            // SAFETY: as above; a length of at most `room` means its data follows it.
+            data.extend_from_slice(unsafe { std::slice::from_raw_parts(p.add(8), *l) });
+        }
+        small::acknowledge(inst, t, ring, i, seq)?;
+    }
+    let mut offsets = Vec::with_capacity(t.size);
+    let mut total = 0usize;
+    for l in &lens {
+        offsets.push(total);
+        total = total
+            .checked_add(*l)
+            .ok_or_else(|| Error::InvalidValue("collect sizes overflow".into()))?;
+    }
+    if !all_fit {
+        return gather(inst, t, dest, source, len, total, &offsets, &lens);
+    }
+    let d = sym(inst, dest, total, "dest", 1)?;
+    no_overlap(dest, total, source, len)?;
+    // SAFETY: our checked dest of `total` bytes = data.len() (every member's data, in order).
+    unsafe { copy(data.as_ptr(), d.mine(), total) };
+    Ok(())
 }
 
 #[allow(clippy::too_many_arguments)]

@@ -135,8 +135,18 @@ fn index(ring: Ring, seq: u64) -> usize {
     (seq % depth(ring) as u64) as usize
 }
 
+/// The ring with the largest buffers `t`'s slot has (for calls whose members publish different
+/// sizes, which cannot choose by size).
+pub fn widest_ring(t: &Team) -> Ring {
+    if t.slot < WIDE_SLOTS {
+        Ring::Wide
+    } else {
+        Ring::Narrow
+    }
+}
+
 /// Largest payload of `ring`.
-fn ring_max(ring: Ring) -> usize {
+pub fn ring_capacity(ring: Ring) -> usize {
     match ring {
         Ring::Narrow => SMALL_MAX,
         Ring::Wide => WIDE_MAX,
@@ -250,7 +260,7 @@ pub fn publish(
     readers: u64,
     view: u16,
 ) -> Result<()> {
-    if data.len() > ring_max(ring) {
+    if data.len() > ring_capacity(ring) {
         return Err(Error::Inner(format!(
             "{} bytes do not fit a ring buffer",
             data.len()
@@ -271,7 +281,7 @@ pub fn publish(
         }
         return Err(e);
     }
-    // SAFETY: our own buffer of ring_max(ring) bytes (checked above); its previous readers all acknowledged.
+    // SAFETY: our own buffer of ring_capacity(ring) bytes (checked above); its previous readers all acknowledged.
     unsafe {
         std::ptr::copy_nonoverlapping(data.as_ptr(), buffer(inst, team.slot, ring, p, me)?, data.len())
     };
@@ -292,14 +302,17 @@ pub fn read(
     at: usize,
     out: &mut [u8],
 ) -> Result<()> {
-    if at.checked_add(out.len()).is_none_or(|end| end > ring_max(ring)) {
+    if at
+        .checked_add(out.len())
+        .is_none_or(|end| end > ring_capacity(ring))
+    {
         return Err(Error::Inner(format!(
             "{at} + {} bytes lie outside a ring buffer",
             out.len()
         )));
     }
     let src = wait_published(inst, team, ring, owner, seq, view)?;
-    // SAFETY: the owner's buffer holds its published bytes (at + out.len() <= ring_max(ring), checked
+    // SAFETY: the owner's buffer holds its published bytes (at + out.len() <= ring_capacity(ring), checked
     // above) and is not rewritten before we acknowledge.
     unsafe { std::ptr::copy_nonoverlapping(src.add(at), out.as_mut_ptr(), out.len()) };
     acknowledge(inst, team, ring, owner, seq)
