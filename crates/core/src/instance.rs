@@ -99,14 +99,9 @@ pub(crate) fn reserve_internal(device: &mut SymmetricHeap) -> Result<(usize, usi
         let pool = a.alloc(SYNC_POOL_SIZE as u64, 64).ok_or_else(fail)? as usize;
         let counters = a.alloc(SYNC_COUNTERS_SIZE as u64, 64).ok_or_else(fail)? as usize;
         let rings = a
-            .alloc(crate::collectives::small::RINGS_BYTES as u64, 64)
+            .alloc(crate::team_table::RINGS_BYTES as u64, 64)
             .ok_or_else(fail)? as usize;
-        (
-            pool,
-            counters,
-            rings,
-            rings + crate::collectives::small::RINGS_BYTES,
-        )
+        (pool, counters, rings, rings + crate::team_table::RINGS_BYTES)
     };
     device.reserve_front(end);
     Ok((pool, counters, rings))

@@ -16,6 +16,33 @@ pub const SMALL_OFFSET: usize = EXCHANGE_OFFSET + EXCHANGE_BYTES;
 pub const SMALL_BYTES: usize = SYNC_ARRAY_SIZE - SMALL_OFFSET;
 const _: () = assert!(ACLSHMEM_MAX_TEAMS / 8 + 64 <= EXCHANGE_BYTES);
 
+/// The wide rings of the barrier-free collectives (`collectives::small`), in the reserved region
+/// after the sync counters (`instance::reserve_internal`).
+/// Team slots below this (the world team and the first teams created) also have a wide ring, in
+/// the reserved region after the sync counters, for payloads above 64 bytes (`collectives::small::SMALL_MAX`): deeper, with
+/// 1 KiB buffers, each acknowledgement counter in a line of its own (see [`RINGS_BYTES`]).
+pub const WIDE_SLOTS: usize = 8;
+/// Largest payload per member and call on a wide ring.
+pub const WIDE_MAX: usize = 1024;
+/// Buffers per member of a wide ring.
+pub const WIDE_DEPTH: usize = 32;
+/// One wide entry: its flag, its pending word, then the data (the first 48 bytes of a payload
+/// share the flag's cache line).
+pub const ENTRY: usize = (16 + WIDE_MAX).div_ceil(64) * 64;
+/// The wide acknowledgement counters, one cache line each, after the entries.
+pub const W_ACK: usize = WIDE_DEPTH * ENTRY;
+/// The wide view words (as `VIEW`), after the counters.
+pub const W_VIEW: usize = W_ACK + WIDE_DEPTH * 64;
+pub const WIDE_SLOT_BYTES: usize = W_VIEW + WIDE_DEPTH * 8;
+/// Bytes of the wide rings in each PE's reserved region.
+pub const RINGS_BYTES: usize = WIDE_SLOTS * WIDE_SLOT_BYTES;
+/// The reserved region (signal word, sync pool, counters, wide rings) stays inside the extra
+/// space the heap gets on top of `local_mem_size`.
+const _: () = assert!(
+    64 + aclshmem_abi::SYNC_POOL_SIZE + aclshmem_abi::SYNC_COUNTERS_SIZE + RINGS_BYTES
+        <= aclshmem_abi::ACLSHMEM_EXTRA_SIZE as usize
+);
+
 /// One live team as this PE sees it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Team {

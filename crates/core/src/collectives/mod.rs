@@ -18,7 +18,8 @@
 //!
 //! Up to [`small::WIDE_MAX`] bytes per member (1 KiB on the world team and the first teams created,
 //! 64 bytes on the others), broadcast, fcollect, alltoall and (with the `auto` reduction setting)
-//! reductions take the barrier-free path of [`small`] whatever the setting.
+//! reductions take the barrier-free path of [`small`] whatever the setting; collect sends every
+//! member's length (and its data, when it fits) through the same rings.
 //!
 //! `unsafe` here reads and writes peers' heap copies through addresses checked against the heap.
 

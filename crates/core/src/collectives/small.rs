@@ -37,7 +37,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use crate::error::Error;
 use crate::error::Result;
 use crate::instance::Instance;
-use crate::team_table::{SMALL_BYTES, SMALL_OFFSET, Team};
+use crate::team_table::{ENTRY, SMALL_BYTES, SMALL_OFFSET, Team, W_ACK, W_VIEW, WIDE_DEPTH, WIDE_SLOT_BYTES};
+pub use crate::team_table::{WIDE_MAX, WIDE_SLOTS};
 use crate::wait::{Expired, Watch};
 use aclshmem_abi::SYNC_ARRAY_SIZE;
 use aclshmem_protocol::ring::{self, READERS};
@@ -57,31 +58,6 @@ const BUF: usize = 32 * DEPTH; // [[u8; SMALL_MAX]; DEPTH]
 const _: () = assert!(BUF + DEPTH * SMALL_MAX <= SMALL_BYTES);
 /// Readers of one publication fit the low bits of a pending word.
 const _: () = assert!(aclshmem_abi::ACLSHMEM_MAX_PES as u64 <= READERS + 1);
-
-/// Team slots below this (the world team and the first teams created) also have a wide ring, in
-/// the reserved region after the sync counters, for payloads above [`SMALL_MAX`]: deeper, with
-/// 1 KiB buffers, each acknowledgement counter in a line of its own (see [`RINGS_BYTES`]).
-pub const WIDE_SLOTS: usize = 8;
-/// Largest payload per member and call on a wide ring.
-pub const WIDE_MAX: usize = 1024;
-/// Buffers per member of a wide ring.
-const WIDE_DEPTH: usize = 32;
-/// One wide entry: its flag, its pending word, then the data (the first 48 bytes of a payload
-/// share the flag's cache line).
-const ENTRY: usize = (16 + WIDE_MAX).div_ceil(64) * 64;
-/// The wide acknowledgement counters, one cache line each, after the entries.
-const W_ACK: usize = WIDE_DEPTH * ENTRY;
-/// The wide view words (as `VIEW`), after the counters.
-const W_VIEW: usize = W_ACK + WIDE_DEPTH * 64;
-const WIDE_SLOT_BYTES: usize = W_VIEW + WIDE_DEPTH * 8;
-/// Bytes of the wide rings in each PE's reserved region.
-pub const RINGS_BYTES: usize = WIDE_SLOTS * WIDE_SLOT_BYTES;
-/// The reserved region (signal word, sync pool, counters, wide rings) stays inside the extra
-/// space the heap gets on top of `local_mem_size`.
-const _: () = assert!(
-    64 + aclshmem_abi::SYNC_POOL_SIZE + aclshmem_abi::SYNC_COUNTERS_SIZE + RINGS_BYTES
-        <= aclshmem_abi::ACLSHMEM_EXTRA_SIZE as usize
-);
 
 /// The words of a buffer index.
 #[derive(Clone, Copy)]
