@@ -180,8 +180,7 @@ pub fn barrier(inst: &Instance, team: &Team) -> Result<()> {
 }
 
 /// Barrier of a team of two directly addressable members: each increments the other's round-0
-/// counter (`ROUND`, Release) and waits until its own reaches its count of completed waits
-/// (`ROUND_SEEN`, Acquire). Both lines move once each way, at the same time, where the central
+/// counter (`ROUND`) and waits until its own reaches its count of completed waits (`ROUND_SEEN`). Both lines move once each way, at the same time, where the central
 /// barrier moves its counter and generation lines one after the other (measured: 2-PE barrier
 /// 0.12–0.46 µs central, bimodal with the VM's placement). Every increment a member receives is
 /// matched by one wait of its own, so the counters stay paired across the teams that reuse the
@@ -189,13 +188,8 @@ pub fn barrier(inst: &Instance, team: &Team) -> Result<()> {
 fn barrier_pair(inst: &Instance, team: &Team) -> Result<()> {
     let other = team.world_pe(1 - team.my_index);
     let theirs = word(inst, team.slot, ROUND, other)?;
-    let seen = own_word(inst, team.slot, ROUND_SEEN);
-    let target = seen.load(Ordering::Relaxed).wrapping_add(1);
-    seen.store(target, Ordering::Relaxed);
-    // Release: this PE's earlier writes (to any heap) are visible to the partner once it sees the
-    // increment
-    theirs.fetch_add(1, Ordering::Release);
     let mine = own_word(inst, team.slot, ROUND);
+    let seen = own_word(inst, team.slot, ROUND_SEEN);
     let mut w = Watch::new(inst.limits());
     let what = || {
         format!(
@@ -203,10 +197,10 @@ fn barrier_pair(inst: &Instance, team: &Team) -> Result<()> {
             team.slot
         )
     };
-    // Acquire: pairs with the partner's increment, after its earlier writes
-    while (mine.load(Ordering::Acquire).wrapping_sub(target) as i64) < 0 {
-        w.snooze(what).map_err(|e| expired(inst, what(), e))?;
-    }
+    // the protocol and its orderings: aclshmem_protocol::barrier::pair (model-checked there)
+    aclshmem_protocol::barrier::pair(mine, theirs, seen, || {
+        w.snooze(what).map_err(|e| expired(inst, what(), e))
+    })?;
     Ok(())
 }
 

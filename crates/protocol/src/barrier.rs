@@ -39,3 +39,29 @@ pub fn central<W: Word + ?Sized, E>(
     }
     Ok(())
 }
+
+/// One barrier of two members. Each member owns `mine` (incremented by the other member only) and
+/// `seen` (its own count of completed barriers, touched by nobody else); `theirs` is the other
+/// member's `mine`. `snooze` is called while waiting and may end the wait with an error.
+///
+/// Orderings: a member's writes before the barrier are sequenced before its Release increment of
+/// `theirs`; the other member's Acquire load that sees the increment synchronizes with it, so
+/// those writes happen-before everything the other member does after the barrier (an increment
+/// weakened to Relaxed fails the loom model `barrier_pair_two_members`). The counters only grow:
+/// every increment a member receives is matched by exactly one of its waits, so consecutive
+/// barriers never confuse one another's increments (the comparison is wrapping).
+#[inline]
+pub fn pair<W: Word + ?Sized, E>(
+    mine: &W,
+    theirs: &W,
+    seen: &W,
+    mut snooze: impl FnMut() -> Result<(), E>,
+) -> Result<(), E> {
+    let target = seen.load(Relaxed).wrapping_add(1);
+    seen.store(target, Relaxed);
+    theirs.fetch_add(1, Release);
+    while (mine.load(Acquire).wrapping_sub(target) as i64) < 0 {
+        snooze()?;
+    }
+    Ok(())
+}

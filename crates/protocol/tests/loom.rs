@@ -131,6 +131,47 @@ fn barrier_two_members() {
     barrier_members(2);
 }
 
+/// The pairwise barrier: each member writes its cell, passes, reads both, passes, writes again,
+/// passes and reads again (three consecutive barriers over the same counters).
+#[test]
+fn barrier_pair_two_members() {
+    model(|| {
+        let words: Arc<Vec<L>> = Arc::new((0..4).map(|_| L::new()).collect()); // count, seen per member
+        let cells: Arc<Vec<UnsafeCell<u64>>> = Arc::new((0..2).map(|_| UnsafeCell::new(0)).collect());
+        let member = {
+            let (words, cells) = (words.clone(), cells.clone());
+            move |me: usize| {
+                let pass = || {
+                    barrier::pair(
+                        &words[2 * me],
+                        &words[2 * (1 - me)],
+                        &words[2 * me + 1],
+                        yield_now::<()>,
+                    )
+                    .unwrap()
+                };
+                put(&cells[me], 1 + me as u64);
+                pass();
+                for (i, c) in cells.iter().enumerate() {
+                    assert_eq!(get(c), 1 + i as u64, "member {me} read member {i}'s cell");
+                }
+                pass();
+                put(&cells[me], 100 + me as u64);
+                pass();
+                for (i, c) in cells.iter().enumerate() {
+                    assert_eq!(get(c), 100 + i as u64);
+                }
+            }
+        };
+        let other = {
+            let m = member.clone();
+            thread::spawn(move || m(1))
+        };
+        member(0);
+        other.join().unwrap();
+    });
+}
+
 /// One member's ring with `DEPTH` buffers of one word each.
 struct Ring {
     flag: Vec<L>,
