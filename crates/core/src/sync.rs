@@ -381,11 +381,14 @@ fn barrier_generic(inst: &Instance, team: &Team) -> Result<()> {
     let before = routes.to(root)?.atomic(arrive, Width::W64, AmoOp::FetchAdd(1))?;
     if before + 1 == team.size as u64 {
         routes.to(root)?.atomic(arrive, Width::W64, AmoOp::Set(0))?;
-        let next = seen.wrapping_add(1);
+        // every member waits for its own generation word to change: increment each one rather
+        // than store this PE's next value, because the words of a reused slot need not agree
+        // (a member of an earlier team in the slot passed barriers the others did not; storing
+        // a value a member already held left it waiting for ever)
         for i in 0..team.size {
             let pe = team.world_pe(i);
             let g = slot_remote(inst, team.slot, GENERATION, pe);
-            routes.to(pe)?.atomic(g, Width::W64, AmoOp::Set(next))?;
+            routes.to(pe)?.atomic(g, Width::W64, AmoOp::FetchAdd(1))?;
         }
         return Ok(());
     }
