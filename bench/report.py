@@ -41,6 +41,7 @@ SUITES = {
         ("bcast", "broadcast from PE 0, back-to-back calls, time per call"),
         ("reduce", "int64 sum reduction, back-to-back calls, time per call"),
         ("fcollect", "fcollect, size = bytes per PE, time per call"),
+        ("collect", "collect (every PE the same size), size = bytes per PE, time per call"),
         ("alltoall", "alltoall, size = bytes per PE pair, time per call"),
     ]),
 }

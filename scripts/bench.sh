@@ -5,7 +5,7 @@
 #   rma   bench/perf_rma.c   RMA, 2 PEs
 #   sync  bench/perf_sync.c  atomics, put-with-signal and wait_until ping-pong (2 PEs); a ring of
 #                            put-with-signal + signal waits with 4 and 16 PEs (on 2 cores)
-#   coll  bench/perf_coll.c  barrier with 2/4/8/16 PEs; broadcast, int64 sum reduction, fcollect,
+#   coll  bench/perf_coll.c  barrier with 2/4/8/16 PEs; broadcast, int64 sum reduction, fcollect, collect,
 #                            alltoall with 2 and 4 PEs
 # Each suite also runs the OSHMEM-mode build of the same source (standard OpenSHMEM calls) compiled
 # with this project's scripts/osh/oshcc and run by our launcher: a second table per suite compares
