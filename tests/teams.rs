@@ -27,7 +27,7 @@ use std::time::Duration;
 use common::{Run, run_pes};
 
 /// The launcher's `--timeout` for every job.
-const JOB_TIMEOUT: Duration = Duration::from_secs(60);
+const JOB_TIMEOUT: Duration = Duration::from_secs(120);
 
 fn team_tests() -> PathBuf {
     common::compile_c("team_tests")
