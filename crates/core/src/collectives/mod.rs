@@ -308,15 +308,21 @@ pub fn collect(inst: &Instance, t: &Team, dest: usize, source: usize, len: usize
         .iter()
         .map(|b| u64::from_le_bytes(b.as_slice().try_into().unwrap_or_default()) as usize)
         .collect();
-    let mut offsets = Vec::with_capacity(t.size);
+    let (offsets, total) = placement(&lens)?;
+    gather(inst, t, dest, source, len, total, &offsets, &lens)
+}
+
+/// Where each member's block of a collect starts in `dest`, and the total size.
+fn placement(lens: &[usize]) -> Result<(Vec<usize>, usize)> {
+    let mut offsets = Vec::with_capacity(lens.len());
     let mut total = 0usize;
-    for l in &lens {
+    for l in lens {
         offsets.push(total);
         total = total
             .checked_add(*l)
             .ok_or_else(|| Error::InvalidValue("collect sizes overflow".into()))?;
     }
-    gather(inst, t, dest, source, len, total, &offsets, &lens)
+    Ok((offsets, total))
 }
 
 /// [`collect`] among directly addressable members: one barrier-free round of [`small`] carries
@@ -361,14 +367,7 @@ fn collect_small(inst: &Instance, t: &Team, dest: usize, source: usize, len: usi
         }
         small::acknowledge(inst, t, ring, i, seq)?;
     }
-    let mut offsets = Vec::with_capacity(t.size);
-    let mut total = 0usize;
-    for l in &lens {
-        offsets.push(total);
-        total = total
-            .checked_add(*l)
-            .ok_or_else(|| Error::InvalidValue("collect sizes overflow".into()))?;
-    }
+    let (offsets, total) = placement(&lens)?;
     if !all_fit {
         return gather(inst, t, dest, source, len, total, &offsets, &lens);
     }
