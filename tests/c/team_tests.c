@@ -1531,13 +1531,13 @@ static void scenario_asymmetric_broadcast(void)
         CHECK_RC(aclshmem_int64_broadcast(ACLSHMEM_TEAM_WORLD, dst, src, m, n - 1), 0);
         check_bcast(dst, m, n - 1, __LINE__);
 
-        /* PE 1 believes it is the root, everybody else names PE 0; then 64 well-formed calls (the
-           mismatch shows when the buffer of that call is reused, at most a ring's depth later: 16
-           or 32 calls) */
+        /* PE 1 believes it is the root, everybody else names PE 0; then 256 well-formed calls (the
+           mismatch shows when the buffer of that call is reused, at most a ring's depth later: 16,
+           32 or 128 calls) */
         aclshmem_team_t t = ACLSHMEM_TEAM_INVALID;
         CHECK_RC(aclshmem_team_split_strided(ACLSHMEM_TEAM_WORLD, 0, 1, n, &t), 0);
         int failed = 0;
-        for (int call = 0; call <= 64; call++) {
+        for (int call = 0; call <= 256; call++) {
             int root = (call == 0 && me == 1) ? 1 : 0;
             memset(dst, 0xff, m * sizeof(int64_t));
             int rc = aclshmem_int64_broadcast(t, dst, src, m, root);

@@ -34,8 +34,17 @@ pub const W_ACK: usize = WIDE_DEPTH * ENTRY;
 /// The wide view words (as `VIEW`), after the counters.
 pub const W_VIEW: usize = W_ACK + WIDE_DEPTH * 64;
 pub const WIDE_SLOT_BYTES: usize = W_VIEW + WIDE_DEPTH * 8;
-/// Bytes of the wide rings in each PE's reserved region.
-pub const RINGS_BYTES: usize = WIDE_SLOTS * WIDE_SLOT_BYTES;
+/// Slots below [`WIDE_SLOTS`] keep their narrow ring (payloads up to 64 bytes) here too, deeper
+/// than the one the sync pool has room for: a publisher runs further ahead of its readers, so an
+/// oversubscribed node switches between PEs less often per call.
+pub const DEEP_DEPTH: usize = 128;
+/// One slot's deep narrow ring: flags, acknowledgements, pending and view words (8 bytes each per
+/// buffer), then the 64-byte buffers.
+pub const DEEP_SLOT_BYTES: usize = DEEP_DEPTH * (4 * 8 + 64);
+/// Where the deep narrow rings start, after the wide rings.
+pub const DEEP_OFFSET: usize = WIDE_SLOTS * WIDE_SLOT_BYTES;
+/// Bytes of the wide and deep rings in each PE's reserved region.
+pub const RINGS_BYTES: usize = DEEP_OFFSET + WIDE_SLOTS * DEEP_SLOT_BYTES;
 /// The reserved region (signal word, sync pool, counters, wide rings) stays inside the extra
 /// space the heap gets on top of `local_mem_size`.
 const _: () = assert!(

@@ -4,10 +4,13 @@
 //!
 //! Per member and team slot, rings of buffers used round robin by sequence number, and for each
 //! buffer a flag (the sequence number it holds), an acknowledgement counter and the number of
-//! readers expected. Every slot has a narrow ring (16 buffers of 64 bytes, in the slot's sync-pool
-//! area after the exchange area, whose size is part of the ABI) for payloads up to 64 bytes; slots
-//! below [`WIDE_SLOTS`] also have a wide ring (32 buffers of 1 KiB, in the reserved region after
-//! the sync counters) for larger ones ([`ring_for`]: the same on every member, as the sizes are).
+//! readers expected. Every slot has a narrow ring for payloads up to 64 bytes: 16 buffers in the
+//! slot's sync-pool area after the exchange area (whose size is part of the ABI), or, on slots
+//! below [`WIDE_SLOTS`], 128 buffers in the reserved region after the sync counters (a publisher
+//! runs further ahead of its readers, so an oversubscribed node switches between PEs less often:
+//! 4 PEs on 2 CPUs broadcast 8 bytes in about half the time). Those slots also have a wide ring
+//! (32 buffers of 1 KiB, in the reserved region) for larger payloads ([`ring_for`]: the same on
+//! every member, as the sizes are).
 //! Calls of one slot share one sequence; each ring's buffers keep their own flags, so interleaved
 //! calls on the two rings keep the argument below. A publisher first waits until every
 //! reader of the buffer's previous use acknowledged it, then copies, then stores the flag with
@@ -27,7 +30,7 @@
 //! the call fail with `ACLSHMEM_INVALID_PARAM` naming both PEs. A member waiting for a root that is
 //! itself reading, or a publisher whose readers named another root, finds it at that call; a member
 //! that believed itself the root when nobody else did is not waited for by anyone, so it learns at
-//! the next use of that buffer (at most DEPTH calls later), when it waits for acknowledgements
+//! the next use of that buffer (at most a ring's depth of calls later), when it waits for acknowledgements
 //! that will never come. No member writes anywhere it would not have written in a correct call.
 //!
 //! `unsafe`: flags and buffers are raw addresses in the mapped heaps (bounds fixed at init).
@@ -37,7 +40,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use crate::error::Error;
 use crate::error::Result;
 use crate::instance::Instance;
-use crate::team_table::{ENTRY, SMALL_BYTES, SMALL_OFFSET, Team, W_ACK, W_VIEW, WIDE_DEPTH, WIDE_SLOT_BYTES};
+use crate::team_table::{
+    DEEP_DEPTH, DEEP_OFFSET, DEEP_SLOT_BYTES, ENTRY, SMALL_BYTES, SMALL_OFFSET, Team, W_ACK, W_VIEW,
+    WIDE_DEPTH, WIDE_SLOT_BYTES,
+};
 pub use crate::team_table::{WIDE_MAX, WIDE_SLOTS};
 use crate::wait::{Expired, Watch};
 use aclshmem_abi::SYNC_ARRAY_SIZE;
@@ -50,12 +56,11 @@ pub const SMALL_MAX: usize = 64;
 /// ahead of its slowest reader.
 const DEPTH: usize = 16;
 
-const FLAG: usize = 0; // [u64; DEPTH]
-const ACK: usize = 8 * DEPTH; // [u64; DEPTH]
-const PENDING: usize = 16 * DEPTH; // [u64; DEPTH]: record (high 48 bits) | readers (low 16)
-const VIEW: usize = 24 * DEPTH; // [u64; DEPTH]: record of the last call read from this buffer index
-const BUF: usize = 32 * DEPTH; // [[u8; SMALL_MAX]; DEPTH]
-const _: () = assert!(BUF + DEPTH * SMALL_MAX <= SMALL_BYTES);
+// A narrow ring of depth d: [u64; d] each of flags, acknowledgements, pending words (record in the
+// high 48 bits, readers in the low 16) and view words (record of the last call read from this
+// buffer index), then [[u8; SMALL_MAX]; d] buffers.
+const _: () = assert!(32 * DEPTH + DEPTH * SMALL_MAX <= SMALL_BYTES);
+const _: () = assert!(32 * DEEP_DEPTH + DEEP_DEPTH * SMALL_MAX <= DEEP_SLOT_BYTES);
 /// Readers of one publication fit the low bits of a pending word.
 const _: () = assert!(aclshmem_abi::ACLSHMEM_MAX_PES as u64 <= READERS + 1);
 
@@ -98,17 +103,18 @@ fn rings_of(slot: usize) -> &'static [Ring] {
     }
 }
 
-/// Buffers of a ring.
-fn depth(ring: Ring) -> usize {
+/// Buffers of `slot`'s `ring`.
+fn depth(slot: usize, ring: Ring) -> usize {
     match ring {
+        Ring::Narrow if slot < WIDE_SLOTS => DEEP_DEPTH,
         Ring::Narrow => DEPTH,
         Ring::Wide => WIDE_DEPTH,
     }
 }
 
-/// Buffer index of call `seq` on `ring`.
-fn index(ring: Ring, seq: u64) -> usize {
-    (seq % depth(ring) as u64) as usize
+/// Buffer index of call `seq` on `slot`'s `ring`.
+fn index(slot: usize, ring: Ring, seq: u64) -> usize {
+    (seq % depth(slot, ring) as u64) as usize
 }
 
 /// The ring with the largest buffers `t`'s slot has (for calls whose members publish different
@@ -142,14 +148,26 @@ fn word_off(inst: &Instance, slot: usize, ring: Ring, w: Word, p: usize) -> usiz
             }
         }
         Ring::Narrow => {
-            let base = inst.sync_pool() + slot * SYNC_ARRAY_SIZE + SMALL_OFFSET;
-            base + match w {
-                Word::Flag => FLAG,
-                Word::Ack => ACK,
-                Word::Pending => PENDING,
-                Word::View => VIEW,
-            } + 8 * p
+            let (base, d) = narrow_base(inst, slot);
+            base + 8
+                * d
+                * match w {
+                    Word::Flag => 0,
+                    Word::Ack => 1,
+                    Word::Pending => 2,
+                    Word::View => 3,
+                }
+                + 8 * p
         }
+    }
+}
+
+/// Device-heap offset of `slot`'s narrow ring (its words, then its buffers) and its depth.
+fn narrow_base(inst: &Instance, slot: usize) -> (usize, usize) {
+    if slot < WIDE_SLOTS {
+        (inst.rings() + DEEP_OFFSET + slot * DEEP_SLOT_BYTES, DEEP_DEPTH)
+    } else {
+        (inst.sync_pool() + slot * SYNC_ARRAY_SIZE + SMALL_OFFSET, DEPTH)
     }
 }
 
@@ -157,7 +175,10 @@ fn word_off(inst: &Instance, slot: usize, ring: Ring, w: Word, p: usize) -> usiz
 fn buffer_off(inst: &Instance, slot: usize, ring: Ring, p: usize) -> usize {
     match ring {
         Ring::Wide => inst.rings() + slot * WIDE_SLOT_BYTES + p * ENTRY + 16,
-        Ring::Narrow => inst.sync_pool() + slot * SYNC_ARRAY_SIZE + SMALL_OFFSET + BUF + p * SMALL_MAX,
+        Ring::Narrow => {
+            let (base, d) = narrow_base(inst, slot);
+            base + 32 * d + p * SMALL_MAX
+        }
     }
 }
 
@@ -209,7 +230,7 @@ pub fn reset(inst: &Instance, slot: usize) {
         return;
     }
     for &ring in rings_of(slot) {
-        for i in 0..depth(ring) {
+        for i in 0..depth(slot, ring) {
             for kind in [Word::Flag, Word::Ack, Word::Pending, Word::View] {
                 if let Ok(w) = word(inst, slot, ring, kind, i, inst.my_pe()) {
                     w.store(0, Ordering::Relaxed);
@@ -242,7 +263,7 @@ pub fn publish(
             data.len()
         )));
     }
-    let p = index(ring, seq);
+    let p = index(team.slot, ring, seq);
     let me = inst.my_pe();
     let (flag, ack, pending) = (
         word(inst, team.slot, ring, Word::Flag, p, me)?,
@@ -304,7 +325,7 @@ pub fn wait_published(
     seq: u64,
     view: u16,
 ) -> Result<*const u8> {
-    let p = index(ring, seq);
+    let p = index(team.slot, ring, seq);
     let pe = team.world_pe(owner);
     let flag = word(inst, team.slot, ring, Word::Flag, p, pe)?;
     if view != 0 {
@@ -353,7 +374,7 @@ fn wait_acks(
             team.slot,
             (pending.load(Ordering::Relaxed) & READERS).saturating_sub(ack.load(Ordering::Relaxed)),
             pending.load(Ordering::Relaxed) & READERS,
-            seq.saturating_sub(depth(ring) as u64)
+            seq.saturating_sub(depth(team.slot, ring) as u64)
         )
     };
     let mut snoozes = 0u64;
@@ -361,7 +382,7 @@ fn wait_acks(
         w.snooze(what).map_err(|e| expired(inst, what(), e))?;
         snoozes += 1;
         if snoozes >= COMPARE_AFTER && snoozes.is_power_of_two() {
-            disagreement(inst, team, ring, index(ring, seq))?;
+            disagreement(inst, team, ring, index(team.slot, ring, seq))?;
         }
         Ok(())
     })
@@ -409,7 +430,7 @@ fn expired(inst: &Instance, what: String, e: Expired) -> Error {
 
 /// Tells member `owner` this PE is done with its call `seq`.
 pub fn acknowledge(inst: &Instance, team: &Team, ring: Ring, owner: usize, seq: u64) -> Result<()> {
-    let p = index(ring, seq);
+    let p = index(team.slot, ring, seq);
     ring::acknowledge(word(inst, team.slot, ring, Word::Ack, p, team.world_pe(owner))?);
     Ok(())
 }
@@ -417,7 +438,7 @@ pub fn acknowledge(inst: &Instance, team: &Team, ring: Ring, owner: usize, seq: 
 /// Publisher: waits until every reader acknowledged call `seq` (e.g. before the caller may reuse a
 /// buffer the readers copied from directly).
 pub fn wait_acknowledged(inst: &Instance, team: &Team, ring: Ring, seq: u64) -> Result<()> {
-    let p = index(ring, seq);
+    let p = index(team.slot, ring, seq);
     let me = inst.my_pe();
     let slot = ring::Slot {
         flag: word(inst, team.slot, ring, Word::Flag, p, me)?,
@@ -437,7 +458,7 @@ pub fn drain(inst: &Instance, team: &Team) -> Result<()> {
     }
     let me = inst.my_pe();
     for &ring in rings_of(slot) {
-        for p in 0..depth(ring) {
+        for p in 0..depth(slot, ring) {
             let (ack, pending) = (
                 word(inst, slot, ring, Word::Ack, p, me)?,
                 word(inst, slot, ring, Word::Pending, p, me)?,
