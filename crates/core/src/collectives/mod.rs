@@ -489,28 +489,53 @@ pub fn reduce<T: Element>(
         && inst.all_direct()
     {
         let seq = small::next_seq(inst, t);
-        // SAFETY: checked symmetric, aligned buffers of n elements in our own mapped heap.
-        let mine = unsafe { std::slice::from_raw_parts(s.mine() as *const T, n) }.to_vec();
-        // SAFETY: `mine` holds n elements = len bytes; it is a copy, so dest may be the source.
-        let bytes = unsafe { std::slice::from_raw_parts(mine.as_ptr() as *const u8, len) };
-        small::publish(inst, t, ring, seq, bytes, (t.size - 1) as u64, 0)?;
-        let mut acc: Vec<T> = Vec::with_capacity(n);
-        let mut part: Vec<T> = mine.clone();
+        // SAFETY: checked symmetric source of `len` bytes in our own mapped heap.
+        let src = unsafe { std::slice::from_raw_parts(s.mine(), len) };
+        small::publish(inst, t, ring, seq, src, (t.size - 1) as u64, 0)?;
+        // combine in member order (the same order, so the same result, on every member), reading
+        // every member's published data where it lies; the accumulator is on the stack (the
+        // ring's payloads are at most WIDE_MAX bytes)
+        let mut store = [std::mem::MaybeUninit::<u64>::uninit(); small::WIDE_MAX / 8];
+        if len > std::mem::size_of_val(&store) || std::mem::align_of::<T>() > 8 {
+            return Err(Error::Inner(format!(
+                "{len} bytes do not fit the reduction scratch"
+            )));
+        }
+        let acc_ptr = store.as_mut_ptr() as *mut T;
         for i in 0..t.size {
-            if i != t.my_index {
-                // SAFETY: `part` holds n elements = len bytes.
-                let out = unsafe { std::slice::from_raw_parts_mut(part.as_mut_ptr() as *mut u8, len) };
-                small::read(inst, t, ring, i, seq, 0, 0, out)?;
-            }
-            let x = if i == t.my_index { &mine } else { &part };
-            if i == 0 {
-                acc.extend_from_slice(x);
+            let x: *const T = if i == t.my_index {
+                // unchanged until dest is written below, even when dest is the source
+                s.mine() as *const T
             } else {
-                reduce::combine(&mut acc, x, op);
+                let p = small::wait_published(inst, t, ring, i, seq, 0)?;
+                if !(p as usize).is_multiple_of(std::mem::align_of::<T>()) {
+                    return Err(Error::Inner(
+                        "a ring buffer is not aligned for the element type".into(),
+                    ));
+                }
+                p as *const T
+            };
+            if i == 0 {
+                // SAFETY: `x` holds n elements (a checked source or a published payload of len
+                // bytes, aligned); the scratch holds len bytes (checked above).
+                unsafe { std::ptr::copy_nonoverlapping(x, acc_ptr, n) };
+            } else {
+                // SAFETY: the scratch's n elements were initialised at i == 0; `x` holds n aligned
+                // elements, and a published payload is not rewritten before we acknowledge it.
+                let (acc, xs) = unsafe {
+                    (
+                        std::slice::from_raw_parts_mut(acc_ptr, n),
+                        std::slice::from_raw_parts(x, n),
+                    )
+                };
+                reduce::combine(acc, xs, op);
+            }
+            if i != t.my_index {
+                small::acknowledge(inst, t, ring, i, seq)?;
             }
         }
-        // SAFETY: our own dest holds n elements.
-        unsafe { copy(acc.as_ptr().cast(), d.mine(), len) };
+        // SAFETY: our own dest holds n elements; the scratch holds the n combined ones.
+        unsafe { copy(acc_ptr.cast(), d.mine(), len) };
         return Ok(());
     }
     if inst.hierarchical() && inst.algos().reduce == ReduceAlgo::Auto && t.size > 1 {
