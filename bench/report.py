@@ -45,7 +45,7 @@ SUITES = {
         ("alltoall", "alltoall, size = bytes per PE pair, time per call"),
     ]),
 }
-LOWER_IS_BETTER_UNITS = {"us"}
+LOWER_IS_BETTER_UNITS = {"us", "hops"}  # hops: time / cache-line hop (perf_coll BENCH_HOP)
 INFO_UNITS = {"laps"}
 NPES_FIGS = {"barrier", "ring_hop", "ring_laps"}  # their size column is a PE count
 NO_SCORE_FIGS = {"bw_memcpy"}
@@ -95,7 +95,7 @@ def median_of(runs):
 
 
 def human_size(fig, n):
-    if fig in NPES_FIGS:
+    if fig.split("@")[0] in NPES_FIGS:
         return f"{n} PEs"
     for unit, div in (("MiB", 1 << 20), ("KiB", 1 << 10)):
         if n >= div and n % div == 0:
@@ -160,6 +160,8 @@ def main():
     else:
         print(f"ratio = {L} / oshmem.  Every figure is a time in us: LOWER is better, ratio < 1 means"
               f" {L} is faster" + (" (ring_laps is a count, for information)" if a.suite == "sync" else "")
+              + (" (figure@hop: the same time in units of the cache-line hop measured beside it in the"
+                 " same run, which moves with where the VM's vCPUs sit)" if a.suite == "coll" else "")
               + ". range = min-max of the per-run ratios; within 10% = \"~same\"")
     hdr = (f"{'figure':<20} {'size/npes':>9} {'unit':<9} {L:>10} {'oshmem':>10} {'ratio':>7} "
            f"{'range':>13}  better")
@@ -190,7 +192,7 @@ def main():
         if key in to_t:
             notes.append(f"oshmem: a run timed out after {to_t[key]} s")
         note = "; ".join(notes)
-        size_s = human_size(fig, size) if (size or fig in NPES_FIGS) else "-"
+        size_s = human_size(fig, size) if (size or fig.split("@")[0] in NPES_FIGS) else "-"
         shown = " ".join(x for x in (better, note) if x)
         print(f"{fig:<20} {size_s:>9} {unit:<9} {fmt(o):>10} {fmt(t):>10} "
               f"{(f'{ratio:.3f}' if ratio is not None else 'n/a'):>7} {rng:>13}  {shown}")

@@ -159,7 +159,8 @@ if [ "$NODES" != 1 ] && want sync; then
     JOBS+=("sync 16 40 64M perf_sync ring_hop BENCH_SYNC_FIGS=ring")
 fi
 if [ "$NODES" != 1 ] && want coll; then
-    JOBS+=("coll 2 90 64M perf_coll -")
+    # BENCH_HOP=1: 2-PE figures also in units of the machine's cache-line hop (bench/perf_coll.c)
+    JOBS+=("coll 2 90 64M perf_coll - BENCH_HOP=1")
     JOBS+=("coll 4 90 64M perf_coll -")
     JOBS+=("coll 8 30 64M perf_coll barrier BENCH_COLL_FIGS=barrier")
     JOBS+=("coll 16 30 64M perf_coll barrier BENCH_COLL_FIGS=barrier")
