@@ -206,6 +206,23 @@ impl Ring {
         ring::announce(self.slot(p), seq, readers);
     }
 
+    /// The core's publish when the buffer is still being read (`collectives::small::ahead_slot`):
+    /// wait for the readers of this member's call half a ring later in the previous lap instead,
+    /// and (unlike the core, which checks again) not for the buffer's own readers at all: their
+    /// in-order acknowledgements must order their reads of this buffer before the copy.
+    fn publish_ahead(&self, seq: u64, value: u64, readers: u64) {
+        let d = self.flag.len() as u64;
+        let p = seq as usize % self.flag.len();
+        match (seq + d / 2).checked_sub(d) {
+            Some(later) if later > 0 => {
+                ring::wait_acks(self.slot(later as usize % self.flag.len()), yield_now::<()>).unwrap()
+            }
+            _ => ring::wait_acks(self.slot(p), yield_now::<()>).unwrap(),
+        }
+        put(&self.buf[p], value);
+        ring::announce(self.slot(p), seq, readers);
+    }
+
     /// The core's read: wait for the flag, copy, acknowledge.
     fn read(&self, seq: u64) -> u64 {
         let p = seq as usize % self.flag.len();
@@ -244,6 +261,28 @@ fn ring_broadcasts(depth: usize, calls: u64, readers: usize) {
 #[test]
 fn ring_one_reader_reuses_buffers() {
     ring_broadcasts(2, 4, 1);
+}
+
+/// A publisher a ring's depth ahead waits for the acknowledgement of a later call of the previous
+/// lap (half a ring on), not of the buffer it reuses: one reader reads calls in order, so its
+/// acknowledgement of the later call follows its read of the reused buffer.
+#[test]
+fn ring_publisher_waits_half_a_ring_ahead() {
+    model(|| {
+        let r = Arc::new(Ring::new(2));
+        let reader = {
+            let r = r.clone();
+            thread::spawn(move || {
+                for seq in 1..=4u64 {
+                    assert_eq!(r.read(seq), seq * 10, "call {seq} read stale data");
+                }
+            })
+        };
+        for seq in 1..=4u64 {
+            r.publish_ahead(seq, seq * 10, 1);
+        }
+        reader.join().unwrap();
+    });
 }
 
 /// Every member publishes and reads every other member's data (fcollect-like), two calls over a
