@@ -323,15 +323,24 @@ pub(crate) fn local_barrier(inst: &Instance, team: &Team, g: &Groups) -> Result<
 /// leader i increments leader (i + 2^k)'s round-k counter with a posted atomic and waits until
 /// its own has been incremented as often as it waited in that round. After ceil(log2 L) rounds
 /// every leader has heard, directly or not, from every other. Earlier operations of this node's
-/// members are complete (they quiet before arriving), and UCX completes a posted atomic after
-/// the puts issued before it (the caller's quiet), so a released leader sees their data.
+/// members are complete (they quiet before arriving, and the increment is issued after that
+/// quiet returned), so a released leader sees their data.
+///
+/// The increments are notifications ([`crate::transport::Transport::notify`]): a later quiet of
+/// this PE does not wait for them to complete. Nothing needs it to: data ordering rests only on
+/// the quiet before each increment is issued, never on the increment's completion; each one is
+/// counted by its target before the target leaves that round (its wait), so none is lost; and
+/// since the counters only grow and each target compares its counter with its own count of waits,
+/// an increment counts for the barrier it was sent in whenever it lands. (Over UCX's tcp
+/// transport a flush waits for the target's acknowledgement of every atomic, so with posted
+/// increments each barrier's quiet waited for a message of the previous barrier's partner.)
 pub(crate) fn leaders_barrier(inst: &Instance, team: &Team, g: &Groups) -> Result<()> {
     let l = g.leaders.len();
     let routes = inst.routes();
     let mut k = 0;
     while (1usize << k) < l {
         let partner = team.world_pe(g.leaders[(g.my_leader + (1 << k)) % l]);
-        routes.to(partner)?.atomic_post(
+        routes.to(partner)?.notify(
             slot_remote(inst, team.slot, ROUND + 8 * k, partner),
             Width::W64,
             AmoOp::FetchAdd(1),

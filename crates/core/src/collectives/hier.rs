@@ -365,22 +365,16 @@ fn exchange_partials<T: Element>(
         let pe = t.world_pe(li);
         let to = routes.to(pe)?;
         // SAFETY: `partial` holds `len` bytes; the destination range lies in the leader's copy of
-        // this slot's partials area (checked by `eager_fits`), which nobody else writes now.
+        // this slot's partials area (checked by `eager_fits`), which nobody else writes now; the
+        // word, which announces the data (it lands after them), in the same area. The leader
+        // waits for the word, so the transport need not complete it at a later quiet.
         unsafe {
-            to.put(
+            to.put_notify(
                 sync::slot_remote(inst, t.slot, mine + 8, pe),
                 partial.as_ptr().cast(),
                 len,
-            )?
-        };
-        // the data lands before the word that announces it
-        to.fence()?;
-        // SAFETY: an 8-byte word on this stack frame; the word lies in the same area.
-        unsafe {
-            to.put(
                 sync::slot_remote(inst, t.slot, mine, pe),
-                (&word as *const u64).cast(),
-                8,
+                word,
             )?
         };
     }
