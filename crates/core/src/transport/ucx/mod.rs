@@ -23,7 +23,11 @@
 //!   `_nbi` calls release their request at once (UCX frees it on completion) and `quiet` flushes
 //!   the worker, which completes every operation at origin and target; `fence` is
 //!   `ucp_worker_fence`. `quiet` skips the flush when nothing that needs one was issued since the
-//!   last (`State::unflushed`): a barrier's notifications ([`Transport::notify`]) do not.
+//!   last (`State::unflushed`).
+//! * **Notifications** ([`Transport::notify`], [`Transport::put_notify`]: words their target
+//!   waits for, such as a barrier's arrival) are active messages applied by handlers on the
+//!   target ([`on_note`], [`on_put_note`]): one message each, where an emulated atomic or put
+//!   over tcp is two (the target acknowledges it). A flush does not cover them.
 //!
 //! `unsafe`: every UCX call is FFI through raw handles; each block names the handle's owner.
 
@@ -126,10 +130,10 @@ struct State {
     /// Whether an operation that a worker flush must complete was issued since the last flush
     /// that succeeded: a put or `_nbi` get, a posted atomic, a non-blocking signal. Blocking gets
     /// and fetching atomics are complete when they return, and notifications
-    /// ([`Transport::notify`]) are observed by their target. Without it, `quiet` skips the flush:
-    /// over tcp a flush also waits for the acknowledgements of notifications (UCX emulates
-    /// atomics there, and the target acknowledges each one), which made every barrier pay for the
-    /// previous barrier's arrival, a message from the partner.
+    /// ([`Transport::notify`], [`Transport::put_notify`]) are waited for by their target. Without
+    /// it, `quiet` skips the flush, which over tcp (UCX emulates puts and atomics with messages
+    /// the target acknowledges) would wait for acknowledgements of operations nobody needs
+    /// completed any more.
     unflushed: bool,
 }
 
