@@ -127,11 +127,12 @@ fn timed_out(inst: &Instance, team: &Team, seen: u64, e: Expired) -> Error {
     Error::Timeout(msg)
 }
 
-/// A new team in `slot`: clears this PE's arrival word and its [`agreed`] words (called before
+/// A new team in `slot`: clears this PE's arrival word, its [`agreed`] words and its broadcast
+/// words (failure mark, count of hierarchical broadcasts; called before
 /// the team's first barrier).
 pub(crate) fn reset(inst: &Instance, slot: usize) {
     arrived(inst, slot, u64::MAX);
-    for off in [AGREE_VALUE, AGREE_FAILED, BCAST_FAILED] {
+    for off in [AGREE_VALUE, AGREE_FAILED, BCAST_FAILED, BCAST_COUNT] {
         own_word(inst, slot, off).store(0, Ordering::Relaxed);
     }
 }
@@ -221,13 +222,18 @@ pub(crate) const BCAST_ACK: usize = BCAST_DATA + 8;
 pub(crate) const BCAST_SEEN: usize = ROUND_SEEN + 8 * ROUNDS;
 pub(crate) const BCAST_ACKED: usize = BCAST_SEEN + 8;
 const _: () = assert!(BCAST_ACK + 8 <= GENERATION && BCAST_ACKED + 8 <= EXCHANGE_OFFSET);
-/// The last 24 bytes of the exchange area: the call and root each member named in the
-/// hierarchical broadcast, by call parity (a member is at most one call ahead of the slowest
-/// reader), and the failure mark of a call found asymmetric (call in the high half).
+/// The last 32 bytes of the exchange area: the call and root each member named in the
+/// hierarchical broadcast, by the parity of its count of hierarchical broadcasts on the team
+/// (`BCAST_COUNT`, own, cleared with the team: each such call starts with a barrier, so a
+/// member is at most one of them ahead of the slowest reader; the call number itself counts
+/// the eager broadcasts too, which have no barrier, so its parity did not bound that), and the
+/// failure mark of a call found asymmetric (call in the high half).
 pub(crate) const BCAST_VIEW: usize = EXCHANGE_OFFSET + EXCHANGE_USABLE;
 pub(crate) const BCAST_FAILED: usize = BCAST_VIEW + 16;
+pub(crate) const BCAST_COUNT: usize = BCAST_FAILED + 8;
 /// Bytes of the exchange area [`exchange`] may use.
-const EXCHANGE_USABLE: usize = EXCHANGE_BYTES - 24;
+const EXCHANGE_USABLE: usize = EXCHANGE_BYTES - 32;
+const _: () = assert!(BCAST_COUNT + 8 == EXCHANGE_OFFSET + EXCHANGE_BYTES);
 /// The partials area of the hierarchical reduction's pushed exchange (`collectives::hier`): the
 /// exchange area after [`agreed`]'s two words, up to the broadcast views. Leaders write into each
 /// other's copies; see `hier::exchange_partials` for why it never meets the area's other uses.

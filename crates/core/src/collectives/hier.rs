@@ -59,7 +59,12 @@ pub(super) fn broadcast(
     let on_root_node = inst.node_of(me) == root_node;
     let tag = (seq as u32 as u64) << 32;
     let named = tag | (root as u64 + 1);
-    let view = sync::BCAST_VIEW + 8 * (seq % 2) as usize;
+    // this member's count of hierarchical broadcasts on the team picks the view (see
+    // sync::BCAST_VIEW: every member counts the same calls, each of which begins with a barrier)
+    let count = sync::own_word(inst, t.slot, sync::BCAST_COUNT);
+    let nth = count.load(Ordering::Relaxed);
+    count.store(nth.wrapping_add(1), Ordering::Relaxed);
+    let view = sync::BCAST_VIEW + 8 * (nth % 2) as usize;
     sync::own_word(inst, t.slot, view).store(named, Ordering::Relaxed);
     sync::barrier(inst, t)?;
     let leading = g.leading(t);
