@@ -523,6 +523,9 @@ fn lost_node(test: &str, loss: Loss) {
         bridge_env(),
         // one PE per node: aclshmem_ptr of every other PE must be NULL (quiet_waits checks)
         ("PE_TESTS_REMOTE_PEERS", "1"),
+        // barrier rounds that outlast the 3 s before the kill (2000 rounds took under 3 s once
+        // the barrier across nodes became one message per round)
+        ("PE_TESTS_ROUNDS", "10000000"),
     ];
     let mut job = common::Background::start(4, &args, &env, JOB_TIMEOUT);
     match loss {

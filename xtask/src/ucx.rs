@@ -42,6 +42,8 @@ pub const FUNCTIONS: &[&str] = &[
     "ucp_put_nbx",
     "ucp_get_nbx",
     "ucp_atomic_op_nbx",
+    "ucp_worker_set_am_recv_handler",
+    "ucp_am_send_nbx",
     "ucp_request_check_status",
     "ucp_request_free",
     "ucs_status_string",
@@ -65,6 +67,7 @@ pub fn generate() -> Output {
         .allowlist_type("ucp_feature|ucp_params_field|ucp_worker_params_field|ucp_ep_params_field")
         .allowlist_type("ucp_mem_map_params_field|ucp_op_attr_t|ucp_err_handling_mode_t")
         .allowlist_type("ucp_req_attr_field|ucp_dt_type|ucp_mem_map_params_t")
+        .allowlist_type("ucp_am_handler_param_field|ucp_send_am_flags")
         .prepend_enum_name(false)
         .layout_tests(false)
         .derive_default(true)

@@ -127,11 +127,12 @@ fn timed_out(inst: &Instance, team: &Team, seen: u64, e: Expired) -> Error {
     Error::Timeout(msg)
 }
 
-/// A new team in `slot`: clears this PE's arrival word and its [`agreed`] words (called before
+/// A new team in `slot`: clears this PE's arrival word, its [`agreed`] words and its broadcast
+/// words (failure mark, count of hierarchical broadcasts; called before
 /// the team's first barrier).
 pub(crate) fn reset(inst: &Instance, slot: usize) {
     arrived(inst, slot, u64::MAX);
-    for off in [AGREE_VALUE, AGREE_FAILED, BCAST_FAILED] {
+    for off in [AGREE_VALUE, AGREE_FAILED, BCAST_FAILED, BCAST_COUNT] {
         own_word(inst, slot, off).store(0, Ordering::Relaxed);
     }
 }
@@ -221,13 +222,18 @@ pub(crate) const BCAST_ACK: usize = BCAST_DATA + 8;
 pub(crate) const BCAST_SEEN: usize = ROUND_SEEN + 8 * ROUNDS;
 pub(crate) const BCAST_ACKED: usize = BCAST_SEEN + 8;
 const _: () = assert!(BCAST_ACK + 8 <= GENERATION && BCAST_ACKED + 8 <= EXCHANGE_OFFSET);
-/// The last 24 bytes of the exchange area: the call and root each member named in the
-/// hierarchical broadcast, by call parity (a member is at most one call ahead of the slowest
-/// reader), and the failure mark of a call found asymmetric (call in the high half).
+/// The last 32 bytes of the exchange area: the call and root each member named in the
+/// hierarchical broadcast, by the parity of its count of hierarchical broadcasts on the team
+/// (`BCAST_COUNT`, own, cleared with the team: each such call starts with a barrier, so a
+/// member is at most one of them ahead of the slowest reader; the call number itself counts
+/// the eager broadcasts too, which have no barrier, so its parity did not bound that), and the
+/// failure mark of a call found asymmetric (call in the high half).
 pub(crate) const BCAST_VIEW: usize = EXCHANGE_OFFSET + EXCHANGE_USABLE;
 pub(crate) const BCAST_FAILED: usize = BCAST_VIEW + 16;
+pub(crate) const BCAST_COUNT: usize = BCAST_FAILED + 8;
 /// Bytes of the exchange area [`exchange`] may use.
-const EXCHANGE_USABLE: usize = EXCHANGE_BYTES - 24;
+const EXCHANGE_USABLE: usize = EXCHANGE_BYTES - 32;
+const _: () = assert!(BCAST_COUNT + 8 == EXCHANGE_OFFSET + EXCHANGE_BYTES);
 /// The partials area of the hierarchical reduction's pushed exchange (`collectives::hier`): the
 /// exchange area after [`agreed`]'s two words, up to the broadcast views. Leaders write into each
 /// other's copies; see `hier::exchange_partials` for why it never meets the area's other uses.
@@ -323,15 +329,24 @@ pub(crate) fn local_barrier(inst: &Instance, team: &Team, g: &Groups) -> Result<
 /// leader i increments leader (i + 2^k)'s round-k counter with a posted atomic and waits until
 /// its own has been incremented as often as it waited in that round. After ceil(log2 L) rounds
 /// every leader has heard, directly or not, from every other. Earlier operations of this node's
-/// members are complete (they quiet before arriving), and UCX completes a posted atomic after
-/// the puts issued before it (the caller's quiet), so a released leader sees their data.
+/// members are complete (they quiet before arriving, and the increment is issued after that
+/// quiet returned), so a released leader sees their data.
+///
+/// The increments are notifications ([`crate::transport::Transport::notify`]): a later quiet of
+/// this PE does not wait for them to complete. Nothing needs it to: data ordering rests only on
+/// the quiet before each increment is issued, never on the increment's completion; each one is
+/// counted by its target before the target leaves that round (its wait), so none is lost; and
+/// since the counters only grow and each target compares its counter with its own count of waits,
+/// an increment counts for the barrier it was sent in whenever it lands. (Over UCX's tcp
+/// transport a flush waits for the target's acknowledgement of every atomic, so with posted
+/// increments each barrier's quiet waited for a message of the previous barrier's partner.)
 pub(crate) fn leaders_barrier(inst: &Instance, team: &Team, g: &Groups) -> Result<()> {
     let l = g.leaders.len();
     let routes = inst.routes();
     let mut k = 0;
     while (1usize << k) < l {
         let partner = team.world_pe(g.leaders[(g.my_leader + (1 << k)) % l]);
-        routes.to(partner)?.atomic_post(
+        routes.to(partner)?.notify(
             slot_remote(inst, team.slot, ROUND + 8 * k, partner),
             Width::W64,
             AmoOp::FetchAdd(1),

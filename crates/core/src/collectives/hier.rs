@@ -59,7 +59,12 @@ pub(super) fn broadcast(
     let on_root_node = inst.node_of(me) == root_node;
     let tag = (seq as u32 as u64) << 32;
     let named = tag | (root as u64 + 1);
-    let view = sync::BCAST_VIEW + 8 * (seq % 2) as usize;
+    // this member's count of hierarchical broadcasts on the team picks the view (see
+    // sync::BCAST_VIEW: every member counts the same calls, each of which begins with a barrier)
+    let count = sync::own_word(inst, t.slot, sync::BCAST_COUNT);
+    let nth = count.load(Ordering::Relaxed);
+    count.store(nth.wrapping_add(1), Ordering::Relaxed);
+    let view = sync::BCAST_VIEW + 8 * (nth % 2) as usize;
     sync::own_word(inst, t.slot, view).store(named, Ordering::Relaxed);
     sync::barrier(inst, t)?;
     let leading = g.leading(t);
@@ -365,22 +370,16 @@ fn exchange_partials<T: Element>(
         let pe = t.world_pe(li);
         let to = routes.to(pe)?;
         // SAFETY: `partial` holds `len` bytes; the destination range lies in the leader's copy of
-        // this slot's partials area (checked by `eager_fits`), which nobody else writes now.
+        // this slot's partials area (checked by `eager_fits`), which nobody else writes now; the
+        // word, which announces the data (it lands after them), in the same area. The leader
+        // waits for the word, so the transport need not complete it at a later quiet.
         unsafe {
-            to.put(
+            to.put_notify(
                 sync::slot_remote(inst, t.slot, mine + 8, pe),
                 partial.as_ptr().cast(),
                 len,
-            )?
-        };
-        // the data lands before the word that announces it
-        to.fence()?;
-        // SAFETY: an 8-byte word on this stack frame; the word lies in the same area.
-        unsafe {
-            to.put(
                 sync::slot_remote(inst, t.slot, mine, pe),
-                (&word as *const u64).cast(),
-                8,
+                word,
             )?
         };
     }

@@ -160,6 +160,40 @@ pub(crate) trait Transport: Send + Sync {
         self.atomic(at, width, op).map(|_| ())
     }
 
+    /// An update of a counter whose target waits for it (a barrier's arrival counter, polled by
+    /// its target before it goes on): may return once issued. A later `quiet` on this PE need not
+    /// complete it (what the caller needs from it, the target learns by seeing it), and it is not
+    /// ordered after the caller's earlier operations by `fence`: callers issue it after a quiet.
+    /// It completes eventually, as the target's wait requires. The default is
+    /// [`Transport::atomic_post`].
+    fn notify(&self, at: Remote<'_>, width: Width, op: AmoOp) -> Result<()> {
+        self.atomic_post(at, width, op)
+    }
+
+    /// Put of `len` bytes at `dst`, then the 64-bit `word` stored at `flag` (aligned, same PE): a
+    /// PE that observes the word (Acquire) sees the data. For a word its target waits for before
+    /// it goes on (a leader's partial result in a reduction), like [`Transport::notify`]: a later
+    /// `quiet` need not complete it, and it is not ordered with the caller's other operations.
+    /// The default is a put, a fence and a put of the word.
+    ///
+    /// # Safety
+    /// As for `put`; `flag` lies inside the heap.
+    unsafe fn put_notify(
+        &self,
+        dst: Remote<'_>,
+        src: *const u8,
+        len: usize,
+        flag: Remote<'_>,
+        word: u64,
+    ) -> Result<()> {
+        // SAFETY: forwarded; the word lives on this stack frame during the blocking put.
+        unsafe {
+            self.put(dst, src, len)?;
+            self.fence()?;
+            self.put(flag, (&word as *const u64).cast(), 8)
+        }
+    }
+
     /// Put of `len` bytes, then the signal update of the `width` word at `sig`: a PE that observes
     /// the signal sees the data.
     ///
@@ -197,7 +231,7 @@ pub(crate) trait Transport: Send + Sync {
     /// Orders earlier operations to each PE before later ones to the same PE.
     fn fence(&self) -> Result<()>;
 
-    /// Completes every operation issued so far.
+    /// Completes every operation issued so far (a [`Transport::notify`] may still be in flight).
     fn quiet(&self) -> Result<()>;
 
     /// Advances outstanding work; called from every wait loop.

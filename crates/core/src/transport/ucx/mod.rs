@@ -22,7 +22,12 @@
 //! * **Completion.** Blocking calls wait for their request (source reusable, destination filled);
 //!   `_nbi` calls release their request at once (UCX frees it on completion) and `quiet` flushes
 //!   the worker, which completes every operation at origin and target; `fence` is
-//!   `ucp_worker_fence`.
+//!   `ucp_worker_fence`. `quiet` skips the flush when nothing that needs one was issued since the
+//!   last (`State::unflushed`).
+//! * **Notifications** ([`Transport::notify`], [`Transport::put_notify`]: words their target
+//!   waits for, such as a barrier's arrival) are active messages applied by handlers on the
+//!   target ([`on_note`], [`on_put_note`]): one message each, where an emulated atomic or put
+//!   over tcp is two (the target acknowledges it). A flush does not cover them.
 //!
 //! `unsafe`: every UCX call is FFI through raw handles; each block names the handle's owner.
 
@@ -122,6 +127,14 @@ struct State {
     /// Per heap, indexed by `SymmetricHeap::slot` (host, device, then the regions of program data
     /// made symmetric by the OpenSHMEM surface, one per region).
     heaps: Vec<Option<HeapKeys>>,
+    /// Whether an operation that a worker flush must complete was issued since the last flush
+    /// that succeeded: a put or `_nbi` get, a posted atomic, a non-blocking signal. Blocking gets
+    /// and fetching atomics are complete when they return, and notifications
+    /// ([`Transport::notify`], [`Transport::put_notify`]) are waited for by their target. Without
+    /// it, `quiet` skips the flush, which over tcp (UCX emulates puts and atomics with messages
+    /// the target acknowledges) would wait for acknowledgements of operations nobody needs
+    /// completed any more.
+    unflushed: bool,
 }
 
 /// The handles, shared with the progress thread.
@@ -136,6 +149,9 @@ struct Shared {
     /// thread of this PE is driving the worker itself and the progress thread stays parked (see
     /// [`progress_loop`]), so the two do not hand the worker's lock back and forth per message.
     driven: AtomicU64,
+    /// This PE's heaps (base address, length), by `SymmetricHeap::slot`, for the notification
+    /// handler ([`on_note`]), which runs inside a progress call (the caller holds `state`).
+    local: Mutex<Vec<Option<(usize, usize)>>>,
 }
 
 // SAFETY: the context and worker are used only while `state` is locked (the worker is
@@ -411,6 +427,27 @@ impl Ucx {
             g.eps = vec![std::ptr::null_mut(); reach.len()];
         }
         let sh = Arc::new(sh);
+        let param = ucp_am_handler_param_t {
+            field_mask: (UCP_AM_HANDLER_PARAM_FIELD_ID
+                | UCP_AM_HANDLER_PARAM_FIELD_CB
+                | UCP_AM_HANDLER_PARAM_FIELD_ARG) as u64,
+            id: NOTE_ID,
+            cb: Some(on_note),
+            arg: Arc::as_ptr(&sh) as *mut c_void,
+            ..Default::default()
+        };
+        // SAFETY: the worker is live (nothing else uses it yet); `arg` points into the Arc, which
+        // the Ucx keeps until after the worker is destroyed (Drop).
+        let st = unsafe { sh.lib.ucp_worker_set_am_recv_handler(sh.worker, &param) };
+        check(sh.lib, st, "notification handler")?;
+        let param = ucp_am_handler_param_t {
+            id: PUT_NOTE_ID,
+            cb: Some(on_put_note),
+            ..param
+        };
+        // SAFETY: as above.
+        let st = unsafe { sh.lib.ucp_worker_set_am_recv_handler(sh.worker, &param) };
+        check(sh.lib, st, "notification handler")?;
         let progress = if config::ACLSHMEM_UCX_PROGRESS_THREAD.value()? {
             Some(start_progress(&sh)?)
         } else {
@@ -446,7 +483,11 @@ impl Ucx {
         };
         let params = ucp_params_t {
             field_mask: (UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED) as u64,
-            features: (UCP_FEATURE_RMA | UCP_FEATURE_AMO32 | UCP_FEATURE_AMO64 | UCP_FEATURE_WAKEUP) as u64,
+            features: (UCP_FEATURE_RMA
+                | UCP_FEATURE_AMO32
+                | UCP_FEATURE_AMO64
+                | UCP_FEATURE_AM
+                | UCP_FEATURE_WAKEUP) as u64,
             mt_workers_shared: 0,
             ..Default::default()
         };
@@ -483,10 +524,12 @@ impl Ucx {
             worker,
             timeout,
             driven: AtomicU64::new(0),
+            local: Mutex::new(Vec::new()),
             state: Mutex::new(State {
                 addrs: Vec::new(),
                 eps: Vec::new(),
                 heaps: Vec::new(),
+                unflushed: false,
             }),
         };
         let mut a = std::ptr::null_mut();
@@ -507,6 +550,9 @@ impl Ucx {
         let sh = &*self.sh;
         let mut g = sh.lock();
         let (ep, rkey, addr) = sh.resolve(&mut g, &r)?;
+        // a put completes at the target later (a blocking one only frees its source); a
+        // blocking get is complete when it returns
+        g.unflushed |= put || !wait;
         let what = if put { "put" } else { "get" };
         let param = ucp_request_param_t::default();
         let mut done = 0usize;
@@ -550,6 +596,7 @@ impl Ucx {
         let sh = &*self.sh;
         let mut g = sh.lock();
         let (ep, rkey, addr) = sh.resolve(&mut g, &r)?;
+        g.unflushed |= put;
         let param = ucp_request_param_t::default();
         let mut reqs = Vec::new();
         let mut result = Ok(());
@@ -598,6 +645,176 @@ impl Ucx {
         }
         result
     }
+
+    /// A posted atomic ([`Transport::atomic_post`]); `flushed`: whether `quiet` must complete it
+    /// (false for a [`Transport::notify`]).
+    fn post(&self, at: Remote<'_>, width: Width, op: AmoOp, flushed: bool) -> Result<()> {
+        // UCX posts (no reply) only the arithmetic and bitwise operations
+        let (opcode, operand) = match op {
+            AmoOp::FetchAdd(v) => (UCP_ATOMIC_OP_ADD, v),
+            AmoOp::FetchAnd(v) => (UCP_ATOMIC_OP_AND, v),
+            AmoOp::FetchOr(v) => (UCP_ATOMIC_OP_OR, v),
+            AmoOp::FetchXor(v) => (UCP_ATOMIC_OP_XOR, v),
+            _ => return self.atomic(at, width, op).map(|_| ()),
+        };
+        let sh = &*self.sh;
+        let mut g = sh.lock();
+        let (ep, rkey, addr) = sh.resolve(&mut g, &at)?;
+        g.unflushed |= flushed;
+        let (mut x32, mut x64) = (operand as u32, operand);
+        let (buf, size): (*mut c_void, usize) = match width {
+            Width::W32 => ((&mut x32 as *mut u32).cast(), 4),
+            Width::W64 => ((&mut x64 as *mut u64).cast(), 8),
+        };
+        let param = ucp_request_param_t {
+            op_attr_mask: UCP_OP_ATTR_FIELD_DATATYPE,
+            datatype: contig(size),
+            ..Default::default()
+        };
+        // SAFETY: the operand lives on this stack frame until the request completes below (a post
+        // completes locally: no reply is awaited); the word lies in the peer's registered heap.
+        let req = unsafe { sh.lib.ucp_atomic_op_nbx(ep, opcode, buf, 1, addr, rkey, &param) };
+        sh.wait_on(&mut g, req, &format!("atomic on PE {}", at.pe), Some(at.pe))?;
+        let _ = (&mut x32, &mut x64);
+        Ok(())
+    }
+}
+
+/// Active-message id of notifications ([`Transport::notify`]).
+const NOTE_ID: u32 = 1;
+
+/// A notification: add `operand` to the `width`-byte word at byte `off` of the target's heap
+/// `slot` (the header of an active message without data).
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct Note {
+    slot: u32,
+    width: u32,
+    off: u64,
+    operand: u64,
+}
+
+/// The handler of notifications, called inside `ucp_worker_progress` by whichever thread of this
+/// PE progresses the worker: applies the add to our own heap, atomically (the word is polled by
+/// a waiter of this PE and may be updated by other PEs of this node directly). A malformed note
+/// (it cannot come from this library) is logged and dropped.
+unsafe extern "C" fn on_note(
+    arg: *mut c_void,
+    header: *const c_void,
+    header_length: usize,
+    _data: *mut c_void,
+    _length: usize,
+    _param: *const ucp_am_recv_param_t,
+) -> ucs_status_t {
+    if header_length != std::mem::size_of::<Note>() || header.is_null() {
+        log::warn!("UCX: dropped a notification of {header_length} bytes");
+        return UCS_OK;
+    }
+    // SAFETY: UCX passes the header it received, `header_length` bytes (checked above); it may be
+    // unaligned.
+    let n = unsafe { std::ptr::read_unaligned(header as *const Note) };
+    // SAFETY: `arg` is the Shared registered with the handler, alive while the worker is.
+    let sh = unsafe { &*(arg as *const Shared) };
+    let w = n.width as u64;
+    let Some((base, _)) = local_heap(sh, u64::from(n.slot))
+        .filter(|&(_, hl)| (w == 4 || w == 8) && n.off.is_multiple_of(w) && inside(n.off, w, hl))
+    else {
+        log::warn!(
+            "UCX: dropped a notification for heap {} offset {} width {}",
+            n.slot,
+            n.off,
+            n.width
+        );
+        return UCS_OK;
+    };
+    let p = (base + n.off as usize) as *mut u8;
+    // SAFETY: an aligned word inside our own mapped heap (checked above), only accessed
+    // atomically by the library while it serves as a counter.
+    unsafe {
+        if w == 4 {
+            std::sync::atomic::AtomicU32::from_ptr(p.cast()).fetch_add(n.operand as u32, Ordering::AcqRel);
+        } else {
+            AtomicU64::from_ptr(p.cast()).fetch_add(n.operand, Ordering::AcqRel);
+        }
+    }
+    UCS_OK
+}
+
+/// Active-message id of [`Transport::put_notify`], and the most bytes it sends that way (always
+/// eager: the data arrive with the message).
+const PUT_NOTE_ID: u32 = 2;
+const PUT_NOTE_MAX: usize = 4096;
+
+/// `ucp_am_recv_attr_t`'s flag of data that came by rendezvous (the handler then holds a
+/// descriptor, not the data): never for [`PutNote`]s, which are sent eager.
+const AM_RECV_RNDV: u64 = 1 << 17;
+
+/// The header of a [`Transport::put_notify`]: the data (the message's payload) go to byte `off`
+/// of the target's heap `slot`, then `word` to byte `flag` of the same heap.
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct PutNote {
+    slot: u64,
+    off: u64,
+    flag: u64,
+    word: u64,
+}
+
+/// This PE's heap `slot` as (base, length), when registered.
+fn local_heap(sh: &Shared, slot: u64) -> Option<(usize, usize)> {
+    sh.local
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .get(usize::try_from(slot).ok()?)
+        .copied()
+        .flatten()
+}
+
+/// Whether `[off, off + len)` lies inside a heap of `heap_len` bytes.
+fn inside(off: u64, len: u64, heap_len: usize) -> bool {
+    off.checked_add(len).is_some_and(|e| e <= heap_len as u64)
+}
+
+/// The handler of [`PutNote`]s (see [`on_note`] for where it runs): copies the data into our
+/// heap, then stores the word with Release, so a waiter that loads it with Acquire sees the data.
+unsafe extern "C" fn on_put_note(
+    arg: *mut c_void,
+    header: *const c_void,
+    header_length: usize,
+    data: *mut c_void,
+    length: usize,
+    param: *const ucp_am_recv_param_t,
+) -> ucs_status_t {
+    // SAFETY: UCX passes its receive parameters (or NULL).
+    let rndv = !param.is_null() && unsafe { (*param).recv_attr } & AM_RECV_RNDV != 0;
+    if header_length != std::mem::size_of::<PutNote>() || header.is_null() || rndv {
+        log::warn!("UCX: dropped a data notification ({header_length}-byte header)");
+        return UCS_OK;
+    }
+    // SAFETY: as in `on_note`.
+    let n = unsafe { std::ptr::read_unaligned(header as *const PutNote) };
+    // SAFETY: as in `on_note`.
+    let sh = unsafe { &*(arg as *const Shared) };
+    let Some((base, _)) = local_heap(sh, n.slot).filter(|&(_, hl)| {
+        inside(n.off, length as u64, hl) && n.flag.is_multiple_of(8) && inside(n.flag, 8, hl)
+    }) else {
+        log::warn!(
+            "UCX: dropped a data notification for heap {} offset {} ({length} bytes)",
+            n.slot,
+            n.off
+        );
+        return UCS_OK;
+    };
+    // SAFETY: `data` holds `length` bytes during the call (eager); the destination range and the
+    // aligned word lie inside our own mapped heap (checked above); the target reads the range
+    // only after it saw the word.
+    unsafe {
+        if length > 0 {
+            std::ptr::copy_nonoverlapping(data as *const u8, (base + n.off as usize) as *mut u8, length);
+        }
+        AtomicU64::from_ptr((base + n.flag as usize) as *mut u64).store(n.word, Ordering::Release);
+    }
+    UCS_OK
 }
 
 fn start_progress(sh: &Arc<Shared>) -> Result<Progress> {
@@ -823,6 +1040,13 @@ impl Transport for Ucx {
         }
         let (memh, _) = mine.map_err(Error::Smem)?;
         let n = bases.len();
+        {
+            let mut local = sh.local.lock().unwrap_or_else(|e| e.into_inner());
+            if local.len() <= heap.slot() {
+                local.resize(heap.slot() + 1, None);
+            }
+            local[heap.slot()] = Some((heap.base() as usize, heap.size()));
+        }
         let mut g = sh.lock();
         if g.heaps.len() <= heap.slot() {
             g.heaps.resize_with(heap.slot() + 1, || None);
@@ -898,33 +1122,96 @@ impl Transport for Ucx {
     }
 
     fn atomic_post(&self, at: Remote<'_>, width: Width, op: AmoOp) -> Result<()> {
-        // UCX posts (no reply) only the arithmetic and bitwise operations
-        let (opcode, operand) = match op {
-            AmoOp::FetchAdd(v) => (UCP_ATOMIC_OP_ADD, v),
-            AmoOp::FetchAnd(v) => (UCP_ATOMIC_OP_AND, v),
-            AmoOp::FetchOr(v) => (UCP_ATOMIC_OP_OR, v),
-            AmoOp::FetchXor(v) => (UCP_ATOMIC_OP_XOR, v),
-            _ => return self.atomic(at, width, op).map(|_| ()),
+        self.post(at, width, op, true)
+    }
+
+    /// An add is sent as an active message ([`Note`]) that the target's handler applies: one
+    /// message. (UCX's tcp transport emulates atomics with messages too, but the target then
+    /// acknowledges each one: two messages, and a round trip for a later flush.) Other operations
+    /// are posted atomics that `quiet` does not wait for.
+    fn notify(&self, at: Remote<'_>, width: Width, op: AmoOp) -> Result<()> {
+        let AmoOp::FetchAdd(operand) = op else {
+            return self.post(at, width, op, false);
         };
         let sh = &*self.sh;
         let mut g = sh.lock();
-        let (ep, rkey, addr) = sh.resolve(&mut g, &at)?;
-        let (mut x32, mut x64) = (operand as u32, operand);
-        let (buf, size): (*mut c_void, usize) = match width {
-            Width::W32 => ((&mut x32 as *mut u32).cast(), 4),
-            Width::W64 => ((&mut x64 as *mut u64).cast(), 8),
+        let (ep, _, _) = sh.resolve(&mut g, &at)?;
+        let note = Note {
+            slot: at.heap.slot() as u32,
+            width: match width {
+                Width::W32 => 4,
+                Width::W64 => 8,
+            },
+            off: at.off as u64,
+            operand,
         };
         let param = ucp_request_param_t {
-            op_attr_mask: UCP_OP_ATTR_FIELD_DATATYPE,
-            datatype: contig(size),
+            op_attr_mask: UCP_OP_ATTR_FIELD_FLAGS,
+            flags: UCP_AM_SEND_FLAG_EAGER,
             ..Default::default()
         };
-        // SAFETY: the operand lives on this stack frame until the request completes below (a post
-        // completes locally: no reply is awaited); the word lies in the peer's registered heap.
-        let req = unsafe { sh.lib.ucp_atomic_op_nbx(ep, opcode, buf, 1, addr, rkey, &param) };
-        sh.wait_on(&mut g, req, &format!("atomic on PE {}", at.pe), Some(at.pe))?;
-        let _ = (&mut x32, &mut x64);
-        Ok(())
+        // SAFETY: the header lives on this stack frame until the request completes below; no
+        // data buffer.
+        let req = unsafe {
+            sh.lib.ucp_am_send_nbx(
+                ep,
+                NOTE_ID,
+                (&note as *const Note).cast(),
+                std::mem::size_of::<Note>(),
+                std::ptr::null(),
+                0,
+                &param,
+            )
+        };
+        sh.wait_on(&mut g, req, &format!("notification to PE {}", at.pe), Some(at.pe))
+    }
+
+    /// Up to [`PUT_NOTE_MAX`] bytes: one active message ([`PutNote`] and the data) whose handler
+    /// copies the data, then stores the word (Release). Larger: a put, a fence, a put of the word.
+    unsafe fn put_notify(
+        &self,
+        dst: Remote<'_>,
+        src: *const u8,
+        len: usize,
+        flag: Remote<'_>,
+        word: u64,
+    ) -> Result<()> {
+        if len > PUT_NOTE_MAX || dst.heap.slot() != flag.heap.slot() || dst.pe != flag.pe {
+            // SAFETY: forwarded; the word lives on this stack frame during the blocking put.
+            return unsafe {
+                self.put(dst, src, len)?;
+                self.fence()?;
+                self.put(flag, (&word as *const u64).cast(), 8)
+            };
+        }
+        let sh = &*self.sh;
+        let mut g = sh.lock();
+        let (ep, _, _) = sh.resolve(&mut g, &dst)?;
+        let note = PutNote {
+            slot: dst.heap.slot() as u64,
+            off: dst.off as u64,
+            flag: flag.off as u64,
+            word,
+        };
+        let param = ucp_request_param_t {
+            op_attr_mask: UCP_OP_ATTR_FIELD_FLAGS,
+            flags: UCP_AM_SEND_FLAG_EAGER,
+            ..Default::default()
+        };
+        // SAFETY: the header lives on this stack frame and `src` holds `len` bytes (contract) until
+        // the request completes below.
+        let req = unsafe {
+            sh.lib.ucp_am_send_nbx(
+                ep,
+                PUT_NOTE_ID,
+                (&note as *const PutNote).cast(),
+                std::mem::size_of::<PutNote>(),
+                src.cast(),
+                len,
+                &param,
+            )
+        };
+        sh.wait_on(&mut g, req, &format!("put to PE {}", dst.pe), Some(dst.pe))
     }
 
     /// The put, a fence, then the signal update. A blocking call waits for the update's answer
@@ -957,6 +1244,7 @@ impl Transport for Ucx {
         let sh = &*self.sh;
         let mut g = sh.lock();
         let (ep, rkey, addr) = sh.resolve(&mut g, &sig)?;
+        g.unflushed = true;
         let words = Box::into_raw(Box::new(SignalWords {
             operand: value,
             reply: 0,
@@ -1024,10 +1312,17 @@ impl Transport for Ucx {
     fn quiet(&self) -> Result<()> {
         let sh = &*self.sh;
         let mut g = sh.lock();
+        if !g.unflushed {
+            // nothing issued since the last flush needs one (see `State::unflushed`)
+            return Ok(());
+        }
         let param = ucp_request_param_t::default();
         // SAFETY: the worker is live and locked.
         let req = unsafe { sh.lib.ucp_worker_flush_nbx(sh.worker, &param) };
-        sh.wait(&mut g, req, "quiet (worker flush)")
+        // the lock is held until the flush completed: nothing was issued meanwhile
+        sh.wait(&mut g, req, "quiet (worker flush)")?;
+        g.unflushed = false;
+        Ok(())
     }
 
     fn progress(&self) {

@@ -73,6 +73,7 @@ impl Default for ucs_sock_addr {
 }
 pub type ucs_sock_addr_t = ucs_sock_addr;
 pub type ucp_tag_recv_info_t = ucp_tag_recv_info;
+pub type ucp_am_recv_param_t = ucp_am_recv_param;
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct ucp_context {
@@ -186,6 +187,16 @@ pub type ucp_am_recv_data_nbx_callback_t = ::std::option::Option<
         user_data: *mut ::std::os::raw::c_void,
     ),
 >;
+pub type ucp_am_recv_callback_t = ::std::option::Option<
+    unsafe extern "C" fn(
+        arg: *mut ::std::os::raw::c_void,
+        header: *const ::std::os::raw::c_void,
+        header_length: usize,
+        data: *mut ::std::os::raw::c_void,
+        length: usize,
+        param: *const ucp_am_recv_param_t,
+    ) -> ucs_status_t,
+>;
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct ucp_ep_params {
@@ -272,6 +283,11 @@ pub const UCP_DATATYPE_GENERIC: ucp_dt_type = 7;
 pub const UCP_DATATYPE_SHIFT: ucp_dt_type = 3;
 pub const UCP_DATATYPE_CLASS_MASK: ucp_dt_type = 7;
 pub type ucp_dt_type = ::std::os::raw::c_uint;
+pub const UCP_AM_SEND_FLAG_REPLY: ucp_send_am_flags = 1;
+pub const UCP_AM_SEND_FLAG_EAGER: ucp_send_am_flags = 2;
+pub const UCP_AM_SEND_FLAG_RNDV: ucp_send_am_flags = 4;
+pub const UCP_AM_SEND_REPLY: ucp_send_am_flags = 1;
+pub type ucp_send_am_flags = ::std::os::raw::c_uint;
 pub const UCP_ATOMIC_OP_ADD: ucp_atomic_op_t = 0;
 pub const UCP_ATOMIC_OP_SWAP: ucp_atomic_op_t = 1;
 pub const UCP_ATOMIC_OP_CSWAP: ucp_atomic_op_t = 2;
@@ -299,6 +315,11 @@ pub const UCP_REQUEST_ATTR_FIELD_INFO_STRING_SIZE: ucp_req_attr_field = 2;
 pub const UCP_REQUEST_ATTR_FIELD_STATUS: ucp_req_attr_field = 4;
 pub const UCP_REQUEST_ATTR_FIELD_MEM_TYPE: ucp_req_attr_field = 8;
 pub type ucp_req_attr_field = ::std::os::raw::c_uint;
+pub const UCP_AM_HANDLER_PARAM_FIELD_ID: ucp_am_handler_param_field = 1;
+pub const UCP_AM_HANDLER_PARAM_FIELD_FLAGS: ucp_am_handler_param_field = 2;
+pub const UCP_AM_HANDLER_PARAM_FIELD_CB: ucp_am_handler_param_field = 4;
+pub const UCP_AM_HANDLER_PARAM_FIELD_ARG: ucp_am_handler_param_field = 8;
+pub type ucp_am_handler_param_field = ::std::os::raw::c_uint;
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct ucp_params {
@@ -428,6 +449,40 @@ impl Default for ucp_request_param_t {
         }
     }
 }
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct ucp_am_handler_param {
+    pub field_mask: u64,
+    pub id: ::std::os::raw::c_uint,
+    pub flags: u32,
+    pub cb: ucp_am_recv_callback_t,
+    pub arg: *mut ::std::os::raw::c_void,
+}
+impl Default for ucp_am_handler_param {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type ucp_am_handler_param_t = ucp_am_handler_param;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct ucp_am_recv_param {
+    pub recv_attr: u64,
+    pub reply_ep: ucp_ep_h,
+}
+impl Default for ucp_am_recv_param {
+    fn default() -> Self {
+        let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
 pub struct UcpLib {
     __library: ::libloading::Library,
     pub ucs_status_string: unsafe extern "C" fn(
@@ -510,6 +565,19 @@ pub struct UcpLib {
         rkey_p: *mut ucp_rkey_h,
     ) -> ucs_status_t,
     pub ucp_rkey_destroy: unsafe extern "C" fn(rkey: ucp_rkey_h),
+    pub ucp_worker_set_am_recv_handler: unsafe extern "C" fn(
+        worker: ucp_worker_h,
+        param: *const ucp_am_handler_param_t,
+    ) -> ucs_status_t,
+    pub ucp_am_send_nbx: unsafe extern "C" fn(
+        ep: ucp_ep_h,
+        id: ::std::os::raw::c_uint,
+        header: *const ::std::os::raw::c_void,
+        header_length: usize,
+        buffer: *const ::std::os::raw::c_void,
+        count: usize,
+        param: *const ucp_request_param_t,
+    ) -> ucs_status_ptr_t,
     pub ucp_put_nbx: unsafe extern "C" fn(
         ep: ucp_ep_h,
         buffer: *const ::std::os::raw::c_void,
@@ -591,6 +659,10 @@ impl UcpLib {
             .map(|sym| *sym)?;
         let ucp_ep_rkey_unpack = __library.get(b"ucp_ep_rkey_unpack\0").map(|sym| *sym)?;
         let ucp_rkey_destroy = __library.get(b"ucp_rkey_destroy\0").map(|sym| *sym)?;
+        let ucp_worker_set_am_recv_handler = __library
+            .get(b"ucp_worker_set_am_recv_handler\0")
+            .map(|sym| *sym)?;
+        let ucp_am_send_nbx = __library.get(b"ucp_am_send_nbx\0").map(|sym| *sym)?;
         let ucp_put_nbx = __library.get(b"ucp_put_nbx\0").map(|sym| *sym)?;
         let ucp_get_nbx = __library.get(b"ucp_get_nbx\0").map(|sym| *sym)?;
         let ucp_atomic_op_nbx = __library.get(b"ucp_atomic_op_nbx\0").map(|sym| *sym)?;
@@ -627,6 +699,8 @@ impl UcpLib {
             ucp_rkey_buffer_release,
             ucp_ep_rkey_unpack,
             ucp_rkey_destroy,
+            ucp_worker_set_am_recv_handler,
+            ucp_am_send_nbx,
             ucp_put_nbx,
             ucp_get_nbx,
             ucp_atomic_op_nbx,
@@ -784,6 +858,25 @@ impl UcpLib {
     }
     pub unsafe fn ucp_rkey_destroy(&self, rkey: ucp_rkey_h) {
         (self.ucp_rkey_destroy)(rkey)
+    }
+    pub unsafe fn ucp_worker_set_am_recv_handler(
+        &self,
+        worker: ucp_worker_h,
+        param: *const ucp_am_handler_param_t,
+    ) -> ucs_status_t {
+        (self.ucp_worker_set_am_recv_handler)(worker, param)
+    }
+    pub unsafe fn ucp_am_send_nbx(
+        &self,
+        ep: ucp_ep_h,
+        id: ::std::os::raw::c_uint,
+        header: *const ::std::os::raw::c_void,
+        header_length: usize,
+        buffer: *const ::std::os::raw::c_void,
+        count: usize,
+        param: *const ucp_request_param_t,
+    ) -> ucs_status_ptr_t {
+        (self.ucp_am_send_nbx)(ep, id, header, header_length, buffer, count, param)
     }
     pub unsafe fn ucp_put_nbx(
         &self,
