@@ -127,12 +127,12 @@ fn timed_out(inst: &Instance, team: &Team, seen: u64, e: Expired) -> Error {
     Error::Timeout(msg)
 }
 
-/// A new team in `slot`: clears this PE's arrival word, its [`agreed`] words and its broadcast
-/// words (failure mark, count of hierarchical broadcasts; called before
+/// A new team in `slot`: clears this PE's arrival word, its [`agreed`] words, its broadcast
+/// words (failure mark, count of hierarchical broadcasts) and its count of pushed exchanges (called before
 /// the team's first barrier).
 pub(crate) fn reset(inst: &Instance, slot: usize) {
     arrived(inst, slot, u64::MAX);
-    for off in [AGREE_VALUE, AGREE_FAILED, BCAST_FAILED, BCAST_COUNT] {
+    for off in [AGREE_VALUE, AGREE_FAILED, BCAST_FAILED, BCAST_COUNT, PUSH_COUNT] {
         own_word(inst, slot, off).store(0, Ordering::Relaxed);
     }
 }
@@ -231,9 +231,12 @@ const _: () = assert!(BCAST_ACK + 8 <= GENERATION && BCAST_ACKED + 8 <= EXCHANGE
 pub(crate) const BCAST_VIEW: usize = EXCHANGE_OFFSET + EXCHANGE_USABLE;
 pub(crate) const BCAST_FAILED: usize = BCAST_VIEW + 16;
 pub(crate) const BCAST_COUNT: usize = BCAST_FAILED + 8;
+/// This member's count of the hierarchical reduction's pushed exchanges on the team (own,
+/// cleared with the team; `hier::exchange_partials` numbers its entries by it).
+pub(crate) const PUSH_COUNT: usize = BCAST_COUNT + 8;
 /// Bytes of the exchange area [`exchange`] may use.
-const EXCHANGE_USABLE: usize = EXCHANGE_BYTES - 32;
-const _: () = assert!(BCAST_COUNT + 8 == EXCHANGE_OFFSET + EXCHANGE_BYTES);
+const EXCHANGE_USABLE: usize = EXCHANGE_BYTES - 40;
+const _: () = assert!(PUSH_COUNT + 8 == EXCHANGE_OFFSET + EXCHANGE_BYTES);
 /// The partials area of the hierarchical reduction's pushed exchange (`collectives::hier`): the
 /// exchange area after [`agreed`]'s two words, up to the broadcast views. Leaders write into each
 /// other's copies; see `hier::exchange_partials` for why it never meets the area's other uses.

@@ -267,7 +267,7 @@ pub(super) fn reduce<T: Element>(
     let size = std::mem::size_of::<T>();
     let len = n * size;
     // every member numbers the call (the same on all: collectives are called in the same order)
-    let seq = super::small::next_seq(inst, t);
+    super::small::next_seq(inst, t);
     // sources of this node ready, destinations free (only a leader reads others' sources, and
     // only leaders' destinations are read from other nodes, after the leaders met)
     sync::local_barrier(inst, t, g)?;
@@ -276,7 +276,7 @@ pub(super) fn reduce<T: Element>(
         let node = gather::<T>(inst, t, s, &g.local, n, op)?;
         let mut total = node;
         if g.leaders.len() > 1 && eager_fits(g.leaders.len(), len) {
-            total = exchange_partials(inst, t, g, &total, seq, op)?;
+            total = exchange_partials(inst, t, g, &total, op)?;
         } else if g.leaders.len() > 1 {
             // SAFETY: our own dest holds n elements.
             unsafe { copy(total.as_ptr().cast(), d.mine(), len) };
@@ -331,8 +331,8 @@ pub(super) fn eager_fits(leaders: usize, len: usize) -> bool {
     8 + len.next_multiple_of(8) <= entry(leaders)
 }
 
-/// The word that marks leader entries of call `seq` (a mark in the high half, so the area's other
-/// uses, which hold small values there, are not mistaken for it).
+/// The word that marks leader entries of exchange `seq` (a mark in the high half, so the area's
+/// other uses, which hold small values there, are not mistaken for it).
 fn call_word(seq: u64) -> u64 {
     0x5244_4350 << 32 | seq as u32 as u64
 }
@@ -340,12 +340,16 @@ fn call_word(seq: u64) -> u64 {
 /// The pushed exchange of [`reduce`]: sends this leader's `partial` to every other leader,
 /// waits for theirs, and returns their combination in leader order.
 ///
-/// Every entry is cleared once read (the call numbers restart with each team that uses the slot,
-/// so a marked entry left over could pass for a later team's call). Why an entry is never
-/// overwritten before it is read, nor cleared after its next use arrived: a leader can be at most one call of
-/// this kind ahead of another (it cannot finish call k without the other's partial of call k),
-/// and the two parities keep calls k and k + 1 apart; any other collective on the team in
-/// between ends with the team meeting, after which the reader is done with its entries. The
+/// Entries and words are numbered by the leader's own count of these exchanges on the team
+/// (`sync::PUSH_COUNT`), the same on every leader (all take part in each). Every entry is
+/// cleared once read (the count restarts with each team that uses the slot, so a marked entry
+/// left over could pass for a later team's exchange). Why an entry is never overwritten before
+/// it is read, nor cleared after its next use arrived: a leader cannot finish exchange x without
+/// the other's partial of x, which the other sends only after it finished exchange x - 1
+/// (reads and clears included); so a leader is at most one exchange ahead of another, and the
+/// two parities keep exchanges x and x + 1 apart. (The team's call number would not do: eager
+/// broadcasts between two exchanges advance it without anybody waiting for anybody, and a root
+/// could then push exchange x + 2 into the entry of x before a descheduled leader read it.) The
 /// area's other users ([`sync::exchange`], a broadcast's views) write only a PE's own copy,
 /// between barriers of their own, so never while a partial is in flight to it.
 fn exchange_partials<T: Element>(
@@ -353,14 +357,16 @@ fn exchange_partials<T: Element>(
     t: &Team,
     g: &Groups,
     partial: &[T],
-    seq: u64,
     op: Op,
 ) -> Result<Vec<T>> {
     let n = partial.len();
     let len = std::mem::size_of_val(partial);
     let l = g.leaders.len();
-    let at = |j: usize| sync::PARTIALS + ((seq % 2) as usize * l + j) * entry(l);
-    let word = call_word(seq);
+    let count = sync::own_word(inst, t.slot, sync::PUSH_COUNT);
+    let x = count.load(Ordering::Relaxed) + 1;
+    count.store(x, Ordering::Relaxed);
+    let at = |j: usize| sync::PARTIALS + ((x % 2) as usize * l + j) * entry(l);
+    let word = call_word(x);
     let routes = inst.routes();
     let mine = at(g.my_leader);
     for (j, &li) in g.leaders.iter().enumerate() {
