@@ -360,63 +360,22 @@ fn exchange_partials<T: Element>(
     op: Op,
 ) -> Result<Vec<T>> {
     let n = partial.len();
-    let len = std::mem::size_of_val(partial);
-    let l = g.leaders.len();
-    let count = sync::own_word(inst, t.slot, sync::PUSH_COUNT);
-    let x = count.load(Ordering::Relaxed) + 1;
-    count.store(x, Ordering::Relaxed);
-    let at = |j: usize| sync::PARTIALS + ((x % 2) as usize * l + j) * entry(l);
-    let word = call_word(x);
-    let routes = inst.routes();
-    let mine = at(g.my_leader);
-    for (j, &li) in g.leaders.iter().enumerate() {
-        if j == g.my_leader {
-            continue;
-        }
-        let pe = t.world_pe(li);
-        let to = routes.to(pe)?;
-        // SAFETY: `partial` holds `len` bytes; the destination range lies in the leader's copy of
-        // this slot's partials area (checked by `eager_fits`), which nobody else writes now; the
-        // word, which announces the data (it lands after them), in the same area. The leader
-        // waits for the word, so the transport need not complete it at a later quiet.
-        unsafe {
-            to.put_notify(
-                sync::slot_remote(inst, t.slot, mine + 8, pe),
-                partial.as_ptr().cast(),
-                len,
-                sync::slot_remote(inst, t.slot, mine, pe),
-                word,
-            )?
-        };
-    }
+    // SAFETY: `partial` is n plain elements, viewed as their bytes.
+    let bytes =
+        unsafe { std::slice::from_raw_parts(partial.as_ptr().cast::<u8>(), std::mem::size_of_val(partial)) };
     let mut total: Vec<T> = Vec::with_capacity(n);
     let mut theirs: Vec<T> = Vec::with_capacity(n);
-    for j in 0..l {
+    exchange_pushed(inst, t, g, bytes, "reduction", "partial result", |j, data| {
         let part: &[T] = if j == g.my_leader {
             partial
         } else {
-            let flag = sync::own_word(inst, t.slot, at(j));
-            let from = t.world_pe(g.leaders[j]);
-            let what = || {
-                format!(
-                    "reduction on team {}: the partial result of node leader PE {from} has not arrived",
-                    t.slot
-                )
-            };
-            // Acquire: pairs with the fence between the leader's data and its word
-            wait_for(inst, || flag.load(Ordering::Acquire) == word, &|| false, what)?;
-            let src = sync::slot_addr(inst, t.slot, at(j) + 8, inst.my_pe())?;
             theirs.clear();
-            // SAFETY: our own partials area holds the leader's `len` bytes (announced by its word
-            // above) and nobody writes this entry again before we return; `theirs` has room for n
-            // elements, filled byte-wise (no alignment needed) before `set_len`.
+            // SAFETY: `data` holds a leader's n elements (its `len` bytes); `theirs` has room for
+            // n elements, filled byte-wise (no alignment needed) before `set_len`.
             unsafe {
-                std::ptr::copy_nonoverlapping(src, theirs.as_mut_ptr().cast::<u8>(), len);
+                std::ptr::copy_nonoverlapping(data.as_ptr(), theirs.as_mut_ptr().cast::<u8>(), data.len());
                 theirs.set_len(n);
             }
-            // consumed: a later team on this slot restarts the call numbers, so an entry left
-            // marked could pass for one of its calls
-            flag.store(0, Ordering::Relaxed);
             &theirs
         };
         if j == 0 {
@@ -424,8 +383,102 @@ fn exchange_partials<T: Element>(
         } else {
             reduce::combine(&mut total, part, op);
         }
-    }
+    })?;
     Ok(total)
+}
+
+/// The pushed exchange itself (see [`exchange_partials`]): sends `mine` to every other node
+/// leader, then hands every leader's bytes, this one's included, to `each` in leader order.
+/// `what`/`item` name the collective and its data in a stall or timeout message.
+fn exchange_pushed(
+    inst: &Instance,
+    t: &Team,
+    g: &Groups,
+    mine: &[u8],
+    what: &str,
+    item: &str,
+    mut each: impl FnMut(usize, &[u8]),
+) -> Result<()> {
+    let len = mine.len();
+    let l = g.leaders.len();
+    if !eager_fits(l, len) {
+        return Err(Error::Inner(format!(
+            "{len} bytes do not fit a pushed exchange entry"
+        )));
+    }
+    let count = sync::own_word(inst, t.slot, sync::PUSH_COUNT);
+    let x = count.load(Ordering::Relaxed) + 1;
+    count.store(x, Ordering::Relaxed);
+    let at = |j: usize| sync::PARTIALS + ((x % 2) as usize * l + j) * entry(l);
+    let word = call_word(x);
+    let routes = inst.routes();
+    let own = at(g.my_leader);
+    for (j, &li) in g.leaders.iter().enumerate() {
+        if j == g.my_leader {
+            continue;
+        }
+        let pe = t.world_pe(li);
+        let to = routes.to(pe)?;
+        // SAFETY: `mine` holds `len` bytes; the destination range lies in the leader's copy of
+        // this slot's partials area (checked by `eager_fits` above), which nobody else writes
+        // now; the word, which announces the data (it lands after them), in the same area. The
+        // leader waits for the word, so the transport need not complete it at a later quiet.
+        unsafe {
+            to.put_notify(
+                sync::slot_remote(inst, t.slot, own + 8, pe),
+                mine.as_ptr(),
+                len,
+                sync::slot_remote(inst, t.slot, own, pe),
+                word,
+            )?
+        };
+    }
+    for j in 0..l {
+        if j == g.my_leader {
+            each(j, mine);
+            continue;
+        }
+        let flag = sync::own_word(inst, t.slot, at(j));
+        let from = t.world_pe(g.leaders[j]);
+        let stalled = || {
+            format!(
+                "{what} on team {}: the {item} of node leader PE {from} has not arrived",
+                t.slot
+            )
+        };
+        // Acquire: pairs with the leader's data-before-word order
+        wait_for(inst, || flag.load(Ordering::Acquire) == word, &|| false, stalled)?;
+        let src = sync::slot_addr(inst, t.slot, at(j) + 8, inst.my_pe())?;
+        // SAFETY: our own partials area holds the leader's `len` bytes (announced by its word
+        // above) and nobody writes this entry again before we clear its word below.
+        each(j, unsafe { std::slice::from_raw_parts(src as *const u8, len) });
+        // consumed: a later team on this slot restarts the count, so an entry left marked could
+        // pass for one of its exchanges
+        flag.store(0, Ordering::Relaxed);
+    }
+    Ok(())
+}
+
+/// fcollect of `len` bytes per member for a team with one member per node (every member leads
+/// its node) whose blocks fit the pushed exchange ([`eager_fits`]): one pushed exchange, each
+/// member's block placed at its team index.
+pub(super) fn fcollect_pushed(
+    inst: &Instance,
+    t: &Team,
+    g: &Groups,
+    d: Sym<'_>,
+    s: Sym<'_>,
+    len: usize,
+) -> Result<()> {
+    super::small::next_seq(inst, t);
+    // SAFETY: our own checked source of `len` bytes.
+    let mine = unsafe { std::slice::from_raw_parts(s.mine() as *const u8, len) };
+    let dest = d.mine();
+    exchange_pushed(inst, t, g, mine, "fcollect", "block", |j, data| {
+        // SAFETY: dest is a checked buffer of t.size * len bytes, not overlapping the source;
+        // leader j is team member g.leaders[j] < t.size.
+        unsafe { copy(data.as_ptr(), dest.add(g.leaders[j] * len), len) };
+    })
 }
 
 /// The reduction of the sources of `members` (team indices, on this node), in their order.

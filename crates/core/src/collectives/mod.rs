@@ -295,6 +295,17 @@ pub fn fcollect(inst: &Instance, t: &Team, dest: usize, source: usize, len: usiz
         }
         return Ok(());
     }
+    if inst.hierarchical() && t.size > 1 && len > 0 {
+        // one member per node, small blocks: every member pushes its block to every other (one
+        // one-way message instead of the gather's barriers and reads)
+        let g = sync::groups(inst, t);
+        if g.leaders.len() == t.size && hier::eager_fits(t.size, len) {
+            let d = sym(inst, dest, total, "dest", 1)?;
+            let s = sym(inst, source, len, "source", 1)?;
+            no_overlap(dest, total, source, len)?;
+            return hier::fcollect_pushed(inst, t, &g, d, s, len);
+        }
+    }
     let offsets: Vec<usize> = (0..t.size).map(|i| i * len).collect();
     gather(inst, t, dest, source, len, total, &offsets, &vec![len; t.size])
 }
