@@ -365,41 +365,57 @@ fn exchange_partials<T: Element>(
         unsafe { std::slice::from_raw_parts(partial.as_ptr().cast::<u8>(), std::mem::size_of_val(partial)) };
     let mut total: Vec<T> = Vec::with_capacity(n);
     let mut theirs: Vec<T> = Vec::with_capacity(n);
-    exchange_pushed(inst, t, g, bytes, "reduction", "partial result", |j, data| {
-        let part: &[T] = if j == g.my_leader {
-            partial
-        } else {
-            theirs.clear();
-            // SAFETY: `data` holds a leader's n elements (its `len` bytes); `theirs` has room for
-            // n elements, filled byte-wise (no alignment needed) before `set_len`.
-            unsafe {
-                std::ptr::copy_nonoverlapping(data.as_ptr(), theirs.as_mut_ptr().cast::<u8>(), data.len());
-                theirs.set_len(n);
+    exchange_pushed(
+        inst,
+        t,
+        g,
+        bytes.len(),
+        |_| bytes,
+        "reduction",
+        "partial result",
+        |j, data| {
+            let part: &[T] = if j == g.my_leader {
+                partial
+            } else {
+                theirs.clear();
+                // SAFETY: `data` holds a leader's n elements (its `len` bytes); `theirs` has room for
+                // n elements, filled byte-wise (no alignment needed) before `set_len`.
+                unsafe {
+                    std::ptr::copy_nonoverlapping(
+                        data.as_ptr(),
+                        theirs.as_mut_ptr().cast::<u8>(),
+                        data.len(),
+                    );
+                    theirs.set_len(n);
+                }
+                &theirs
+            };
+            if j == 0 {
+                total.extend_from_slice(part);
+            } else {
+                reduce::combine(&mut total, part, op);
             }
-            &theirs
-        };
-        if j == 0 {
-            total.extend_from_slice(part);
-        } else {
-            reduce::combine(&mut total, part, op);
-        }
-    })?;
+        },
+    )?;
     Ok(total)
 }
 
-/// The pushed exchange itself (see [`exchange_partials`]): sends `mine` to every other node
-/// leader, then hands every leader's bytes, this one's included, to `each` in leader order.
-/// `what`/`item` name the collective and its data in a stall or timeout message.
-fn exchange_pushed(
+/// The pushed exchange itself (see [`exchange_partials`]): sends `mine(j)` (at most `len` bytes,
+/// `len` the same on every leader) to every other node leader j, then hands every leader's entry
+/// for this one to `each` in leader order: `len` bytes, of which the sender wrote as many as it
+/// sent (its own: `mine` of itself). `what`/`item` name the collective and its data in a stall or
+/// timeout message.
+#[allow(clippy::too_many_arguments)]
+fn exchange_pushed<'a>(
     inst: &Instance,
     t: &Team,
     g: &Groups,
-    mine: &[u8],
+    len: usize,
+    mine: impl Fn(usize) -> &'a [u8],
     what: &str,
     item: &str,
     mut each: impl FnMut(usize, &[u8]),
 ) -> Result<()> {
-    let len = mine.len();
     let l = g.leaders.len();
     if !eager_fits(l, len) {
         return Err(Error::Inner(format!(
@@ -419,15 +435,22 @@ fn exchange_pushed(
         }
         let pe = t.world_pe(li);
         let to = routes.to(pe)?;
-        // SAFETY: `mine` holds `len` bytes; the destination range lies in the leader's copy of
+        let data = mine(j);
+        if data.len() > len {
+            return Err(Error::Inner(format!(
+                "{} bytes for an exchange of {len}",
+                data.len()
+            )));
+        }
+        // SAFETY: `data` holds at most `len` bytes; the destination range lies in the leader's copy of
         // this slot's partials area (checked by `eager_fits` above), which nobody else writes
         // now; the word, which announces the data (it lands after them), in the same area. The
         // leader waits for the word, so the transport need not complete it at a later quiet.
         unsafe {
             to.put_notify(
                 sync::slot_remote(inst, t.slot, own + 8, pe),
-                mine.as_ptr(),
-                len,
+                data.as_ptr(),
+                data.len(),
                 sync::slot_remote(inst, t.slot, own, pe),
                 word,
             )?
@@ -435,7 +458,7 @@ fn exchange_pushed(
     }
     for j in 0..l {
         if j == g.my_leader {
-            each(j, mine);
+            each(j, mine(j));
             continue;
         }
         let flag = sync::own_word(inst, t.slot, at(j));
@@ -449,8 +472,9 @@ fn exchange_pushed(
         // Acquire: pairs with the leader's data-before-word order
         wait_for(inst, || flag.load(Ordering::Acquire) == word, &|| false, stalled)?;
         let src = sync::slot_addr(inst, t.slot, at(j) + 8, inst.my_pe())?;
-        // SAFETY: our own partials area holds the leader's `len` bytes (announced by its word
-        // above) and nobody writes this entry again before we clear its word below.
+        // SAFETY: the entry's `len` bytes lie in our own partials area (the leader's data,
+        // announced by its word above, at their start) and nobody writes this entry again before
+        // we clear its word below.
         each(j, unsafe { std::slice::from_raw_parts(src as *const u8, len) });
         // consumed: a later team on this slot restarts the count, so an entry left marked could
         // pass for one of its exchanges
@@ -474,11 +498,113 @@ pub(super) fn fcollect_pushed(
     // SAFETY: our own checked source of `len` bytes.
     let mine = unsafe { std::slice::from_raw_parts(s.mine() as *const u8, len) };
     let dest = d.mine();
-    exchange_pushed(inst, t, g, mine, "fcollect", "block", |j, data| {
-        // SAFETY: dest is a checked buffer of t.size * len bytes, not overlapping the source;
-        // leader j is team member g.leaders[j] < t.size.
-        unsafe { copy(data.as_ptr(), dest.add(g.leaders[j] * len), len) };
-    })
+    exchange_pushed(
+        inst,
+        t,
+        g,
+        len,
+        |_| mine,
+        "fcollect",
+        "block",
+        |j, data| {
+            // SAFETY: dest is a checked buffer of t.size * len bytes, not overlapping the source;
+            // leader j is team member g.leaders[j] < t.size.
+            unsafe { copy(data.as_ptr(), dest.add(g.leaders[j] * len), len) };
+        },
+    )
+}
+
+/// collect for a team with one member per node: one pushed exchange of every member's length
+/// and, when it fits the entry after the length, its data. Returns Ok(None) when every member's
+/// data came along (dest filled), else Ok(Some(lengths)) for the caller's gather (every member
+/// read the same lengths, so all take the same branch).
+pub(super) fn collect_pushed(
+    inst: &Instance,
+    t: &Team,
+    g: &Groups,
+    dest: usize,
+    source: usize,
+    len: usize,
+) -> Result<Option<Vec<usize>>> {
+    let s = super::sym(inst, source, len, "source", 1)?;
+    super::small::next_seq(inst, t);
+    let room = entry(g.leaders.len()) - 8;
+    let mut msg = vec![0u8; room];
+    msg[..8].copy_from_slice(&(len as u64).to_le_bytes());
+    let fits = |n: usize| n.checked_add(8).is_some_and(|e| e <= room);
+    let sent = if fits(len) {
+        // SAFETY: our own checked source of `len` bytes.
+        msg[8..8 + len].copy_from_slice(unsafe { std::slice::from_raw_parts(s.mine() as *const u8, len) });
+        8 + len
+    } else {
+        8
+    };
+    let mut lens = vec![0usize; t.size];
+    let mut blocks: Vec<Vec<u8>> = vec![Vec::new(); t.size];
+    exchange_pushed(
+        inst,
+        t,
+        g,
+        room,
+        |_| &msg[..sent],
+        "collect",
+        "length and block",
+        |j, data| {
+            let i = g.leaders[j];
+            let n = u64::from_le_bytes(data[..8].try_into().unwrap_or_default()) as usize;
+            lens[i] = n;
+            if fits(n) {
+                blocks[i] = data[8..8 + n].to_vec();
+            }
+        },
+    )?;
+    if !lens.iter().all(|&n| fits(n)) {
+        return Ok(Some(lens));
+    }
+    let (offsets, total) = super::placement(&lens)?;
+    let d = super::sym(inst, dest, total, "dest", 1)?;
+    super::no_overlap(dest, total, source, len)?;
+    for (i, b) in blocks.iter().enumerate() {
+        // SAFETY: dest is a checked buffer of `total` bytes; block i (lens[i] bytes) goes at its
+        // offset inside it.
+        unsafe { copy(b.as_ptr(), d.mine().add(offsets[i]), b.len()) };
+    }
+    Ok(None)
+}
+
+/// alltoall of `len` bytes per member pair for a team with one member per node whose blocks fit
+/// the pushed exchange: each member pushes to member i the block of its source meant for i, and
+/// places the block from member i at i's place in its dest.
+pub(super) fn alltoall_pushed(
+    inst: &Instance,
+    t: &Team,
+    g: &Groups,
+    d: Sym<'_>,
+    s: Sym<'_>,
+    len: usize,
+) -> Result<()> {
+    super::small::next_seq(inst, t);
+    // SAFETY: our own checked source of t.size * len bytes.
+    let src = unsafe { std::slice::from_raw_parts(s.mine() as *const u8, t.size * len) };
+    let dest = d.mine();
+    exchange_pushed(
+        inst,
+        t,
+        g,
+        len,
+        |j| {
+            let i = g.leaders[j];
+            &src[i * len..(i + 1) * len]
+        },
+        "alltoall",
+        "block",
+        |j, data| {
+            // SAFETY: dest is a checked buffer of t.size * len bytes, not overlapping the source;
+            // leader j is team member g.leaders[j] < t.size. (Our own block: `mine` of ourselves
+            // is the block of our source meant for us.)
+            unsafe { copy(data.as_ptr(), dest.add(g.leaders[j] * len), len) };
+        },
+    )
 }
 
 /// The reduction of the sources of `members` (team indices, on this node), in their order.

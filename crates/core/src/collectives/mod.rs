@@ -315,10 +315,25 @@ pub fn collect(inst: &Instance, t: &Team, dest: usize, source: usize, len: usize
     if t.size > 1 && inst.all_direct() {
         return collect_small(inst, t, dest, source, len);
     }
-    let lens: Vec<usize> = sync::exchange(inst, t, &(len as u64).to_le_bytes())?
-        .iter()
-        .map(|b| u64::from_le_bytes(b.as_slice().try_into().unwrap_or_default()) as usize)
-        .collect();
+    let mut known = None;
+    if inst.hierarchical() && t.size > 1 {
+        // one member per node: one pushed exchange carries every length and, if it fits, the
+        // data (as collect_small does on one node)
+        let g = sync::groups(inst, t);
+        if g.leaders.len() == t.size && hier::eager_fits(t.size, 8) {
+            match hier::collect_pushed(inst, t, &g, dest, source, len)? {
+                None => return Ok(()),
+                Some(lens) => known = Some(lens),
+            }
+        }
+    }
+    let lens: Vec<usize> = match known {
+        Some(lens) => lens,
+        None => sync::exchange(inst, t, &(len as u64).to_le_bytes())?
+            .iter()
+            .map(|b| u64::from_le_bytes(b.as_slice().try_into().unwrap_or_default()) as usize)
+            .collect(),
+    };
     let (offsets, total) = placement(&lens)?;
     gather(inst, t, dest, source, len, total, &offsets, &lens)
 }
@@ -457,6 +472,13 @@ pub fn alltoall(inst: &Instance, t: &Team, dest: usize, source: usize, len: usiz
             }
         }
         return Ok(());
+    }
+    if inst.hierarchical() && t.size > 1 && len > 0 {
+        // one member per node, small blocks: one pushed exchange (as fcollect's)
+        let g = sync::groups(inst, t);
+        if g.leaders.len() == t.size && hier::eager_fits(t.size, len) {
+            return hier::alltoall_pushed(inst, t, &g, d, s, len);
+        }
     }
     sync::barrier(inst, t)?;
     if len > 0 {
