@@ -497,6 +497,11 @@ pub fn alltoall(inst: &Instance, t: &Team, dest: usize, source: usize, len: usiz
     sync::barrier(inst, t)
 }
 
+/// The small reduction's accumulator: a ring payload's size, aligned for every element type
+/// (`long double` and the complex types need 16).
+#[repr(C, align(16))]
+struct Scratch([std::mem::MaybeUninit<u8>; small::WIDE_MAX]);
+
 /// Reduction of `n` elements with `op` over every member's `source` into every member's `dest`
 /// (`dest == source` allowed; partial overlap is not).
 pub fn reduce<T: Element>(
@@ -528,13 +533,10 @@ pub fn reduce<T: Element>(
         // combine in member order (the same order, so the same result, on every member), reading
         // every member's published data where it lies; the accumulator is on the stack (the
         // ring's payloads are at most WIDE_MAX bytes)
-        let mut store = [std::mem::MaybeUninit::<u64>::uninit(); small::WIDE_MAX / 8];
-        if len > std::mem::size_of_val(&store) || std::mem::align_of::<T>() > 8 {
-            return Err(Error::Inner(format!(
-                "{len} bytes do not fit the reduction scratch"
-            )));
-        }
-        let acc_ptr = store.as_mut_ptr() as *mut T;
+        let mut store = Scratch([std::mem::MaybeUninit::uninit(); small::WIDE_MAX]);
+        const { assert!(std::mem::align_of::<T>() <= std::mem::align_of::<Scratch>()) };
+        debug_assert!(len <= small::WIDE_MAX, "ring_for admitted {len} bytes");
+        let acc_ptr = store.0.as_mut_ptr() as *mut T;
         for i in 0..t.size {
             let x: *const T = if i == t.my_index {
                 // unchanged until dest is written below, even when dest is the source
