@@ -3,23 +3,29 @@
 //!
 //! Used by the hierarchical broadcast ([`super::hier`]) for teams whose members are all on
 //! different nodes (every member is its node's leader), up to [`EAGER_MAX`] bytes and up to
-//! [`MAX_MEMBERS`] members. It lives in the slot's small-collective area, which the barrier-free
-//! path of [`super::small`] uses only when every PE is mapped (never in a hierarchical job).
+//! [`MAX_MEMBERS`] members. It lives in an area the barrier-free path of [`super::small`] uses
+//! only when every PE is mapped (never in a hierarchical job): the slot's wide-ring region for
+//! slots below [`WIDE_SLOTS`] (room for the deepest ring), the slot's small-collective area of
+//! the sync pool for the others (room for fewer entries: teams of up to 5 members).
 //!
-//! Layout of a member's copy (offsets from `SMALL_OFFSET`):
+//! Layout of a member's copy (offsets from the area's start, [`base`]):
 //! * `COUNT`: this member's number of eager calls on the team (own; the call number `e`);
 //! * `CHAIN`: a running hash of the roots this member named (own, see below);
 //! * `CREDIT[j]`: the last call member j finished and its chain then (written by j);
 //! * `HIST[4]`: this member's chain at its last four credit points (own);
 //! * `VIEW[16]`: the record (call, root) of this member's last 16 calls (own; read remotely by a
 //!   member whose wait for data lasts);
-//! * `NET[depth][members]`: entries of 8 + [`EAGER_MAX`] bytes, entry (e % depth, r) written by
-//!   root r of call e: the data, then (after a fence) the word `net_word(e, r)`.
+//! * `NET[depth][members]`: entries of [`WORDS`] 8-byte words, entry (e % depth, r) written by
+//!   root r of call e in one put: each word holds 4 bytes of the data in its low half and the
+//!   call's tag `tag(e, r)` in its high half.
 //!
 //! Protocol of call e with root r: every member stores its record in `VIEW`. The root, for each
 //! other member j, waits until j's credit says it finished call e - depth (so j has consumed
-//! entry (e % depth, r) of any earlier use), then puts the data and the word. Every other member
-//! waits for the word, copies, clears it. Every member, after each call that is a multiple of
+//! entry (e % depth, r) of any earlier use), then puts the entry's words. Every other member
+//! waits until each word it needs carries the call's tag, copies, clears them. The data need not
+//! land before a flag: each word is stored whole (8 aligned bytes) with its own tag, so a word
+//! with the tag holds its data, in whatever order the transport writes the words. One put per
+//! member and call, no fence: over UCX's tcp transport a fence costs a round trip. Every member, after each call that is a multiple of
 //! `h` = depth / 2, puts its credit (call and chain) into every other member's `CREDIT`: with
 //! h <= depth, the credit a root waits for is sent at a call before e, so no wait forms a cycle.
 //!
@@ -47,9 +53,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use super::Sym;
 use crate::error::{Error, Result};
 use crate::instance::Instance;
-use crate::sync::{self, Groups};
-use crate::team_table::{SMALL_BYTES, SMALL_OFFSET, Team};
-use crate::transport::AmoOp;
+use crate::sync::Groups;
+use crate::team_table::{SMALL_BYTES, SMALL_OFFSET, Team, WIDE_SLOT_BYTES, WIDE_SLOTS};
+use crate::transport::{AmoOp, Remote, Width};
 
 /// Largest payload of an eager broadcast.
 pub(super) const EAGER_MAX: usize = 64;
@@ -63,18 +69,41 @@ const HIST: usize = CREDIT + 8 * MAX_MEMBERS; // [u64; 4]
 const VIEWS: usize = 16;
 const VIEW: usize = HIST + 32; // [u64; VIEWS]
 const NET: usize = VIEW + 8 * VIEWS;
-const ENTRY: usize = 8 + EAGER_MAX;
-const _: () = assert!(NET + 2 * MAX_MEMBERS * ENTRY <= SMALL_BYTES);
+/// Words of an entry: 4 bytes of data in each.
+const WORDS: usize = EAGER_MAX / 4;
+const ENTRY: usize = 8 * WORDS;
+// two members have at least 2 entries each in a sync-pool area, every team a full ring in a
+// wide-ring region
+const _: () = assert!(NET + 2 * 2 * ENTRY <= SMALL_BYTES);
+const _: () = assert!(NET + VIEWS * MAX_MEMBERS * ENTRY <= WIDE_SLOT_BYTES);
 
 /// How long a member waits for pushed data before it reads the root's record of the call.
 const COMPARE_AFTER: std::time::Duration = std::time::Duration::from_millis(2);
 /// The chain's contribution of a call this member failed itself.
 const FAILED_CALL: u64 = 0xffff;
 
-/// Entries per member: as many as fit, at most VIEWS (a member is never that many calls ahead of
-/// one whose record it reads).
-fn depth(members: usize) -> usize {
-    ((SMALL_BYTES - NET) / (members.max(1) * ENTRY)).min(VIEWS)
+/// Bytes of `slot`'s area.
+fn area_bytes(slot: usize) -> usize {
+    if slot < WIDE_SLOTS {
+        WIDE_SLOT_BYTES
+    } else {
+        SMALL_BYTES
+    }
+}
+
+/// Where `slot`'s area starts in the device heap.
+fn base(inst: &Instance, slot: usize) -> usize {
+    if slot < WIDE_SLOTS {
+        inst.rings() + slot * WIDE_SLOT_BYTES
+    } else {
+        inst.sync_pool() + slot * aclshmem_abi::SYNC_ARRAY_SIZE + SMALL_OFFSET
+    }
+}
+
+/// Entries per member in `slot`'s area: as many as fit, at most VIEWS (a member is never that many
+/// calls ahead of one whose record it reads).
+fn depth(members: usize, slot: usize) -> usize {
+    ((area_bytes(slot) - NET) / (members.max(1) * ENTRY)).min(VIEWS)
 }
 
 /// Whether a broadcast of `len` bytes on `t` (node groups `g`) takes the eager path.
@@ -84,15 +113,30 @@ pub(super) fn fits(t: &Team, g: &Groups, len: usize) -> bool {
         && t.size > 1
         && t.size <= MAX_MEMBERS
         && g.leaders.len() == t.size
-        && depth(t.size) >= 2
+        && depth(t.size, t.slot) >= 2
 }
 
+/// Word `off` of this PE's copy of `t`'s area.
 fn own<'a>(inst: &'a Instance, t: &Team, off: usize) -> &'a AtomicU64 {
-    sync::own_word(inst, t.slot, SMALL_OFFSET + off)
+    let p = inst.device().local_addr(base(inst, t.slot) + off);
+    // SAFETY: an 8-byte aligned word inside the area (offsets fixed here), in our own mapped heap
+    // for the instance's lifetime, only accessed atomically.
+    unsafe { &*(p as *const AtomicU64) }
 }
 
-fn net_word(e: u64, root: usize) -> u64 {
-    0x4245 << 48 | (root as u64 + 1) << 32 | e as u32 as u64
+/// Byte `off` of world PE `pe`'s copy of `t`'s area, for a transport.
+fn remote<'a>(inst: &'a Instance, t: &Team, off: usize, pe: usize) -> Remote<'a> {
+    Remote {
+        heap: inst.device(),
+        off: base(inst, t.slot) + off,
+        pe,
+    }
+}
+
+/// The tag of call `e` with root `root` in the high half of an entry's words (never 0: a cleared
+/// word never passes for data).
+fn tag(e: u64, root: usize) -> u32 {
+    (root as u32 + 1) << 24 | (e as u32 & 0x00ff_ffff)
 }
 
 fn record(e: u64, root: usize) -> u64 {
@@ -109,12 +153,10 @@ pub(crate) fn reset(inst: &Instance, slot: usize) {
     if inst.all_direct() {
         return;
     }
-    let base = inst
-        .device()
-        .local_addr(inst.sync_pool() + slot * aclshmem_abi::SYNC_ARRAY_SIZE + SMALL_OFFSET);
-    // SAFETY: this slot's small-collective area in our own heap (SMALL_BYTES bytes); nobody
-    // writes it before the new team's first barrier, which follows.
-    unsafe { std::ptr::write_bytes(base, 0, SMALL_BYTES) };
+    let at = inst.device().local_addr(base(inst, slot));
+    // SAFETY: this slot's area in our own heap (`area_bytes` bytes); nobody writes it before the
+    // new team's first barrier, which follows.
+    unsafe { std::ptr::write_bytes(at, 0, area_bytes(slot)) };
     std::sync::atomic::fence(Ordering::SeqCst);
 }
 
@@ -130,7 +172,7 @@ pub(super) fn broadcast(
     root_dest: bool,
 ) -> Result<()> {
     let l = t.size;
-    let depth = depth(l);
+    let depth = depth(l, t.slot);
     let h = (depth / 2).max(1) as u64;
     let me = inst.my_pe();
     let count = own(inst, t, COUNT);
@@ -141,8 +183,18 @@ pub(super) fn broadcast(
     let routes = inst.routes();
     let mut result = Ok(());
     let mut contribution = root as u64 + 1;
+    let tag = tag(e, root);
+    let words = len.div_ceil(4);
     if t.my_index == root {
-        let word = net_word(e, root);
+        // the entry: the data in 4-byte pieces, each with the call's tag
+        let mut entry_words = [0u64; WORDS];
+        // SAFETY: `s` is a checked buffer of `len` <= EAGER_MAX bytes in our own heap.
+        let src = unsafe { std::slice::from_raw_parts(s.mine(), len) };
+        for (w, piece) in entry_words.iter_mut().zip(src.chunks(4)) {
+            let mut b = [0u8; 4];
+            b[..piece.len()].copy_from_slice(piece);
+            *w = (tag as u64) << 32 | u32::from_le_bytes(b) as u64;
+        }
         for j in (0..l).filter(|&j| j != root) {
             let pe = t.world_pe(j);
             if e > depth as u64 {
@@ -172,24 +224,16 @@ pub(super) fn broadcast(
                     break;
                 }
             };
-            // SAFETY: `s` holds `len` <= EAGER_MAX bytes; the destination is entry (e, root) of
-            // the member's area, which it consumed (credit above) and nobody else writes.
+            // SAFETY: `words` <= WORDS words on this stack frame during the blocking put, into
+            // entry (e, root) of the member's area, which it consumed (credit above) and nobody
+            // else writes.
             result = unsafe {
                 to.put(
-                    sync::slot_remote(inst, t.slot, SMALL_OFFSET + entry(root) + 8, pe),
-                    s.mine(),
-                    len,
+                    remote(inst, t, entry(root), pe),
+                    entry_words.as_ptr().cast(),
+                    words * 8,
                 )
-            }
-            .and_then(|_| to.fence())
-            // SAFETY: an 8-byte word on this stack frame, into the same entry.
-            .and_then(|_| unsafe {
-                to.put(
-                    sync::slot_remote(inst, t.slot, SMALL_OFFSET + entry(root), pe),
-                    (&word as *const u64).cast(),
-                    8,
-                )
-            });
+            };
             if result.is_err() {
                 break;
             }
@@ -200,8 +244,7 @@ pub(super) fn broadcast(
         }
     } else {
         let root_pe = t.world_pe(root);
-        let flag = own(inst, t, entry(root));
-        let word = net_word(e, root);
+        let entry_words: Vec<&AtomicU64> = (0..words).map(|i| own(inst, t, entry(root) + 8 * i)).collect();
         let started = std::time::Instant::now();
         let next_check = std::cell::Cell::new(COMPARE_AFTER);
         let mismatch = std::cell::Cell::new(None);
@@ -210,8 +253,12 @@ pub(super) fn broadcast(
                 return false;
             }
             next_check.set(next_check.get() * 2);
-            let at = SMALL_OFFSET + VIEW + 8 * (e as usize % VIEWS);
-            match sync::remote_word(inst, t.slot, at, root_pe, AmoOp::Fetch) {
+            let at = remote(inst, t, VIEW + 8 * (e as usize % VIEWS), root_pe);
+            match inst
+                .routes()
+                .to(root_pe)
+                .and_then(|to| to.atomic(at, Width::W64, AmoOp::Fetch))
+            {
                 Ok(r) if r >> 32 == e as u32 as u64 && r != record(e, root) => {
                     let msg = format!(
                         "asymmetric broadcast on team {} (call {e}): every member must name the same root; \
@@ -236,18 +283,27 @@ pub(super) fn broadcast(
                 t.slot
             )
         };
-        // Acquire: pairs with the root's fence between its data and its word
-        let r = super::hier::wait_for(inst, || flag.load(Ordering::Acquire) == word, &differs, what);
+        // each word carries its own tag: a word with the call's tag holds its piece of the data
+        let arrived = || {
+            entry_words
+                .iter()
+                .rev()
+                .all(|w| (w.load(Ordering::Acquire) >> 32) as u32 == tag)
+        };
+        let r = super::hier::wait_for(inst, arrived, &differs, what);
         result = match mismatch.take() {
             Some(e) => Err(e),
             None => r,
         };
         if result.is_ok() {
-            let src = sync::slot_addr(inst, t.slot, SMALL_OFFSET + entry(root) + 8, me)?;
-            // SAFETY: our own entry holds the root's `len` bytes (announced by its word) and is
-            // not rewritten before our credit; dest is a checked buffer of `len` bytes.
-            unsafe { super::copy(src, d.mine(), len) };
-            flag.store(0, Ordering::Release);
+            let mut data = [0u8; EAGER_MAX];
+            for (piece, w) in data.chunks_mut(4).zip(&entry_words) {
+                piece.copy_from_slice(&(w.load(Ordering::Relaxed) as u32).to_le_bytes());
+                // cleared before our credit lets the root write the entry again
+                w.store(0, Ordering::Relaxed);
+            }
+            // SAFETY: dest is a checked buffer of `len` <= EAGER_MAX bytes in our own heap.
+            unsafe { super::copy(data.as_ptr(), d.mine(), len) };
         } else {
             contribution = FAILED_CALL;
         }
@@ -267,7 +323,7 @@ pub(super) fn broadcast(
         own(inst, t, HIST + 8 * ((e / h) % 4) as usize).store(snapshot, Ordering::Relaxed);
         for j in (0..l).filter(|&j| j != t.my_index) {
             let pe = t.world_pe(j);
-            let at = sync::slot_remote(inst, t.slot, SMALL_OFFSET + CREDIT + 8 * t.my_index, pe);
+            let at = remote(inst, t, CREDIT + 8 * t.my_index, pe);
             // SAFETY: an 8-byte word on this stack frame into our credit word of j's area.
             let r = routes
                 .to(pe)
