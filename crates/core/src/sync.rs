@@ -213,10 +213,11 @@ fn barrier_pair(inst: &Instance, team: &Team) -> Result<()> {
 const ROUND: usize = 8;
 const ROUND_SEEN: usize = 72;
 const ROUNDS: usize = 5;
-/// Words of the hierarchical broadcast (`collectives::hier`), after the round words: the data
-/// counter a root increments in each other node's leader (`BCAST_DATA`, with this PE's expected
-/// total in `BCAST_SEEN`), and the acknowledgements leaders send a root that let them read its
-/// source (`BCAST_ACK`, expected total in `BCAST_ACKED`). Cumulative like the round words.
+/// Words of the hierarchical broadcast (`collectives::hier`), after the round words: the word a
+/// root stores in each other node's leader after the data (`BCAST_DATA`: the call and root it
+/// named, sent with the data in one notification), and the acknowledgements leaders send a root
+/// that let them read its source (`BCAST_ACK`, expected total in `BCAST_ACKED`, cumulative like
+/// the round words). `BCAST_SEEN` is spare.
 pub(crate) const BCAST_DATA: usize = ROUND + 8 * ROUNDS;
 pub(crate) const BCAST_ACK: usize = BCAST_DATA + 8;
 pub(crate) const BCAST_SEEN: usize = ROUND_SEEN + 8 * ROUNDS;

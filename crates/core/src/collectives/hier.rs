@@ -82,13 +82,15 @@ pub(super) fn broadcast(
         .collect();
     if len > 0 && len <= PULL_ABOVE && t.my_index == root {
         for &pe in &others {
-            // SAFETY: checked symmetric buffers of `len` bytes; source and dest do not overlap.
-            result = unsafe { d.write(inst, pe, 0, s.mine(), len) }
-                .and_then(|_| routes.to(pe)?.fence())
-                .and_then(|_| {
-                    let at = sync::slot_remote(inst, t.slot, sync::BCAST_DATA, pe);
-                    routes.to(pe)?.atomic_post(at, Width::W64, AmoOp::FetchAdd(named))
-                });
+            // the data, then the word naming the call and root (one active message over UCX: no
+            // fence, whose round trip cost more than the rest); the leader waits for the word in
+            // this call, so it lands before anybody goes on
+            let at = sync::slot_remote(inst, t.slot, sync::BCAST_DATA, pe);
+            // SAFETY: checked symmetric buffers of `len` bytes; source and dest do not overlap;
+            // the word lies in the leader's sync area.
+            result = routes
+                .to(pe)
+                .and_then(|to| unsafe { to.put_notify(d.remote(pe, 0), s.mine(), len, at, named) });
             if result.is_err() {
                 break;
             }
@@ -148,9 +150,9 @@ pub(super) fn broadcast(
     }
     if len > 0 && leading && !on_root_node && result.is_ok() {
         if len <= PULL_ABOVE {
-            let seen = sync::own_word(inst, t.slot, sync::BCAST_SEEN);
-            let target = seen.load(Ordering::Relaxed).wrapping_add(named);
-            seen.store(target, Ordering::Relaxed);
+            // the root's word names the call and root (another root's, in an asymmetric call,
+            // never matches: the deferred comparison below finds it)
+            let target = named;
             let count = sync::own_word(inst, t.slot, sync::BCAST_DATA);
             let what = || {
                 format!(
@@ -478,6 +480,79 @@ fn exchange_pushed<'a>(
         each(j, unsafe { std::slice::from_raw_parts(src as *const u8, len) });
         // consumed: a later team on this slot restarts the count, so an entry left marked could
         // pass for one of its exchanges
+        flag.store(0, Ordering::Relaxed);
+    }
+    Ok(())
+}
+
+/// Largest block [`push_direct`] takes: what the UCX transport sends as one active message with
+/// the word (larger ones go as a put, a fence and a put: still correct, no longer one message).
+pub(super) const DIRECT_PUSH_MAX: usize = 4096;
+
+/// Whether `t` (node groups `g`) can use [`push_direct`] for blocks of up to `len` bytes: one
+/// member per node, each with an entry word for every other.
+pub(super) fn direct_fits(t: &Team, g: &Groups, len: usize) -> bool {
+    t.size > 1 && g.leaders.len() == t.size && len <= DIRECT_PUSH_MAX && eager_fits(t.size, 0)
+}
+
+/// For a team with one member per node ([`direct_fits`]), every member of which has entered the
+/// call (the caller made sure: a barrier, or an exchange): this member puts `block(i)` = (offset,
+/// bytes) straight into member i's `d` at that offset, with the word naming the exchange into its
+/// entry of i's partials area (one notification each: an active message over UCX), places its own
+/// block in its own `d`, then waits for every other member's word. Numbered by the count of
+/// pushed exchanges ([`exchange_pushed`]'s), whose entries it shares.
+pub(super) fn push_direct<'a>(
+    inst: &Instance,
+    t: &Team,
+    g: &Groups,
+    d: Sym<'_>,
+    block: impl Fn(usize) -> (usize, &'a [u8]),
+    what: &str,
+) -> Result<()> {
+    let l = g.leaders.len();
+    let count = sync::own_word(inst, t.slot, sync::PUSH_COUNT);
+    let x = count.load(Ordering::Relaxed) + 1;
+    count.store(x, Ordering::Relaxed);
+    let at = |j: usize| sync::PARTIALS + ((x % 2) as usize * l + j) * entry(l);
+    let word = call_word(x);
+    let routes = inst.routes();
+    let own = at(g.my_leader);
+    for (j, &i) in g.leaders.iter().enumerate() {
+        let (off, data) = block(i);
+        if j == g.my_leader {
+            // SAFETY: the caller's block lies inside our own checked `d` at `off`.
+            unsafe { copy(data.as_ptr(), d.mine().add(off), data.len()) };
+            continue;
+        }
+        let pe = t.world_pe(i);
+        // SAFETY: the caller's block lies inside member i's `d` (symmetric, checked) at `off`, which
+        // nobody else writes in this call; the word goes into our entry of i's partials area. The
+        // member waits for the word in this call, so the transport need not complete it at a
+        // later quiet.
+        unsafe {
+            routes.to(pe)?.put_notify(
+                d.remote(pe, off),
+                data.as_ptr(),
+                data.len(),
+                sync::slot_remote(inst, t.slot, own, pe),
+                word,
+            )?
+        };
+    }
+    for (j, &i) in g.leaders.iter().enumerate() {
+        if j == g.my_leader {
+            continue;
+        }
+        let flag = sync::own_word(inst, t.slot, at(j));
+        let from = t.world_pe(i);
+        let stalled = || {
+            format!(
+                "{what} on team {}: the block of PE {from} has not arrived",
+                t.slot
+            )
+        };
+        // Acquire: pairs with the data-before-word order of the notification
+        wait_for(inst, || flag.load(Ordering::Acquire) == word, &|| false, stalled)?;
         flag.store(0, Ordering::Relaxed);
     }
     Ok(())

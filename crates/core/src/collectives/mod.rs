@@ -305,6 +305,18 @@ pub fn fcollect(inst: &Instance, t: &Team, dest: usize, source: usize, len: usiz
             no_overlap(dest, total, source, len)?;
             return hier::fcollect_pushed(inst, t, &g, d, s, len);
         }
+        if hier::direct_fits(t, &g, len) {
+            // larger blocks: a barrier (every member is in the call), then each block straight
+            // into every other member's dest with the word that announces it
+            let d = sym(inst, dest, total, "dest", 1)?;
+            let s = sym(inst, source, len, "source", 1)?;
+            no_overlap(dest, total, source, len)?;
+            sync::barrier(inst, t)?;
+            // SAFETY: our own checked source of `len` bytes.
+            let mine = unsafe { std::slice::from_raw_parts(s.mine() as *const u8, len) };
+            let at = t.my_index * len;
+            return hier::push_direct(inst, t, &g, d, |_| (at, mine), "fcollect");
+        }
     }
     let offsets: Vec<usize> = (0..t.size).map(|i| i * len).collect();
     gather(inst, t, dest, source, len, total, &offsets, &vec![len; t.size])
@@ -323,6 +335,18 @@ pub fn collect(inst: &Instance, t: &Team, dest: usize, source: usize, len: usize
         if g.leaders.len() == t.size && hier::eager_fits(t.size, 8) {
             match hier::collect_pushed(inst, t, &g, dest, source, len)? {
                 None => return Ok(()),
+                Some(lens) if hier::direct_fits(t, &g, lens.iter().copied().max().unwrap_or(0)) => {
+                    // every member is in the call (we have its length): each block straight
+                    // into every other member's dest, no barrier
+                    let (offsets, total) = placement(&lens)?;
+                    let d = sym(inst, dest, total, "dest", 1)?;
+                    let s = sym(inst, source, len, "source", 1)?;
+                    no_overlap(dest, total, source, len)?;
+                    // SAFETY: our own checked source of `len` bytes.
+                    let mine = unsafe { std::slice::from_raw_parts(s.mine() as *const u8, len) };
+                    let at = offsets[t.my_index];
+                    return hier::push_direct(inst, t, &g, d, |_| (at, mine), "collect");
+                }
                 Some(lens) => known = Some(lens),
             }
         }
@@ -478,6 +502,14 @@ pub fn alltoall(inst: &Instance, t: &Team, dest: usize, source: usize, len: usiz
         let g = sync::groups(inst, t);
         if g.leaders.len() == t.size && hier::eager_fits(t.size, len) {
             return hier::alltoall_pushed(inst, t, &g, d, s, len);
+        }
+        if hier::direct_fits(t, &g, len) {
+            // larger blocks: as fcollect's, each member's block for member i into i's dest
+            sync::barrier(inst, t)?;
+            // SAFETY: our own checked source of t.size * len bytes.
+            let src = unsafe { std::slice::from_raw_parts(s.mine() as *const u8, total) };
+            let at = t.my_index * len;
+            return hier::push_direct(inst, t, &g, d, |i| (at, &src[i * len..(i + 1) * len]), "alltoall");
         }
     }
     sync::barrier(inst, t)?;
