@@ -128,11 +128,19 @@ fn timed_out(inst: &Instance, team: &Team, seen: u64, e: Expired) -> Error {
 }
 
 /// A new team in `slot`: clears this PE's arrival word, its [`agreed`] words, its broadcast
-/// words (failure mark, count of hierarchical broadcasts) and its count of pushed exchanges (called before
-/// the team's first barrier).
+/// words (failure mark, count of hierarchical broadcasts, the root's data word: a word left by
+/// an earlier team must not pass for a call of this one) and its count of pushed exchanges
+/// (called before the team's first barrier).
 pub(crate) fn reset(inst: &Instance, slot: usize) {
     arrived(inst, slot, u64::MAX);
-    for off in [AGREE_VALUE, AGREE_FAILED, BCAST_FAILED, BCAST_COUNT, PUSH_COUNT] {
+    for off in [
+        AGREE_VALUE,
+        AGREE_FAILED,
+        BCAST_FAILED,
+        BCAST_COUNT,
+        BCAST_DATA,
+        PUSH_COUNT,
+    ] {
         own_word(inst, slot, off).store(0, Ordering::Relaxed);
     }
 }

@@ -184,6 +184,11 @@ pub(super) fn broadcast(
                 Some(e) => Err(e),
                 None => r,
             });
+            if result.is_ok() {
+                // consumed: the word names this call only (a later team on the slot restarts the
+                // call numbers; the slot's reset clears it too)
+                count.store(0, Ordering::Relaxed);
+            }
         } else {
             // SAFETY: the root's checked source stays unchanged until it has our acknowledgement.
             result = result
