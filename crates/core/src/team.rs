@@ -62,18 +62,25 @@ pub fn check_instance(inst: &Instance) -> Result<()> {
 }
 
 /// Collective over `parent`: every member publishes the split it asked for (`call` and its
-/// arguments) and its used-slot bitmap. A member that asked for another split makes the call fail
-/// on every member, naming the PEs whose request differs from member 0's (a split agreed by only
-/// some members would leave the others waiting for ever).
-fn exchange_bitmaps(inst: &Instance, parent: &Team, call: &str, args: &[i32]) -> Result<Vec<Bitmap>> {
-    let mut mine = inst.teams().bitmap().to_vec();
+/// arguments), its used-slot bitmap and the largest incarnation of a team it helped create. A
+/// member that asked for another split makes the call fail on every member, naming the PEs whose
+/// request differs from member 0's (a split agreed by only some members would leave the others
+/// waiting for ever). Returns the bitmaps and the new teams' incarnation: one more than the
+/// largest published, so the same on every member and larger than that of any team a member
+/// took part in before (see `Teams`).
+fn exchange_bitmaps(inst: &Instance, parent: &Team, call: &str, args: &[i32]) -> Result<(Vec<Bitmap>, u32)> {
+    let (mut mine, created) = {
+        let teams = inst.teams();
+        (teams.bitmap().to_vec(), teams.created())
+    };
+    mine.extend_from_slice(&created.to_le_bytes());
     for a in args {
         mine.extend_from_slice(&a.to_le_bytes());
     }
     let parts = sync::exchange(inst, parent, &mine)?;
     let bitmap_len = ACLSHMEM_MAX_TEAMS / 8;
     let request = |p: &[u8]| -> Vec<i32> {
-        p[bitmap_len..]
+        p[bitmap_len + 4..]
             .chunks_exact(4)
             .map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]]))
             .collect()
@@ -93,17 +100,28 @@ fn exchange_bitmaps(inst: &Instance, parent: &Team, call: &str, args: &[i32]) ->
             differ.join(", ")
         )));
     }
-    parts
+    let inc = parts
+        .iter()
+        .map(|p| {
+            p.get(bitmap_len..bitmap_len + 4)
+                .map_or(0, |b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        })
+        .max()
+        .unwrap_or(0)
+        .wrapping_add(1);
+    inst.teams().saw_creation(inc);
+    let maps = parts
         .into_iter()
         .map(|p| {
             p[..bitmap_len]
                 .try_into()
                 .map_err(|_| Error::Inner("bad slot bitmap".into()))
         })
-        .collect()
+        .collect::<Result<Vec<Bitmap>>>()?;
+    Ok((maps, inc))
 }
 
-fn install(inst: &Instance, parent: &Team, shape: Shape, slot: usize) -> Option<usize> {
+fn install(inst: &Instance, parent: &Team, shape: Shape, slot: usize, inc: u32) -> Option<usize> {
     let my = shape.members().position(|m| m == parent.my_index)?;
     let team = Team {
         slot,
@@ -112,7 +130,7 @@ fn install(inst: &Instance, parent: &Team, shape: Shape, slot: usize) -> Option<
         size: shape.size,
         my_index: my,
     };
-    inst.teams().install(team);
+    inst.teams().install(team, inc);
     sync::reset(inst, slot);
     crate::collectives::small::reset(inst, slot);
     crate::collectives::eager_reset(inst, slot);
@@ -136,7 +154,7 @@ pub fn split_strided(
     check_instance(inst)?;
     let parent = inst.teams().get(parent)?;
     // agreed first, so arguments that differ between members fail everywhere instead of hanging
-    let maps = exchange_bitmaps(inst, &parent, "split_strided", &[start, stride, size])?;
+    let (maps, inc) = exchange_bitmaps(inst, &parent, "split_strided", &[start, stride, size])?;
     let max = ACLSHMEM_MAX_PES as i32;
     if start >= max || stride >= max || size > max {
         return Err(Error::InvalidParam(format!(
@@ -162,7 +180,7 @@ pub fn split_strided(
         )));
     }
     let slot = agree_slots(maps, &[shape])?[0];
-    let mine = install(inst, &parent, shape, slot);
+    let mine = install(inst, &parent, shape, slot, inc);
     if let Some(s) = mine {
         ready(inst, s)?;
     }
@@ -173,7 +191,7 @@ pub fn split_strided(
 pub fn split_2d(inst: &Instance, parent: i32, x_range: i32) -> Result<(usize, usize)> {
     check_instance(inst)?;
     let parent = inst.teams().get(parent)?;
-    let maps = exchange_bitmaps(inst, &parent, "split_2d", &[x_range])?;
+    let (maps, inc) = exchange_bitmaps(inst, &parent, "split_2d", &[x_range])?;
     if x_range <= 0 {
         return Err(Error::InvalidParam(format!("x_range {x_range} must be positive")));
     }
@@ -199,8 +217,8 @@ pub fn split_2d(inst: &Instance, parent: i32, x_range: i32) -> Result<(usize, us
     let me = parent.my_index;
     let xi = me / x;
     let yi = n_x + me % x;
-    let xs = install(inst, &parent, shapes[xi], slots[xi]);
-    let ys = install(inst, &parent, shapes[yi], slots[yi]);
+    let xs = install(inst, &parent, shapes[xi], slots[xi], inc);
+    let ys = install(inst, &parent, shapes[yi], slots[yi], inc);
     match (xs, ys) {
         (Some(a), Some(b)) => {
             ready(inst, a)?;

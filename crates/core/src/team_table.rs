@@ -7,7 +7,8 @@ use aclshmem_abi::{ACLSHMEM_MAX_TEAMS, SYNC_ARRAY_SIZE};
 /// Offset of the exchange area inside a slot's sync-pool area (after the barrier words).
 pub const EXCHANGE_OFFSET: usize = 128;
 /// Bytes one member can publish in one exchange.
-/// (The largest exchange, a team split's, is the slot bitmap plus a few arguments: 256 + 12 bytes.)
+/// (The largest exchange, a team split's, is the slot bitmap, an incarnation and a few arguments:
+/// 256 + 4 + 12 bytes.)
 pub const EXCHANGE_BYTES: usize = 896;
 /// Offset of the small-collective area (flags, acknowledgements, records, buffers); up to the end
 /// of the slot's SYNC_ARRAY_SIZE bytes.
@@ -80,11 +81,19 @@ impl Team {
     }
 }
 
-/// The teams this PE belongs to, by slot, and each one's count of small collectives.
+/// The teams this PE belongs to, by slot, each one's count of small collectives and its
+/// incarnation.
 #[derive(Debug)]
 pub struct Teams {
     slots: Vec<Option<Team>>,
     seq: Vec<u64>,
+    /// Per slot: the incarnation of the team there, the same on every member and larger than that
+    /// of any earlier team a member of it took part in (0: the world team). Marks what a team's
+    /// members send each other, so a late message of an earlier team in the slot is not taken for
+    /// one of this team's (`collectives::eager`).
+    incarnation: Vec<u32>,
+    /// The largest incarnation of a team whose creation this PE took part in.
+    created: u32,
 }
 
 pub(crate) type Bitmap = [u8; ACLSHMEM_MAX_TEAMS / 8];
@@ -103,6 +112,8 @@ impl Teams {
         Teams {
             slots,
             seq: vec![0; ACLSHMEM_MAX_TEAMS],
+            incarnation: vec![0; ACLSHMEM_MAX_TEAMS],
+            created: 0,
         }
     }
 
@@ -136,9 +147,25 @@ impl Teams {
         Ok(())
     }
 
-    pub(crate) fn install(&mut self, team: Team) {
+    pub(crate) fn install(&mut self, team: Team, incarnation: u32) {
         self.seq[team.slot] = 0;
+        self.incarnation[team.slot] = incarnation;
         self.slots[team.slot] = Some(team);
+    }
+
+    /// The incarnation of the team in `slot` (see the field).
+    pub(crate) fn incarnation(&self, slot: usize) -> u32 {
+        self.incarnation[slot]
+    }
+
+    /// The largest incarnation of a team whose creation this PE took part in.
+    pub(crate) fn created(&self) -> u32 {
+        self.created
+    }
+
+    /// This PE took part in creating teams of incarnation `inc`.
+    pub(crate) fn saw_creation(&mut self, inc: u32) {
+        self.created = self.created.max(inc);
     }
 
     /// The next small-collective sequence number of `slot` (1, 2, ...: the same on every member,

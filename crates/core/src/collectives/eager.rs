@@ -16,16 +16,18 @@
 //! * `VIEW[16]`: the record (call, root) of this member's last 16 calls (own; read remotely by a
 //!   member whose wait for data lasts);
 //! * `NET[depth][members]`: entries of [`WORDS`] 8-byte words, entry (e % depth, r) written by
-//!   root r of call e in one put: each word holds 4 bytes of the data in its low half and the
-//!   call's tag `tag(e, r)` in its high half.
+//!   root r of call e in one notification ([`crate::transport::Transport::put_notify`]: one
+//!   active message over UCX): each word holds 4 bytes of the data in its low half and the call's
+//!   tag `tag(e, r, incarnation)` in its high half.
 //!
 //! Protocol of call e with root r: every member stores its record in `VIEW`. The root, for each
 //! other member j, waits until j's credit says it finished call e - depth (so j has consumed
 //! entry (e % depth, r) of any earlier use), then puts the entry's words. Every other member
 //! waits until each word it needs carries the call's tag, copies, clears them. The data need not
 //! land before a flag: each word is stored whole (8 aligned bytes) with its own tag, so a word
-//! with the tag holds its data, in whatever order the transport writes the words. One put per
-//! member and call, no fence: over UCX's tcp transport a fence costs a round trip. Every member, after each call that is a multiple of
+//! with the tag holds its data, in whatever order the transport writes the words. One message per
+//! member and call, no fence (over UCX's tcp transport a fence costs a round trip) and no
+//! acknowledgement (a put over tcp is acknowledged by the target). Every member, after each call that is a multiple of
 //! `h` = depth / 2, puts its credit (call and chain) into every other member's `CREDIT`: with
 //! h <= depth, the credit a root waits for is sent at a call before e, so no wait forms a cycle.
 //!
@@ -44,7 +46,12 @@
 //! Slot reuse: `reset` clears the area when a team is installed; entries are consumed within the
 //! receiver's call (cleared), and a word names its call and root, so an entry left by an
 //! asymmetric call never passes for a later call. A member quiets when it destroys a team, so
-//! its credits and pushes have landed before it takes part in a later team.
+//! its credits (puts) have landed before it takes part in a later team. Entries are
+//! notifications, which a quiet does not complete: one that nobody consumed (an asymmetric call)
+//! may land after the slot's next team cleared the area; its words carry the old team's
+//! incarnation (`Teams`: larger for every later team a member takes part in), so they never pass
+//! for the new team's data (at worst they overwrite an entry, whose reader then times out with
+//! an error naming the root).
 //!
 //! `unsafe`: the words and entries are raw addresses in the mapped heaps (bounds fixed here).
 
@@ -133,10 +140,11 @@ fn remote<'a>(inst: &'a Instance, t: &Team, off: usize, pe: usize) -> Remote<'a>
     }
 }
 
-/// The tag of call `e` with root `root` in the high half of an entry's words (never 0: a cleared
-/// word never passes for data).
-fn tag(e: u64, root: usize) -> u32 {
-    (root as u32 + 1) << 24 | (e as u32 & 0x00ff_ffff)
+/// The tag of call `e` with root `root` of the team of incarnation `inc` in the high half of an
+/// entry's words: 4 bits of root + 1 (never 0, so a cleared word never passes for data), 12 of
+/// the incarnation, 16 of the call.
+fn tag(e: u64, root: usize, inc: u32) -> u32 {
+    (root as u32 + 1) << 28 | (inc & 0xfff) << 16 | (e as u32 & 0xffff)
 }
 
 fn record(e: u64, root: usize) -> u64 {
@@ -183,7 +191,7 @@ pub(super) fn broadcast(
     let routes = inst.routes();
     let mut result = Ok(());
     let mut contribution = root as u64 + 1;
-    let tag = tag(e, root);
+    let tag = tag(e, root, inst.teams().incarnation(t.slot));
     let words = len.div_ceil(4);
     if t.my_index == root {
         // the entry: the data in 4-byte pieces, each with the call's tag
@@ -224,14 +232,20 @@ pub(super) fn broadcast(
                     break;
                 }
             };
-            // SAFETY: `words` <= WORDS words on this stack frame during the blocking put, into
+            // one notification (an active message over UCX: one message, no acknowledgement):
+            // the entry's words but the last, then the last one (each word carries the tag, so
+            // the order does not matter). The member consumes it in this call; a quiet need not
+            // complete it.
+            // SAFETY: `words` <= WORDS words on this stack frame during the blocking call, into
             // entry (e, root) of the member's area, which it consumed (credit above) and nobody
             // else writes.
             result = unsafe {
-                to.put(
+                to.put_notify(
                     remote(inst, t, entry(root), pe),
                     entry_words.as_ptr().cast(),
-                    words * 8,
+                    (words - 1) * 8,
+                    remote(inst, t, entry(root) + 8 * (words - 1), pe),
+                    entry_words[words - 1],
                 )
             };
             if result.is_err() {
