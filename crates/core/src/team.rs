@@ -100,15 +100,7 @@ fn exchange_bitmaps(inst: &Instance, parent: &Team, call: &str, args: &[i32]) ->
             differ.join(", ")
         )));
     }
-    let inc = parts
-        .iter()
-        .map(|p| {
-            p.get(bitmap_len..bitmap_len + 4)
-                .map_or(0, |b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-        })
-        .max()
-        .unwrap_or(0)
-        .wrapping_add(1);
+    let inc = new_incarnation(&parts, bitmap_len);
     inst.teams().saw_creation(inc);
     let maps = parts
         .into_iter()
@@ -119,6 +111,20 @@ fn exchange_bitmaps(inst: &Instance, parent: &Team, call: &str, args: &[i32]) ->
         })
         .collect::<Result<Vec<Bitmap>>>()?;
     Ok((maps, inc))
+}
+
+/// The incarnation of the teams a split creates: one more than the largest the parent's members
+/// published (each after its `bitmap_len`-byte bitmap).
+fn new_incarnation(parts: &[Vec<u8>], bitmap_len: usize) -> u32 {
+    parts
+        .iter()
+        .map(|p| {
+            p.get(bitmap_len..bitmap_len + 4)
+                .map_or(0, |b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        })
+        .max()
+        .unwrap_or(0)
+        .wrapping_add(1)
 }
 
 fn install(inst: &Instance, parent: &Team, shape: Shape, slot: usize, inc: u32) -> Option<usize> {
@@ -295,6 +301,22 @@ mod tests {
         assert_eq!(t.index_of(11), None);
         assert_eq!(t.index_of(4), None);
         assert_eq!(t.index_of(0), None);
+    }
+
+    #[test]
+    fn incarnation_is_one_more_than_any_member_saw() {
+        let part = |created: u32| {
+            let mut p = vec![0u8; 4];
+            p.extend_from_slice(&created.to_le_bytes());
+            p.extend_from_slice(&7i32.to_le_bytes());
+            p
+        };
+        assert_eq!(new_incarnation(&[part(0), part(0)], 4), 1);
+        // a member that took part in more creations than the others raises everybody's
+        assert_eq!(new_incarnation(&[part(3), part(9), part(1)], 4), 10);
+        // every member computes it from the same parts: the same value
+        let parts = [part(5), part(2)];
+        assert_eq!(new_incarnation(&parts, 4), new_incarnation(&parts, 4));
     }
 
     #[test]
