@@ -165,6 +165,14 @@ impl SymmetricHeap {
         make: impl FnOnce(&str) -> Result<Segment>,
     ) -> Result<SymmetricHeap> {
         let me = boot.my_pe();
+        // the free space, read before this PE publishes its heap information below: every PE has
+        // read it before any PE gets past that exchange and creates its segment, so nobody's
+        // reading counts a peer's new heap as used (it did once, under load: a false "too small")
+        let free = if kind == HeapKind::Static {
+            None
+        } else {
+            segment::free_space(&config::ACLSHMEM_SHM_DIR.value()?)
+        };
         // 1. same size everywhere, and who shares this node
         let node = node_id();
         let infos = boot.allgather(format!("{size}|{node}").as_bytes())?;
@@ -196,7 +204,7 @@ impl SymmetricHeap {
         let created = if kind == HeapKind::Static {
             make(&name)
         } else {
-            Self::check_space(size, local_pes).and_then(|_| make(&name))
+            Self::check_space(size, local_pes, free).and_then(|_| make(&name))
         }
         .map_err(|e| e.to_string());
         let (created, my_name) = match created {
@@ -248,10 +256,12 @@ impl SymmetricHeap {
         })
     }
 
-    fn check_space(size: usize, local_pes: usize) -> Result<()> {
+    /// Whether `free` bytes (read before any heap of this kind was created) hold the heaps of
+    /// `local_pes` PEs of `size` bytes.
+    fn check_space(size: usize, local_pes: usize, free: Option<u64>) -> Result<()> {
         let dir = config::ACLSHMEM_SHM_DIR.value()?;
         let need = (size as u64).saturating_mul(local_pes as u64);
-        if let Some(free) = segment::free_space(&dir)
+        if let Some(free) = free
             && free < need
         {
             return Err(Error::Smem(format!(
