@@ -3,8 +3,9 @@
  * nodes, collectives/eager.rs; the barrier-free one on one node, collectives/small.rs). Run under
  * aclshmrun (tests/multinode.rs runs it across the virtual cluster, tests/teams.rs on one node):
  *   back_to_back  thousands of broadcasts without barriers, every root and size 1..80 bytes, mixed
- *                 with reductions and larger broadcasts, on the world team and on teams created and
- *                 destroyed over the same slot;
+ *                 with reductions and larger broadcasts (512, 513, 1025, 4000 bytes), on the world
+ *                 team, on teams created and destroyed over the same slot and on a team in a slot
+ *                 of 8 or more;
  *   asymmetric    members naming different roots: every member names the next one (all fail, the
  *                 team stays usable), then one member believes it is the root (every member learns
  *                 within 32 calls; calls that succeed deliver the right data; the team is released
@@ -46,7 +47,10 @@ static unsigned char pattern(int pe, int iter, size_t i)
     return (unsigned char)(pe * 131 + iter * 7 + (int)i * 3 + 1);
 }
 
-enum { BIG = 300, PAD = 8 };
+enum { BIG = 4000, PAD = 8 };
+/* the larger sizes, in turn: around the eager path's limits (64 bytes on later team slots, 512 on
+   the first ones) and beyond */
+static const size_t bigger[] = {512, 513, 1025, BIG};
 
 /* `iters` broadcasts on `team` (size n, my index me) with varying roots and sizes, no barriers. */
 static void run_calls(aclshmem_team_t team, int me, int n, int iters, unsigned char *src, unsigned char *dst,
@@ -56,7 +60,7 @@ static void run_calls(aclshmem_team_t team, int me, int n, int iters, unsigned c
         int root = (it * 7 + it / 3) % n;
         size_t len = 1 + (size_t)((it * 13) % 80);
         if (it % 97 == 96) {
-            len = BIG; /* a larger one (the other paths) in between */
+            len = bigger[(it / 97) % 4]; /* a larger one in between */
         }
         for (size_t i = 0; i < len; i++) {
             src[i] = pattern(me, it, i);
@@ -94,6 +98,20 @@ static void scenario_back_to_back(void)
         CHECK_RC(aclshmem_team_split_strided(ACLSHMEM_TEAM_WORLD, 0, 1, n, &t), 0);
         run_calls(t, aclshmem_team_my_pe(t), n, 150 + round * 37, src, dst, rsrc, rdst);
         aclshmem_team_destroy(t);
+    }
+    /* a team in a later slot (the first 8 hold the world team and 7 live teams): its eager
+       ring lives in the sync pool, with room for payloads up to 64 bytes only */
+    aclshmem_team_t held[7];
+    for (int i = 0; i < 7; i++) {
+        CHECK_RC(aclshmem_team_split_strided(ACLSHMEM_TEAM_WORLD, 0, 1, n, &held[i]), 0);
+    }
+    aclshmem_team_t late = ACLSHMEM_TEAM_INVALID;
+    CHECK_RC(aclshmem_team_split_strided(ACLSHMEM_TEAM_WORLD, 0, 1, n, &late), 0);
+    CHECK(late >= 8, "the ninth live team has handle %d, expected a slot of 8 or more", (int)late);
+    run_calls(late, aclshmem_team_my_pe(late), n, 300, src, dst, rsrc, rdst);
+    aclshmem_team_destroy(late);
+    for (int i = 0; i < 7; i++) {
+        aclshmem_team_destroy(held[i]);
     }
     run_calls(ACLSHMEM_TEAM_WORLD, me, n, 200, src, dst, rsrc, rdst);
     aclshmem_free(rdst);

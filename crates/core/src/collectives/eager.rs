@@ -2,11 +2,11 @@
 //! member's internal buffer and returns, without waiting for anybody (unless its ring is full).
 //!
 //! Used by the hierarchical broadcast ([`super::hier`]) for teams whose members are all on
-//! different nodes (every member is its node's leader), up to [`EAGER_MAX`] bytes and up to
+//! different nodes (every member is its node's leader), up to [`max_len`] bytes and up to
 //! [`MAX_MEMBERS`] members. It lives in an area the barrier-free path of [`super::small`] uses
 //! only when every PE is mapped (never in a hierarchical job): the slot's wide-ring region for
-//! slots below [`WIDE_SLOTS`] (room for the deepest ring), the slot's small-collective area of
-//! the sync pool for the others (room for fewer entries: teams of up to 5 members).
+//! slots below [`WIDE_SLOTS`] (entries of up to [`WIDE_EAGER_MAX`] bytes), the slot's
+//! small-collective area of the sync pool for the others (up to [`EAGER_MAX`] bytes).
 //!
 //! Layout of a member's copy (offsets from the area's start, [`base`]):
 //! * `COUNT`: this member's number of eager calls on the team (own; the call number `e`);
@@ -15,19 +15,17 @@
 //! * `HIST[4]`: this member's chain at its last four credit points (own);
 //! * `VIEW[16]`: the record (call, root) of this member's last 16 calls (own; read remotely by a
 //!   member whose wait for data lasts);
-//! * `NET[depth][members]`: entries of [`WORDS`] 8-byte words, entry (e % depth, r) written by
-//!   root r of call e in one notification ([`crate::transport::Transport::put_notify`]: one
-//!   active message over UCX): each word holds 4 bytes of the data in its low half and the call's
-//!   tag `tag(e, r, incarnation)` in its high half.
+//! * `NET[depth][members]`: entries of a word and the data ([`entry_size`] bytes), entry
+//!   (e % depth, r) written by root r of call e in one notification
+//!   ([`crate::transport::Transport::put_notify`]: one active message over UCX, applied data
+//!   first): the data, then the word `net_word(e, r, incarnation)`.
 //!
 //! Protocol of call e with root r: every member stores its record in `VIEW`. The root, for each
 //! other member j, waits until j's credit says it finished call e - depth (so j has consumed
-//! entry (e % depth, r) of any earlier use), then puts the entry's words. Every other member
-//! waits until each word it needs carries the call's tag, copies, clears them. The data need not
-//! land before a flag: each word is stored whole (8 aligned bytes) with its own tag, so a word
-//! with the tag holds its data, in whatever order the transport writes the words. One message per
-//! member and call, no fence (over UCX's tcp transport a fence costs a round trip) and no
-//! acknowledgement (a put over tcp is acknowledged by the target). Every member, after each call that is a multiple of
+//! entry (e % depth, r) of any earlier use), then sends the entry. Every other member waits for
+//! the word, copies, clears it. One message per member and call, no fence (over UCX's tcp
+//! transport a fence costs a round trip) and no acknowledgement (a put over tcp is acknowledged
+//! by the target). Every member, after each call that is a multiple of
 //! `h` = depth / 2, puts its credit (call and chain) into every other member's `CREDIT`: with
 //! h <= depth, the credit a root waits for is sent at a call before e, so no wait forms a cycle.
 //!
@@ -48,9 +46,9 @@
 //! asymmetric call never passes for a later call. A member quiets when it destroys a team, so
 //! its credits (puts) have landed before it takes part in a later team. Entries are
 //! notifications, which a quiet does not complete: one that nobody consumed (an asymmetric call)
-//! may land after the slot's next team cleared the area; its words carry the old team's
-//! incarnation (`Teams`: larger for every later team a member takes part in), so they never pass
-//! for the new team's data (at worst they overwrite an entry, whose reader then times out with
+//! may land after the slot's next team cleared the area; its word carries the old team's
+//! incarnation (`Teams`: larger for every later team a member takes part in), so it never passes
+//! for the new team's data (at worst it overwrites an entry, whose reader then times out with
 //! an error naming the root).
 //!
 //! `unsafe`: the words and entries are raw addresses in the mapped heaps (bounds fixed here).
@@ -64,8 +62,12 @@ use crate::sync::Groups;
 use crate::team_table::{SMALL_BYTES, SMALL_OFFSET, Team, WIDE_SLOT_BYTES, WIDE_SLOTS};
 use crate::transport::{AmoOp, Remote, Width};
 
-/// Largest payload of an eager broadcast.
+/// Largest payload of an eager broadcast on a team in slot [`WIDE_SLOTS`] or later.
 pub(super) const EAGER_MAX: usize = 64;
+/// Largest payload of an eager broadcast on a team in a slot below [`WIDE_SLOTS`].
+/// (512: a full ring of 16 entries for up to 4 members; a ring of 8 for 4 members measured
+/// slower with 4 PEs on 2 CPUs, 40 against 24 µs for 8 bytes)
+pub(super) const WIDE_EAGER_MAX: usize = 512;
 /// Most members of a team that uses the eager broadcast.
 pub(super) const MAX_MEMBERS: usize = 8;
 
@@ -76,13 +78,11 @@ const HIST: usize = CREDIT + 8 * MAX_MEMBERS; // [u64; 4]
 const VIEWS: usize = 16;
 const VIEW: usize = HIST + 32; // [u64; VIEWS]
 const NET: usize = VIEW + 8 * VIEWS;
-/// Words of an entry: 4 bytes of data in each.
-const WORDS: usize = EAGER_MAX / 4;
-const ENTRY: usize = 8 * WORDS;
-// two members have at least 2 entries each in a sync-pool area, every team a full ring in a
-// wide-ring region
-const _: () = assert!(NET + 2 * 2 * ENTRY <= SMALL_BYTES);
-const _: () = assert!(NET + VIEWS * MAX_MEMBERS * ENTRY <= WIDE_SLOT_BYTES);
+// a sync-pool area holds 2 entries for each of 8 members, a wide-ring region 8 for each of 8
+// and a full ring for 4
+const _: () = assert!(NET + 2 * MAX_MEMBERS * (8 + EAGER_MAX) <= SMALL_BYTES);
+const _: () = assert!(NET + 8 * MAX_MEMBERS * (8 + WIDE_EAGER_MAX) <= WIDE_SLOT_BYTES);
+const _: () = assert!(NET + VIEWS * 4 * (8 + WIDE_EAGER_MAX) <= WIDE_SLOT_BYTES);
 
 /// How long a member waits for pushed data before it reads the root's record of the call.
 const COMPARE_AFTER: std::time::Duration = std::time::Duration::from_millis(2);
@@ -107,16 +107,30 @@ fn base(inst: &Instance, slot: usize) -> usize {
     }
 }
 
+/// Largest payload of an eager broadcast on a team in `slot`.
+pub(super) fn max_len(slot: usize) -> usize {
+    if slot < WIDE_SLOTS {
+        WIDE_EAGER_MAX
+    } else {
+        EAGER_MAX
+    }
+}
+
+/// Bytes of an entry in `slot`'s area: the word, then the largest payload.
+fn entry_size(slot: usize) -> usize {
+    8 + max_len(slot)
+}
+
 /// Entries per member in `slot`'s area: as many as fit, at most VIEWS (a member is never that many
 /// calls ahead of one whose record it reads).
 fn depth(members: usize, slot: usize) -> usize {
-    ((area_bytes(slot) - NET) / (members.max(1) * ENTRY)).min(VIEWS)
+    ((area_bytes(slot) - NET) / (members.max(1) * entry_size(slot))).min(VIEWS)
 }
 
 /// Whether a broadcast of `len` bytes on `t` (node groups `g`) takes the eager path.
 pub(super) fn fits(t: &Team, g: &Groups, len: usize) -> bool {
     len > 0
-        && len <= EAGER_MAX
+        && len <= max_len(t.slot)
         && t.size > 1
         && t.size <= MAX_MEMBERS
         && g.leaders.len() == t.size
@@ -140,11 +154,11 @@ fn remote<'a>(inst: &'a Instance, t: &Team, off: usize, pe: usize) -> Remote<'a>
     }
 }
 
-/// The tag of call `e` with root `root` of the team of incarnation `inc` in the high half of an
-/// entry's words: 4 bits of root + 1 (never 0, so a cleared word never passes for data), 12 of
-/// the incarnation, 16 of the call.
-fn tag(e: u64, root: usize, inc: u32) -> u32 {
-    (root as u32 + 1) << 28 | (inc & 0xfff) << 16 | (e as u32 & 0xffff)
+/// The word that announces the entry of call `e` with root `root` of the team of incarnation
+/// `inc`: a mark (never 0, so a cleared word never passes for one), 16 bits of the incarnation,
+/// root + 1, the call.
+fn net_word(e: u64, root: usize, inc: u32) -> u64 {
+    0x42 << 56 | ((inc & 0xffff) as u64) << 40 | (root as u64 + 1) << 32 | e as u32 as u64
 }
 
 fn record(e: u64, root: usize) -> u64 {
@@ -187,22 +201,12 @@ pub(super) fn broadcast(
     let e = count.load(Ordering::Relaxed) + 1;
     count.store(e, Ordering::Relaxed);
     own(inst, t, VIEW + 8 * (e as usize % VIEWS)).store(record(e, root), Ordering::Release);
-    let entry = |r: usize| NET + ((e as usize % depth) * l + r) * ENTRY;
+    let entry = |r: usize| NET + ((e as usize % depth) * l + r) * entry_size(t.slot);
     let routes = inst.routes();
     let mut result = Ok(());
     let mut contribution = root as u64 + 1;
-    let tag = tag(e, root, inst.teams().incarnation(t.slot));
-    let words = len.div_ceil(4);
+    let word = net_word(e, root, inst.teams().incarnation(t.slot));
     if t.my_index == root {
-        // the entry: the data in 4-byte pieces, each with the call's tag
-        let mut entry_words = [0u64; WORDS];
-        // SAFETY: `s` is a checked buffer of `len` <= EAGER_MAX bytes in our own heap.
-        let src = unsafe { std::slice::from_raw_parts(s.mine(), len) };
-        for (w, piece) in entry_words.iter_mut().zip(src.chunks(4)) {
-            let mut b = [0u8; 4];
-            b[..piece.len()].copy_from_slice(piece);
-            *w = (tag as u64) << 32 | u32::from_le_bytes(b) as u64;
-        }
         for j in (0..l).filter(|&j| j != root) {
             let pe = t.world_pe(j);
             if e > depth as u64 {
@@ -233,19 +237,17 @@ pub(super) fn broadcast(
                 }
             };
             // one notification (an active message over UCX: one message, no acknowledgement):
-            // the entry's words but the last, then the last one (each word carries the tag, so
-            // the order does not matter). The member consumes it in this call; a quiet need not
+            // the data, then the word. The member consumes it in this call; a quiet need not
             // complete it.
-            // SAFETY: `words` <= WORDS words on this stack frame during the blocking call, into
-            // entry (e, root) of the member's area, which it consumed (credit above) and nobody
-            // else writes.
+            // SAFETY: `s` holds `len` <= max_len bytes; the destination is entry (e, root) of the
+            // member's area, which it consumed (credit above) and nobody else writes.
             result = unsafe {
                 to.put_notify(
+                    remote(inst, t, entry(root) + 8, pe),
+                    s.mine(),
+                    len,
                     remote(inst, t, entry(root), pe),
-                    entry_words.as_ptr().cast(),
-                    (words - 1) * 8,
-                    remote(inst, t, entry(root) + 8 * (words - 1), pe),
-                    entry_words[words - 1],
+                    word,
                 )
             };
             if result.is_err() {
@@ -258,7 +260,7 @@ pub(super) fn broadcast(
         }
     } else {
         let root_pe = t.world_pe(root);
-        let entry_words: Vec<&AtomicU64> = (0..words).map(|i| own(inst, t, entry(root) + 8 * i)).collect();
+        let flag = own(inst, t, entry(root));
         let started = std::time::Instant::now();
         let next_check = std::cell::Cell::new(COMPARE_AFTER);
         let mismatch = std::cell::Cell::new(None);
@@ -297,27 +299,19 @@ pub(super) fn broadcast(
                 t.slot
             )
         };
-        // each word carries its own tag: a word with the call's tag holds its piece of the data
-        let arrived = || {
-            entry_words
-                .iter()
-                .rev()
-                .all(|w| (w.load(Ordering::Acquire) >> 32) as u32 == tag)
-        };
-        let r = super::hier::wait_for(inst, arrived, &differs, what);
+        // Acquire: pairs with the notification's data-before-word order
+        let r = super::hier::wait_for(inst, || flag.load(Ordering::Acquire) == word, &differs, what);
         result = match mismatch.take() {
             Some(e) => Err(e),
             None => r,
         };
         if result.is_ok() {
-            let mut data = [0u8; EAGER_MAX];
-            for (piece, w) in data.chunks_mut(4).zip(&entry_words) {
-                piece.copy_from_slice(&(w.load(Ordering::Relaxed) as u32).to_le_bytes());
-                // cleared before our credit lets the root write the entry again
-                w.store(0, Ordering::Relaxed);
-            }
-            // SAFETY: dest is a checked buffer of `len` <= EAGER_MAX bytes in our own heap.
-            unsafe { super::copy(data.as_ptr(), d.mine(), len) };
+            let src = inst.device().local_addr(base(inst, t.slot) + entry(root) + 8);
+            // SAFETY: our own entry holds the root's `len` bytes (announced by its word) and is
+            // not rewritten before our credit; dest is a checked buffer of `len` bytes.
+            unsafe { super::copy(src, d.mine(), len) };
+            // cleared before our credit lets the root write the entry again
+            flag.store(0, Ordering::Release);
         } else {
             contribution = FAILED_CALL;
         }
