@@ -407,6 +407,16 @@ fn exchange_partials<T: Element>(
     Ok(total)
 }
 
+/// The next pushed exchange on `t` among `l` leaders (this PE's count of them, `sync::PUSH_COUNT`):
+/// where leader j's entry lies in every leader's partials area, and the word that marks it.
+fn next_exchange(inst: &Instance, t: &Team, l: usize) -> (impl Fn(usize) -> usize, u64) {
+    let count = sync::own_word(inst, t.slot, sync::PUSH_COUNT);
+    let x = count.load(Ordering::Relaxed) + 1;
+    count.store(x, Ordering::Relaxed);
+    let at = move |j: usize| sync::PARTIALS + ((x % 2) as usize * l + j) * entry(l);
+    (at, call_word(x))
+}
+
 /// The pushed exchange itself (see [`exchange_partials`]): sends `mine(j)` (at most `len` bytes,
 /// `len` the same on every leader) to every other node leader j, then hands every leader's entry
 /// for this one to `each` in leader order: `len` bytes, of which the sender wrote as many as it
@@ -429,11 +439,7 @@ fn exchange_pushed<'a>(
             "{len} bytes do not fit a pushed exchange entry"
         )));
     }
-    let count = sync::own_word(inst, t.slot, sync::PUSH_COUNT);
-    let x = count.load(Ordering::Relaxed) + 1;
-    count.store(x, Ordering::Relaxed);
-    let at = |j: usize| sync::PARTIALS + ((x % 2) as usize * l + j) * entry(l);
-    let word = call_word(x);
+    let (at, word) = next_exchange(inst, t, l);
     let routes = inst.routes();
     let own = at(g.my_leader);
     for (j, &li) in g.leaders.iter().enumerate() {
@@ -515,11 +521,7 @@ pub(super) fn push_direct<'a>(
     what: &str,
 ) -> Result<()> {
     let l = g.leaders.len();
-    let count = sync::own_word(inst, t.slot, sync::PUSH_COUNT);
-    let x = count.load(Ordering::Relaxed) + 1;
-    count.store(x, Ordering::Relaxed);
-    let at = |j: usize| sync::PARTIALS + ((x % 2) as usize * l + j) * entry(l);
-    let word = call_word(x);
+    let (at, word) = next_exchange(inst, t, l);
     let routes = inst.routes();
     let own = at(g.my_leader);
     for (j, &i) in g.leaders.iter().enumerate() {
