@@ -59,6 +59,8 @@ pub struct Instance {
     algos: crate::algos::Algos,
     /// The teams this PE belongs to.
     teams: Mutex<crate::team_table::Teams>,
+    /// The lock-free copy of `teams` the calls read.
+    team_cells: std::sync::Arc<crate::team_table::TeamCells>,
     /// UB scratch configuration per engine (MTE, SDMA, RDMA, UDMA), recorded by the setters.
     ub_config: Mutex<[UbConfig; 4]>,
     /// Set by finalize when stream-queued work did not drain in time: operations that start
@@ -191,6 +193,7 @@ impl Instance {
             && (0..p.n_pes)
                 .filter(|&pe| p.nodes.get(pe).copied() == my_node)
                 .all(|pe| p.device.direct_addr(0, pe).is_some());
+        let teams = crate::team_table::Teams::new(p.my_pe, p.n_pes);
         Instance {
             id: p.id,
             my_pe: p.my_pe,
@@ -212,7 +215,8 @@ impl Instance {
             hierarchical,
             collective: Mutex::new(()),
             algos: p.algos,
-            teams: Mutex::new(crate::team_table::Teams::new(p.my_pe, p.n_pes)),
+            team_cells: teams.cells(),
+            teams: Mutex::new(teams),
             ub_config: Mutex::new(DEFAULT_UB_CONFIG),
             closing: AtomicBool::new(false),
         }
@@ -312,8 +316,20 @@ impl Instance {
     }
 
     /// The team of `handle`, or `ACLSHMEM_INVALID_PARAM`.
+    #[inline]
     pub fn team(&self, handle: i32) -> Result<crate::team_table::Team> {
-        self.teams().get(handle)
+        match self.team_cells.get(handle) {
+            Ok(Some(t)) => Ok(t),
+            // no team, or a team being created or destroyed: the locked table says which
+            _ => self.teams().get(handle),
+        }
+    }
+
+    /// The lock-free part of the team table: per slot the team and this PE's counters of its
+    /// small collectives.
+    #[inline]
+    pub(crate) fn team_cells(&self) -> &crate::team_table::TeamCells {
+        &self.team_cells
     }
 
     /// Base address of this PE's heap of `kind`; NULL when that heap does not exist yet.

@@ -1,6 +1,9 @@
 //! The team records an instance keeps: each team's shape and slot, the slot layout of the sync
 //! pool, and the per-slot call counters. Pure data: no communication (that is `team.rs`).
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering, fence};
+
 use crate::error::{Error, Result};
 use aclshmem_abi::{ACLSHMEM_MAX_TEAMS, SYNC_ARRAY_SIZE};
 
@@ -21,7 +24,7 @@ const _: () = assert!(ACLSHMEM_MAX_TEAMS / 8 + 64 <= EXCHANGE_BYTES);
 /// after the sync counters (`instance::reserve_internal`).
 /// Team slots below this (the world team and the first teams created) also have a wide ring, in
 /// the reserved region after the sync counters, for payloads above 64 bytes (`collectives::small::SMALL_MAX`): deeper, with
-/// 1 KiB buffers, each acknowledgement counter in a line of its own (see [`RINGS_BYTES`]).
+/// 1 KiB buffers (see [`RINGS_BYTES`]).
 pub const WIDE_SLOTS: usize = 8;
 /// Largest payload per member and call on a wide ring.
 pub const WIDE_MAX: usize = 1024;
@@ -30,18 +33,19 @@ pub const WIDE_DEPTH: usize = 32;
 /// One wide entry: its flag, its pending word, then the data (the first 48 bytes of a payload
 /// share the flag's cache line).
 pub const ENTRY: usize = (16 + WIDE_MAX).div_ceil(64) * 64;
-/// The wide acknowledgement counters, one cache line each, after the entries.
-pub const W_ACK: usize = WIDE_DEPTH * ENTRY;
-/// The wide view words (as `VIEW`), after the counters.
-pub const W_VIEW: usize = W_ACK + WIDE_DEPTH * 64;
+/// The wide view words (records of the calls this PE read), after the entries.
+pub const W_VIEW: usize = WIDE_DEPTH * ENTRY;
 pub const WIDE_SLOT_BYTES: usize = W_VIEW + WIDE_DEPTH * 8;
 /// Slots below [`WIDE_SLOTS`] keep their narrow ring (payloads up to 64 bytes) here too, deeper
 /// than the one the sync pool has room for: a publisher runs further ahead of its readers, so an
 /// oversubscribed node switches between PEs less often per call.
 pub const DEEP_DEPTH: usize = 128;
-/// One slot's deep narrow ring: flags, acknowledgements, pending and view words (8 bytes each per
-/// buffer), then the 64-byte buffers.
-pub const DEEP_SLOT_BYTES: usize = DEEP_DEPTH * (4 * 8 + 64);
+/// One entry of a deep narrow ring: flag, pending word, then up to 64 bytes of data (the first 48
+/// in the flag's line), padded to two lines.
+pub const DEEP_ENTRY: usize = 128;
+/// One slot's deep narrow ring: the entries, the view words (8 bytes each per buffer), then the
+/// line of the slot's `done` word (`collectives::small`).
+pub const DEEP_SLOT_BYTES: usize = DEEP_DEPTH * (DEEP_ENTRY + 8) + 64;
 /// Where the deep narrow rings start, after the wide rings.
 pub const DEEP_OFFSET: usize = WIDE_SLOTS * WIDE_SLOT_BYTES;
 /// Bytes of the wide and deep rings in each PE's reserved region.
@@ -86,7 +90,8 @@ impl Team {
 #[derive(Debug)]
 pub struct Teams {
     slots: Vec<Option<Team>>,
-    seq: Vec<u64>,
+    /// The copy of `slots` calls read without the lock, and the call counters.
+    cells: Arc<TeamCells>,
     /// Per slot: the incarnation of the team there, the same on every member and larger than that
     /// of any earlier team a member of it took part in (0: the world team). Marks what a team's
     /// members send each other, so a late message of an earlier team in the slot is not taken for
@@ -109,9 +114,11 @@ impl Teams {
             size: n_pes,
             my_index: my_pe,
         });
+        let cells = Arc::new(TeamCells::new());
+        cells.set(0, slots[0]);
         Teams {
             slots,
-            seq: vec![0; ACLSHMEM_MAX_TEAMS],
+            cells,
             incarnation: vec![0; ACLSHMEM_MAX_TEAMS],
             created: 0,
         }
@@ -144,13 +151,24 @@ impl Teams {
         }
         self.get(handle)?;
         self.slots[handle as usize] = None;
+        self.cells.set(handle as usize, None);
         Ok(())
     }
 
     pub(crate) fn install(&mut self, team: Team, incarnation: u32) {
-        self.seq[team.slot] = 0;
+        self.cells.seq[team.slot].store(0, Ordering::Relaxed);
+        self.cells.known[team.slot].store(0, Ordering::Relaxed);
+        self.cells.published[team.slot].store(0, Ordering::Relaxed);
+        self.cells.verified[team.slot].store(0, Ordering::Relaxed);
+        self.cells.incarnation[team.slot].store(incarnation, Ordering::Relaxed);
         self.incarnation[team.slot] = incarnation;
         self.slots[team.slot] = Some(team);
+        self.cells.set(team.slot, Some(team));
+    }
+
+    /// The lock-free copy of this table (shared: it outlives the lock's guard).
+    pub(crate) fn cells(&self) -> Arc<TeamCells> {
+        Arc::clone(&self.cells)
     }
 
     /// The incarnation of the team in `slot` (see the field).
@@ -168,16 +186,142 @@ impl Teams {
         self.created = self.created.max(inc);
     }
 
-    /// The next small-collective sequence number of `slot` (1, 2, ...: the same on every member,
-    /// which call collectives in the same order).
-    pub fn next_seq(&mut self, slot: usize) -> u64 {
-        self.seq[slot] += 1;
-        self.seq[slot]
-    }
-
     /// Number of live teams, the world team included.
     pub fn live(&self) -> usize {
         self.slots.iter().filter(|s| s.is_some()).count()
+    }
+}
+
+/// What the calls read of the team table, without its lock: every slot's team behind a sequence
+/// lock, and per slot this PE's own counters of its small collectives.
+///
+/// Why not the lock: a call that takes a mutex runs a locked instruction, which on x86 waits until
+/// every store before it reached the cache. A broadcast's root has just stored its data and flag
+/// into lines its readers hold, so each call waited for the previous call's stores to leave the
+/// core: measured as half of a 2-PE root's time in the lock (8-byte broadcasts, `perf record`).
+/// Reading a slot here is plain loads; only team creation and destruction write (under the
+/// table's lock, which serialises writers).
+#[derive(Debug)]
+pub struct TeamCells {
+    cells: Box<[TeamCell]>,
+    /// Per slot: the last small-collective sequence number (see [`TeamCells::next_seq`]).
+    seq: Box<[AtomicU64]>,
+    /// Per slot: a call every other member is known to have completed (`collectives::small`).
+    known: Box<[AtomicU64]>,
+    /// Per slot: the last call in which this PE published in its ring.
+    published: Box<[AtomicU64]>,
+    /// Per slot: the calls up to which this PE checked that every other member read its broadcasts.
+    verified: Box<[AtomicU64]>,
+    /// Per slot: the team's incarnation (as `Teams::incarnation`).
+    incarnation: Box<[AtomicU32]>,
+}
+
+/// One slot: a version (odd while a writer changes the fields) and the team's fields (size 0: no
+/// team).
+#[derive(Debug, Default)]
+struct TeamCell {
+    version: AtomicU64,
+    fields: [AtomicUsize; 5],
+}
+
+impl TeamCells {
+    fn new() -> TeamCells {
+        TeamCells {
+            cells: (0..ACLSHMEM_MAX_TEAMS).map(|_| TeamCell::default()).collect(),
+            seq: (0..ACLSHMEM_MAX_TEAMS).map(|_| AtomicU64::new(0)).collect(),
+            known: (0..ACLSHMEM_MAX_TEAMS).map(|_| AtomicU64::new(0)).collect(),
+            published: (0..ACLSHMEM_MAX_TEAMS).map(|_| AtomicU64::new(0)).collect(),
+            verified: (0..ACLSHMEM_MAX_TEAMS).map(|_| AtomicU64::new(0)).collect(),
+            incarnation: (0..ACLSHMEM_MAX_TEAMS).map(|_| AtomicU32::new(0)).collect(),
+        }
+    }
+
+    /// Writer (the table's lock held): the team of `slot` is now `team`.
+    fn set(&self, slot: usize, team: Option<Team>) {
+        let c = &self.cells[slot];
+        let v = c.version.load(Ordering::Relaxed);
+        c.version.store(v + 1, Ordering::Relaxed);
+        // the odd version is visible before any field changes
+        fence(Ordering::Release);
+        let f = team.map_or([0; 5], |t| [t.slot, t.start, t.stride, t.size, t.my_index]);
+        for (cell, value) in c.fields.iter().zip(f) {
+            cell.store(value, Ordering::Relaxed);
+        }
+        c.version.store(v + 2, Ordering::Release);
+    }
+
+    /// The team of `handle`: `Ok(None)` for no team, `Err(())` while a writer changes the slot
+    /// (the caller then asks the locked table).
+    #[inline]
+    pub fn get(&self, handle: i32) -> std::result::Result<Option<Team>, ()> {
+        let Some(c) = usize::try_from(handle).ok().and_then(|h| self.cells.get(h)) else {
+            return Ok(None);
+        };
+        let v = c.version.load(Ordering::Acquire);
+        let f: [usize; 5] = std::array::from_fn(|i| c.fields[i].load(Ordering::Relaxed));
+        // the fields are read before the version is read again
+        fence(Ordering::Acquire);
+        if v & 1 == 1 || c.version.load(Ordering::Relaxed) != v {
+            return Err(());
+        }
+        Ok((f[3] != 0).then_some(Team {
+            slot: f[0],
+            start: f[1],
+            stride: f[2],
+            size: f[3],
+            my_index: f[4],
+        }))
+    }
+
+    /// The next small-collective sequence number of `slot` (1, 2, ...: the same on every member,
+    /// which call collectives in the same order). A load and a store, not a read-modify-write (a
+    /// locked instruction, see above): a team's collectives are called one at a time (the
+    /// specification's rule for every thread level).
+    #[inline]
+    pub fn next_seq(&self, slot: usize) -> u64 {
+        let s = self.seq[slot].load(Ordering::Relaxed) + 1;
+        self.seq[slot].store(s, Ordering::Relaxed);
+        s
+    }
+
+    /// The last sequence number [`TeamCells::next_seq`] gave out for `slot`.
+    pub fn seq(&self, slot: usize) -> u64 {
+        self.seq[slot].load(Ordering::Relaxed)
+    }
+
+    /// A call of `slot` every other member is known to have completed (0: none yet).
+    #[inline]
+    pub fn known(&self, slot: usize) -> u64 {
+        self.known[slot].load(Ordering::Relaxed)
+    }
+
+    pub fn set_known(&self, slot: usize, seq: u64) {
+        self.known[slot].store(seq, Ordering::Relaxed);
+    }
+
+    /// The last call of `slot` in which this PE published (0: none).
+    pub fn published(&self, slot: usize) -> u64 {
+        self.published[slot].load(Ordering::Relaxed)
+    }
+
+    #[inline]
+    pub fn set_published(&self, slot: usize, seq: u64) {
+        self.published[slot].store(seq, Ordering::Relaxed);
+    }
+
+    /// Calls of `slot` up to which this PE checked its broadcasts' readers.
+    pub fn verified(&self, slot: usize) -> u64 {
+        self.verified[slot].load(Ordering::Relaxed)
+    }
+
+    pub fn set_verified(&self, slot: usize, seq: u64) {
+        self.verified[slot].store(seq, Ordering::Relaxed);
+    }
+
+    /// The incarnation of the team in `slot`.
+    #[inline]
+    pub fn incarnation(&self, slot: usize) -> u32 {
+        self.incarnation[slot].load(Ordering::Relaxed)
     }
 }
 

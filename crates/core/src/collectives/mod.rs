@@ -189,31 +189,31 @@ fn broadcast_impl(
             )
         };
         if t.my_index == root as usize {
-            small::publish(inst, t, ring, seq, src, (t.size - 1) as u64, view)?;
+            small::publish(inst, t, ring, seq, src, view)?;
             if root_dest {
                 dst.copy_from_slice(src);
             }
         } else {
             small::read(inst, t, ring, root as usize, seq, view, 0, dst)?;
         }
-        return Ok(());
+        return small::complete(inst, t, seq);
     }
     if inst.algos().broadcast == Move::Pull && t.size > 1 && inst.all_direct() {
         // one round trip instead of two barriers: the root announces its source, the members copy
-        // it straight from the root's heap and acknowledge, the root returns once all did
+        // it straight from the root's heap and complete the call, the root returns once all did
         let seq = small::next_seq(inst, t);
         if t.my_index == root as usize {
-            small::publish(inst, t, small::Ring::Narrow, seq, &[], (t.size - 1) as u64, view)?;
+            small::publish(inst, t, small::Ring::Narrow, seq, &[], view)?;
             if root_dest {
                 // SAFETY: checked symmetric, non-overlapping buffers of `len` bytes in our own heap.
                 unsafe { copy(s.mine(), d.mine(), len) };
             }
-            return small::wait_acknowledged(inst, t, small::Ring::Narrow, seq);
+            return small::wait_all_completed(inst, t, seq);
         }
         small::wait_published(inst, t, small::Ring::Narrow, root as usize, seq, view)?;
-        // SAFETY: the root's checked source (symmetric) stays unchanged until we acknowledge.
+        // SAFETY: the root's checked source (symmetric) stays unchanged until we complete the call.
         unsafe { s.read(inst, root_pe, 0, d.mine(), len)? };
-        return small::acknowledge(inst, t, small::Ring::Narrow, root as usize, seq);
+        return small::complete(inst, t, seq);
     }
     if inst.hierarchical() && inst.algos().broadcast == Move::Pull && t.size > 1 {
         // across nodes: shared memory inside each node, one leader per node over the transports
@@ -284,7 +284,7 @@ pub fn fcollect(inst: &Instance, t: &Team, dest: usize, source: usize, len: usiz
                 std::slice::from_raw_parts_mut(d.mine(), total),
             )
         };
-        small::publish(inst, t, ring, seq, src, (t.size - 1) as u64, 0)?;
+        small::publish(inst, t, ring, seq, src, 0)?;
         for i in 0..t.size {
             let block = &mut dst[i * len..(i + 1) * len];
             if i == t.my_index {
@@ -293,7 +293,7 @@ pub fn fcollect(inst: &Instance, t: &Team, dest: usize, source: usize, len: usiz
                 small::read(inst, t, ring, i, seq, 0, 0, block)?;
             }
         }
-        return Ok(());
+        return small::complete(inst, t, seq);
     }
     if inst.hierarchical() && t.size > 1 && len > 0 {
         // one member per node, small blocks: every member pushes its block to every other (one
@@ -391,7 +391,7 @@ fn collect_small(inst: &Instance, t: &Team, dest: usize, source: usize, len: usi
     if len <= room {
         payload.extend_from_slice(mine);
     }
-    small::publish(inst, t, ring, seq, &payload, (t.size - 1) as u64, 0)?;
+    small::publish(inst, t, ring, seq, &payload, 0)?;
     let mut lens = vec![0usize; t.size];
     let mut data: Vec<u8> = Vec::new();
     let mut all_fit = true;
@@ -407,7 +407,7 @@ fn collect_small(inst: &Instance, t: &Team, dest: usize, source: usize, len: usi
         let p = small::wait_published(inst, t, ring, i, seq, 0)?;
         let mut word = [0u8; 8];
         // SAFETY: member i's published buffer starts with its 8-byte length and is not rewritten
-        // before we acknowledge.
+        // before we complete the call.
         unsafe { copy(p, word.as_mut_ptr(), 8) };
         *l = usize::try_from(u64::from_le_bytes(word)).unwrap_or(usize::MAX);
         all_fit &= *l <= room;
@@ -415,8 +415,8 @@ fn collect_small(inst: &Instance, t: &Team, dest: usize, source: usize, len: usi
             // SAFETY: as above; a length of at most `room` means its data follows it.
             data.extend_from_slice(unsafe { std::slice::from_raw_parts(p.add(8), *l) });
         }
-        small::acknowledge(inst, t, ring, i, seq)?;
     }
+    small::complete(inst, t, seq)?;
     let (offsets, total) = placement(&lens)?;
     if !all_fit {
         return gather(inst, t, dest, source, len, total, &offsets, &lens);
@@ -485,7 +485,7 @@ pub fn alltoall(inst: &Instance, t: &Team, dest: usize, source: usize, len: usiz
                 std::slice::from_raw_parts_mut(d.mine(), total),
             )
         };
-        small::publish(inst, t, ring, seq, src, (t.size - 1) as u64, 0)?;
+        small::publish(inst, t, ring, seq, src, 0)?;
         let me = t.my_index;
         for i in 0..t.size {
             let block = &mut dst[i * len..(i + 1) * len];
@@ -495,7 +495,7 @@ pub fn alltoall(inst: &Instance, t: &Team, dest: usize, source: usize, len: usiz
                 small::read(inst, t, ring, i, seq, 0, me * len, block)?;
             }
         }
-        return Ok(());
+        return small::complete(inst, t, seq);
     }
     if inst.hierarchical() && t.size > 1 && len > 0 {
         // one member per node, small blocks: one pushed exchange (as fcollect's)
@@ -561,7 +561,7 @@ pub fn reduce<T: Element>(
         let seq = small::next_seq(inst, t);
         // SAFETY: checked symmetric source of `len` bytes in our own mapped heap.
         let src = unsafe { std::slice::from_raw_parts(s.mine(), len) };
-        small::publish(inst, t, ring, seq, src, (t.size - 1) as u64, 0)?;
+        small::publish(inst, t, ring, seq, src, 0)?;
         // combine in member order (the same order, so the same result, on every member), reading
         // every member's published data where it lies; the accumulator is on the stack (the
         // ring's payloads are at most WIDE_MAX bytes)
@@ -588,7 +588,7 @@ pub fn reduce<T: Element>(
                 unsafe { std::ptr::copy_nonoverlapping(x, acc_ptr, n) };
             } else {
                 // SAFETY: the scratch's n elements were initialised at i == 0; `x` holds n aligned
-                // elements, and a published payload is not rewritten before we acknowledge it.
+                // elements, and a published payload is not rewritten before we complete the call.
                 let (acc, xs) = unsafe {
                     (
                         std::slice::from_raw_parts_mut(acc_ptr, n),
@@ -597,10 +597,8 @@ pub fn reduce<T: Element>(
                 };
                 reduce::combine(acc, xs, op);
             }
-            if i != t.my_index {
-                small::acknowledge(inst, t, ring, i, seq)?;
-            }
         }
+        small::complete(inst, t, seq)?;
         // SAFETY: our own dest holds n elements; the scratch holds the n combined ones.
         unsafe { copy(acc_ptr.cast(), d.mine(), len) };
         return Ok(());

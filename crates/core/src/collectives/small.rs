@@ -2,36 +2,42 @@
 //! below [`WIDE_SLOTS`]; [`SMALL_MAX`] on later ones) in its own ring and readers poll a sequence
 //! flag, so back-to-back calls pipeline instead of paying two team barriers each.
 //!
-//! Per member and team slot, rings of buffers used round robin by sequence number, and for each
-//! buffer a flag (the sequence number it holds), an acknowledgement counter and the number of
-//! readers expected. Every slot has a narrow ring for payloads up to 64 bytes: 16 buffers in the
-//! slot's sync-pool area after the exchange area (whose size is part of the ABI), or, on slots
-//! below [`WIDE_SLOTS`], 128 buffers in the reserved region after the sync counters (a publisher
+//! Per member and team slot, rings of buffers used round robin by sequence number, each buffer
+//! with a flag (the sequence number it holds) and a pending word (the publisher's record, below)
+//! in the line of its first bytes of data; and per member and slot one done word (the last call
+//! the member completed). Every slot has a narrow ring for payloads up to 64 bytes: 16 entries in
+//! the slot's sync-pool area after the exchange area (whose size is part of the ABI), or, on slots
+//! below [`WIDE_SLOTS`], 128 entries in the reserved region after the sync counters (a publisher
 //! runs further ahead of its readers, so an oversubscribed node switches between PEs less often:
 //! 4 PEs on 2 CPUs broadcast 8 bytes in about half the time). Those slots also have a wide ring
 //! (32 buffers of 1 KiB, in the reserved region) for larger payloads ([`ring_for`]: the same on
 //! every member, as the sizes are).
-//! Calls of one slot share one sequence; each ring's buffers keep their own flags, so interleaved
-//! calls on the two rings keep the argument below. A publisher first waits until every
-//! reader of the buffer's previous use acknowledged it, then copies, then stores the flag with
-//! Release; a reader waits for the flag with Acquire, copies, then acknowledges (Release). The
-//! protocol's steps and the argument for their orderings are `aclshmem_protocol::ring`
-//! (crates/protocol), model-checked with loom there; this module adds the layout, the waits'
-//! diagnostics and the asymmetric-call records. With the
-//! same call order on every member, a reader only ever waits for data already being published, and
-//! a publisher only for readers of earlier calls (at least a ring's depth back), so no wait forms
-//! a cycle.
+//!
+//! Calls of one slot share one sequence. A reader waits for the flag with Acquire and copies; every
+//! member ends every call by storing the call in its own done word (Release; [`complete`], or
+//! [`next_seq`] at the start of the next call). A publisher of call `seq` first makes sure every
+//! other member completed call `seq - depth / 2` (which covers the buffer's previous use, a depth
+//! back), reading the others' done words only when the least call it saw at the last look no
+//! longer covers it, then copies, then stores the flag with Release. A reader thus writes only its
+//! own lines, and a publisher reads the readers' lines about once per half ring. The protocol's
+//! steps and the argument for their orderings are `aclshmem_protocol::ring` (crates/protocol),
+//! model-checked with loom there; this module adds the layout, the waits' diagnostics and the
+//! asymmetric-call records. With the same call order on every member, a reader only ever waits
+//! for data already being published, and a publisher only for members' completion of earlier
+//! calls, so no wait forms a cycle.
 //!
 //! Asymmetric calls (a broadcast whose root differs between members) would break that argument and
 //! wait for ever, so every member also keeps, per buffer, a record of the last call it took part in
-//! and the root it named ("view"): the publisher's in the high bits of its pending word, a reader's
-//! in its view word (each written only by its owner, one local store). Only once a wait has to
-//! snooze do the waiters compare records: two records of the same call with different views make
-//! the call fail with `ACLSHMEM_INVALID_PARAM` naming both PEs. A member waiting for a root that is
-//! itself reading, or a publisher whose readers named another root, finds it at that call; a member
-//! that believed itself the root when nobody else did is not waited for by anyone, so it learns at
-//! the next use of that buffer (at most a ring's depth of calls later), when it waits for acknowledgements
-//! that will never come. No member writes anywhere it would not have written in a correct call.
+//! and the root it named ("view"): the publisher's in its pending word, a reader's in its view word
+//! (each written only by its owner, one local store). Only once a wait has to snooze do the
+//! waiters compare records: two records of the same call with different views make the call fail
+//! with `ACLSHMEM_INVALID_PARAM` naming both PEs. A member waiting for a root that is itself
+//! reading, or a publisher whose readers named another root, finds it at that call. A member that
+//! believed itself the root when nobody else did is waited for by nobody; the true root finds it
+//! when it next looks at the done words ([`verify`]: at most half a ring of calls later, or when
+//! the team is destroyed), by the member's view word of that call, and fails its next publication
+//! so every reader learns it too. No member writes anywhere it would not have written in a correct
+//! call.
 //!
 //! `unsafe`: flags and buffers are raw addresses in the mapped heaps (bounds fixed at init).
 
@@ -41,13 +47,13 @@ use crate::error::Error;
 use crate::error::Result;
 use crate::instance::Instance;
 use crate::team_table::{
-    DEEP_DEPTH, DEEP_OFFSET, DEEP_SLOT_BYTES, ENTRY, SMALL_BYTES, SMALL_OFFSET, Team, W_ACK, W_VIEW,
+    DEEP_DEPTH, DEEP_ENTRY, DEEP_OFFSET, DEEP_SLOT_BYTES, ENTRY, SMALL_BYTES, SMALL_OFFSET, Team, W_VIEW,
     WIDE_DEPTH, WIDE_SLOT_BYTES,
 };
 pub use crate::team_table::{WIDE_MAX, WIDE_SLOTS};
 use crate::wait::{Expired, Watch};
 use aclshmem_abi::SYNC_ARRAY_SIZE;
-use aclshmem_protocol::ring::{self, READERS};
+use aclshmem_protocol::ring;
 
 /// Largest payload one member publishes per call on a team slot without a wide ring (the slot's
 /// part of the sync pool, whose size is part of the ABI, holds the narrow ring).
@@ -56,26 +62,32 @@ pub const SMALL_MAX: usize = 64;
 /// ahead of its slowest reader.
 const DEPTH: usize = 16;
 
-// A narrow ring of depth d: [u64; d] each of flags, acknowledgements, pending words (record in the
-// high 48 bits, readers in the low 16) and view words (record of the last call read from this
-// buffer index), then [[u8; SMALL_MAX]; d] buffers.
-const _: () = assert!(32 * DEPTH + DEPTH * SMALL_MAX <= SMALL_BYTES);
-const _: () = assert!(32 * DEEP_DEPTH + DEEP_DEPTH * SMALL_MAX <= DEEP_SLOT_BYTES);
-/// Readers of one publication fit the low bits of a pending word.
-const _: () = assert!(aclshmem_abi::ACLSHMEM_MAX_PES as u64 <= READERS + 1);
+/// One entry of a narrow ring in the sync pool: flag, pending word (the publisher's record), then
+/// the data (not padded to whole lines: the pool's area has no room for that).
+const POOL_ENTRY: usize = 16 + SMALL_MAX;
+
+// A narrow ring of depth d: d entries, then [u64; d] view words (record of the last call read from
+// this buffer index), then, in a line of its own, the slot's done word.
+const _: () = assert!(done_at(DEPTH, POOL_ENTRY) + 8 <= SMALL_BYTES);
+const _: () = assert!(done_at(DEEP_DEPTH, DEEP_ENTRY) + 8 <= DEEP_SLOT_BYTES);
+const _: () = assert!(16 + SMALL_MAX <= DEEP_ENTRY);
+
+/// Offset of a slot's done word in its narrow ring area of `depth` entries of `entry` bytes.
+const fn done_at(depth: usize, entry: usize) -> usize {
+    (depth * (entry + 8)).next_multiple_of(64)
+}
 
 /// The words of a buffer index.
 #[derive(Clone, Copy)]
 enum Word {
     Flag,
-    Ack,
     Pending,
     View,
 }
 
-/// Which of a slot's rings a call uses: the narrow ring for payloads up to [`SMALL_MAX`] (its
-/// flags and data sit in separate lines: measured faster for small payloads than sharing a line
-/// the reader polls while the publisher writes it), the wide ring above that.
+/// Which of a slot's rings a call uses: the narrow ring for payloads up to [`SMALL_MAX`], the
+/// wide ring above that. In both, a buffer's flag shares its line with the first bytes of data, so
+/// a reader of a small payload moves one line per call.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Ring {
     Narrow,
@@ -143,31 +155,35 @@ fn word_off(inst: &Instance, slot: usize, ring: Ring, w: Word, p: usize) -> usiz
             base + match w {
                 Word::Flag => p * ENTRY,
                 Word::Pending => p * ENTRY + 8,
-                Word::Ack => W_ACK + p * 64,
                 Word::View => W_VIEW + p * 8,
             }
         }
         Ring::Narrow => {
-            let (base, d) = narrow_base(inst, slot);
-            base + 8
-                * d
-                * match w {
-                    Word::Flag => 0,
-                    Word::Ack => 1,
-                    Word::Pending => 2,
-                    Word::View => 3,
-                }
-                + 8 * p
+            let (base, d, entry) = narrow_base(inst, slot);
+            match w {
+                Word::Flag => base + p * entry,
+                Word::Pending => base + p * entry + 8,
+                Word::View => base + d * entry + p * 8,
+            }
         }
     }
 }
 
-/// Device-heap offset of `slot`'s narrow ring (its words, then its buffers) and its depth.
-fn narrow_base(inst: &Instance, slot: usize) -> (usize, usize) {
+/// Device-heap offset of `slot`'s narrow ring (its entries, view words and done word), its depth
+/// and its entries' size.
+fn narrow_base(inst: &Instance, slot: usize) -> (usize, usize, usize) {
     if slot < WIDE_SLOTS {
-        (inst.rings() + DEEP_OFFSET + slot * DEEP_SLOT_BYTES, DEEP_DEPTH)
+        (
+            inst.rings() + DEEP_OFFSET + slot * DEEP_SLOT_BYTES,
+            DEEP_DEPTH,
+            DEEP_ENTRY,
+        )
     } else {
-        (inst.sync_pool() + slot * SYNC_ARRAY_SIZE + SMALL_OFFSET, DEPTH)
+        (
+            inst.sync_pool() + slot * SYNC_ARRAY_SIZE + SMALL_OFFSET,
+            DEPTH,
+            POOL_ENTRY,
+        )
     }
 }
 
@@ -176,10 +192,16 @@ fn buffer_off(inst: &Instance, slot: usize, ring: Ring, p: usize) -> usize {
     match ring {
         Ring::Wide => inst.rings() + slot * WIDE_SLOT_BYTES + p * ENTRY + 16,
         Ring::Narrow => {
-            let (base, d) = narrow_base(inst, slot);
-            base + 32 * d + p * SMALL_MAX
+            let (base, _, entry) = narrow_base(inst, slot);
+            base + p * entry + 16
         }
     }
+}
+
+/// Device-heap offset of `slot`'s done word (both rings of a slot share one sequence of calls).
+fn done_off(inst: &Instance, slot: usize) -> usize {
+    let (base, d, entry) = narrow_base(inst, slot);
+    base + done_at(d, entry)
 }
 
 /// Address of device-heap offset `off` in world PE `pe`'s copy.
@@ -224,39 +246,90 @@ fn buffer(inst: &Instance, slot: usize, ring: Ring, p: usize, pe: usize) -> Resu
     addr(inst, buffer_off(inst, slot, ring, p), pe)
 }
 
+/// The done word of `slot` in world PE `pe`'s copy.
+fn done(inst: &Instance, slot: usize, pe: usize) -> Result<&AtomicU64> {
+    let a = addr(inst, done_off(inst, slot), pe)?;
+    // SAFETY: an 8-byte aligned word of this slot's ring area in the reserved region of a mapped
+    // heap, alive as long as the instance, accessed only atomically.
+    Ok(unsafe { &*(a as *const AtomicU64) })
+}
+
+/// Bits of a done word holding the call (the rest: the team's incarnation).
+const CALL_BITS: u32 = 40;
+const CALL_MASK: u64 = (1 << CALL_BITS) - 1;
+
+/// A done word: member completed call `seq` of the team of incarnation `inc` (both truncated;
+/// calls compare modulo 2^40, and members are never that many calls apart).
+fn done_value(inc: u32, seq: u64) -> u64 {
+    u64::from(inc) << CALL_BITS | seq & CALL_MASK
+}
+
+/// Whether done word `v` shows call `want` of the team of incarnation `inc` completed.
+fn done_reached(v: u64, inc: u32, want: u64) -> bool {
+    v >> CALL_BITS == done_value(inc, 0) >> CALL_BITS
+        && v.wrapping_sub(want) & CALL_MASK < 1 << (CALL_BITS - 1)
+}
+
+/// The call of done word `v` in full, from call `seq` of this PE (members are less than 2^39
+/// calls apart, either way: a member that does not wait for this PE can be ahead).
+fn done_call(v: u64, seq: u64) -> u64 {
+    let ahead = v.wrapping_sub(seq) & CALL_MASK;
+    if ahead < 1 << (CALL_BITS - 1) {
+        seq + ahead
+    } else {
+        seq.saturating_sub((1 << CALL_BITS) - ahead)
+    }
+}
+
 /// A new team in `slot`: clears this PE's state of it (called before the team's first barrier).
 pub fn reset(inst: &Instance, slot: usize) {
     if !inst.all_direct() {
         return;
     }
+    let me = inst.my_pe();
     for &ring in rings_of(slot) {
         for i in 0..depth(slot, ring) {
-            for kind in [Word::Flag, Word::Ack, Word::Pending, Word::View] {
-                if let Ok(w) = word(inst, slot, ring, kind, i, inst.my_pe()) {
+            for kind in [Word::Flag, Word::Pending, Word::View] {
+                if let Ok(w) = word(inst, slot, ring, kind, i, me) {
                     w.store(0, Ordering::Relaxed);
                 }
             }
         }
     }
+    if let Ok(d) = done(inst, slot, me) {
+        d.store(
+            done_value(inst.team_cells().incarnation(slot), 0),
+            Ordering::Relaxed,
+        );
+    }
     std::sync::atomic::fence(Ordering::SeqCst);
 }
 
-/// The next call's sequence number on `team`.
+/// The next call's sequence number on `team`. Every call on a team takes one, in the same order on
+/// every member; taking it also completes this PE's previous call (see [`complete`]), so calls
+/// that do not use the ring, or fail, never hold up a publisher.
 pub fn next_seq(inst: &Instance, team: &Team) -> u64 {
-    inst.teams().next_seq(team.slot)
+    let seq = inst.team_cells().next_seq(team.slot);
+    if seq > 1 && inst.all_direct() {
+        let _ = complete(inst, team, seq - 1);
+    }
+    seq
 }
 
-/// Publishes `data` (at most the ring's buffer size) as call `seq` for `readers` other members; `view`
-/// as in [`record`].
-pub fn publish(
-    inst: &Instance,
-    team: &Team,
-    ring: Ring,
-    seq: u64,
-    data: &[u8],
-    readers: u64,
-    view: u16,
-) -> Result<()> {
+/// This PE read everything it reads of calls up to `seq` on `team` (the end of every call that
+/// read from or published in the ring; [`next_seq`] does it for the others).
+pub fn complete(inst: &Instance, team: &Team, seq: u64) -> Result<()> {
+    let d = done(inst, team.slot, inst.my_pe())?;
+    let v = done_value(inst.team_cells().incarnation(team.slot), seq);
+    // a store only when the word changes: the line stays shared with the members reading it
+    if d.load(Ordering::Relaxed) != v {
+        ring::complete(d, v);
+    }
+    Ok(())
+}
+
+/// Publishes `data` (at most the ring's buffer size) as call `seq`; `view` as in [`record`].
+pub fn publish(inst: &Instance, team: &Team, ring: Ring, seq: u64, data: &[u8], view: u16) -> Result<()> {
     if data.len() > ring_capacity(ring) {
         return Err(Error::Inner(format!(
             "{} bytes do not fit a ring buffer",
@@ -265,35 +338,43 @@ pub fn publish(
     }
     let p = index(team.slot, ring, seq);
     let me = inst.my_pe();
-    let (flag, ack, pending) = (
-        word(inst, team.slot, ring, Word::Flag, p, me)?,
-        word(inst, team.slot, ring, Word::Ack, p, me)?,
-        word(inst, team.slot, ring, Word::Pending, p, me)?,
-    );
-    let slot = ring::Slot { flag, ack, pending };
-    let waited = match ahead_slot(inst, team, ring, seq, slot)? {
-        Some(ahead) => {
-            wait_acks(inst, team, ring, seq, ahead).and_then(|()| wait_acks(inst, team, ring, seq, slot))
-        }
-        None => wait_acks(inst, team, ring, seq, slot),
+    let slot = ring::Slot {
+        flag: word(inst, team.slot, ring, Word::Flag, p, me)?,
+        pending: word(inst, team.slot, ring, Word::Pending, p, me)?,
     };
-    if let Err(e) = waited {
+    // Unless every other member is known to have completed the call half a ring back, wait until
+    // it did. That covers the buffer's previous use (a ring's depth back) with half a ring to
+    // spare, so the next half ring of calls needs no check (each reads a line of every other
+    // member) and the readers' view words of the calls checked are still theirs (see `verify`).
+    let cells = inst.team_cells();
+    let want = seq.saturating_sub(half(team.slot, ring));
+    let mut checked = Ok(());
+    if want > cells.known(team.slot) {
+        checked = wait_completed(inst, team, seq, want);
+    }
+    if checked.is_ok() && cells.known(team.slot) > cells.verified(team.slot) {
+        checked = verify(inst, team, cells.known(team.slot));
+    }
+    if let Err(e) = checked {
         if matches!(e, Error::InvalidParam(_)) {
-            // an asymmetric call: this call's readers would wait for ever
-            flag.store(seq | FAILED, Ordering::Release);
+            // an asymmetric call: this call's readers would wait for ever, or be the only ones
+            // not told
+            slot.flag.store(seq | FAILED, Ordering::Release);
         }
         return Err(e);
     }
-    // SAFETY: our own buffer of ring_capacity(ring) bytes (checked above); its previous readers all acknowledged.
+    // SAFETY: our own buffer of ring_capacity(ring) bytes (checked above); every member completed
+    // the calls that read its previous use.
     unsafe {
         std::ptr::copy_nonoverlapping(data.as_ptr(), buffer(inst, team.slot, ring, p, me)?, data.len())
     };
-    ring::announce(slot, seq, record(seq, view) | readers);
+    ring::announce(slot, seq, record(seq, view));
+    inst.team_cells().set_published(team.slot, seq);
     Ok(())
 }
 
-/// Waits for member `owner`'s call `seq`, copies `out.len()` bytes of it starting at `at`, and
-/// acknowledges it; `view` as in [`record`].
+/// Waits for member `owner`'s call `seq` and copies `out.len()` bytes of it starting at `at`;
+/// `view` as in [`record`]. The caller ends the call with [`complete`].
 #[allow(clippy::too_many_arguments)]
 pub fn read(
     inst: &Instance,
@@ -316,9 +397,9 @@ pub fn read(
     }
     let src = wait_published(inst, team, ring, owner, seq, view)?;
     // SAFETY: the owner's buffer holds its published bytes (at + out.len() <= ring_capacity(ring), checked
-    // above) and is not rewritten before we acknowledge.
+    // above) and is not rewritten before we complete the call.
     unsafe { std::ptr::copy_nonoverlapping(src.add(at), out.as_mut_ptr(), out.len()) };
-    acknowledge(inst, team, ring, owner, seq)
+    Ok(())
 }
 
 /// Waits until member `owner` published call `seq`; returns the address of its buffer. A non-zero
@@ -363,73 +444,96 @@ pub fn wait_published(
     Ok(buffer(inst, team.slot, ring, p, pe)? as *const u8)
 }
 
-/// When the buffer for call `seq` is still being read (a publisher running a ring's depth ahead
-/// of its readers), the slot to wait on first: the one of this PE's call half a ring later in the
-/// previous lap, if that call was this PE's (its buffer index holds that call's record), else
-/// None. Every other member reads every publication of this PE, in call order, and acknowledges
-/// each right after reading it; so once that later call is acknowledged by all, so is the one
-/// `seq` reuses (the acknowledgement counter's final value, read with Acquire, ends a release
-/// sequence of all its readers' increments, each made after their reads of the earlier buffer).
-/// Waiting for half a ring at once lets the readers run through half a ring without the
-/// publisher reading their acknowledgement lines after every call (each read moved the line
-/// back and forth: measured 2-PE broadcast throughput), and on an oversubscribed node switches
-/// to the readers once per half ring, not once per call.
-fn ahead_slot<'a>(
-    inst: &'a Instance,
-    team: &Team,
-    ring: Ring,
-    seq: u64,
-    own: ring::Slot<'a, AtomicU64>,
-) -> Result<Option<ring::Slot<'a, AtomicU64>>> {
-    if own.ack.load(Ordering::Acquire) >= own.pending.load(Ordering::Relaxed) & READERS {
-        return Ok(None);
-    }
-    let d = depth(team.slot, ring) as u64;
-    let Some(later) = (seq + d / 2).checked_sub(d) else {
-        return Ok(None);
-    };
-    let q = index(team.slot, ring, later);
-    let me = inst.my_pe();
-    let pending = word(inst, team.slot, ring, Word::Pending, q, me)?;
-    if record_call(pending.load(Ordering::Relaxed)) != later as u32 {
-        return Ok(None);
-    }
-    Ok(Some(ring::Slot {
-        flag: word(inst, team.slot, ring, Word::Flag, q, me)?,
-        ack: word(inst, team.slot, ring, Word::Ack, q, me)?,
-        pending,
-    }))
+/// Half of `slot`'s `ring`: a publisher of call `seq` first knows every other member completed call
+/// `seq - half` (see [`publish`]).
+fn half(slot: usize, ring: Ring) -> u64 {
+    depth(slot, ring) as u64 / 2
 }
 
-/// Waits until the readers of a buffer of this PE acknowledged it (before its reuse for `seq`).
-fn wait_acks(
-    inst: &Instance,
-    team: &Team,
-    ring: Ring,
-    seq: u64,
-    slot: ring::Slot<'_, AtomicU64>,
-) -> Result<()> {
-    let (ack, pending) = (slot.ack, slot.pending);
-    let mut w = Watch::new(inst.limits());
-    let what = || {
-        format!(
-            "collective call {seq} on team {}: {} of {} readers of this PE's data (from call {}) have not \
-             acknowledged it",
-            team.slot,
-            (pending.load(Ordering::Relaxed) & READERS).saturating_sub(ack.load(Ordering::Relaxed)),
-            pending.load(Ordering::Relaxed) & READERS,
-            seq.saturating_sub(depth(team.slot, ring) as u64)
-        )
-    };
-    let mut snoozes = 0u64;
-    ring::wait_acks(slot, || {
-        w.snooze(what).map_err(|e| expired(inst, what(), e))?;
-        snoozes += 1;
-        if snoozes >= COMPARE_AFTER && snoozes.is_power_of_two() {
-            disagreement(inst, team, ring, index(team.slot, ring, seq))?;
+/// Waits until every other member of `team` completed call `want` (this PE is in call `seq`);
+/// records the least call seen as known (the next [`publish`] checks the readers of this PE's
+/// broadcasts up to it, [`verify`]).
+fn wait_completed(inst: &Instance, team: &Team, seq: u64, want: u64) -> Result<()> {
+    let inc = inst.team_cells().incarnation(team.slot);
+    let mut least = seq;
+    for i in (0..team.size).filter(|&i| i != team.my_index) {
+        let pe = team.world_pe(i);
+        let d = done(inst, team.slot, pe)?;
+        let mut w = Watch::new(inst.limits());
+        let what = || {
+            format!(
+                "collective call {seq} on team {}: member {i} (PE {pe}) has not completed call {want}, \
+                 which may still read this PE's data",
+                team.slot
+            )
+        };
+        let mut snoozes = 0u64;
+        let v = ring::wait_done(
+            d,
+            |v| done_reached(v, inc, want),
+            || {
+                w.snooze(what).map_err(|e| expired(inst, what(), e))?;
+                snoozes += 1;
+                if snoozes >= COMPARE_AFTER && snoozes.is_power_of_two() {
+                    for &ring in rings_of(team.slot) {
+                        disagreement(inst, team, ring, index(team.slot, ring, seq))?;
+                    }
+                }
+                Ok::<(), Error>(())
+            },
+        )?;
+        least = least.min(done_call(v, seq));
+    }
+    let cells = inst.team_cells();
+    if least > cells.known(team.slot) {
+        cells.set_known(team.slot, least);
+    }
+    Ok(())
+}
+
+/// Checks that every other member read this PE's broadcasts of the calls after the last checked up
+/// to `upto` (which every member completed): its view word of each such call's buffer must name
+/// that call and the same root. A member that named itself root (so it read nothing) or whose
+/// call never came would otherwise go unnoticed, as nobody waits for it. The view words are still
+/// the members' records of those calls: a member records a later call's view in that buffer only
+/// a ring's depth later, and no member gets past half a ring beyond a call every member completed
+/// (every publisher waits for that, [`publish`]), and this PE checks at every publication that
+/// follows a wait.
+fn verify(inst: &Instance, team: &Team, upto: u64) -> Result<()> {
+    let cells = inst.team_cells();
+    let from = cells.verified(team.slot);
+    if upto <= from {
+        return Ok(());
+    }
+    cells.set_verified(team.slot, upto);
+    let me = inst.my_pe();
+    for c in from + 1..=upto {
+        for &ring in rings_of(team.slot) {
+            let p = index(team.slot, ring, c);
+            let mine = word(inst, team.slot, ring, Word::Pending, p, me)?.load(Ordering::Relaxed);
+            if record_call(mine) != c as u32 || record_view(mine) == 0 {
+                continue;
+            }
+            for i in (0..team.size).filter(|&i| i != team.my_index) {
+                let pe = team.world_pe(i);
+                let theirs = word(inst, team.slot, ring, Word::View, p, pe)?.load(Ordering::Relaxed);
+                let behind = (c as u32).wrapping_sub(record_call(theirs)) as i32 > 0;
+                if behind || (record_call(theirs) == c as u32 && record_view(theirs) != record_view(mine)) {
+                    let named = if behind {
+                        "did not read it (it named itself root, or did not call it)".to_string()
+                    } else {
+                        format!("named root {}", record_view(theirs) - 1)
+                    };
+                    return Err(Error::InvalidParam(format!(
+                        "asymmetric broadcast on team {} (call {c}): every member must name the same root; \
+                         this PE (PE {me}) was the root, PE {pe} {named}",
+                        team.slot
+                    )));
+                }
+            }
         }
-        Ok(())
-    })
+    }
+    Ok(())
 }
 
 /// Compares this PE's records of buffer index `p` (as publisher and as reader) with every other
@@ -472,54 +576,84 @@ fn expired(inst: &Instance, what: String, e: Expired) -> Error {
     Error::Timeout(msg)
 }
 
-/// Tells member `owner` this PE is done with its call `seq`.
-pub fn acknowledge(inst: &Instance, team: &Team, ring: Ring, owner: usize, seq: u64) -> Result<()> {
-    let p = index(team.slot, ring, seq);
-    ring::acknowledge(word(inst, team.slot, ring, Word::Ack, p, team.world_pe(owner))?);
-    Ok(())
+/// Publisher: waits until every other member completed call `seq` (e.g. before the caller may
+/// reuse a buffer the readers copied from directly).
+pub fn wait_all_completed(inst: &Instance, team: &Team, seq: u64) -> Result<()> {
+    wait_completed(inst, team, seq, seq)
 }
 
-/// Publisher: waits until every reader acknowledged call `seq` (e.g. before the caller may reuse a
-/// buffer the readers copied from directly).
-pub fn wait_acknowledged(inst: &Instance, team: &Team, ring: Ring, seq: u64) -> Result<()> {
-    let p = index(team.slot, ring, seq);
-    let me = inst.my_pe();
-    let slot = ring::Slot {
-        flag: word(inst, team.slot, ring, Word::Flag, p, me)?,
-        ack: word(inst, team.slot, ring, Word::Ack, p, me)?,
-        pending: word(inst, team.slot, ring, Word::Pending, p, me)?,
-    };
-    wait_acks(inst, team, ring, seq, slot)
-}
-
-/// Before `slot` is released (team destroy): waits until every reader of this PE's published
-/// buffers acknowledged them, so no late acknowledgement lands in a later team of the same slot.
+/// Before `slot` is released (team destroy): waits until every other member completed the last
+/// call in which this PE published, or left the team (its done word names a later team in the
+/// slot), so no buffer of this PE is being read when a later team reuses the slot.
 pub fn drain(inst: &Instance, team: &Team) -> Result<()> {
-    let slot = team.slot;
     if !inst.all_direct() {
         // the barrier-free path runs only when every member is directly addressable
         return Ok(());
     }
-    let me = inst.my_pe();
-    for &ring in rings_of(slot) {
-        for p in 0..depth(slot, ring) {
-            let (ack, pending) = (
-                word(inst, slot, ring, Word::Ack, p, me)?,
-                word(inst, slot, ring, Word::Pending, p, me)?,
-            );
-            let mut w = Watch::new(inst.limits());
-            let what =
-                || format!("team slot {slot} being released: readers have not acknowledged buffer {p}");
-            let mut snoozes = 0u64;
-            while ack.load(Ordering::Acquire) < pending.load(Ordering::Relaxed) & READERS {
-                w.snooze(what).map_err(|e| expired(inst, what(), e))?;
-                snoozes += 1;
-                if snoozes.is_power_of_two() && disagreement(inst, team, ring, p).is_err() {
-                    // an asymmetric call (already reported) left readers that will never come
-                    break;
-                }
+    let cells = inst.team_cells();
+    let seq = cells.seq(team.slot);
+    complete(inst, team, seq)?;
+    let last = cells.published(team.slot);
+    if last == 0 {
+        return Ok(());
+    }
+    let inc = cells.incarnation(team.slot);
+    for i in (0..team.size).filter(|&i| i != team.my_index) {
+        let pe = team.world_pe(i);
+        let d = done(inst, team.slot, pe)?;
+        let mut w = Watch::new(inst.limits());
+        let what = || {
+            format!(
+                "team slot {} being released: member {i} (PE {pe}) has not completed call {last}",
+                team.slot
+            )
+        };
+        let mut snoozes = 0u64;
+        let left = |v: u64| v >> CALL_BITS != done_value(inc, 0) >> CALL_BITS;
+        while !(done_reached(d.load(Ordering::Acquire), inc, last) || left(d.load(Ordering::Relaxed))) {
+            w.snooze(what).map_err(|e| expired(inst, what(), e))?;
+            snoozes += 1;
+            if snoozes.is_power_of_two()
+                && rings_of(team.slot)
+                    .iter()
+                    .any(|&r| disagreement(inst, team, r, index(team.slot, r, last)).is_err())
+            {
+                // an asymmetric call (already reported) left members that will never complete it
+                return Ok(());
             }
         }
     }
+    // the calls since the last check: reported, but the team is released all the same
+    if let Err(e) = verify(inst, team, last) {
+        log::error!("[PE {}] team destroy: {e}", inst.my_pe());
+    }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn done_words_compare_calls_modulo_their_bits() {
+        let v = done_value(7, 100);
+        assert!(done_reached(v, 7, 100));
+        assert!(done_reached(v, 7, 99));
+        assert!(!done_reached(v, 7, 101));
+        // another team's word never counts
+        assert!(!done_reached(v, 8, 1));
+        // across the wrap of the call bits
+        let w = done_value(7, (1 << CALL_BITS) + 2);
+        assert!(done_reached(w, 7, (1 << CALL_BITS) - 3));
+        assert!(!done_reached(w, 7, (1 << CALL_BITS) + 3));
+        assert_eq!(done_call(w, (1 << CALL_BITS) + 10), (1 << CALL_BITS) + 2);
+        assert_eq!(done_call(v, 100), 100);
+        assert_eq!(done_call(v, 90), 100);
+        assert_eq!(
+            done_call(done_value(7, (1 << CALL_BITS) - 1), 1 << CALL_BITS),
+            (1 << CALL_BITS) - 1
+        );
+        // incarnations keep their low bits only
+        assert!(done_reached(done_value(u32::MAX, 5), u32::MAX, 5));
+    }
 }
