@@ -30,8 +30,9 @@ pub const WIDE_SLOTS: usize = 8;
 pub const WIDE_MAX: usize = 1024;
 /// Buffers per member of a wide ring.
 pub const WIDE_DEPTH: usize = 32;
-/// One wide entry: its flag, its pending word, then the data (the first 48 bytes of a payload
-/// share the flag's cache line).
+/// One wide entry: the data, then its flag and its pending word in the last line (a reader polls
+/// the flag while the publisher writes the data: apart, they do not take the same line back and
+/// forth; 2 PEs, 512-byte broadcast 0.28 against 0.15 µs with the flag in the data's first line).
 pub const ENTRY: usize = (16 + WIDE_MAX).div_ceil(64) * 64;
 /// The wide view words (records of the calls this PE read), after the entries.
 pub const W_VIEW: usize = WIDE_DEPTH * ENTRY;
@@ -160,6 +161,7 @@ impl Teams {
         self.cells.known[team.slot].store(0, Ordering::Relaxed);
         self.cells.published[team.slot].store(0, Ordering::Relaxed);
         self.cells.verified[team.slot].store(0, Ordering::Relaxed);
+        self.cells.last_broadcast[team.slot].store(0, Ordering::Relaxed);
         self.cells.incarnation[team.slot].store(incarnation, Ordering::Relaxed);
         self.incarnation[team.slot] = incarnation;
         self.slots[team.slot] = Some(team);
@@ -212,6 +214,8 @@ pub struct TeamCells {
     published: Box<[AtomicU64]>,
     /// Per slot: the calls up to which this PE checked that every other member read its broadcasts.
     verified: Box<[AtomicU64]>,
+    /// Per slot: the last call in which this PE published as a broadcast's root.
+    last_broadcast: Box<[AtomicU64]>,
     /// Per slot: the team's incarnation (as `Teams::incarnation`).
     incarnation: Box<[AtomicU32]>,
 }
@@ -232,6 +236,7 @@ impl TeamCells {
             known: (0..ACLSHMEM_MAX_TEAMS).map(|_| AtomicU64::new(0)).collect(),
             published: (0..ACLSHMEM_MAX_TEAMS).map(|_| AtomicU64::new(0)).collect(),
             verified: (0..ACLSHMEM_MAX_TEAMS).map(|_| AtomicU64::new(0)).collect(),
+            last_broadcast: (0..ACLSHMEM_MAX_TEAMS).map(|_| AtomicU64::new(0)).collect(),
             incarnation: (0..ACLSHMEM_MAX_TEAMS).map(|_| AtomicU32::new(0)).collect(),
         }
     }
@@ -304,9 +309,19 @@ impl TeamCells {
         self.published[slot].load(Ordering::Relaxed)
     }
 
+    /// This PE published in call `seq` of `slot` (as a broadcast's root when `broadcast`).
     #[inline]
-    pub fn set_published(&self, slot: usize, seq: u64) {
+    pub fn set_published(&self, slot: usize, seq: u64, broadcast: bool) {
         self.published[slot].store(seq, Ordering::Relaxed);
+        if broadcast {
+            self.last_broadcast[slot].store(seq, Ordering::Relaxed);
+        }
+    }
+
+    /// The last call of `slot` in which this PE published as a broadcast's root (0: none).
+    #[inline]
+    pub fn last_broadcast(&self, slot: usize) -> u64 {
+        self.last_broadcast[slot].load(Ordering::Relaxed)
     }
 
     /// Calls of `slot` up to which this PE checked its broadcasts' readers.

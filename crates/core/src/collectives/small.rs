@@ -85,9 +85,10 @@ enum Word {
     View,
 }
 
-/// Which of a slot's rings a call uses: the narrow ring for payloads up to [`SMALL_MAX`], the
-/// wide ring above that. In both, a buffer's flag shares its line with the first bytes of data, so
-/// a reader of a small payload moves one line per call.
+/// Which of a slot's rings a call uses: the narrow ring for payloads up to [`SMALL_MAX`] (a
+/// buffer's flag shares its line with the first 48 bytes of data, so a reader of a small payload
+/// moves one line per call), the wide ring above that (the flag after the data: see
+/// [`crate::team_table::ENTRY`]).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Ring {
     Narrow,
@@ -153,8 +154,8 @@ fn word_off(inst: &Instance, slot: usize, ring: Ring, w: Word, p: usize) -> usiz
         Ring::Wide => {
             let base = inst.rings() + slot * WIDE_SLOT_BYTES;
             base + match w {
-                Word::Flag => p * ENTRY,
-                Word::Pending => p * ENTRY + 8,
+                Word::Flag => p * ENTRY + WIDE_MAX,
+                Word::Pending => p * ENTRY + WIDE_MAX + 8,
                 Word::View => W_VIEW + p * 8,
             }
         }
@@ -190,7 +191,7 @@ fn narrow_base(inst: &Instance, slot: usize) -> (usize, usize, usize) {
 /// Device-heap offset of buffer `p` of `slot`'s `ring`.
 fn buffer_off(inst: &Instance, slot: usize, ring: Ring, p: usize) -> usize {
     match ring {
-        Ring::Wide => inst.rings() + slot * WIDE_SLOT_BYTES + p * ENTRY + 16,
+        Ring::Wide => inst.rings() + slot * WIDE_SLOT_BYTES + p * ENTRY,
         Ring::Narrow => {
             let (base, _, entry) = narrow_base(inst, slot);
             base + p * entry + 16
@@ -342,17 +343,18 @@ pub fn publish(inst: &Instance, team: &Team, ring: Ring, seq: u64, data: &[u8], 
         flag: word(inst, team.slot, ring, Word::Flag, p, me)?,
         pending: word(inst, team.slot, ring, Word::Pending, p, me)?,
     };
-    // Unless every other member is known to have completed the call half a ring back, wait until
-    // it did. That covers the buffer's previous use (a ring's depth back) with half a ring to
-    // spare, so the next half ring of calls needs no check (each reads a line of every other
-    // member) and the readers' view words of the calls checked are still theirs (see `verify`).
+    // Unless every other member is known to have completed the call the buffer's previous use
+    // (a ring's depth back; two calls later, see `verify`), wait until it completed the call half
+    // a ring back: the next calls up to half a ring need no check (each reads a line of every
+    // other member), and a publisher whose readers lag runs ahead by half a ring at a time
+    // instead of looking at their lines after every call.
     let cells = inst.team_cells();
-    let want = seq.saturating_sub(half(team.slot, ring));
+    let d = depth(team.slot, ring) as u64;
     let mut checked = Ok(());
-    if want > cells.known(team.slot) {
-        checked = wait_completed(inst, team, seq, want);
+    if seq.saturating_sub(d - 2) > cells.known(team.slot) {
+        checked = wait_completed(inst, team, seq, seq - d / 2);
     }
-    if checked.is_ok() && cells.known(team.slot) > cells.verified(team.slot) {
+    if checked.is_ok() && cells.known(team.slot) >= cells.verified(team.slot) + VERIFY_EVERY {
         checked = verify(inst, team, cells.known(team.slot));
     }
     if let Err(e) = checked {
@@ -369,7 +371,7 @@ pub fn publish(inst: &Instance, team: &Team, ring: Ring, seq: u64, data: &[u8], 
         std::ptr::copy_nonoverlapping(data.as_ptr(), buffer(inst, team.slot, ring, p, me)?, data.len())
     };
     ring::announce(slot, seq, record(seq, view));
-    inst.team_cells().set_published(team.slot, seq);
+    cells.set_published(team.slot, seq, view != 0);
     Ok(())
 }
 
@@ -444,11 +446,15 @@ pub fn wait_published(
     Ok(buffer(inst, team.slot, ring, p, pe)? as *const u8)
 }
 
-/// Half of `slot`'s `ring`: a publisher of call `seq` first knows every other member completed call
-/// `seq - half` (see [`publish`]).
-fn half(slot: usize, ring: Ring) -> u64 {
-    depth(slot, ring) as u64 / 2
-}
+/// Every ring is deeper than this (see [`publish`]).
+const _: () = assert!(DEPTH >= 8 && WIDE_DEPTH >= 8 && DEEP_DEPTH >= 8);
+
+/// A publisher checks its broadcasts' readers ([`verify`]) once at least this many more calls are
+/// known completed: a broadcast whose root waits for its readers every call (the pull algorithm)
+/// then reads their view lines once per this many calls, not every call. Less than half of the
+/// shallowest ring, so the views checked are still the calls' (see [`verify`]).
+const VERIFY_EVERY: u64 = 4;
+const _: () = assert!(2 * VERIFY_EVERY < DEPTH as u64);
 
 /// Waits until every other member of `team` completed call `want` (this PE is in call `seq`);
 /// records the least call seen as known (the next [`publish`] checks the readers of this PE's
@@ -494,11 +500,12 @@ fn wait_completed(inst: &Instance, team: &Team, seq: u64, want: u64) -> Result<(
 /// Checks that every other member read this PE's broadcasts of the calls after the last checked up
 /// to `upto` (which every member completed): its view word of each such call's buffer must name
 /// that call and the same root. A member that named itself root (so it read nothing) or whose
-/// call never came would otherwise go unnoticed, as nobody waits for it. The view words are still
-/// the members' records of those calls: a member records a later call's view in that buffer only
-/// a ring's depth later, and no member gets past half a ring beyond a call every member completed
-/// (every publisher waits for that, [`publish`]), and this PE checks at every publication that
-/// follows a wait.
+/// call never came would otherwise go unnoticed, as nobody waits for it. The view words are
+/// normally still the members' records of those calls: a member records a later call's view in
+/// that buffer only a ring's depth later, and a publisher looks before its readers get that far
+/// (in call `seq` it looks when the calls it knows completed end before `seq - depth + 2`, and a
+/// reader of its call `seq` is at most in that call). A view a later call already replaced is
+/// skipped: a diagnosis missed, never a false one.
 fn verify(inst: &Instance, team: &Team, upto: u64) -> Result<()> {
     let cells = inst.team_cells();
     let from = cells.verified(team.slot);
@@ -506,6 +513,8 @@ fn verify(inst: &Instance, team: &Team, upto: u64) -> Result<()> {
         return Ok(());
     }
     cells.set_verified(team.slot, upto);
+    // only broadcasts carry a view
+    let upto = upto.min(cells.last_broadcast(team.slot));
     let me = inst.my_pe();
     for c in from + 1..=upto {
         for &ring in rings_of(team.slot) {
