@@ -21,8 +21,13 @@ fn run(
     f: impl FnOnce(&runtime::Instance, &aclshmem_core::team::Team) -> Result<()>,
 ) -> Result<c_int> {
     let inst = runtime::current()?;
-    let t = inst.team(team)?;
-    f(&inst, &t).map(|_| 0)
+    // the team is used where the lookup returned it, not copied out of the `Result`: a wider copy
+    // of fields just stored cannot be forwarded from the store buffer and waits for every earlier
+    // store to reach the cache, such as a broadcast root's stores into lines its readers hold
+    match inst.team(team) {
+        Ok(ref t) => f(&inst, t).map(|_| 0),
+        Err(e) => Err(e),
+    }
 }
 
 pub(crate) fn broadcast(

@@ -516,29 +516,57 @@ fn verify(inst: &Instance, team: &Team, upto: u64) -> Result<()> {
     // only broadcasts carry a view
     let upto = upto.min(cells.last_broadcast(team.slot));
     let me = inst.my_pe();
+    let rings = rings_of(team.slot);
+    // the words' addresses once per check, not per call and member: index p's word lies at the
+    // first one's address plus p times the distance between two
+    let first = |ring: Ring, w: Word, pe: usize| -> Result<(usize, usize)> {
+        let a = word(inst, team.slot, ring, w, 0, pe)? as *const AtomicU64 as usize;
+        Ok((
+            a,
+            word_off(inst, team.slot, ring, w, 1) - word_off(inst, team.slot, ring, w, 0),
+        ))
+    };
+    let mut pending = [(0, 0); 2];
+    for (k, &ring) in rings.iter().enumerate() {
+        pending[k] = first(ring, Word::Pending, me)?;
+    }
+    let mut views = Vec::with_capacity(team.size - 1);
+    for i in (0..team.size).filter(|&i| i != team.my_index) {
+        let pe = team.world_pe(i);
+        let mut v = [(0, 0); 2];
+        for (k, &ring) in rings.iter().enumerate() {
+            v[k] = first(ring, Word::View, pe)?;
+        }
+        views.push((pe, v));
+    }
+    let load = |(base, step): (usize, usize), p: usize| {
+        // SAFETY: `base + p * step` is index p's word of a ring of this slot (p < its depth), an
+        // 8-byte aligned word of a mapped heap (see `word`).
+        unsafe { &*((base + p * step) as *const AtomicU64) }.load(Ordering::Relaxed)
+    };
     for c in from + 1..=upto {
-        for &ring in rings_of(team.slot) {
+        // the ring of this PE's broadcast in call c, if it published one
+        let Some((k, p, mine)) = rings.iter().enumerate().find_map(|(k, &ring)| {
             let p = index(team.slot, ring, c);
-            let mine = word(inst, team.slot, ring, Word::Pending, p, me)?.load(Ordering::Relaxed);
-            if record_call(mine) != c as u32 || record_view(mine) == 0 {
-                continue;
-            }
-            for i in (0..team.size).filter(|&i| i != team.my_index) {
-                let pe = team.world_pe(i);
-                let theirs = word(inst, team.slot, ring, Word::View, p, pe)?.load(Ordering::Relaxed);
-                let behind = (c as u32).wrapping_sub(record_call(theirs)) as i32 > 0;
-                if behind || (record_call(theirs) == c as u32 && record_view(theirs) != record_view(mine)) {
-                    let named = if behind {
-                        "did not read it (it named itself root, or did not call it)".to_string()
-                    } else {
-                        format!("named root {}", record_view(theirs) - 1)
-                    };
-                    return Err(Error::InvalidParam(format!(
-                        "asymmetric broadcast on team {} (call {c}): every member must name the same root; \
-                         this PE (PE {me}) was the root, PE {pe} {named}",
-                        team.slot
-                    )));
-                }
+            let m = load(pending[k], p);
+            (record_call(m) == c as u32 && record_view(m) != 0).then_some((k, p, m))
+        }) else {
+            continue;
+        };
+        for &(pe, v) in &views {
+            let theirs = load(v[k], p);
+            let behind = (c as u32).wrapping_sub(record_call(theirs)) as i32 > 0;
+            if behind || (record_call(theirs) == c as u32 && record_view(theirs) != record_view(mine)) {
+                let named = if behind {
+                    "did not read it (it named itself root, or did not call it)".to_string()
+                } else {
+                    format!("named root {}", record_view(theirs) - 1)
+                };
+                return Err(Error::InvalidParam(format!(
+                    "asymmetric broadcast on team {} (call {c}): every member must name the same root; \
+                     this PE (PE {me}) was the root, PE {pe} {named}",
+                    team.slot
+                )));
             }
         }
     }
