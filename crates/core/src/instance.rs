@@ -316,13 +316,36 @@ impl Instance {
     }
 
     /// The team of `handle`, or `ACLSHMEM_INVALID_PARAM`.
-    #[inline]
+    ///
+    /// Inlined into the callers, so the team's fields reach them in registers: a copy out of a
+    /// returned value with wider loads than the stores that wrote it waits for every earlier
+    /// store to reach the cache (on x86), such as a broadcast root's stores into lines its readers
+    /// hold, which cost a 2-PE root most of its time per call.
+    #[inline(always)]
     pub fn team(&self, handle: i32) -> Result<crate::team_table::Team> {
         match self.team_cells.get(handle) {
             Ok(Some(t)) => Ok(t),
-            // no team, or a team being created or destroyed: the locked table says which
-            _ => self.teams().get(handle),
+            _ => self.team_locked(handle),
         }
+    }
+
+    /// The world team (slot 0, every PE), without a lookup.
+    #[inline]
+    pub fn world_team(&self) -> crate::team_table::Team {
+        crate::team_table::Team {
+            slot: 0,
+            start: 0,
+            stride: 1,
+            size: self.n_pes,
+            my_index: self.my_pe,
+        }
+    }
+
+    /// [`Instance::team`] when the slot has no team or is being changed: the locked table says.
+    #[cold]
+    #[inline(never)]
+    fn team_locked(&self, handle: i32) -> Result<crate::team_table::Team> {
+        self.teams().get(handle)
     }
 
     /// The lock-free part of the team table: per slot the team and this PE's counters of its

@@ -257,7 +257,7 @@ impl TeamCells {
 
     /// The team of `handle`: `Ok(None)` for no team, `Err(())` while a writer changes the slot
     /// (the caller then asks the locked table).
-    #[inline]
+    #[inline(always)]
     pub fn get(&self, handle: i32) -> std::result::Result<Option<Team>, ()> {
         let Some(c) = usize::try_from(handle).ok().and_then(|h| self.cells.get(h)) else {
             return Ok(None);

@@ -183,7 +183,7 @@ fn active_set(start: c_int, log_stride: c_int, size: c_int, psync: *mut i64) -> 
         })?;
     if start == 0 && stride == 1 && size == inst.n_pes() {
         // the whole job: the world team's collectives and barrier (faster than pSync, same results)
-        return Ok(Members::Team(inst.team(0)?));
+        return Ok(Members::Team(inst.world_team()));
     }
     Ok(Members::Set {
         start,
