@@ -453,7 +453,7 @@ const _: () = assert!(DEPTH >= 8 && WIDE_DEPTH >= 8 && DEEP_DEPTH >= 8);
 /// known completed: a broadcast whose root waits for its readers every call (the pull algorithm)
 /// then reads their view lines once per this many calls, not every call. Less than half of the
 /// shallowest ring, so the views checked are still the calls' (see [`verify`]).
-const VERIFY_EVERY: u64 = 4;
+const VERIFY_EVERY: u64 = 7;
 const _: () = assert!(2 * VERIFY_EVERY < DEPTH as u64);
 
 /// Waits until every other member of `team` completed call `want` (this PE is in call `seq`);
@@ -530,31 +530,27 @@ fn verify(inst: &Instance, team: &Team, upto: u64) -> Result<()> {
     for (k, &ring) in rings.iter().enumerate() {
         pending[k] = first(ring, Word::Pending, me)?;
     }
-    let mut views = Vec::with_capacity(team.size - 1);
-    for i in (0..team.size).filter(|&i| i != team.my_index) {
-        let pe = team.world_pe(i);
-        let mut v = [(0, 0); 2];
-        for (k, &ring) in rings.iter().enumerate() {
-            v[k] = first(ring, Word::View, pe)?;
-        }
-        views.push((pe, v));
-    }
     let load = |(base, step): (usize, usize), p: usize| {
         // SAFETY: `base + p * step` is index p's word of a ring of this slot (p < its depth), an
         // 8-byte aligned word of a mapped heap (see `word`).
         unsafe { &*((base + p * step) as *const AtomicU64) }.load(Ordering::Relaxed)
     };
-    for c in from + 1..=upto {
-        // the ring of this PE's broadcast in call c, if it published one
-        let Some((k, p, mine)) = rings.iter().enumerate().find_map(|(k, &ring)| {
-            let p = index(team.slot, ring, c);
-            let m = load(pending[k], p);
-            (record_call(m) == c as u32 && record_view(m) != 0).then_some((k, p, m))
-        }) else {
-            continue;
-        };
-        for &(pe, v) in &views {
-            let theirs = load(v[k], p);
+    for i in (0..team.size).filter(|&i| i != team.my_index) {
+        let pe = team.world_pe(i);
+        let mut views = [(0, 0); 2];
+        for (k, &ring) in rings.iter().enumerate() {
+            views[k] = first(ring, Word::View, pe)?;
+        }
+        for c in from + 1..=upto {
+            // the ring of this PE's broadcast in call c, if it published one
+            let Some((k, p, mine)) = rings.iter().enumerate().find_map(|(k, &ring)| {
+                let p = index(team.slot, ring, c);
+                let m = load(pending[k], p);
+                (record_call(m) == c as u32 && record_view(m) != 0).then_some((k, p, m))
+            }) else {
+                continue;
+            };
+            let theirs = load(views[k], p);
             let behind = (c as u32).wrapping_sub(record_call(theirs)) as i32 > 0;
             if behind || (record_call(theirs) == c as u32 && record_view(theirs) != record_view(mine)) {
                 let named = if behind {
