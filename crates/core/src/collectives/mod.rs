@@ -98,6 +98,8 @@ impl Sym<'_> {
     }
 }
 
+/// (Inlined: its result then stays in registers; see `Instance::team` for why that matters.)
+#[inline(always)]
 fn sym<'a>(inst: &'a Instance, addr: usize, len: usize, what: &str, align: usize) -> Result<Sym<'a>> {
     if addr == 0 {
         return Err(Error::InvalidParam(format!("{what} is NULL")));
