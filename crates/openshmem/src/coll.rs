@@ -150,8 +150,13 @@ unsafe fn alltoalls_in(
 // ---- active sets ----
 
 /// The active set of the calling PE, checked.
-fn active_set(start: c_int, log_stride: c_int, size: c_int, psync: *mut i64) -> Result<Members> {
-    let inst = runtime::current()?;
+fn active_set(
+    inst: &Instance,
+    start: c_int,
+    log_stride: c_int,
+    size: c_int,
+    psync: *mut i64,
+) -> Result<Members> {
     crate::non_null(psync, "pSync")?;
     if inst.locate(psync as usize, SYNC_SIZE * 8).is_none() {
         return Err(Error::InvalidParam(format!(
@@ -194,9 +199,9 @@ fn active_set(start: c_int, log_stride: c_int, size: c_int, psync: *mut i64) -> 
 }
 
 /// Barrier of an active set through `pSync` (see the module documentation).
-fn set_barrier(m: &Members, psync: *mut i64) -> Result<()> {
+fn set_barrier(inst: &Instance, m: &Members, psync: *mut i64) -> Result<()> {
     if let Members::Team(t) = m {
-        return sync::barrier(&*runtime::current()?, t);
+        return sync::barrier(inst, t);
     }
     rma::quiet()?;
     let n = m.size();
@@ -234,8 +239,9 @@ pub unsafe extern "C" fn shmem_barrier(
     pSync: *mut i64,
 ) {
     crate::guard("shmem_barrier", (), || {
-        let m = active_set(PE_start, logPE_stride, PE_size, pSync)?;
-        set_barrier(&m, pSync)
+        let inst = runtime::current()?;
+        let m = active_set(&inst, PE_start, logPE_stride, PE_size, pSync)?;
+        set_barrier(&inst, &m, pSync)
     })
 }
 
@@ -247,8 +253,9 @@ pub unsafe extern "C" fn shmem_barrier(
 #[allow(non_snake_case)]
 pub unsafe extern "C" fn shmem_sync(PE_start: c_int, logPE_stride: c_int, PE_size: c_int, pSync: *mut i64) {
     crate::guard("shmem_sync", (), || {
-        let m = active_set(PE_start, logPE_stride, PE_size, pSync)?;
-        set_barrier(&m, pSync)
+        let inst = runtime::current()?;
+        let m = active_set(&inst, PE_start, logPE_stride, PE_size, pSync)?;
+        set_barrier(&inst, &m, pSync)
     })
 }
 
@@ -268,7 +275,8 @@ pub(crate) unsafe fn set_broadcast(
     size: c_int,
     psync: *mut i64,
 ) -> Result<()> {
-    let m = active_set(start, log_stride, size, psync)?;
+    let inst = runtime::current()?;
+    let m = active_set(&inst, start, log_stride, size, psync)?;
     if root < 0 || root as usize >= m.size() {
         return Err(Error::InvalidParam(format!(
             "PE_root {root} is not a member index of an active set of {}",
@@ -276,15 +284,14 @@ pub(crate) unsafe fn set_broadcast(
         )));
     }
     if let Members::Team(t) = &m {
-        let inst = runtime::current()?;
         return collectives::broadcast_to_others(&inst, t, dest as usize, source as usize, bytes, root);
     }
-    set_barrier(&m, psync)?;
+    set_barrier(&inst, &m, psync)?;
     if m.me() != root as usize {
         // SAFETY: forwarded.
         unsafe { rma::get(dest, source, bytes, m.pe(root as usize))? };
     }
-    set_barrier(&m, psync)
+    set_barrier(&inst, &m, psync)
 }
 
 /// Active-set collect (`fixed`: fcollect) of `bytes` per member, in member order.
@@ -302,9 +309,9 @@ pub(crate) unsafe fn set_collect(
     size: c_int,
     psync: *mut i64,
 ) -> Result<()> {
-    let m = active_set(start, log_stride, size, psync)?;
+    let inst = runtime::current()?;
+    let m = active_set(&inst, start, log_stride, size, psync)?;
     if let Members::Team(t) = &m {
-        let inst = runtime::current()?;
         return if fixed {
             collectives::fcollect(&inst, t, dest as usize, source as usize, bytes)
         } else {
@@ -315,7 +322,7 @@ pub(crate) unsafe fn set_collect(
     if !fixed {
         atomic::set(count, bytes as i64, m.pe(m.me()))?;
     }
-    set_barrier(&m, psync)?;
+    set_barrier(&inst, &m, psync)?;
     let mut at = 0usize;
     for i in 0..m.size() {
         let len = if fixed {
@@ -327,7 +334,7 @@ pub(crate) unsafe fn set_collect(
         unsafe { rma::get(dest.wrapping_add(at), source, len, m.pe(i))? };
         at += len;
     }
-    set_barrier(&m, psync)?;
+    set_barrier(&inst, &m, psync)?;
     if !fixed {
         atomic::set(count, SYNC_VALUE, m.pe(m.me()))?;
     }
@@ -351,18 +358,17 @@ pub(crate) unsafe fn set_alltoall(
     size: c_int,
     psync: *mut i64,
 ) -> Result<()> {
-    let m = active_set(start, log_stride, size, psync)?;
+    let inst = runtime::current()?;
+    let m = active_set(&inst, start, log_stride, size, psync)?;
     if let (Members::Team(t), (1, 1)) = (&m, strides) {
-        let inst = runtime::current()?;
         let bytes = rma::bytes(n, elem)?;
         return collectives::alltoall(&inst, t, dest as usize, source as usize, bytes);
     }
-    set_barrier(&m, psync)?;
-    let inst = runtime::current()?;
+    set_barrier(&inst, &m, psync)?;
     // SAFETY: forwarded.
     unsafe { alltoalls_in(&inst, &m, dest, source, elem, strides.0, strides.1, n)? };
 
-    set_barrier(&m, psync)
+    set_barrier(&inst, &m, psync)
 }
 
 /// Active-set reduction of `n` elements into every member's `dest` (`dest == source` allowed).
@@ -380,17 +386,18 @@ pub(crate) unsafe fn set_reduce<T: Element + Default>(
     size: c_int,
     psync: *mut i64,
 ) -> Result<()> {
-    let m = active_set(start, log_stride, size, psync)?;
+    let inst = runtime::current()?;
+    let m = active_set(&inst, start, log_stride, size, psync)?;
     if n < 0 {
         return Err(Error::InvalidParam(format!("nreduce {n} is negative")));
     }
     crate::non_null(dest, "dest")?;
     let n = n as usize;
     if let Members::Team(t) = &m {
-        return collectives::reduce::<T>(&*runtime::current()?, t, dest as usize, source as usize, n, op);
+        return collectives::reduce::<T>(&inst, t, dest as usize, source as usize, n, op);
     }
     let len = rma::bytes(n, std::mem::size_of::<T>())?;
-    set_barrier(&m, psync)?;
+    set_barrier(&inst, &m, psync)?;
     let mut acc: Vec<T> = vec![T::default(); n];
     let mut part: Vec<T> = vec![T::default(); n];
     for i in 0..m.size() {
@@ -404,7 +411,7 @@ pub(crate) unsafe fn set_reduce<T: Element + Default>(
         }
     }
     // every member has read every source before anyone overwrites its dest (dest may be source)
-    set_barrier(&m, psync)?;
+    set_barrier(&inst, &m, psync)?;
     // SAFETY: dest is writable for n elements (contract); acc is private.
     unsafe { std::ptr::copy_nonoverlapping(acc.as_ptr(), dest, n) };
     Ok(())
