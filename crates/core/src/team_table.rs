@@ -86,18 +86,14 @@ impl Team {
     }
 }
 
-/// The teams this PE belongs to, by slot, each one's count of small collectives and its
-/// incarnation.
+/// The teams this PE belongs to, by slot: the side that creates and destroys them (behind the
+/// instance's lock); each team's shape, incarnation and this PE's counters of its small
+/// collectives are also in [`TeamCells`], which the calls read without the lock.
 #[derive(Debug)]
 pub struct Teams {
     slots: Vec<Option<Team>>,
     /// The copy of `slots` calls read without the lock, and the call counters.
     cells: Arc<TeamCells>,
-    /// Per slot: the incarnation of the team there, the same on every member and larger than that
-    /// of any earlier team a member of it took part in (0: the world team). Marks what a team's
-    /// members send each other, so a late message of an earlier team in the slot is not taken for
-    /// one of this team's (`collectives::eager`).
-    incarnation: Vec<u32>,
     /// The largest incarnation of a team whose creation this PE took part in.
     created: u32,
 }
@@ -120,7 +116,6 @@ impl Teams {
         Teams {
             slots,
             cells,
-            incarnation: vec![0; ACLSHMEM_MAX_TEAMS],
             created: 0,
         }
     }
@@ -163,7 +158,6 @@ impl Teams {
         self.cells.verified[team.slot].store(0, Ordering::Relaxed);
         self.cells.last_broadcast[team.slot].store(0, Ordering::Relaxed);
         self.cells.incarnation[team.slot].store(incarnation, Ordering::Relaxed);
-        self.incarnation[team.slot] = incarnation;
         self.slots[team.slot] = Some(team);
         self.cells.set(team.slot, Some(team));
     }
@@ -171,11 +165,6 @@ impl Teams {
     /// The lock-free copy of this table (shared: it outlives the lock's guard).
     pub(crate) fn cells(&self) -> Arc<TeamCells> {
         Arc::clone(&self.cells)
-    }
-
-    /// The incarnation of the team in `slot` (see the field).
-    pub(crate) fn incarnation(&self, slot: usize) -> u32 {
-        self.incarnation[slot]
     }
 
     /// The largest incarnation of a team whose creation this PE took part in.
@@ -216,7 +205,10 @@ pub struct TeamCells {
     verified: Box<[AtomicU64]>,
     /// Per slot: the last call in which this PE published as a broadcast's root.
     last_broadcast: Box<[AtomicU64]>,
-    /// Per slot: the team's incarnation (as `Teams::incarnation`).
+    /// Per slot: the incarnation of the team there, the same on every member and larger than that
+    /// of any earlier team a member of it took part in (0: the world team). Marks what a team's
+    /// members send each other, so a late message of an earlier team in the slot is not taken for
+    /// one of this team's (`collectives::eager`).
     incarnation: Box<[AtomicU32]>,
 }
 
@@ -333,7 +325,7 @@ impl TeamCells {
         self.verified[slot].store(seq, Ordering::Relaxed);
     }
 
-    /// The incarnation of the team in `slot`.
+    /// The incarnation of the team in `slot` (see the field).
     #[inline]
     pub fn incarnation(&self, slot: usize) -> u32 {
         self.incarnation[slot].load(Ordering::Relaxed)

@@ -205,7 +205,7 @@ pub(super) fn broadcast(
     let routes = inst.routes();
     let mut result = Ok(());
     let mut contribution = root as u64 + 1;
-    let word = net_word(e, root, inst.teams().incarnation(t.slot));
+    let word = net_word(e, root, inst.team_cells().incarnation(t.slot));
     if t.my_index == root {
         for j in (0..l).filter(|&j| j != root) {
             let pe = t.world_pe(j);
