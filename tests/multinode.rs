@@ -440,6 +440,26 @@ fn two_nodes() {
     assert_none_failed("two_nodes", failed);
 }
 
+/// One putmem and one getmem of 4 GiB + 4 KiB between PEs on two nodes (`rma_tests large`): the
+/// bytes past 4 GiB arrive over UCX. Skipped, loudly, where the machine cannot hold the two heaps
+/// (`ACLSHMEM_REQUIRE_ALL_TESTS=1`, as `.ci/run` sets it, makes that a failure).
+#[test]
+fn large_transfer_across_nodes() {
+    let _g = CLUSTER.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(why) = common::large_heaps_blocker() {
+        common::skip("large_transfer_across_nodes", &format!("lack of memory: {why}"));
+        return;
+    }
+    let Some(c) = Cluster::up("large_transfer_across_nodes", 2) else {
+        return;
+    };
+    run_all(
+        "large_transfer_across_nodes",
+        &c,
+        &[("rma_tests", "large", 1, &[("ACLSHMEM_LOCAL_MEM_SIZE", "4200M")])],
+    );
+}
+
 /// 4 nodes x 1 PE: every peer through UCX.
 #[test]
 fn four_nodes_one_pe_each() {

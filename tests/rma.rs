@@ -21,8 +21,6 @@ const LARGE_TIMEOUT: Duration = Duration::from_secs(60);
 /// Heap size of every scenario but `large`.
 const MEM: (&str, &str) = ("ACLSHMEM_LOCAL_MEM_SIZE", "32M");
 
-const GIB: u64 = 1 << 30;
-
 fn rma_tests() -> PathBuf {
     common::compile_c("rma_tests")
 }
@@ -146,41 +144,6 @@ fn before_init_1pe() {
     run.assert_ok("before_init");
 }
 
-/// `MemAvailable` of /proc/meminfo, in bytes.
-fn mem_available() -> Option<u64> {
-    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
-    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kib * 1024)
-}
-
-/// Bytes an unprivileged process may still allocate in /dev/shm.
-fn shm_free() -> Option<u64> {
-    let path = c"/dev/shm";
-    // SAFETY: statvfs is plain data; all-zero bytes are a valid value.
-    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
-    // SAFETY: statvfs(3) writes into the struct we own; the path is NUL-terminated.
-    if unsafe { libc::statvfs(path.as_ptr(), &mut st) } != 0 {
-        return None;
-    }
-    Some(st.f_bavail as u64 * st.f_frsize as u64)
-}
-
-/// Why the 4 GiB scenario cannot run here, if it cannot: two PEs each hold a 4 GiB + 4 KiB copy
-/// (plus heap overhead) in /dev/shm, i.e. about 8.4 GiB of RAM.
-fn large_blocker() -> Option<String> {
-    let avail = mem_available();
-    let shm = shm_free();
-    match (avail, shm) {
-        (Some(a), Some(s)) if a >= 12 * GIB && s >= 10 * GIB => None,
-        _ => Some(format!(
-            "needs MemAvailable >= 12 GiB and /dev/shm free >= 10 GiB, have {} and {}",
-            avail.map_or("unknown".into(), |a| format!("{:.1} GiB", a as f64 / GIB as f64)),
-            shm.map_or("unknown".into(), |s| format!("{:.1} GiB", s as f64 / GIB as f64)),
-        )),
-    }
-}
-
 /// One putmem and one getmem of 4 GiB + 4 KiB between two PEs: the bytes of the last 4 KiB
 /// arrive (a 32-bit byte count would move only 4 KiB).
 ///
@@ -191,7 +154,7 @@ fn large_blocker() -> Option<String> {
 /// `rma::tests::byte_counts_are_64_bit`.
 #[test]
 fn large_2pes() {
-    if let Some(why) = large_blocker() {
+    if let Some(why) = common::large_heaps_blocker() {
         common::skip(
             "large_2pes",
             &format!(

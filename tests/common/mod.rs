@@ -482,3 +482,40 @@ pub fn shm_leftovers(job_id: &str) -> Vec<String> {
         })
         .unwrap_or_default()
 }
+
+const GIB: u64 = 1 << 30;
+
+/// `MemAvailable` of /proc/meminfo, in bytes.
+fn mem_available() -> Option<u64> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
+
+/// Bytes an unprivileged process may still allocate in /dev/shm.
+fn shm_free() -> Option<u64> {
+    let path = c"/dev/shm";
+    // SAFETY: statvfs is plain data; all-zero bytes are a valid value.
+    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+    // SAFETY: statvfs(3) writes into the struct we own; the path is NUL-terminated.
+    if unsafe { libc::statvfs(path.as_ptr(), &mut st) } != 0 {
+        return None;
+    }
+    Some(st.f_bavail as u64 * st.f_frsize as u64)
+}
+
+/// Why the 4 GiB scenario of `rma_tests` (`large`) cannot run here, if it cannot: two PEs each hold
+/// a 4 GiB + 4 KiB copy (plus heap overhead) in /dev/shm, i.e. about 8.4 GiB of RAM.
+pub fn large_heaps_blocker() -> Option<String> {
+    let avail = mem_available();
+    let shm = shm_free();
+    match (avail, shm) {
+        (Some(a), Some(s)) if a >= 12 * GIB && s >= 10 * GIB => None,
+        _ => Some(format!(
+            "needs MemAvailable >= 12 GiB and /dev/shm free >= 10 GiB, have {} and {}",
+            avail.map_or("unknown".into(), |a| format!("{:.1} GiB", a as f64 / GIB as f64)),
+            shm.map_or("unknown".into(), |s| format!("{:.1} GiB", s as f64 / GIB as f64)),
+        )),
+    }
+}
