@@ -459,3 +459,32 @@ fn symmetric_size_and_version_variables() {
         quiet.dump()
     );
 }
+
+#[test]
+fn start_pes_finalizes_implicitly_at_exit() {
+    let bin = compile("start_pes");
+    for n in [1, 2, 4] {
+        // several times: the failure it guards against (PE 0 leaving first ended the others with
+        // status 1) depended on timing
+        for _ in 0..3 {
+            run_pes(n, &[&bin], &[], Duration::from_secs(60)).assert_ok("start_pes");
+        }
+        run_pes(
+            n,
+            &[bin.as_os_str(), "finalize".as_ref()],
+            &[],
+            Duration::from_secs(60),
+        )
+        .assert_ok("start_pes");
+    }
+    for n in [2, 4] {
+        let run = run_pes(
+            n,
+            &[bin.as_os_str(), "exit".as_ref()],
+            &[],
+            Duration::from_secs(60),
+        );
+        assert_eq!(run.code(), 3, "{}", run.dump());
+        assert!(run.elapsed < Duration::from_secs(20), "{}", run.dump());
+    }
+}

@@ -1885,28 +1885,28 @@ void shmem_complexd_prod_to_all(shmemi_complexd *dest, const shmemi_complexd *so
 #define shmemi_atomic_add_4(c, a0, a1, a2) _Generic((a0), int *: shmem_ctx_int_atomic_add, long *: shmem_ctx_long_atomic_add, long long *: shmem_ctx_longlong_atomic_add, unsigned int *: shmem_ctx_uint_atomic_add, unsigned long *: shmem_ctx_ulong_atomic_add, unsigned long long *: shmem_ctx_ulonglong_atomic_add)(c, a0, a1, a2)
 #define shmem_atomic_add(...) SHMEMI_CAT(shmemi_atomic_add_, SHMEMI_NARGS(__VA_ARGS__))(__VA_ARGS__)
 
-#define shmemi_atomic_fetch_and_3(a0, a1, a2) _Generic((a0), unsigned int *: shmem_uint_atomic_fetch_and, unsigned long *: shmem_ulong_atomic_fetch_and, unsigned long long *: shmem_ulonglong_atomic_fetch_and)(a0, a1, a2)
-#define shmemi_atomic_fetch_and_4(c, a0, a1, a2) _Generic((a0), unsigned int *: shmem_ctx_uint_atomic_fetch_and, unsigned long *: shmem_ctx_ulong_atomic_fetch_and, unsigned long long *: shmem_ctx_ulonglong_atomic_fetch_and)(c, a0, a1, a2)
+#define shmemi_atomic_fetch_and_3(a0, a1, a2) _Generic((a0), unsigned int *: shmem_uint_atomic_fetch_and, unsigned long *: shmem_ulong_atomic_fetch_and, unsigned long long *: shmem_ulonglong_atomic_fetch_and, int32_t *: shmem_int32_atomic_fetch_and, int64_t *: shmem_int64_atomic_fetch_and)(a0, a1, a2)
+#define shmemi_atomic_fetch_and_4(c, a0, a1, a2) _Generic((a0), unsigned int *: shmem_ctx_uint_atomic_fetch_and, unsigned long *: shmem_ctx_ulong_atomic_fetch_and, unsigned long long *: shmem_ctx_ulonglong_atomic_fetch_and, int32_t *: shmem_ctx_int32_atomic_fetch_and, int64_t *: shmem_ctx_int64_atomic_fetch_and)(c, a0, a1, a2)
 #define shmem_atomic_fetch_and(...) SHMEMI_CAT(shmemi_atomic_fetch_and_, SHMEMI_NARGS(__VA_ARGS__))(__VA_ARGS__)
 
-#define shmemi_atomic_and_3(a0, a1, a2) _Generic((a0), unsigned int *: shmem_uint_atomic_and, unsigned long *: shmem_ulong_atomic_and, unsigned long long *: shmem_ulonglong_atomic_and)(a0, a1, a2)
-#define shmemi_atomic_and_4(c, a0, a1, a2) _Generic((a0), unsigned int *: shmem_ctx_uint_atomic_and, unsigned long *: shmem_ctx_ulong_atomic_and, unsigned long long *: shmem_ctx_ulonglong_atomic_and)(c, a0, a1, a2)
+#define shmemi_atomic_and_3(a0, a1, a2) _Generic((a0), unsigned int *: shmem_uint_atomic_and, unsigned long *: shmem_ulong_atomic_and, unsigned long long *: shmem_ulonglong_atomic_and, int32_t *: shmem_int32_atomic_and, int64_t *: shmem_int64_atomic_and)(a0, a1, a2)
+#define shmemi_atomic_and_4(c, a0, a1, a2) _Generic((a0), unsigned int *: shmem_ctx_uint_atomic_and, unsigned long *: shmem_ctx_ulong_atomic_and, unsigned long long *: shmem_ctx_ulonglong_atomic_and, int32_t *: shmem_ctx_int32_atomic_and, int64_t *: shmem_ctx_int64_atomic_and)(c, a0, a1, a2)
 #define shmem_atomic_and(...) SHMEMI_CAT(shmemi_atomic_and_, SHMEMI_NARGS(__VA_ARGS__))(__VA_ARGS__)
 
-#define shmemi_atomic_fetch_or_3(a0, a1, a2) _Generic((a0), unsigned int *: shmem_uint_atomic_fetch_or, unsigned long *: shmem_ulong_atomic_fetch_or, unsigned long long *: shmem_ulonglong_atomic_fetch_or)(a0, a1, a2)
-#define shmemi_atomic_fetch_or_4(c, a0, a1, a2) _Generic((a0), unsigned int *: shmem_ctx_uint_atomic_fetch_or, unsigned long *: shmem_ctx_ulong_atomic_fetch_or, unsigned long long *: shmem_ctx_ulonglong_atomic_fetch_or)(c, a0, a1, a2)
+#define shmemi_atomic_fetch_or_3(a0, a1, a2) _Generic((a0), unsigned int *: shmem_uint_atomic_fetch_or, unsigned long *: shmem_ulong_atomic_fetch_or, unsigned long long *: shmem_ulonglong_atomic_fetch_or, int32_t *: shmem_int32_atomic_fetch_or, int64_t *: shmem_int64_atomic_fetch_or)(a0, a1, a2)
+#define shmemi_atomic_fetch_or_4(c, a0, a1, a2) _Generic((a0), unsigned int *: shmem_ctx_uint_atomic_fetch_or, unsigned long *: shmem_ctx_ulong_atomic_fetch_or, unsigned long long *: shmem_ctx_ulonglong_atomic_fetch_or, int32_t *: shmem_ctx_int32_atomic_fetch_or, int64_t *: shmem_ctx_int64_atomic_fetch_or)(c, a0, a1, a2)
 #define shmem_atomic_fetch_or(...) SHMEMI_CAT(shmemi_atomic_fetch_or_, SHMEMI_NARGS(__VA_ARGS__))(__VA_ARGS__)
 
-#define shmemi_atomic_or_3(a0, a1, a2) _Generic((a0), unsigned int *: shmem_uint_atomic_or, unsigned long *: shmem_ulong_atomic_or, unsigned long long *: shmem_ulonglong_atomic_or)(a0, a1, a2)
-#define shmemi_atomic_or_4(c, a0, a1, a2) _Generic((a0), unsigned int *: shmem_ctx_uint_atomic_or, unsigned long *: shmem_ctx_ulong_atomic_or, unsigned long long *: shmem_ctx_ulonglong_atomic_or)(c, a0, a1, a2)
+#define shmemi_atomic_or_3(a0, a1, a2) _Generic((a0), unsigned int *: shmem_uint_atomic_or, unsigned long *: shmem_ulong_atomic_or, unsigned long long *: shmem_ulonglong_atomic_or, int32_t *: shmem_int32_atomic_or, int64_t *: shmem_int64_atomic_or)(a0, a1, a2)
+#define shmemi_atomic_or_4(c, a0, a1, a2) _Generic((a0), unsigned int *: shmem_ctx_uint_atomic_or, unsigned long *: shmem_ctx_ulong_atomic_or, unsigned long long *: shmem_ctx_ulonglong_atomic_or, int32_t *: shmem_ctx_int32_atomic_or, int64_t *: shmem_ctx_int64_atomic_or)(c, a0, a1, a2)
 #define shmem_atomic_or(...) SHMEMI_CAT(shmemi_atomic_or_, SHMEMI_NARGS(__VA_ARGS__))(__VA_ARGS__)
 
-#define shmemi_atomic_fetch_xor_3(a0, a1, a2) _Generic((a0), unsigned int *: shmem_uint_atomic_fetch_xor, unsigned long *: shmem_ulong_atomic_fetch_xor, unsigned long long *: shmem_ulonglong_atomic_fetch_xor)(a0, a1, a2)
-#define shmemi_atomic_fetch_xor_4(c, a0, a1, a2) _Generic((a0), unsigned int *: shmem_ctx_uint_atomic_fetch_xor, unsigned long *: shmem_ctx_ulong_atomic_fetch_xor, unsigned long long *: shmem_ctx_ulonglong_atomic_fetch_xor)(c, a0, a1, a2)
+#define shmemi_atomic_fetch_xor_3(a0, a1, a2) _Generic((a0), unsigned int *: shmem_uint_atomic_fetch_xor, unsigned long *: shmem_ulong_atomic_fetch_xor, unsigned long long *: shmem_ulonglong_atomic_fetch_xor, int32_t *: shmem_int32_atomic_fetch_xor, int64_t *: shmem_int64_atomic_fetch_xor)(a0, a1, a2)
+#define shmemi_atomic_fetch_xor_4(c, a0, a1, a2) _Generic((a0), unsigned int *: shmem_ctx_uint_atomic_fetch_xor, unsigned long *: shmem_ctx_ulong_atomic_fetch_xor, unsigned long long *: shmem_ctx_ulonglong_atomic_fetch_xor, int32_t *: shmem_ctx_int32_atomic_fetch_xor, int64_t *: shmem_ctx_int64_atomic_fetch_xor)(c, a0, a1, a2)
 #define shmem_atomic_fetch_xor(...) SHMEMI_CAT(shmemi_atomic_fetch_xor_, SHMEMI_NARGS(__VA_ARGS__))(__VA_ARGS__)
 
-#define shmemi_atomic_xor_3(a0, a1, a2) _Generic((a0), unsigned int *: shmem_uint_atomic_xor, unsigned long *: shmem_ulong_atomic_xor, unsigned long long *: shmem_ulonglong_atomic_xor)(a0, a1, a2)
-#define shmemi_atomic_xor_4(c, a0, a1, a2) _Generic((a0), unsigned int *: shmem_ctx_uint_atomic_xor, unsigned long *: shmem_ctx_ulong_atomic_xor, unsigned long long *: shmem_ctx_ulonglong_atomic_xor)(c, a0, a1, a2)
+#define shmemi_atomic_xor_3(a0, a1, a2) _Generic((a0), unsigned int *: shmem_uint_atomic_xor, unsigned long *: shmem_ulong_atomic_xor, unsigned long long *: shmem_ulonglong_atomic_xor, int32_t *: shmem_int32_atomic_xor, int64_t *: shmem_int64_atomic_xor)(a0, a1, a2)
+#define shmemi_atomic_xor_4(c, a0, a1, a2) _Generic((a0), unsigned int *: shmem_ctx_uint_atomic_xor, unsigned long *: shmem_ctx_ulong_atomic_xor, unsigned long long *: shmem_ctx_ulonglong_atomic_xor, int32_t *: shmem_ctx_int32_atomic_xor, int64_t *: shmem_ctx_int64_atomic_xor)(c, a0, a1, a2)
 #define shmem_atomic_xor(...) SHMEMI_CAT(shmemi_atomic_xor_, SHMEMI_NARGS(__VA_ARGS__))(__VA_ARGS__)
 
 #define shmemi_atomic_fetch_nbi_3(a0, a1, a2) _Generic((a0), float *: shmem_float_atomic_fetch_nbi, double *: shmem_double_atomic_fetch_nbi, int *: shmem_int_atomic_fetch_nbi, long *: shmem_long_atomic_fetch_nbi, long long *: shmem_longlong_atomic_fetch_nbi, unsigned int *: shmem_uint_atomic_fetch_nbi, unsigned long *: shmem_ulong_atomic_fetch_nbi, unsigned long long *: shmem_ulonglong_atomic_fetch_nbi)(a0, a1, a2)
@@ -1929,16 +1929,16 @@ void shmem_complexd_prod_to_all(shmemi_complexd *dest, const shmemi_complexd *so
 #define shmemi_atomic_fetch_add_nbi_5(c, a0, a1, a2, a3) _Generic((a0), int *: shmem_ctx_int_atomic_fetch_add_nbi, long *: shmem_ctx_long_atomic_fetch_add_nbi, long long *: shmem_ctx_longlong_atomic_fetch_add_nbi, unsigned int *: shmem_ctx_uint_atomic_fetch_add_nbi, unsigned long *: shmem_ctx_ulong_atomic_fetch_add_nbi, unsigned long long *: shmem_ctx_ulonglong_atomic_fetch_add_nbi)(c, a0, a1, a2, a3)
 #define shmem_atomic_fetch_add_nbi(...) SHMEMI_CAT(shmemi_atomic_fetch_add_nbi_, SHMEMI_NARGS(__VA_ARGS__))(__VA_ARGS__)
 
-#define shmemi_atomic_fetch_and_nbi_4(a0, a1, a2, a3) _Generic((a0), unsigned int *: shmem_uint_atomic_fetch_and_nbi, unsigned long *: shmem_ulong_atomic_fetch_and_nbi, unsigned long long *: shmem_ulonglong_atomic_fetch_and_nbi)(a0, a1, a2, a3)
-#define shmemi_atomic_fetch_and_nbi_5(c, a0, a1, a2, a3) _Generic((a0), unsigned int *: shmem_ctx_uint_atomic_fetch_and_nbi, unsigned long *: shmem_ctx_ulong_atomic_fetch_and_nbi, unsigned long long *: shmem_ctx_ulonglong_atomic_fetch_and_nbi)(c, a0, a1, a2, a3)
+#define shmemi_atomic_fetch_and_nbi_4(a0, a1, a2, a3) _Generic((a0), unsigned int *: shmem_uint_atomic_fetch_and_nbi, unsigned long *: shmem_ulong_atomic_fetch_and_nbi, unsigned long long *: shmem_ulonglong_atomic_fetch_and_nbi, int32_t *: shmem_int32_atomic_fetch_and_nbi, int64_t *: shmem_int64_atomic_fetch_and_nbi)(a0, a1, a2, a3)
+#define shmemi_atomic_fetch_and_nbi_5(c, a0, a1, a2, a3) _Generic((a0), unsigned int *: shmem_ctx_uint_atomic_fetch_and_nbi, unsigned long *: shmem_ctx_ulong_atomic_fetch_and_nbi, unsigned long long *: shmem_ctx_ulonglong_atomic_fetch_and_nbi, int32_t *: shmem_ctx_int32_atomic_fetch_and_nbi, int64_t *: shmem_ctx_int64_atomic_fetch_and_nbi)(c, a0, a1, a2, a3)
 #define shmem_atomic_fetch_and_nbi(...) SHMEMI_CAT(shmemi_atomic_fetch_and_nbi_, SHMEMI_NARGS(__VA_ARGS__))(__VA_ARGS__)
 
-#define shmemi_atomic_fetch_or_nbi_4(a0, a1, a2, a3) _Generic((a0), unsigned int *: shmem_uint_atomic_fetch_or_nbi, unsigned long *: shmem_ulong_atomic_fetch_or_nbi, unsigned long long *: shmem_ulonglong_atomic_fetch_or_nbi)(a0, a1, a2, a3)
-#define shmemi_atomic_fetch_or_nbi_5(c, a0, a1, a2, a3) _Generic((a0), unsigned int *: shmem_ctx_uint_atomic_fetch_or_nbi, unsigned long *: shmem_ctx_ulong_atomic_fetch_or_nbi, unsigned long long *: shmem_ctx_ulonglong_atomic_fetch_or_nbi)(c, a0, a1, a2, a3)
+#define shmemi_atomic_fetch_or_nbi_4(a0, a1, a2, a3) _Generic((a0), unsigned int *: shmem_uint_atomic_fetch_or_nbi, unsigned long *: shmem_ulong_atomic_fetch_or_nbi, unsigned long long *: shmem_ulonglong_atomic_fetch_or_nbi, int32_t *: shmem_int32_atomic_fetch_or_nbi, int64_t *: shmem_int64_atomic_fetch_or_nbi)(a0, a1, a2, a3)
+#define shmemi_atomic_fetch_or_nbi_5(c, a0, a1, a2, a3) _Generic((a0), unsigned int *: shmem_ctx_uint_atomic_fetch_or_nbi, unsigned long *: shmem_ctx_ulong_atomic_fetch_or_nbi, unsigned long long *: shmem_ctx_ulonglong_atomic_fetch_or_nbi, int32_t *: shmem_ctx_int32_atomic_fetch_or_nbi, int64_t *: shmem_ctx_int64_atomic_fetch_or_nbi)(c, a0, a1, a2, a3)
 #define shmem_atomic_fetch_or_nbi(...) SHMEMI_CAT(shmemi_atomic_fetch_or_nbi_, SHMEMI_NARGS(__VA_ARGS__))(__VA_ARGS__)
 
-#define shmemi_atomic_fetch_xor_nbi_4(a0, a1, a2, a3) _Generic((a0), unsigned int *: shmem_uint_atomic_fetch_xor_nbi, unsigned long *: shmem_ulong_atomic_fetch_xor_nbi, unsigned long long *: shmem_ulonglong_atomic_fetch_xor_nbi)(a0, a1, a2, a3)
-#define shmemi_atomic_fetch_xor_nbi_5(c, a0, a1, a2, a3) _Generic((a0), unsigned int *: shmem_ctx_uint_atomic_fetch_xor_nbi, unsigned long *: shmem_ctx_ulong_atomic_fetch_xor_nbi, unsigned long long *: shmem_ctx_ulonglong_atomic_fetch_xor_nbi)(c, a0, a1, a2, a3)
+#define shmemi_atomic_fetch_xor_nbi_4(a0, a1, a2, a3) _Generic((a0), unsigned int *: shmem_uint_atomic_fetch_xor_nbi, unsigned long *: shmem_ulong_atomic_fetch_xor_nbi, unsigned long long *: shmem_ulonglong_atomic_fetch_xor_nbi, int32_t *: shmem_int32_atomic_fetch_xor_nbi, int64_t *: shmem_int64_atomic_fetch_xor_nbi)(a0, a1, a2, a3)
+#define shmemi_atomic_fetch_xor_nbi_5(c, a0, a1, a2, a3) _Generic((a0), unsigned int *: shmem_ctx_uint_atomic_fetch_xor_nbi, unsigned long *: shmem_ctx_ulong_atomic_fetch_xor_nbi, unsigned long long *: shmem_ctx_ulonglong_atomic_fetch_xor_nbi, int32_t *: shmem_ctx_int32_atomic_fetch_xor_nbi, int64_t *: shmem_ctx_int64_atomic_fetch_xor_nbi)(c, a0, a1, a2, a3)
 #define shmem_atomic_fetch_xor_nbi(...) SHMEMI_CAT(shmemi_atomic_fetch_xor_nbi_, SHMEMI_NARGS(__VA_ARGS__))(__VA_ARGS__)
 
 #define shmemi_wait_until_3(a0, a1, a2) _Generic((a0), short *: shmem_short_wait_until, int *: shmem_int_wait_until, long *: shmem_long_wait_until, long long *: shmem_longlong_wait_until, unsigned short *: shmem_ushort_wait_until, unsigned int *: shmem_uint_wait_until, unsigned long *: shmem_ulong_wait_until, unsigned long long *: shmem_ulonglong_wait_until)(a0, a1, a2)
@@ -1998,13 +1998,13 @@ void shmem_complexd_prod_to_all(shmemi_complexd *dest, const shmemi_complexd *so
 #define shmemi_alltoalls_6(a0, a1, a2, a3, a4, a5) _Generic((a1), long double *: shmem_longdouble_alltoalls, float *: shmem_float_alltoalls, double *: shmem_double_alltoalls, char *: shmem_char_alltoalls, signed char *: shmem_schar_alltoalls, short *: shmem_short_alltoalls, int *: shmem_int_alltoalls, long *: shmem_long_alltoalls, long long *: shmem_longlong_alltoalls, unsigned char *: shmem_uchar_alltoalls, unsigned short *: shmem_ushort_alltoalls, unsigned int *: shmem_uint_alltoalls, unsigned long *: shmem_ulong_alltoalls, unsigned long long *: shmem_ulonglong_alltoalls)(a0, a1, a2, a3, a4, a5)
 #define shmem_alltoalls(...) SHMEMI_CAT(shmemi_alltoalls_, SHMEMI_NARGS(__VA_ARGS__))(__VA_ARGS__)
 
-#define shmemi_and_reduce_4(a0, a1, a2, a3) _Generic((a1), unsigned char *: shmem_uchar_and_reduce, unsigned short *: shmem_ushort_and_reduce, unsigned int *: shmem_uint_and_reduce, unsigned long *: shmem_ulong_and_reduce, unsigned long long *: shmem_ulonglong_and_reduce)(a0, a1, a2, a3)
+#define shmemi_and_reduce_4(a0, a1, a2, a3) _Generic((a1), unsigned char *: shmem_uchar_and_reduce, unsigned short *: shmem_ushort_and_reduce, unsigned int *: shmem_uint_and_reduce, unsigned long *: shmem_ulong_and_reduce, unsigned long long *: shmem_ulonglong_and_reduce, int8_t *: shmem_int8_and_reduce, int16_t *: shmem_int16_and_reduce, int32_t *: shmem_int32_and_reduce, int64_t *: shmem_int64_and_reduce)(a0, a1, a2, a3)
 #define shmem_and_reduce(...) SHMEMI_CAT(shmemi_and_reduce_, SHMEMI_NARGS(__VA_ARGS__))(__VA_ARGS__)
 
-#define shmemi_or_reduce_4(a0, a1, a2, a3) _Generic((a1), unsigned char *: shmem_uchar_or_reduce, unsigned short *: shmem_ushort_or_reduce, unsigned int *: shmem_uint_or_reduce, unsigned long *: shmem_ulong_or_reduce, unsigned long long *: shmem_ulonglong_or_reduce)(a0, a1, a2, a3)
+#define shmemi_or_reduce_4(a0, a1, a2, a3) _Generic((a1), unsigned char *: shmem_uchar_or_reduce, unsigned short *: shmem_ushort_or_reduce, unsigned int *: shmem_uint_or_reduce, unsigned long *: shmem_ulong_or_reduce, unsigned long long *: shmem_ulonglong_or_reduce, int8_t *: shmem_int8_or_reduce, int16_t *: shmem_int16_or_reduce, int32_t *: shmem_int32_or_reduce, int64_t *: shmem_int64_or_reduce)(a0, a1, a2, a3)
 #define shmem_or_reduce(...) SHMEMI_CAT(shmemi_or_reduce_, SHMEMI_NARGS(__VA_ARGS__))(__VA_ARGS__)
 
-#define shmemi_xor_reduce_4(a0, a1, a2, a3) _Generic((a1), unsigned char *: shmem_uchar_xor_reduce, unsigned short *: shmem_ushort_xor_reduce, unsigned int *: shmem_uint_xor_reduce, unsigned long *: shmem_ulong_xor_reduce, unsigned long long *: shmem_ulonglong_xor_reduce)(a0, a1, a2, a3)
+#define shmemi_xor_reduce_4(a0, a1, a2, a3) _Generic((a1), unsigned char *: shmem_uchar_xor_reduce, unsigned short *: shmem_ushort_xor_reduce, unsigned int *: shmem_uint_xor_reduce, unsigned long *: shmem_ulong_xor_reduce, unsigned long long *: shmem_ulonglong_xor_reduce, int8_t *: shmem_int8_xor_reduce, int16_t *: shmem_int16_xor_reduce, int32_t *: shmem_int32_xor_reduce, int64_t *: shmem_int64_xor_reduce)(a0, a1, a2, a3)
 #define shmem_xor_reduce(...) SHMEMI_CAT(shmemi_xor_reduce_, SHMEMI_NARGS(__VA_ARGS__))(__VA_ARGS__)
 
 #define shmemi_max_reduce_4(a0, a1, a2, a3) _Generic((a1), long double *: shmem_longdouble_max_reduce, float *: shmem_float_max_reduce, double *: shmem_double_max_reduce, char *: shmem_char_max_reduce, signed char *: shmem_schar_max_reduce, short *: shmem_short_max_reduce, int *: shmem_int_max_reduce, long *: shmem_long_max_reduce, long long *: shmem_longlong_max_reduce, unsigned char *: shmem_uchar_max_reduce, unsigned short *: shmem_ushort_max_reduce, unsigned int *: shmem_uint_max_reduce, unsigned long *: shmem_ulong_max_reduce, unsigned long long *: shmem_ulonglong_max_reduce)(a0, a1, a2, a3)
@@ -2019,520 +2019,565 @@ void shmem_complexd_prod_to_all(shmemi_complexd *dest, const shmemi_complexd *so
 #define shmemi_prod_reduce_4(a0, a1, a2, a3) _Generic((a1), long double *: shmem_longdouble_prod_reduce, float *: shmem_float_prod_reduce, double *: shmem_double_prod_reduce, char *: shmem_char_prod_reduce, signed char *: shmem_schar_prod_reduce, short *: shmem_short_prod_reduce, int *: shmem_int_prod_reduce, long *: shmem_long_prod_reduce, long long *: shmem_longlong_prod_reduce, unsigned char *: shmem_uchar_prod_reduce, unsigned short *: shmem_ushort_prod_reduce, unsigned int *: shmem_uint_prod_reduce, unsigned long *: shmem_ulong_prod_reduce, unsigned long long *: shmem_ulonglong_prod_reduce, float _Complex *: shmem_complexf_prod_reduce, double _Complex *: shmem_complexd_prod_reduce)(a0, a1, a2, a3)
 #define shmem_prod_reduce(...) SHMEMI_CAT(shmemi_prod_reduce_, SHMEMI_NARGS(__VA_ARGS__))(__VA_ARGS__)
 
+/* deprecated (OpenSHMEM 1.4) generic AMO names */
+#define shmem_fetch(a0, a1) _Generic((a0), float *: shmem_float_atomic_fetch, const float *: shmem_float_atomic_fetch, double *: shmem_double_atomic_fetch, const double *: shmem_double_atomic_fetch, int *: shmem_int_atomic_fetch, const int *: shmem_int_atomic_fetch, long *: shmem_long_atomic_fetch, const long *: shmem_long_atomic_fetch, long long *: shmem_longlong_atomic_fetch, const long long *: shmem_longlong_atomic_fetch, unsigned int *: shmem_uint_atomic_fetch, const unsigned int *: shmem_uint_atomic_fetch, unsigned long *: shmem_ulong_atomic_fetch, const unsigned long *: shmem_ulong_atomic_fetch, unsigned long long *: shmem_ulonglong_atomic_fetch, const unsigned long long *: shmem_ulonglong_atomic_fetch)(a0, a1)
+#define shmem_set(a0, a1, a2) _Generic((a0), float *: shmem_float_atomic_set, double *: shmem_double_atomic_set, int *: shmem_int_atomic_set, long *: shmem_long_atomic_set, long long *: shmem_longlong_atomic_set, unsigned int *: shmem_uint_atomic_set, unsigned long *: shmem_ulong_atomic_set, unsigned long long *: shmem_ulonglong_atomic_set)(a0, a1, a2)
+#define shmem_swap(a0, a1, a2) _Generic((a0), float *: shmem_float_atomic_swap, double *: shmem_double_atomic_swap, int *: shmem_int_atomic_swap, long *: shmem_long_atomic_swap, long long *: shmem_longlong_atomic_swap, unsigned int *: shmem_uint_atomic_swap, unsigned long *: shmem_ulong_atomic_swap, unsigned long long *: shmem_ulonglong_atomic_swap)(a0, a1, a2)
+#define shmem_cswap(a0, a1, a2, a3) _Generic((a0), int *: shmem_int_atomic_compare_swap, long *: shmem_long_atomic_compare_swap, long long *: shmem_longlong_atomic_compare_swap, unsigned int *: shmem_uint_atomic_compare_swap, unsigned long *: shmem_ulong_atomic_compare_swap, unsigned long long *: shmem_ulonglong_atomic_compare_swap)(a0, a1, a2, a3)
+#define shmem_fadd(a0, a1, a2) _Generic((a0), int *: shmem_int_atomic_fetch_add, long *: shmem_long_atomic_fetch_add, long long *: shmem_longlong_atomic_fetch_add, unsigned int *: shmem_uint_atomic_fetch_add, unsigned long *: shmem_ulong_atomic_fetch_add, unsigned long long *: shmem_ulonglong_atomic_fetch_add)(a0, a1, a2)
+#define shmem_finc(a0, a1) _Generic((a0), int *: shmem_int_atomic_fetch_inc, long *: shmem_long_atomic_fetch_inc, long long *: shmem_longlong_atomic_fetch_inc, unsigned int *: shmem_uint_atomic_fetch_inc, unsigned long *: shmem_ulong_atomic_fetch_inc, unsigned long long *: shmem_ulonglong_atomic_fetch_inc)(a0, a1)
+#define shmem_add(a0, a1, a2) _Generic((a0), int *: shmem_int_atomic_add, long *: shmem_long_atomic_add, long long *: shmem_longlong_atomic_add, unsigned int *: shmem_uint_atomic_add, unsigned long *: shmem_ulong_atomic_add, unsigned long long *: shmem_ulonglong_atomic_add)(a0, a1, a2)
+#define shmem_inc(a0, a1) _Generic((a0), int *: shmem_int_atomic_inc, long *: shmem_long_atomic_inc, long long *: shmem_longlong_atomic_inc, unsigned int *: shmem_uint_atomic_inc, unsigned long *: shmem_ulong_atomic_inc, unsigned long long *: shmem_ulonglong_atomic_inc)(a0, a1)
 #endif /* C11 */
 
 #ifdef __cplusplus
 extern "C++" {
 static inline void shmem_put(long double *dest, const long double *source, size_t nelems, int pe) { shmem_longdouble_put(dest, source, nelems, pe); }
-static inline void shmem_put(shmem_ctx_t ctx, long double *dest, const long double *source, size_t nelems, int pe) { shmem_ctx_longdouble_put(ctx, dest, source, nelems, pe); }
 static inline void shmem_put(float *dest, const float *source, size_t nelems, int pe) { shmem_float_put(dest, source, nelems, pe); }
-static inline void shmem_put(shmem_ctx_t ctx, float *dest, const float *source, size_t nelems, int pe) { shmem_ctx_float_put(ctx, dest, source, nelems, pe); }
 static inline void shmem_put(double *dest, const double *source, size_t nelems, int pe) { shmem_double_put(dest, source, nelems, pe); }
-static inline void shmem_put(shmem_ctx_t ctx, double *dest, const double *source, size_t nelems, int pe) { shmem_ctx_double_put(ctx, dest, source, nelems, pe); }
 static inline void shmem_put(char *dest, const char *source, size_t nelems, int pe) { shmem_char_put(dest, source, nelems, pe); }
-static inline void shmem_put(shmem_ctx_t ctx, char *dest, const char *source, size_t nelems, int pe) { shmem_ctx_char_put(ctx, dest, source, nelems, pe); }
 static inline void shmem_put(signed char *dest, const signed char *source, size_t nelems, int pe) { shmem_schar_put(dest, source, nelems, pe); }
-static inline void shmem_put(shmem_ctx_t ctx, signed char *dest, const signed char *source, size_t nelems, int pe) { shmem_ctx_schar_put(ctx, dest, source, nelems, pe); }
 static inline void shmem_put(short *dest, const short *source, size_t nelems, int pe) { shmem_short_put(dest, source, nelems, pe); }
-static inline void shmem_put(shmem_ctx_t ctx, short *dest, const short *source, size_t nelems, int pe) { shmem_ctx_short_put(ctx, dest, source, nelems, pe); }
 static inline void shmem_put(int *dest, const int *source, size_t nelems, int pe) { shmem_int_put(dest, source, nelems, pe); }
-static inline void shmem_put(shmem_ctx_t ctx, int *dest, const int *source, size_t nelems, int pe) { shmem_ctx_int_put(ctx, dest, source, nelems, pe); }
 static inline void shmem_put(long *dest, const long *source, size_t nelems, int pe) { shmem_long_put(dest, source, nelems, pe); }
-static inline void shmem_put(shmem_ctx_t ctx, long *dest, const long *source, size_t nelems, int pe) { shmem_ctx_long_put(ctx, dest, source, nelems, pe); }
 static inline void shmem_put(long long *dest, const long long *source, size_t nelems, int pe) { shmem_longlong_put(dest, source, nelems, pe); }
-static inline void shmem_put(shmem_ctx_t ctx, long long *dest, const long long *source, size_t nelems, int pe) { shmem_ctx_longlong_put(ctx, dest, source, nelems, pe); }
 static inline void shmem_put(unsigned char *dest, const unsigned char *source, size_t nelems, int pe) { shmem_uchar_put(dest, source, nelems, pe); }
-static inline void shmem_put(shmem_ctx_t ctx, unsigned char *dest, const unsigned char *source, size_t nelems, int pe) { shmem_ctx_uchar_put(ctx, dest, source, nelems, pe); }
 static inline void shmem_put(unsigned short *dest, const unsigned short *source, size_t nelems, int pe) { shmem_ushort_put(dest, source, nelems, pe); }
-static inline void shmem_put(shmem_ctx_t ctx, unsigned short *dest, const unsigned short *source, size_t nelems, int pe) { shmem_ctx_ushort_put(ctx, dest, source, nelems, pe); }
 static inline void shmem_put(unsigned int *dest, const unsigned int *source, size_t nelems, int pe) { shmem_uint_put(dest, source, nelems, pe); }
-static inline void shmem_put(shmem_ctx_t ctx, unsigned int *dest, const unsigned int *source, size_t nelems, int pe) { shmem_ctx_uint_put(ctx, dest, source, nelems, pe); }
 static inline void shmem_put(unsigned long *dest, const unsigned long *source, size_t nelems, int pe) { shmem_ulong_put(dest, source, nelems, pe); }
-static inline void shmem_put(shmem_ctx_t ctx, unsigned long *dest, const unsigned long *source, size_t nelems, int pe) { shmem_ctx_ulong_put(ctx, dest, source, nelems, pe); }
 static inline void shmem_put(unsigned long long *dest, const unsigned long long *source, size_t nelems, int pe) { shmem_ulonglong_put(dest, source, nelems, pe); }
+static inline void shmem_put(shmem_ctx_t ctx, long double *dest, const long double *source, size_t nelems, int pe) { shmem_ctx_longdouble_put(ctx, dest, source, nelems, pe); }
+static inline void shmem_put(shmem_ctx_t ctx, float *dest, const float *source, size_t nelems, int pe) { shmem_ctx_float_put(ctx, dest, source, nelems, pe); }
+static inline void shmem_put(shmem_ctx_t ctx, double *dest, const double *source, size_t nelems, int pe) { shmem_ctx_double_put(ctx, dest, source, nelems, pe); }
+static inline void shmem_put(shmem_ctx_t ctx, char *dest, const char *source, size_t nelems, int pe) { shmem_ctx_char_put(ctx, dest, source, nelems, pe); }
+static inline void shmem_put(shmem_ctx_t ctx, signed char *dest, const signed char *source, size_t nelems, int pe) { shmem_ctx_schar_put(ctx, dest, source, nelems, pe); }
+static inline void shmem_put(shmem_ctx_t ctx, short *dest, const short *source, size_t nelems, int pe) { shmem_ctx_short_put(ctx, dest, source, nelems, pe); }
+static inline void shmem_put(shmem_ctx_t ctx, int *dest, const int *source, size_t nelems, int pe) { shmem_ctx_int_put(ctx, dest, source, nelems, pe); }
+static inline void shmem_put(shmem_ctx_t ctx, long *dest, const long *source, size_t nelems, int pe) { shmem_ctx_long_put(ctx, dest, source, nelems, pe); }
+static inline void shmem_put(shmem_ctx_t ctx, long long *dest, const long long *source, size_t nelems, int pe) { shmem_ctx_longlong_put(ctx, dest, source, nelems, pe); }
+static inline void shmem_put(shmem_ctx_t ctx, unsigned char *dest, const unsigned char *source, size_t nelems, int pe) { shmem_ctx_uchar_put(ctx, dest, source, nelems, pe); }
+static inline void shmem_put(shmem_ctx_t ctx, unsigned short *dest, const unsigned short *source, size_t nelems, int pe) { shmem_ctx_ushort_put(ctx, dest, source, nelems, pe); }
+static inline void shmem_put(shmem_ctx_t ctx, unsigned int *dest, const unsigned int *source, size_t nelems, int pe) { shmem_ctx_uint_put(ctx, dest, source, nelems, pe); }
+static inline void shmem_put(shmem_ctx_t ctx, unsigned long *dest, const unsigned long *source, size_t nelems, int pe) { shmem_ctx_ulong_put(ctx, dest, source, nelems, pe); }
 static inline void shmem_put(shmem_ctx_t ctx, unsigned long long *dest, const unsigned long long *source, size_t nelems, int pe) { shmem_ctx_ulonglong_put(ctx, dest, source, nelems, pe); }
 static inline void shmem_get(long double *dest, const long double *source, size_t nelems, int pe) { shmem_longdouble_get(dest, source, nelems, pe); }
-static inline void shmem_get(shmem_ctx_t ctx, long double *dest, const long double *source, size_t nelems, int pe) { shmem_ctx_longdouble_get(ctx, dest, source, nelems, pe); }
 static inline void shmem_get(float *dest, const float *source, size_t nelems, int pe) { shmem_float_get(dest, source, nelems, pe); }
-static inline void shmem_get(shmem_ctx_t ctx, float *dest, const float *source, size_t nelems, int pe) { shmem_ctx_float_get(ctx, dest, source, nelems, pe); }
 static inline void shmem_get(double *dest, const double *source, size_t nelems, int pe) { shmem_double_get(dest, source, nelems, pe); }
-static inline void shmem_get(shmem_ctx_t ctx, double *dest, const double *source, size_t nelems, int pe) { shmem_ctx_double_get(ctx, dest, source, nelems, pe); }
 static inline void shmem_get(char *dest, const char *source, size_t nelems, int pe) { shmem_char_get(dest, source, nelems, pe); }
-static inline void shmem_get(shmem_ctx_t ctx, char *dest, const char *source, size_t nelems, int pe) { shmem_ctx_char_get(ctx, dest, source, nelems, pe); }
 static inline void shmem_get(signed char *dest, const signed char *source, size_t nelems, int pe) { shmem_schar_get(dest, source, nelems, pe); }
-static inline void shmem_get(shmem_ctx_t ctx, signed char *dest, const signed char *source, size_t nelems, int pe) { shmem_ctx_schar_get(ctx, dest, source, nelems, pe); }
 static inline void shmem_get(short *dest, const short *source, size_t nelems, int pe) { shmem_short_get(dest, source, nelems, pe); }
-static inline void shmem_get(shmem_ctx_t ctx, short *dest, const short *source, size_t nelems, int pe) { shmem_ctx_short_get(ctx, dest, source, nelems, pe); }
 static inline void shmem_get(int *dest, const int *source, size_t nelems, int pe) { shmem_int_get(dest, source, nelems, pe); }
-static inline void shmem_get(shmem_ctx_t ctx, int *dest, const int *source, size_t nelems, int pe) { shmem_ctx_int_get(ctx, dest, source, nelems, pe); }
 static inline void shmem_get(long *dest, const long *source, size_t nelems, int pe) { shmem_long_get(dest, source, nelems, pe); }
-static inline void shmem_get(shmem_ctx_t ctx, long *dest, const long *source, size_t nelems, int pe) { shmem_ctx_long_get(ctx, dest, source, nelems, pe); }
 static inline void shmem_get(long long *dest, const long long *source, size_t nelems, int pe) { shmem_longlong_get(dest, source, nelems, pe); }
-static inline void shmem_get(shmem_ctx_t ctx, long long *dest, const long long *source, size_t nelems, int pe) { shmem_ctx_longlong_get(ctx, dest, source, nelems, pe); }
 static inline void shmem_get(unsigned char *dest, const unsigned char *source, size_t nelems, int pe) { shmem_uchar_get(dest, source, nelems, pe); }
-static inline void shmem_get(shmem_ctx_t ctx, unsigned char *dest, const unsigned char *source, size_t nelems, int pe) { shmem_ctx_uchar_get(ctx, dest, source, nelems, pe); }
 static inline void shmem_get(unsigned short *dest, const unsigned short *source, size_t nelems, int pe) { shmem_ushort_get(dest, source, nelems, pe); }
-static inline void shmem_get(shmem_ctx_t ctx, unsigned short *dest, const unsigned short *source, size_t nelems, int pe) { shmem_ctx_ushort_get(ctx, dest, source, nelems, pe); }
 static inline void shmem_get(unsigned int *dest, const unsigned int *source, size_t nelems, int pe) { shmem_uint_get(dest, source, nelems, pe); }
-static inline void shmem_get(shmem_ctx_t ctx, unsigned int *dest, const unsigned int *source, size_t nelems, int pe) { shmem_ctx_uint_get(ctx, dest, source, nelems, pe); }
 static inline void shmem_get(unsigned long *dest, const unsigned long *source, size_t nelems, int pe) { shmem_ulong_get(dest, source, nelems, pe); }
-static inline void shmem_get(shmem_ctx_t ctx, unsigned long *dest, const unsigned long *source, size_t nelems, int pe) { shmem_ctx_ulong_get(ctx, dest, source, nelems, pe); }
 static inline void shmem_get(unsigned long long *dest, const unsigned long long *source, size_t nelems, int pe) { shmem_ulonglong_get(dest, source, nelems, pe); }
+static inline void shmem_get(shmem_ctx_t ctx, long double *dest, const long double *source, size_t nelems, int pe) { shmem_ctx_longdouble_get(ctx, dest, source, nelems, pe); }
+static inline void shmem_get(shmem_ctx_t ctx, float *dest, const float *source, size_t nelems, int pe) { shmem_ctx_float_get(ctx, dest, source, nelems, pe); }
+static inline void shmem_get(shmem_ctx_t ctx, double *dest, const double *source, size_t nelems, int pe) { shmem_ctx_double_get(ctx, dest, source, nelems, pe); }
+static inline void shmem_get(shmem_ctx_t ctx, char *dest, const char *source, size_t nelems, int pe) { shmem_ctx_char_get(ctx, dest, source, nelems, pe); }
+static inline void shmem_get(shmem_ctx_t ctx, signed char *dest, const signed char *source, size_t nelems, int pe) { shmem_ctx_schar_get(ctx, dest, source, nelems, pe); }
+static inline void shmem_get(shmem_ctx_t ctx, short *dest, const short *source, size_t nelems, int pe) { shmem_ctx_short_get(ctx, dest, source, nelems, pe); }
+static inline void shmem_get(shmem_ctx_t ctx, int *dest, const int *source, size_t nelems, int pe) { shmem_ctx_int_get(ctx, dest, source, nelems, pe); }
+static inline void shmem_get(shmem_ctx_t ctx, long *dest, const long *source, size_t nelems, int pe) { shmem_ctx_long_get(ctx, dest, source, nelems, pe); }
+static inline void shmem_get(shmem_ctx_t ctx, long long *dest, const long long *source, size_t nelems, int pe) { shmem_ctx_longlong_get(ctx, dest, source, nelems, pe); }
+static inline void shmem_get(shmem_ctx_t ctx, unsigned char *dest, const unsigned char *source, size_t nelems, int pe) { shmem_ctx_uchar_get(ctx, dest, source, nelems, pe); }
+static inline void shmem_get(shmem_ctx_t ctx, unsigned short *dest, const unsigned short *source, size_t nelems, int pe) { shmem_ctx_ushort_get(ctx, dest, source, nelems, pe); }
+static inline void shmem_get(shmem_ctx_t ctx, unsigned int *dest, const unsigned int *source, size_t nelems, int pe) { shmem_ctx_uint_get(ctx, dest, source, nelems, pe); }
+static inline void shmem_get(shmem_ctx_t ctx, unsigned long *dest, const unsigned long *source, size_t nelems, int pe) { shmem_ctx_ulong_get(ctx, dest, source, nelems, pe); }
 static inline void shmem_get(shmem_ctx_t ctx, unsigned long long *dest, const unsigned long long *source, size_t nelems, int pe) { shmem_ctx_ulonglong_get(ctx, dest, source, nelems, pe); }
 static inline void shmem_put_nbi(long double *dest, const long double *source, size_t nelems, int pe) { shmem_longdouble_put_nbi(dest, source, nelems, pe); }
-static inline void shmem_put_nbi(shmem_ctx_t ctx, long double *dest, const long double *source, size_t nelems, int pe) { shmem_ctx_longdouble_put_nbi(ctx, dest, source, nelems, pe); }
 static inline void shmem_put_nbi(float *dest, const float *source, size_t nelems, int pe) { shmem_float_put_nbi(dest, source, nelems, pe); }
-static inline void shmem_put_nbi(shmem_ctx_t ctx, float *dest, const float *source, size_t nelems, int pe) { shmem_ctx_float_put_nbi(ctx, dest, source, nelems, pe); }
 static inline void shmem_put_nbi(double *dest, const double *source, size_t nelems, int pe) { shmem_double_put_nbi(dest, source, nelems, pe); }
-static inline void shmem_put_nbi(shmem_ctx_t ctx, double *dest, const double *source, size_t nelems, int pe) { shmem_ctx_double_put_nbi(ctx, dest, source, nelems, pe); }
 static inline void shmem_put_nbi(char *dest, const char *source, size_t nelems, int pe) { shmem_char_put_nbi(dest, source, nelems, pe); }
-static inline void shmem_put_nbi(shmem_ctx_t ctx, char *dest, const char *source, size_t nelems, int pe) { shmem_ctx_char_put_nbi(ctx, dest, source, nelems, pe); }
 static inline void shmem_put_nbi(signed char *dest, const signed char *source, size_t nelems, int pe) { shmem_schar_put_nbi(dest, source, nelems, pe); }
-static inline void shmem_put_nbi(shmem_ctx_t ctx, signed char *dest, const signed char *source, size_t nelems, int pe) { shmem_ctx_schar_put_nbi(ctx, dest, source, nelems, pe); }
 static inline void shmem_put_nbi(short *dest, const short *source, size_t nelems, int pe) { shmem_short_put_nbi(dest, source, nelems, pe); }
-static inline void shmem_put_nbi(shmem_ctx_t ctx, short *dest, const short *source, size_t nelems, int pe) { shmem_ctx_short_put_nbi(ctx, dest, source, nelems, pe); }
 static inline void shmem_put_nbi(int *dest, const int *source, size_t nelems, int pe) { shmem_int_put_nbi(dest, source, nelems, pe); }
-static inline void shmem_put_nbi(shmem_ctx_t ctx, int *dest, const int *source, size_t nelems, int pe) { shmem_ctx_int_put_nbi(ctx, dest, source, nelems, pe); }
 static inline void shmem_put_nbi(long *dest, const long *source, size_t nelems, int pe) { shmem_long_put_nbi(dest, source, nelems, pe); }
-static inline void shmem_put_nbi(shmem_ctx_t ctx, long *dest, const long *source, size_t nelems, int pe) { shmem_ctx_long_put_nbi(ctx, dest, source, nelems, pe); }
 static inline void shmem_put_nbi(long long *dest, const long long *source, size_t nelems, int pe) { shmem_longlong_put_nbi(dest, source, nelems, pe); }
-static inline void shmem_put_nbi(shmem_ctx_t ctx, long long *dest, const long long *source, size_t nelems, int pe) { shmem_ctx_longlong_put_nbi(ctx, dest, source, nelems, pe); }
 static inline void shmem_put_nbi(unsigned char *dest, const unsigned char *source, size_t nelems, int pe) { shmem_uchar_put_nbi(dest, source, nelems, pe); }
-static inline void shmem_put_nbi(shmem_ctx_t ctx, unsigned char *dest, const unsigned char *source, size_t nelems, int pe) { shmem_ctx_uchar_put_nbi(ctx, dest, source, nelems, pe); }
 static inline void shmem_put_nbi(unsigned short *dest, const unsigned short *source, size_t nelems, int pe) { shmem_ushort_put_nbi(dest, source, nelems, pe); }
-static inline void shmem_put_nbi(shmem_ctx_t ctx, unsigned short *dest, const unsigned short *source, size_t nelems, int pe) { shmem_ctx_ushort_put_nbi(ctx, dest, source, nelems, pe); }
 static inline void shmem_put_nbi(unsigned int *dest, const unsigned int *source, size_t nelems, int pe) { shmem_uint_put_nbi(dest, source, nelems, pe); }
-static inline void shmem_put_nbi(shmem_ctx_t ctx, unsigned int *dest, const unsigned int *source, size_t nelems, int pe) { shmem_ctx_uint_put_nbi(ctx, dest, source, nelems, pe); }
 static inline void shmem_put_nbi(unsigned long *dest, const unsigned long *source, size_t nelems, int pe) { shmem_ulong_put_nbi(dest, source, nelems, pe); }
-static inline void shmem_put_nbi(shmem_ctx_t ctx, unsigned long *dest, const unsigned long *source, size_t nelems, int pe) { shmem_ctx_ulong_put_nbi(ctx, dest, source, nelems, pe); }
 static inline void shmem_put_nbi(unsigned long long *dest, const unsigned long long *source, size_t nelems, int pe) { shmem_ulonglong_put_nbi(dest, source, nelems, pe); }
+static inline void shmem_put_nbi(shmem_ctx_t ctx, long double *dest, const long double *source, size_t nelems, int pe) { shmem_ctx_longdouble_put_nbi(ctx, dest, source, nelems, pe); }
+static inline void shmem_put_nbi(shmem_ctx_t ctx, float *dest, const float *source, size_t nelems, int pe) { shmem_ctx_float_put_nbi(ctx, dest, source, nelems, pe); }
+static inline void shmem_put_nbi(shmem_ctx_t ctx, double *dest, const double *source, size_t nelems, int pe) { shmem_ctx_double_put_nbi(ctx, dest, source, nelems, pe); }
+static inline void shmem_put_nbi(shmem_ctx_t ctx, char *dest, const char *source, size_t nelems, int pe) { shmem_ctx_char_put_nbi(ctx, dest, source, nelems, pe); }
+static inline void shmem_put_nbi(shmem_ctx_t ctx, signed char *dest, const signed char *source, size_t nelems, int pe) { shmem_ctx_schar_put_nbi(ctx, dest, source, nelems, pe); }
+static inline void shmem_put_nbi(shmem_ctx_t ctx, short *dest, const short *source, size_t nelems, int pe) { shmem_ctx_short_put_nbi(ctx, dest, source, nelems, pe); }
+static inline void shmem_put_nbi(shmem_ctx_t ctx, int *dest, const int *source, size_t nelems, int pe) { shmem_ctx_int_put_nbi(ctx, dest, source, nelems, pe); }
+static inline void shmem_put_nbi(shmem_ctx_t ctx, long *dest, const long *source, size_t nelems, int pe) { shmem_ctx_long_put_nbi(ctx, dest, source, nelems, pe); }
+static inline void shmem_put_nbi(shmem_ctx_t ctx, long long *dest, const long long *source, size_t nelems, int pe) { shmem_ctx_longlong_put_nbi(ctx, dest, source, nelems, pe); }
+static inline void shmem_put_nbi(shmem_ctx_t ctx, unsigned char *dest, const unsigned char *source, size_t nelems, int pe) { shmem_ctx_uchar_put_nbi(ctx, dest, source, nelems, pe); }
+static inline void shmem_put_nbi(shmem_ctx_t ctx, unsigned short *dest, const unsigned short *source, size_t nelems, int pe) { shmem_ctx_ushort_put_nbi(ctx, dest, source, nelems, pe); }
+static inline void shmem_put_nbi(shmem_ctx_t ctx, unsigned int *dest, const unsigned int *source, size_t nelems, int pe) { shmem_ctx_uint_put_nbi(ctx, dest, source, nelems, pe); }
+static inline void shmem_put_nbi(shmem_ctx_t ctx, unsigned long *dest, const unsigned long *source, size_t nelems, int pe) { shmem_ctx_ulong_put_nbi(ctx, dest, source, nelems, pe); }
 static inline void shmem_put_nbi(shmem_ctx_t ctx, unsigned long long *dest, const unsigned long long *source, size_t nelems, int pe) { shmem_ctx_ulonglong_put_nbi(ctx, dest, source, nelems, pe); }
 static inline void shmem_get_nbi(long double *dest, const long double *source, size_t nelems, int pe) { shmem_longdouble_get_nbi(dest, source, nelems, pe); }
-static inline void shmem_get_nbi(shmem_ctx_t ctx, long double *dest, const long double *source, size_t nelems, int pe) { shmem_ctx_longdouble_get_nbi(ctx, dest, source, nelems, pe); }
 static inline void shmem_get_nbi(float *dest, const float *source, size_t nelems, int pe) { shmem_float_get_nbi(dest, source, nelems, pe); }
-static inline void shmem_get_nbi(shmem_ctx_t ctx, float *dest, const float *source, size_t nelems, int pe) { shmem_ctx_float_get_nbi(ctx, dest, source, nelems, pe); }
 static inline void shmem_get_nbi(double *dest, const double *source, size_t nelems, int pe) { shmem_double_get_nbi(dest, source, nelems, pe); }
-static inline void shmem_get_nbi(shmem_ctx_t ctx, double *dest, const double *source, size_t nelems, int pe) { shmem_ctx_double_get_nbi(ctx, dest, source, nelems, pe); }
 static inline void shmem_get_nbi(char *dest, const char *source, size_t nelems, int pe) { shmem_char_get_nbi(dest, source, nelems, pe); }
-static inline void shmem_get_nbi(shmem_ctx_t ctx, char *dest, const char *source, size_t nelems, int pe) { shmem_ctx_char_get_nbi(ctx, dest, source, nelems, pe); }
 static inline void shmem_get_nbi(signed char *dest, const signed char *source, size_t nelems, int pe) { shmem_schar_get_nbi(dest, source, nelems, pe); }
-static inline void shmem_get_nbi(shmem_ctx_t ctx, signed char *dest, const signed char *source, size_t nelems, int pe) { shmem_ctx_schar_get_nbi(ctx, dest, source, nelems, pe); }
 static inline void shmem_get_nbi(short *dest, const short *source, size_t nelems, int pe) { shmem_short_get_nbi(dest, source, nelems, pe); }
-static inline void shmem_get_nbi(shmem_ctx_t ctx, short *dest, const short *source, size_t nelems, int pe) { shmem_ctx_short_get_nbi(ctx, dest, source, nelems, pe); }
 static inline void shmem_get_nbi(int *dest, const int *source, size_t nelems, int pe) { shmem_int_get_nbi(dest, source, nelems, pe); }
-static inline void shmem_get_nbi(shmem_ctx_t ctx, int *dest, const int *source, size_t nelems, int pe) { shmem_ctx_int_get_nbi(ctx, dest, source, nelems, pe); }
 static inline void shmem_get_nbi(long *dest, const long *source, size_t nelems, int pe) { shmem_long_get_nbi(dest, source, nelems, pe); }
-static inline void shmem_get_nbi(shmem_ctx_t ctx, long *dest, const long *source, size_t nelems, int pe) { shmem_ctx_long_get_nbi(ctx, dest, source, nelems, pe); }
 static inline void shmem_get_nbi(long long *dest, const long long *source, size_t nelems, int pe) { shmem_longlong_get_nbi(dest, source, nelems, pe); }
-static inline void shmem_get_nbi(shmem_ctx_t ctx, long long *dest, const long long *source, size_t nelems, int pe) { shmem_ctx_longlong_get_nbi(ctx, dest, source, nelems, pe); }
 static inline void shmem_get_nbi(unsigned char *dest, const unsigned char *source, size_t nelems, int pe) { shmem_uchar_get_nbi(dest, source, nelems, pe); }
-static inline void shmem_get_nbi(shmem_ctx_t ctx, unsigned char *dest, const unsigned char *source, size_t nelems, int pe) { shmem_ctx_uchar_get_nbi(ctx, dest, source, nelems, pe); }
 static inline void shmem_get_nbi(unsigned short *dest, const unsigned short *source, size_t nelems, int pe) { shmem_ushort_get_nbi(dest, source, nelems, pe); }
-static inline void shmem_get_nbi(shmem_ctx_t ctx, unsigned short *dest, const unsigned short *source, size_t nelems, int pe) { shmem_ctx_ushort_get_nbi(ctx, dest, source, nelems, pe); }
 static inline void shmem_get_nbi(unsigned int *dest, const unsigned int *source, size_t nelems, int pe) { shmem_uint_get_nbi(dest, source, nelems, pe); }
-static inline void shmem_get_nbi(shmem_ctx_t ctx, unsigned int *dest, const unsigned int *source, size_t nelems, int pe) { shmem_ctx_uint_get_nbi(ctx, dest, source, nelems, pe); }
 static inline void shmem_get_nbi(unsigned long *dest, const unsigned long *source, size_t nelems, int pe) { shmem_ulong_get_nbi(dest, source, nelems, pe); }
-static inline void shmem_get_nbi(shmem_ctx_t ctx, unsigned long *dest, const unsigned long *source, size_t nelems, int pe) { shmem_ctx_ulong_get_nbi(ctx, dest, source, nelems, pe); }
 static inline void shmem_get_nbi(unsigned long long *dest, const unsigned long long *source, size_t nelems, int pe) { shmem_ulonglong_get_nbi(dest, source, nelems, pe); }
+static inline void shmem_get_nbi(shmem_ctx_t ctx, long double *dest, const long double *source, size_t nelems, int pe) { shmem_ctx_longdouble_get_nbi(ctx, dest, source, nelems, pe); }
+static inline void shmem_get_nbi(shmem_ctx_t ctx, float *dest, const float *source, size_t nelems, int pe) { shmem_ctx_float_get_nbi(ctx, dest, source, nelems, pe); }
+static inline void shmem_get_nbi(shmem_ctx_t ctx, double *dest, const double *source, size_t nelems, int pe) { shmem_ctx_double_get_nbi(ctx, dest, source, nelems, pe); }
+static inline void shmem_get_nbi(shmem_ctx_t ctx, char *dest, const char *source, size_t nelems, int pe) { shmem_ctx_char_get_nbi(ctx, dest, source, nelems, pe); }
+static inline void shmem_get_nbi(shmem_ctx_t ctx, signed char *dest, const signed char *source, size_t nelems, int pe) { shmem_ctx_schar_get_nbi(ctx, dest, source, nelems, pe); }
+static inline void shmem_get_nbi(shmem_ctx_t ctx, short *dest, const short *source, size_t nelems, int pe) { shmem_ctx_short_get_nbi(ctx, dest, source, nelems, pe); }
+static inline void shmem_get_nbi(shmem_ctx_t ctx, int *dest, const int *source, size_t nelems, int pe) { shmem_ctx_int_get_nbi(ctx, dest, source, nelems, pe); }
+static inline void shmem_get_nbi(shmem_ctx_t ctx, long *dest, const long *source, size_t nelems, int pe) { shmem_ctx_long_get_nbi(ctx, dest, source, nelems, pe); }
+static inline void shmem_get_nbi(shmem_ctx_t ctx, long long *dest, const long long *source, size_t nelems, int pe) { shmem_ctx_longlong_get_nbi(ctx, dest, source, nelems, pe); }
+static inline void shmem_get_nbi(shmem_ctx_t ctx, unsigned char *dest, const unsigned char *source, size_t nelems, int pe) { shmem_ctx_uchar_get_nbi(ctx, dest, source, nelems, pe); }
+static inline void shmem_get_nbi(shmem_ctx_t ctx, unsigned short *dest, const unsigned short *source, size_t nelems, int pe) { shmem_ctx_ushort_get_nbi(ctx, dest, source, nelems, pe); }
+static inline void shmem_get_nbi(shmem_ctx_t ctx, unsigned int *dest, const unsigned int *source, size_t nelems, int pe) { shmem_ctx_uint_get_nbi(ctx, dest, source, nelems, pe); }
+static inline void shmem_get_nbi(shmem_ctx_t ctx, unsigned long *dest, const unsigned long *source, size_t nelems, int pe) { shmem_ctx_ulong_get_nbi(ctx, dest, source, nelems, pe); }
 static inline void shmem_get_nbi(shmem_ctx_t ctx, unsigned long long *dest, const unsigned long long *source, size_t nelems, int pe) { shmem_ctx_ulonglong_get_nbi(ctx, dest, source, nelems, pe); }
 static inline void shmem_iput(long double *dest, const long double *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_longdouble_iput(dest, source, dst, sst, nelems, pe); }
-static inline void shmem_iput(shmem_ctx_t ctx, long double *dest, const long double *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_ctx_longdouble_iput(ctx, dest, source, dst, sst, nelems, pe); }
 static inline void shmem_iput(float *dest, const float *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_float_iput(dest, source, dst, sst, nelems, pe); }
-static inline void shmem_iput(shmem_ctx_t ctx, float *dest, const float *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_ctx_float_iput(ctx, dest, source, dst, sst, nelems, pe); }
 static inline void shmem_iput(double *dest, const double *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_double_iput(dest, source, dst, sst, nelems, pe); }
-static inline void shmem_iput(shmem_ctx_t ctx, double *dest, const double *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_ctx_double_iput(ctx, dest, source, dst, sst, nelems, pe); }
 static inline void shmem_iput(char *dest, const char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_char_iput(dest, source, dst, sst, nelems, pe); }
-static inline void shmem_iput(shmem_ctx_t ctx, char *dest, const char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_ctx_char_iput(ctx, dest, source, dst, sst, nelems, pe); }
 static inline void shmem_iput(signed char *dest, const signed char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_schar_iput(dest, source, dst, sst, nelems, pe); }
-static inline void shmem_iput(shmem_ctx_t ctx, signed char *dest, const signed char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_ctx_schar_iput(ctx, dest, source, dst, sst, nelems, pe); }
 static inline void shmem_iput(short *dest, const short *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_short_iput(dest, source, dst, sst, nelems, pe); }
-static inline void shmem_iput(shmem_ctx_t ctx, short *dest, const short *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_ctx_short_iput(ctx, dest, source, dst, sst, nelems, pe); }
 static inline void shmem_iput(int *dest, const int *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_int_iput(dest, source, dst, sst, nelems, pe); }
-static inline void shmem_iput(shmem_ctx_t ctx, int *dest, const int *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_ctx_int_iput(ctx, dest, source, dst, sst, nelems, pe); }
 static inline void shmem_iput(long *dest, const long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_long_iput(dest, source, dst, sst, nelems, pe); }
-static inline void shmem_iput(shmem_ctx_t ctx, long *dest, const long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_ctx_long_iput(ctx, dest, source, dst, sst, nelems, pe); }
 static inline void shmem_iput(long long *dest, const long long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_longlong_iput(dest, source, dst, sst, nelems, pe); }
-static inline void shmem_iput(shmem_ctx_t ctx, long long *dest, const long long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_ctx_longlong_iput(ctx, dest, source, dst, sst, nelems, pe); }
 static inline void shmem_iput(unsigned char *dest, const unsigned char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_uchar_iput(dest, source, dst, sst, nelems, pe); }
-static inline void shmem_iput(shmem_ctx_t ctx, unsigned char *dest, const unsigned char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_ctx_uchar_iput(ctx, dest, source, dst, sst, nelems, pe); }
 static inline void shmem_iput(unsigned short *dest, const unsigned short *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_ushort_iput(dest, source, dst, sst, nelems, pe); }
-static inline void shmem_iput(shmem_ctx_t ctx, unsigned short *dest, const unsigned short *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_ctx_ushort_iput(ctx, dest, source, dst, sst, nelems, pe); }
 static inline void shmem_iput(unsigned int *dest, const unsigned int *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_uint_iput(dest, source, dst, sst, nelems, pe); }
-static inline void shmem_iput(shmem_ctx_t ctx, unsigned int *dest, const unsigned int *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_ctx_uint_iput(ctx, dest, source, dst, sst, nelems, pe); }
 static inline void shmem_iput(unsigned long *dest, const unsigned long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_ulong_iput(dest, source, dst, sst, nelems, pe); }
-static inline void shmem_iput(shmem_ctx_t ctx, unsigned long *dest, const unsigned long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_ctx_ulong_iput(ctx, dest, source, dst, sst, nelems, pe); }
 static inline void shmem_iput(unsigned long long *dest, const unsigned long long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_ulonglong_iput(dest, source, dst, sst, nelems, pe); }
+static inline void shmem_iput(shmem_ctx_t ctx, long double *dest, const long double *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_ctx_longdouble_iput(ctx, dest, source, dst, sst, nelems, pe); }
+static inline void shmem_iput(shmem_ctx_t ctx, float *dest, const float *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_ctx_float_iput(ctx, dest, source, dst, sst, nelems, pe); }
+static inline void shmem_iput(shmem_ctx_t ctx, double *dest, const double *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_ctx_double_iput(ctx, dest, source, dst, sst, nelems, pe); }
+static inline void shmem_iput(shmem_ctx_t ctx, char *dest, const char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_ctx_char_iput(ctx, dest, source, dst, sst, nelems, pe); }
+static inline void shmem_iput(shmem_ctx_t ctx, signed char *dest, const signed char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_ctx_schar_iput(ctx, dest, source, dst, sst, nelems, pe); }
+static inline void shmem_iput(shmem_ctx_t ctx, short *dest, const short *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_ctx_short_iput(ctx, dest, source, dst, sst, nelems, pe); }
+static inline void shmem_iput(shmem_ctx_t ctx, int *dest, const int *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_ctx_int_iput(ctx, dest, source, dst, sst, nelems, pe); }
+static inline void shmem_iput(shmem_ctx_t ctx, long *dest, const long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_ctx_long_iput(ctx, dest, source, dst, sst, nelems, pe); }
+static inline void shmem_iput(shmem_ctx_t ctx, long long *dest, const long long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_ctx_longlong_iput(ctx, dest, source, dst, sst, nelems, pe); }
+static inline void shmem_iput(shmem_ctx_t ctx, unsigned char *dest, const unsigned char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_ctx_uchar_iput(ctx, dest, source, dst, sst, nelems, pe); }
+static inline void shmem_iput(shmem_ctx_t ctx, unsigned short *dest, const unsigned short *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_ctx_ushort_iput(ctx, dest, source, dst, sst, nelems, pe); }
+static inline void shmem_iput(shmem_ctx_t ctx, unsigned int *dest, const unsigned int *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_ctx_uint_iput(ctx, dest, source, dst, sst, nelems, pe); }
+static inline void shmem_iput(shmem_ctx_t ctx, unsigned long *dest, const unsigned long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_ctx_ulong_iput(ctx, dest, source, dst, sst, nelems, pe); }
 static inline void shmem_iput(shmem_ctx_t ctx, unsigned long long *dest, const unsigned long long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_ctx_ulonglong_iput(ctx, dest, source, dst, sst, nelems, pe); }
 static inline void shmem_iget(long double *dest, const long double *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_longdouble_iget(dest, source, dst, sst, nelems, pe); }
-static inline void shmem_iget(shmem_ctx_t ctx, long double *dest, const long double *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_ctx_longdouble_iget(ctx, dest, source, dst, sst, nelems, pe); }
 static inline void shmem_iget(float *dest, const float *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_float_iget(dest, source, dst, sst, nelems, pe); }
-static inline void shmem_iget(shmem_ctx_t ctx, float *dest, const float *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_ctx_float_iget(ctx, dest, source, dst, sst, nelems, pe); }
 static inline void shmem_iget(double *dest, const double *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_double_iget(dest, source, dst, sst, nelems, pe); }
-static inline void shmem_iget(shmem_ctx_t ctx, double *dest, const double *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_ctx_double_iget(ctx, dest, source, dst, sst, nelems, pe); }
 static inline void shmem_iget(char *dest, const char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_char_iget(dest, source, dst, sst, nelems, pe); }
-static inline void shmem_iget(shmem_ctx_t ctx, char *dest, const char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_ctx_char_iget(ctx, dest, source, dst, sst, nelems, pe); }
 static inline void shmem_iget(signed char *dest, const signed char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_schar_iget(dest, source, dst, sst, nelems, pe); }
-static inline void shmem_iget(shmem_ctx_t ctx, signed char *dest, const signed char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_ctx_schar_iget(ctx, dest, source, dst, sst, nelems, pe); }
 static inline void shmem_iget(short *dest, const short *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_short_iget(dest, source, dst, sst, nelems, pe); }
-static inline void shmem_iget(shmem_ctx_t ctx, short *dest, const short *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_ctx_short_iget(ctx, dest, source, dst, sst, nelems, pe); }
 static inline void shmem_iget(int *dest, const int *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_int_iget(dest, source, dst, sst, nelems, pe); }
-static inline void shmem_iget(shmem_ctx_t ctx, int *dest, const int *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_ctx_int_iget(ctx, dest, source, dst, sst, nelems, pe); }
 static inline void shmem_iget(long *dest, const long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_long_iget(dest, source, dst, sst, nelems, pe); }
-static inline void shmem_iget(shmem_ctx_t ctx, long *dest, const long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_ctx_long_iget(ctx, dest, source, dst, sst, nelems, pe); }
 static inline void shmem_iget(long long *dest, const long long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_longlong_iget(dest, source, dst, sst, nelems, pe); }
-static inline void shmem_iget(shmem_ctx_t ctx, long long *dest, const long long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_ctx_longlong_iget(ctx, dest, source, dst, sst, nelems, pe); }
 static inline void shmem_iget(unsigned char *dest, const unsigned char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_uchar_iget(dest, source, dst, sst, nelems, pe); }
-static inline void shmem_iget(shmem_ctx_t ctx, unsigned char *dest, const unsigned char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_ctx_uchar_iget(ctx, dest, source, dst, sst, nelems, pe); }
 static inline void shmem_iget(unsigned short *dest, const unsigned short *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_ushort_iget(dest, source, dst, sst, nelems, pe); }
-static inline void shmem_iget(shmem_ctx_t ctx, unsigned short *dest, const unsigned short *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_ctx_ushort_iget(ctx, dest, source, dst, sst, nelems, pe); }
 static inline void shmem_iget(unsigned int *dest, const unsigned int *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_uint_iget(dest, source, dst, sst, nelems, pe); }
-static inline void shmem_iget(shmem_ctx_t ctx, unsigned int *dest, const unsigned int *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_ctx_uint_iget(ctx, dest, source, dst, sst, nelems, pe); }
 static inline void shmem_iget(unsigned long *dest, const unsigned long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_ulong_iget(dest, source, dst, sst, nelems, pe); }
-static inline void shmem_iget(shmem_ctx_t ctx, unsigned long *dest, const unsigned long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_ctx_ulong_iget(ctx, dest, source, dst, sst, nelems, pe); }
 static inline void shmem_iget(unsigned long long *dest, const unsigned long long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_ulonglong_iget(dest, source, dst, sst, nelems, pe); }
+static inline void shmem_iget(shmem_ctx_t ctx, long double *dest, const long double *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_ctx_longdouble_iget(ctx, dest, source, dst, sst, nelems, pe); }
+static inline void shmem_iget(shmem_ctx_t ctx, float *dest, const float *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_ctx_float_iget(ctx, dest, source, dst, sst, nelems, pe); }
+static inline void shmem_iget(shmem_ctx_t ctx, double *dest, const double *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_ctx_double_iget(ctx, dest, source, dst, sst, nelems, pe); }
+static inline void shmem_iget(shmem_ctx_t ctx, char *dest, const char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_ctx_char_iget(ctx, dest, source, dst, sst, nelems, pe); }
+static inline void shmem_iget(shmem_ctx_t ctx, signed char *dest, const signed char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_ctx_schar_iget(ctx, dest, source, dst, sst, nelems, pe); }
+static inline void shmem_iget(shmem_ctx_t ctx, short *dest, const short *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_ctx_short_iget(ctx, dest, source, dst, sst, nelems, pe); }
+static inline void shmem_iget(shmem_ctx_t ctx, int *dest, const int *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_ctx_int_iget(ctx, dest, source, dst, sst, nelems, pe); }
+static inline void shmem_iget(shmem_ctx_t ctx, long *dest, const long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_ctx_long_iget(ctx, dest, source, dst, sst, nelems, pe); }
+static inline void shmem_iget(shmem_ctx_t ctx, long long *dest, const long long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_ctx_longlong_iget(ctx, dest, source, dst, sst, nelems, pe); }
+static inline void shmem_iget(shmem_ctx_t ctx, unsigned char *dest, const unsigned char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_ctx_uchar_iget(ctx, dest, source, dst, sst, nelems, pe); }
+static inline void shmem_iget(shmem_ctx_t ctx, unsigned short *dest, const unsigned short *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_ctx_ushort_iget(ctx, dest, source, dst, sst, nelems, pe); }
+static inline void shmem_iget(shmem_ctx_t ctx, unsigned int *dest, const unsigned int *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_ctx_uint_iget(ctx, dest, source, dst, sst, nelems, pe); }
+static inline void shmem_iget(shmem_ctx_t ctx, unsigned long *dest, const unsigned long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_ctx_ulong_iget(ctx, dest, source, dst, sst, nelems, pe); }
 static inline void shmem_iget(shmem_ctx_t ctx, unsigned long long *dest, const unsigned long long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { shmem_ctx_ulonglong_iget(ctx, dest, source, dst, sst, nelems, pe); }
 static inline void shmem_p(long double *dest, long double value, int pe) { shmem_longdouble_p(dest, value, pe); }
-static inline void shmem_p(shmem_ctx_t ctx, long double *dest, long double value, int pe) { shmem_ctx_longdouble_p(ctx, dest, value, pe); }
 static inline void shmem_p(float *dest, float value, int pe) { shmem_float_p(dest, value, pe); }
-static inline void shmem_p(shmem_ctx_t ctx, float *dest, float value, int pe) { shmem_ctx_float_p(ctx, dest, value, pe); }
 static inline void shmem_p(double *dest, double value, int pe) { shmem_double_p(dest, value, pe); }
-static inline void shmem_p(shmem_ctx_t ctx, double *dest, double value, int pe) { shmem_ctx_double_p(ctx, dest, value, pe); }
 static inline void shmem_p(char *dest, char value, int pe) { shmem_char_p(dest, value, pe); }
-static inline void shmem_p(shmem_ctx_t ctx, char *dest, char value, int pe) { shmem_ctx_char_p(ctx, dest, value, pe); }
 static inline void shmem_p(signed char *dest, signed char value, int pe) { shmem_schar_p(dest, value, pe); }
-static inline void shmem_p(shmem_ctx_t ctx, signed char *dest, signed char value, int pe) { shmem_ctx_schar_p(ctx, dest, value, pe); }
 static inline void shmem_p(short *dest, short value, int pe) { shmem_short_p(dest, value, pe); }
-static inline void shmem_p(shmem_ctx_t ctx, short *dest, short value, int pe) { shmem_ctx_short_p(ctx, dest, value, pe); }
 static inline void shmem_p(int *dest, int value, int pe) { shmem_int_p(dest, value, pe); }
-static inline void shmem_p(shmem_ctx_t ctx, int *dest, int value, int pe) { shmem_ctx_int_p(ctx, dest, value, pe); }
 static inline void shmem_p(long *dest, long value, int pe) { shmem_long_p(dest, value, pe); }
-static inline void shmem_p(shmem_ctx_t ctx, long *dest, long value, int pe) { shmem_ctx_long_p(ctx, dest, value, pe); }
 static inline void shmem_p(long long *dest, long long value, int pe) { shmem_longlong_p(dest, value, pe); }
-static inline void shmem_p(shmem_ctx_t ctx, long long *dest, long long value, int pe) { shmem_ctx_longlong_p(ctx, dest, value, pe); }
 static inline void shmem_p(unsigned char *dest, unsigned char value, int pe) { shmem_uchar_p(dest, value, pe); }
-static inline void shmem_p(shmem_ctx_t ctx, unsigned char *dest, unsigned char value, int pe) { shmem_ctx_uchar_p(ctx, dest, value, pe); }
 static inline void shmem_p(unsigned short *dest, unsigned short value, int pe) { shmem_ushort_p(dest, value, pe); }
-static inline void shmem_p(shmem_ctx_t ctx, unsigned short *dest, unsigned short value, int pe) { shmem_ctx_ushort_p(ctx, dest, value, pe); }
 static inline void shmem_p(unsigned int *dest, unsigned int value, int pe) { shmem_uint_p(dest, value, pe); }
-static inline void shmem_p(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe) { shmem_ctx_uint_p(ctx, dest, value, pe); }
 static inline void shmem_p(unsigned long *dest, unsigned long value, int pe) { shmem_ulong_p(dest, value, pe); }
-static inline void shmem_p(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe) { shmem_ctx_ulong_p(ctx, dest, value, pe); }
 static inline void shmem_p(unsigned long long *dest, unsigned long long value, int pe) { shmem_ulonglong_p(dest, value, pe); }
+static inline void shmem_p(shmem_ctx_t ctx, long double *dest, long double value, int pe) { shmem_ctx_longdouble_p(ctx, dest, value, pe); }
+static inline void shmem_p(shmem_ctx_t ctx, float *dest, float value, int pe) { shmem_ctx_float_p(ctx, dest, value, pe); }
+static inline void shmem_p(shmem_ctx_t ctx, double *dest, double value, int pe) { shmem_ctx_double_p(ctx, dest, value, pe); }
+static inline void shmem_p(shmem_ctx_t ctx, char *dest, char value, int pe) { shmem_ctx_char_p(ctx, dest, value, pe); }
+static inline void shmem_p(shmem_ctx_t ctx, signed char *dest, signed char value, int pe) { shmem_ctx_schar_p(ctx, dest, value, pe); }
+static inline void shmem_p(shmem_ctx_t ctx, short *dest, short value, int pe) { shmem_ctx_short_p(ctx, dest, value, pe); }
+static inline void shmem_p(shmem_ctx_t ctx, int *dest, int value, int pe) { shmem_ctx_int_p(ctx, dest, value, pe); }
+static inline void shmem_p(shmem_ctx_t ctx, long *dest, long value, int pe) { shmem_ctx_long_p(ctx, dest, value, pe); }
+static inline void shmem_p(shmem_ctx_t ctx, long long *dest, long long value, int pe) { shmem_ctx_longlong_p(ctx, dest, value, pe); }
+static inline void shmem_p(shmem_ctx_t ctx, unsigned char *dest, unsigned char value, int pe) { shmem_ctx_uchar_p(ctx, dest, value, pe); }
+static inline void shmem_p(shmem_ctx_t ctx, unsigned short *dest, unsigned short value, int pe) { shmem_ctx_ushort_p(ctx, dest, value, pe); }
+static inline void shmem_p(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe) { shmem_ctx_uint_p(ctx, dest, value, pe); }
+static inline void shmem_p(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe) { shmem_ctx_ulong_p(ctx, dest, value, pe); }
 static inline void shmem_p(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe) { shmem_ctx_ulonglong_p(ctx, dest, value, pe); }
 static inline long double shmem_g(const long double *source, int pe) { return shmem_longdouble_g(source, pe); }
-static inline long double shmem_g(shmem_ctx_t ctx, const long double *source, int pe) { return shmem_ctx_longdouble_g(ctx, source, pe); }
 static inline float shmem_g(const float *source, int pe) { return shmem_float_g(source, pe); }
-static inline float shmem_g(shmem_ctx_t ctx, const float *source, int pe) { return shmem_ctx_float_g(ctx, source, pe); }
 static inline double shmem_g(const double *source, int pe) { return shmem_double_g(source, pe); }
-static inline double shmem_g(shmem_ctx_t ctx, const double *source, int pe) { return shmem_ctx_double_g(ctx, source, pe); }
 static inline char shmem_g(const char *source, int pe) { return shmem_char_g(source, pe); }
-static inline char shmem_g(shmem_ctx_t ctx, const char *source, int pe) { return shmem_ctx_char_g(ctx, source, pe); }
 static inline signed char shmem_g(const signed char *source, int pe) { return shmem_schar_g(source, pe); }
-static inline signed char shmem_g(shmem_ctx_t ctx, const signed char *source, int pe) { return shmem_ctx_schar_g(ctx, source, pe); }
 static inline short shmem_g(const short *source, int pe) { return shmem_short_g(source, pe); }
-static inline short shmem_g(shmem_ctx_t ctx, const short *source, int pe) { return shmem_ctx_short_g(ctx, source, pe); }
 static inline int shmem_g(const int *source, int pe) { return shmem_int_g(source, pe); }
-static inline int shmem_g(shmem_ctx_t ctx, const int *source, int pe) { return shmem_ctx_int_g(ctx, source, pe); }
 static inline long shmem_g(const long *source, int pe) { return shmem_long_g(source, pe); }
-static inline long shmem_g(shmem_ctx_t ctx, const long *source, int pe) { return shmem_ctx_long_g(ctx, source, pe); }
 static inline long long shmem_g(const long long *source, int pe) { return shmem_longlong_g(source, pe); }
-static inline long long shmem_g(shmem_ctx_t ctx, const long long *source, int pe) { return shmem_ctx_longlong_g(ctx, source, pe); }
 static inline unsigned char shmem_g(const unsigned char *source, int pe) { return shmem_uchar_g(source, pe); }
-static inline unsigned char shmem_g(shmem_ctx_t ctx, const unsigned char *source, int pe) { return shmem_ctx_uchar_g(ctx, source, pe); }
 static inline unsigned short shmem_g(const unsigned short *source, int pe) { return shmem_ushort_g(source, pe); }
-static inline unsigned short shmem_g(shmem_ctx_t ctx, const unsigned short *source, int pe) { return shmem_ctx_ushort_g(ctx, source, pe); }
 static inline unsigned int shmem_g(const unsigned int *source, int pe) { return shmem_uint_g(source, pe); }
-static inline unsigned int shmem_g(shmem_ctx_t ctx, const unsigned int *source, int pe) { return shmem_ctx_uint_g(ctx, source, pe); }
 static inline unsigned long shmem_g(const unsigned long *source, int pe) { return shmem_ulong_g(source, pe); }
-static inline unsigned long shmem_g(shmem_ctx_t ctx, const unsigned long *source, int pe) { return shmem_ctx_ulong_g(ctx, source, pe); }
 static inline unsigned long long shmem_g(const unsigned long long *source, int pe) { return shmem_ulonglong_g(source, pe); }
+static inline long double shmem_g(shmem_ctx_t ctx, const long double *source, int pe) { return shmem_ctx_longdouble_g(ctx, source, pe); }
+static inline float shmem_g(shmem_ctx_t ctx, const float *source, int pe) { return shmem_ctx_float_g(ctx, source, pe); }
+static inline double shmem_g(shmem_ctx_t ctx, const double *source, int pe) { return shmem_ctx_double_g(ctx, source, pe); }
+static inline char shmem_g(shmem_ctx_t ctx, const char *source, int pe) { return shmem_ctx_char_g(ctx, source, pe); }
+static inline signed char shmem_g(shmem_ctx_t ctx, const signed char *source, int pe) { return shmem_ctx_schar_g(ctx, source, pe); }
+static inline short shmem_g(shmem_ctx_t ctx, const short *source, int pe) { return shmem_ctx_short_g(ctx, source, pe); }
+static inline int shmem_g(shmem_ctx_t ctx, const int *source, int pe) { return shmem_ctx_int_g(ctx, source, pe); }
+static inline long shmem_g(shmem_ctx_t ctx, const long *source, int pe) { return shmem_ctx_long_g(ctx, source, pe); }
+static inline long long shmem_g(shmem_ctx_t ctx, const long long *source, int pe) { return shmem_ctx_longlong_g(ctx, source, pe); }
+static inline unsigned char shmem_g(shmem_ctx_t ctx, const unsigned char *source, int pe) { return shmem_ctx_uchar_g(ctx, source, pe); }
+static inline unsigned short shmem_g(shmem_ctx_t ctx, const unsigned short *source, int pe) { return shmem_ctx_ushort_g(ctx, source, pe); }
+static inline unsigned int shmem_g(shmem_ctx_t ctx, const unsigned int *source, int pe) { return shmem_ctx_uint_g(ctx, source, pe); }
+static inline unsigned long shmem_g(shmem_ctx_t ctx, const unsigned long *source, int pe) { return shmem_ctx_ulong_g(ctx, source, pe); }
 static inline unsigned long long shmem_g(shmem_ctx_t ctx, const unsigned long long *source, int pe) { return shmem_ctx_ulonglong_g(ctx, source, pe); }
 static inline void shmem_put_signal(long double *dest, const long double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_longdouble_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe); }
-static inline void shmem_put_signal(shmem_ctx_t ctx, long double *dest, const long double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_ctx_longdouble_put_signal(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe); }
 static inline void shmem_put_signal(float *dest, const float *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_float_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe); }
-static inline void shmem_put_signal(shmem_ctx_t ctx, float *dest, const float *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_ctx_float_put_signal(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe); }
 static inline void shmem_put_signal(double *dest, const double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_double_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe); }
-static inline void shmem_put_signal(shmem_ctx_t ctx, double *dest, const double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_ctx_double_put_signal(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe); }
 static inline void shmem_put_signal(char *dest, const char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_char_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe); }
-static inline void shmem_put_signal(shmem_ctx_t ctx, char *dest, const char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_ctx_char_put_signal(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe); }
 static inline void shmem_put_signal(signed char *dest, const signed char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_schar_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe); }
-static inline void shmem_put_signal(shmem_ctx_t ctx, signed char *dest, const signed char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_ctx_schar_put_signal(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe); }
 static inline void shmem_put_signal(short *dest, const short *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_short_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe); }
-static inline void shmem_put_signal(shmem_ctx_t ctx, short *dest, const short *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_ctx_short_put_signal(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe); }
 static inline void shmem_put_signal(int *dest, const int *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_int_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe); }
-static inline void shmem_put_signal(shmem_ctx_t ctx, int *dest, const int *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_ctx_int_put_signal(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe); }
 static inline void shmem_put_signal(long *dest, const long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_long_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe); }
-static inline void shmem_put_signal(shmem_ctx_t ctx, long *dest, const long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_ctx_long_put_signal(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe); }
 static inline void shmem_put_signal(long long *dest, const long long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_longlong_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe); }
-static inline void shmem_put_signal(shmem_ctx_t ctx, long long *dest, const long long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_ctx_longlong_put_signal(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe); }
 static inline void shmem_put_signal(unsigned char *dest, const unsigned char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_uchar_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe); }
-static inline void shmem_put_signal(shmem_ctx_t ctx, unsigned char *dest, const unsigned char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_ctx_uchar_put_signal(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe); }
 static inline void shmem_put_signal(unsigned short *dest, const unsigned short *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_ushort_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe); }
-static inline void shmem_put_signal(shmem_ctx_t ctx, unsigned short *dest, const unsigned short *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_ctx_ushort_put_signal(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe); }
 static inline void shmem_put_signal(unsigned int *dest, const unsigned int *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_uint_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe); }
-static inline void shmem_put_signal(shmem_ctx_t ctx, unsigned int *dest, const unsigned int *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_ctx_uint_put_signal(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe); }
 static inline void shmem_put_signal(unsigned long *dest, const unsigned long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_ulong_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe); }
-static inline void shmem_put_signal(shmem_ctx_t ctx, unsigned long *dest, const unsigned long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_ctx_ulong_put_signal(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe); }
 static inline void shmem_put_signal(unsigned long long *dest, const unsigned long long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_ulonglong_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+static inline void shmem_put_signal(shmem_ctx_t ctx, long double *dest, const long double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_ctx_longdouble_put_signal(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe); }
+static inline void shmem_put_signal(shmem_ctx_t ctx, float *dest, const float *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_ctx_float_put_signal(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe); }
+static inline void shmem_put_signal(shmem_ctx_t ctx, double *dest, const double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_ctx_double_put_signal(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe); }
+static inline void shmem_put_signal(shmem_ctx_t ctx, char *dest, const char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_ctx_char_put_signal(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe); }
+static inline void shmem_put_signal(shmem_ctx_t ctx, signed char *dest, const signed char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_ctx_schar_put_signal(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe); }
+static inline void shmem_put_signal(shmem_ctx_t ctx, short *dest, const short *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_ctx_short_put_signal(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe); }
+static inline void shmem_put_signal(shmem_ctx_t ctx, int *dest, const int *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_ctx_int_put_signal(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe); }
+static inline void shmem_put_signal(shmem_ctx_t ctx, long *dest, const long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_ctx_long_put_signal(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe); }
+static inline void shmem_put_signal(shmem_ctx_t ctx, long long *dest, const long long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_ctx_longlong_put_signal(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe); }
+static inline void shmem_put_signal(shmem_ctx_t ctx, unsigned char *dest, const unsigned char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_ctx_uchar_put_signal(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe); }
+static inline void shmem_put_signal(shmem_ctx_t ctx, unsigned short *dest, const unsigned short *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_ctx_ushort_put_signal(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe); }
+static inline void shmem_put_signal(shmem_ctx_t ctx, unsigned int *dest, const unsigned int *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_ctx_uint_put_signal(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe); }
+static inline void shmem_put_signal(shmem_ctx_t ctx, unsigned long *dest, const unsigned long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_ctx_ulong_put_signal(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe); }
 static inline void shmem_put_signal(shmem_ctx_t ctx, unsigned long long *dest, const unsigned long long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_ctx_ulonglong_put_signal(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe); }
 static inline void shmem_put_signal_nbi(long double *dest, const long double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_longdouble_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe); }
-static inline void shmem_put_signal_nbi(shmem_ctx_t ctx, long double *dest, const long double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_ctx_longdouble_put_signal_nbi(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe); }
 static inline void shmem_put_signal_nbi(float *dest, const float *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_float_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe); }
-static inline void shmem_put_signal_nbi(shmem_ctx_t ctx, float *dest, const float *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_ctx_float_put_signal_nbi(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe); }
 static inline void shmem_put_signal_nbi(double *dest, const double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_double_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe); }
-static inline void shmem_put_signal_nbi(shmem_ctx_t ctx, double *dest, const double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_ctx_double_put_signal_nbi(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe); }
 static inline void shmem_put_signal_nbi(char *dest, const char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_char_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe); }
-static inline void shmem_put_signal_nbi(shmem_ctx_t ctx, char *dest, const char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_ctx_char_put_signal_nbi(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe); }
 static inline void shmem_put_signal_nbi(signed char *dest, const signed char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_schar_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe); }
-static inline void shmem_put_signal_nbi(shmem_ctx_t ctx, signed char *dest, const signed char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_ctx_schar_put_signal_nbi(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe); }
 static inline void shmem_put_signal_nbi(short *dest, const short *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_short_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe); }
-static inline void shmem_put_signal_nbi(shmem_ctx_t ctx, short *dest, const short *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_ctx_short_put_signal_nbi(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe); }
 static inline void shmem_put_signal_nbi(int *dest, const int *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_int_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe); }
-static inline void shmem_put_signal_nbi(shmem_ctx_t ctx, int *dest, const int *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_ctx_int_put_signal_nbi(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe); }
 static inline void shmem_put_signal_nbi(long *dest, const long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_long_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe); }
-static inline void shmem_put_signal_nbi(shmem_ctx_t ctx, long *dest, const long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_ctx_long_put_signal_nbi(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe); }
 static inline void shmem_put_signal_nbi(long long *dest, const long long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_longlong_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe); }
-static inline void shmem_put_signal_nbi(shmem_ctx_t ctx, long long *dest, const long long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_ctx_longlong_put_signal_nbi(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe); }
 static inline void shmem_put_signal_nbi(unsigned char *dest, const unsigned char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_uchar_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe); }
-static inline void shmem_put_signal_nbi(shmem_ctx_t ctx, unsigned char *dest, const unsigned char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_ctx_uchar_put_signal_nbi(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe); }
 static inline void shmem_put_signal_nbi(unsigned short *dest, const unsigned short *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_ushort_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe); }
-static inline void shmem_put_signal_nbi(shmem_ctx_t ctx, unsigned short *dest, const unsigned short *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_ctx_ushort_put_signal_nbi(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe); }
 static inline void shmem_put_signal_nbi(unsigned int *dest, const unsigned int *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_uint_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe); }
-static inline void shmem_put_signal_nbi(shmem_ctx_t ctx, unsigned int *dest, const unsigned int *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_ctx_uint_put_signal_nbi(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe); }
 static inline void shmem_put_signal_nbi(unsigned long *dest, const unsigned long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_ulong_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe); }
-static inline void shmem_put_signal_nbi(shmem_ctx_t ctx, unsigned long *dest, const unsigned long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_ctx_ulong_put_signal_nbi(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe); }
 static inline void shmem_put_signal_nbi(unsigned long long *dest, const unsigned long long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_ulonglong_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe); }
+static inline void shmem_put_signal_nbi(shmem_ctx_t ctx, long double *dest, const long double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_ctx_longdouble_put_signal_nbi(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe); }
+static inline void shmem_put_signal_nbi(shmem_ctx_t ctx, float *dest, const float *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_ctx_float_put_signal_nbi(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe); }
+static inline void shmem_put_signal_nbi(shmem_ctx_t ctx, double *dest, const double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_ctx_double_put_signal_nbi(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe); }
+static inline void shmem_put_signal_nbi(shmem_ctx_t ctx, char *dest, const char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_ctx_char_put_signal_nbi(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe); }
+static inline void shmem_put_signal_nbi(shmem_ctx_t ctx, signed char *dest, const signed char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_ctx_schar_put_signal_nbi(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe); }
+static inline void shmem_put_signal_nbi(shmem_ctx_t ctx, short *dest, const short *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_ctx_short_put_signal_nbi(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe); }
+static inline void shmem_put_signal_nbi(shmem_ctx_t ctx, int *dest, const int *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_ctx_int_put_signal_nbi(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe); }
+static inline void shmem_put_signal_nbi(shmem_ctx_t ctx, long *dest, const long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_ctx_long_put_signal_nbi(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe); }
+static inline void shmem_put_signal_nbi(shmem_ctx_t ctx, long long *dest, const long long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_ctx_longlong_put_signal_nbi(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe); }
+static inline void shmem_put_signal_nbi(shmem_ctx_t ctx, unsigned char *dest, const unsigned char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_ctx_uchar_put_signal_nbi(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe); }
+static inline void shmem_put_signal_nbi(shmem_ctx_t ctx, unsigned short *dest, const unsigned short *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_ctx_ushort_put_signal_nbi(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe); }
+static inline void shmem_put_signal_nbi(shmem_ctx_t ctx, unsigned int *dest, const unsigned int *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_ctx_uint_put_signal_nbi(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe); }
+static inline void shmem_put_signal_nbi(shmem_ctx_t ctx, unsigned long *dest, const unsigned long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_ctx_ulong_put_signal_nbi(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe); }
 static inline void shmem_put_signal_nbi(shmem_ctx_t ctx, unsigned long long *dest, const unsigned long long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { shmem_ctx_ulonglong_put_signal_nbi(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe); }
 static inline float shmem_atomic_fetch(const float *source, int pe) { return shmem_float_atomic_fetch(source, pe); }
-static inline float shmem_atomic_fetch(shmem_ctx_t ctx, const float *source, int pe) { return shmem_ctx_float_atomic_fetch(ctx, source, pe); }
 static inline double shmem_atomic_fetch(const double *source, int pe) { return shmem_double_atomic_fetch(source, pe); }
-static inline double shmem_atomic_fetch(shmem_ctx_t ctx, const double *source, int pe) { return shmem_ctx_double_atomic_fetch(ctx, source, pe); }
 static inline int shmem_atomic_fetch(const int *source, int pe) { return shmem_int_atomic_fetch(source, pe); }
-static inline int shmem_atomic_fetch(shmem_ctx_t ctx, const int *source, int pe) { return shmem_ctx_int_atomic_fetch(ctx, source, pe); }
 static inline long shmem_atomic_fetch(const long *source, int pe) { return shmem_long_atomic_fetch(source, pe); }
-static inline long shmem_atomic_fetch(shmem_ctx_t ctx, const long *source, int pe) { return shmem_ctx_long_atomic_fetch(ctx, source, pe); }
 static inline long long shmem_atomic_fetch(const long long *source, int pe) { return shmem_longlong_atomic_fetch(source, pe); }
-static inline long long shmem_atomic_fetch(shmem_ctx_t ctx, const long long *source, int pe) { return shmem_ctx_longlong_atomic_fetch(ctx, source, pe); }
 static inline unsigned int shmem_atomic_fetch(const unsigned int *source, int pe) { return shmem_uint_atomic_fetch(source, pe); }
-static inline unsigned int shmem_atomic_fetch(shmem_ctx_t ctx, const unsigned int *source, int pe) { return shmem_ctx_uint_atomic_fetch(ctx, source, pe); }
 static inline unsigned long shmem_atomic_fetch(const unsigned long *source, int pe) { return shmem_ulong_atomic_fetch(source, pe); }
-static inline unsigned long shmem_atomic_fetch(shmem_ctx_t ctx, const unsigned long *source, int pe) { return shmem_ctx_ulong_atomic_fetch(ctx, source, pe); }
 static inline unsigned long long shmem_atomic_fetch(const unsigned long long *source, int pe) { return shmem_ulonglong_atomic_fetch(source, pe); }
+static inline float shmem_atomic_fetch(shmem_ctx_t ctx, const float *source, int pe) { return shmem_ctx_float_atomic_fetch(ctx, source, pe); }
+static inline double shmem_atomic_fetch(shmem_ctx_t ctx, const double *source, int pe) { return shmem_ctx_double_atomic_fetch(ctx, source, pe); }
+static inline int shmem_atomic_fetch(shmem_ctx_t ctx, const int *source, int pe) { return shmem_ctx_int_atomic_fetch(ctx, source, pe); }
+static inline long shmem_atomic_fetch(shmem_ctx_t ctx, const long *source, int pe) { return shmem_ctx_long_atomic_fetch(ctx, source, pe); }
+static inline long long shmem_atomic_fetch(shmem_ctx_t ctx, const long long *source, int pe) { return shmem_ctx_longlong_atomic_fetch(ctx, source, pe); }
+static inline unsigned int shmem_atomic_fetch(shmem_ctx_t ctx, const unsigned int *source, int pe) { return shmem_ctx_uint_atomic_fetch(ctx, source, pe); }
+static inline unsigned long shmem_atomic_fetch(shmem_ctx_t ctx, const unsigned long *source, int pe) { return shmem_ctx_ulong_atomic_fetch(ctx, source, pe); }
 static inline unsigned long long shmem_atomic_fetch(shmem_ctx_t ctx, const unsigned long long *source, int pe) { return shmem_ctx_ulonglong_atomic_fetch(ctx, source, pe); }
 static inline void shmem_atomic_set(float *dest, float value, int pe) { shmem_float_atomic_set(dest, value, pe); }
-static inline void shmem_atomic_set(shmem_ctx_t ctx, float *dest, float value, int pe) { shmem_ctx_float_atomic_set(ctx, dest, value, pe); }
 static inline void shmem_atomic_set(double *dest, double value, int pe) { shmem_double_atomic_set(dest, value, pe); }
-static inline void shmem_atomic_set(shmem_ctx_t ctx, double *dest, double value, int pe) { shmem_ctx_double_atomic_set(ctx, dest, value, pe); }
 static inline void shmem_atomic_set(int *dest, int value, int pe) { shmem_int_atomic_set(dest, value, pe); }
-static inline void shmem_atomic_set(shmem_ctx_t ctx, int *dest, int value, int pe) { shmem_ctx_int_atomic_set(ctx, dest, value, pe); }
 static inline void shmem_atomic_set(long *dest, long value, int pe) { shmem_long_atomic_set(dest, value, pe); }
-static inline void shmem_atomic_set(shmem_ctx_t ctx, long *dest, long value, int pe) { shmem_ctx_long_atomic_set(ctx, dest, value, pe); }
 static inline void shmem_atomic_set(long long *dest, long long value, int pe) { shmem_longlong_atomic_set(dest, value, pe); }
-static inline void shmem_atomic_set(shmem_ctx_t ctx, long long *dest, long long value, int pe) { shmem_ctx_longlong_atomic_set(ctx, dest, value, pe); }
 static inline void shmem_atomic_set(unsigned int *dest, unsigned int value, int pe) { shmem_uint_atomic_set(dest, value, pe); }
-static inline void shmem_atomic_set(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe) { shmem_ctx_uint_atomic_set(ctx, dest, value, pe); }
 static inline void shmem_atomic_set(unsigned long *dest, unsigned long value, int pe) { shmem_ulong_atomic_set(dest, value, pe); }
-static inline void shmem_atomic_set(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe) { shmem_ctx_ulong_atomic_set(ctx, dest, value, pe); }
 static inline void shmem_atomic_set(unsigned long long *dest, unsigned long long value, int pe) { shmem_ulonglong_atomic_set(dest, value, pe); }
+static inline void shmem_atomic_set(shmem_ctx_t ctx, float *dest, float value, int pe) { shmem_ctx_float_atomic_set(ctx, dest, value, pe); }
+static inline void shmem_atomic_set(shmem_ctx_t ctx, double *dest, double value, int pe) { shmem_ctx_double_atomic_set(ctx, dest, value, pe); }
+static inline void shmem_atomic_set(shmem_ctx_t ctx, int *dest, int value, int pe) { shmem_ctx_int_atomic_set(ctx, dest, value, pe); }
+static inline void shmem_atomic_set(shmem_ctx_t ctx, long *dest, long value, int pe) { shmem_ctx_long_atomic_set(ctx, dest, value, pe); }
+static inline void shmem_atomic_set(shmem_ctx_t ctx, long long *dest, long long value, int pe) { shmem_ctx_longlong_atomic_set(ctx, dest, value, pe); }
+static inline void shmem_atomic_set(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe) { shmem_ctx_uint_atomic_set(ctx, dest, value, pe); }
+static inline void shmem_atomic_set(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe) { shmem_ctx_ulong_atomic_set(ctx, dest, value, pe); }
 static inline void shmem_atomic_set(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe) { shmem_ctx_ulonglong_atomic_set(ctx, dest, value, pe); }
 static inline float shmem_atomic_swap(float *dest, float value, int pe) { return shmem_float_atomic_swap(dest, value, pe); }
-static inline float shmem_atomic_swap(shmem_ctx_t ctx, float *dest, float value, int pe) { return shmem_ctx_float_atomic_swap(ctx, dest, value, pe); }
 static inline double shmem_atomic_swap(double *dest, double value, int pe) { return shmem_double_atomic_swap(dest, value, pe); }
-static inline double shmem_atomic_swap(shmem_ctx_t ctx, double *dest, double value, int pe) { return shmem_ctx_double_atomic_swap(ctx, dest, value, pe); }
 static inline int shmem_atomic_swap(int *dest, int value, int pe) { return shmem_int_atomic_swap(dest, value, pe); }
-static inline int shmem_atomic_swap(shmem_ctx_t ctx, int *dest, int value, int pe) { return shmem_ctx_int_atomic_swap(ctx, dest, value, pe); }
 static inline long shmem_atomic_swap(long *dest, long value, int pe) { return shmem_long_atomic_swap(dest, value, pe); }
-static inline long shmem_atomic_swap(shmem_ctx_t ctx, long *dest, long value, int pe) { return shmem_ctx_long_atomic_swap(ctx, dest, value, pe); }
 static inline long long shmem_atomic_swap(long long *dest, long long value, int pe) { return shmem_longlong_atomic_swap(dest, value, pe); }
-static inline long long shmem_atomic_swap(shmem_ctx_t ctx, long long *dest, long long value, int pe) { return shmem_ctx_longlong_atomic_swap(ctx, dest, value, pe); }
 static inline unsigned int shmem_atomic_swap(unsigned int *dest, unsigned int value, int pe) { return shmem_uint_atomic_swap(dest, value, pe); }
-static inline unsigned int shmem_atomic_swap(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe) { return shmem_ctx_uint_atomic_swap(ctx, dest, value, pe); }
 static inline unsigned long shmem_atomic_swap(unsigned long *dest, unsigned long value, int pe) { return shmem_ulong_atomic_swap(dest, value, pe); }
-static inline unsigned long shmem_atomic_swap(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe) { return shmem_ctx_ulong_atomic_swap(ctx, dest, value, pe); }
 static inline unsigned long long shmem_atomic_swap(unsigned long long *dest, unsigned long long value, int pe) { return shmem_ulonglong_atomic_swap(dest, value, pe); }
+static inline float shmem_atomic_swap(shmem_ctx_t ctx, float *dest, float value, int pe) { return shmem_ctx_float_atomic_swap(ctx, dest, value, pe); }
+static inline double shmem_atomic_swap(shmem_ctx_t ctx, double *dest, double value, int pe) { return shmem_ctx_double_atomic_swap(ctx, dest, value, pe); }
+static inline int shmem_atomic_swap(shmem_ctx_t ctx, int *dest, int value, int pe) { return shmem_ctx_int_atomic_swap(ctx, dest, value, pe); }
+static inline long shmem_atomic_swap(shmem_ctx_t ctx, long *dest, long value, int pe) { return shmem_ctx_long_atomic_swap(ctx, dest, value, pe); }
+static inline long long shmem_atomic_swap(shmem_ctx_t ctx, long long *dest, long long value, int pe) { return shmem_ctx_longlong_atomic_swap(ctx, dest, value, pe); }
+static inline unsigned int shmem_atomic_swap(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe) { return shmem_ctx_uint_atomic_swap(ctx, dest, value, pe); }
+static inline unsigned long shmem_atomic_swap(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe) { return shmem_ctx_ulong_atomic_swap(ctx, dest, value, pe); }
 static inline unsigned long long shmem_atomic_swap(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe) { return shmem_ctx_ulonglong_atomic_swap(ctx, dest, value, pe); }
 static inline int shmem_atomic_compare_swap(int *dest, int cond, int value, int pe) { return shmem_int_atomic_compare_swap(dest, cond, value, pe); }
-static inline int shmem_atomic_compare_swap(shmem_ctx_t ctx, int *dest, int cond, int value, int pe) { return shmem_ctx_int_atomic_compare_swap(ctx, dest, cond, value, pe); }
 static inline long shmem_atomic_compare_swap(long *dest, long cond, long value, int pe) { return shmem_long_atomic_compare_swap(dest, cond, value, pe); }
-static inline long shmem_atomic_compare_swap(shmem_ctx_t ctx, long *dest, long cond, long value, int pe) { return shmem_ctx_long_atomic_compare_swap(ctx, dest, cond, value, pe); }
 static inline long long shmem_atomic_compare_swap(long long *dest, long long cond, long long value, int pe) { return shmem_longlong_atomic_compare_swap(dest, cond, value, pe); }
-static inline long long shmem_atomic_compare_swap(shmem_ctx_t ctx, long long *dest, long long cond, long long value, int pe) { return shmem_ctx_longlong_atomic_compare_swap(ctx, dest, cond, value, pe); }
 static inline unsigned int shmem_atomic_compare_swap(unsigned int *dest, unsigned int cond, unsigned int value, int pe) { return shmem_uint_atomic_compare_swap(dest, cond, value, pe); }
-static inline unsigned int shmem_atomic_compare_swap(shmem_ctx_t ctx, unsigned int *dest, unsigned int cond, unsigned int value, int pe) { return shmem_ctx_uint_atomic_compare_swap(ctx, dest, cond, value, pe); }
 static inline unsigned long shmem_atomic_compare_swap(unsigned long *dest, unsigned long cond, unsigned long value, int pe) { return shmem_ulong_atomic_compare_swap(dest, cond, value, pe); }
-static inline unsigned long shmem_atomic_compare_swap(shmem_ctx_t ctx, unsigned long *dest, unsigned long cond, unsigned long value, int pe) { return shmem_ctx_ulong_atomic_compare_swap(ctx, dest, cond, value, pe); }
 static inline unsigned long long shmem_atomic_compare_swap(unsigned long long *dest, unsigned long long cond, unsigned long long value, int pe) { return shmem_ulonglong_atomic_compare_swap(dest, cond, value, pe); }
+static inline int shmem_atomic_compare_swap(shmem_ctx_t ctx, int *dest, int cond, int value, int pe) { return shmem_ctx_int_atomic_compare_swap(ctx, dest, cond, value, pe); }
+static inline long shmem_atomic_compare_swap(shmem_ctx_t ctx, long *dest, long cond, long value, int pe) { return shmem_ctx_long_atomic_compare_swap(ctx, dest, cond, value, pe); }
+static inline long long shmem_atomic_compare_swap(shmem_ctx_t ctx, long long *dest, long long cond, long long value, int pe) { return shmem_ctx_longlong_atomic_compare_swap(ctx, dest, cond, value, pe); }
+static inline unsigned int shmem_atomic_compare_swap(shmem_ctx_t ctx, unsigned int *dest, unsigned int cond, unsigned int value, int pe) { return shmem_ctx_uint_atomic_compare_swap(ctx, dest, cond, value, pe); }
+static inline unsigned long shmem_atomic_compare_swap(shmem_ctx_t ctx, unsigned long *dest, unsigned long cond, unsigned long value, int pe) { return shmem_ctx_ulong_atomic_compare_swap(ctx, dest, cond, value, pe); }
 static inline unsigned long long shmem_atomic_compare_swap(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long cond, unsigned long long value, int pe) { return shmem_ctx_ulonglong_atomic_compare_swap(ctx, dest, cond, value, pe); }
 static inline int shmem_atomic_fetch_inc(int *dest, int pe) { return shmem_int_atomic_fetch_inc(dest, pe); }
-static inline int shmem_atomic_fetch_inc(shmem_ctx_t ctx, int *dest, int pe) { return shmem_ctx_int_atomic_fetch_inc(ctx, dest, pe); }
 static inline long shmem_atomic_fetch_inc(long *dest, int pe) { return shmem_long_atomic_fetch_inc(dest, pe); }
-static inline long shmem_atomic_fetch_inc(shmem_ctx_t ctx, long *dest, int pe) { return shmem_ctx_long_atomic_fetch_inc(ctx, dest, pe); }
 static inline long long shmem_atomic_fetch_inc(long long *dest, int pe) { return shmem_longlong_atomic_fetch_inc(dest, pe); }
-static inline long long shmem_atomic_fetch_inc(shmem_ctx_t ctx, long long *dest, int pe) { return shmem_ctx_longlong_atomic_fetch_inc(ctx, dest, pe); }
 static inline unsigned int shmem_atomic_fetch_inc(unsigned int *dest, int pe) { return shmem_uint_atomic_fetch_inc(dest, pe); }
-static inline unsigned int shmem_atomic_fetch_inc(shmem_ctx_t ctx, unsigned int *dest, int pe) { return shmem_ctx_uint_atomic_fetch_inc(ctx, dest, pe); }
 static inline unsigned long shmem_atomic_fetch_inc(unsigned long *dest, int pe) { return shmem_ulong_atomic_fetch_inc(dest, pe); }
-static inline unsigned long shmem_atomic_fetch_inc(shmem_ctx_t ctx, unsigned long *dest, int pe) { return shmem_ctx_ulong_atomic_fetch_inc(ctx, dest, pe); }
 static inline unsigned long long shmem_atomic_fetch_inc(unsigned long long *dest, int pe) { return shmem_ulonglong_atomic_fetch_inc(dest, pe); }
+static inline int shmem_atomic_fetch_inc(shmem_ctx_t ctx, int *dest, int pe) { return shmem_ctx_int_atomic_fetch_inc(ctx, dest, pe); }
+static inline long shmem_atomic_fetch_inc(shmem_ctx_t ctx, long *dest, int pe) { return shmem_ctx_long_atomic_fetch_inc(ctx, dest, pe); }
+static inline long long shmem_atomic_fetch_inc(shmem_ctx_t ctx, long long *dest, int pe) { return shmem_ctx_longlong_atomic_fetch_inc(ctx, dest, pe); }
+static inline unsigned int shmem_atomic_fetch_inc(shmem_ctx_t ctx, unsigned int *dest, int pe) { return shmem_ctx_uint_atomic_fetch_inc(ctx, dest, pe); }
+static inline unsigned long shmem_atomic_fetch_inc(shmem_ctx_t ctx, unsigned long *dest, int pe) { return shmem_ctx_ulong_atomic_fetch_inc(ctx, dest, pe); }
 static inline unsigned long long shmem_atomic_fetch_inc(shmem_ctx_t ctx, unsigned long long *dest, int pe) { return shmem_ctx_ulonglong_atomic_fetch_inc(ctx, dest, pe); }
 static inline void shmem_atomic_inc(int *dest, int pe) { shmem_int_atomic_inc(dest, pe); }
-static inline void shmem_atomic_inc(shmem_ctx_t ctx, int *dest, int pe) { shmem_ctx_int_atomic_inc(ctx, dest, pe); }
 static inline void shmem_atomic_inc(long *dest, int pe) { shmem_long_atomic_inc(dest, pe); }
-static inline void shmem_atomic_inc(shmem_ctx_t ctx, long *dest, int pe) { shmem_ctx_long_atomic_inc(ctx, dest, pe); }
 static inline void shmem_atomic_inc(long long *dest, int pe) { shmem_longlong_atomic_inc(dest, pe); }
-static inline void shmem_atomic_inc(shmem_ctx_t ctx, long long *dest, int pe) { shmem_ctx_longlong_atomic_inc(ctx, dest, pe); }
 static inline void shmem_atomic_inc(unsigned int *dest, int pe) { shmem_uint_atomic_inc(dest, pe); }
-static inline void shmem_atomic_inc(shmem_ctx_t ctx, unsigned int *dest, int pe) { shmem_ctx_uint_atomic_inc(ctx, dest, pe); }
 static inline void shmem_atomic_inc(unsigned long *dest, int pe) { shmem_ulong_atomic_inc(dest, pe); }
-static inline void shmem_atomic_inc(shmem_ctx_t ctx, unsigned long *dest, int pe) { shmem_ctx_ulong_atomic_inc(ctx, dest, pe); }
 static inline void shmem_atomic_inc(unsigned long long *dest, int pe) { shmem_ulonglong_atomic_inc(dest, pe); }
+static inline void shmem_atomic_inc(shmem_ctx_t ctx, int *dest, int pe) { shmem_ctx_int_atomic_inc(ctx, dest, pe); }
+static inline void shmem_atomic_inc(shmem_ctx_t ctx, long *dest, int pe) { shmem_ctx_long_atomic_inc(ctx, dest, pe); }
+static inline void shmem_atomic_inc(shmem_ctx_t ctx, long long *dest, int pe) { shmem_ctx_longlong_atomic_inc(ctx, dest, pe); }
+static inline void shmem_atomic_inc(shmem_ctx_t ctx, unsigned int *dest, int pe) { shmem_ctx_uint_atomic_inc(ctx, dest, pe); }
+static inline void shmem_atomic_inc(shmem_ctx_t ctx, unsigned long *dest, int pe) { shmem_ctx_ulong_atomic_inc(ctx, dest, pe); }
 static inline void shmem_atomic_inc(shmem_ctx_t ctx, unsigned long long *dest, int pe) { shmem_ctx_ulonglong_atomic_inc(ctx, dest, pe); }
 static inline int shmem_atomic_fetch_add(int *dest, int value, int pe) { return shmem_int_atomic_fetch_add(dest, value, pe); }
-static inline int shmem_atomic_fetch_add(shmem_ctx_t ctx, int *dest, int value, int pe) { return shmem_ctx_int_atomic_fetch_add(ctx, dest, value, pe); }
 static inline long shmem_atomic_fetch_add(long *dest, long value, int pe) { return shmem_long_atomic_fetch_add(dest, value, pe); }
-static inline long shmem_atomic_fetch_add(shmem_ctx_t ctx, long *dest, long value, int pe) { return shmem_ctx_long_atomic_fetch_add(ctx, dest, value, pe); }
 static inline long long shmem_atomic_fetch_add(long long *dest, long long value, int pe) { return shmem_longlong_atomic_fetch_add(dest, value, pe); }
-static inline long long shmem_atomic_fetch_add(shmem_ctx_t ctx, long long *dest, long long value, int pe) { return shmem_ctx_longlong_atomic_fetch_add(ctx, dest, value, pe); }
 static inline unsigned int shmem_atomic_fetch_add(unsigned int *dest, unsigned int value, int pe) { return shmem_uint_atomic_fetch_add(dest, value, pe); }
-static inline unsigned int shmem_atomic_fetch_add(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe) { return shmem_ctx_uint_atomic_fetch_add(ctx, dest, value, pe); }
 static inline unsigned long shmem_atomic_fetch_add(unsigned long *dest, unsigned long value, int pe) { return shmem_ulong_atomic_fetch_add(dest, value, pe); }
-static inline unsigned long shmem_atomic_fetch_add(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe) { return shmem_ctx_ulong_atomic_fetch_add(ctx, dest, value, pe); }
 static inline unsigned long long shmem_atomic_fetch_add(unsigned long long *dest, unsigned long long value, int pe) { return shmem_ulonglong_atomic_fetch_add(dest, value, pe); }
+static inline int shmem_atomic_fetch_add(shmem_ctx_t ctx, int *dest, int value, int pe) { return shmem_ctx_int_atomic_fetch_add(ctx, dest, value, pe); }
+static inline long shmem_atomic_fetch_add(shmem_ctx_t ctx, long *dest, long value, int pe) { return shmem_ctx_long_atomic_fetch_add(ctx, dest, value, pe); }
+static inline long long shmem_atomic_fetch_add(shmem_ctx_t ctx, long long *dest, long long value, int pe) { return shmem_ctx_longlong_atomic_fetch_add(ctx, dest, value, pe); }
+static inline unsigned int shmem_atomic_fetch_add(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe) { return shmem_ctx_uint_atomic_fetch_add(ctx, dest, value, pe); }
+static inline unsigned long shmem_atomic_fetch_add(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe) { return shmem_ctx_ulong_atomic_fetch_add(ctx, dest, value, pe); }
 static inline unsigned long long shmem_atomic_fetch_add(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe) { return shmem_ctx_ulonglong_atomic_fetch_add(ctx, dest, value, pe); }
 static inline void shmem_atomic_add(int *dest, int value, int pe) { shmem_int_atomic_add(dest, value, pe); }
-static inline void shmem_atomic_add(shmem_ctx_t ctx, int *dest, int value, int pe) { shmem_ctx_int_atomic_add(ctx, dest, value, pe); }
 static inline void shmem_atomic_add(long *dest, long value, int pe) { shmem_long_atomic_add(dest, value, pe); }
-static inline void shmem_atomic_add(shmem_ctx_t ctx, long *dest, long value, int pe) { shmem_ctx_long_atomic_add(ctx, dest, value, pe); }
 static inline void shmem_atomic_add(long long *dest, long long value, int pe) { shmem_longlong_atomic_add(dest, value, pe); }
-static inline void shmem_atomic_add(shmem_ctx_t ctx, long long *dest, long long value, int pe) { shmem_ctx_longlong_atomic_add(ctx, dest, value, pe); }
 static inline void shmem_atomic_add(unsigned int *dest, unsigned int value, int pe) { shmem_uint_atomic_add(dest, value, pe); }
-static inline void shmem_atomic_add(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe) { shmem_ctx_uint_atomic_add(ctx, dest, value, pe); }
 static inline void shmem_atomic_add(unsigned long *dest, unsigned long value, int pe) { shmem_ulong_atomic_add(dest, value, pe); }
-static inline void shmem_atomic_add(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe) { shmem_ctx_ulong_atomic_add(ctx, dest, value, pe); }
 static inline void shmem_atomic_add(unsigned long long *dest, unsigned long long value, int pe) { shmem_ulonglong_atomic_add(dest, value, pe); }
+static inline void shmem_atomic_add(shmem_ctx_t ctx, int *dest, int value, int pe) { shmem_ctx_int_atomic_add(ctx, dest, value, pe); }
+static inline void shmem_atomic_add(shmem_ctx_t ctx, long *dest, long value, int pe) { shmem_ctx_long_atomic_add(ctx, dest, value, pe); }
+static inline void shmem_atomic_add(shmem_ctx_t ctx, long long *dest, long long value, int pe) { shmem_ctx_longlong_atomic_add(ctx, dest, value, pe); }
+static inline void shmem_atomic_add(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe) { shmem_ctx_uint_atomic_add(ctx, dest, value, pe); }
+static inline void shmem_atomic_add(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe) { shmem_ctx_ulong_atomic_add(ctx, dest, value, pe); }
 static inline void shmem_atomic_add(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe) { shmem_ctx_ulonglong_atomic_add(ctx, dest, value, pe); }
 static inline unsigned int shmem_atomic_fetch_and(unsigned int *dest, unsigned int value, int pe) { return shmem_uint_atomic_fetch_and(dest, value, pe); }
-static inline unsigned int shmem_atomic_fetch_and(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe) { return shmem_ctx_uint_atomic_fetch_and(ctx, dest, value, pe); }
 static inline unsigned long shmem_atomic_fetch_and(unsigned long *dest, unsigned long value, int pe) { return shmem_ulong_atomic_fetch_and(dest, value, pe); }
-static inline unsigned long shmem_atomic_fetch_and(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe) { return shmem_ctx_ulong_atomic_fetch_and(ctx, dest, value, pe); }
 static inline unsigned long long shmem_atomic_fetch_and(unsigned long long *dest, unsigned long long value, int pe) { return shmem_ulonglong_atomic_fetch_and(dest, value, pe); }
+static inline int32_t shmem_atomic_fetch_and(int32_t *dest, int32_t value, int pe) { return shmem_int32_atomic_fetch_and(dest, value, pe); }
+static inline int64_t shmem_atomic_fetch_and(int64_t *dest, int64_t value, int pe) { return shmem_int64_atomic_fetch_and(dest, value, pe); }
+static inline unsigned int shmem_atomic_fetch_and(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe) { return shmem_ctx_uint_atomic_fetch_and(ctx, dest, value, pe); }
+static inline unsigned long shmem_atomic_fetch_and(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe) { return shmem_ctx_ulong_atomic_fetch_and(ctx, dest, value, pe); }
 static inline unsigned long long shmem_atomic_fetch_and(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe) { return shmem_ctx_ulonglong_atomic_fetch_and(ctx, dest, value, pe); }
+static inline int32_t shmem_atomic_fetch_and(shmem_ctx_t ctx, int32_t *dest, int32_t value, int pe) { return shmem_ctx_int32_atomic_fetch_and(ctx, dest, value, pe); }
+static inline int64_t shmem_atomic_fetch_and(shmem_ctx_t ctx, int64_t *dest, int64_t value, int pe) { return shmem_ctx_int64_atomic_fetch_and(ctx, dest, value, pe); }
 static inline void shmem_atomic_and(unsigned int *dest, unsigned int value, int pe) { shmem_uint_atomic_and(dest, value, pe); }
-static inline void shmem_atomic_and(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe) { shmem_ctx_uint_atomic_and(ctx, dest, value, pe); }
 static inline void shmem_atomic_and(unsigned long *dest, unsigned long value, int pe) { shmem_ulong_atomic_and(dest, value, pe); }
-static inline void shmem_atomic_and(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe) { shmem_ctx_ulong_atomic_and(ctx, dest, value, pe); }
 static inline void shmem_atomic_and(unsigned long long *dest, unsigned long long value, int pe) { shmem_ulonglong_atomic_and(dest, value, pe); }
+static inline void shmem_atomic_and(int32_t *dest, int32_t value, int pe) { shmem_int32_atomic_and(dest, value, pe); }
+static inline void shmem_atomic_and(int64_t *dest, int64_t value, int pe) { shmem_int64_atomic_and(dest, value, pe); }
+static inline void shmem_atomic_and(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe) { shmem_ctx_uint_atomic_and(ctx, dest, value, pe); }
+static inline void shmem_atomic_and(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe) { shmem_ctx_ulong_atomic_and(ctx, dest, value, pe); }
 static inline void shmem_atomic_and(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe) { shmem_ctx_ulonglong_atomic_and(ctx, dest, value, pe); }
+static inline void shmem_atomic_and(shmem_ctx_t ctx, int32_t *dest, int32_t value, int pe) { shmem_ctx_int32_atomic_and(ctx, dest, value, pe); }
+static inline void shmem_atomic_and(shmem_ctx_t ctx, int64_t *dest, int64_t value, int pe) { shmem_ctx_int64_atomic_and(ctx, dest, value, pe); }
 static inline unsigned int shmem_atomic_fetch_or(unsigned int *dest, unsigned int value, int pe) { return shmem_uint_atomic_fetch_or(dest, value, pe); }
-static inline unsigned int shmem_atomic_fetch_or(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe) { return shmem_ctx_uint_atomic_fetch_or(ctx, dest, value, pe); }
 static inline unsigned long shmem_atomic_fetch_or(unsigned long *dest, unsigned long value, int pe) { return shmem_ulong_atomic_fetch_or(dest, value, pe); }
-static inline unsigned long shmem_atomic_fetch_or(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe) { return shmem_ctx_ulong_atomic_fetch_or(ctx, dest, value, pe); }
 static inline unsigned long long shmem_atomic_fetch_or(unsigned long long *dest, unsigned long long value, int pe) { return shmem_ulonglong_atomic_fetch_or(dest, value, pe); }
+static inline int32_t shmem_atomic_fetch_or(int32_t *dest, int32_t value, int pe) { return shmem_int32_atomic_fetch_or(dest, value, pe); }
+static inline int64_t shmem_atomic_fetch_or(int64_t *dest, int64_t value, int pe) { return shmem_int64_atomic_fetch_or(dest, value, pe); }
+static inline unsigned int shmem_atomic_fetch_or(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe) { return shmem_ctx_uint_atomic_fetch_or(ctx, dest, value, pe); }
+static inline unsigned long shmem_atomic_fetch_or(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe) { return shmem_ctx_ulong_atomic_fetch_or(ctx, dest, value, pe); }
 static inline unsigned long long shmem_atomic_fetch_or(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe) { return shmem_ctx_ulonglong_atomic_fetch_or(ctx, dest, value, pe); }
+static inline int32_t shmem_atomic_fetch_or(shmem_ctx_t ctx, int32_t *dest, int32_t value, int pe) { return shmem_ctx_int32_atomic_fetch_or(ctx, dest, value, pe); }
+static inline int64_t shmem_atomic_fetch_or(shmem_ctx_t ctx, int64_t *dest, int64_t value, int pe) { return shmem_ctx_int64_atomic_fetch_or(ctx, dest, value, pe); }
 static inline void shmem_atomic_or(unsigned int *dest, unsigned int value, int pe) { shmem_uint_atomic_or(dest, value, pe); }
-static inline void shmem_atomic_or(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe) { shmem_ctx_uint_atomic_or(ctx, dest, value, pe); }
 static inline void shmem_atomic_or(unsigned long *dest, unsigned long value, int pe) { shmem_ulong_atomic_or(dest, value, pe); }
-static inline void shmem_atomic_or(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe) { shmem_ctx_ulong_atomic_or(ctx, dest, value, pe); }
 static inline void shmem_atomic_or(unsigned long long *dest, unsigned long long value, int pe) { shmem_ulonglong_atomic_or(dest, value, pe); }
+static inline void shmem_atomic_or(int32_t *dest, int32_t value, int pe) { shmem_int32_atomic_or(dest, value, pe); }
+static inline void shmem_atomic_or(int64_t *dest, int64_t value, int pe) { shmem_int64_atomic_or(dest, value, pe); }
+static inline void shmem_atomic_or(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe) { shmem_ctx_uint_atomic_or(ctx, dest, value, pe); }
+static inline void shmem_atomic_or(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe) { shmem_ctx_ulong_atomic_or(ctx, dest, value, pe); }
 static inline void shmem_atomic_or(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe) { shmem_ctx_ulonglong_atomic_or(ctx, dest, value, pe); }
+static inline void shmem_atomic_or(shmem_ctx_t ctx, int32_t *dest, int32_t value, int pe) { shmem_ctx_int32_atomic_or(ctx, dest, value, pe); }
+static inline void shmem_atomic_or(shmem_ctx_t ctx, int64_t *dest, int64_t value, int pe) { shmem_ctx_int64_atomic_or(ctx, dest, value, pe); }
 static inline unsigned int shmem_atomic_fetch_xor(unsigned int *dest, unsigned int value, int pe) { return shmem_uint_atomic_fetch_xor(dest, value, pe); }
-static inline unsigned int shmem_atomic_fetch_xor(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe) { return shmem_ctx_uint_atomic_fetch_xor(ctx, dest, value, pe); }
 static inline unsigned long shmem_atomic_fetch_xor(unsigned long *dest, unsigned long value, int pe) { return shmem_ulong_atomic_fetch_xor(dest, value, pe); }
-static inline unsigned long shmem_atomic_fetch_xor(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe) { return shmem_ctx_ulong_atomic_fetch_xor(ctx, dest, value, pe); }
 static inline unsigned long long shmem_atomic_fetch_xor(unsigned long long *dest, unsigned long long value, int pe) { return shmem_ulonglong_atomic_fetch_xor(dest, value, pe); }
+static inline int32_t shmem_atomic_fetch_xor(int32_t *dest, int32_t value, int pe) { return shmem_int32_atomic_fetch_xor(dest, value, pe); }
+static inline int64_t shmem_atomic_fetch_xor(int64_t *dest, int64_t value, int pe) { return shmem_int64_atomic_fetch_xor(dest, value, pe); }
+static inline unsigned int shmem_atomic_fetch_xor(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe) { return shmem_ctx_uint_atomic_fetch_xor(ctx, dest, value, pe); }
+static inline unsigned long shmem_atomic_fetch_xor(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe) { return shmem_ctx_ulong_atomic_fetch_xor(ctx, dest, value, pe); }
 static inline unsigned long long shmem_atomic_fetch_xor(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe) { return shmem_ctx_ulonglong_atomic_fetch_xor(ctx, dest, value, pe); }
+static inline int32_t shmem_atomic_fetch_xor(shmem_ctx_t ctx, int32_t *dest, int32_t value, int pe) { return shmem_ctx_int32_atomic_fetch_xor(ctx, dest, value, pe); }
+static inline int64_t shmem_atomic_fetch_xor(shmem_ctx_t ctx, int64_t *dest, int64_t value, int pe) { return shmem_ctx_int64_atomic_fetch_xor(ctx, dest, value, pe); }
 static inline void shmem_atomic_xor(unsigned int *dest, unsigned int value, int pe) { shmem_uint_atomic_xor(dest, value, pe); }
-static inline void shmem_atomic_xor(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe) { shmem_ctx_uint_atomic_xor(ctx, dest, value, pe); }
 static inline void shmem_atomic_xor(unsigned long *dest, unsigned long value, int pe) { shmem_ulong_atomic_xor(dest, value, pe); }
-static inline void shmem_atomic_xor(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe) { shmem_ctx_ulong_atomic_xor(ctx, dest, value, pe); }
 static inline void shmem_atomic_xor(unsigned long long *dest, unsigned long long value, int pe) { shmem_ulonglong_atomic_xor(dest, value, pe); }
+static inline void shmem_atomic_xor(int32_t *dest, int32_t value, int pe) { shmem_int32_atomic_xor(dest, value, pe); }
+static inline void shmem_atomic_xor(int64_t *dest, int64_t value, int pe) { shmem_int64_atomic_xor(dest, value, pe); }
+static inline void shmem_atomic_xor(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe) { shmem_ctx_uint_atomic_xor(ctx, dest, value, pe); }
+static inline void shmem_atomic_xor(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe) { shmem_ctx_ulong_atomic_xor(ctx, dest, value, pe); }
 static inline void shmem_atomic_xor(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe) { shmem_ctx_ulonglong_atomic_xor(ctx, dest, value, pe); }
+static inline void shmem_atomic_xor(shmem_ctx_t ctx, int32_t *dest, int32_t value, int pe) { shmem_ctx_int32_atomic_xor(ctx, dest, value, pe); }
+static inline void shmem_atomic_xor(shmem_ctx_t ctx, int64_t *dest, int64_t value, int pe) { shmem_ctx_int64_atomic_xor(ctx, dest, value, pe); }
 static inline void shmem_atomic_fetch_nbi(float *fetch, const float *source, int pe) { shmem_float_atomic_fetch_nbi(fetch, source, pe); }
-static inline void shmem_atomic_fetch_nbi(shmem_ctx_t ctx, float *fetch, const float *source, int pe) { shmem_ctx_float_atomic_fetch_nbi(ctx, fetch, source, pe); }
 static inline void shmem_atomic_fetch_nbi(double *fetch, const double *source, int pe) { shmem_double_atomic_fetch_nbi(fetch, source, pe); }
-static inline void shmem_atomic_fetch_nbi(shmem_ctx_t ctx, double *fetch, const double *source, int pe) { shmem_ctx_double_atomic_fetch_nbi(ctx, fetch, source, pe); }
 static inline void shmem_atomic_fetch_nbi(int *fetch, const int *source, int pe) { shmem_int_atomic_fetch_nbi(fetch, source, pe); }
-static inline void shmem_atomic_fetch_nbi(shmem_ctx_t ctx, int *fetch, const int *source, int pe) { shmem_ctx_int_atomic_fetch_nbi(ctx, fetch, source, pe); }
 static inline void shmem_atomic_fetch_nbi(long *fetch, const long *source, int pe) { shmem_long_atomic_fetch_nbi(fetch, source, pe); }
-static inline void shmem_atomic_fetch_nbi(shmem_ctx_t ctx, long *fetch, const long *source, int pe) { shmem_ctx_long_atomic_fetch_nbi(ctx, fetch, source, pe); }
 static inline void shmem_atomic_fetch_nbi(long long *fetch, const long long *source, int pe) { shmem_longlong_atomic_fetch_nbi(fetch, source, pe); }
-static inline void shmem_atomic_fetch_nbi(shmem_ctx_t ctx, long long *fetch, const long long *source, int pe) { shmem_ctx_longlong_atomic_fetch_nbi(ctx, fetch, source, pe); }
 static inline void shmem_atomic_fetch_nbi(unsigned int *fetch, const unsigned int *source, int pe) { shmem_uint_atomic_fetch_nbi(fetch, source, pe); }
-static inline void shmem_atomic_fetch_nbi(shmem_ctx_t ctx, unsigned int *fetch, const unsigned int *source, int pe) { shmem_ctx_uint_atomic_fetch_nbi(ctx, fetch, source, pe); }
 static inline void shmem_atomic_fetch_nbi(unsigned long *fetch, const unsigned long *source, int pe) { shmem_ulong_atomic_fetch_nbi(fetch, source, pe); }
-static inline void shmem_atomic_fetch_nbi(shmem_ctx_t ctx, unsigned long *fetch, const unsigned long *source, int pe) { shmem_ctx_ulong_atomic_fetch_nbi(ctx, fetch, source, pe); }
 static inline void shmem_atomic_fetch_nbi(unsigned long long *fetch, const unsigned long long *source, int pe) { shmem_ulonglong_atomic_fetch_nbi(fetch, source, pe); }
+static inline void shmem_atomic_fetch_nbi(shmem_ctx_t ctx, float *fetch, const float *source, int pe) { shmem_ctx_float_atomic_fetch_nbi(ctx, fetch, source, pe); }
+static inline void shmem_atomic_fetch_nbi(shmem_ctx_t ctx, double *fetch, const double *source, int pe) { shmem_ctx_double_atomic_fetch_nbi(ctx, fetch, source, pe); }
+static inline void shmem_atomic_fetch_nbi(shmem_ctx_t ctx, int *fetch, const int *source, int pe) { shmem_ctx_int_atomic_fetch_nbi(ctx, fetch, source, pe); }
+static inline void shmem_atomic_fetch_nbi(shmem_ctx_t ctx, long *fetch, const long *source, int pe) { shmem_ctx_long_atomic_fetch_nbi(ctx, fetch, source, pe); }
+static inline void shmem_atomic_fetch_nbi(shmem_ctx_t ctx, long long *fetch, const long long *source, int pe) { shmem_ctx_longlong_atomic_fetch_nbi(ctx, fetch, source, pe); }
+static inline void shmem_atomic_fetch_nbi(shmem_ctx_t ctx, unsigned int *fetch, const unsigned int *source, int pe) { shmem_ctx_uint_atomic_fetch_nbi(ctx, fetch, source, pe); }
+static inline void shmem_atomic_fetch_nbi(shmem_ctx_t ctx, unsigned long *fetch, const unsigned long *source, int pe) { shmem_ctx_ulong_atomic_fetch_nbi(ctx, fetch, source, pe); }
 static inline void shmem_atomic_fetch_nbi(shmem_ctx_t ctx, unsigned long long *fetch, const unsigned long long *source, int pe) { shmem_ctx_ulonglong_atomic_fetch_nbi(ctx, fetch, source, pe); }
 static inline void shmem_atomic_swap_nbi(float *fetch, float *dest, float value, int pe) { shmem_float_atomic_swap_nbi(fetch, dest, value, pe); }
-static inline void shmem_atomic_swap_nbi(shmem_ctx_t ctx, float *fetch, float *dest, float value, int pe) { shmem_ctx_float_atomic_swap_nbi(ctx, fetch, dest, value, pe); }
 static inline void shmem_atomic_swap_nbi(double *fetch, double *dest, double value, int pe) { shmem_double_atomic_swap_nbi(fetch, dest, value, pe); }
-static inline void shmem_atomic_swap_nbi(shmem_ctx_t ctx, double *fetch, double *dest, double value, int pe) { shmem_ctx_double_atomic_swap_nbi(ctx, fetch, dest, value, pe); }
 static inline void shmem_atomic_swap_nbi(int *fetch, int *dest, int value, int pe) { shmem_int_atomic_swap_nbi(fetch, dest, value, pe); }
-static inline void shmem_atomic_swap_nbi(shmem_ctx_t ctx, int *fetch, int *dest, int value, int pe) { shmem_ctx_int_atomic_swap_nbi(ctx, fetch, dest, value, pe); }
 static inline void shmem_atomic_swap_nbi(long *fetch, long *dest, long value, int pe) { shmem_long_atomic_swap_nbi(fetch, dest, value, pe); }
-static inline void shmem_atomic_swap_nbi(shmem_ctx_t ctx, long *fetch, long *dest, long value, int pe) { shmem_ctx_long_atomic_swap_nbi(ctx, fetch, dest, value, pe); }
 static inline void shmem_atomic_swap_nbi(long long *fetch, long long *dest, long long value, int pe) { shmem_longlong_atomic_swap_nbi(fetch, dest, value, pe); }
-static inline void shmem_atomic_swap_nbi(shmem_ctx_t ctx, long long *fetch, long long *dest, long long value, int pe) { shmem_ctx_longlong_atomic_swap_nbi(ctx, fetch, dest, value, pe); }
 static inline void shmem_atomic_swap_nbi(unsigned int *fetch, unsigned int *dest, unsigned int value, int pe) { shmem_uint_atomic_swap_nbi(fetch, dest, value, pe); }
-static inline void shmem_atomic_swap_nbi(shmem_ctx_t ctx, unsigned int *fetch, unsigned int *dest, unsigned int value, int pe) { shmem_ctx_uint_atomic_swap_nbi(ctx, fetch, dest, value, pe); }
 static inline void shmem_atomic_swap_nbi(unsigned long *fetch, unsigned long *dest, unsigned long value, int pe) { shmem_ulong_atomic_swap_nbi(fetch, dest, value, pe); }
-static inline void shmem_atomic_swap_nbi(shmem_ctx_t ctx, unsigned long *fetch, unsigned long *dest, unsigned long value, int pe) { shmem_ctx_ulong_atomic_swap_nbi(ctx, fetch, dest, value, pe); }
 static inline void shmem_atomic_swap_nbi(unsigned long long *fetch, unsigned long long *dest, unsigned long long value, int pe) { shmem_ulonglong_atomic_swap_nbi(fetch, dest, value, pe); }
+static inline void shmem_atomic_swap_nbi(shmem_ctx_t ctx, float *fetch, float *dest, float value, int pe) { shmem_ctx_float_atomic_swap_nbi(ctx, fetch, dest, value, pe); }
+static inline void shmem_atomic_swap_nbi(shmem_ctx_t ctx, double *fetch, double *dest, double value, int pe) { shmem_ctx_double_atomic_swap_nbi(ctx, fetch, dest, value, pe); }
+static inline void shmem_atomic_swap_nbi(shmem_ctx_t ctx, int *fetch, int *dest, int value, int pe) { shmem_ctx_int_atomic_swap_nbi(ctx, fetch, dest, value, pe); }
+static inline void shmem_atomic_swap_nbi(shmem_ctx_t ctx, long *fetch, long *dest, long value, int pe) { shmem_ctx_long_atomic_swap_nbi(ctx, fetch, dest, value, pe); }
+static inline void shmem_atomic_swap_nbi(shmem_ctx_t ctx, long long *fetch, long long *dest, long long value, int pe) { shmem_ctx_longlong_atomic_swap_nbi(ctx, fetch, dest, value, pe); }
+static inline void shmem_atomic_swap_nbi(shmem_ctx_t ctx, unsigned int *fetch, unsigned int *dest, unsigned int value, int pe) { shmem_ctx_uint_atomic_swap_nbi(ctx, fetch, dest, value, pe); }
+static inline void shmem_atomic_swap_nbi(shmem_ctx_t ctx, unsigned long *fetch, unsigned long *dest, unsigned long value, int pe) { shmem_ctx_ulong_atomic_swap_nbi(ctx, fetch, dest, value, pe); }
 static inline void shmem_atomic_swap_nbi(shmem_ctx_t ctx, unsigned long long *fetch, unsigned long long *dest, unsigned long long value, int pe) { shmem_ctx_ulonglong_atomic_swap_nbi(ctx, fetch, dest, value, pe); }
 static inline void shmem_atomic_compare_swap_nbi(int *fetch, int *dest, int cond, int value, int pe) { shmem_int_atomic_compare_swap_nbi(fetch, dest, cond, value, pe); }
-static inline void shmem_atomic_compare_swap_nbi(shmem_ctx_t ctx, int *fetch, int *dest, int cond, int value, int pe) { shmem_ctx_int_atomic_compare_swap_nbi(ctx, fetch, dest, cond, value, pe); }
 static inline void shmem_atomic_compare_swap_nbi(long *fetch, long *dest, long cond, long value, int pe) { shmem_long_atomic_compare_swap_nbi(fetch, dest, cond, value, pe); }
-static inline void shmem_atomic_compare_swap_nbi(shmem_ctx_t ctx, long *fetch, long *dest, long cond, long value, int pe) { shmem_ctx_long_atomic_compare_swap_nbi(ctx, fetch, dest, cond, value, pe); }
 static inline void shmem_atomic_compare_swap_nbi(long long *fetch, long long *dest, long long cond, long long value, int pe) { shmem_longlong_atomic_compare_swap_nbi(fetch, dest, cond, value, pe); }
-static inline void shmem_atomic_compare_swap_nbi(shmem_ctx_t ctx, long long *fetch, long long *dest, long long cond, long long value, int pe) { shmem_ctx_longlong_atomic_compare_swap_nbi(ctx, fetch, dest, cond, value, pe); }
 static inline void shmem_atomic_compare_swap_nbi(unsigned int *fetch, unsigned int *dest, unsigned int cond, unsigned int value, int pe) { shmem_uint_atomic_compare_swap_nbi(fetch, dest, cond, value, pe); }
-static inline void shmem_atomic_compare_swap_nbi(shmem_ctx_t ctx, unsigned int *fetch, unsigned int *dest, unsigned int cond, unsigned int value, int pe) { shmem_ctx_uint_atomic_compare_swap_nbi(ctx, fetch, dest, cond, value, pe); }
 static inline void shmem_atomic_compare_swap_nbi(unsigned long *fetch, unsigned long *dest, unsigned long cond, unsigned long value, int pe) { shmem_ulong_atomic_compare_swap_nbi(fetch, dest, cond, value, pe); }
-static inline void shmem_atomic_compare_swap_nbi(shmem_ctx_t ctx, unsigned long *fetch, unsigned long *dest, unsigned long cond, unsigned long value, int pe) { shmem_ctx_ulong_atomic_compare_swap_nbi(ctx, fetch, dest, cond, value, pe); }
 static inline void shmem_atomic_compare_swap_nbi(unsigned long long *fetch, unsigned long long *dest, unsigned long long cond, unsigned long long value, int pe) { shmem_ulonglong_atomic_compare_swap_nbi(fetch, dest, cond, value, pe); }
+static inline void shmem_atomic_compare_swap_nbi(shmem_ctx_t ctx, int *fetch, int *dest, int cond, int value, int pe) { shmem_ctx_int_atomic_compare_swap_nbi(ctx, fetch, dest, cond, value, pe); }
+static inline void shmem_atomic_compare_swap_nbi(shmem_ctx_t ctx, long *fetch, long *dest, long cond, long value, int pe) { shmem_ctx_long_atomic_compare_swap_nbi(ctx, fetch, dest, cond, value, pe); }
+static inline void shmem_atomic_compare_swap_nbi(shmem_ctx_t ctx, long long *fetch, long long *dest, long long cond, long long value, int pe) { shmem_ctx_longlong_atomic_compare_swap_nbi(ctx, fetch, dest, cond, value, pe); }
+static inline void shmem_atomic_compare_swap_nbi(shmem_ctx_t ctx, unsigned int *fetch, unsigned int *dest, unsigned int cond, unsigned int value, int pe) { shmem_ctx_uint_atomic_compare_swap_nbi(ctx, fetch, dest, cond, value, pe); }
+static inline void shmem_atomic_compare_swap_nbi(shmem_ctx_t ctx, unsigned long *fetch, unsigned long *dest, unsigned long cond, unsigned long value, int pe) { shmem_ctx_ulong_atomic_compare_swap_nbi(ctx, fetch, dest, cond, value, pe); }
 static inline void shmem_atomic_compare_swap_nbi(shmem_ctx_t ctx, unsigned long long *fetch, unsigned long long *dest, unsigned long long cond, unsigned long long value, int pe) { shmem_ctx_ulonglong_atomic_compare_swap_nbi(ctx, fetch, dest, cond, value, pe); }
 static inline void shmem_atomic_fetch_inc_nbi(int *fetch, int *dest, int pe) { shmem_int_atomic_fetch_inc_nbi(fetch, dest, pe); }
-static inline void shmem_atomic_fetch_inc_nbi(shmem_ctx_t ctx, int *fetch, int *dest, int pe) { shmem_ctx_int_atomic_fetch_inc_nbi(ctx, fetch, dest, pe); }
 static inline void shmem_atomic_fetch_inc_nbi(long *fetch, long *dest, int pe) { shmem_long_atomic_fetch_inc_nbi(fetch, dest, pe); }
-static inline void shmem_atomic_fetch_inc_nbi(shmem_ctx_t ctx, long *fetch, long *dest, int pe) { shmem_ctx_long_atomic_fetch_inc_nbi(ctx, fetch, dest, pe); }
 static inline void shmem_atomic_fetch_inc_nbi(long long *fetch, long long *dest, int pe) { shmem_longlong_atomic_fetch_inc_nbi(fetch, dest, pe); }
-static inline void shmem_atomic_fetch_inc_nbi(shmem_ctx_t ctx, long long *fetch, long long *dest, int pe) { shmem_ctx_longlong_atomic_fetch_inc_nbi(ctx, fetch, dest, pe); }
 static inline void shmem_atomic_fetch_inc_nbi(unsigned int *fetch, unsigned int *dest, int pe) { shmem_uint_atomic_fetch_inc_nbi(fetch, dest, pe); }
-static inline void shmem_atomic_fetch_inc_nbi(shmem_ctx_t ctx, unsigned int *fetch, unsigned int *dest, int pe) { shmem_ctx_uint_atomic_fetch_inc_nbi(ctx, fetch, dest, pe); }
 static inline void shmem_atomic_fetch_inc_nbi(unsigned long *fetch, unsigned long *dest, int pe) { shmem_ulong_atomic_fetch_inc_nbi(fetch, dest, pe); }
-static inline void shmem_atomic_fetch_inc_nbi(shmem_ctx_t ctx, unsigned long *fetch, unsigned long *dest, int pe) { shmem_ctx_ulong_atomic_fetch_inc_nbi(ctx, fetch, dest, pe); }
 static inline void shmem_atomic_fetch_inc_nbi(unsigned long long *fetch, unsigned long long *dest, int pe) { shmem_ulonglong_atomic_fetch_inc_nbi(fetch, dest, pe); }
+static inline void shmem_atomic_fetch_inc_nbi(shmem_ctx_t ctx, int *fetch, int *dest, int pe) { shmem_ctx_int_atomic_fetch_inc_nbi(ctx, fetch, dest, pe); }
+static inline void shmem_atomic_fetch_inc_nbi(shmem_ctx_t ctx, long *fetch, long *dest, int pe) { shmem_ctx_long_atomic_fetch_inc_nbi(ctx, fetch, dest, pe); }
+static inline void shmem_atomic_fetch_inc_nbi(shmem_ctx_t ctx, long long *fetch, long long *dest, int pe) { shmem_ctx_longlong_atomic_fetch_inc_nbi(ctx, fetch, dest, pe); }
+static inline void shmem_atomic_fetch_inc_nbi(shmem_ctx_t ctx, unsigned int *fetch, unsigned int *dest, int pe) { shmem_ctx_uint_atomic_fetch_inc_nbi(ctx, fetch, dest, pe); }
+static inline void shmem_atomic_fetch_inc_nbi(shmem_ctx_t ctx, unsigned long *fetch, unsigned long *dest, int pe) { shmem_ctx_ulong_atomic_fetch_inc_nbi(ctx, fetch, dest, pe); }
 static inline void shmem_atomic_fetch_inc_nbi(shmem_ctx_t ctx, unsigned long long *fetch, unsigned long long *dest, int pe) { shmem_ctx_ulonglong_atomic_fetch_inc_nbi(ctx, fetch, dest, pe); }
 static inline void shmem_atomic_fetch_add_nbi(int *fetch, int *dest, int value, int pe) { shmem_int_atomic_fetch_add_nbi(fetch, dest, value, pe); }
-static inline void shmem_atomic_fetch_add_nbi(shmem_ctx_t ctx, int *fetch, int *dest, int value, int pe) { shmem_ctx_int_atomic_fetch_add_nbi(ctx, fetch, dest, value, pe); }
 static inline void shmem_atomic_fetch_add_nbi(long *fetch, long *dest, long value, int pe) { shmem_long_atomic_fetch_add_nbi(fetch, dest, value, pe); }
-static inline void shmem_atomic_fetch_add_nbi(shmem_ctx_t ctx, long *fetch, long *dest, long value, int pe) { shmem_ctx_long_atomic_fetch_add_nbi(ctx, fetch, dest, value, pe); }
 static inline void shmem_atomic_fetch_add_nbi(long long *fetch, long long *dest, long long value, int pe) { shmem_longlong_atomic_fetch_add_nbi(fetch, dest, value, pe); }
-static inline void shmem_atomic_fetch_add_nbi(shmem_ctx_t ctx, long long *fetch, long long *dest, long long value, int pe) { shmem_ctx_longlong_atomic_fetch_add_nbi(ctx, fetch, dest, value, pe); }
 static inline void shmem_atomic_fetch_add_nbi(unsigned int *fetch, unsigned int *dest, unsigned int value, int pe) { shmem_uint_atomic_fetch_add_nbi(fetch, dest, value, pe); }
-static inline void shmem_atomic_fetch_add_nbi(shmem_ctx_t ctx, unsigned int *fetch, unsigned int *dest, unsigned int value, int pe) { shmem_ctx_uint_atomic_fetch_add_nbi(ctx, fetch, dest, value, pe); }
 static inline void shmem_atomic_fetch_add_nbi(unsigned long *fetch, unsigned long *dest, unsigned long value, int pe) { shmem_ulong_atomic_fetch_add_nbi(fetch, dest, value, pe); }
-static inline void shmem_atomic_fetch_add_nbi(shmem_ctx_t ctx, unsigned long *fetch, unsigned long *dest, unsigned long value, int pe) { shmem_ctx_ulong_atomic_fetch_add_nbi(ctx, fetch, dest, value, pe); }
 static inline void shmem_atomic_fetch_add_nbi(unsigned long long *fetch, unsigned long long *dest, unsigned long long value, int pe) { shmem_ulonglong_atomic_fetch_add_nbi(fetch, dest, value, pe); }
+static inline void shmem_atomic_fetch_add_nbi(shmem_ctx_t ctx, int *fetch, int *dest, int value, int pe) { shmem_ctx_int_atomic_fetch_add_nbi(ctx, fetch, dest, value, pe); }
+static inline void shmem_atomic_fetch_add_nbi(shmem_ctx_t ctx, long *fetch, long *dest, long value, int pe) { shmem_ctx_long_atomic_fetch_add_nbi(ctx, fetch, dest, value, pe); }
+static inline void shmem_atomic_fetch_add_nbi(shmem_ctx_t ctx, long long *fetch, long long *dest, long long value, int pe) { shmem_ctx_longlong_atomic_fetch_add_nbi(ctx, fetch, dest, value, pe); }
+static inline void shmem_atomic_fetch_add_nbi(shmem_ctx_t ctx, unsigned int *fetch, unsigned int *dest, unsigned int value, int pe) { shmem_ctx_uint_atomic_fetch_add_nbi(ctx, fetch, dest, value, pe); }
+static inline void shmem_atomic_fetch_add_nbi(shmem_ctx_t ctx, unsigned long *fetch, unsigned long *dest, unsigned long value, int pe) { shmem_ctx_ulong_atomic_fetch_add_nbi(ctx, fetch, dest, value, pe); }
 static inline void shmem_atomic_fetch_add_nbi(shmem_ctx_t ctx, unsigned long long *fetch, unsigned long long *dest, unsigned long long value, int pe) { shmem_ctx_ulonglong_atomic_fetch_add_nbi(ctx, fetch, dest, value, pe); }
 static inline void shmem_atomic_fetch_and_nbi(unsigned int *fetch, unsigned int *dest, unsigned int value, int pe) { shmem_uint_atomic_fetch_and_nbi(fetch, dest, value, pe); }
-static inline void shmem_atomic_fetch_and_nbi(shmem_ctx_t ctx, unsigned int *fetch, unsigned int *dest, unsigned int value, int pe) { shmem_ctx_uint_atomic_fetch_and_nbi(ctx, fetch, dest, value, pe); }
 static inline void shmem_atomic_fetch_and_nbi(unsigned long *fetch, unsigned long *dest, unsigned long value, int pe) { shmem_ulong_atomic_fetch_and_nbi(fetch, dest, value, pe); }
-static inline void shmem_atomic_fetch_and_nbi(shmem_ctx_t ctx, unsigned long *fetch, unsigned long *dest, unsigned long value, int pe) { shmem_ctx_ulong_atomic_fetch_and_nbi(ctx, fetch, dest, value, pe); }
 static inline void shmem_atomic_fetch_and_nbi(unsigned long long *fetch, unsigned long long *dest, unsigned long long value, int pe) { shmem_ulonglong_atomic_fetch_and_nbi(fetch, dest, value, pe); }
+static inline void shmem_atomic_fetch_and_nbi(int32_t *fetch, int32_t *dest, int32_t value, int pe) { shmem_int32_atomic_fetch_and_nbi(fetch, dest, value, pe); }
+static inline void shmem_atomic_fetch_and_nbi(int64_t *fetch, int64_t *dest, int64_t value, int pe) { shmem_int64_atomic_fetch_and_nbi(fetch, dest, value, pe); }
+static inline void shmem_atomic_fetch_and_nbi(shmem_ctx_t ctx, unsigned int *fetch, unsigned int *dest, unsigned int value, int pe) { shmem_ctx_uint_atomic_fetch_and_nbi(ctx, fetch, dest, value, pe); }
+static inline void shmem_atomic_fetch_and_nbi(shmem_ctx_t ctx, unsigned long *fetch, unsigned long *dest, unsigned long value, int pe) { shmem_ctx_ulong_atomic_fetch_and_nbi(ctx, fetch, dest, value, pe); }
 static inline void shmem_atomic_fetch_and_nbi(shmem_ctx_t ctx, unsigned long long *fetch, unsigned long long *dest, unsigned long long value, int pe) { shmem_ctx_ulonglong_atomic_fetch_and_nbi(ctx, fetch, dest, value, pe); }
+static inline void shmem_atomic_fetch_and_nbi(shmem_ctx_t ctx, int32_t *fetch, int32_t *dest, int32_t value, int pe) { shmem_ctx_int32_atomic_fetch_and_nbi(ctx, fetch, dest, value, pe); }
+static inline void shmem_atomic_fetch_and_nbi(shmem_ctx_t ctx, int64_t *fetch, int64_t *dest, int64_t value, int pe) { shmem_ctx_int64_atomic_fetch_and_nbi(ctx, fetch, dest, value, pe); }
 static inline void shmem_atomic_fetch_or_nbi(unsigned int *fetch, unsigned int *dest, unsigned int value, int pe) { shmem_uint_atomic_fetch_or_nbi(fetch, dest, value, pe); }
-static inline void shmem_atomic_fetch_or_nbi(shmem_ctx_t ctx, unsigned int *fetch, unsigned int *dest, unsigned int value, int pe) { shmem_ctx_uint_atomic_fetch_or_nbi(ctx, fetch, dest, value, pe); }
 static inline void shmem_atomic_fetch_or_nbi(unsigned long *fetch, unsigned long *dest, unsigned long value, int pe) { shmem_ulong_atomic_fetch_or_nbi(fetch, dest, value, pe); }
-static inline void shmem_atomic_fetch_or_nbi(shmem_ctx_t ctx, unsigned long *fetch, unsigned long *dest, unsigned long value, int pe) { shmem_ctx_ulong_atomic_fetch_or_nbi(ctx, fetch, dest, value, pe); }
 static inline void shmem_atomic_fetch_or_nbi(unsigned long long *fetch, unsigned long long *dest, unsigned long long value, int pe) { shmem_ulonglong_atomic_fetch_or_nbi(fetch, dest, value, pe); }
+static inline void shmem_atomic_fetch_or_nbi(int32_t *fetch, int32_t *dest, int32_t value, int pe) { shmem_int32_atomic_fetch_or_nbi(fetch, dest, value, pe); }
+static inline void shmem_atomic_fetch_or_nbi(int64_t *fetch, int64_t *dest, int64_t value, int pe) { shmem_int64_atomic_fetch_or_nbi(fetch, dest, value, pe); }
+static inline void shmem_atomic_fetch_or_nbi(shmem_ctx_t ctx, unsigned int *fetch, unsigned int *dest, unsigned int value, int pe) { shmem_ctx_uint_atomic_fetch_or_nbi(ctx, fetch, dest, value, pe); }
+static inline void shmem_atomic_fetch_or_nbi(shmem_ctx_t ctx, unsigned long *fetch, unsigned long *dest, unsigned long value, int pe) { shmem_ctx_ulong_atomic_fetch_or_nbi(ctx, fetch, dest, value, pe); }
 static inline void shmem_atomic_fetch_or_nbi(shmem_ctx_t ctx, unsigned long long *fetch, unsigned long long *dest, unsigned long long value, int pe) { shmem_ctx_ulonglong_atomic_fetch_or_nbi(ctx, fetch, dest, value, pe); }
+static inline void shmem_atomic_fetch_or_nbi(shmem_ctx_t ctx, int32_t *fetch, int32_t *dest, int32_t value, int pe) { shmem_ctx_int32_atomic_fetch_or_nbi(ctx, fetch, dest, value, pe); }
+static inline void shmem_atomic_fetch_or_nbi(shmem_ctx_t ctx, int64_t *fetch, int64_t *dest, int64_t value, int pe) { shmem_ctx_int64_atomic_fetch_or_nbi(ctx, fetch, dest, value, pe); }
 static inline void shmem_atomic_fetch_xor_nbi(unsigned int *fetch, unsigned int *dest, unsigned int value, int pe) { shmem_uint_atomic_fetch_xor_nbi(fetch, dest, value, pe); }
-static inline void shmem_atomic_fetch_xor_nbi(shmem_ctx_t ctx, unsigned int *fetch, unsigned int *dest, unsigned int value, int pe) { shmem_ctx_uint_atomic_fetch_xor_nbi(ctx, fetch, dest, value, pe); }
 static inline void shmem_atomic_fetch_xor_nbi(unsigned long *fetch, unsigned long *dest, unsigned long value, int pe) { shmem_ulong_atomic_fetch_xor_nbi(fetch, dest, value, pe); }
-static inline void shmem_atomic_fetch_xor_nbi(shmem_ctx_t ctx, unsigned long *fetch, unsigned long *dest, unsigned long value, int pe) { shmem_ctx_ulong_atomic_fetch_xor_nbi(ctx, fetch, dest, value, pe); }
 static inline void shmem_atomic_fetch_xor_nbi(unsigned long long *fetch, unsigned long long *dest, unsigned long long value, int pe) { shmem_ulonglong_atomic_fetch_xor_nbi(fetch, dest, value, pe); }
+static inline void shmem_atomic_fetch_xor_nbi(int32_t *fetch, int32_t *dest, int32_t value, int pe) { shmem_int32_atomic_fetch_xor_nbi(fetch, dest, value, pe); }
+static inline void shmem_atomic_fetch_xor_nbi(int64_t *fetch, int64_t *dest, int64_t value, int pe) { shmem_int64_atomic_fetch_xor_nbi(fetch, dest, value, pe); }
+static inline void shmem_atomic_fetch_xor_nbi(shmem_ctx_t ctx, unsigned int *fetch, unsigned int *dest, unsigned int value, int pe) { shmem_ctx_uint_atomic_fetch_xor_nbi(ctx, fetch, dest, value, pe); }
+static inline void shmem_atomic_fetch_xor_nbi(shmem_ctx_t ctx, unsigned long *fetch, unsigned long *dest, unsigned long value, int pe) { shmem_ctx_ulong_atomic_fetch_xor_nbi(ctx, fetch, dest, value, pe); }
 static inline void shmem_atomic_fetch_xor_nbi(shmem_ctx_t ctx, unsigned long long *fetch, unsigned long long *dest, unsigned long long value, int pe) { shmem_ctx_ulonglong_atomic_fetch_xor_nbi(ctx, fetch, dest, value, pe); }
+static inline void shmem_atomic_fetch_xor_nbi(shmem_ctx_t ctx, int32_t *fetch, int32_t *dest, int32_t value, int pe) { shmem_ctx_int32_atomic_fetch_xor_nbi(ctx, fetch, dest, value, pe); }
+static inline void shmem_atomic_fetch_xor_nbi(shmem_ctx_t ctx, int64_t *fetch, int64_t *dest, int64_t value, int pe) { shmem_ctx_int64_atomic_fetch_xor_nbi(ctx, fetch, dest, value, pe); }
 static inline void shmem_wait_until(short *ivar, int cmp, short cmp_value) { shmem_short_wait_until(ivar, cmp, cmp_value); }
 static inline void shmem_wait_until(int *ivar, int cmp, int cmp_value) { shmem_int_wait_until(ivar, cmp, cmp_value); }
 static inline void shmem_wait_until(long long *ivar, int cmp, long long cmp_value) { shmem_longlong_wait_until(ivar, cmp, cmp_value); }
@@ -2719,16 +2764,28 @@ static inline int shmem_and_reduce(shmem_team_t team, unsigned short *dest, cons
 static inline int shmem_and_reduce(shmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nreduce) { return shmem_uint_and_reduce(team, dest, source, nreduce); }
 static inline int shmem_and_reduce(shmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nreduce) { return shmem_ulong_and_reduce(team, dest, source, nreduce); }
 static inline int shmem_and_reduce(shmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nreduce) { return shmem_ulonglong_and_reduce(team, dest, source, nreduce); }
+static inline int shmem_and_reduce(shmem_team_t team, int8_t *dest, const int8_t *source, size_t nreduce) { return shmem_int8_and_reduce(team, dest, source, nreduce); }
+static inline int shmem_and_reduce(shmem_team_t team, int16_t *dest, const int16_t *source, size_t nreduce) { return shmem_int16_and_reduce(team, dest, source, nreduce); }
+static inline int shmem_and_reduce(shmem_team_t team, int32_t *dest, const int32_t *source, size_t nreduce) { return shmem_int32_and_reduce(team, dest, source, nreduce); }
+static inline int shmem_and_reduce(shmem_team_t team, int64_t *dest, const int64_t *source, size_t nreduce) { return shmem_int64_and_reduce(team, dest, source, nreduce); }
 static inline int shmem_or_reduce(shmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nreduce) { return shmem_uchar_or_reduce(team, dest, source, nreduce); }
 static inline int shmem_or_reduce(shmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nreduce) { return shmem_ushort_or_reduce(team, dest, source, nreduce); }
 static inline int shmem_or_reduce(shmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nreduce) { return shmem_uint_or_reduce(team, dest, source, nreduce); }
 static inline int shmem_or_reduce(shmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nreduce) { return shmem_ulong_or_reduce(team, dest, source, nreduce); }
 static inline int shmem_or_reduce(shmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nreduce) { return shmem_ulonglong_or_reduce(team, dest, source, nreduce); }
+static inline int shmem_or_reduce(shmem_team_t team, int8_t *dest, const int8_t *source, size_t nreduce) { return shmem_int8_or_reduce(team, dest, source, nreduce); }
+static inline int shmem_or_reduce(shmem_team_t team, int16_t *dest, const int16_t *source, size_t nreduce) { return shmem_int16_or_reduce(team, dest, source, nreduce); }
+static inline int shmem_or_reduce(shmem_team_t team, int32_t *dest, const int32_t *source, size_t nreduce) { return shmem_int32_or_reduce(team, dest, source, nreduce); }
+static inline int shmem_or_reduce(shmem_team_t team, int64_t *dest, const int64_t *source, size_t nreduce) { return shmem_int64_or_reduce(team, dest, source, nreduce); }
 static inline int shmem_xor_reduce(shmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nreduce) { return shmem_uchar_xor_reduce(team, dest, source, nreduce); }
 static inline int shmem_xor_reduce(shmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nreduce) { return shmem_ushort_xor_reduce(team, dest, source, nreduce); }
 static inline int shmem_xor_reduce(shmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nreduce) { return shmem_uint_xor_reduce(team, dest, source, nreduce); }
 static inline int shmem_xor_reduce(shmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nreduce) { return shmem_ulong_xor_reduce(team, dest, source, nreduce); }
 static inline int shmem_xor_reduce(shmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nreduce) { return shmem_ulonglong_xor_reduce(team, dest, source, nreduce); }
+static inline int shmem_xor_reduce(shmem_team_t team, int8_t *dest, const int8_t *source, size_t nreduce) { return shmem_int8_xor_reduce(team, dest, source, nreduce); }
+static inline int shmem_xor_reduce(shmem_team_t team, int16_t *dest, const int16_t *source, size_t nreduce) { return shmem_int16_xor_reduce(team, dest, source, nreduce); }
+static inline int shmem_xor_reduce(shmem_team_t team, int32_t *dest, const int32_t *source, size_t nreduce) { return shmem_int32_xor_reduce(team, dest, source, nreduce); }
+static inline int shmem_xor_reduce(shmem_team_t team, int64_t *dest, const int64_t *source, size_t nreduce) { return shmem_int64_xor_reduce(team, dest, source, nreduce); }
 static inline int shmem_max_reduce(shmem_team_t team, long double *dest, const long double *source, size_t nreduce) { return shmem_longdouble_max_reduce(team, dest, source, nreduce); }
 static inline int shmem_max_reduce(shmem_team_t team, float *dest, const float *source, size_t nreduce) { return shmem_float_max_reduce(team, dest, source, nreduce); }
 static inline int shmem_max_reduce(shmem_team_t team, double *dest, const double *source, size_t nreduce) { return shmem_double_max_reduce(team, dest, source, nreduce); }

@@ -1365,7 +1365,6 @@ static void scenario_bad_input(void)
     /* overlapping dest and source */
     CHECK_RC(aclshmem_int_broadcast(ACLSHMEM_TEAM_WORLD, src + 1, src, N, 0), ACLSHMEM_INVALID_PARAM);
     CHECK_RC(aclshmem_int_broadcast(ACLSHMEM_TEAM_WORLD, src, src + 1, N, 0), ACLSHMEM_INVALID_PARAM);
-    CHECK_RC(aclshmem_int_broadcast(ACLSHMEM_TEAM_WORLD, src, src, N, 0), ACLSHMEM_INVALID_PARAM);
     CHECK_RC(aclshmem_broadcastmem(ACLSHMEM_TEAM_WORLD, (char *)src + 1, src, 8, 0), ACLSHMEM_INVALID_PARAM);
     CHECK_RC(aclshmem_int_fcollect(ACLSHMEM_TEAM_WORLD, src + 1, src, N), ACLSHMEM_INVALID_PARAM);
     /* fcollect: dest (N * n elements) reaching into source from below */
@@ -1401,6 +1400,24 @@ static void scenario_bad_input(void)
             CHECK(src[N + i] == want, "adjacent reduce element %d = %d, expected %d", i, src[N + i], want);
         }
         RESET();
+    }
+    /* in place (dest == source, as OpenSHMEM allows): every member's buffer gets the root's data */
+    {
+        for (int root = 0; root < n; root++) {
+            for (size_t len = 8; len <= 4 * N * sizeof(int); len *= 4) {
+                CHECK_RC(aclshmem_broadcastmem(ACLSHMEM_TEAM_WORLD, src, src, len, root), 0);
+                for (size_t i = 0; i < len / sizeof(int); i++) {
+                    CHECK(src[i] == root * 100000 + (int)i, "in-place broadcast from %d, %zu bytes: element %zu = %d",
+                          root, len, i, src[i]);
+                }
+                for (size_t i = len / sizeof(int); i < (size_t)(4 * N * n); i++) {
+                    CHECK(src[i] == me * 100000 + (int)i, "in-place broadcast wrote past %zu bytes", len);
+                }
+                aclshmem_barrier_all();
+                RESET();
+                aclshmem_barrier_all();
+            }
+        }
     }
     /* misaligned typed buffers */
     CHECK_RC(aclshmem_int_sum_reduce(ACLSHMEM_TEAM_WORLD, (int *)((char *)dst + 1), src, 4), ACLSHMEM_INVALID_PARAM);

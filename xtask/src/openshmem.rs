@@ -1011,53 +1011,103 @@ const FAMS: &[(&str, &str, usize, usize, bool, bool)] = &[
     ("prod_reduce", "prod_reduce", 1, 4, false, false),
 ];
 
+/// Fixed-width and size types a generic name also selects on when the family has them but none
+/// of the basic types they can be on the supported ABIs (LP64 Linux): the bitwise AMOs of
+/// `int32_t`/`int64_t` and the bitwise reductions of `int8_t`..`int64_t` have no basic-type
+/// routine. (name, C type, the basic types it may be)
+const FIXED: &[(&str, &str, &[&str])] = &[
+    ("int8", "int8_t", &["schar"]),
+    ("int16", "int16_t", &["short"]),
+    ("int32", "int32_t", &["int"]),
+    ("int64", "int64_t", &["long", "longlong"]),
+    ("uint8", "uint8_t", &["uchar"]),
+    ("uint16", "uint16_t", &["ushort"]),
+    ("uint32", "uint32_t", &["uint"]),
+    ("uint64", "uint64_t", &["ulong", "ulonglong"]),
+    ("size", "size_t", &["ulong", "uint"]),
+    ("ptrdiff", "ptrdiff_t", &["long", "int"]),
+];
+
+/// The (C type, type name) pairs `shmem_<mac>` selects on for `family` with `prefix`: every basic
+/// type with a routine, then the [`FIXED`] types with a routine whose possible basic types have
+/// none (and are not taken by an earlier fixed type), so no two associations can be one type.
+fn generic_types(family: &str, prefix: &str, has: &dyn Fn(&str) -> bool) -> Vec<(String, String)> {
+    let mut types: Vec<Type> = rma_types()
+        .into_iter()
+        .filter(|t| BASIC.contains(&t.name))
+        .collect();
+    if family == "sum_reduce" || family == "prod_reduce" {
+        types.extend(COMPLEX);
+    }
+    let routine = |name: &str| format!("{prefix}{name}_{family}");
+    let mut out: Vec<(String, String)> = types
+        .iter()
+        .filter(|t| has(&routine(t.name)))
+        .map(|t| {
+            let ct = match t.name {
+                "complexf" => "float _Complex",
+                "complexd" => "double _Complex",
+                _ => t.c,
+            };
+            (ct.to_string(), t.name.to_string())
+        })
+        .collect();
+    let mut taken: Vec<&str> = out
+        .iter()
+        .filter_map(|(_, n)| BASIC.iter().find(|b| **b == n.as_str()).copied())
+        .collect();
+    for &(name, ct, may_be) in FIXED {
+        if has(&routine(name)) && !may_be.iter().any(|b| taken.contains(b)) {
+            out.push((ct.to_string(), name.to_string()));
+            taken.extend_from_slice(may_be);
+        }
+    }
+    out
+}
+
+/// The deprecated (1.4) type-generic AMO names, C11 only: (macro, the family whose routines it
+/// selects, arguments, const selector). They select over the standard and extended AMO types of
+/// the current names (1.4 gave them those tables).
+const DEPRECATED_FAMS: &[(&str, &str, usize, bool)] = &[
+    ("fetch", "atomic_fetch", 2, true),
+    ("set", "atomic_set", 3, false),
+    ("swap", "atomic_swap", 3, false),
+    ("cswap", "atomic_compare_swap", 4, false),
+    ("fadd", "atomic_fetch_add", 3, false),
+    ("finc", "atomic_fetch_inc", 2, false),
+    ("add", "atomic_add", 3, false),
+    ("inc", "atomic_inc", 2, false),
+];
+
 /// The C11 type-generic macros.
 fn generics(names: &[String]) -> String {
     let mut g = String::new();
     let has = |n: &str| names.iter().any(|x| x == n);
-    let basic: Vec<Type> = rma_types()
-        .into_iter()
-        .filter(|t| BASIC.contains(&t.name))
-        .collect();
-    // (macro, family suffix, selector argument index without ctx, arg count without ctx, ctx form, const selector)
     g.push_str("#if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L && !defined(__cplusplus)\n");
     g.push_str("#define SHMEMI_NARGS_(_1, _2, _3, _4, _5, _6, _7, _8, _9, _10, N, ...) N\n");
     g.push_str("#define SHMEMI_NARGS(...) SHMEMI_NARGS_(__VA_ARGS__, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0)\n");
     g.push_str("#define SHMEMI_CAT_(a, b) a##b\n#define SHMEMI_CAT(a, b) SHMEMI_CAT_(a, b)\n\n");
     let args = |n: usize| (0..n).map(|i| format!("a{i}")).collect::<Vec<_>>();
-    for &(mac, fam, sel, n, ctx, konst) in FAMS {
-        let mut types: Vec<Type> = basic.clone();
-        if fam == "sum_reduce" || fam == "prod_reduce" {
-            types.extend(COMPLEX);
-        }
-        let assoc = |prefix: &str| -> String {
-            let mut v = Vec::new();
-            for t in &types {
-                let name = format!("{prefix}{}_{fam}", t.name);
-                if !has(&name) {
-                    continue;
-                }
-                let ct = if t.name == "complexf" {
-                    "float _Complex"
-                } else if t.name == "complexd" {
-                    "double _Complex"
-                } else {
-                    t.c
-                };
-                v.push(format!("{ct} *: {name}"));
-                if konst {
-                    v.push(format!("const {ct} *: {name}"));
-                }
+    let assoc = |fam: &str, prefix: &str, konst: bool| -> String {
+        let mut v = Vec::new();
+        for (ct, name) in generic_types(fam, prefix, &has) {
+            let f = format!("{prefix}{name}_{fam}");
+            v.push(format!("{ct} *: {f}"));
+            if konst {
+                v.push(format!("const {ct} *: {f}"));
             }
-            v.join(", ")
-        };
+        }
+        v.join(", ")
+    };
+    // (macro, family suffix, selector argument index without ctx, arg count without ctx, ctx form, const selector)
+    for &(mac, fam, sel, n, ctx, konst) in FAMS {
         let plain = args(n);
         let a = plain.join(", ");
         writeln!(
             g,
             "#define shmemi_{mac}_{n}({a}) _Generic(({}), {})({a})",
             plain[sel],
-            assoc("shmem_")
+            assoc(fam, "shmem_", konst)
         )
         .unwrap();
         if ctx {
@@ -1070,13 +1120,23 @@ fn generics(names: &[String]) -> String {
                 "#define shmemi_{mac}_{}({w}) _Generic(({}), {})({w})",
                 n + 1,
                 plain[sel],
-                assoc("shmem_ctx_")
+                assoc(fam, "shmem_ctx_", konst)
             )
             .unwrap();
         }
         writeln!(
             g,
             "#define shmem_{mac}(...) SHMEMI_CAT(shmemi_{mac}_, SHMEMI_NARGS(__VA_ARGS__))(__VA_ARGS__)\n"
+        )
+        .unwrap();
+    }
+    g.push_str("/* deprecated (OpenSHMEM 1.4) generic AMO names */\n");
+    for &(mac, fam, n, konst) in DEPRECATED_FAMS {
+        let a = args(n).join(", ");
+        writeln!(
+            g,
+            "#define shmem_{mac}({a}) _Generic((a0), {})({a})",
+            assoc(fam, "shmem_", konst)
         )
         .unwrap();
     }
@@ -1088,28 +1148,21 @@ fn generics(names: &[String]) -> String {
 /// and the ctx forms), as inline functions with C++ linkage.
 fn cxx_overloads(protos: &Protos) -> String {
     let mut g = String::from("#ifdef __cplusplus\nextern \"C++\" {\n");
-    let basic: Vec<Type> = rma_types()
-        .into_iter()
-        .filter(|t| BASIC.contains(&t.name))
-        .collect();
+    let has = |n: &str| protos.contains_key(n);
     for &(mac, fam, _, _, ctx, _) in FAMS {
-        let mut types = basic.clone();
-        if fam == "sum_reduce" || fam == "prod_reduce" {
-            types.extend(COMPLEX);
-        }
         let prefixes: &[&str] = if ctx {
             &["shmem_", "shmem_ctx_"]
         } else {
             &["shmem_"]
         };
-        for t in &types {
-            for prefix in prefixes {
-                let target = format!("{prefix}{}_{fam}", t.name);
+        for prefix in prefixes {
+            for (_, tname) in generic_types(fam, prefix, &has) {
+                let target = format!("{prefix}{tname}_{fam}");
                 let Some((ret, params)) = protos.get(&target) else {
                     continue;
                 };
                 // the deprecated C function shmem_wait_until(long *, int, long) already has this signature
-                if mac == "wait_until" && t.name == "long" && *prefix == "shmem_" {
+                if mac == "wait_until" && tname == "long" && *prefix == "shmem_" {
                     continue;
                 }
                 let decl = params

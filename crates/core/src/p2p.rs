@@ -426,9 +426,26 @@ impl<'a, T: Word> WaitSet<'a, T> {
         (0..self.n).all(|i| !self.included(i) || self.satisfied(i))
     }
 
-    /// Index of an included element that holds, or `usize::MAX` (SIZE_MAX).
+    /// Index of an included element that holds, or `usize::MAX` (SIZE_MAX). The search starts after
+    /// the index this thread's last successful search returned (round robin, as Sandia
+    /// OpenSHMEM), so a loop that serves whichever element holds reaches every element that keeps
+    /// holding, not only the lowest.
     pub fn test_any(&self) -> usize {
-        self.holding().next().unwrap_or(usize::MAX)
+        thread_local!(static NEXT: std::cell::Cell<usize> = const { std::cell::Cell::new(0) });
+        if self.n == 0 {
+            return usize::MAX;
+        }
+        let start = NEXT.with(|c| c.get()) % self.n;
+        let found = (start..self.n)
+            .chain(0..start)
+            .find(|&i| self.included(i) && self.satisfied(i));
+        match found {
+            Some(i) => {
+                NEXT.with(|c| c.set(i + 1));
+                i
+            }
+            None => usize::MAX,
+        }
     }
 
     /// Writes the indices of the included elements that hold into `indices`; returns how many.

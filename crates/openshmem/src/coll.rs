@@ -391,7 +391,9 @@ pub(crate) unsafe fn set_reduce<T: Element + Default>(
     if n < 0 {
         return Err(Error::InvalidParam(format!("nreduce {n} is negative")));
     }
-    crate::non_null(dest, "dest")?;
+    if n > 0 {
+        crate::non_null(dest, "dest")?;
+    }
     let n = n as usize;
     if let Members::Team(t) = &m {
         return collectives::reduce::<T>(&inst, t, dest as usize, source as usize, n, op);

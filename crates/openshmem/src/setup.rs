@@ -263,11 +263,31 @@ pub extern "C" fn shmem_pcontrol(level: c_int) {
     log::debug!("shmem_pcontrol({level}) ignored");
 }
 
-/// Deprecated (1.2): `shmem_init`; `npes` is ignored.
+/// Deprecated (1.2): `shmem_init`; `npes` is ignored. The library is finalized implicitly when
+/// the program exits (the specification: no `shmem_finalize` is needed after `start_pes`), by an
+/// exit handler registered here, unless the job is ending (a global exit or a lost peer).
 #[unsafe(no_mangle)]
 pub extern "C" fn start_pes(npes: c_int) {
     let _ = npes;
-    shmem_init()
+    shmem_init();
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        // SAFETY: registers a plain extern "C" function without arguments.
+        if unsafe { libc::atexit(finalize_at_exit) } != 0 {
+            log::warn!("start_pes: could not register the implicit finalize at exit");
+        }
+    });
+}
+
+/// `start_pes`'s implicit finalize: ends every `shmem_init`/`start_pes` not yet finalized
+/// (collective: every PE runs it as it exits).
+extern "C" fn finalize_at_exit() {
+    if runtime::ending() {
+        return;
+    }
+    while STATE.lock().unwrap_or_else(|e| e.into_inner()).0 > 0 {
+        shmem_finalize();
+    }
 }
 
 /// Deprecated: `shmem_my_pe`.

@@ -174,6 +174,30 @@ int main(void) {
         shmem_free(bd);
         shmem_free(bs);
     }
+    /* collectives of no data may name no buffers (NULL), as RMA of no data may */
+    {
+        CHECK(shmem_long_broadcast(SHMEM_TEAM_WORLD, NULL, NULL, 0, 0) == 0, "0-element broadcast");
+        CHECK(shmem_broadcastmem(SHMEM_TEAM_WORLD, NULL, NULL, 0, n - 1) == 0, "0-byte broadcastmem");
+        CHECK(shmem_long_collect(SHMEM_TEAM_WORLD, NULL, NULL, 0) == 0, "0-element collect");
+        CHECK(shmem_long_fcollect(SHMEM_TEAM_WORLD, NULL, NULL, 0) == 0, "0-element fcollect");
+        CHECK(shmem_long_alltoall(SHMEM_TEAM_WORLD, NULL, NULL, 0) == 0, "0-element alltoall");
+        CHECK(shmem_long_alltoalls(SHMEM_TEAM_WORLD, NULL, NULL, 1, 1, 0) == 0, "0-element alltoalls");
+        CHECK(shmem_long_sum_reduce(SHMEM_TEAM_WORLD, NULL, NULL, 0) == 0, "0-element sum_reduce");
+        CHECK(shmem_uint_and_reduce(SHMEM_TEAM_WORLD, NULL, NULL, 0) == 0, "0-element and_reduce");
+        shmem_barrier_all();
+        shmem_broadcast64(NULL, NULL, 0, 0, 0, 0, n, ps);
+        shmem_barrier_all();
+        shmem_fcollect32(NULL, NULL, 0, 0, 0, n, ps);
+        shmem_barrier_all();
+        shmem_long_sum_to_all(NULL, NULL, 0, 0, 0, n, pwrk, ps);
+        shmem_barrier_all();
+        /* the library still works */
+        long *z = shmem_malloc(sizeof(long));
+        *z = me;
+        shmem_long_broadcast(SHMEM_TEAM_WORLD, z, z, 1, n - 1);
+        CHECK(*z == n - 1, "broadcast after the 0-element collectives: %ld", *z);
+        shmem_free(z);
+    }
     shmem_free(pwrk);
     shmem_free(ps);
     if (even != SHMEM_TEAM_INVALID) shmem_team_destroy(even);

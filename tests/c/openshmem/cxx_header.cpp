@@ -28,6 +28,14 @@ int main() {
     *s = one;
     shmem_sum_reduce(SHMEM_TEAM_WORLD, r, s, 1);
     if (*r != static_cast<long>(n) * (n - 1) / 2) fails++;
+    // the bitwise families' fixed-width overloads
+    int32_t *b = static_cast<int32_t *>(shmem_calloc(1, sizeof(int32_t)));
+    shmem_barrier_all();
+    shmem_atomic_or(b, static_cast<int32_t>(1) << (me % 31), 0);
+    shmem_barrier_all();
+    if (me == 0 && shmem_atomic_fetch_and(b, static_cast<int32_t>(-1), 0) != (n == 1 ? 1 : 3)) fails++;
+    shmem_barrier_all();
+    shmem_free(b);
     if (fails) std::printf("FAIL: [PE %d] %d checks failed\n", me, fails);
     shmem_barrier_all();
     if (me == 0 && !fails) std::printf("OK cxx\n");

@@ -184,6 +184,17 @@ int main(void) {
         CHECK(shmem_int_test_all(flags, (size_t)n, NULL, SHMEM_CMP_GE, 100) == 1, "test_all");
         CHECK(shmem_int_test(&flags[0], SHMEM_CMP_EQ, 100) == 1, "test");
         CHECK(shmem_int_test_any(flags, (size_t)n, NULL, SHMEM_CMP_LT, 0) == SIZE_MAX, "test_any none");
+        /* every element holds: n calls of test_any return every index once (round robin, so a
+         * loop serving whichever element holds reaches them all) */
+        {
+            int seen[64] = {0};
+            for (int k = 0; k < n; k++) {
+                size_t i = shmem_int_test_any(flags, (size_t)n, NULL, SHMEM_CMP_GE, 100);
+                CHECK(i < (size_t)n, "test_any %zu", i);
+                if (i < (size_t)n) seen[i]++;
+            }
+            for (int i = 0; i < n; i++) CHECK(seen[i] == 1, "test_any returned index %d %d times in %d calls", i, seen[i], n);
+        }
         int want[64];
         for (int i = 0; i < n; i++) want[i] = 100 + i;
         shmem_int_wait_until_all_vector(flags, (size_t)n, NULL, SHMEM_CMP_EQ, want);

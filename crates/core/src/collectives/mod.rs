@@ -101,6 +101,14 @@ impl Sym<'_> {
 /// (Inlined: its result then stays in registers; see `Instance::team` for why that matters.)
 #[inline(always)]
 fn sym<'a>(inst: &'a Instance, addr: usize, len: usize, what: &str, align: usize) -> Result<Sym<'a>> {
+    if addr == 0 && len == 0 {
+        // a collective of no data may name no buffer (as an RMA of no data may): nothing is read
+        // or written through it
+        return Ok(Sym {
+            heap: inst.device(),
+            off: 0,
+        });
+    }
     if addr == 0 {
         return Err(Error::InvalidParam(format!("{what} is NULL")));
     }
@@ -174,7 +182,12 @@ fn broadcast_impl(
     }
     let d = sym(inst, dest, len, "dest", 1)?;
     let s = sym(inst, source, len, "source", 1)?;
-    no_overlap(dest, len, source, len)?;
+    // in place (dest == source, as OpenSHMEM allows): the root's dest already holds the data, and
+    // only the root's source is ever read; buffers that overlap otherwise are an error
+    let root_dest = root_dest && dest != source;
+    if dest != source {
+        no_overlap(dest, len, source, len)?;
+    }
     let root_pe = t.world_pe(root as usize);
     // what every member records of this call, to find members that named another root
     let view = (root + 1) as u16;

@@ -306,7 +306,7 @@ fn end_process(pe: usize, msg: std::io::Result<Option<Message>>) -> ! {
             1
         }
     };
-    std::process::exit(status)
+    crate::runtime::exit_process(status)
 }
 
 impl Watcher {
