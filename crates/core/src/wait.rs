@@ -9,10 +9,17 @@
 //! * Sleeping starts at 1 µs and doubles up to [`MAX_SLEEP`]; the thread's timer slack is set to
 //!   1 µs first, so a short sleep is short. An idle wait therefore stops burning a core after
 //!   [`YIELD_FOR`].
+//! * Remote traffic restarts the policy: a wait whose process handled messages of another node
+//!   since its last look ([`note_activity`], counted by the network transport's progress) goes
+//!   back to spinning, then yielding. Over a network a put or get of a peer on another node is
+//!   served by the target's progress; a target that slept in a barrier between them answered
+//!   each after a thread wake-up (2 nodes, 8-byte get: 39 µs against OSHMEM's 14 µs, whose PEs
+//!   spin), so a PE that is being served stays responsive, and one left alone still backs off
+//!   after [`YIELD_FOR`].
 //!
 //! `unsafe`: sysconf and prctl through libc.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 const SPINS: u32 = 128;
@@ -23,6 +30,16 @@ const YIELD_FOR: Duration = Duration::from_millis(20);
 const MAX_SLEEP: Duration = Duration::from_micros(500);
 
 static OVERSUBSCRIBED: AtomicBool = AtomicBool::new(true);
+
+/// Progress calls of the network transport that handled something (see the module documentation).
+static ACTIVITY: AtomicU64 = AtomicU64::new(0);
+
+/// The network transport's progress handled messages or completions: waits in progress go back
+/// to spinning (see the module documentation).
+#[inline]
+pub fn note_activity() {
+    ACTIVITY.fetch_add(1, Ordering::Relaxed);
+}
 
 /// Init: whether this node runs more PEs than it has CPUs online.
 pub fn set_node_load(local_pes: usize) {
@@ -37,6 +54,8 @@ pub struct Backoff {
     rounds: u32,
     since: Option<Instant>,
     sleep: Duration,
+    /// [`ACTIVITY`] at the last look.
+    seen: u64,
 }
 
 impl Default for Backoff {
@@ -62,6 +81,7 @@ impl Backoff {
             rounds: 0,
             since: None,
             sleep: Duration::from_micros(1),
+            seen: 0,
         }
     }
 
@@ -77,6 +97,13 @@ impl Backoff {
             self.rounds += 1;
             std::hint::spin_loop();
             return;
+        }
+        let activity = ACTIVITY.load(Ordering::Relaxed);
+        if activity != self.seen {
+            // remote traffic since the last look: start over (spin, then yield)
+            self.seen = activity;
+            self.since = None;
+            self.sleep = Duration::from_micros(1);
         }
         let waited = self.since.get_or_insert_with(Instant::now).elapsed();
         if waited < SPIN_FOR && !OVERSUBSCRIBED.load(Ordering::Relaxed) {

@@ -174,7 +174,13 @@ impl Shared {
     /// Progresses the worker until it has nothing more to do (state locked by the caller).
     fn drain(&self, _g: &mut State) {
         // SAFETY: the worker is alive while `self` is, and the caller holds the lock.
+        if unsafe { self.lib.ucp_worker_progress(self.worker) } == 0 {
+            return;
+        }
+        // SAFETY: as above.
         while unsafe { self.lib.ucp_worker_progress(self.worker) } != 0 {}
+        // waits of this process go back to spinning (crate::wait)
+        crate::wait::note_activity();
     }
 
     /// Waits for `req` (a request pointer, NULL or an error) to complete, progressing the worker.
