@@ -28,7 +28,7 @@ const ARRIVE: usize = 0;
 const GENERATION: usize = 64;
 
 /// Device-heap offset of byte `off` of `slot`'s sync-pool area.
-fn slot_off(inst: &Instance, slot: usize, off: usize) -> usize {
+pub(crate) fn slot_off(inst: &Instance, slot: usize, off: usize) -> usize {
     inst.sync_pool() + slot * SYNC_ARRAY_SIZE + off
 }
 

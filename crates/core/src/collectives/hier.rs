@@ -8,13 +8,13 @@
 
 use super::reduce::{self, Element, Op};
 use super::{Sym, copy};
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::error::{Error, Result};
 use crate::instance::Instance;
 use crate::sync::{self, Groups};
-use crate::team_table::Team;
-use crate::transport::{AmoOp, Width};
+use crate::team_table::{DEEP_OFFSET, DEEP_SLOT_BYTES, Team, WIDE_SLOTS};
+use crate::transport::{AmoOp, Remote, Width};
 use crate::wait::Watch;
 
 /// Above this many bytes the leaders read the root's source (UCX gets) instead of the root
@@ -282,7 +282,7 @@ pub(super) fn reduce<T: Element>(
     if leading {
         let node = gather::<T>(inst, t, s, &g.local, n, op)?;
         let mut total = node;
-        if g.leaders.len() > 1 && eager_fits(g.leaders.len(), len) {
+        if g.leaders.len() > 1 && eager_fits(t.slot, g.leaders.len(), len) {
             total = exchange_partials(inst, t, g, &total, op)?;
         } else if g.leaders.len() > 1 {
             // SAFETY: our own dest holds n elements.
@@ -325,17 +325,73 @@ pub(super) fn reduce<T: Element>(
     sync::local_barrier(inst, t, g)
 }
 
-/// Bytes of one leader's entry in the partials area when `leaders` leaders share it: half the
-/// area per call parity, split evenly (8-byte aligned). It depends on the team only, never on a
-/// call's length, so calls of different lengths use the same entries.
-fn entry(leaders: usize) -> usize {
-    (sync::PARTIALS_BYTES / 2 / leaders.max(1)) & !7
+/// Where `slot`'s partials area lies (offset in the device heap) and its bytes. Slots below
+/// [`WIDE_SLOTS`] use the region of their deep narrow ring (`collectives::small`), which only
+/// jobs whose PEs are all mapped use, never one with a pushed exchange (some PE on another node):
+/// 17 KiB, so partials and blocks up to 4 KiB go in one message between 2 leaders (2 KiB between
+/// 4, 1 KiB between 8; 2 nodes, 512-byte sum-reduce: 40-45 us through the leaders' barriers
+/// against OSHMEM's 13). The other slots use their sync-pool exchange area (`sync::PARTIALS`).
+fn area(inst: &Instance, slot: usize) -> (usize, usize) {
+    if slot < WIDE_SLOTS {
+        (
+            inst.rings() + DEEP_OFFSET + slot * DEEP_SLOT_BYTES,
+            DEEP_SLOT_BYTES,
+        )
+    } else {
+        (sync::slot_off(inst, slot, sync::PARTIALS), sync::PARTIALS_BYTES)
+    }
 }
 
-/// Whether partials of `len` bytes from `leaders` node leaders fit their entries (the call word,
-/// then the partial).
-pub(super) fn eager_fits(leaders: usize, len: usize) -> bool {
-    8 + len.next_multiple_of(8) <= entry(leaders)
+/// A new team in `slot`: clears this PE's copy of the slot's partials area when it is not the
+/// sync pool's (which team creation clears), before the team's first barrier.
+pub(super) fn reset(inst: &Instance, slot: usize) {
+    if inst.all_direct() || slot >= WIDE_SLOTS {
+        return;
+    }
+    let (at, bytes) = area(inst, slot);
+    // SAFETY: this slot's partials area in our own heap (`bytes` bytes); nobody writes it before
+    // the new team's first barrier, which follows.
+    unsafe { std::ptr::write_bytes(inst.device().local_addr(at), 0, bytes) };
+    std::sync::atomic::fence(Ordering::SeqCst);
+}
+
+/// Bytes of `area` of `slot` (so of any slot: the deep region of the low slots is larger).
+fn area_bytes(slot: usize) -> usize {
+    if slot < WIDE_SLOTS {
+        DEEP_SLOT_BYTES
+    } else {
+        sync::PARTIALS_BYTES
+    }
+}
+
+/// Bytes of one leader's entry in `slot`'s partials area when `leaders` leaders share it: half
+/// the area per call parity, split evenly (8-byte aligned). It depends on the team only, never on
+/// a call's length, so calls of different lengths use the same entries.
+fn entry(slot: usize, leaders: usize) -> usize {
+    (area_bytes(slot) / 2 / leaders.max(1)) & !7
+}
+
+/// Whether partials of `len` bytes from `leaders` node leaders fit their entries in `slot`'s
+/// area (the call word, then the partial).
+pub(super) fn eager_fits(slot: usize, leaders: usize, len: usize) -> bool {
+    8 + len.next_multiple_of(8) <= entry(slot, leaders)
+}
+
+/// Byte `off` of `slot`'s partials area in world PE `pe`'s copy, for a transport.
+fn area_remote(inst: &Instance, slot: usize, off: usize, pe: usize) -> Remote<'_> {
+    Remote {
+        heap: inst.device(),
+        off: area(inst, slot).0 + off,
+        pe,
+    }
+}
+
+/// Word `off` of this PE's copy of `slot`'s partials area.
+fn area_word(inst: &Instance, slot: usize, off: usize) -> &AtomicU64 {
+    let p = inst.device().local_addr(area(inst, slot).0 + off);
+    // SAFETY: an 8-byte aligned word (entries are 8-byte multiples) inside the area, in our own
+    // mapped heap for the instance's lifetime, only accessed atomically.
+    unsafe { &*(p as *const AtomicU64) }
 }
 
 /// The word that marks leader entries of exchange `seq` (a mark in the high half, so the area's
@@ -413,7 +469,8 @@ fn next_exchange(inst: &Instance, t: &Team, l: usize) -> (impl Fn(usize) -> usiz
     let count = sync::own_word(inst, t.slot, sync::PUSH_COUNT);
     let x = count.load(Ordering::Relaxed) + 1;
     count.store(x, Ordering::Relaxed);
-    let at = move |j: usize| sync::PARTIALS + ((x % 2) as usize * l + j) * entry(l);
+    let e = entry(t.slot, l);
+    let at = move |j: usize| ((x % 2) as usize * l + j) * e;
     (at, call_word(x))
 }
 
@@ -434,7 +491,7 @@ fn exchange_pushed<'a>(
     mut each: impl FnMut(usize, &[u8]),
 ) -> Result<()> {
     let l = g.leaders.len();
-    if !eager_fits(l, len) {
+    if !eager_fits(t.slot, l, len) {
         return Err(Error::Inner(format!(
             "{len} bytes do not fit a pushed exchange entry"
         )));
@@ -461,10 +518,10 @@ fn exchange_pushed<'a>(
         // leader waits for the word, so the transport need not complete it at a later quiet.
         unsafe {
             to.put_notify(
-                sync::slot_remote(inst, t.slot, own + 8, pe),
+                area_remote(inst, t.slot, own + 8, pe),
                 data.as_ptr(),
                 data.len(),
-                sync::slot_remote(inst, t.slot, own, pe),
+                area_remote(inst, t.slot, own, pe),
                 word,
             )?
         };
@@ -474,7 +531,7 @@ fn exchange_pushed<'a>(
             each(j, mine(j));
             continue;
         }
-        let flag = sync::own_word(inst, t.slot, at(j));
+        let flag = area_word(inst, t.slot, at(j));
         let from = t.world_pe(g.leaders[j]);
         let stalled = || {
             format!(
@@ -484,7 +541,7 @@ fn exchange_pushed<'a>(
         };
         // Acquire: pairs with the leader's data-before-word order
         wait_for(inst, || flag.load(Ordering::Acquire) == word, &|| false, stalled)?;
-        let src = sync::slot_addr(inst, t.slot, at(j) + 8, inst.my_pe())?;
+        let src = inst.device().local_addr(area(inst, t.slot).0 + at(j) + 8);
         // SAFETY: the entry's `len` bytes lie in our own partials area (the leader's data,
         // announced by its word above, at their start) and nobody writes this entry again before
         // we clear its word below.
@@ -496,14 +553,15 @@ fn exchange_pushed<'a>(
     Ok(())
 }
 
-/// Largest block [`push_direct`] takes: what the UCX transport sends as one active message with
-/// the word (larger ones go as a put, a fence and a put: still correct, no longer one message).
+/// Largest block [`push_direct`] takes (the UCX transport sends up to 8 KiB as one active message
+/// with the word; larger ones go as a put, a fence and a put: still correct, no longer one
+/// message).
 pub(super) const DIRECT_PUSH_MAX: usize = 4096;
 
 /// Whether `t` (node groups `g`) can use [`push_direct`] for blocks of up to `len` bytes: one
 /// member per node, each with an entry word for every other.
 pub(super) fn direct_fits(t: &Team, g: &Groups, len: usize) -> bool {
-    t.size > 1 && g.leaders.len() == t.size && len <= DIRECT_PUSH_MAX && eager_fits(t.size, 0)
+    t.size > 1 && g.leaders.len() == t.size && len <= DIRECT_PUSH_MAX && eager_fits(t.slot, t.size, 0)
 }
 
 /// For a team with one member per node ([`direct_fits`]), every member of which has entered the
@@ -541,7 +599,7 @@ pub(super) fn push_direct<'a>(
                 d.remote(pe, off),
                 data.as_ptr(),
                 data.len(),
-                sync::slot_remote(inst, t.slot, own, pe),
+                area_remote(inst, t.slot, own, pe),
                 word,
             )?
         };
@@ -550,7 +608,7 @@ pub(super) fn push_direct<'a>(
         if j == g.my_leader {
             continue;
         }
-        let flag = sync::own_word(inst, t.slot, at(j));
+        let flag = area_word(inst, t.slot, at(j));
         let from = t.world_pe(i);
         let stalled = || {
             format!(
@@ -610,7 +668,7 @@ pub(super) fn collect_pushed(
 ) -> Result<Option<Vec<usize>>> {
     let s = super::sym(inst, source, len, "source", 1)?;
     super::small::next_seq(inst, t);
-    let room = entry(g.leaders.len()) - 8;
+    let room = entry(t.slot, g.leaders.len()) - 8;
     let mut msg = vec![0u8; room];
     msg[..8].copy_from_slice(&(len as u64).to_le_bytes());
     let fits = |n: usize| n.checked_add(8).is_some_and(|e| e <= room);

@@ -33,6 +33,7 @@ pub use reduce::{Element, Op};
 /// A new team in `slot`: clears this PE's eager-broadcast state (see [`eager`]).
 pub(crate) fn eager_reset(inst: &Instance, slot: usize) {
     eager::reset(inst, slot);
+    hier::reset(inst, slot);
 }
 
 pub use crate::algos::{Algos, DIRECT_LIMIT, Move, ReduceAlgo};
@@ -314,7 +315,7 @@ pub fn fcollect(inst: &Instance, t: &Team, dest: usize, source: usize, len: usiz
         // one member per node, small blocks: every member pushes its block to every other (one
         // one-way message instead of the gather's barriers and reads)
         let g = sync::groups(inst, t);
-        if g.leaders.len() == t.size && hier::eager_fits(t.size, len) {
+        if g.leaders.len() == t.size && hier::eager_fits(t.slot, t.size, len) {
             let d = sym(inst, dest, total, "dest", 1)?;
             let s = sym(inst, source, len, "source", 1)?;
             no_overlap(dest, total, source, len)?;
@@ -347,7 +348,7 @@ pub fn collect(inst: &Instance, t: &Team, dest: usize, source: usize, len: usize
         // one member per node: one pushed exchange carries every length and, if it fits, the
         // data (as collect_small does on one node)
         let g = sync::groups(inst, t);
-        if g.leaders.len() == t.size && hier::eager_fits(t.size, 8) {
+        if g.leaders.len() == t.size && hier::eager_fits(t.slot, t.size, 8) {
             match hier::collect_pushed(inst, t, &g, dest, source, len)? {
                 None => return Ok(()),
                 Some(lens) if hier::direct_fits(t, &g, lens.iter().copied().max().unwrap_or(0)) => {
@@ -515,7 +516,7 @@ pub fn alltoall(inst: &Instance, t: &Team, dest: usize, source: usize, len: usiz
     if inst.hierarchical() && t.size > 1 && len > 0 {
         // one member per node, small blocks: one pushed exchange (as fcollect's)
         let g = sync::groups(inst, t);
-        if g.leaders.len() == t.size && hier::eager_fits(t.size, len) {
+        if g.leaders.len() == t.size && hier::eager_fits(t.slot, t.size, len) {
             return hier::alltoall_pushed(inst, t, &g, d, s, len);
         }
         if hier::direct_fits(t, &g, len) {

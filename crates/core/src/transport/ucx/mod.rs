@@ -749,7 +749,7 @@ unsafe extern "C" fn on_note(
 /// Active-message id of [`Transport::put_notify`], and the most bytes it sends that way (always
 /// eager: the data arrive with the message).
 const PUT_NOTE_ID: u32 = 2;
-const PUT_NOTE_MAX: usize = 4096;
+const PUT_NOTE_MAX: usize = 8192;
 
 /// `ucp_am_recv_attr_t`'s flag of data that came by rendezvous (the handler then holds a
 /// descriptor, not the data): never for [`PutNote`]s, which are sent eager.
