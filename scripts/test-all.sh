@@ -185,7 +185,7 @@ cc -std=c11 -o "$PC_OUT/hello" "$ROOT/c_examples/hello.c" "${PC_FLAGS[@]}" \
 # --- OpenSHMEM surface from the prefix -------------------------------------------------------------
 step "OpenSHMEM: oshcc, oshc++, openshmem.pc and oshrun from $PREFIX"
 for f in bin/oshcc bin/oshc++ bin/oshCC bin/oshcxx bin/oshrun include/openshmem/shmem.h \
-         include/openshmem/shmemx.h lib/pkgconfig/openshmem.pc; do
+         include/openshmem/shmemx.h include/openshmem/mpp/shmem.h include/openshmem/mpp/shmemx.h lib/pkgconfig/openshmem.pc; do
     [[ -e "$PREFIX/$f" ]] || { echo "error: $f was not installed" >&2; exit 1; }
 done
 "$PREFIX/bin/oshcc" -std=c11 -O1 -o "$PC_OUT/osh_rma_amo" "$ROOT/tests/c/openshmem/rma_amo.c"

@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
-#include <shmem.h>
+#include <mpp/shmem.h> /* the legacy header path (the same as <shmem.h>) */
 
 static long counter; /* symmetric: program data */
 
