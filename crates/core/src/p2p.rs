@@ -426,11 +426,16 @@ impl<'a, T: Word> WaitSet<'a, T> {
         (0..self.n).all(|i| !self.included(i) || self.satisfied(i))
     }
 
-    /// Index of an included element that holds, or `usize::MAX` (SIZE_MAX). The search starts after
-    /// the index this thread's last successful search returned (round robin, as Sandia
-    /// OpenSHMEM), so a loop that serves whichever element holds reaches every element that keeps
-    /// holding, not only the lowest.
+    /// Index of the first included element that holds, or `usize::MAX` (SIZE_MAX).
     pub fn test_any(&self) -> usize {
+        self.holding().next().unwrap_or(usize::MAX)
+    }
+
+    /// [`Self::test_any`] searching from the index after the one this thread's last successful
+    /// search returned (round robin, as Sandia OpenSHMEM: the OpenSHMEM surface), so a loop that
+    /// serves whichever element holds reaches every element that keeps holding, not only the
+    /// lowest. (The aclshmem surface keeps the first index, as its kernels' device-side calls do.)
+    pub fn test_any_round_robin(&self) -> usize {
         thread_local!(static NEXT: std::cell::Cell<usize> = const { std::cell::Cell::new(0) });
         if self.n == 0 {
             return usize::MAX;

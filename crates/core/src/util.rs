@@ -14,3 +14,18 @@ impl<T> Locked<T> for Mutex<T> {
         self.lock().unwrap_or_else(|e| e.into_inner())
     }
 }
+
+static ENDING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Ends this process with `status` because its job is ending (a global exit, a lost peer):
+/// exit handlers that would talk to the other PEs (the implicit finalize of `start_pes`) see
+/// [`ending`] and do nothing.
+pub fn exit_process(status: i32) -> ! {
+    ENDING.store(true, std::sync::atomic::Ordering::SeqCst);
+    std::process::exit(status)
+}
+
+/// Whether [`exit_process`] was called: the job is ending, no collective may run.
+pub fn ending() -> bool {
+    ENDING.load(std::sync::atomic::Ordering::SeqCst)
+}

@@ -159,7 +159,7 @@ pub(crate) unsafe fn test_any<T: Word>(
     v: Values<T>,
 ) -> Result<usize> {
     // SAFETY: forwarded.
-    Ok(unsafe { set(ivars, n, status, c, v) }?.test_any())
+    Ok(unsafe { set(ivars, n, status, c, v) }?.test_any_round_robin())
 }
 
 /// # Safety

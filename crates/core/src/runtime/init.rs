@@ -436,20 +436,5 @@ pub fn global_exit(status: i32) -> ! {
         Err(_) => log::error!("aclshmem_global_exit({status}) before init: exiting this process only"),
     }
     log::logger().flush();
-    exit_process(status)
-}
-
-static ENDING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-
-/// Ends this process with `status` because its job is ending (a global exit, a lost peer):
-/// exit handlers that would talk to the other PEs (the implicit finalize of `start_pes`) see
-/// [`ending`] and do nothing.
-pub fn exit_process(status: i32) -> ! {
-    ENDING.store(true, std::sync::atomic::Ordering::SeqCst);
-    std::process::exit(status)
-}
-
-/// Whether [`exit_process`] was called: the job is ending, no collective may run.
-pub fn ending() -> bool {
-    ENDING.load(std::sync::atomic::Ordering::SeqCst)
+    crate::util::exit_process(status)
 }

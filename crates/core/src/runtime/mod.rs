@@ -20,7 +20,8 @@ mod calls;
 mod init;
 
 pub use crate::instance::{AllocRequest, Engine, Instance, StaticRegion};
-pub use init::{ending, exit_process, finalize, global_exit, init};
+pub use crate::util::{ending, exit_process};
+pub use init::{finalize, global_exit, init};
 
 use crate::util::Locked;
 use std::cell::UnsafeCell;

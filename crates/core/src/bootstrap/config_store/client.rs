@@ -306,7 +306,7 @@ fn end_process(pe: usize, msg: std::io::Result<Option<Message>>) -> ! {
             1
         }
     };
-    crate::runtime::exit_process(status)
+    crate::util::exit_process(status)
 }
 
 impl Watcher {
