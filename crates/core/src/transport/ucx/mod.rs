@@ -554,6 +554,9 @@ impl Ucx {
     /// `wait`: blocking (wait for each piece), else released at once (quiet completes it).
     fn rma(&self, r: Remote<'_>, local: *mut u8, len: usize, put: bool, wait: bool) -> Result<()> {
         let sh = &*self.sh;
+        // a program thread issuing operations drives the worker: the progress thread parks
+        // instead of taking the worker's lock for every acknowledgement that comes back
+        sh.mark_driven();
         let mut g = sh.lock();
         let (ep, rkey, addr) = sh.resolve(&mut g, &r)?;
         // a put completes at the target later (a blocking one only frees its source); a
