@@ -332,14 +332,12 @@ pub(super) fn reduce<T: Element>(
 /// 4, 1 KiB between 8; 2 nodes, 512-byte sum-reduce: 40-45 us through the leaders' barriers
 /// against OSHMEM's 13). The other slots use their sync-pool exchange area (`sync::PARTIALS`).
 fn area(inst: &Instance, slot: usize) -> (usize, usize) {
-    if slot < WIDE_SLOTS {
-        (
-            inst.rings() + DEEP_OFFSET + slot * DEEP_SLOT_BYTES,
-            DEEP_SLOT_BYTES,
-        )
+    let at = if slot < WIDE_SLOTS {
+        inst.rings() + DEEP_OFFSET + slot * DEEP_SLOT_BYTES
     } else {
-        (sync::slot_off(inst, slot, sync::PARTIALS), sync::PARTIALS_BYTES)
-    }
+        sync::slot_off(inst, slot, sync::PARTIALS)
+    };
+    (at, area_bytes(slot))
 }
 
 /// A new team in `slot`: clears this PE's copy of the slot's partials area when it is not the
@@ -355,7 +353,7 @@ pub(super) fn reset(inst: &Instance, slot: usize) {
     std::sync::atomic::fence(Ordering::SeqCst);
 }
 
-/// Bytes of `area` of `slot` (so of any slot: the deep region of the low slots is larger).
+/// Bytes of `slot`'s partials area ([`area`]; known without an instance).
 fn area_bytes(slot: usize) -> usize {
     if slot < WIDE_SLOTS {
         DEEP_SLOT_BYTES
