@@ -101,6 +101,37 @@ fn heaps_2pes() {
     scenario("heaps", 2);
 }
 
+/// Fences order small and large puts per PE, put-with-signal data arrive before the signal, a
+/// burst of `_nbi` puts completes at one quiet (scenario `ordering`).
+#[test]
+fn ordering_2pes() {
+    scenario("ordering", 2);
+}
+
+#[test]
+fn ordering_4pes() {
+    scenario("ordering", 4);
+}
+
+/// Both ways a put reaches a PE through UCX (here every PE, over tcp on loopback): acknowledged
+/// active messages for puts up to 8 KiB and put-with-signal (`ACLSHMEM_UCX_PUT_AM=on`, the
+/// default without RDMA devices), and UCX's own put then a flush (`off`), mixed with large puts.
+#[test]
+fn ucx_puts_both_ways() {
+    for am in ["on", "off"] {
+        for sc in ["ordering", "sized", "heaps"] {
+            let env = [
+                ("ACLSHMEM_TRANSPORT", "ucx"),
+                ("UCX_TLS", "tcp"),
+                ("ACLSHMEM_UCX_PUT_AM", am),
+            ];
+            let r = run(sc, 2, &env, JOB_TIMEOUT);
+            assert!(r.code() == 0, "ACLSHMEM_UCX_PUT_AM={am}:\n{}", r.dump());
+            r.assert_ok(sc);
+        }
+    }
+}
+
 /// Bad input after init leaves every destination untouched, `_g` returns 0, the UB setters
 /// validate, and each refused call is logged under its own name.
 #[test]

@@ -1079,6 +1079,82 @@ static void scenario_before_init(void)
 }
 
 /* ------------------------------------------------------------------------------------------ */
+/* 7b. ordering: fence between small and large puts, put-with-signal, quiet                  */
+/* ------------------------------------------------------------------------------------------ */
+
+/* Over a network transport small and large puts may travel differently (small ones as messages
+ * the target applies, large ones as the engine's RMA): a fence must still order them per PE, and
+ * the data of a put-with-signal must be visible once its signal is. Each round every PE writes
+ * into its right neighbour: a small put, fence, a large put over it, fence, a small put inside,
+ * fence, then putmem_signal (blocking in even rounds, nbi in odd ones); the neighbour waits for
+ * the signal and checks which bytes won. Then a burst of small nbi puts and one quiet. */
+#define ORD_BIG (64 * KIB)
+#define ORD_ROUNDS 60
+static void scenario_ordering(void)
+{
+    init_env();
+    unsigned char *big = sym_alloc(ORD_BIG);
+    unsigned char *sigdata = sym_alloc(256);
+    int32_t *sig = sym_alloc(sizeof(int32_t));
+    unsigned char *src = xmalloc(ORD_BIG);
+    unsigned char small1[64], small2[16], sd[256];
+    *sig = 0;
+    aclshmem_barrier_all();
+    for (int r = 1; r <= ORD_ROUNDS; r++) {
+        unsigned char a = (unsigned char)(r * 7 + g_me), b = (unsigned char)(r * 13 + g_me + 1),
+                      c = (unsigned char)(r * 29 + g_me + 2), d = (unsigned char)(r * 31 + g_me + 3);
+        memset(small1, a, sizeof small1);
+        memset(src, b, ORD_BIG);
+        memset(small2, c, sizeof small2);
+        memset(sd, d, sizeof sd);
+        aclshmem_putmem(big + 1000, small1, sizeof small1, g_right);
+        aclshmem_fence();
+        aclshmem_putmem(big, src, ORD_BIG, g_right);
+        aclshmem_fence();
+        aclshmem_putmem(big + 1008, small2, sizeof small2, g_right);
+        aclshmem_fence();
+        if (r % 2 == 0) {
+            aclshmemx_putmem_signal(sigdata, sd, sizeof sd, sig, r, ACLSHMEM_SIGNAL_SET, g_right);
+        } else {
+            aclshmemx_putmem_signal_nbi(sigdata, sd, sizeof sd, sig, r, ACLSHMEM_SIGNAL_SET, g_right);
+        }
+        aclshmem_signal_wait_until(sig, ACLSHMEM_CMP_EQ, r);
+        /* what the left neighbour wrote this round */
+        unsigned char la = (unsigned char)(r * 13 + g_left + 1), lc = (unsigned char)(r * 29 + g_left + 2),
+                      ld = (unsigned char)(r * 31 + g_left + 3);
+        for (size_t i = 0; i < 256; i++) {
+            CHECK(sigdata[i] == ld, "round %d: put-with-signal byte %zu is %u, expected %u (signal before data)", r, i,
+                  sigdata[i], ld);
+        }
+        aclshmem_barrier_all(); /* the large put and the last small put completed (barrier implies quiet) */
+        for (size_t i = 0; i < ORD_BIG; i++) {
+            unsigned char want = (i >= 1008 && i < 1024) ? lc : la;
+            CHECK(big[i] == want, "round %d: byte %zu is %u, expected %u (a fence did not order the puts)", r, i,
+                  big[i], want);
+        }
+        aclshmem_barrier_all();
+    }
+    /* a burst of small nbi puts to distinct slots, then one quiet and a barrier */
+    unsigned char *slots = big;
+    for (int i = 0; i < 512; i++) {
+        src[i] = (unsigned char)(i ^ g_me);
+        aclshmem_putmem_nbi(slots + (size_t)i * 64, &src[i], 1, g_right);
+    }
+    aclshmem_quiet();
+    aclshmem_barrier_all();
+    for (int i = 0; i < 512; i++) {
+        CHECK(slots[(size_t)i * 64] == (unsigned char)(i ^ g_left), "nbi burst: slot %d is %u", i, slots[(size_t)i * 64]);
+    }
+    aclshmem_barrier_all();
+    free(src);
+    aclshmem_free(sig);
+    aclshmem_free(sigdata);
+    aclshmem_free(big);
+    finalize_ok();
+    ok();
+}
+
+/* ------------------------------------------------------------------------------------------ */
 /* 8. large: one putmem and one getmem of 4 GiB + 4 KiB                                       */
 /* ------------------------------------------------------------------------------------------ */
 #define LARGE_SIZE (4 * GIB + 4 * KIB)
@@ -1230,6 +1306,7 @@ int main(int argc, char **argv)
         {"heaps", scenario_heaps},
         {"bad_input", scenario_bad_input},
         {"before_init", scenario_before_init},
+        {"ordering", scenario_ordering},
         {"large", scenario_large},
         {"large_fallback", scenario_large_fallback},
     };
