@@ -481,6 +481,7 @@ fn four_nodes_one_pe_each() {
             ("team_tests", "collectives", 1, NONE),
             ("bcast_tests", "back_to_back", 1, NONE),
             ("bcast_tests", "asymmetric", 1, NONE),
+            ("bcast_tests", "asymmetric_length", 1, NONE),
             ("pe_tests", "barrier", 1, NONE),
             ("pe_tests", "init_finalize", 1, NONE),
             ("stream_tests", "ring", 1, NONE),

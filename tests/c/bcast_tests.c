@@ -9,7 +9,10 @@
  *   asymmetric    members naming different roots: every member names the next one (all fail, the
  *                 team stays usable), then one member believes it is the root (every member learns
  *                 within 32 calls; calls that succeed deliver the right data; the team is released
- *                 and the world team still works).
+ *                 and the world team still works);
+ *   asymmetric_length  (across nodes, one PE per node: the eager broadcast) member 1 names 600 bytes,
+ *                 the others 64: member 1 fails instead of waiting for ever, every member learns
+ *                 within 32 calls, the world team still works.
  * Prints "OK <scenario>" from PE 0 when nothing failed.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -171,6 +174,46 @@ static void scenario_asymmetric(void)
     finish();
 }
 
+static void scenario_asymmetric_length(void)
+{
+    init();
+    const int me = aclshmem_my_pe(), n = aclshmem_n_pes();
+    int64_t *src = aclshmem_malloc(100 * sizeof(int64_t)), *dst = aclshmem_malloc(100 * sizeof(int64_t));
+    CHECK(src && dst, "malloc");
+    for (int i = 0; i < 100; i++) {
+        src[i] = (int64_t)me * 1000 + i;
+    }
+    aclshmem_team_t t = ACLSHMEM_TEAM_INVALID;
+    CHECK_RC(aclshmem_team_split_strided(ACLSHMEM_TEAM_WORLD, 0, 1, n, &t), 0);
+    int failed = 0, failed_first = 0;
+    for (int call = 0; call <= 32; call++) {
+        size_t nelems = (call == 0 && me == 1) ? 75 : 8; /* 600 bytes against 64 */
+        memset(dst, 0xff, 100 * sizeof(int64_t));
+        int rc = aclshmem_int64_broadcast(t, dst, src, nelems, 0);
+        if (rc == ACLSHMEM_INVALID_PARAM) {
+            failed++;
+            failed_first += call == 0;
+        } else {
+            CHECK_RC(rc, 0);
+            for (size_t i = 0; i < nelems; i++) {
+                CHECK(dst[i] == (int64_t)i, "call %d element %zu: %lld", call, i, (long long)dst[i]);
+            }
+        }
+    }
+    CHECK(failed >= 1, "the asymmetric broadcast was never reported on this PE");
+    CHECK(me != 1 || failed_first == 1, "member 1 named another length and its call did not fail");
+    aclshmem_barrier_all();
+    aclshmem_team_destroy(t);
+    aclshmem_barrier_all();
+    CHECK_RC(aclshmem_int64_broadcast(ACLSHMEM_TEAM_WORLD, dst, src, 75, n - 1), 0);
+    for (int i = 0; i < 75; i++) {
+        CHECK(dst[i] == (int64_t)(n - 1) * 1000 + i, "world team after the released one: element %d", i);
+    }
+    aclshmem_free(dst);
+    aclshmem_free(src);
+    finish();
+}
+
 int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
@@ -181,7 +224,9 @@ int main(int argc, char **argv)
     g_scenario = argv[1];
     g_pe = env_int("ACLSHMEM_MY_PE");
     g_npes = env_int("ACLSHMEM_N_PES");
-    if (strcmp(argv[1], "back_to_back") == 0) {
+    if (strcmp(argv[1], "asymmetric_length") == 0) {
+        scenario_asymmetric_length();
+    } else if (strcmp(argv[1], "back_to_back") == 0) {
         scenario_back_to_back();
     } else if (strcmp(argv[1], "asymmetric") == 0) {
         scenario_asymmetric();

@@ -49,8 +49,18 @@ pub const DEEP_ENTRY: usize = 128;
 pub const DEEP_SLOT_BYTES: usize = DEEP_DEPTH * (DEEP_ENTRY + 8) + 64;
 /// Where the deep narrow rings start, after the wide rings.
 pub const DEEP_OFFSET: usize = WIDE_SLOTS * WIDE_SLOT_BYTES;
-/// Bytes of the wide and deep rings in each PE's reserved region.
-pub const RINGS_BYTES: usize = DEEP_OFFSET + WIDE_SLOTS * DEEP_SLOT_BYTES;
+/// Team slots below this (the world team and the first team created) also have a big ring for
+/// the eager broadcast across nodes (`collectives::eager`), for payloads above its wide-ring
+/// entries, up to [`BIG_MAX`] bytes.
+pub const BIG_SLOTS: usize = 2;
+/// Largest payload of a big-ring entry.
+pub const BIG_MAX: usize = 4096;
+/// One slot's big ring: 32 entries of a word and [`BIG_MAX`] bytes (16 per member for 2 members).
+pub const BIG_SLOT_BYTES: usize = 32 * (8 + BIG_MAX);
+/// Where the big rings start, after the deep rings.
+pub const BIG_OFFSET: usize = DEEP_OFFSET + WIDE_SLOTS * DEEP_SLOT_BYTES;
+/// Bytes of the wide, deep and big rings in each PE's reserved region.
+pub const RINGS_BYTES: usize = BIG_OFFSET + BIG_SLOTS * BIG_SLOT_BYTES;
 /// The reserved region (signal word, sync pool, counters, wide rings) stays inside the extra
 /// space the heap gets on top of `local_mem_size`.
 const _: () = assert!(
