@@ -119,7 +119,7 @@ fn ordering_4pes() {
 #[test]
 fn ucx_puts_both_ways() {
     for am in ["on", "off"] {
-        for sc in ["ordering", "sized", "heaps"] {
+        for sc in ["ordering", "sized"] {
             let env = [
                 ("ACLSHMEM_TRANSPORT", "ucx"),
                 ("UCX_TLS", "tcp"),
