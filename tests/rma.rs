@@ -114,7 +114,7 @@ fn ordering_4pes() {
 }
 
 /// Both ways a put reaches a PE through UCX (here every PE, over tcp on loopback): acknowledged
-/// active messages for puts up to 8 KiB and put-with-signal (`ACLSHMEM_UCX_PUT_AM=on`, the
+/// active messages for puts up to 64 KiB and put-with-signal (`ACLSHMEM_UCX_PUT_AM=on`, the
 /// default without RDMA devices), and UCX's own put then a flush (`off`), mixed with large puts.
 #[test]
 fn ucx_puts_both_ways() {

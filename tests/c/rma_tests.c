@@ -1088,7 +1088,7 @@ static void scenario_before_init(void)
  * into its right neighbour: a small put, fence, a large put over it, fence, a small put inside,
  * fence, then putmem_signal (blocking in even rounds, nbi in odd ones); the neighbour waits for
  * the signal and checks which bytes won. Then a burst of small nbi puts and one quiet. */
-#define ORD_BIG (64 * KIB)
+#define ORD_BIG (256 * KIB) /* above the largest put sent as a message over UCX (64 KiB) */
 #define ORD_ROUNDS 60
 static void scenario_ordering(void)
 {

@@ -24,7 +24,7 @@
 //!   the worker, which completes every operation at origin and target; `fence` is
 //!   `ucp_worker_fence`. `quiet` skips the flush when nothing that needs one was issued since the
 //!   last (`State::unflushed`).
-//! * **Acknowledged puts** ([`PutAck`]): a put of up to 8 KiB, and a put-with-signal, is one
+//! * **Acknowledged puts** ([`PutAck`]): a put of up to 64 KiB, and a put-with-signal, is one
 //!   active message that the target's handler applies (data, then the signal word) and
 //!   acknowledges, one acknowledgement per origin per progress call ([`Shared::send_acks`]);
 //!   `quiet` waits for the acknowledgements. Over tcp, where UCX emulates RMA with messages, a
@@ -104,7 +104,7 @@ fn lib() -> Result<&'static UcpLib> {
 /// The most bytes a put sends as an acknowledged active message ([`PutAck`]; 0: none), from
 /// `ACLSHMEM_UCX_PUT_AM` (see its description); `tls`: `ACLSHMEM_UCX_TLS`.
 fn am_put_max(tls: &str) -> Result<usize> {
-    const MAX: usize = 8192;
+    const MAX: usize = 65536;
     Ok(match config::ACLSHMEM_UCX_PUT_AM.value()? {
         "on" => MAX,
         "off" => 0,
@@ -889,7 +889,7 @@ impl Ucx {
                         .filter(|&pe| only.is_none_or(|o| o == pe))
                         .collect();
                     let msg = format!(
-                        "UCX: {what}: puts to PE(s) {lost:?} not acknowledged after {:.1} s \
+                        "UCX: {what}: the acknowledgement of puts to PE(s) {lost:?} has not completed after {:.1} s \
                          (ACLSHMEM_UCX_TIMEOUT): the peer's node may be lost or unreachable",
                         waited.as_secs_f64()
                     );
@@ -1142,7 +1142,7 @@ unsafe extern "C" fn on_note(
 /// Active-message id of [`Transport::put_notify`], and the most bytes it sends that way (always
 /// eager: the data arrive with the message).
 const PUT_NOTE_ID: u32 = 2;
-const PUT_NOTE_MAX: usize = 8192;
+const PUT_NOTE_MAX: usize = 65536;
 
 /// `ucp_am_recv_attr_t`'s flag of data that came by rendezvous (the handler then holds a
 /// descriptor, not the data): never for [`PutNote`]s, which are sent eager.
