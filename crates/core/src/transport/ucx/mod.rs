@@ -186,7 +186,7 @@ struct State {
     /// Acknowledged puts ([`PutAck`]) issued to each PE so far (origin side), and the PEs some
     /// of whose puts are not acknowledged yet (`quiet` waits for those).
     am_sent: std::collections::HashMap<usize, u64>,
-    am_waiting: Vec<usize>,
+    am_waiting: std::collections::HashSet<usize>,
     /// PEs whose acknowledgements did not come within `ACLSHMEM_UCX_TIMEOUT`: their puts take
     /// UCX's put again (which reconnects) and `quiet` no longer waits for them.
     am_lost: std::collections::HashSet<usize>,
@@ -733,7 +733,7 @@ impl Ucx {
                 heaps: Vec::new(),
                 unflushed: false,
                 am_sent: Default::default(),
-                am_waiting: Vec::new(),
+                am_waiting: Default::default(),
                 am_lost: Default::default(),
                 fenced: false,
                 am_fence_pending: false,
@@ -836,9 +836,7 @@ impl Ucx {
         };
         if result.is_ok() {
             *g.am_sent.entry(r.pe).or_insert(0) += 1;
-            if !g.am_waiting.contains(&r.pe) {
-                g.am_waiting.push(r.pe);
-            }
+            g.am_waiting.insert(r.pe);
         }
         result
     }
@@ -1079,6 +1077,32 @@ impl Ucx {
     }
 }
 
+/// The fixed-size header `T` of an active message and the [`Shared`] its handler was registered
+/// with; `None` (logged, the message is dropped) when the header has another size, which cannot
+/// come from this library.
+///
+/// # Safety
+/// `arg` is the `Shared` registered with the handler (alive while the worker is); `header` holds
+/// `header_length` bytes (UCX passes the header it received; it may be unaligned).
+unsafe fn am_header<'a, T: Copy>(
+    arg: *mut c_void,
+    header: *const c_void,
+    header_length: usize,
+    what: &str,
+) -> Option<(&'a Shared, T)> {
+    if header_length != std::mem::size_of::<T>() || header.is_null() {
+        log::warn!("UCX: dropped {what} ({header_length}-byte header)");
+        return None;
+    }
+    // SAFETY: `header_length` bytes (checked above), read unaligned; `arg` per the contract.
+    unsafe {
+        Some((
+            &*(arg as *const Shared),
+            std::ptr::read_unaligned(header as *const T),
+        ))
+    }
+}
+
 /// Active-message id of notifications ([`Transport::notify`]).
 const NOTE_ID: u32 = 1;
 
@@ -1105,15 +1129,10 @@ unsafe extern "C" fn on_note(
     _length: usize,
     _param: *const ucp_am_recv_param_t,
 ) -> ucs_status_t {
-    if header_length != std::mem::size_of::<Note>() || header.is_null() {
-        log::warn!("UCX: dropped a notification of {header_length} bytes");
+    // SAFETY: registered with our Shared; UCX passes the header it received.
+    let Some((sh, n)) = (unsafe { am_header::<Note>(arg, header, header_length, "a notification") }) else {
         return UCS_OK;
-    }
-    // SAFETY: UCX passes the header it received, `header_length` bytes (checked above); it may be
-    // unaligned.
-    let n = unsafe { std::ptr::read_unaligned(header as *const Note) };
-    // SAFETY: `arg` is the Shared registered with the handler, alive while the worker is.
-    let sh = unsafe { &*(arg as *const Shared) };
+    };
     let w = n.width as u64;
     let Some((base, _)) = local_heap(sh, u64::from(n.slot))
         .filter(|&(_, hl)| (w == 4 || w == 8) && n.off.is_multiple_of(w) && inside(n.off, w, hl))
@@ -1186,14 +1205,15 @@ unsafe extern "C" fn on_put_note(
 ) -> ucs_status_t {
     // SAFETY: UCX passes its receive parameters (or NULL).
     let rndv = !param.is_null() && unsafe { (*param).recv_attr } & AM_RECV_RNDV != 0;
-    if header_length != std::mem::size_of::<PutNote>() || header.is_null() || rndv {
-        log::warn!("UCX: dropped a data notification ({header_length}-byte header)");
+    // SAFETY: as in `on_note`.
+    let Some((sh, n)) = (unsafe { am_header::<PutNote>(arg, header, header_length, "a data notification") })
+    else {
+        return UCS_OK;
+    };
+    if rndv {
+        log::warn!("UCX: dropped a data notification that came by rendezvous");
         return UCS_OK;
     }
-    // SAFETY: as in `on_note`.
-    let n = unsafe { std::ptr::read_unaligned(header as *const PutNote) };
-    // SAFETY: as in `on_note`.
-    let sh = unsafe { &*(arg as *const Shared) };
     let Some((base, _)) = local_heap(sh, n.slot).filter(|&(_, hl)| {
         inside(n.off, length as u64, hl) && n.flag.is_multiple_of(8) && inside(n.flag, 8, hl)
     }) else {
@@ -1269,14 +1289,10 @@ unsafe extern "C" fn on_put_ack(
 ) -> ucs_status_t {
     // SAFETY: UCX passes its receive parameters (or NULL).
     let rndv = !param.is_null() && unsafe { (*param).recv_attr } & AM_RECV_RNDV != 0;
-    if header_length != std::mem::size_of::<PutAck>() || header.is_null() {
-        log::warn!("UCX: dropped a put ({header_length}-byte header)");
+    // SAFETY: as in `on_note`.
+    let Some((sh, n)) = (unsafe { am_header::<PutAck>(arg, header, header_length, "a put") }) else {
         return UCS_OK;
-    }
-    // SAFETY: as in `on_note`.
-    let n = unsafe { std::ptr::read_unaligned(header as *const PutAck) };
-    // SAFETY: as in `on_note`.
-    let sh = unsafe { &*(arg as *const Shared) };
+    };
     let w = u64::from(n.sig_width);
     let sig = match n.sig_op {
         SIG_NONE => Some(None),
@@ -1347,14 +1363,11 @@ unsafe extern "C" fn on_ack(
     _length: usize,
     _param: *const ucp_am_recv_param_t,
 ) -> ucs_status_t {
-    if header_length != std::mem::size_of::<Ack>() || header.is_null() {
-        log::warn!("UCX: dropped an acknowledgement ({header_length}-byte header)");
+    // SAFETY: as in `on_note`.
+    let Some((sh, n)) = (unsafe { am_header::<Ack>(arg, header, header_length, "an acknowledgement") })
+    else {
         return UCS_OK;
-    }
-    // SAFETY: as in `on_note`.
-    let n = unsafe { std::ptr::read_unaligned(header as *const Ack) };
-    // SAFETY: as in `on_note`.
-    let sh = unsafe { &*(arg as *const Shared) };
+    };
     let mut a = sh.acks();
     let c = a.acked.entry(n.from).or_insert(0);
     *c = (*c).max(n.count);
