@@ -22,7 +22,24 @@ static ENDING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::ne
 /// [`ending`] and do nothing.
 pub fn exit_process(status: i32) -> ! {
     ENDING.store(true, std::sync::atomic::Ordering::SeqCst);
+    let hooks: Vec<fn(i32)> = BEFORE_EXIT.locked().clone();
+    for h in hooks {
+        h(status);
+    }
     std::process::exit(status)
+}
+
+/// What [`exit_process`] runs before `exit`: a network engine stops every thread of this process
+/// from driving it, since `exit` runs the engine library's destructors while such a thread may
+/// be inside it (UCX then aborted with "failed to modify event handler").
+static BEFORE_EXIT: Mutex<Vec<fn(i32)>> = Mutex::new(Vec::new());
+
+/// Registers `hook` with [`exit_process`] (once); it gets the exit status.
+pub fn before_exit(hook: fn(i32)) {
+    let mut hooks = BEFORE_EXIT.locked();
+    if !hooks.iter().any(|&h| std::ptr::fn_addr_eq(h, hook)) {
+        hooks.push(hook);
+    }
 }
 
 /// Whether [`exit_process`] was called: the job is ending, no collective may run.
