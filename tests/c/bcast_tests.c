@@ -3,7 +3,9 @@
  * nodes, collectives/eager.rs; the barrier-free one on one node, collectives/small.rs). Run under
  * aclshmrun (tests/multinode.rs runs it across the virtual cluster, tests/teams.rs on one node):
  *   back_to_back  thousands of broadcasts without barriers, every root and size 1..80 bytes, mixed
- *                 with reductions and larger broadcasts (512, 513, 1025, 4000 bytes), on the world
+ *                 with reductions (1 and 8192 longs: the leaders' mailboxes across nodes) and larger
+ *                 broadcasts (512, 513, 1025, 4000 bytes, 4097 and 65536: the mailboxes, 300000),
+ *                 on the world
  *                 team, on teams created and destroyed over the same slot and on a team in a slot
  *                 of 8 or more;
  *   asymmetric    members naming different roots: every member names the next one (all fail, the
@@ -11,8 +13,9 @@
  *                 within 32 calls; calls that succeed deliver the right data; the team is released
  *                 and the world team still works);
  *   asymmetric_length  (across nodes, one PE per node: the eager broadcast) member 1 names 600 bytes,
- *                 the others 64: member 1 fails instead of waiting for ever, every member learns
- *                 within 32 calls, the world team still works.
+ *                 the others 64 (then 40000 against 64, and 64000 against 40000: the mailboxes):
+ *                 member 1 fails instead of waiting for ever, every member learns within 32
+ *                 calls, the world team still works.
  * Prints "OK <scenario>" from PE 0 when nothing failed.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -50,10 +53,11 @@ static unsigned char pattern(int pe, int iter, size_t i)
     return (unsigned char)(pe * 131 + iter * 7 + (int)i * 3 + 1);
 }
 
-enum { BIG = 4000, PAD = 8 };
+enum { BIG = 300000, PAD = 8, RBIG = 8192 };
 /* the larger sizes, in turn: around the eager path's limits (64 bytes on later team slots, 512 on
-   the first ones) and beyond */
-static const size_t bigger[] = {512, 513, 1025, BIG};
+   the first ones, 4096 in the big ring) and beyond (the mailboxes) */
+static const size_t bigger[] = {512, 513, 1025, 4000, 4097, 65536, BIG};
+#define NBIGGER (sizeof bigger / sizeof bigger[0])
 
 /* `iters` broadcasts on `team` (size n, my index me) with varying roots and sizes, no barriers. */
 static void run_calls(aclshmem_team_t team, int me, int n, int iters, unsigned char *src, unsigned char *dst,
@@ -63,7 +67,7 @@ static void run_calls(aclshmem_team_t team, int me, int n, int iters, unsigned c
         int root = (it * 7 + it / 3) % n;
         size_t len = 1 + (size_t)((it * 13) % 80);
         if (it % 97 == 96) {
-            len = bigger[(it / 97) % 4]; /* a larger one in between */
+            len = bigger[(it / 97) % NBIGGER]; /* a larger one in between */
         }
         for (size_t i = 0; i < len; i++) {
             src[i] = pattern(me, it, i);
@@ -78,10 +82,16 @@ static void run_calls(aclshmem_team_t team, int me, int n, int iters, unsigned c
             CHECK(dst[i] == 0xee, "call %d (%zu bytes) wrote past the end", it, len);
         }
         if (it % 50 == 49) {
-            *rsrc = me + it;
-            CHECK_RC(aclshmem_long_sum_reduce(team, rdst, rsrc, 1), 0);
-            long want = (long)n * it + (long)n * (n - 1) / 2;
-            CHECK(*rdst == want, "reduce after call %d: %ld, expected %ld", it, *rdst, want);
+            /* one element, or RBIG (64 KiB: the leaders' mailboxes across nodes) */
+            size_t rn = it % 150 == 149 ? RBIG : 1;
+            for (size_t i = 0; i < rn; i++) {
+                rsrc[i] = me + it + (long)i;
+            }
+            CHECK_RC(aclshmem_long_sum_reduce(team, rdst, rsrc, rn), 0);
+            for (size_t i = 0; i < rn; i++) {
+                long want = (long)n * (it + (long)i) + (long)n * (n - 1) / 2;
+                CHECK(rdst[i] == want, "reduce after call %d [%zu]: %ld, expected %ld", it, i, rdst[i], want);
+            }
         }
     }
 }
@@ -91,7 +101,7 @@ static void scenario_back_to_back(void)
     init();
     const int me = aclshmem_my_pe(), n = aclshmem_n_pes();
     unsigned char *src = aclshmem_malloc(BIG + PAD), *dst = aclshmem_malloc(BIG + PAD);
-    long *rsrc = aclshmem_malloc(sizeof(long)), *rdst = aclshmem_malloc(sizeof(long));
+    long *rsrc = aclshmem_malloc(RBIG * sizeof(long)), *rdst = aclshmem_malloc(RBIG * sizeof(long));
     CHECK(src && dst && rsrc && rdst, "malloc");
     aclshmem_barrier_all();
     run_calls(ACLSHMEM_TEAM_WORLD, me, n, 2000, src, dst, rsrc, rdst);
@@ -178,33 +188,40 @@ static void scenario_asymmetric_length(void)
 {
     init();
     const int me = aclshmem_my_pe(), n = aclshmem_n_pes();
-    int64_t *src = aclshmem_malloc(100 * sizeof(int64_t)), *dst = aclshmem_malloc(100 * sizeof(int64_t));
+    enum { MAXN = 8000 };
+    int64_t *src = aclshmem_malloc(MAXN * sizeof(int64_t)), *dst = aclshmem_malloc(MAXN * sizeof(int64_t));
     CHECK(src && dst, "malloc");
-    for (int i = 0; i < 100; i++) {
+    for (int i = 0; i < MAXN; i++) {
         src[i] = (int64_t)me * 1000 + i;
     }
-    aclshmem_team_t t = ACLSHMEM_TEAM_INVALID;
-    CHECK_RC(aclshmem_team_split_strided(ACLSHMEM_TEAM_WORLD, 0, 1, n, &t), 0);
-    int failed = 0, failed_first = 0;
-    for (int call = 0; call <= 32; call++) {
-        size_t nelems = (call == 0 && me == 1) ? 75 : 8; /* 600 bytes against 64 */
-        memset(dst, 0xff, 100 * sizeof(int64_t));
-        int rc = aclshmem_int64_broadcast(t, dst, src, nelems, 0);
-        if (rc == ACLSHMEM_INVALID_PARAM) {
-            failed++;
-            failed_first += call == 0;
-        } else {
-            CHECK_RC(rc, 0);
-            for (size_t i = 0; i < nelems; i++) {
-                CHECK(dst[i] == (int64_t)i, "call %d element %zu: %lld", call, i, (long long)dst[i]);
+    /* elements member 1 names in the first call, and the others (every call) */
+    static const size_t pairs[][2] = {{75, 8}, {5000, 8}, {8000, 5000}};
+    for (size_t p = 0; p < sizeof pairs / sizeof pairs[0]; p++) {
+        aclshmem_team_t t = ACLSHMEM_TEAM_INVALID;
+        CHECK_RC(aclshmem_team_split_strided(ACLSHMEM_TEAM_WORLD, 0, 1, n, &t), 0);
+        int failed = 0, failed_first = 0;
+        for (int call = 0; call <= 32; call++) {
+            size_t nelems = (call == 0 && me == 1) ? pairs[p][0] : pairs[p][1];
+            memset(dst, 0xff, MAXN * sizeof(int64_t));
+            int rc = aclshmem_int64_broadcast(t, dst, src, nelems, 0);
+            if (rc == ACLSHMEM_INVALID_PARAM) {
+                failed++;
+                failed_first += call == 0;
+            } else {
+                CHECK_RC(rc, 0);
+                for (size_t i = 0; i < nelems; i++) {
+                    CHECK(dst[i] == (int64_t)i, "call %d element %zu: %lld", call, i, (long long)dst[i]);
+                }
             }
         }
+        CHECK(failed >= 1, "lengths %zu/%zu: the asymmetric broadcast was never reported on this PE", pairs[p][0],
+              pairs[p][1]);
+        CHECK(me != 1 || failed_first == 1, "lengths %zu/%zu: member 1 named another length and its call did not fail",
+              pairs[p][0], pairs[p][1]);
+        aclshmem_barrier_all();
+        aclshmem_team_destroy(t);
+        aclshmem_barrier_all();
     }
-    CHECK(failed >= 1, "the asymmetric broadcast was never reported on this PE");
-    CHECK(me != 1 || failed_first == 1, "member 1 named another length and its call did not fail");
-    aclshmem_barrier_all();
-    aclshmem_team_destroy(t);
-    aclshmem_barrier_all();
     CHECK_RC(aclshmem_int64_broadcast(ACLSHMEM_TEAM_WORLD, dst, src, 75, n - 1), 0);
     for (int i = 0; i < 75; i++) {
         CHECK(dst[i] == (int64_t)(n - 1) * 1000 + i, "world team after the released one: element %d", i);

@@ -12,7 +12,10 @@
 //! credits and records are shared, credits go as [`credit_period`] says, and the
 //! record names the ring, so members that named lengths on different sides fail like members
 //! that named different roots). Measured on 2 nodes (tcp): a 4 KiB broadcast took a barrier
-//! and then the data, 23 µs against OSHMEM's 10; eager, 15.
+//! and then the data, 23 µs against OSHMEM's 10; eager, 15. Longer payloads, up to [`MAIL_MAX`],
+//! go to the members' mailboxes ([`crate::transport::Transport::mail`]) when the transports have
+//! them, keyed by the word that would announce a ring entry (call, root, incarnation): same call
+//! numbers, credits (a root is at most [`MAIL_DEPTH`] calls ahead) and records ([`Kind`]).
 //!
 //! Layout of a member's copy (offsets from the area's start, [`base`]):
 //! * `COUNT`: this member's number of eager calls on the team (own; the call number `e`);
@@ -148,8 +151,50 @@ fn big_depth(members: usize, slot: usize) -> usize {
     }
 }
 
-/// Where one call's entries live: the area's ring (payloads up to [`max_len`]) or the slot's big
-/// ring (up to [`BIG_MAX`], slots below [`BIG_SLOTS`]); offsets in the device heap.
+/// Where one call's data go: the area's ring (payloads up to [`max_len`]), the slot's big ring (up
+/// to [`BIG_MAX`], slots below [`BIG_SLOTS`]), or the members' mailboxes (up to [`MAIL_MAX`],
+/// when the transports have them).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Kind {
+    Small = 0,
+    Big = 1,
+    Mail = 2,
+}
+
+impl Kind {
+    /// The kind of a call of `len` bytes on `t` (which [`fits`] the eager path).
+    fn of(t: &Team, len: usize) -> Kind {
+        if len <= max_len(t.slot) {
+            Kind::Small
+        } else if len <= BIG_MAX && big_depth(t.size, t.slot) >= 2 {
+            Kind::Big
+        } else {
+            Kind::Mail
+        }
+    }
+
+    /// The lengths it carries, for an error message.
+    fn lengths(k: u64, slot: usize) -> String {
+        match k {
+            0 => format!("at most {} bytes", max_len(slot)),
+            1 => format!("{}..{BIG_MAX} bytes", max_len(slot) + 1),
+            _ => "more bytes (sent to the mailboxes)".to_string(),
+        }
+    }
+}
+
+/// Largest payload of an eager broadcast through the members' mailboxes
+/// ([`crate::transport::Transport::mail`]): the receivers keep what arrives before their call, up
+/// to [`MAIL_DEPTH`] calls ahead, so at most 1 MiB per member. (2 nodes: 32 KiB 24-28 -> 15-20
+/// µs; up to 1 MiB it was measured too: 256 KiB 150 -> 190-250 µs, 1 MiB 400 -> 970-1300 µs, a
+/// large eager message being fragmented, reassembled and copied, so larger calls keep the
+/// leaders' reads of the root's source.)
+pub(super) const MAIL_MAX: usize = 64 * 1024;
+/// Calls a root may be ahead of a member with data in its mailbox (at least every credit period,
+/// see [`credit_period`], and at most VIEWS).
+const MAIL_DEPTH: usize = 16;
+
+/// Where one call's entries live, as device-heap offsets (a mail call has no entries).
 struct Ring {
     start: usize,
     entry: usize,
@@ -157,19 +202,23 @@ struct Ring {
 }
 
 impl Ring {
-    fn of(inst: &Instance, t: &Team, big: bool) -> Ring {
-        if big {
-            Ring {
+    fn of(inst: &Instance, t: &Team, kind: Kind) -> Ring {
+        match kind {
+            Kind::Big => Ring {
                 start: inst.rings() + BIG_OFFSET + t.slot * BIG_SLOT_BYTES,
                 entry: 8 + BIG_MAX,
                 depth: big_depth(t.size, t.slot),
-            }
-        } else {
-            Ring {
+            },
+            Kind::Small => Ring {
                 start: base(inst, t.slot) + NET,
                 entry: entry_size(t.slot),
                 depth: depth(t.size, t.slot),
-            }
+            },
+            Kind::Mail => Ring {
+                start: 0,
+                entry: 0,
+                depth: MAIL_DEPTH,
+            },
         }
     }
 }
@@ -180,6 +229,7 @@ impl Ring {
 /// (Half the big ring's depth doubled the credits of small calls on the world team: 2 nodes,
 /// 8-byte broadcast 10.1 -> 10.7 µs.)
 fn credit_period(members: usize, slot: usize) -> u64 {
+    // (every depth here is at most VIEWS = 2 * MAIL_DEPTH, so h <= MAIL_DEPTH too)
     let h = (depth(members, slot) / 2).max(1);
     match big_depth(members, slot) {
         0 => h as u64,
@@ -187,10 +237,14 @@ fn credit_period(members: usize, slot: usize) -> u64 {
     }
 }
 
-/// Whether a broadcast of `len` bytes on `t` (node groups `g`) takes the eager path.
-pub(super) fn fits(t: &Team, g: &Groups, len: usize) -> bool {
+/// Whether a broadcast of `len` bytes on `t` (node groups `g`) takes the eager path; `mail`: whether
+/// the transports to the other members have mailboxes (the same on every member: all reach the
+/// others over the network transport), asked only for lengths that need them.
+pub(super) fn fits(t: &Team, g: &Groups, len: usize, mail: impl Fn() -> bool) -> bool {
     len > 0
-        && (len <= max_len(t.slot) || (len <= BIG_MAX && big_depth(t.size, t.slot) >= 2))
+        && (len <= max_len(t.slot)
+            || (len <= BIG_MAX && big_depth(t.size, t.slot) >= 2)
+            || (len <= MAIL_MAX && mail()))
         && t.size > 1
         && t.size <= MAX_MEMBERS
         && g.leaders.len() == t.size
@@ -221,10 +275,10 @@ fn net_word(e: u64, root: usize, inc: u32) -> u64 {
     0x42 << 56 | ((inc & 0xffff) as u64) << 40 | (root as u64 + 1) << 32 | e as u32 as u64
 }
 
-/// The record of call `e` with root `root`; `big`: on the big ring (members that disagree on it
-/// named different lengths, and wait in different rings).
-fn record(e: u64, root: usize, big: bool) -> u64 {
-    (e as u32 as u64) << 32 | (big as u64) << 31 | (root as u64 + 1)
+/// The record of call `e` with root `root` and data of `kind` (members that disagree on it named
+/// different lengths, and wait in different places).
+fn record(e: u64, root: usize, kind: Kind) -> u64 {
+    (e as u32 as u64) << 32 | (kind as u64) << 30 | (root as u64 + 1)
 }
 
 /// Whether call `a` is at or after call `b` (32-bit call numbers, wrapping).
@@ -248,6 +302,8 @@ pub(crate) fn reset(inst: &Instance, slot: usize) {
         // SAFETY: as above, the slot's big ring.
         unsafe { std::ptr::write_bytes(at, 0, BIG_SLOT_BYTES) };
     }
+    // what an earlier team on the slot left in the mailboxes (an asymmetric call's data)
+    inst.routes().drop_mail(slot as u32);
     std::sync::atomic::fence(Ordering::SeqCst);
 }
 
@@ -263,15 +319,15 @@ pub(super) fn broadcast(
     root_dest: bool,
 ) -> Result<()> {
     let l = t.size;
-    let big = len > max_len(t.slot);
-    let ring = Ring::of(inst, t, big);
+    let kind = Kind::of(t, len);
+    let ring = Ring::of(inst, t, kind);
     let depth = ring.depth;
     let h = credit_period(l, t.slot);
     let me = inst.my_pe();
     let count = own(inst, t, COUNT);
     let e = count.load(Ordering::Relaxed) + 1;
     count.store(e, Ordering::Relaxed);
-    own(inst, t, VIEW + 8 * (e as usize % VIEWS)).store(record(e, root, big), Ordering::Release);
+    own(inst, t, VIEW + 8 * (e as usize % VIEWS)).store(record(e, root, kind), Ordering::Release);
     // entry (e % depth, r) of the call's ring, as a device-heap offset
     let entry = |r: usize| ring.start + ((e as usize % depth) * l + r) * ring.entry;
     let at = |off: usize, pe: usize| Remote {
@@ -281,8 +337,13 @@ pub(super) fn broadcast(
     };
     let routes = inst.routes();
     let mut result = Ok(());
-    let mut contribution = (big as u64) << 31 | (root as u64 + 1);
+    let mut contribution = (kind as u64) << 30 | (root as u64 + 1);
     let word = net_word(e, root, inst.team_cells().incarnation(t.slot));
+    // a mail call's key: the word names the call, root and team
+    let key = crate::transport::MailKey {
+        slot: t.slot as u32,
+        tag: word,
+    };
     if t.my_index == root {
         for j in (0..l).filter(|&j| j != root) {
             let pe = t.world_pe(j);
@@ -313,13 +374,19 @@ pub(super) fn broadcast(
                     break;
                 }
             };
-            // one notification (an active message over UCX: one message, no acknowledgement):
-            // the data, then the word. The member consumes it in this call; a quiet need not
-            // complete it.
-            // SAFETY: `s` holds `len` <= max_len bytes; the destination is entry (e, root) of the
-            // member's area, which it consumed (credit above) and nobody else writes.
-            result =
-                unsafe { to.put_notify(at(entry(root) + 8, pe), s.mine(), len, at(entry(root), pe), word) };
+            result = if kind == Kind::Mail {
+                // SAFETY: `s` holds `len` bytes; the member keeps the message until its call
+                // takes it (at most MAIL_DEPTH calls: credit above).
+                unsafe { to.mail(pe, key, s.mine(), len) }
+            } else {
+                // one notification (an active message over UCX: one message, no
+                // acknowledgement): the data, then the word. The member consumes it in this
+                // call; a quiet need not complete it.
+                // SAFETY: `s` holds `len` <= the ring's bytes; the destination is entry
+                // (e, root) of the member's area, which it consumed (credit above) and nobody
+                // else writes.
+                unsafe { to.put_notify(at(entry(root) + 8, pe), s.mine(), len, at(entry(root), pe), word) }
+            };
             if result.is_err() {
                 break;
             }
@@ -330,10 +397,12 @@ pub(super) fn broadcast(
         }
     } else {
         let root_pe = t.world_pe(root);
-        let p = inst.device().local_addr(entry(root));
-        // SAFETY: an 8-byte aligned word of our own ring (offsets fixed here), in our own mapped
-        // heap for the instance's lifetime, only accessed atomically.
-        let flag = unsafe { &*(p as *const AtomicU64) };
+        let p = if kind == Kind::Mail {
+            // no entry: the data come to the mailbox
+            std::ptr::null_mut()
+        } else {
+            inst.device().local_addr(entry(root))
+        };
         let started = std::time::Instant::now();
         let next_check = std::cell::Cell::new(COMPARE_AFTER);
         let mismatch = std::cell::Cell::new(None);
@@ -348,18 +417,14 @@ pub(super) fn broadcast(
                 .to(root_pe)
                 .and_then(|to| to.atomic(at, Width::W64, AmoOp::Fetch))
             {
-                Ok(r) if r >> 32 == e as u32 as u64 && r != record(e, root, big) => {
+                Ok(r) if r >> 32 == e as u32 as u64 && r != record(e, root, kind) => {
                     let msg = format!(
                         "asymmetric broadcast on team {} (call {e}): every member must name the same root \
                          and length; this PE (PE {me}) named root {root} and {len} bytes, PE {root_pe} \
-                         named root {} and {} bytes",
+                         named root {} and {}",
                         t.slot,
-                        (r as u32 & 0x7fff_ffff).wrapping_sub(1),
-                        if (r >> 31) & 1 == 1 {
-                            format!("more than {}", max_len(t.slot))
-                        } else {
-                            format!("at most {}", max_len(t.slot))
-                        }
+                        (r as u32 & 0x3fff_ffff).wrapping_sub(1),
+                        Kind::lengths((r >> 30) & 3, t.slot)
                     );
                     eprintln!("aclshmem: [PE {me}] {msg}");
                     mismatch.set(Some(Error::InvalidParam(msg)));
@@ -378,21 +443,55 @@ pub(super) fn broadcast(
                 t.slot
             )
         };
-        // Acquire: pairs with the notification's data-before-word order
-        let r = super::hier::wait_for(inst, || flag.load(Ordering::Acquire) == word, &differs, what);
+        let r = if kind == Kind::Mail {
+            // (every member is reachable: `fits` found mailboxes on the way to each)
+            let to = routes.to(root_pe)?;
+            let taken = std::cell::Cell::new(None);
+            let arrived = || {
+                // SAFETY: dest is a checked buffer of `len` bytes, apart from the mailbox.
+                match unsafe { to.take_mail(key, d.mine(), len) } {
+                    None => false,
+                    Some(r) => {
+                        taken.set(Some(r));
+                        true
+                    }
+                }
+            };
+            let r = super::hier::wait_for(inst, arrived, &differs, what);
+            match taken.take() {
+                Some(Err(n)) => {
+                    let msg = format!(
+                        "asymmetric broadcast on team {} (call {e}): every member must name the same \
+                         length; this PE (PE {me}) named {len} bytes, root {root} (PE {root_pe}) sent {n}",
+                        t.slot
+                    );
+                    eprintln!("aclshmem: [PE {me}] {msg}");
+                    Err(Error::InvalidParam(msg))
+                }
+                _ => r,
+            }
+        } else {
+            // SAFETY: an 8-byte aligned word of our own ring (offsets fixed here), in our own
+            // mapped heap for the instance's lifetime, only accessed atomically.
+            let flag = unsafe { &*(p as *const AtomicU64) };
+            // Acquire: pairs with the notification's data-before-word order
+            super::hier::wait_for(inst, || flag.load(Ordering::Acquire) == word, &differs, what)
+        };
         result = match mismatch.take() {
             Some(e) => Err(e),
             None => r,
         };
-        if result.is_ok() {
+        if result.is_err() {
+            contribution = FAILED_CALL;
+        } else if kind != Kind::Mail {
+            // SAFETY: as above.
+            let flag = unsafe { &*(p as *const AtomicU64) };
             let src = inst.device().local_addr(entry(root) + 8);
             // SAFETY: our own entry holds the root's `len` bytes (announced by its word) and is
             // not rewritten before our credit; dest is a checked buffer of `len` bytes.
             unsafe { super::copy(src, d.mine(), len) };
             // cleared before our credit lets the root write the entry again
             flag.store(0, Ordering::Release);
-        } else {
-            contribution = FAILED_CALL;
         }
     }
     // drive the transports once per call: incoming credits and data move along, and the

@@ -235,7 +235,12 @@ fn broadcast_impl(
         // across nodes: shared memory inside each node, one leader per node over the transports
         // (with one member per node and large data, measured slower than the flat path below)
         let g = sync::groups(inst, t);
-        if eager::fits(t, &g, len) {
+        let mail = || {
+            (0..t.size)
+                .filter(|&j| j != t.my_index)
+                .all(|j| inst.routes().to(t.world_pe(j)).is_ok_and(|to| to.has_mail()))
+        };
+        if eager::fits(t, &g, len, mail) {
             // one member per node, small data: the root pushes and returns (no barrier)
             small::next_seq(inst, t);
             return eager::broadcast(inst, t, d, s, len, root as usize, root_dest);
@@ -623,7 +628,10 @@ pub fn reduce<T: Element>(
         // across nodes: shared memory inside each node, one leader per node over the transports
         // (with one member per node and large data, measured slower than the flat paths below)
         let g = sync::groups(inst, t);
-        if g.leaders.len() <= sync::MAX_LEADERS && (len <= DIRECT_LIMIT || t.size > g.leaders.len()) {
+        // (up to hier::MAIL_MAX the leaders exchange partials through their mailboxes: faster)
+        if g.leaders.len() <= sync::MAX_LEADERS
+            && (len <= DIRECT_LIMIT || t.size > g.leaders.len() || hier::mail_fits(inst, t, &g, len))
+        {
             return hier::reduce::<T>(inst, t, &g, d, s, n, op);
         }
     }

@@ -56,6 +56,14 @@ impl Remote<'_> {
     }
 }
 
+/// Which call a message for a mailbox ([`Transport::mail`]) belongs to: the team slot (so a new
+/// team there drops what is left) and a tag the collective chooses (kind, call number, sender).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) struct MailKey {
+    pub slot: u32,
+    pub tag: u64,
+}
+
 /// Width of an atomic word.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Width {
@@ -228,6 +236,50 @@ pub(crate) trait Transport: Send + Sync {
         self.atomic(sig, width, op).map(|_| ())
     }
 
+    /// Whether this transport has mailboxes ([`Transport::mail`]).
+    fn has_mail(&self) -> bool {
+        false
+    }
+
+    /// Sends `len` bytes to PE `pe`'s mailbox under `key`, where they stay until the call they
+    /// are for takes them ([`Transport::take_mail`]) or the team slot is reused
+    /// ([`Transport::drop_mail`]): a collective's data that may arrive before its receiver is in
+    /// the call, so the sender need not wait for the receiver. The source is reusable on return;
+    /// like [`Transport::notify`], the target waits for it, so `quiet` need not complete it.
+    /// Keys are never reused while a message under them may be in flight (the caller numbers its
+    /// calls). Transports without mailboxes ([`Transport::has_mail`]) refuse.
+    ///
+    /// # Safety
+    /// `src` holds `len` readable bytes.
+    unsafe fn mail(&self, pe: usize, key: MailKey, src: *const u8, len: usize) -> Result<()> {
+        let _ = (key, src, len);
+        Err(Error::NotSupported(format!(
+            "the {} transport to PE {pe} has no mailboxes",
+            self.name()
+        )))
+    }
+
+    /// Takes the message under `key` from this PE's mailbox: `None` while it has not arrived,
+    /// `Some(Ok(()))` once its `len` bytes are copied to `dst`, `Some(Err(n))` when it holds `n`
+    /// bytes instead (the message is dropped, `dst` untouched).
+    ///
+    /// # Safety
+    /// `dst` holds `len` writable bytes.
+    unsafe fn take_mail(
+        &self,
+        key: MailKey,
+        dst: *mut u8,
+        len: usize,
+    ) -> Option<std::result::Result<(), usize>> {
+        let _ = (key, dst, len);
+        None
+    }
+
+    /// Drops every message kept for team slot `slot` (a new team is installed there).
+    fn drop_mail(&self, slot: u32) {
+        let _ = slot;
+    }
+
     /// Orders earlier operations to each PE before later ones to the same PE.
     fn fence(&self) -> Result<()>;
 
@@ -366,6 +418,13 @@ impl Routes {
             }
         }
         Ok(())
+    }
+
+    /// Drops the messages kept for team slot `slot` in every transport's mailboxes.
+    pub fn drop_mail(&self, slot: u32) {
+        for t in &self.transports {
+            t.drop_mail(slot);
+        }
     }
 
     /// Collective: registers `heap` with every transport.

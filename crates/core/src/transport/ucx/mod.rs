@@ -58,7 +58,7 @@ use std::ffi::{CStr, CString, c_void};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
-use super::{AmoOp, Remote, SignalOp, Strides, Transport, Width};
+use super::{AmoOp, MailKey, Remote, SignalOp, Strides, Transport, Width};
 use crate::bootstrap::Bootstrap;
 use crate::config;
 use crate::error::{Error, Result};
@@ -233,6 +233,9 @@ struct Shared {
     acks: Mutex<Acks>,
     /// `acks.due` is not empty (read without the lock by every progress call).
     acks_due: AtomicBool,
+    /// Messages that arrived for calls of this PE ([`Transport::mail`]), by team slot and tag,
+    /// until the call takes them ([`on_mail`] fills it).
+    mailbox: Mutex<std::collections::HashMap<(u32, u64), Vec<u8>>>,
 }
 
 // SAFETY: the context and worker are used only while `state` is locked (the worker is
@@ -365,6 +368,11 @@ impl Shared {
                     Some(e) => Err(e),
                     None => check(self.lib, st, what),
                 };
+            }
+            if crate::util::ending() {
+                // the process is exiting (`quiesce_all` waits for this lock): the request is
+                // left to UCX, which the exit ends
+                return Err(Error::Inner(format!("{what}: the job is ending")));
             }
             self.mark_driven();
             // SAFETY: as in `drain`.
@@ -594,6 +602,12 @@ impl Ucx {
             g.eps = vec![std::ptr::null_mut(); reach.len()];
         }
         let sh = Arc::new(sh);
+        {
+            let mut live = LIVE.lock().unwrap_or_else(|e| e.into_inner());
+            live.retain(|w| w.strong_count() > 0);
+            live.push(Arc::downgrade(&sh));
+        }
+        crate::util::before_exit(quiesce_all);
         let param = ucp_am_handler_param_t {
             field_mask: (UCP_AM_HANDLER_PARAM_FIELD_ID
                 | UCP_AM_HANDLER_PARAM_FIELD_CB
@@ -615,8 +629,8 @@ impl Ucx {
         // SAFETY: as above.
         let st = unsafe { sh.lib.ucp_worker_set_am_recv_handler(sh.worker, &param) };
         check(sh.lib, st, "notification handler")?;
-        let handlers: [ucp_am_recv_callback_t; 2] = [Some(on_put_ack), Some(on_ack)];
-        for (id, cb) in [PUT_ACK_ID, ACK_ID].into_iter().zip(handlers) {
+        let handlers: [ucp_am_recv_callback_t; 3] = [Some(on_put_ack), Some(on_ack), Some(on_mail)];
+        for (id, cb) in [PUT_ACK_ID, ACK_ID, MAIL_ID].into_iter().zip(handlers) {
             let param = ucp_am_handler_param_t { id, cb, ..param };
             // SAFETY: as above.
             let st = unsafe { sh.lib.ucp_worker_set_am_recv_handler(sh.worker, &param) };
@@ -727,6 +741,7 @@ impl Ucx {
             am_put_max: am_put_max(&tls)?,
             acks: Mutex::new(Acks::default()),
             acks_due: AtomicBool::new(false),
+            mailbox: Mutex::new(Default::default()),
             state: Mutex::new(State {
                 addrs: Vec::new(),
                 eps: Vec::new(),
@@ -865,6 +880,10 @@ impl Ucx {
             };
             if !pending {
                 return Ok(());
+            }
+            if crate::util::ending() {
+                // as in `Shared::wait_on`
+                return Err(Error::Inner(format!("{what}: the job is ending")));
             }
             sh.mark_driven();
             // SAFETY: as in `Shared::drain`.
@@ -1374,6 +1393,63 @@ unsafe extern "C" fn on_ack(
     UCS_OK
 }
 
+/// Active-message id of [`Transport::mail`].
+const MAIL_ID: u32 = 5;
+
+/// The header of a message for a mailbox ([`Transport::mail`]): the team slot and tag it is
+/// kept under; the data are the message's payload.
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct MailHeader {
+    slot: u64,
+    tag: u64,
+}
+
+/// The handler of mail (see [`on_note`] for where it runs): keeps a copy of the data under its
+/// slot and tag until the call it is for takes it ([`Transport::take_mail`]). Mail is sent
+/// eager (so the data are here during the call).
+unsafe extern "C" fn on_mail(
+    arg: *mut c_void,
+    header: *const c_void,
+    header_length: usize,
+    data: *mut c_void,
+    length: usize,
+    param: *const ucp_am_recv_param_t,
+) -> ucs_status_t {
+    // SAFETY: UCX passes its receive parameters (or NULL).
+    let rndv = !param.is_null() && unsafe { (*param).recv_attr } & AM_RECV_RNDV != 0;
+    // SAFETY: as in `on_note`.
+    let Some((sh, m)) = (unsafe { am_header::<MailHeader>(arg, header, header_length, "a message") }) else {
+        return UCS_OK;
+    };
+    if rndv || (length > 0 && data.is_null()) {
+        log::warn!(
+            "UCX: dropped a message for team slot {} that came without its data",
+            m.slot
+        );
+        return UCS_OK;
+    }
+    let bytes = if length == 0 {
+        Vec::new()
+    } else {
+        // SAFETY: `data` holds `length` bytes during the call (eager).
+        unsafe { std::slice::from_raw_parts(data as *const u8, length) }.to_vec()
+    };
+    let key = (m.slot as u32, m.tag);
+    let mut box_ = sh.mailbox.lock().unwrap_or_else(|e| e.into_inner());
+    if box_.insert(key, bytes).is_some() {
+        log::warn!(
+            "UCX: a second message for team slot {} tag {:#x} replaced the first",
+            m.slot,
+            m.tag
+        );
+    }
+    drop(box_);
+    // a waiter of this PE is likely polling its mailbox
+    crate::wait::note_activity();
+    UCS_OK
+}
+
 /// Completion of a send whose header `T` was boxed ([`Ack`], [`PutAck`]): frees the header and
 /// the request.
 unsafe extern "C" fn boxed_sent<T>(request: *mut c_void, _status: ucs_status_t, user_data: *mut c_void) {
@@ -1382,6 +1458,43 @@ unsafe extern "C" fn boxed_sent<T>(request: *mut c_void, _status: ucs_status_t, 
     if let Ok(l) = lib() {
         // SAFETY: the completed request of this callback, released once (by nobody else).
         unsafe { l.ucp_request_free(request) };
+    }
+}
+
+/// Every live UCX worker of this process (one per instance), for [`quiesce_all`].
+static LIVE: Mutex<Vec<std::sync::Weak<Shared>>> = Mutex::new(Vec::new());
+
+/// Before the process exits on a job's end ([`crate::util::exit_process`], called by the thread
+/// that learnt of a global exit or a lost peer, while other threads may be driving the worker):
+/// takes every worker's lock and keeps it, so no thread is inside UCX while `exit` runs its
+/// destructors. Waits up to 2 s for a lock (wait loops give it up once the job is ending); a
+/// lock still held then ends the process with `status` without exit handlers.
+fn quiesce_all(status: i32) {
+    let live: Vec<Arc<Shared>> = LIVE
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .iter()
+        .filter_map(|w| w.upgrade())
+        .collect();
+    for sh in live {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(2);
+        loop {
+            if let Ok(g) = sh.state.try_lock() {
+                // held until the process ends
+                std::mem::forget(g);
+                break;
+            }
+            if std::time::Instant::now() >= deadline {
+                // SAFETY: flushes C stdio, then ends the process at once.
+                unsafe {
+                    libc::fflush(std::ptr::null_mut());
+                    libc::_exit(status)
+                }
+            }
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+        // the Arc is leaked too: the worker stays allocated while exit runs
+        std::mem::forget(sh);
     }
 }
 
@@ -1893,6 +2006,62 @@ impl Transport for Ucx {
             );
         }
         Ok(())
+    }
+
+    fn has_mail(&self) -> bool {
+        true
+    }
+
+    unsafe fn mail(&self, pe: usize, key: MailKey, src: *const u8, len: usize) -> Result<()> {
+        let sh = &*self.sh;
+        let mut g = sh.lock();
+        let ep = sh.endpoint(&mut g, pe)?;
+        let header = MailHeader {
+            slot: u64::from(key.slot),
+            tag: key.tag,
+        };
+        let param = ucp_request_param_t {
+            op_attr_mask: UCP_OP_ATTR_FIELD_FLAGS,
+            flags: UCP_AM_SEND_FLAG_EAGER,
+            ..Default::default()
+        };
+        // SAFETY: the header lives on this stack frame and `src` holds `len` bytes (contract)
+        // until the request completes below (eager: then UCX holds its own copy).
+        let req = unsafe {
+            sh.lib.ucp_am_send_nbx(
+                ep,
+                MAIL_ID,
+                (&header as *const MailHeader).cast(),
+                std::mem::size_of::<MailHeader>(),
+                src.cast(),
+                len,
+                &param,
+            )
+        };
+        sh.wait_on(&mut g, req, &format!("message to PE {pe}"), Some(pe))
+    }
+
+    unsafe fn take_mail(
+        &self,
+        key: MailKey,
+        dst: *mut u8,
+        len: usize,
+    ) -> Option<std::result::Result<(), usize>> {
+        let letter = {
+            let mut box_ = self.sh.mailbox.lock().unwrap_or_else(|e| e.into_inner());
+            box_.remove(&(key.slot, key.tag))?
+        };
+        if letter.len() != len {
+            return Some(Err(letter.len()));
+        }
+        // SAFETY: `dst` holds `len` bytes (contract), apart from the letter.
+        unsafe { std::ptr::copy_nonoverlapping(letter.as_ptr(), dst, len) };
+        Some(Ok(()))
+    }
+
+    fn drop_mail(&self, slot: u32) {
+        let mut box_ = self.sh.mailbox.lock().unwrap_or_else(|e| e.into_inner());
+        box_.retain(|&(s, _), _| s != slot);
     }
 
     /// Acknowledged puts are ordered among themselves (one active-message lane per endpoint);
