@@ -3,7 +3,7 @@
 #   0. cargo fmt --check, cargo clippy --workspace --all-targets -D warnings
 #   1. cargo test --workspace --all-targets (tests/multinode.rs builds a virtual cluster of
 #      namespaces: needs root, as CI has), then the multi-PE suites again with
-#      ACLSHMEM_DIRECT_ACCESS=0 and with ACLSHMEM_TRANSPORT=ucx (data-path suites, init modes), and
+#      ACLSHMEM_DIRECT_ACCESS=0 and with ACLSHMEM_TRANSPORT=ucx (data-path suites), and
 #      `cargo ucx-bindings --check`
 #   2. scripts/aarch64-check.sh: cross build for aarch64-unknown-linux-gnu, ABI checks and a subset of
 #      the multi-PE C tests under qemu-aarch64; then the release build CMake also runs, then the
@@ -107,10 +107,11 @@ ACLSHMEM_DIRECT_ACCESS=0 cargo test --no-fail-fast --test rma --test p2p --test 
 
 # the same suites with every other PE reached through UCX over tcp (as peers on other nodes are);
 # tests/multinode.rs (part of the run above) starts jobs across a virtual cluster of namespaces
-# (the data-path suites and init_modes, whose cycles and instances each make a UCX context; not
-# multi_pe and streams: the launcher and stream queue do not depend on the transport)
-step "cargo test (rma, p2p, teams, init_modes) with ACLSHMEM_TRANSPORT=ucx UCX_TLS=tcp"
-ACLSHMEM_TRANSPORT=ucx UCX_TLS=tcp cargo test --no-fail-fast --test rma --test p2p --test teams --test init_modes
+# (the data-path suites; not multi_pe and streams: the launcher and stream queue do not depend on
+# the transport; not init_modes, about 90 s here: tests/multinode.rs runs its UCX cases, 20
+# init/finalize cycles and two instances side by side, each with its UCX context, across nodes)
+step "cargo test (rma, p2p, teams) with ACLSHMEM_TRANSPORT=ucx UCX_TLS=tcp"
+ACLSHMEM_TRANSPORT=ucx UCX_TLS=tcp cargo test --no-fail-fast --test rma --test p2p --test teams
 
 step "cargo ucx-bindings --check (crates/core/src/transport/ucx/sys.rs against ucp.h)"
 cargo ucx-bindings --check
