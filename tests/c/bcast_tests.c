@@ -4,7 +4,8 @@
  * aclshmrun (tests/multinode.rs runs it across the virtual cluster, tests/teams.rs on one node):
  *   back_to_back  thousands of broadcasts without barriers, every root and size 1..80 bytes, mixed
  *                 with reductions (1 and 8192 longs: the leaders' mailboxes across nodes) and larger
- *                 broadcasts (512, 513, 1025, 4000 bytes, 4097 and 65536: the mailboxes, 300000),
+ *                 broadcasts (512, 513, 1025, 4000 bytes; 4097, 65536 and 200000: the mailboxes, in
+ *                 parts of 64 KiB; 300000),
  *                 on the world
  *                 team, on teams created and destroyed over the same slot and on a team in a slot
  *                 of 8 or more;
@@ -13,7 +14,8 @@
  *                 within 32 calls; calls that succeed deliver the right data; the team is released
  *                 and the world team still works);
  *   asymmetric_length  (across nodes, one PE per node: the eager broadcast) member 1 names 600 bytes,
- *                 the others 64 (then 40000 against 64, and 64000 against 40000: the mailboxes):
+ *                 the others 64 (then 40000 against 64, 64000 against 40000, and 131072 against 65536: the
+ *                 mailboxes, 2 parts against 1):
  *                 member 1 fails instead of waiting for ever, every member learns within 32
  *                 calls, the world team still works.
  * Prints "OK <scenario>" from PE 0 when nothing failed.
@@ -56,7 +58,7 @@ static unsigned char pattern(int pe, int iter, size_t i)
 enum { BIG = 300000, PAD = 8, RBIG = 8192 };
 /* the larger sizes, in turn: around the eager path's limits (64 bytes on later team slots, 512 on
    the first ones, 4096 in the big ring) and beyond (the mailboxes) */
-static const size_t bigger[] = {512, 513, 1025, 4000, 4097, 65536, BIG};
+static const size_t bigger[] = {512, 513, 1025, 4000, 4097, 65536, 200000, BIG};
 #define NBIGGER (sizeof bigger / sizeof bigger[0])
 
 /* `iters` broadcasts on `team` (size n, my index me) with varying roots and sizes, no barriers. */
@@ -188,14 +190,14 @@ static void scenario_asymmetric_length(void)
 {
     init();
     const int me = aclshmem_my_pe(), n = aclshmem_n_pes();
-    enum { MAXN = 8000 };
+    enum { MAXN = 24000 };
     int64_t *src = aclshmem_malloc(MAXN * sizeof(int64_t)), *dst = aclshmem_malloc(MAXN * sizeof(int64_t));
     CHECK(src && dst, "malloc");
     for (int i = 0; i < MAXN; i++) {
         src[i] = (int64_t)me * 1000 + i;
     }
     /* elements member 1 names in the first call, and the others (every call) */
-    static const size_t pairs[][2] = {{75, 8}, {5000, 8}, {8000, 5000}};
+    static const size_t pairs[][2] = {{75, 8}, {5000, 8}, {8000, 5000}, {16384, 8192}};
     for (size_t p = 0; p < sizeof pairs / sizeof pairs[0]; p++) {
         aclshmem_team_t t = ACLSHMEM_TEAM_INVALID;
         CHECK_RC(aclshmem_team_split_strided(ACLSHMEM_TEAM_WORLD, 0, 1, n, &t), 0);

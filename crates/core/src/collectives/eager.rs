@@ -173,23 +173,26 @@ impl Kind {
         }
     }
 
-    /// The lengths it carries, for an error message.
-    fn lengths(k: u64, slot: usize) -> String {
+    /// The lengths a record of kind `k` (and mail length `len`) names, for an error message.
+    fn lengths(k: u64, len: usize, slot: usize) -> String {
         match k {
             0 => format!("at most {} bytes", max_len(slot)),
             1 => format!("{}..{BIG_MAX} bytes", max_len(slot) + 1),
-            _ => "more bytes (sent to the mailboxes)".to_string(),
+            _ => format!("{len} bytes"),
         }
     }
 }
 
 /// Largest payload of an eager broadcast through the members' mailboxes
 /// ([`crate::transport::Transport::mail`]): the receivers keep what arrives before their call, up
-/// to [`MAIL_DEPTH`] calls ahead, so at most 1 MiB per member. (2 nodes: 32 KiB 24-28 -> 15-20
-/// µs; up to 1 MiB it was measured too: 256 KiB 150 -> 190-250 µs, 1 MiB 400 -> 970-1300 µs, a
-/// large eager message being fragmented, reassembled and copied, so larger calls keep the
-/// leaders' reads of the root's source.)
-pub(super) const MAIL_MAX: usize = 64 * 1024;
+/// to [`MAIL_DEPTH`] calls ahead, so at most 4 MiB per member. (2 nodes: 32 KiB 24-28 -> 15-20
+/// µs, 256 KiB 155-168 -> 112-122; 1 MiB measured slower, 500 -> 680-760 µs, so longer calls
+/// keep the members' reads of the root's source.)
+pub(super) const MAIL_MAX: usize = 256 * 1024;
+/// Bytes per message of a mail call: a longer payload goes in parts of this size, each one tcp
+/// segment (one 1 MiB message measured 970-1300 µs on 2 nodes, being fragmented, reassembled and
+/// copied, against 400 for the members' reads of the root's source).
+const MAIL_PART: usize = 64 * 1024;
 /// Calls a root may be ahead of a member with data in its mailbox (at least every credit period,
 /// see [`credit_period`], and at most VIEWS).
 const MAIL_DEPTH: usize = 16;
@@ -275,10 +278,16 @@ fn net_word(e: u64, root: usize, inc: u32) -> u64 {
     0x42 << 56 | ((inc & 0xffff) as u64) << 40 | (root as u64 + 1) << 32 | e as u32 as u64
 }
 
-/// The record of call `e` with root `root` and data of `kind` (members that disagree on it named
-/// different lengths, and wait in different places).
-fn record(e: u64, root: usize, kind: Kind) -> u64 {
-    (e as u32 as u64) << 32 | (kind as u64) << 30 | (root as u64 + 1)
+/// The record of call `e` with root `root` and data of `kind`, and for a mail call its length
+/// (members that disagree on the kind named different lengths and wait in different places;
+/// mail calls of different lengths wait for different parts).
+fn record(e: u64, root: usize, kind: Kind, len: usize) -> u64 {
+    let len = if kind == Kind::Mail {
+        len as u64 & 0x3f_ffff
+    } else {
+        0
+    };
+    (e as u32 as u64) << 32 | (kind as u64) << 30 | len << 8 | (root as u64 + 1)
 }
 
 /// Whether call `a` is at or after call `b` (32-bit call numbers, wrapping).
@@ -327,7 +336,8 @@ pub(super) fn broadcast(
     let count = own(inst, t, COUNT);
     let e = count.load(Ordering::Relaxed) + 1;
     count.store(e, Ordering::Relaxed);
-    own(inst, t, VIEW + 8 * (e as usize % VIEWS)).store(record(e, root, kind), Ordering::Release);
+    let rec = record(e, root, kind, len);
+    own(inst, t, VIEW + 8 * (e as usize % VIEWS)).store(rec, Ordering::Release);
     // entry (e % depth, r) of the call's ring, as a device-heap offset
     let entry = |r: usize| ring.start + ((e as usize % depth) * l + r) * ring.entry;
     let at = |off: usize, pe: usize| Remote {
@@ -337,13 +347,15 @@ pub(super) fn broadcast(
     };
     let routes = inst.routes();
     let mut result = Ok(());
-    let mut contribution = (kind as u64) << 30 | (root as u64 + 1);
+    let mut contribution = rec & 0xffff_ffff;
     let word = net_word(e, root, inst.team_cells().incarnation(t.slot));
-    // a mail call's key: the word names the call, root and team
-    let key = crate::transport::MailKey {
+    // a mail call's keys: the word names the call, root and team
+    let key = |part: usize| crate::transport::MailKey {
         slot: t.slot as u32,
+        part: part as u32,
         tag: word,
     };
+    let parts = len.div_ceil(MAIL_PART);
     if t.my_index == root {
         for j in (0..l).filter(|&j| j != root) {
             let pe = t.world_pe(j);
@@ -375,9 +387,12 @@ pub(super) fn broadcast(
                 }
             };
             result = if kind == Kind::Mail {
-                // SAFETY: `s` holds `len` bytes; the member keeps the message until its call
-                // takes it (at most MAIL_DEPTH calls: credit above).
-                unsafe { to.mail(pe, key, s.mine(), len) }
+                (0..parts).try_for_each(|i| {
+                    let off = i * MAIL_PART;
+                    // SAFETY: `s` holds `len` bytes; the member keeps the message until its call
+                    // takes it (at most MAIL_DEPTH calls: credit above).
+                    unsafe { to.mail(pe, key(i), s.mine().add(off), MAIL_PART.min(len - off)) }
+                })
             } else {
                 // one notification (an active message over UCX: one message, no
                 // acknowledgement): the data, then the word. The member consumes it in this
@@ -417,14 +432,14 @@ pub(super) fn broadcast(
                 .to(root_pe)
                 .and_then(|to| to.atomic(at, Width::W64, AmoOp::Fetch))
             {
-                Ok(r) if r >> 32 == e as u32 as u64 && r != record(e, root, kind) => {
+                Ok(r) if r >> 32 == e as u32 as u64 && r != rec => {
                     let msg = format!(
                         "asymmetric broadcast on team {} (call {e}): every member must name the same root \
                          and length; this PE (PE {me}) named root {root} and {len} bytes, PE {root_pe} \
                          named root {} and {}",
                         t.slot,
-                        (r as u32 & 0x3fff_ffff).wrapping_sub(1),
-                        Kind::lengths((r >> 30) & 3, t.slot)
+                        (r as u32 & 0xff).wrapping_sub(1),
+                        Kind::lengths((r >> 30) & 3, (r >> 8) as usize & 0x3f_ffff, t.slot)
                     );
                     eprintln!("aclshmem: [PE {me}] {msg}");
                     mismatch.set(Some(Error::InvalidParam(msg)));
@@ -447,13 +462,18 @@ pub(super) fn broadcast(
             // (every member is reachable: `fits` found mailboxes on the way to each)
             let to = routes.to(root_pe)?;
             let taken = std::cell::Cell::new(None);
-            let arrived = || {
+            let next = std::cell::Cell::new(0);
+            // the parts in order, each as it arrives
+            let arrived = || loop {
+                let i = next.get();
+                let off = i * MAIL_PART;
                 // SAFETY: dest is a checked buffer of `len` bytes, apart from the mailbox.
-                match unsafe { to.take_mail(key, d.mine(), len) } {
-                    None => false,
+                match unsafe { to.take_mail(key(i), d.mine().add(off), MAIL_PART.min(len - off)) } {
+                    None => return false,
+                    Some(Ok(())) if i + 1 < parts => next.set(i + 1),
                     Some(r) => {
                         taken.set(Some(r));
-                        true
+                        return true;
                     }
                 }
             };
@@ -462,7 +482,8 @@ pub(super) fn broadcast(
                 Some(Err(n)) => {
                     let msg = format!(
                         "asymmetric broadcast on team {} (call {e}): every member must name the same \
-                         length; this PE (PE {me}) named {len} bytes, root {root} (PE {root_pe}) sent {n}",
+                         length; this PE (PE {me}) named {len} bytes, root {root} (PE {root_pe}) sent \
+                         another length (a part of {n} bytes)",
                         t.slot
                     );
                     eprintln!("aclshmem: [PE {me}] {msg}");

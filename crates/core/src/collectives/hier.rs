@@ -368,6 +368,7 @@ fn exchange_mailed<T: Element>(
     let inc = inst.team_cells().incarnation(t.slot);
     let key = |from: usize| crate::transport::MailKey {
         slot: t.slot as u32,
+        part: 0,
         tag: 0x4d << 56 | ((inc & 0xffff) as u64) << 40 | (from as u64) << 32 | x as u32 as u64,
     };
     let routes = inst.routes();

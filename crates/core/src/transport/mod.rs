@@ -57,10 +57,13 @@ impl Remote<'_> {
 }
 
 /// Which call a message for a mailbox ([`Transport::mail`]) belongs to: the team slot (so a new
-/// team there drops what is left) and a tag the collective chooses (kind, call number, sender).
+/// team there drops what is left), a part number and a tag the collective chooses (kind, call
+/// number, sender).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) struct MailKey {
     pub slot: u32,
+    /// Which part of the call's data (a long payload goes in several messages).
+    pub part: u32,
     pub tag: u64,
 }
 

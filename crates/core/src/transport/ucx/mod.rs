@@ -235,7 +235,7 @@ struct Shared {
     acks_due: AtomicBool,
     /// Messages that arrived for calls of this PE ([`Transport::mail`]), by team slot and tag,
     /// until the call takes them ([`on_mail`] fills it).
-    mailbox: Mutex<std::collections::HashMap<(u32, u64), Vec<u8>>>,
+    mailbox: Mutex<std::collections::HashMap<MailKey, Vec<u8>>>,
 }
 
 // SAFETY: the context and worker are used only while `state` is locked (the worker is
@@ -1396,12 +1396,13 @@ unsafe extern "C" fn on_ack(
 /// Active-message id of [`Transport::mail`].
 const MAIL_ID: u32 = 5;
 
-/// The header of a message for a mailbox ([`Transport::mail`]): the team slot and tag it is
-/// kept under; the data are the message's payload.
+/// The header of a message for a mailbox ([`Transport::mail`]): the key it is kept under (team
+/// slot, part, tag); the data are the message's payload.
 #[repr(C)]
 #[derive(Clone, Copy)]
 struct MailHeader {
-    slot: u64,
+    slot: u32,
+    part: u32,
     tag: u64,
 }
 
@@ -1435,7 +1436,11 @@ unsafe extern "C" fn on_mail(
         // SAFETY: `data` holds `length` bytes during the call (eager).
         unsafe { std::slice::from_raw_parts(data as *const u8, length) }.to_vec()
     };
-    let key = (m.slot as u32, m.tag);
+    let key = MailKey {
+        slot: m.slot,
+        part: m.part,
+        tag: m.tag,
+    };
     let mut box_ = sh.mailbox.lock().unwrap_or_else(|e| e.into_inner());
     if box_.insert(key, bytes).is_some() {
         log::warn!(
@@ -2017,7 +2022,8 @@ impl Transport for Ucx {
         let mut g = sh.lock();
         let ep = sh.endpoint(&mut g, pe)?;
         let header = MailHeader {
-            slot: u64::from(key.slot),
+            slot: key.slot,
+            part: key.part,
             tag: key.tag,
         };
         let param = ucp_request_param_t {
@@ -2049,7 +2055,7 @@ impl Transport for Ucx {
     ) -> Option<std::result::Result<(), usize>> {
         let letter = {
             let mut box_ = self.sh.mailbox.lock().unwrap_or_else(|e| e.into_inner());
-            box_.remove(&(key.slot, key.tag))?
+            box_.remove(&key)?
         };
         if letter.len() != len {
             return Some(Err(letter.len()));
@@ -2061,7 +2067,7 @@ impl Transport for Ucx {
 
     fn drop_mail(&self, slot: u32) {
         let mut box_ = self.sh.mailbox.lock().unwrap_or_else(|e| e.into_inner());
-        box_.retain(|&(s, _), _| s != slot);
+        box_.retain(|k, _| k.slot != slot);
     }
 
     /// Acknowledged puts are ordered among themselves (one active-message lane per endpoint);
