@@ -189,10 +189,6 @@ impl Kind {
 /// µs, 256 KiB 155-168 -> 112-122; 1 MiB measured slower, 500 -> 680-760 µs, so longer calls
 /// keep the members' reads of the root's source.)
 pub(super) const MAIL_MAX: usize = 256 * 1024;
-/// Bytes per message of a mail call: a longer payload goes in parts of this size, each one tcp
-/// segment (one 1 MiB message measured 970-1300 µs on 2 nodes, being fragmented, reassembled and
-/// copied, against 400 for the members' reads of the root's source).
-const MAIL_PART: usize = 64 * 1024;
 /// Calls a root may be ahead of a member with data in its mailbox (at least every credit period,
 /// see [`credit_period`], and at most VIEWS).
 const MAIL_DEPTH: usize = 16;
@@ -355,7 +351,6 @@ pub(super) fn broadcast(
         part: part as u32,
         tag: word,
     };
-    let parts = len.div_ceil(MAIL_PART);
     if t.my_index == root {
         for j in (0..l).filter(|&j| j != root) {
             let pe = t.world_pe(j);
@@ -387,12 +382,9 @@ pub(super) fn broadcast(
                 }
             };
             result = if kind == Kind::Mail {
-                (0..parts).try_for_each(|i| {
-                    let off = i * MAIL_PART;
-                    // SAFETY: `s` holds `len` bytes; the member keeps the message until its call
-                    // takes it (at most MAIL_DEPTH calls: credit above).
-                    unsafe { to.mail(pe, key(i), s.mine().add(off), MAIL_PART.min(len - off)) }
-                })
+                // SAFETY: `s` holds `len` bytes; the member keeps the parts until its call
+                // takes them (at most MAIL_DEPTH calls: credit above).
+                unsafe { super::mail::send(to, pe, key, s.mine(), len) }
             } else {
                 // one notification (an active message over UCX: one message, no
                 // acknowledgement): the data, then the word. The member consumes it in this
@@ -461,25 +453,12 @@ pub(super) fn broadcast(
         let r = if kind == Kind::Mail {
             // (every member is reachable: `fits` found mailboxes on the way to each)
             let to = routes.to(root_pe)?;
-            let taken = std::cell::Cell::new(None);
-            let next = std::cell::Cell::new(0);
-            // the parts in order, each as it arrives
-            let arrived = || loop {
-                let i = next.get();
-                let off = i * MAIL_PART;
-                // SAFETY: dest is a checked buffer of `len` bytes, apart from the mailbox.
-                match unsafe { to.take_mail(key(i), d.mine().add(off), MAIL_PART.min(len - off)) } {
-                    None => return false,
-                    Some(Ok(())) if i + 1 < parts => next.set(i + 1),
-                    Some(r) => {
-                        taken.set(Some(r));
-                        return true;
-                    }
-                }
-            };
+            let rx = super::mail::Receiver::new();
+            // SAFETY: dest is a checked buffer of `len` bytes, apart from the mailbox.
+            let arrived = || unsafe { rx.poll(to, key, d.mine(), len) };
             let r = super::hier::wait_for(inst, arrived, &differs, what);
-            match taken.take() {
-                Some(Err(n)) => {
+            match r.as_ref().map(|_| rx.outcome()) {
+                Ok(Err(n)) => {
                     let msg = format!(
                         "asymmetric broadcast on team {} (call {e}): every member must name the same \
                          length; this PE (PE {me}) named {len} bytes, root {root} (PE {root_pe}) sent \

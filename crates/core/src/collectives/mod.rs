@@ -25,6 +25,7 @@
 
 mod eager;
 mod hier;
+mod mail;
 mod reduce;
 pub(crate) mod small;
 
