@@ -21,6 +21,7 @@ static ENDING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::ne
 /// exit handlers that would talk to the other PEs (the implicit finalize of `start_pes`) see
 /// [`ending`] and do nothing.
 pub fn exit_process(status: i32) -> ! {
+    EXIT_STATUS.store(status, std::sync::atomic::Ordering::SeqCst);
     ENDING.store(true, std::sync::atomic::Ordering::SeqCst);
     let hooks: Vec<fn(i32)> = BEFORE_EXIT.locked().clone();
     for h in hooks {
@@ -40,6 +41,13 @@ pub fn before_exit(hook: fn(i32)) {
     if !hooks.iter().any(|&h| std::ptr::fn_addr_eq(h, hook)) {
         hooks.push(hook);
     }
+}
+
+static EXIT_STATUS: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(1);
+
+/// The status [`exit_process`] was called with (1 before).
+pub fn exit_status() -> i32 {
+    EXIT_STATUS.load(std::sync::atomic::Ordering::SeqCst)
 }
 
 /// Whether [`exit_process`] was called: the job is ending, no collective may run.

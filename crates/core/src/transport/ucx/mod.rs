@@ -246,6 +246,18 @@ unsafe impl Sync for Shared {}
 
 impl Shared {
     fn lock(&self) -> MutexGuard<'_, State> {
+        if QUIESCED.load(Ordering::Acquire) {
+            if let Ok(g) = self.state.try_lock() {
+                return g;
+            }
+            // the process is exiting on a job's end and `quiesce_all` keeps the worker: a library
+            // call from an exit handler (a finalize, say) would wait for ever, so it ends here
+            // SAFETY: flushes C stdio, then ends the process at once.
+            unsafe {
+                libc::fflush(std::ptr::null_mut());
+                libc::_exit(crate::util::exit_status())
+            }
+        }
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
@@ -1501,7 +1513,11 @@ fn quiesce_all(status: i32) {
         // the Arc is leaked too: the worker stays allocated while exit runs
         std::mem::forget(sh);
     }
+    QUIESCED.store(true, Ordering::Release);
 }
+
+/// [`quiesce_all`] holds the workers: the process is exiting.
+static QUIESCED: AtomicBool = AtomicBool::new(false);
 
 fn start_progress(sh: &Arc<Shared>) -> Result<Progress> {
     let mut efd: libc::c_int = -1;
@@ -1561,8 +1577,9 @@ fn progress_loop(sh: &Shared, efd: libc::c_int, wake: libc::c_int, stop: &Atomic
             last = park(sh, &mut fds[1], stop);
             continue;
         }
-        // a program thread issuing operations holds the lock only briefly: wait for it
-        let mut g = sh.lock();
+        // a program thread issuing operations holds the lock only briefly: wait for it (not
+        // `Shared::lock`: when the process exits on a job's end, this thread just waits)
+        let mut g = sh.state.lock().unwrap_or_else(|e| e.into_inner());
         sh.drain(&mut g);
         // SAFETY: the worker is live and locked.
         let armed = unsafe { sh.lib.ucp_worker_arm(sh.worker) };
