@@ -421,6 +421,45 @@ impl Shared {
         }
     }
 
+    /// Sends active message `id` with `header` and `len` bytes at `src` to `pe` over `ep`, eager,
+    /// and waits until it is complete at the origin (UCX holds its own copy, `src` is reusable);
+    /// `what` names the operation in a timeout message.
+    ///
+    /// # Safety
+    /// `src` holds `len` readable bytes.
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn send_eager<T>(
+        &self,
+        g: &mut State,
+        ep: ucp_ep_h,
+        id: u32,
+        header: &T,
+        src: *const u8,
+        len: usize,
+        pe: usize,
+        what: &str,
+    ) -> Result<()> {
+        let param = ucp_request_param_t {
+            op_attr_mask: UCP_OP_ATTR_FIELD_FLAGS,
+            flags: UCP_AM_SEND_FLAG_EAGER,
+            ..Default::default()
+        };
+        // SAFETY: the header is borrowed and `src` holds `len` bytes (contract) until the request
+        // completes below.
+        let req = unsafe {
+            self.lib.ucp_am_send_nbx(
+                ep,
+                id,
+                (header as *const T).cast(),
+                std::mem::size_of::<T>(),
+                src.cast(),
+                len,
+                &param,
+            )
+        };
+        self.wait_on(g, req, &format!("{what} to PE {pe}"), Some(pe))
+    }
+
     /// Closes the endpoint to `pe` by force (its requests complete with an error) and forgets
     /// its unpacked keys; the next operation to `pe` connects again.
     fn disconnect(&self, g: &mut State, pe: usize) {
@@ -1904,25 +1943,8 @@ impl Transport for Ucx {
             flag: flag.off as u64,
             word,
         };
-        let param = ucp_request_param_t {
-            op_attr_mask: UCP_OP_ATTR_FIELD_FLAGS,
-            flags: UCP_AM_SEND_FLAG_EAGER,
-            ..Default::default()
-        };
-        // SAFETY: the header lives on this stack frame and `src` holds `len` bytes (contract) until
-        // the request completes below.
-        let req = unsafe {
-            sh.lib.ucp_am_send_nbx(
-                ep,
-                PUT_NOTE_ID,
-                (&note as *const PutNote).cast(),
-                std::mem::size_of::<PutNote>(),
-                src.cast(),
-                len,
-                &param,
-            )
-        };
-        sh.wait_on(&mut g, req, &format!("put to PE {}", dst.pe), Some(dst.pe))
+        // SAFETY: `src` holds `len` bytes (contract).
+        unsafe { sh.send_eager(&mut g, ep, PUT_NOTE_ID, &note, src, len, dst.pe, "put") }
     }
 
     /// The put, a fence, then the signal update. A blocking call waits for the update's answer
@@ -2043,25 +2065,8 @@ impl Transport for Ucx {
             part: key.part,
             tag: key.tag,
         };
-        let param = ucp_request_param_t {
-            op_attr_mask: UCP_OP_ATTR_FIELD_FLAGS,
-            flags: UCP_AM_SEND_FLAG_EAGER,
-            ..Default::default()
-        };
-        // SAFETY: the header lives on this stack frame and `src` holds `len` bytes (contract)
-        // until the request completes below (eager: then UCX holds its own copy).
-        let req = unsafe {
-            sh.lib.ucp_am_send_nbx(
-                ep,
-                MAIL_ID,
-                (&header as *const MailHeader).cast(),
-                std::mem::size_of::<MailHeader>(),
-                src.cast(),
-                len,
-                &param,
-            )
-        };
-        sh.wait_on(&mut g, req, &format!("message to PE {pe}"), Some(pe))
+        // SAFETY: `src` holds `len` bytes (contract).
+        unsafe { sh.send_eager(&mut g, ep, MAIL_ID, &header, src, len, pe, "message") }
     }
 
     unsafe fn take_mail(
