@@ -91,27 +91,57 @@ step "cargo clippy --workspace --all-targets -- -D warnings"
 cargo clippy --workspace --all-targets -- -D warnings
 
 # --- Rust tests ---------------------------------------------------------------------------------
-# integration tests load target/debug/libaclshmem.so (the cdylib), which `cargo test` alone does not build
-step "cargo build (library, launcher)"
-cargo build --workspace
+# integration tests load target/debug/libaclshmem.so (the cdylib), which `cargo test` does not
+# refresh; `--all-targets` gives the units `cargo test --workspace --all-targets` builds (another
+# selection resolves features differently: switching rebuilds the library and relinks every test)
+step "cargo build --workspace --all-targets (library, launcher, tests)"
+cargo build --workspace --all-targets
 
 step "cargo test --all-targets"
 # a test that cannot run its real check here fails instead of skipping (tests/common/mod.rs, skip)
 export ACLSHMEM_REQUIRE_ALL_TESTS=1
+# build first and keep the list of test executables: the reruns below start them directly (a
+# `cargo test` of a few targets resolves features differently and would rebuild them and the library)
+TEST_LIST="$TARGET_DIR/test-executables.json"
+cargo test --workspace --all-targets --no-run --message-format=json-render-diagnostics >"$TEST_LIST"
 cargo test --workspace --all-targets --no-fail-fast
+
+# rerun NAME...: the integration tests NAME of the root package, run as `cargo test` runs them
+# (from the package root; the environment of the caller)
+rerun() {
+    local name exe failed=0
+    for name in "$@"; do
+        exe="$(python3 - "$TEST_LIST" "$name" <<'PY'
+import json, sys
+path, name = sys.argv[1], sys.argv[2]
+for line in open(path):
+    m = json.loads(line)
+    t = m.get("target") or {}
+    if m.get("reason") == "compiler-artifact" and t.get("kind") == ["test"] \
+            and t.get("name") == name and m.get("executable") and m.get("profile", {}).get("test"):
+        print(m["executable"])
+        break
+PY
+)"
+        [[ -n "$exe" ]] || { echo "error: no test executable named $name in $TEST_LIST" >&2; return 1; }
+        echo "     Running tests/$name.rs ($exe)"
+        (cd "$ROOT" && "$exe") || failed=1
+    done
+    return "$failed"
+}
 
 # the same multi-PE data-path suites with the fast path off: every put, get, atomic, signal,
 # barrier and collective goes through the transport interface (crates/core/src/transport/)
-step "cargo test (rma, p2p, teams, streams) with ACLSHMEM_DIRECT_ACCESS=0"
-ACLSHMEM_DIRECT_ACCESS=0 cargo test --no-fail-fast --test rma --test p2p --test teams --test streams
+step "tests rma, p2p, teams, streams again with ACLSHMEM_DIRECT_ACCESS=0"
+ACLSHMEM_DIRECT_ACCESS=0 rerun rma p2p teams streams
 
 # the same suites with every other PE reached through UCX over tcp (as peers on other nodes are);
 # tests/multinode.rs (part of the run above) starts jobs across a virtual cluster of namespaces
 # (the data-path suites; not multi_pe and streams: the launcher and stream queue do not depend on
 # the transport; not init_modes, about 90 s here: tests/multinode.rs runs its UCX cases, 20
 # init/finalize cycles and two instances side by side, each with its UCX context, across nodes)
-step "cargo test (rma, p2p, teams) with ACLSHMEM_TRANSPORT=ucx UCX_TLS=tcp"
-ACLSHMEM_TRANSPORT=ucx UCX_TLS=tcp cargo test --no-fail-fast --test rma --test p2p --test teams
+step "tests rma, p2p, teams again with ACLSHMEM_TRANSPORT=ucx UCX_TLS=tcp"
+ACLSHMEM_TRANSPORT=ucx UCX_TLS=tcp rerun rma p2p teams
 
 step "cargo ucx-bindings --check (crates/core/src/transport/ucx/sys.rs against ucp.h)"
 cargo ucx-bindings --check
@@ -207,17 +237,11 @@ if [[ "${ACLSHMEM_SKIP_SHMEM4PY:-0}" != 1 ]]; then
 fi
 
 # --- fuzzing the config-store parser (bounded) ------------------------------------------------
-# cargo fuzz needs nightly flags; RUSTC_BOOTSTRAP=1 lets the stable toolchain accept them.
-# ACLSHMEM_SKIP_FUZZ=1 skips this step (it costs a few minutes on a fresh machine: install + build).
+# scripts/fuzz.sh builds the libFuzzer target with cargo-fuzz's instrumentation, without installing
+# cargo-fuzz (a debug build: about 40 s, then some 5k executions/s). ACLSHMEM_SKIP_FUZZ=1 skips it.
 if [[ "${ACLSHMEM_SKIP_FUZZ:-0}" != 1 ]]; then
-    step "cargo fuzz run protocol (${ACLSHMEM_FUZZ_SECONDS:-30} s)"
-    if ! cargo fuzz --version >/dev/null 2>&1; then
-        cargo install cargo-fuzz --locked
-    fi
-    # a debug build (--dev): 40 s to build against 95 s for the optimised one, at about 12k
-    # executions/s (the optimised build: 130k) the bounded run still tries some 300k inputs
-    (cd "$ROOT/fuzz" && RUSTC_BOOTSTRAP=1 cargo fuzz run --dev protocol -- \
-        -max_total_time="${ACLSHMEM_FUZZ_SECONDS:-30}" -print_final_stats=1 2>&1 | tail -n 20)  # pipefail: a crash fails
+    step "fuzz target protocol (${ACLSHMEM_FUZZ_SECONDS:-30} s, scripts/fuzz.sh)"
+    bash "$ROOT/scripts/fuzz.sh" protocol "${ACLSHMEM_FUZZ_SECONDS:-30}"  # a crash fails
 fi
 
 step "all tests passed"

@@ -10,28 +10,13 @@ mod common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::{Mutex, Once};
+use std::sync::Mutex;
 use std::time::{Duration, SystemTime};
 
 use common::{Run, run_pes};
 
 /// The launcher's `--timeout` for every job.
 const JOB_TIMEOUT: Duration = Duration::from_secs(120);
-
-fn ensure_workspace_built() {
-    static ONCE: Once = Once::new();
-    ONCE.call_once(|| {
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-        let mut cmd = Command::new(cargo);
-        cmd.args(["build", "--quiet", "--workspace", "--lib", "--bins"])
-            .current_dir(common::repo_root());
-        if common::profile_dir().file_name().is_some_and(|p| p == "release") {
-            cmd.arg("--release");
-        }
-        let status = cmd.status().expect("run cargo build");
-        assert!(status.success(), "cargo build --workspace failed");
-    });
-}
 
 fn mtime(p: &Path) -> Option<SystemTime> {
     std::fs::metadata(p).and_then(|m| m.modified()).ok()
@@ -96,7 +81,7 @@ fn build_program(cache: &Mutex<Option<PathBuf>>, name: &str, cxx: &str) -> Optio
     if !have("python3") || !have(cxx) {
         return None;
     }
-    ensure_workspace_built();
+    common::ensure_built();
     let root = common::repo_root();
     let lib_dir = common::profile_dir();
     let src = root.join(format!("tests/c/{stem}.cpp"));

@@ -12,8 +12,8 @@ mod common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Mutex, Once};
 use std::time::{Duration, SystemTime};
 
 use common::{Run, run_pes};
@@ -23,23 +23,6 @@ const JOB_TIMEOUT: Duration = Duration::from_secs(45);
 
 /// Heap size of every scenario (the ring's NULL-stream variant moves 4 MiB blocks).
 const MEM: (&str, &str) = ("ACLSHMEM_LOCAL_MEM_SIZE", "32M");
-
-/// `cargo test` builds neither cdylib of the workspace: build both libraries (libaclshmem.so and
-/// libascendcl.so) and the launcher once per test process.
-fn ensure_workspace_built() {
-    static ONCE: Once = Once::new();
-    ONCE.call_once(|| {
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-        let mut cmd = Command::new(cargo);
-        cmd.args(["build", "--quiet", "--workspace", "--lib", "--bins"])
-            .current_dir(common::repo_root());
-        if common::profile_dir().file_name().is_some_and(|p| p == "release") {
-            cmd.arg("--release");
-        }
-        let status = cmd.status().expect("run cargo build");
-        assert!(status.success(), "cargo build --workspace failed");
-    });
-}
 
 fn mtime(p: &Path) -> Option<SystemTime> {
     std::fs::metadata(p).and_then(|m| m.modified()).ok()
@@ -56,7 +39,7 @@ fn compile(out_name: &str, with_acl: bool) -> PathBuf {
     let root = common::repo_root();
     let src = root.join("tests/c/stream_tests.c");
     let lib_dir = common::profile_dir();
-    ensure_workspace_built();
+    common::ensure_built();
     for lib in ["libaclshmem.so", "libascendcl.so"] {
         assert!(
             lib_dir.join(lib).exists(),

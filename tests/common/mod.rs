@@ -68,20 +68,25 @@ pub fn target_dir() -> PathBuf {
         .to_path_buf()
 }
 
-/// `cargo test` builds the library as an rlib only; the C programs load the cdylib and the
-/// launcher binary, so build them once per test process (a no-op when they are current).
+/// `cargo test` does not refresh `<target>/<profile>/libaclshmem.so`; the C programs load it,
+/// libascendcl.so and the launcher binary, so build them once per test process (a no-op when they
+/// are current).
 pub fn ensure_built() {
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| {
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
         let mut cmd = std::process::Command::new(cargo);
-        cmd.args(["build", "--quiet", "-p", "aclshmem", "-p", "aclshmrun"])
+        // the units `cargo test --workspace --all-targets` builds, and scripts/test-all.sh's build
+        // step: another selection resolves dependency features differently, and every switch
+        // between two of them rebuilds the library (its cdylib has no hash in its file name) and
+        // relinks every test binary
+        cmd.args(["build", "--quiet", "--workspace", "--all-targets"])
             .current_dir(repo_root());
         if profile_dir().file_name().is_some_and(|p| p == "release") {
             cmd.arg("--release");
         }
         let status = cmd.status().expect("run cargo build");
-        assert!(status.success(), "cargo build failed");
+        assert!(status.success(), "cargo build --workspace --all-targets failed");
     });
 }
 
@@ -110,19 +115,6 @@ pub fn compile_c(name: &str) -> PathBuf {
     let header = root.join("include/shmem.h");
     let lib_dir = profile_dir();
     ensure_built();
-    if with_acl {
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-        let mut cmd = Command::new(cargo);
-        cmd.args(["build", "--quiet", "-p", "ascendcl"])
-            .current_dir(&root);
-        if lib_dir.file_name().is_some_and(|p| p == "release") {
-            cmd.arg("--release");
-        }
-        assert!(
-            cmd.status().expect("run cargo build").success(),
-            "cargo build -p ascendcl failed"
-        );
-    }
     assert!(
         lib_dir.join("libaclshmem.so").exists(),
         "{} missing: run `cargo build` first",
