@@ -1,10 +1,11 @@
-//! The panic boundary, proved from C: a build of the library with the `test-panic` feature exports
-//! `aclshmemx_test_panic`, which panics inside `ffi::guard`. `tests/c/panic_probe.c` calls it before
-//! and after init on 2 PEs: every call returns ACLSHMEM_INNER_ERROR, the log names the panic, the
-//! processes do not abort, and allocation, RMA, barriers and finalize keep working.
+//! The panic boundary, proved from C: `crates/panic-probe` builds `libaclshmem_panic_probe.so`,
+//! every export of the library plus `aclshmemx_test_panic`, which panics inside `ffi::guard`.
+//! `tests/c/panic_probe.c` links it instead of libaclshmem.so and calls the hook before and after
+//! init on 2 PEs: every call returns ACLSHMEM_INNER_ERROR, the log names the panic, the processes
+//! do not abort, and allocation, RMA, barriers and finalize keep working.
 //!
-//! The feature build goes to its own target directory (`<target>/panic-build`), so the library the
-//! other tests load never carries the hook.
+//! The hook lives in a package of its own, so the library the other tests load (and the one
+//! installed) never carries it.
 
 mod common;
 
@@ -12,31 +13,23 @@ use std::path::PathBuf;
 use std::process::Command;
 use std::time::Duration;
 
-/// Builds the `test-panic` library and returns the directory holding its libaclshmem.so.
-fn panic_library() -> PathBuf {
-    let target = common::target_dir().join("panic-build");
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let status = Command::new(cargo)
-        .args([
-            "build",
-            "--quiet",
-            "-p",
-            "aclshmem",
-            "--features",
-            "test-panic",
-            "--target-dir",
-        ])
-        .arg(&target)
-        .current_dir(common::repo_root())
-        .status()
-        .expect("run cargo build");
-    assert!(status.success(), "cargo build --features test-panic failed");
-    target.join("debug")
+/// The probe library, as `<target>/panic-probe/libaclshmem.so`: its SONAME is libaclshmem.so (the
+/// root package's build script gives its link arguments to the cdylibs that depend on it), so the
+/// program links it under that name from a directory of its own. Returns that directory.
+fn probe_library() -> PathBuf {
+    common::ensure_built();
+    let built = common::profile_dir().join("libaclshmem_panic_probe.so");
+    let dir = common::target_dir().join("panic-probe");
+    std::fs::create_dir_all(&dir).unwrap();
+    let tmp = dir.join(format!(".libaclshmem.so.{}", std::process::id()));
+    std::fs::copy(&built, &tmp).expect("copy libaclshmem_panic_probe.so");
+    std::fs::rename(&tmp, dir.join("libaclshmem.so")).unwrap();
+    dir
 }
 
 #[test]
 fn panic_becomes_an_error_code_2pes() {
-    let lib = panic_library();
+    let lib = probe_library();
     let root = common::repo_root();
     let exe = common::target_dir().join("ctests").join("panic_probe");
     std::fs::create_dir_all(exe.parent().unwrap()).unwrap();

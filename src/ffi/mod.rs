@@ -37,7 +37,7 @@ use aclshmem_core::logging;
 use aclshmem_core::runtime::report;
 
 /// What a C function returns when its core call fails.
-pub(crate) trait FfiReturn {
+pub trait FfiReturn {
     fn on_error(e: &Error) -> Self;
 }
 
@@ -58,8 +58,9 @@ impl FfiReturn for () {
 }
 
 /// Runs one export's body: the single place that decides what an error or a panic becomes.
+/// (Public for the panic boundary's test library, `crates/panic-probe`.)
 #[inline]
-pub(crate) fn guard<R: FfiReturn>(call: &'static str, body: impl FnOnce() -> Result<R>) -> R {
+pub fn guard<R: FfiReturn>(call: &'static str, body: impl FnOnce() -> Result<R>) -> R {
     guard_with(call, R::on_error, body)
 }
 
@@ -101,17 +102,6 @@ fn panicked(call: &'static str, panic: Box<dyn std::any::Any + Send>) -> Error {
     let e = Error::Inner(format!("panic: {what}"));
     report(call, &e);
     e
-}
-
-/// Test hook, exported only by builds with the `test-panic` feature (tests/panic.rs): panics inside
-/// the C boundary. The caller gets `ACLSHMEM_INNER_ERROR` and a logged message naming the panic; the
-/// process goes on and later calls behave as before.
-#[cfg(feature = "test-panic")]
-#[unsafe(no_mangle)]
-pub extern "C" fn aclshmemx_test_panic(what: c_int) -> c_int {
-    guard("aclshmemx_test_panic", || -> Result<c_int> {
-        panic!("test panic {what}")
-    })
 }
 
 /// `ptr` as an exclusive reference, or `ACLSHMEM_INVALID_PARAM` naming the argument.

@@ -1,4 +1,4 @@
-/* panic_probe.c - a C caller of the `test-panic` build's aclshmemx_test_panic (tests/panic.rs).
+/* panic_probe.c - a C caller of aclshmemx_test_panic, exported by crates/panic-probe (tests/panic.rs).
  * Before init and, under aclshmrun, after init: the panic becomes ACLSHMEM_INNER_ERROR, the process
  * survives, and later calls work (init, allocation, RMA, barrier, finalize). Exits non-zero on the
  * first failed check; prints "OK panic" on PE 0. */
@@ -8,7 +8,7 @@
 
 #include <shmem.h>
 
-int aclshmemx_test_panic(int what); /* not in shmem.h: exported by the test-panic build only */
+int aclshmemx_test_panic(int what); /* not in shmem.h: exported by crates/panic-probe only */
 
 #define CHECK(c)                                                                   \
     do {                                                                           \
