@@ -61,9 +61,3 @@ pub use word::{IntWord, Word};
 pub mod tls {
     pub use crate::bootstrap::config_store::tls::{configure, set_key};
 }
-
-/// What the fuzz targets (`fuzz/`) exercise: the config store's wire format.
-#[doc(hidden)]
-pub mod fuzzing {
-    pub use crate::bootstrap::config_store::protocol;
-}
