@@ -308,11 +308,6 @@ impl FrameReader {
         self.buf.extend_from_slice(bytes);
     }
 
-    /// Bytes buffered and not yet part of a returned frame.
-    pub fn buffered(&self) -> usize {
-        self.buf.len()
-    }
-
     /// A complete frame already buffered, if any.
     pub fn next_frame(&mut self) -> Result<Option<Message>, ProtocolError> {
         if self.buf.len() < 4 {
