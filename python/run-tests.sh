@@ -3,7 +3,9 @@
 # the cargo target directory), installs it into a virtual environment cached under the target
 # directory, and runs the pytest suite of python/tests (multi-PE scripts under aclshmrun).
 #
-# Called by scripts/test-all.sh after the release build (`cargo build --release -p aclshmem`, `-p aclshmrun -p ascendcl`). The venv uses Debian's
+# Called by scripts/test-all.sh after the build of the libraries (`cargo build [--release] -p aclshmem`,
+# `-p aclshmrun -p ascendcl`). ACLSHMEM_CARGO_PROFILE=dev takes the libraries from the debug build and
+# builds the extension unoptimised (CI: it builds no release profile); default release. The venv uses Debian's
 # /usr/bin/python3 with --system-site-packages so that Debian's python3-torch (CPU), python3-numpy and
 # python3-mpi4py are visible (PyTorch's CPU wheel index is not reachable from CI; PyPI's x86-64 torch
 # is the CUDA build); maturin and pytest come from PyPI.
@@ -13,10 +15,14 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
 PY="${ACLSHMEM_PYTHON:-/usr/bin/python3}"
 VENV="$TARGET_DIR/pyvenv"
-REL="$TARGET_DIR/release"
+case "${ACLSHMEM_CARGO_PROFILE:-release}" in
+    release) REL="$TARGET_DIR/release"; EXT_PROFILE=(--release) ;;
+    dev) REL="$TARGET_DIR/debug"; EXT_PROFILE=() ;;
+    *) echo "error: ACLSHMEM_CARGO_PROFILE must be release or dev" >&2; exit 2 ;;
+esac
 
 for f in libaclshmem.so libascendcl.so aclshmrun; do
-    [[ -e "$REL/$f" ]] || { echo "error: $REL/$f missing: run cargo build --release -p aclshmem -p aclshmrun -p ascendcl first" >&2; exit 1; }
+    [[ -e "$REL/$f" ]] || { echo "error: $REL/$f missing: build the libraries and the launcher first (cargo build [--release] -p aclshmem -p aclshmrun -p ascendcl)" >&2; exit 1; }
 done
 
 if [[ ! -x "$VENV/bin/python" ]]; then
@@ -32,13 +38,13 @@ fi
 EXT_TARGET="$TARGET_DIR/python-ext"
 export PYO3_PYTHON="$VENV/bin/python"
 cargo fmt --manifest-path "$ROOT/python/Cargo.toml" -- --check
-CARGO_TARGET_DIR="$EXT_TARGET/clippy" cargo clippy -q --release --manifest-path "$ROOT/python/Cargo.toml" -- -D warnings
+CARGO_TARGET_DIR="$EXT_TARGET/clippy" cargo clippy -q "${EXT_PROFILE[@]}" --manifest-path "$ROOT/python/Cargo.toml" -- -D warnings
 
 # the wheel ships the C libraries of this build, libshmem.so (an ld script) and the C headers inside
 # the package (shmem/lib/, shmem/include/): see stage.sh
 "$ROOT/python/stage.sh" "$REL"
 rm -rf "$TARGET_DIR/wheels" "$ROOT"/python/shmem/_pyshmem*.so
-(cd "$ROOT/python" && CARGO_TARGET_DIR="$EXT_TARGET" "$VENV/bin/maturin" build --release -q \
+(cd "$ROOT/python" && CARGO_TARGET_DIR="$EXT_TARGET" "$VENV/bin/maturin" build "${EXT_PROFILE[@]}" -q \
     --interpreter "$VENV/bin/python" -o "$TARGET_DIR/wheels")
 "$VENV/bin/pip" install -q --force-reinstall --no-deps "$TARGET_DIR"/wheels/shmem-*.whl
 

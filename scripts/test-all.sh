@@ -6,9 +6,10 @@
 #      ACLSHMEM_DIRECT_ACCESS=0 and with ACLSHMEM_TRANSPORT=ucx (data-path suites), and
 #      `cargo ucx-bindings --check`
 #   2. scripts/aarch64-check.sh: cross build for aarch64-unknown-linux-gnu, ABI checks and a subset of
-#      the multi-PE C tests under qemu-aarch64; then the release build CMake also runs, then the
-#      Python package's tests (python/run-tests.sh)
-#   3. configure, build and install the top-level CMake project into a temporary prefix
+#      the multi-PE C tests under qemu-aarch64; then the build CMake also runs, then the Python
+#      package's tests (python/run-tests.sh)
+#   3. configure, build and install the top-level CMake project into a temporary prefix (the dev
+#      profile: CI builds no release profile, scripts/bench.sh does)
 #   4. build c_examples/ against that prefix with find_package(aclshmem) and run them with ctest
 #      (including the kernel programs of c_examples/kernels/, built by aclshmem_add_kernel_library)
 #   5. build one example through the installed pkg-config file and run it
@@ -157,19 +158,20 @@ if [[ "${ACLSHMEM_SKIP_AARCH64:-0}" != 1 ]]; then
     "$ROOT/scripts/aarch64-check.sh"
 fi
 
-# the two cargo commands CMake runs (same packages, so the same feature resolution: a --workspace
-# build unifies features with xtask's dependencies, and CMake's build then recompiled the library,
-# about 90 s)
-step "cargo build --release (library; launcher and libascendcl)"
-cargo build --release -p aclshmem
-cargo build --release -p aclshmrun -p ascendcl
+# the two cargo commands CMake runs below, with the dev profile: the steps after this one test the
+# unoptimised build (a release build costs CI about 200 s; scripts/bench.sh builds and measures the
+# release profile). The same package selection as CMake's (a --workspace build resolves features
+# differently, and CMake's build would then rebuild the library).
+step "cargo build -p aclshmem; -p aclshmrun -p ascendcl (the libraries CMake and the Python package take)"
+cargo build -p aclshmem
+cargo build -p aclshmrun -p ascendcl
 
 # --- Python package ------------------------------------------------------------------------------
 # builds the `shmem` wheel (maturin) into a venv cached under the target directory and runs its
 # pytest suite on 2 and 4 PEs under aclshmrun, torchrun and mpirun (ACLSHMEM_REQUIRE_ALL_TESTS=1:
 # a missing torch or mpi4py fails instead of skipping)
 step "python: shmem wheel + pytest (python/run-tests.sh)"
-python/run-tests.sh
+ACLSHMEM_CARGO_PROFILE=dev python/run-tests.sh
 
 # --- CMake package: build + install into a temporary prefix --------------------------------------
 PREFIX="$(mktemp -d "${TMPDIR:-/tmp}/aclshmem-prefix.XXXXXX")"
@@ -184,7 +186,8 @@ trap cleanup EXIT
 
 CMAKE_BUILD="$TARGET_DIR/cmake-build"
 step "cmake: configure, build and install into $PREFIX"
-cmake -S "$ROOT" -B "$CMAKE_BUILD" -DCMAKE_INSTALL_PREFIX="$PREFIX" -DCMAKE_INSTALL_LIBDIR=lib
+cmake -S "$ROOT" -B "$CMAKE_BUILD" -DCMAKE_INSTALL_PREFIX="$PREFIX" -DCMAKE_INSTALL_LIBDIR=lib \
+    -DACLSHMEM_CARGO_PROFILE=dev
 cmake --build "$CMAKE_BUILD" --parallel "$JOBS"
 cmake --install "$CMAKE_BUILD"
 
