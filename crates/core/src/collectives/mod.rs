@@ -721,9 +721,10 @@ pub fn reduce<T: Element>(
             reduce::combine(acc, part, op);
         }
     }
-    // every member has read every source it needs before anyone writes a destination
-    sync::barrier(inst, t)?;
     match algo {
+        // no barrier before these writes: chunk [lo, hi) of every source is read by this member
+        // alone (above, finished), and chunk [lo, hi) of every dest is written by it alone, so
+        // writing member i's dest (even when it is member i's source) disturbs nobody's reads
         ReduceAlgo::Scatter => {
             for i in 0..t.size {
                 // SAFETY: [lo, hi) of member i's dest, inside its checked buffer.
@@ -738,8 +739,13 @@ pub fn reduce<T: Element>(
                 };
             }
         }
-        // SAFETY: our own dest holds n elements.
-        _ => unsafe { copy(acc.as_ptr().cast(), d.mine(), len) },
+        _ => {
+            // every member has read every source before anyone writes its dest (which may be
+            // its source)
+            sync::barrier(inst, t)?;
+            // SAFETY: our own dest holds n elements.
+            unsafe { copy(acc.as_ptr().cast(), d.mine(), len) }
+        }
     }
     bufs.keep();
     if algo == ReduceAlgo::Direct {
