@@ -252,6 +252,13 @@ fn sized_and_byte_forms_2pes() {
     scenario("sized", 2);
 }
 
+/// Kernels whose names macros paste (`KindRatio_##type`), as upstream examples define one kernel
+/// per type: aclshmem-cxx finds their kind (AIV-only or MIX) after preprocessing.
+#[test]
+fn kernel_kinds_through_macros_1pe() {
+    scenario("kinds", 1);
+}
+
 #[test]
 fn thousands_of_blocks_2pes() {
     scenario("many_blocks", 2);

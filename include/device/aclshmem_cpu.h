@@ -35,7 +35,13 @@
 /* ---- qualifiers and markers of the device dialect (no meaning on the CPU) ---- */
 #define __global__
 #define __aicore__
-#define __vector__
+/* ACLSHMEMI_AIV_ONLY marks vector-only kernels; it is empty when compiling, and aclshmem-cxx's
+   preprocessing pass (which finds the AIV-only kernels after macro expansion) defines it as the
+   core_ratio attribute */
+#ifndef ACLSHMEMI_AIV_ONLY
+#define ACLSHMEMI_AIV_ONLY
+#endif
+#define __vector__ ACLSHMEMI_AIV_ONLY
 #define __gm__
 /* UB pointers. With clang++ on x86-64, __ubuf__ is the %gs-relative address space 256 and the
    library points each block thread's GS base at that block's UB: a __ubuf__ pointer's value stays

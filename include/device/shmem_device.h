@@ -42,7 +42,10 @@ extern aclshmem_host_state_t g_state_host;
 /* ---- device/shmem_def.h ---- */
 #define ACLSHMEM_DEVICE __attribute__((always_inline)) __aicore__ __inline__
 #define ACLSHMEM_GLOBAL __global__ __aicore__
-#define ACLSHMEM_GLOBAL_VECTOR __global__ __aicore__
+#ifndef ACLSHMEMI_AIV_ONLY
+#define ACLSHMEMI_AIV_ONLY
+#endif
+#define ACLSHMEM_GLOBAL_VECTOR __global__ __aicore__ ACLSHMEMI_AIV_ONLY
 
 constexpr uint64_t ACLSHMEM_INTERNAL_UB_BUF_START_ADDR = 188 * 1024;
 constexpr uint32_t UB_ALIGN_SIZE = 32;

@@ -20,6 +20,8 @@
  *                 a RoCE (PE-level) barrier over it
  *   fault         a kernel with a faulting block and one that traps: the stream's synchronize fails,
  *                 the process goes on, later kernels run
+ *   kinds         AIV-only (core_ratio(0, 1), ACLSHMEM_GLOBAL_VECTOR) and MIX kernels whose names macros
+ *                 paste: each runs the contexts of its kind
  *   mix_aic       MIX launches run one AIC context per block beside the two AIVs: index functions per
  *                 core type, SyncAll (AIV only) vs SyncAll<false> (all cores), the AIV-only barrier vs
  *                 the full device barrier; AICs that return at once hold up no rendezvous
@@ -961,6 +963,62 @@ void state(aclrtStream stream)
 }
 
 /* ---------------------------------------------------------------------------------------------- */
+/* kinds                                                                                            */
+/* ---------------------------------------------------------------------------------------------- */
+
+/* Each context of a launch adds 1 to out[0] and raises out[1] to its GetBlockIdx(): an AIV-only
+   launch of B blocks counts B contexts with indices below B; a MIX launch counts 3 per block. The
+   kernels' names are pasted by macros (as upstream examples define one kernel per type), so
+   aclshmem-cxx finds their kinds only after preprocessing. */
+#define KIND_BODY                                                                                   \
+    {                                                                                               \
+        __atomic_fetch_add(&out[0], 1, __ATOMIC_SEQ_CST);                                           \
+        int32_t idx = static_cast<int32_t>(GetBlockIdx());                                          \
+        int32_t cur = __atomic_load_n(&out[1], __ATOMIC_SEQ_CST);                                   \
+        while (idx > cur &&                                                                         \
+               !__atomic_compare_exchange_n(&out[1], &cur, idx, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) { \
+        }                                                                                           \
+    }
+#define KIND_RATIO(type) \
+    extern "C" [[bisheng::core_ratio(0, 1)]] __global__ __aicore__ void KindRatio_##type(int32_t *out) KIND_BODY
+#define KIND_VECTOR(type) ACLSHMEM_GLOBAL_VECTOR void KindVector_##type(int32_t *out) KIND_BODY
+#define KIND_MIX(type) __global__ __aicore__ void KindMix_##type(int32_t *out) KIND_BODY
+KIND_RATIO(int32_t)
+KIND_RATIO(float)
+KIND_VECTOR(int64_t)
+KIND_MIX(int8_t)
+/* an attribute between core_ratio and the name */
+[[bisheng::core_ratio(0, 1)]] __global__ __aicore__ __attribute__((noinline)) void KindAttr(int32_t *out) KIND_BODY
+
+void kinds(aclrtStream stream)
+{
+    constexpr uint32_t kBlocks = 5;
+    auto *out = static_cast<int32_t *>(aclshmem_malloc(2 * sizeof(int32_t)));
+    struct {
+        const char *name;
+        int contexts;
+    } cases[] = {{"KindRatio_int32_t", kBlocks}, {"KindRatio_float", kBlocks}, {"KindVector_int64_t", kBlocks},
+                 {"KindAttr", kBlocks}, {"KindMix_int8_t", 3 * kBlocks}};
+    for (int c = 0; c < 5; c++) {
+        out[0] = 0;
+        out[1] = -1;
+        switch (c) {
+        case 0: KindRatio_int32_t<<<kBlocks, nullptr, stream>>>(out); break;
+        case 1: KindRatio_float<<<kBlocks, nullptr, stream>>>(out); break;
+        case 2: KindVector_int64_t<<<kBlocks, nullptr, stream>>>(out); break;
+        case 3: KindAttr<<<kBlocks, nullptr, stream>>>(out); break;
+        default: KindMix_int8_t<<<kBlocks, nullptr, stream>>>(out); break;
+        }
+        ACL_OK(aclrtSynchronizeStream(stream));
+        CHECK(out[0] == cases[c].contexts, "%s: %d contexts ran, expected %d", cases[c].name, out[0],
+              cases[c].contexts);
+        int max_idx = c == 4 ? 2 * static_cast<int>(kBlocks) - 1 : static_cast<int>(kBlocks) - 1;
+        CHECK(out[1] == max_idx, "%s: highest GetBlockIdx %d, expected %d", cases[c].name, out[1], max_idx);
+    }
+    aclshmem_free(out);
+}
+
+/* ---------------------------------------------------------------------------------------------- */
 /* mix_aic                                                                                          */
 /* ---------------------------------------------------------------------------------------------- */
 
@@ -1291,6 +1349,8 @@ int main(int argc, char **argv)
             state(stream);
         } else if (scenario == "fault") {
             fault(stream);
+        } else if (scenario == "kinds") {
+            kinds(stream);
         } else if (scenario == "mix_aic") {
             mix_aic(stream);
         } else if (scenario == "prof") {
