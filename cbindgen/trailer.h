@@ -40,6 +40,16 @@ ACLSHMEM_HOST_API void *aclshmemx_get_heap_base(aclshmem_mem_type_t mem_type ACL
 }
 #endif
 
+/* ---- aclshmem_finalize(instance_id): the C++ form of newer original headers (the id defaults
+   to 0 there; here the call without an argument is the C aclshmem_finalize(void), which finalizes
+   the current instance); with an id it finalizes that instance, as aclshmemx_finalize ---- */
+#ifdef __cplusplus
+inline int aclshmem_finalize(uint64_t instance_id)
+{
+    return aclshmemx_finalize(instance_id);
+}
+#endif
+
 /* ---- p2p-sync declaration generators: the original leaves them defined (spec 3.3, 14-B23) ---- */
 #define ACLSHMEM_WAIT_UNTIL(NAME, TYPE) ACLSHMEM_HOST_API void aclshmem_##NAME##_wait_until(TYPE *ivar, int cmp, TYPE cmp_value)
 #define ACLSHMEM_WAIT(NAME, TYPE) ACLSHMEM_HOST_API void aclshmem_##NAME##_wait(TYPE *ivar, TYPE cmp_value)

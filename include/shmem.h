@@ -82,6 +82,10 @@ enum { ACLSHMEM_UNIQUE_ID_INNER_LEN = 124, DEFAULT_TIMEOUT = 120 };
 #define SYNC_COUNTERS_SIZE (SYNC_COUNTER_SIZE * ACLSHMEM_MAX_TEAMS)
 #define ACLSHMEM_MAX_AIV_PER_NPU 48
 #define ACLSHMEM_LOG_MAX_AIV_PER_NPU 6
+/* queue pairs per peer connection (aclshmemx_set_qp_num accepts 1..ACLSHMEM_MAX_QP_NUM) and the
+   SDMA channels of a device, as newer original headers define them */
+#define ACLSHMEM_MAX_QP_NUM 32
+#define ACLSHMEM_SDMA_MAX_CHAN 40
 #define ACLSHMEM_CORE_SYNC_POOL_SIZE (ACLSHMEM_MAX_AIV_PER_NPU * ACLSHMEM_LOG_MAX_AIV_PER_NPU * ACLSHMEM_SYNCBIT_SIZE)
 #define ACLSHMEM_CORE_SYNC_COUNTER_SIZE ACLSHMEM_SYNCBIT_SIZE
 #define ACLSHMEM_EXTRA_SIZE_UNALIGNED SYNC_POOL_SIZE
@@ -5458,6 +5462,16 @@ ACLSHMEM_HOST_API int aclshmem_finalize(void);
 ACLSHMEM_HOST_API int aclshmemx_finalize(uint64_t instance_id);
 
 /**
+ * Sets the number of queue pairs per peer connection of `engine` (SDMA, RoCE or UDMA), process
+ * wide, before init; every PE must give the same. Returns 0; ACLSHMEM_INVALID_VALUE for a count
+ * outside 1..=ACLSHMEM_MAX_QP_NUM (32) or an unknown engine; ACLSHMEM_NOT_SUPPORTED for MTE or
+ * while an instance is initialized. The count returns to 1 when the last instance is finalized.
+ * On the CPU every engine copy completes when issued: the count only bounds the queue index the
+ * `aclshmemx_sdma_qp_*` device calls accept.
+ */
+ACLSHMEM_HOST_API int aclshmemx_set_qp_num(data_op_engine_type_t engine, uint32_t qp_num);
+
+/**
  * Writes ACLSHMEM_MAJOR_VERSION and ACLSHMEM_MINOR_VERSION (1, 1). If either pointer is NULL,
  * nothing is written.
  *
@@ -5668,6 +5682,20 @@ ACLSHMEM_HOST_API aclshmem_device_host_state_t *aclshmemx_dev_state(void);
  * barriers): 0, or an error code (ACLSHMEM_TEAM_INVALID: 0 at once).
  */
 ACLSHMEM_HOST_API int aclshmemx_dev_pe_barrier(int team);
+
+/**
+ * Device `aclshmemx_sdma_qp_*` calls: 0 when `qp_idx` names a configured queue pair
+ * (`aclshmemx_set_qp_num`, 1 unless set), else ACLSHMEM_INVALID_VALUE, logged (the call then does
+ * nothing).
+ */
+ACLSHMEM_HOST_API int aclshmemx_dev_qp_check(uint32_t qp_idx);
+
+/**
+ * Device `aclshmemx_sdma_qp_notify_record`: sets `g_state_host.notify_arr[qp_idx]` (the queue
+ * pair's notify) after the earlier copies (which are complete). `qp_idx` must be a configured
+ * queue pair; from `ACLSHMEM_MAX_AIV_PER_NPU` on there is no notify: nothing happens.
+ */
+ACLSHMEM_HOST_API void aclshmemx_dev_qp_notify_record(uint32_t qp_idx);
 
 /**
  * Device `aclshmemx_sdma_notify_record`: sets `g_state_host.notify_arr[GetBlockIdx()]` (the
@@ -9290,6 +9318,16 @@ ACLSHMEM_HOST_API void aclshmemx_free(void *ptr, aclshmem_mem_type_t mem_type AC
 ACLSHMEM_HOST_API void *aclshmemx_get_heap_base(aclshmem_mem_type_t mem_type ACLSHMEM_DEFAULT_ARG(DEVICE_SIDE));
 
 #ifdef __cplusplus
+}
+#endif
+
+/* ---- aclshmem_finalize(instance_id): the C++ form of newer original headers (the id defaults
+   to 0 there; here the call without an argument is the C aclshmem_finalize(void), which finalizes
+   the current instance); with an id it finalizes that instance, as aclshmemx_finalize ---- */
+#ifdef __cplusplus
+inline int aclshmem_finalize(uint64_t instance_id)
+{
+    return aclshmemx_finalize(instance_id);
 }
 #endif
 

@@ -252,6 +252,14 @@ fn sized_and_byte_forms_2pes() {
     scenario("sized", 2);
 }
 
+/// `aclshmemx_set_qp_num` (its rules before and after init) and the SDMA calls on explicit queue
+/// pairs of newer original headers: copies, per-queue quiets and notifies, a queue out of range
+/// refused without a write; `aclshmemx_sync_vec[_all]`; the C++ `aclshmem_finalize(id)`.
+#[test]
+fn sdma_queue_pairs_2pes() {
+    scenario("qp", 2);
+}
+
 /// Kernels whose names macros paste (`KindRatio_##type`), as upstream examples define one kernel
 /// per type: aclshmem-cxx finds their kind (AIV-only or MIX) after preprocessing.
 #[test]

@@ -34,6 +34,8 @@ void aclshmemx_dev_signal_op(int32_t *sig_addr, int32_t signal, int sig_op, int 
 int aclshmemx_dev_pe_barrier(aclshmem_team_t team);
 aclshmem_device_host_state_t *aclshmemx_dev_state(void);
 void aclshmemx_dev_notify_record(void);
+int aclshmemx_dev_qp_check(uint32_t qp_idx);
+void aclshmemx_dev_qp_notify_record(uint32_t qp_idx);
 }
 /* the host-visible state (default stream, per-core notifies), as the original's host programs
    declare it themselves */
@@ -464,6 +466,16 @@ ACLSHMEMI_DEV_ADD(float, float)
 inline void util_set_ffts_config(uint64_t)
 {
 }
+/* the AIV contexts of the launch synchronise (newer original headers: the _vec barriers below are
+   these under their old names) */
+inline void aclshmemx_sync_vec(aclshmem_team_t team)
+{
+    (void)aclshmemx_dev_barrier_vec(team, 0); /* AIV contexts only */
+}
+inline void aclshmemx_sync_vec_all(void)
+{
+    (void)aclshmemx_dev_barrier_vec(0, 1); /* AIV contexts only */
+}
 [[deprecated("aclshmemx_barrier_all_vec is deprecated, please use aclshmem_barrier instead.")]] inline void
 aclshmemx_barrier_vec(aclshmem_team_t team)
 {
@@ -703,6 +715,92 @@ template <typename T>
 inline void aclshmemx_cmo_nbi(AscendC::GlobalTensor<T> &, uint32_t, ACLSHMEMCMOTYPE, AscendC::LocalTensor<T> &,
                               uint32_t)
 {
+}
+/* the original's internal name of the SDMA quiet, used by its examples */
+template <typename T>
+inline void aclshmemi_sdma_quiet(T *buf, uint32_t ub_size, uint32_t sync_id)
+{
+    aclshmemx_sdma_quiet(buf, ub_size, sync_id);
+}
+template <typename T>
+inline void aclshmemi_sdma_quiet(AscendC::LocalTensor<T> &buf, uint32_t sync_id)
+{
+    aclshmemx_sdma_quiet(buf, sync_id);
+}
+
+/* ---- SDMA on an explicit queue pair (aclshmemx_set_qp_num): the same copies; qp_idx must be a
+   configured queue pair (else the call logs an error and does nothing); a queue pair's notify
+   record sets g_state_host.notify_arr[qp_idx] ---- */
+template <typename T>
+inline void aclshmemx_sdma_qp_put_nbi(T *dst, T *src, T *buf, uint32_t ub_size, uint32_t n, int pe, uint32_t qp_idx,
+                                      uint32_t sync_id)
+{
+    if (aclshmemx_dev_qp_check(qp_idx) == 0) {
+        aclshmemx_mte_put_nbi(dst, src, buf, ub_size, n, pe, sync_id);
+    }
+}
+template <typename T>
+inline void aclshmemx_sdma_qp_get_nbi(T *dst, T *src, T *buf, uint32_t ub_size, uint32_t n, int pe, uint32_t qp_idx,
+                                      uint32_t sync_id)
+{
+    if (aclshmemx_dev_qp_check(qp_idx) == 0) {
+        aclshmemx_mte_get_nbi(dst, src, buf, ub_size, n, pe, sync_id);
+    }
+}
+template <typename T>
+inline void aclshmemx_sdma_qp_put_nbi(AscendC::GlobalTensor<T> &dst, AscendC::GlobalTensor<T> &src,
+                                      AscendC::LocalTensor<T> &buf, uint32_t n, int pe, uint32_t qp_idx,
+                                      uint32_t sync_id)
+{
+    if (aclshmemx_dev_qp_check(qp_idx) == 0) {
+        aclshmemx_mte_put_nbi(dst, src, buf, n, pe, sync_id);
+    }
+}
+template <typename T>
+inline void aclshmemx_sdma_qp_get_nbi(AscendC::GlobalTensor<T> &dst, AscendC::GlobalTensor<T> &src,
+                                      AscendC::LocalTensor<T> &buf, uint32_t n, int pe, uint32_t qp_idx,
+                                      uint32_t sync_id)
+{
+    if (aclshmemx_dev_qp_check(qp_idx) == 0) {
+        aclshmemx_mte_get_nbi(dst, src, buf, n, pe, sync_id);
+    }
+}
+template <typename T>
+inline void aclshmemx_sdma_qp_quiet(AscendC::LocalTensor<T> &, uint32_t qp_idx, uint32_t)
+{
+    if (aclshmemx_dev_qp_check(qp_idx) == 0) {
+        aclshmem_quiet();
+    }
+}
+template <typename T>
+inline void aclshmemx_sdma_qp_quiet(T *, uint32_t, uint32_t qp_idx, uint32_t)
+{
+    if (aclshmemx_dev_qp_check(qp_idx) == 0) {
+        aclshmem_quiet();
+    }
+}
+template <typename T>
+inline void aclshmemx_sdma_qp_notify_record(AscendC::LocalTensor<T> &, uint32_t qp_idx, uint32_t)
+{
+    aclshmem_quiet();
+    aclshmemx_dev_qp_notify_record(qp_idx);
+}
+template <typename T>
+inline void aclshmemx_sdma_qp_notify_record(T *, uint32_t, uint32_t qp_idx, uint32_t)
+{
+    aclshmem_quiet();
+    aclshmemx_dev_qp_notify_record(qp_idx);
+}
+template <typename T>
+inline void aclshmemx_cmo_qp_nbi(T *, uint32_t, ACLSHMEMCMOTYPE, T *, uint32_t, uint32_t qp_idx, uint32_t)
+{
+    (void)aclshmemx_dev_qp_check(qp_idx);
+}
+template <typename T>
+inline void aclshmemx_cmo_qp_nbi(AscendC::GlobalTensor<T> &, uint32_t, ACLSHMEMCMOTYPE, AscendC::LocalTensor<T> &,
+                                 uint32_t qp_idx, uint32_t)
+{
+    (void)aclshmemx_dev_qp_check(qp_idx);
 }
 
 /* ---- RoCE engine (spec 2.7): same copies; team syncs and barriers are PE-level (one block) ---- */
@@ -1055,6 +1153,39 @@ inline void aclshmemx_cmo_nbi(T *src, uint32_t n, ACLSHMEMCMOTYPE type, __ubuf__
                               uint32_t sync_id)
 {
     aclshmemx_cmo_nbi(src, n, type, aclshmemi_dev::plain(buf), ub_size, sync_id);
+}
+template <typename T>
+inline void aclshmemi_sdma_quiet(__ubuf__ T *buf, uint32_t ub_size, uint32_t sync_id)
+{
+    aclshmemx_sdma_quiet(aclshmemi_dev::plain(buf), ub_size, sync_id);
+}
+template <typename T>
+inline void aclshmemx_sdma_qp_put_nbi(T *dst, T *src, __ubuf__ T *buf, uint32_t ub_size, uint32_t n, int pe,
+                                      uint32_t qp_idx, uint32_t sync_id)
+{
+    aclshmemx_sdma_qp_put_nbi(dst, src, aclshmemi_dev::plain(buf), ub_size, n, pe, qp_idx, sync_id);
+}
+template <typename T>
+inline void aclshmemx_sdma_qp_get_nbi(T *dst, T *src, __ubuf__ T *buf, uint32_t ub_size, uint32_t n, int pe,
+                                      uint32_t qp_idx, uint32_t sync_id)
+{
+    aclshmemx_sdma_qp_get_nbi(dst, src, aclshmemi_dev::plain(buf), ub_size, n, pe, qp_idx, sync_id);
+}
+template <typename T>
+inline void aclshmemx_sdma_qp_quiet(__ubuf__ T *buf, uint32_t ub_size, uint32_t qp_idx, uint32_t sync_id)
+{
+    aclshmemx_sdma_qp_quiet(aclshmemi_dev::plain(buf), ub_size, qp_idx, sync_id);
+}
+template <typename T>
+inline void aclshmemx_sdma_qp_notify_record(__ubuf__ T *buf, uint32_t ub_size, uint32_t qp_idx, uint32_t sync_id)
+{
+    aclshmemx_sdma_qp_notify_record(aclshmemi_dev::plain(buf), ub_size, qp_idx, sync_id);
+}
+template <typename T>
+inline void aclshmemx_cmo_qp_nbi(T *src, uint32_t n, ACLSHMEMCMOTYPE type, __ubuf__ T *buf, uint32_t ub_size,
+                                 uint32_t qp_idx, uint32_t sync_id)
+{
+    aclshmemx_cmo_qp_nbi(src, n, type, aclshmemi_dev::plain(buf), ub_size, qp_idx, sync_id);
 }
 
 /* RoCE */

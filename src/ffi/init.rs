@@ -61,6 +61,19 @@ pub extern "C" fn aclshmemx_finalize(instance_id: u64) -> c_int {
     })
 }
 
+/// Sets the number of queue pairs per peer connection of `engine` (SDMA, RoCE or UDMA), process
+/// wide, before init; every PE must give the same. Returns 0; ACLSHMEM_INVALID_VALUE for a count
+/// outside 1..=ACLSHMEM_MAX_QP_NUM (32) or an unknown engine; ACLSHMEM_NOT_SUPPORTED for MTE or
+/// while an instance is initialized. The count returns to 1 when the last instance is finalized.
+/// On the CPU every engine copy completes when issued: the count only bounds the queue index the
+/// `aclshmemx_sdma_qp_*` device calls accept.
+#[unsafe(no_mangle)]
+pub extern "C" fn aclshmemx_set_qp_num(engine: data_op_engine_type_t, qp_num: u32) -> c_int {
+    guard("aclshmemx_set_qp_num", || {
+        aclshmem_core::runtime::qp::set_qp_num(engine, qp_num).map(|()| 0)
+    })
+}
+
 /// Writes ACLSHMEM_MAJOR_VERSION and ACLSHMEM_MINOR_VERSION (1, 1). If either pointer is NULL,
 /// nothing is written.
 ///

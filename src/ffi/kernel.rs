@@ -238,6 +238,44 @@ pub(crate) fn fill_host_state() {
     });
 }
 
+/// Device `aclshmemx_sdma_qp_*` calls: 0 when `qp_idx` names a configured queue pair
+/// (`aclshmemx_set_qp_num`, 1 unless set), else ACLSHMEM_INVALID_VALUE, logged (the call then does
+/// nothing).
+#[unsafe(no_mangle)]
+pub extern "C" fn aclshmemx_dev_qp_check(qp_idx: u32) -> c_int {
+    guard("aclshmemx_sdma_qp_*", || {
+        aclshmem_core::runtime::qp::check_qp(qp_idx).map(|()| 0)
+    })
+}
+
+/// Device `aclshmemx_sdma_qp_notify_record`: sets `g_state_host.notify_arr[qp_idx]` (the queue
+/// pair's notify) after the earlier copies (which are complete). `qp_idx` must be a configured
+/// queue pair; from `ACLSHMEM_MAX_AIV_PER_NPU` on there is no notify: nothing happens.
+#[unsafe(no_mangle)]
+pub extern "C" fn aclshmemx_dev_qp_notify_record(qp_idx: u32) {
+    guard("aclshmemx_sdma_qp_notify_record", || {
+        in_block("aclshmemx_sdma_qp_notify_record")?;
+        aclshmem_core::runtime::qp::check_qp(qp_idx)?;
+        record_notify(qp_idx as usize)
+    })
+}
+
+/// Sets notify `idx` of `g_state_host.notify_arr` (none from ACLSHMEM_MAX_AIV_PER_NPU on).
+fn record_notify(idx: usize) -> Result<()> {
+    if idx >= aclshmem_abi::ACLSHMEM_MAX_AIV_PER_NPU {
+        return Ok(());
+    }
+    fill_host_state();
+    // SAFETY: filled once by fill_host_state before this read.
+    let n = unsafe { g_state_host.notify_arr[idx] };
+    if n.is_null() {
+        return Err(Error::NotSupported(
+            "no notify for this core (the ACL runtime in the process has no notifies)".into(),
+        ));
+    }
+    kernel::notify_set(n)
+}
+
 /// Device `aclshmemx_sdma_notify_record`: sets `g_state_host.notify_arr[GetBlockIdx()]` (the
 /// calling core's notify), after the core's earlier copies (which are complete). Cores from
 /// `ACLSHMEM_MAX_AIV_PER_NPU` (48) on have no notify: nothing happens, as upstream. Outside a kernel,
@@ -246,18 +284,6 @@ pub(crate) fn fill_host_state() {
 pub extern "C" fn aclshmemx_dev_notify_record() {
     guard("aclshmemx_sdma_notify_record", || {
         let b = in_block("aclshmemx_sdma_notify_record")?;
-        let idx = b.idx as usize;
-        if idx >= aclshmem_abi::ACLSHMEM_MAX_AIV_PER_NPU {
-            return Ok(());
-        }
-        fill_host_state();
-        // SAFETY: filled once by fill_host_state before this read.
-        let n = unsafe { g_state_host.notify_arr[idx] };
-        if n.is_null() {
-            return Err(Error::NotSupported(
-                "no notify for this core (the ACL runtime in the process has no notifies)".into(),
-            ));
-        }
-        kernel::notify_set(n)
+        record_notify(b.idx as usize)
     })
 }

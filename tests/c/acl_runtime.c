@@ -12,6 +12,7 @@
 
 #include "acl/acl.h"
 #include "acl/acl_shim.h"
+#include "runtime/rt_ffts.h"
 
 #define CHECK(cond)                                                                      \
     do {                                                                                 \
@@ -170,6 +171,13 @@ static void test_devices(void)
     OK(aclrtGetRunMode(&mode));
     CHECK(mode == ACL_HOST);
     EXPECT(aclrtGetRunMode(NULL), ACL_ERROR_INVALID_PARAM);
+    {
+        uint64_t ffts = 7;
+        uint32_t ffts_len = 7;
+        CHECK(rtGetC2cCtrlAddr(&ffts, &ffts_len) == RT_ERROR_NONE && ffts == 0 && ffts_len == 0);
+        EXPECT(rtGetC2cCtrlAddr(NULL, &ffts_len), ACL_ERROR_INVALID_PARAM);
+        EXPECT(rtGetC2cCtrlAddr(&ffts, NULL), ACL_ERROR_INVALID_PARAM);
+    }
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
     OK(aclrtGetVersion(&major, &minor, &patch));

@@ -20,6 +20,9 @@
  *                 a RoCE (PE-level) barrier over it
  *   fault         a kernel with a faulting block and one that traps: the stream's synchronize fails,
  *                 the process goes on, later kernels run
+ *   qp            SDMA copies on explicit queue pairs (aclshmemx_set_qp_num before init), their quiets
+ *                 and notifies, aclshmemx_sync_vec[_all], an out-of-range queue refused;
+ *                 aclshmem_finalize(instance_id) (C++)
  *   kinds         AIV-only (core_ratio(0, 1), ACLSHMEM_GLOBAL_VECTOR) and MIX kernels whose names macros
  *                 paste: each runs the contexts of its kind
  *   mix_aic       MIX launches run one AIC context per block beside the two AIVs: index functions per
@@ -828,6 +831,112 @@ void notify(aclrtStream stream)
 }
 
 /* ---------------------------------------------------------------------------------------------- */
+/* qp: SDMA on explicit queue pairs (4 configured before init by main), their notifies, the vector    */
+/* syncs, a queue index out of range                                                                 */
+/* ---------------------------------------------------------------------------------------------- */
+
+constexpr uint32_t kQps = 4;
+
+#define QP_RC(call, want)                                                                          \
+    do {                                                                                           \
+        int rc_ = (call);                                                                          \
+        CHECK(rc_ == static_cast<int>(want), "%s returned %d, expected %d", #call, rc_, static_cast<int>(want)); \
+    } while (0)
+
+/* block b copies its slice with queue pair b (as the original's multi-core SDMA examples), pointer
+   and tensor forms alternating, waits for it with that queue's quiet and records its notify */
+[[bisheng::core_ratio(0, 1)]] __global__ __aicore__ void QpCopy(int32_t *dst, int32_t *src, int per, int next,
+                                                                int32_t *go)
+{
+    uint32_t qp = static_cast<uint32_t>(GetBlockIdx());
+    auto *ub = reinterpret_cast<int32_t *>(uintptr_t{1024});
+    LocalTensor<int32_t> buf;
+    buf.address_.logicPos = static_cast<uint8_t>(TPosition::VECOUT);
+    buf.address_.bufferAddr = 1024;
+    buf.address_.dataLen = 64;
+    if (qp % 2 == 0) {
+        aclshmemx_sdma_qp_get_nbi(dst + qp * per, src + qp * per, ub, 64u, static_cast<uint32_t>(per), next, qp, 0);
+        aclshmemx_sdma_qp_quiet(ub, 64u, qp, 0);
+        aclshmemx_sdma_qp_notify_record(ub, 64u, qp, 0);
+    } else {
+        GlobalTensor<int32_t> d, sg;
+        d.SetGlobalBuffer(dst + qp * per);
+        sg.SetGlobalBuffer(src + qp * per);
+        aclshmemx_sdma_qp_get_nbi(d, sg, buf, static_cast<uint32_t>(per), next, qp, 0);
+        aclshmemx_sdma_qp_quiet(buf, qp, 0);
+        aclshmemx_sdma_qp_notify_record(buf, qp, 0);
+    }
+    aclshmemx_sync_vec_all();
+    aclshmem_int32_wait_until(go, ACLSHMEM_CMP_EQ, 1);
+}
+
+/* queue pair kQps does not exist: the copy is refused (logged), nothing is written */
+[[bisheng::core_ratio(0, 1)]] __global__ __aicore__ void QpOutOfRange(int32_t *dst, int32_t *src, int per, int next)
+{
+    auto *ub = reinterpret_cast<int32_t *>(uintptr_t{1024});
+    aclshmemx_sdma_qp_put_nbi(dst, src, ub, 64u, static_cast<uint32_t>(per), next, kQps, 0);
+    aclshmemx_sdma_qp_get_nbi(dst, src, ub, 64u, static_cast<uint32_t>(per), next, kQps + 7, 0);
+    aclshmemx_sync_vec(ACLSHMEM_TEAM_WORLD);
+}
+
+/* set before init (main): the rules of aclshmemx_set_qp_num */
+int qp_before_init()
+{
+    QP_RC(aclshmemx_set_qp_num(ACLSHMEM_DATA_OP_MTE, 1), ACLSHMEM_NOT_SUPPORTED);
+    QP_RC(aclshmemx_set_qp_num(ACLSHMEM_DATA_OP_SDMA, 0), ACLSHMEM_INVALID_VALUE);
+    QP_RC(aclshmemx_set_qp_num(ACLSHMEM_DATA_OP_SDMA, ACLSHMEM_MAX_QP_NUM + 1), ACLSHMEM_INVALID_VALUE);
+    QP_RC(aclshmemx_set_qp_num(static_cast<data_op_engine_type_t>(0x10), 2), ACLSHMEM_INVALID_VALUE);
+    QP_RC(aclshmemx_set_qp_num(ACLSHMEM_DATA_OP_UDMA, ACLSHMEM_MAX_QP_NUM), 0);
+    QP_RC(aclshmemx_set_qp_num(ACLSHMEM_DATA_OP_ROCE, 2), 0);
+    QP_RC(aclshmemx_set_qp_num(ACLSHMEM_DATA_OP_SDMA, kQps), 0);
+    return 0;
+}
+
+void qp(aclrtStream stream)
+{
+    constexpr int kPer = 128;
+    int me = aclshmem_my_pe();
+    int next = (me + 1) % aclshmem_n_pes();
+    /* frozen while initialized */
+    QP_RC(aclshmemx_set_qp_num(ACLSHMEM_DATA_OP_SDMA, 2), ACLSHMEM_NOT_SUPPORTED);
+    /* the C++ aclshmem_finalize(instance_id) of newer original headers: no such instance */
+    CHECK(aclshmem_finalize(static_cast<uint64_t>(77)) != 0, "aclshmem_finalize(77) succeeded");
+    auto *src = static_cast<int32_t *>(aclshmem_calloc(kQps * kPer, sizeof(int32_t)));
+    auto *dst = static_cast<int32_t *>(aclshmem_calloc(kQps * kPer, sizeof(int32_t)));
+    auto *go = static_cast<int32_t *>(aclshmem_calloc(1, sizeof(int32_t)));
+    for (int i = 0; i < static_cast<int>(kQps) * kPer; i++) {
+        src[i] = me * 100000 + i;
+    }
+    aclshmem_barrier_all();
+    QpCopy<<<kQps, nullptr, stream>>>(dst, src, kPer, next, go);
+    for (uint32_t q = 0; q < kQps; q++) {
+        ACL_OK(aclrtWaitAndResetNotify(g_state_host.notify_arr[q], g_state_host.default_stream, 0));
+    }
+    ACL_OK(aclrtSynchronizeStream(g_state_host.default_stream));
+    /* every queue's copy is complete although the kernel is still running */
+    for (int i = 0; i < static_cast<int>(kQps) * kPer; i++) {
+        CHECK(dst[i] == next * 100000 + i, "qp copy: element %d is %d", i, dst[i]);
+    }
+    __atomic_store_n(go, 1, __ATOMIC_RELEASE);
+    ACL_OK(aclrtSynchronizeStream(stream));
+    aclshmem_barrier_all();
+    std::memset(dst, 0, kQps * kPer * sizeof(int32_t));
+    aclshmem_barrier_all();
+    QpOutOfRange<<<2, nullptr, stream>>>(dst, src, kPer, next);
+    ACL_OK(aclrtSynchronizeStream(stream));
+    aclshmem_barrier_all();
+    int written = 0;
+    for (int i = 0; i < static_cast<int>(kQps) * kPer; i++) {
+        written += dst[i] != 0;
+    }
+    CHECK(written == 0, "a copy on a queue pair that does not exist wrote %d elements", written);
+    aclshmem_barrier_all();
+    aclshmem_free(go);
+    aclshmem_free(dst);
+    aclshmem_free(src);
+}
+
+/* ---------------------------------------------------------------------------------------------- */
 /* graph: kernels captured into an ACL graph run again with every execution                         */
 /* ---------------------------------------------------------------------------------------------- */
 
@@ -1349,6 +1458,8 @@ int main(int argc, char **argv)
             state(stream);
         } else if (scenario == "fault") {
             fault(stream);
+        } else if (scenario == "qp") {
+            qp(stream);
         } else if (scenario == "kinds") {
             kinds(stream);
         } else if (scenario == "mix_aic") {
@@ -1364,5 +1475,8 @@ int main(int argc, char **argv)
         }
         return true;
     };
+    if (argc > 1 && std::string(argv[1]) == "qp") {
+        qp_before_init();
+    }
     return kernel_test_main(argc, argv, "kernel_tests", run);
 }

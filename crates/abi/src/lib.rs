@@ -36,6 +36,8 @@ pub const ACLSHMEM_EXTRA_SIZE: u64 =
 pub const ACLSHMEM_CYCLE_PROF_MAX_BLOCK: usize = 64;
 pub const ACLSHMEM_CYCLE_PROF_FRAME_CNT: usize = 1024;
 pub const ACLSHMEM_MAX_AIV_PER_NPU: usize = 48;
+/// `aclshmemx_set_qp_num`'s largest queue-pair count.
+pub const ACLSHMEM_MAX_QP_NUM: u32 = 32;
 pub const TEAM_CONFIG_PADDING: usize = 48;
 pub const ACLSHMEM_RDMA_MTE_STAGING_UB_SIZE: u32 = 128;
 
@@ -283,6 +285,8 @@ const _: () = assert!(SYNC_POOL_SIZE == 5_242_880 && SYNC_COUNTERS_SIZE == 131_0
 pub type aclshmemx_bootstrap_t = u32;
 #[allow(non_camel_case_types)]
 pub type aclshmem_mem_type_t = c_int;
+#[allow(non_camel_case_types)]
+pub type data_op_engine_type_t = c_int;
 #[allow(non_camel_case_types)]
 pub type aclshmem_team_t = c_int;
 #[allow(non_camel_case_types)]

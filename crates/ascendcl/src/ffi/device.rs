@@ -82,6 +82,21 @@ pub unsafe extern "C" fn aclrtGetRunMode(runMode: *mut i32) -> AclError {
     })
 }
 
+/// `rtError_t rtGetC2cCtrlAddr(uint64_t *addr, uint32_t *len);` (CANN runtime,
+/// `include/runtime/rt_ffts.h`): the FFTS control address host code hands to kernels. The CPU has
+/// no FFTS: writes 0 and 0 (kernels' `util_set_ffts_config` ignores it). NULL → 100000.
+///
+/// # Safety
+/// `addr` and `len` must be NULL or valid for writes.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rtGetC2cCtrlAddr(addr: *mut u64, len: *mut u32) -> AclError {
+    // SAFETY: valid for writes per this function's contract.
+    status("rtGetC2cCtrlAddr", || unsafe {
+        write_out(addr, "addr", 0u64)?;
+        write_out(len, "len", 0u32)
+    })
+}
+
 /// `aclError aclrtSynchronizeDevice(void);` — waits for every stream of the current device and
 /// returns the first error any of them reported.
 #[unsafe(no_mangle)]

@@ -343,6 +343,8 @@ pub fn finalize(id: Option<u64>) -> Result<()> {
     if slot.id != 0 {
         make_current(&SLOT0);
     }
+    // the last instance gone: the queue-pair configuration returns to its default
+    super::qp::reset_if_idle();
     if p.is_null() {
         // never initialised (or already finalized): nothing to release
         slot.status

@@ -18,6 +18,7 @@
 
 mod calls;
 mod init;
+pub mod qp;
 
 pub use crate::instance::{AllocRequest, Engine, Instance, StaticRegion};
 pub use crate::util::{ending, exit_process};
