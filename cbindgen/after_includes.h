@@ -80,8 +80,9 @@ enum { ACLSHMEM_UNIQUE_ID_INNER_LEN = 124, DEFAULT_TIMEOUT = 120 };
 #define SYNC_COUNTERS_SIZE (SYNC_COUNTER_SIZE * ACLSHMEM_MAX_TEAMS)
 #define ACLSHMEM_MAX_AIV_PER_NPU 48
 #define ACLSHMEM_LOG_MAX_AIV_PER_NPU 6
-/* queue pairs per peer connection (aclshmemx_set_qp_num accepts 1..ACLSHMEM_MAX_QP_NUM) and the
-   SDMA channels of a device, as newer original headers define them */
+/* queue pairs per peer connection of the RoCE and UDMA engines (aclshmemx_set_qp_num accepts
+   1..ACLSHMEM_MAX_QP_NUM) and the SDMA channels of a device (1..ACLSHMEM_SDMA_MAX_CHAN for SDMA), as
+   newer original headers define them */
 #define ACLSHMEM_MAX_QP_NUM 32
 #define ACLSHMEM_SDMA_MAX_CHAN 40
 #define ACLSHMEM_CORE_SYNC_POOL_SIZE (ACLSHMEM_MAX_AIV_PER_NPU * ACLSHMEM_LOG_MAX_AIV_PER_NPU * ACLSHMEM_SYNCBIT_SIZE)

@@ -82,8 +82,9 @@ enum { ACLSHMEM_UNIQUE_ID_INNER_LEN = 124, DEFAULT_TIMEOUT = 120 };
 #define SYNC_COUNTERS_SIZE (SYNC_COUNTER_SIZE * ACLSHMEM_MAX_TEAMS)
 #define ACLSHMEM_MAX_AIV_PER_NPU 48
 #define ACLSHMEM_LOG_MAX_AIV_PER_NPU 6
-/* queue pairs per peer connection (aclshmemx_set_qp_num accepts 1..ACLSHMEM_MAX_QP_NUM) and the
-   SDMA channels of a device, as newer original headers define them */
+/* queue pairs per peer connection of the RoCE and UDMA engines (aclshmemx_set_qp_num accepts
+   1..ACLSHMEM_MAX_QP_NUM) and the SDMA channels of a device (1..ACLSHMEM_SDMA_MAX_CHAN for SDMA), as
+   newer original headers define them */
 #define ACLSHMEM_MAX_QP_NUM 32
 #define ACLSHMEM_SDMA_MAX_CHAN 40
 #define ACLSHMEM_CORE_SYNC_POOL_SIZE (ACLSHMEM_MAX_AIV_PER_NPU * ACLSHMEM_LOG_MAX_AIV_PER_NPU * ACLSHMEM_SYNCBIT_SIZE)
@@ -5464,7 +5465,8 @@ ACLSHMEM_HOST_API int aclshmemx_finalize(uint64_t instance_id);
 /**
  * Sets the number of queue pairs per peer connection of `engine` (SDMA, RoCE or UDMA), process
  * wide, before init; every PE must give the same. Returns 0; ACLSHMEM_INVALID_VALUE for a count
- * outside 1..=ACLSHMEM_MAX_QP_NUM (32) or an unknown engine; ACLSHMEM_NOT_SUPPORTED for MTE or
+ * outside 1..=ACLSHMEM_SDMA_MAX_CHAN (40, SDMA) or 1..=ACLSHMEM_MAX_QP_NUM (32, RoCE and UDMA),
+ * or an unknown engine; ACLSHMEM_NOT_SUPPORTED for MTE or
  * while an instance is initialized. The count returns to 1 when the last instance is finalized.
  * On the CPU every engine copy completes when issued: the count only bounds the queue index the
  * `aclshmemx_sdma_qp_*` device calls accept.

@@ -63,7 +63,8 @@ pub extern "C" fn aclshmemx_finalize(instance_id: u64) -> c_int {
 
 /// Sets the number of queue pairs per peer connection of `engine` (SDMA, RoCE or UDMA), process
 /// wide, before init; every PE must give the same. Returns 0; ACLSHMEM_INVALID_VALUE for a count
-/// outside 1..=ACLSHMEM_MAX_QP_NUM (32) or an unknown engine; ACLSHMEM_NOT_SUPPORTED for MTE or
+/// outside 1..=ACLSHMEM_SDMA_MAX_CHAN (40, SDMA) or 1..=ACLSHMEM_MAX_QP_NUM (32, RoCE and UDMA),
+/// or an unknown engine; ACLSHMEM_NOT_SUPPORTED for MTE or
 /// while an instance is initialized. The count returns to 1 when the last instance is finalized.
 /// On the CPU every engine copy completes when issued: the count only bounds the queue index the
 /// `aclshmemx_sdma_qp_*` device calls accept.

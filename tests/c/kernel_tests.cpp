@@ -884,7 +884,9 @@ int qp_before_init()
 {
     QP_RC(aclshmemx_set_qp_num(ACLSHMEM_DATA_OP_MTE, 1), ACLSHMEM_NOT_SUPPORTED);
     QP_RC(aclshmemx_set_qp_num(ACLSHMEM_DATA_OP_SDMA, 0), ACLSHMEM_INVALID_VALUE);
-    QP_RC(aclshmemx_set_qp_num(ACLSHMEM_DATA_OP_SDMA, ACLSHMEM_MAX_QP_NUM + 1), ACLSHMEM_INVALID_VALUE);
+    QP_RC(aclshmemx_set_qp_num(ACLSHMEM_DATA_OP_SDMA, ACLSHMEM_SDMA_MAX_CHAN + 1), ACLSHMEM_INVALID_VALUE);
+    QP_RC(aclshmemx_set_qp_num(ACLSHMEM_DATA_OP_UDMA, ACLSHMEM_MAX_QP_NUM + 1), ACLSHMEM_INVALID_VALUE);
+    QP_RC(aclshmemx_set_qp_num(ACLSHMEM_DATA_OP_SDMA, ACLSHMEM_SDMA_MAX_CHAN), 0);
     QP_RC(aclshmemx_set_qp_num(static_cast<data_op_engine_type_t>(0x10), 2), ACLSHMEM_INVALID_VALUE);
     QP_RC(aclshmemx_set_qp_num(ACLSHMEM_DATA_OP_UDMA, ACLSHMEM_MAX_QP_NUM), 0);
     QP_RC(aclshmemx_set_qp_num(ACLSHMEM_DATA_OP_ROCE, 2), 0);

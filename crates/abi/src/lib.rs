@@ -36,8 +36,10 @@ pub const ACLSHMEM_EXTRA_SIZE: u64 =
 pub const ACLSHMEM_CYCLE_PROF_MAX_BLOCK: usize = 64;
 pub const ACLSHMEM_CYCLE_PROF_FRAME_CNT: usize = 1024;
 pub const ACLSHMEM_MAX_AIV_PER_NPU: usize = 48;
-/// `aclshmemx_set_qp_num`'s largest queue-pair count.
+/// `aclshmemx_set_qp_num`'s largest queue-pair count of the RoCE and UDMA engines.
 pub const ACLSHMEM_MAX_QP_NUM: u32 = 32;
+/// The SDMA channels of a device: `aclshmemx_set_qp_num`'s largest count for SDMA.
+pub const ACLSHMEM_SDMA_MAX_CHAN: u32 = 40;
 pub const TEAM_CONFIG_PADDING: usize = 48;
 pub const ACLSHMEM_RDMA_MTE_STAGING_UB_SIZE: u32 = 128;
 

@@ -12,7 +12,7 @@ use super::{LIFECYCLE, SLOT0, SLOTS};
 use crate::error::{Error, Result};
 use crate::util::Locked;
 
-use aclshmem_abi::ACLSHMEM_MAX_QP_NUM as MAX_QP_NUM;
+use aclshmem_abi::{ACLSHMEM_MAX_QP_NUM, ACLSHMEM_SDMA_MAX_CHAN};
 
 /// `data_op_engine_type_t` values (shmem.h).
 const ENGINE_MTE: i32 = 0x01;
@@ -37,12 +37,14 @@ fn any_live() -> bool {
 }
 
 /// `aclshmemx_set_qp_num(engine, qp_num)`: the engine must have queue pairs (SDMA, RoCE, UDMA;
-/// MTE: `NotSupported`), `qp_num` in 1..=[`MAX_QP_NUM`] (else `InvalidValue`), and no instance may
-/// be initialized (else `NotSupported`).
+/// MTE: `NotSupported`), `qp_num` in 1..=`ACLSHMEM_SDMA_MAX_CHAN` (40) for SDMA and
+/// 1..=`ACLSHMEM_MAX_QP_NUM` (32) for RoCE and UDMA (else `InvalidValue`), and no instance may be
+/// initialized (else `NotSupported`).
 pub fn set_qp_num(engine: i32, qp_num: u32) -> Result<()> {
     let _g = LIFECYCLE.locked();
-    match engine {
-        ENGINE_SDMA | ENGINE_ROCE | ENGINE_UDMA => {}
+    let (max, limit) = match engine {
+        ENGINE_SDMA => (ACLSHMEM_SDMA_MAX_CHAN, "ACLSHMEM_SDMA_MAX_CHAN"),
+        ENGINE_ROCE | ENGINE_UDMA => (ACLSHMEM_MAX_QP_NUM, "ACLSHMEM_MAX_QP_NUM"),
         ENGINE_MTE => {
             return Err(Error::NotSupported(
                 "the MTE engine has no queue pairs to configure".into(),
@@ -53,10 +55,10 @@ pub fn set_qp_num(engine: i32, qp_num: u32) -> Result<()> {
                 "engine {e:#x} is not a data_op_engine_type_t"
             )));
         }
-    }
-    if qp_num == 0 || qp_num > MAX_QP_NUM {
+    };
+    if qp_num == 0 || qp_num > max {
         return Err(Error::InvalidValue(format!(
-            "qp_num {qp_num} is outside 1..={MAX_QP_NUM} (ACLSHMEM_MAX_QP_NUM)"
+            "qp_num {qp_num} is outside 1..={max} ({limit})"
         )));
     }
     if any_live() {
