@@ -18,6 +18,7 @@ unsafe extern "C" {
     pub fn aclshmemx_get_uniqueid(uid: *mut abi::UniqueId) -> c_int;
     pub fn aclshmem_finalize() -> c_int;
     pub fn aclshmemx_finalize(instance_id: u64) -> c_int;
+    pub fn aclshmemx_set_qp_num(engine: c_int, qp_num: u32) -> c_int;
     pub fn aclshmemx_init_status() -> c_int;
     pub fn aclshmem_info_get_version(major: *mut c_int, minor: *mut c_int);
     pub fn aclshmem_info_get_name(name: *mut c_char);

@@ -427,6 +427,15 @@ fn aclshmemx_finalize(py: Python<'_>, instance_id: u64) -> i32 {
     nogil(py, move || unsafe { ffi::aclshmemx_finalize(instance_id) })
 }
 
+/// `aclshmemx_set_qp_num(engine, qp_num)`: queue pairs per peer connection of `engine` (an
+/// `OpEngineType` or its int), before init. 0, or the library's error code (non-int arguments and
+/// counts outside uint32 raise TypeError / OverflowError).
+#[pyfunction]
+fn aclshmemx_set_qp_num(py: Python<'_>, engine: i32, qp_num: u32) -> i32 {
+    // SAFETY: plain value arguments.
+    nogil(py, move || unsafe { ffi::aclshmemx_set_qp_num(engine, qp_num) })
+}
+
 /// The phase of the current instance as an `InitStatus`.
 #[pyfunction]
 fn aclshmemx_init_status(py: Python<'_>) -> PyResult<PyObject> {
@@ -941,6 +950,7 @@ fn _pyshmem(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(aclshmem_get_unique_id, m)?)?;
     m.add_function(wrap_pyfunction!(aclshmem_finalize, m)?)?;
     m.add_function(wrap_pyfunction!(aclshmemx_finalize, m)?)?;
+    m.add_function(wrap_pyfunction!(aclshmemx_set_qp_num, m)?)?;
     m.add_function(wrap_pyfunction!(aclshmemx_init_status, m)?)?;
     m.add_function(wrap_pyfunction!(aclshmem_info_get_version, m)?)?;
     m.add_function(wrap_pyfunction!(aclshmem_info_get_name, m)?)?;
