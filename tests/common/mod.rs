@@ -82,12 +82,39 @@ pub fn ensure_built() {
         // relinks every test binary
         cmd.args(["build", "--quiet", "--workspace", "--all-targets"])
             .current_dir(repo_root());
+        // nor what `cargo test` sets for this test process (CARGO_MANIFEST_DIR, CARGO_PKG_NAME,
+        // OUT_DIR, ...): build scripts name such variables in `rerun-if-env-changed` (ring's does),
+        // so a build inheriting them reruns those scripts and relinks the library and every test
+        // (25 s each time), and so does the next build without them
+        for (key, _) in std::env::vars_os() {
+            let Some(key) = key.to_str() else { continue };
+            if is_set_by_cargo_for_crates(key) {
+                cmd.env_remove(key);
+            }
+        }
         if profile_dir().file_name().is_some_and(|p| p == "release") {
             cmd.arg("--release");
         }
         let status = cmd.status().expect("run cargo build");
         assert!(status.success(), "cargo build --workspace --all-targets failed");
     });
+}
+
+/// The environment variables cargo sets for the crates it compiles, runs or tests (not those that
+/// configure cargo itself, such as CARGO_HOME, CARGO_TARGET_DIR or CARGO_BUILD_*).
+fn is_set_by_cargo_for_crates(key: &str) -> bool {
+    const NAMES: &[&str] = &[
+        "CARGO_MANIFEST_DIR",
+        "CARGO_MANIFEST_PATH",
+        "CARGO_MANIFEST_LINKS",
+        "CARGO_CRATE_NAME",
+        "CARGO_BIN_NAME",
+        "CARGO_PRIMARY_PACKAGE",
+        "CARGO_TARGET_TMPDIR",
+        "CARGO_RUSTC_CURRENT_DIR",
+        "OUT_DIR",
+    ];
+    NAMES.contains(&key) || key.starts_with("CARGO_PKG_") || key.starts_with("CARGO_BIN_EXE_")
 }
 
 fn mtime(p: &Path) -> Option<SystemTime> {
