@@ -9,7 +9,14 @@
 # /usr/bin/python3 with --system-site-packages so that Debian's python3-torch (CPU), python3-numpy and
 # python3-mpi4py are visible (PyTorch's CPU wheel index is not reachable from CI; PyPI's x86-64 torch
 # is the CUDA build); maturin and pytest come from PyPI.
+# `--build-only`: everything but the tests (build, checks, install into the venv); scripts/test-all.sh
+# runs that in the background while the Rust tests run, then this script again.
 set -euo pipefail
+BUILD_ONLY=0
+if [[ "${1:-}" == --build-only ]]; then
+    BUILD_ONLY=1
+    shift
+fi
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
@@ -47,6 +54,8 @@ rm -rf "$TARGET_DIR/wheels" "$ROOT"/python/shmem/_pyshmem*.so
 (cd "$ROOT/python" && CARGO_TARGET_DIR="$EXT_TARGET" "$VENV/bin/maturin" build "${EXT_PROFILE[@]}" -q \
     --interpreter "$VENV/bin/python" -o "$TARGET_DIR/wheels")
 "$VENV/bin/pip" install -q --force-reinstall --no-deps "$TARGET_DIR"/wheels/shmem-*.whl
+
+if ((BUILD_ONLY)); then exit 0; fi
 
 export ACLSHMRUN="$REL/aclshmrun"
 export ACLSHMEM_LIB_DIR="$REL"

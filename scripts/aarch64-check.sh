@@ -22,8 +22,16 @@
 # Environment: ACLSHMEM_AARCH64_JOBS (parallel PE jobs, default 2), ACLSHMEM_AARCH64_CASES (a regular
 # expression selecting jobs by name), ACLSHMEM_AARCH64_TIMEOUT (each job's launcher --timeout, default
 # 300 s), CARGO_TARGET_DIR.
+# `--build-only`: the cross build, install and compilations only (scripts/test-all.sh runs that in the
+# background while the x86 tests run, then this script again: its builds are then up to date).
+# ACLSHMEM_AARCH64_TARGET_DIR: the cargo target directory of the cross build (default: the host's,
+# CARGO_TARGET_DIR); a separate one lets it build while the host's is in use.
 # Exits non-zero on the first failure.
 set -euo pipefail
+BUILD_ONLY=0
+if [[ "${1:-}" == --build-only ]]; then
+    BUILD_ONLY=1
+fi
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -58,10 +66,13 @@ if ! rustup target list --installed 2>/dev/null | grep -qx "$TRIPLE"; then
     rustup target add "$TRIPLE"
 fi
 
+# the host build (its exports are compared below) and the cross build's own target directory
 TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
 case "$TARGET_DIR" in /*) ;; *) TARGET_DIR="$ROOT/$TARGET_DIR" ;; esac
-export CARGO_TARGET_DIR="$TARGET_DIR"
-OUT="$TARGET_DIR/$TRIPLE/aarch64-check"
+A64_DIR="${ACLSHMEM_AARCH64_TARGET_DIR:-$TARGET_DIR}"
+case "$A64_DIR" in /*) ;; *) A64_DIR="$ROOT/$A64_DIR" ;; esac
+export CARGO_TARGET_DIR="$A64_DIR"
+OUT="$A64_DIR/$TRIPLE/aarch64-check"
 CT="$OUT/ctests"
 mkdir -p "$CT"
 
@@ -70,16 +81,16 @@ PREFIX="$(mktemp -d "${TMPDIR:-/tmp}/aclshmem-aarch64.XXXXXX")"
 trap 'rm -rf "$PREFIX"' EXIT
 TOOLCHAIN="$ROOT/cmake/aarch64-linux-gnu.cmake"
 step "cmake (toolchain cmake/aarch64-linux-gnu.cmake, cargo profile aarch64-check): build, install into $PREFIX"
-cmake -S "$ROOT" -B "$TARGET_DIR/cmake-aarch64" -DCMAKE_TOOLCHAIN_FILE="$TOOLCHAIN" \
+cmake -S "$ROOT" -B "$A64_DIR/cmake-aarch64" -DCMAKE_TOOLCHAIN_FILE="$TOOLCHAIN" \
     -DACLSHMEM_CARGO_PROFILE=aarch64-check -DCMAKE_INSTALL_PREFIX="$PREFIX" -DCMAKE_INSTALL_LIBDIR=lib >/dev/null
-cmake --build "$TARGET_DIR/cmake-aarch64"
-cmake --install "$TARGET_DIR/cmake-aarch64" >/dev/null
+cmake --build "$A64_DIR/cmake-aarch64"
+cmake --install "$A64_DIR/cmake-aarch64" >/dev/null
 for f in lib/libaclshmem.so lib/libascendcl.so bin/aclshmrun; do
     readelf -h "$PREFIX/$f" | grep -q 'Machine: *AArch64' || { echo "error: $f is not an aarch64 ELF file" >&2; exit 1; }
 done
 echo "cross build and install: $((SECONDS - T0)) s"
 step "c_examples (hello, cpp_defaults, kernel_signal_ring) against $PREFIX with the toolchain file"
-EXAMPLES="$TARGET_DIR/cmake-aarch64-examples"
+EXAMPLES="$A64_DIR/cmake-aarch64-examples"
 rm -f "$EXAMPLES/CMakeCache.txt"  # the prefix is new on every run
 cmake -S "$ROOT/c_examples" -B "$EXAMPLES" -DCMAKE_TOOLCHAIN_FILE="$TOOLCHAIN" -DCMAKE_PREFIX_PATH="$PREFIX" >/dev/null
 cmake --build "$EXAMPLES" --parallel "$(nproc 2>/dev/null || echo 2)" --target hello cpp_defaults kernel_signal_ring
@@ -131,6 +142,10 @@ done
 ACLSHMEM_CXX="$CXX_A64" ACLSHMEM_INCLUDE_DIR="$ROOT/include" ACLSHMEM_LIB_DIR="$OUT" scripts/aclshmem-cxx \
     -std=c++17 -O1 -Wall -Wextra -Werror tests/c/kernel_tests.cpp -o "$CT/kernel_tests" &
 for job in $(jobs -p); do wait "$job"; done
+if ((BUILD_ONLY)); then
+    step "built (--build-only): $((SECONDS - T0)) s"
+    exit 0
+fi
 
 # One case per line: name, PEs, environment (comma-separated VAR=value, or -), the line the job must
 # print (`OK <scenario>` unless given as `=<text>`, `~` for a space), program (in $CT, or $EX/<example>) and arguments.

@@ -4,11 +4,17 @@
 # AddressSanitizer, debug assertions), given to rustc directly. Installing cargo-fuzz cost CI about
 # 100 s; `cargo fuzz run protocol` still works for local fuzzing.
 #
-#   scripts/fuzz.sh [TARGET [SECONDS]]      (defaults: protocol, 30)
+#   scripts/fuzz.sh [--build-only] [TARGET [SECONDS]]      (defaults: protocol, 30)
 #
+# --build-only builds the target and stops (scripts/test-all.sh builds it in the background).
 # The stable toolchain accepts -Zsanitizer with RUSTC_BOOTSTRAP=1. Exits non-zero when the target
 # finds a crash (the crash input is written to fuzz/artifacts/TARGET/).
 set -euo pipefail
+BUILD_ONLY=0
+if [[ "${1:-}" == --build-only ]]; then
+    BUILD_ONLY=1
+    shift
+fi
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 TARGET="${1:-protocol}"
@@ -30,6 +36,8 @@ flags=(
 # --target keeps the flags off build scripts and proc macros, which run on the host uninstrumented
 RUSTC_BOOTSTRAP=1 RUSTFLAGS="${flags[*]}" cargo build --quiet \
     --manifest-path "$ROOT/fuzz/Cargo.toml" --target "$TRIPLE" --target-dir "$OUT" --bin "$TARGET"
+
+if ((BUILD_ONLY)); then exit 0; fi
 
 artifacts="$ROOT/fuzz/artifacts/$TARGET"
 corpus="$ROOT/fuzz/corpus/$TARGET"

@@ -15,8 +15,12 @@
 #   5. build one example through the installed pkg-config file and run it
 #   6. the OpenSHMEM surface from the prefix (oshcc, oshc++, openshmem.pc, oshrun), and the
 #      third-party shmem4py test suite built and run with them (scripts/shmem4py.sh)
-# Installs cmake (and a C/C++ compiler, clang++ on x86-64, pkg-config, MPI, UCX, libclang, iproute2) with apt-get when
-# missing.
+#   7. the config-store parser's fuzz target for 30 s (scripts/fuzz.sh)
+# Installs cmake (and a C/C++ compiler, clang++ on x86-64, pkg-config, MPI, UCX, libclang, iproute2,
+# the aarch64 cross toolchain and qemu-user) with apt-get when missing, in the background while the
+# lints and the build run. The builds of steps 2 and 7 (the UCX bindings' check, the aarch64 cross
+# build, the Python extension, the fuzz target) run in the background at the lowest CPU priority
+# while the tests of step 1 run (see `background` below).
 # Build directories live under the cargo target directory, so repeated runs are incremental.
 # Exits non-zero on the first failure.
 set -euo pipefail
@@ -64,8 +68,56 @@ ls /usr/include/python3*/Python.h >/dev/null 2>&1 || missing_pkgs+=(python3-dev)
 /usr/bin/python3 -c 'import torch' >/dev/null 2>&1 || missing_pkgs+=(python3-torch)
 /usr/bin/python3 -c 'import numpy' >/dev/null 2>&1 || missing_pkgs+=(python3-numpy)
 /usr/bin/python3 -c 'import mpi4py' >/dev/null 2>&1 || missing_pkgs+=(python3-mpi4py)
+# scripts/aarch64-check.sh's cross toolchain and qemu-user (it would install them itself, later)
+if [[ "${ACLSHMEM_SKIP_AARCH64:-0}" != 1 ]]; then
+    command -v aarch64-linux-gnu-gcc >/dev/null 2>&1 || missing_pkgs+=(gcc-aarch64-linux-gnu)
+    command -v aarch64-linux-gnu-g++ >/dev/null 2>&1 || missing_pkgs+=(g++-aarch64-linux-gnu)
+    [[ -e /usr/aarch64-linux-gnu/include/stdio.h ]] || missing_pkgs+=(libc6-dev-arm64-cross)
+    command -v qemu-aarch64 >/dev/null 2>&1 || missing_pkgs+=(qemu-user)
+fi
+command -v cargo >/dev/null 2>&1 || { echo "error: cargo not found (install Rust: https://rustup.rs)" >&2; exit 1; }
+
+TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
+case "$TARGET_DIR" in /*) ;; *) TARGET_DIR="$ROOT/$TARGET_DIR" ;; esac
+export CARGO_TARGET_DIR="$TARGET_DIR"
+
+# --- background jobs ------------------------------------------------------------------------------
+# background NAME NICENESS CMD...: runs CMD in its own process group, at that CPU priority, output in
+# $BG_LOGS/NAME.log; background_wait NAME [LINES]: waits for it, prints its output (the last LINES
+# lines; all of it when it failed), exits if it failed. The
+# tests mostly wait (timeouts, sockets, other PEs), so builds the later steps need run beside them at
+# the lowest priority (19: the tests keep their CPU whenever they want it) in target directories of
+# their own (a build never waits for, or rewrites, what the tests use). Killed if this script exits.
+BG_LOGS="$TARGET_DIR/background"
+mkdir -p "$BG_LOGS"
+declare -A BG_PID=()
+background() {
+    local name=$1 niceness=$2
+    shift 2
+    setsid nice -n "$niceness" "$@" >"$BG_LOGS/$name.log" 2>&1 &
+    BG_PID[$name]=$!
+}
+background_wait() {
+    local name=$1 lines=${2:-+1} rc=0
+    wait "${BG_PID[$name]}" || rc=$?
+    unset "BG_PID[$name]"
+    if ((rc != 0)); then lines=+1; fi
+    tail -n "$lines" "$BG_LOGS/$name.log"
+    if ((rc != 0)); then
+        echo "error: the background job $name failed with status $rc (its output is above)" >&2
+        exit "$rc"
+    fi
+}
+kill_background() {
+    local pid
+    for pid in "${BG_PID[@]}"; do
+        kill -TERM -- "-$pid" 2>/dev/null || true
+    done
+}
+trap kill_background EXIT
+
+# packages: in the background during the lints and the build, which need only a C compiler
 if ((${#missing_pkgs[@]})); then
-    step "installing ${missing_pkgs[*]}"
     if ! command -v apt-get >/dev/null 2>&1; then
         echo "error: missing ${missing_pkgs[*]} and apt-get is not available; install them first" >&2
         exit 1
@@ -74,14 +126,15 @@ if ((${#missing_pkgs[@]})); then
     if [[ "$(id -u)" -ne 0 ]]; then
         SUDO=(sudo)
     fi
-    "${SUDO[@]}" apt-get update
-    "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y "${missing_pkgs[@]}"
+    apt_install=("${SUDO[@]}" bash -c 'apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y "$@"' apt-install "${missing_pkgs[@]}")
+    if command -v cc >/dev/null 2>&1; then
+        step "installing ${missing_pkgs[*]} (in the background)"
+        background apt 0 "${apt_install[@]}"
+    else
+        step "installing ${missing_pkgs[*]}"
+        "${apt_install[@]}"
+    fi
 fi
-command -v cargo >/dev/null 2>&1 || { echo "error: cargo not found (install Rust: https://rustup.rs)" >&2; exit 1; }
-
-TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
-case "$TARGET_DIR" in /*) ;; *) TARGET_DIR="$ROOT/$TARGET_DIR" ;; esac
-export CARGO_TARGET_DIR="$TARGET_DIR"
 JOBS="$(nproc 2>/dev/null || echo 2)"
 
 # --- formatting and lints ------------------------------------------------------------------------
@@ -97,6 +150,30 @@ cargo clippy --workspace --all-targets -- -D warnings
 # selection resolves features differently: switching rebuilds the library and relinks every test)
 step "cargo build --workspace --all-targets (library, launcher, tests)"
 cargo build --workspace --all-targets
+
+if [[ -n "${BG_PID[apt]:-}" ]]; then
+    step "waiting for the package installation"
+    background_wait apt 3
+fi
+
+# the builds of later steps, beside the tests (see background above), one cargo job each:
+# A. the UCX bindings' drift check, then the aarch64 cross build; B. the Python package, then the
+# fuzz target
+chain_a=(env CARGO_BUILD_JOBS=1 bash -c '
+    set -e
+    echo "cargo ucx-bindings --check"
+    CARGO_TARGET_DIR="$1/ucx-bindings" cargo ucx-bindings --check
+    if [[ "${ACLSHMEM_SKIP_AARCH64:-0}" != 1 ]]; then
+        ACLSHMEM_AARCH64_TARGET_DIR="$1/aarch64" "$2/scripts/aarch64-check.sh" --build-only
+    fi' chain-a "$TARGET_DIR" "$ROOT")
+chain_b=(env CARGO_BUILD_JOBS=1 bash -c '
+    set -e
+    ACLSHMEM_CARGO_PROFILE=dev "$2/python/run-tests.sh" --build-only
+    if [[ "${ACLSHMEM_SKIP_FUZZ:-0}" != 1 ]]; then
+        bash "$2/scripts/fuzz.sh" --build-only protocol
+    fi' chain-b "$TARGET_DIR" "$ROOT")
+background builds-a 19 "${chain_a[@]}"
+background builds-b 19 "${chain_b[@]}"
 
 step "cargo test --all-targets"
 # a test that cannot run its real check here fails instead of skipping (tests/common/mod.rs, skip)
@@ -148,14 +225,14 @@ rerun p2p
 rerun teams --skip collectives_push_7pes --skip collectives_reduce_scatter_7pes
 unset ACLSHMEM_TRANSPORT UCX_TLS
 
-step "cargo ucx-bindings --check (crates/core/src/transport/ucx/sys.rs against ucp.h)"
-cargo ucx-bindings --check
+step "cargo ucx-bindings --check (crates/core/src/transport/ucx/sys.rs against ucp.h), aarch64 cross build (background)"
+background_wait builds-a
 
 # aarch64: cross build, ABI checks and a subset of the multi-PE C tests under qemu-aarch64
 # (scripts/aarch64-check.sh; ACLSHMEM_SKIP_AARCH64=1 skips it)
 if [[ "${ACLSHMEM_SKIP_AARCH64:-0}" != 1 ]]; then
     step "scripts/aarch64-check.sh"
-    "$ROOT/scripts/aarch64-check.sh"
+    ACLSHMEM_AARCH64_TARGET_DIR="$TARGET_DIR/aarch64" "$ROOT/scripts/aarch64-check.sh"
 fi
 
 # the two cargo commands CMake runs below, with the dev profile: the steps after this one test the
@@ -170,12 +247,14 @@ cargo build -p aclshmrun -p ascendcl
 # builds the `shmem` wheel (maturin) into a venv cached under the target directory and runs its
 # pytest suite on 2 and 4 PEs under aclshmrun, torchrun and mpirun (ACLSHMEM_REQUIRE_ALL_TESTS=1:
 # a missing torch or mpi4py fails instead of skipping)
-step "python: shmem wheel + pytest (python/run-tests.sh)"
+step "python: shmem wheel (background; then the fuzz target) + pytest (python/run-tests.sh)"
+background_wait builds-b
 ACLSHMEM_CARGO_PROFILE=dev python/run-tests.sh
 
 # --- CMake package: build + install into a temporary prefix --------------------------------------
 PREFIX="$(mktemp -d "${TMPDIR:-/tmp}/aclshmem-prefix.XXXXXX")"
 cleanup() {
+    kill_background
     if [[ "${ACLSHMEM_KEEP_PREFIX:-0}" == 1 ]]; then
         echo "install prefix kept: $PREFIX"
     else
