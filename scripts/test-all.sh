@@ -82,19 +82,22 @@ case "$TARGET_DIR" in /*) ;; *) TARGET_DIR="$ROOT/$TARGET_DIR" ;; esac
 export CARGO_TARGET_DIR="$TARGET_DIR"
 
 # --- background jobs ------------------------------------------------------------------------------
-# background NAME NICENESS CMD...: runs CMD in its own process group, at that CPU priority, output in
+# background NAME idle|normal CMD...: runs CMD in its own process group (with `idle`, under the
+# SCHED_IDLE policy: it runs only on a CPU nothing else wants), output in
 # $BG_LOGS/NAME.log; background_wait NAME [LINES]: waits for it, prints its output (the last LINES
 # lines; all of it when it failed), exits if it failed. The
-# tests mostly wait (timeouts, sockets, other PEs), so builds the later steps need run beside them at
-# the lowest priority (19: the tests keep their CPU whenever they want it) in target directories of
-# their own (a build never waits for, or rewrites, what the tests use). Killed if this script exits.
+# tests mostly wait (timeouts, sockets, other PEs), so builds the later steps need run beside them
+# with `idle` (the tests keep their CPU whenever they want it; nice 19 made them about 20% slower),
+# in target directories of their own (a build never waits for, or rewrites, what the tests use).
+# Killed if this script exits.
 BG_LOGS="$TARGET_DIR/background"
 mkdir -p "$BG_LOGS"
 declare -A BG_PID=()
 background() {
-    local name=$1 niceness=$2
+    local name=$1 class=$2 policy=()
     shift 2
-    setsid nice -n "$niceness" "$@" >"$BG_LOGS/$name.log" 2>&1 &
+    [[ "$class" == idle ]] && policy=(chrt --idle 0)
+    setsid "${policy[@]}" "$@" >"$BG_LOGS/$name.log" 2>&1 &
     BG_PID[$name]=$!
 }
 background_wait() {
@@ -129,7 +132,7 @@ if ((${#missing_pkgs[@]})); then
     apt_install=("${SUDO[@]}" bash -c 'apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y "$@"' apt-install "${missing_pkgs[@]}")
     if command -v cc >/dev/null 2>&1; then
         step "installing ${missing_pkgs[*]} (in the background)"
-        background apt 0 "${apt_install[@]}"
+        background apt normal "${apt_install[@]}"
     else
         step "installing ${missing_pkgs[*]}"
         "${apt_install[@]}"
@@ -172,8 +175,8 @@ chain_b=(env CARGO_BUILD_JOBS=1 bash -c '
     if [[ "${ACLSHMEM_SKIP_FUZZ:-0}" != 1 ]]; then
         bash "$2/scripts/fuzz.sh" --build-only protocol
     fi' chain-b "$TARGET_DIR" "$ROOT")
-background builds-a 19 "${chain_a[@]}"
-background builds-b 19 "${chain_b[@]}"
+background builds-a idle "${chain_a[@]}"
+background builds-b idle "${chain_b[@]}"
 
 step "cargo test --all-targets"
 # a test that cannot run its real check here fails instead of skipping (tests/common/mod.rs, skip)
