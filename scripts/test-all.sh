@@ -87,7 +87,8 @@ export CARGO_TARGET_DIR="$TARGET_DIR"
 # $BG_LOGS/NAME.log; background_wait NAME [LINES]: waits for it, prints its output (the last LINES
 # lines; all of it when it failed), exits if it failed. The
 # tests mostly wait (timeouts, sockets, other PEs), so builds the later steps need run beside them
-# with `idle` (the tests keep their CPU whenever they want it; nice 19 made them about 20% slower),
+# with `idle` (the tests get the CPU whenever they want it; still, a yielding waiter hands its CPU to
+# a build for a moment, so the tests take about 60 s longer, against about 200 s of builds saved),
 # in target directories of their own (a build never waits for, or rewrites, what the tests use).
 # Killed if this script exits.
 BG_LOGS="$TARGET_DIR/background"
