@@ -192,6 +192,13 @@ fn sink() -> &'static env_logger::Logger {
     })
 }
 
+/// Writes `text` to stderr with one write, so that the lines of PEs sharing a terminal or a pipe do
+/// not interleave (`eprintln!` writes its pieces separately).
+pub fn write_stderr(text: &str) {
+    use std::io::Write;
+    let _ = std::io::stderr().lock().write_all(text.as_bytes());
+}
+
 /// Sends the messages that would go to the log file to stderr instead (`SHMEM_LOG_TO_STDOUT=1`
 /// still wins): the OpenSHMEM surface's `SHMEM_DEBUG`, which prints to stderr as Sandia
 /// OpenSHMEM does. Takes effect only before the first message is written; returns whether it did.

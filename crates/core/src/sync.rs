@@ -123,7 +123,7 @@ fn timed_out(inst: &Instance, team: &Team, seen: u64, e: Expired) -> Error {
         not_arrived(inst, team, seen),
         e.0.as_secs_f64()
     );
-    eprintln!("aclshmem: [PE {}] {msg}", inst.my_pe());
+    crate::logging::write_stderr(&format!("aclshmem: [PE {}] {msg}\n", inst.my_pe()));
     Error::Timeout(msg)
 }
 
@@ -392,7 +392,7 @@ pub(crate) fn expired(inst: &Instance, what: String, e: Expired) -> Error {
         "{what} after {:.1} s (ACLSHMEM_COLLECTIVE_TIMEOUT); this team cannot synchronise any more",
         e.0.as_secs_f64()
     );
-    eprintln!("aclshmem: [PE {}] {msg}", inst.my_pe());
+    crate::logging::write_stderr(&format!("aclshmem: [PE {}] {msg}\n", inst.my_pe()));
     Error::Timeout(msg)
 }
 

@@ -187,7 +187,7 @@ impl Watch {
             self.warned = true;
             let msg = format!("still waiting after {:.1} s: {}", waited.as_secs_f64(), what());
             log::warn!("{msg}");
-            eprintln!("aclshmem: warning: {msg}");
+            crate::logging::write_stderr(&format!("aclshmem: warning: {msg}\n"));
             return Ok(());
         }
         if expired {

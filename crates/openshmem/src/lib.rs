@@ -96,22 +96,15 @@ fn failed(call: &str, e: &Error) {
     runtime::report(call, e);
     let pe = runtime::current_pe().map_or(String::new(), |p| format!("[PE {p}] "));
     if continue_on_error() {
-        print_line(&format!(
+        aclshmem_core::logging::write_stderr(&format!(
             "{pe}OpenSHMEM error in {call}: {e} (continuing: ACLSHMEM_OSHMEM_ON_ERROR=continue)\n"
         ));
         return;
     }
-    print_line(&format!(
+    aclshmem_core::logging::write_stderr(&format!(
         "{pe}OpenSHMEM error in {call}: {e}; ending the job with status 1 (set ACLSHMEM_OSHMEM_ON_ERROR=continue to go on)\n"
     ));
     runtime::global_exit(1)
-}
-
-/// Writes `line` to stderr with one write, so that the messages of PEs sharing a terminal or a
-/// pipe do not interleave (`eprintln!` writes its pieces separately).
-fn print_line(line: &str) {
-    use std::io::Write;
-    let _ = std::io::stderr().lock().write_all(line.as_bytes());
 }
 
 /// Runs one export's body: the single place that decides what an error or a panic becomes

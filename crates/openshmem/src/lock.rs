@@ -1,14 +1,16 @@
 //! Distributed locks (OpenSHMEM 1.5 chapter 9.11): a ticket lock in PE 0's copy of the symmetric
 //! `long` (the upper 32 bits: next ticket, the lower 32: ticket being served). Fair (first come,
 //! first served) and without lost wake-ups: a waiter polls the word with bounded back-off until its
-//! ticket is served. The lock word must be zero before first use, as the specification says.
+//! ticket is served. The lock word must be zero before first use, as the specification says; a
+//! waiter that finds its ticket passed (the program wrote the lock word) reports an error instead
+//! of waiting forever.
 
 use std::ffi::c_long;
 use std::time::Duration;
 
 use crate::guard;
 use aclshmem_core::atomic;
-use aclshmem_core::error::Result;
+use aclshmem_core::error::{Error, Result};
 
 const HOME: i32 = 0;
 const TICKET: u64 = 1 << 32;
@@ -16,6 +18,12 @@ const TICKET: u64 = 1 << 32;
 fn word(lock: *mut c_long) -> Result<*mut u64> {
     crate::non_null(lock, "lock")?;
     Ok(lock.cast())
+}
+
+/// Whether the ticket being served is ahead of `ticket` (counters wrap: "ahead" is by less than
+/// half their range; a correct lock never has 2^31 waiters).
+fn passed(serving: u32, ticket: u32) -> bool {
+    (1..1 << 31).contains(&serving.wrapping_sub(ticket))
 }
 
 fn snooze(round: &mut u32) {
@@ -38,10 +46,22 @@ pub unsafe extern "C" fn shmem_set_lock(lock: *mut c_long) {
         let w = word(lock)?;
         let mine = (atomic::fetch_add(w, TICKET, HOME)? >> 32) as u32;
         let mut round = 0;
-        while atomic::fetch(w.cast_const(), HOME)? as u32 != mine {
+        loop {
+            let serving = atomic::fetch(w.cast_const(), HOME)? as u32;
+            if serving == mine {
+                return Ok(());
+            }
+            // the served ticket never passes a waiting one: if it did, the program wrote the
+            // lock variable (undefined), and this wait would never end
+            if passed(serving, mine) {
+                return Err(Error::InvalidValue(format!(
+                    "lock: inconsistent lock state (ticket {mine}, already serving {serving}): \
+                     the lock variable must be zero before first use and then changed only by \
+                     the lock routines"
+                )));
+            }
             snooze(&mut round);
         }
-        Ok(())
     })
 }
 
@@ -83,4 +103,18 @@ pub unsafe extern "C" fn shmem_test_lock(lock: *mut c_long) -> std::ffi::c_int {
         let old = atomic::compare_swap(w, v, v.wrapping_add(TICKET), HOME)?;
         Ok(if old == v { 0 } else { 1 })
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::passed;
+
+    #[test]
+    fn a_waiting_ticket_is_not_passed_and_a_passed_one_is_across_the_wrap() {
+        assert!(!passed(0, 0));
+        assert!(!passed(0, 2), "two tickets ahead of the served one: waiting");
+        assert!(!passed(u32::MAX, 1), "waiting across the wrap");
+        assert!(passed(2, 0));
+        assert!(passed(1, u32::MAX), "passed across the wrap");
+    }
 }

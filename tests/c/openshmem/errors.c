@@ -19,6 +19,17 @@ int main(int argc, char **argv) {
     shmem_int_put(sym, local, 4, 99);      /* PE out of range */
     CHECK(shmem_int_g(NULL, right) == 0, "g of NULL returns 0");
     CHECK(shmem_long_atomic_fetch_add(NULL, 1, right) == 0, "AMO on NULL returns 0");
+    /* the program writes its lock variable while holding the lock (undefined): the next
+     * shmem_set_lock finds the lock's state inconsistent and reports it instead of spinning */
+    long *lock = shmem_calloc(1, sizeof(long));
+    shmem_barrier_all();
+    if (me == 0) {
+        shmem_set_lock(lock);
+        *lock = 1;
+        shmem_clear_lock(lock);
+    }
+    shmem_barrier_all();
+    shmem_set_lock(lock);
     shmem_barrier_all();
     CHECK(sym[0] == 0 && sym[3] == 0, "nothing written");
     shmem_sync(SHMEM_TEAM_WORLD);

@@ -433,7 +433,7 @@ pub(super) fn broadcast(
                         (r as u32 & 0xff).wrapping_sub(1),
                         Kind::lengths((r >> 30) & 3, (r >> 8) as usize & 0x3f_ffff, t.slot)
                     );
-                    eprintln!("aclshmem: [PE {me}] {msg}");
+                    crate::logging::write_stderr(&format!("aclshmem: [PE {me}] {msg}\n"));
                     mismatch.set(Some(Error::InvalidParam(msg)));
                     true
                 }
@@ -465,7 +465,7 @@ pub(super) fn broadcast(
                          another length (a part of {n} bytes)",
                         t.slot
                     );
-                    eprintln!("aclshmem: [PE {me}] {msg}");
+                    crate::logging::write_stderr(&format!("aclshmem: [PE {me}] {msg}\n"));
                     Err(Error::InvalidParam(msg))
                 }
                 _ => r,
@@ -533,7 +533,7 @@ pub(super) fn broadcast(
                     t.slot,
                     t.world_pe(j)
                 );
-                eprintln!("aclshmem: [PE {me}] {msg}");
+                crate::logging::write_stderr(&format!("aclshmem: [PE {me}] {msg}\n"));
                 result = Err(Error::InvalidParam(msg));
                 break;
             }

@@ -117,7 +117,7 @@ pub(super) fn broadcast(
             t.slot,
             (theirs as u32).wrapping_sub(1)
         );
-        eprintln!("aclshmem: [PE {me}] {msg}");
+        crate::logging::write_stderr(&format!("aclshmem: [PE {me}] {msg}\n"));
         for i in 0..t.size {
             let _ = sync::remote_word(
                 inst,
@@ -410,7 +410,7 @@ fn exchange_mailed<T: Element>(
                     t.slot,
                     inst.my_pe()
                 );
-                eprintln!("aclshmem: [PE {}] {msg}", inst.my_pe());
+                crate::logging::write_stderr(&format!("aclshmem: [PE {}] {msg}\n", inst.my_pe()));
                 return Err(Error::InvalidParam(msg));
             }
             // SAFETY: the message filled n elements of plain data.

@@ -605,7 +605,7 @@ fn expired(inst: &Instance, what: String, e: Expired) -> Error {
         "{what} after {:.1} s (ACLSHMEM_COLLECTIVE_TIMEOUT)",
         e.0.as_secs_f64()
     );
-    eprintln!("aclshmem: [PE {}] {msg}", inst.my_pe());
+    crate::logging::write_stderr(&format!("aclshmem: [PE {}] {msg}\n", inst.my_pe()));
     Error::Timeout(msg)
 }
 

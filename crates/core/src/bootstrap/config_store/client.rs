@@ -37,7 +37,7 @@ pub struct Target {
 pub fn announce(msg: &str) {
     log::error!("{msg}");
     log::logger().flush();
-    eprintln!("aclshmem: {msg}");
+    crate::logging::write_stderr(&format!("aclshmem: {msg}\n"));
 }
 
 enum Attempt {

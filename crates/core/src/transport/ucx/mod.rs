@@ -406,7 +406,7 @@ impl Shared {
                          peer's node may be lost or unreachable",
                         waited.as_secs_f64()
                     );
-                    eprintln!("aclshmem: {msg}");
+                    crate::logging::write_stderr(&format!("aclshmem: {msg}\n"));
                     let e = Error::Timeout(msg);
                     match pe {
                         Some(pe) => {
@@ -961,7 +961,7 @@ impl Ucx {
                          (ACLSHMEM_UCX_TIMEOUT): the peer's node may be lost or unreachable",
                         waited.as_secs_f64()
                     );
-                    eprintln!("aclshmem: {msg}");
+                    crate::logging::write_stderr(&format!("aclshmem: {msg}\n"));
                     for &pe in &lost {
                         sh.disconnect(g, pe);
                         g.am_lost.insert(pe);
