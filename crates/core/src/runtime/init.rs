@@ -364,12 +364,12 @@ pub fn finalize(id: Option<u64>) -> Result<()> {
             inst.id(),
             DRAIN_LIMIT.as_secs()
         );
-        eprintln!(
+        crate::logging::write_stderr(&format!(
             "aclshmem: [PE {}] finalize ran while {inside} other thread(s) were inside library calls; \
-             instance {} is left mapped",
+             instance {} is left mapped\n",
             inst.my_pe(),
             inst.id()
-        );
+        ));
         crate::stream::close_internal_stream();
         let _ = inst.boot().barrier();
         inst.boot().finalize();
