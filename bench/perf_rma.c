@@ -14,7 +14,10 @@
  * Environment:
  *   BENCH_REPS    repetitions of each timed loop (default 15)
  *   BENCH_SCALE   multiplies every iteration count (default 1.0; e.g. 0.1 for a smoke run)
- *   BENCH_BW_MB   streaming buffer size in MiB (default: max(64, 2 x last-level cache))
+ *   BENCH_BW_MB   streaming buffer size in MiB (default: 2 x last-level cache, at least 64 and at
+ *                 most 128: Open MPI 4.1's OSHMEM cannot allocate two buffers larger than 128 MiB,
+ *                 whatever SHMEM_SYMMETRIC_SIZE says, and some VMs report a last-level cache of
+ *                 100 MiB or more)
  *   BENCH_PIN     1 (default): pin PE i to the i-th CPU it may run on; 0: leave placement alone
  */
 #define _GNU_SOURCE
@@ -326,6 +329,7 @@ int main(void)
     size_t llc = llc_bytes();
     size_t bw_bytes = 64 * MiB;
     if (2 * llc > bw_bytes) bw_bytes = 2 * llc;
+    if (bw_bytes > 128 * MiB) bw_bytes = 128 * MiB;
     if ((e = getenv("BENCH_BW_MB")) && atol(e) > 0) bw_bytes = (size_t)atol(e) * MiB;
     if (bw_bytes < MAX_LAT_SIZE) bw_bytes = MAX_LAT_SIZE;
 

@@ -40,7 +40,7 @@
 #                        component osc/rdma frees memory inside ompi_mpi_finalize after UCX has gone,
 #                        through opal_mem_hooks_release_hook. OSHMEM itself does not use osc.
 #   --bind-to none       the programs pin PE i to CPU (i mod #cpus) themselves, for both libraries.
-#   SHMEM_SYMMETRIC_SIZE the symmetric heap (rma: two streaming buffers of 64 MiB or 2 x LLC).
+#   SHMEM_SYMMETRIC_SIZE the symmetric heap (rma: two streaming buffers of 2 x LLC, 64 to 128 MiB).
 # Nothing else was needed: OSHMEM's spml is UCX, which picks shared memory (posix/sysv) on its own;
 # no rsh agent, btl or pml setting is involved for a single node. OSHMEM 4.1 implements OpenSHMEM
 # 1.4: its side of perf_sync/perf_coll uses the 1.4 equivalents of the 1.5 calls (see

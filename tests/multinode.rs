@@ -402,6 +402,7 @@ fn two_nodes() {
             ("rma_tests", "sized", 2, NONE),
             ("rma_tests", "strided", 2, NONE),
             ("rma_tests", "scalar", 2, NONE),
+            ("rma_tests", "nbi_batches", 2, NONE),
             ("sync_tests", "atomics", 2, NONE),
             ("sync_tests", "cas_lock", 2, NONE),
             ("sync_tests", "producer_consumer", 2, NONE),

@@ -1155,6 +1155,85 @@ static void scenario_ordering(void)
 }
 
 /* ------------------------------------------------------------------------------------------ */
+/* nbi_batches: thousands of small _nbi puts of mixed sizes to both neighbours (over UCX they    */
+/* are gathered into batched messages), ordered by a fence before a flag                         */
+/* ------------------------------------------------------------------------------------------ */
+#define NB_SLOT 2048 /* bytes per destination slot */
+#define NB_SLOTS 700
+#define NB_ROUNDS 5
+
+/* 1 to 1500 bytes: most below the 1 KiB a batched put may hold, some above */
+static size_t nb_len(int r, int i)
+{
+    return 1 + (size_t)((i * 37 + r * 11) % 1500);
+}
+
+static unsigned char nb_byte(int r, int pe, int dir, int i, size_t k)
+{
+    return (unsigned char)(r * 17 + pe * 5 + dir * 101 + i * 3 + (int)k);
+}
+
+static void scenario_nbi_batches(void)
+{
+    init_env();
+    /* area[0] receives the left neighbour's puts (to its right), area[1] the right one's */
+    unsigned char *area[2] = {sym_alloc(NB_SLOTS * NB_SLOT), sym_alloc(NB_SLOTS * NB_SLOT)};
+    int64_t *flag = sym_alloc(3 * sizeof(int64_t));
+    /* a source per put and direction: untouched until the quiet of the round's last barrier */
+    unsigned char *src = xmalloc(2 * NB_SLOTS * NB_SLOT);
+    int64_t *word = xmalloc(4 * sizeof(int64_t));
+    memset(flag, 0, 3 * sizeof(int64_t));
+    aclshmem_barrier_all();
+    for (int r = 1; r <= NB_ROUNDS; r++) {
+        for (int i = 0; i < NB_SLOTS; i++) {
+            size_t len = nb_len(r, i);
+            for (int dir = 0; dir < 2; dir++) {
+                unsigned char *s = src + ((size_t)dir * NB_SLOTS + (size_t)i) * NB_SLOT;
+                for (size_t k = 0; k < len; k++) {
+                    s[k] = nb_byte(r, g_me, dir, i, k);
+                }
+                /* dir 0: to the right neighbour's area[0]; dir 1: to the left one's area[1] */
+                aclshmem_putmem_nbi(area[dir] + (size_t)i * NB_SLOT, s, len, dir == 0 ? g_right : g_left);
+            }
+        }
+        /* every put above is delivered before the flags that follow the fence */
+        aclshmem_fence();
+        aclshmem_int64_p(&flag[0], r, g_right);
+        aclshmem_int64_p(&flag[1], r, g_left);
+        aclshmem_int64_wait_until(&flag[0], ACLSHMEM_CMP_EQ, r);
+        aclshmem_int64_wait_until(&flag[1], ACLSHMEM_CMP_EQ, r);
+        for (int dir = 0; dir < 2; dir++) {
+            int from = dir == 0 ? g_left : g_right;
+            for (int i = 0; i < NB_SLOTS; i++) {
+                const unsigned char *d = area[dir] + (size_t)i * NB_SLOT;
+                size_t len = nb_len(r, i);
+                for (size_t k = 0; k < len; k++) {
+                    CHECK(d[k] == nb_byte(r, from, dir, i, k),
+                          "round %d: byte %zu of the %zu-byte put %d from PE %d is %u, expected %u", r, k, len, i,
+                          from, d[k], nb_byte(r, from, dir, i, k));
+                }
+            }
+        }
+        aclshmem_barrier_all(); /* completes the puts (a barrier implies a quiet): sources reusable */
+    }
+    /* Beyond the specification (an _nbi put completes at a quiet): a small _nbi put reaches a PE
+     * that waits for it while its origin waits too, without a quiet, as a blocking put would. */
+    for (int r = 1; r <= 3; r++) {
+        word[r] = r;
+        aclshmem_putmem_nbi(&flag[2], &word[r], sizeof(int64_t), g_right);
+        aclshmem_int64_wait_until(&flag[2], ACLSHMEM_CMP_EQ, r);
+        aclshmem_barrier_all();
+    }
+    free(word);
+    free(src);
+    aclshmem_free(flag);
+    aclshmem_free(area[1]);
+    aclshmem_free(area[0]);
+    finalize_ok();
+    ok();
+}
+
+/* ------------------------------------------------------------------------------------------ */
 /* 8. large: one putmem and one getmem of 4 GiB + 4 KiB                                       */
 /* ------------------------------------------------------------------------------------------ */
 #define LARGE_SIZE (4 * GIB + 4 * KIB)
@@ -1307,6 +1386,7 @@ int main(int argc, char **argv)
         {"bad_input", scenario_bad_input},
         {"before_init", scenario_before_init},
         {"ordering", scenario_ordering},
+        {"nbi_batches", scenario_nbi_batches},
         {"large", scenario_large},
         {"large_fallback", scenario_large_fallback},
     };
