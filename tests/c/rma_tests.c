@@ -1224,6 +1224,18 @@ static void scenario_nbi_batches(void)
         aclshmem_int64_wait_until(&flag[2], ACLSHMEM_CMP_EQ, r);
         aclshmem_barrier_all();
     }
+    /* ... and while its origin computes without any library call (and so does the target): over
+     * UCX the progress threads send and apply it */
+    for (int r = 4; r <= 5; r++) {
+        word[r - 4] = r;
+        usleep(50000); /* outside the library long enough for its progress thread to fall asleep */
+        aclshmem_putmem_nbi(&flag[2], &word[r - 4], sizeof(int64_t), g_right);
+        double deadline = now_s() + 20.0;
+        while (__atomic_load_n(&flag[2], __ATOMIC_ACQUIRE) != r) {
+            CHECK(now_s() < deadline, "an _nbi put without a later library call did not arrive within 20 s");
+        }
+        aclshmem_barrier_all();
+    }
     free(word);
     free(src);
     aclshmem_free(flag);

@@ -35,8 +35,9 @@
 //!   unless RDMA devices may be used) chooses.
 //! * **Batched `_nbi` puts** ([`PutBatch`]): an `_nbi` put of up to [`BATCH_ITEM_MAX`] bytes is
 //!   copied into a batch per target PE, sent as one message when it holds [`BATCH_BYTES`] or
-//!   before any other operation of this transport (and in every progress call); the target
-//!   applies the puts in order and counts them as acknowledged puts.
+//!   before any other operation of this transport (and in every progress call, and by the
+//!   progress thread within [`BATCH_DELAY_US`] of the first put); the target applies the puts in
+//!   order and counts them as acknowledged puts.
 //! * **Notifications** ([`Transport::notify`], [`Transport::put_notify`]: words their target
 //!   waits for, such as a barrier's arrival) are active messages applied by handlers on the
 //!   target ([`on_note`], [`on_put_note`]): one message each, where an emulated atomic or put
@@ -248,6 +249,10 @@ struct Shared {
     acks: Mutex<Acks>,
     /// `acks.due` is not empty (read without the lock by every progress call).
     acks_due: AtomicBool,
+    /// The progress thread's timer fd (-1: no progress thread): armed when a batch of `_nbi`
+    /// puts starts ([`Ucx::batch_put`]), so the batch leaves within [`BATCH_DELAY_US`] even if
+    /// the program makes no further library call.
+    batch_timer: std::sync::atomic::AtomicI32,
     /// Messages that arrived for calls of this PE ([`Transport::mail`]), by team slot and tag,
     /// until the call takes them ([`on_mail`] fills it).
     mailbox: Mutex<std::collections::HashMap<MailKey, Vec<u8>>>,
@@ -512,6 +517,27 @@ impl Shared {
         Ok(())
     }
 
+    /// Has the progress thread send the batches within [`BATCH_DELAY_US`] (no-op without one).
+    fn arm_batch_timer(&self) {
+        let fd = self.batch_timer.load(Ordering::Relaxed);
+        if fd < 0 {
+            return;
+        }
+        let spec = libc::itimerspec {
+            it_interval: libc::timespec {
+                tv_sec: 0,
+                tv_nsec: 0,
+            },
+            it_value: libc::timespec {
+                tv_sec: 0,
+                tv_nsec: BATCH_DELAY_US * 1000,
+            },
+        };
+        // SAFETY: our timer fd (open while the progress thread runs, which outlives every
+        // operation: it stops in Drop); a valid itimerspec; no old value wanted.
+        unsafe { libc::timerfd_settime(fd, 0, &spec, std::ptr::null_mut()) };
+    }
+
     /// Sends batch `b` to `pe` as one active message, without waiting: the message owns the
     /// payload until UCX is done with it ([`boxed_sent`]); `quiet` waits for the acknowledgement.
     fn send_batch(&self, g: &mut State, pe: usize, b: Batch) -> Result<()> {
@@ -656,6 +682,7 @@ unsafe extern "C" fn signal_done(request: *mut c_void, _status: ucs_status_t, us
 struct Progress {
     stop: Arc<AtomicBool>,
     wake: libc::c_int,
+    timer: libc::c_int,
     thread: Option<std::thread::JoinHandle<()>>,
 }
 
@@ -868,6 +895,7 @@ impl Ucx {
             am_put_max: am_put_max(&tls)?,
             acks: Mutex::new(Acks::default()),
             acks_due: AtomicBool::new(false),
+            batch_timer: std::sync::atomic::AtomicI32::new(-1),
             mailbox: Mutex::new(Default::default()),
             state: Mutex::new(State {
                 addrs: Vec::new(),
@@ -912,12 +940,15 @@ impl Ucx {
         sh.endpoint(g, r.pe)?;
         // SAFETY: `src` holds `len` readable bytes (contract of put_nbi); they are copied here.
         let data = unsafe { std::slice::from_raw_parts(src, len) };
+        let first = g.batches.is_empty();
         let b = g.batches.entry(r.pe).or_default();
         batch_push(b, r.heap.slot() as u32, r.off as u64, data);
         if b.buf.len() >= BATCH_BYTES
             && let Some(b) = g.batches.remove(&r.pe)
         {
             sh.send_batch(g, r.pe, b)?;
+        } else if first {
+            sh.arm_batch_timer();
         }
         Ok(())
     }
@@ -1544,6 +1575,10 @@ const BATCH_ITEM_MAX: usize = 1024;
 /// A batch is sent once it holds this many bytes.
 const BATCH_BYTES: usize = 16 * 1024;
 
+/// A batch not sent by the program's own calls is sent by the progress thread after this many
+/// microseconds ([`Shared::batch_timer`]).
+const BATCH_DELAY_US: libc::c_long = 1000;
+
 /// The header of a batch of small `_nbi` puts from PE `from`: the payload holds `puts` records,
 /// each a [`BatchItem`] then its `len` bytes of data, padded to a multiple of 8. The target
 /// applies them in order and counts them as acknowledged puts ([`PutAck`]), so `quiet` waits for
@@ -1824,15 +1859,36 @@ fn start_progress(sh: &Arc<Shared>) -> Result<Progress> {
             std::io::Error::last_os_error()
         )));
     }
+    // SAFETY: plain timerfd creation.
+    let timer =
+        unsafe { libc::timerfd_create(libc::CLOCK_MONOTONIC, libc::TFD_CLOEXEC | libc::TFD_NONBLOCK) };
+    if timer < 0 {
+        let e = std::io::Error::last_os_error();
+        // SAFETY: created above, closed once.
+        unsafe { libc::close(wake) };
+        return Err(Error::Inner(format!("timerfd: {e}")));
+    }
     let stop = Arc::new(AtomicBool::new(false));
     let (s2, st2) = (Arc::clone(sh), Arc::clone(&stop));
     let thread = std::thread::Builder::new()
         .name("aclshmem-ucx".into())
-        .spawn(move || progress_loop(&s2, efd, wake, &st2))
-        .map_err(|e| Error::Inner(format!("UCX progress thread: {e}")))?;
+        .spawn(move || progress_loop(&s2, efd, wake, timer, &st2));
+    let thread = match thread {
+        Ok(t) => t,
+        Err(e) => {
+            // SAFETY: created above, closed once.
+            unsafe {
+                libc::close(wake);
+                libc::close(timer);
+            }
+            return Err(Error::Inner(format!("UCX progress thread: {e}")));
+        }
+    };
+    sh.batch_timer.store(timer, Ordering::Relaxed);
     Ok(Progress {
         stop,
         wake,
+        timer,
         thread: Some(thread),
     })
 }
@@ -1849,7 +1905,7 @@ const PARK_DRIVES: u64 = 8;
 /// its lock to that thread, so the two do not hand the lock back and forth for every message. It
 /// returns to the event fd once no program thread drives the worker often any more (it left the
 /// library, or sleeps between its polls).
-fn progress_loop(sh: &Shared, efd: libc::c_int, wake: libc::c_int, stop: &AtomicBool) {
+fn progress_loop(sh: &Shared, efd: libc::c_int, wake: libc::c_int, timer: libc::c_int, stop: &AtomicBool) {
     let mut fds = [
         libc::pollfd {
             fd: efd,
@@ -1858,6 +1914,11 @@ fn progress_loop(sh: &Shared, efd: libc::c_int, wake: libc::c_int, stop: &Atomic
         },
         libc::pollfd {
             fd: wake,
+            events: libc::POLLIN,
+            revents: 0,
+        },
+        libc::pollfd {
+            fd: timer,
             events: libc::POLLIN,
             revents: 0,
         },
@@ -1872,6 +1933,10 @@ fn progress_loop(sh: &Shared, efd: libc::c_int, wake: libc::c_int, stop: &Atomic
         // a program thread issuing operations holds the lock only briefly: wait for it (not
         // `Shared::lock`: when the process exits on a job's end, this thread just waits)
         let mut g = sh.state.lock().unwrap_or_else(|e| e.into_inner());
+        // `_nbi` puts the program gathered and left (the batch timer, or any wake-up)
+        if let Err(e) = sh.send_batches(&mut g) {
+            log::warn!("UCX: {e}");
+        }
         sh.drain(&mut g);
         // SAFETY: the worker is live and locked.
         let armed = unsafe { sh.lib.ucp_worker_arm(sh.worker) };
@@ -1887,8 +1952,13 @@ fn progress_loop(sh: &Shared, efd: libc::c_int, wake: libc::c_int, stop: &Atomic
             return;
         }
         last = driven();
-        // SAFETY: two valid pollfd entries.
-        unsafe { libc::poll(fds.as_mut_ptr(), 2, -1) };
+        // SAFETY: three valid pollfd entries.
+        unsafe { libc::poll(fds.as_mut_ptr(), 3, -1) };
+        if fds[2].revents & libc::POLLIN != 0 {
+            let mut expirations = 0u64;
+            // SAFETY: reads the 8-byte expiration count of our timer fd (non-blocking).
+            unsafe { libc::read(timer, (&mut expirations as *mut u64).cast(), 8) };
+        }
     }
 }
 
@@ -1918,8 +1988,13 @@ impl Drop for Ucx {
             if let Some(t) = p.thread.take() {
                 let _ = t.join();
             }
-            // SAFETY: our eventfd, closed once.
-            unsafe { libc::close(p.wake) };
+            self.sh.batch_timer.store(-1, Ordering::Relaxed);
+            // SAFETY: our eventfd and timer fd, closed once (nobody arms the timer any more: the
+            // instance is being dropped, with its last operation done).
+            unsafe {
+                libc::close(p.wake);
+                libc::close(p.timer);
+            }
         }
         let sh = &*self.sh;
         let lib = sh.lib;
