@@ -1095,9 +1095,9 @@ static void scenario_hang(void)
 
 /* ------------------------------------------------------------------------------------------ */
 /* 11. quiet_waits: every PE streams puts to its right neighbour, completes them with quiet,    */
-/* then signals it and waits for its left neighbour's signal, round after round until killed    */
-/* (a test takes a node away meanwhile). With PE_TESTS_REMOTE_PEERS=1 (one PE per node) every   */
-/* other PE is on another node: aclshmem_ptr must be NULL for each.                             */
+/* gets a little back, then signals it and waits for its left neighbour's signal, round after   */
+/* round until killed (a test takes a node away meanwhile). With PE_TESTS_REMOTE_PEERS=1 (one  */
+/* PE per node) every other PE is on another node: aclshmem_ptr must be NULL for each.          */
 /* ------------------------------------------------------------------------------------------ */
 static void scenario_quiet_waits(void)
 {
@@ -1121,9 +1121,16 @@ static void scenario_quiet_waits(void)
         fflush(stdout);
     }
     const int right = (me + 1) % n;
+    int64_t small[8];
     for (uint64_t round = 1; round <= 1000000; round++) {
         aclshmem_putmem_nbi(buf, local, len, right);
         aclshmem_quiet();
+        /* small gets (gathered into requests over UCX): _nbi ones completed by quiet, a strided one */
+        for (int k = 0; k < 4; k++) {
+            aclshmem_getmem_nbi(&small[k], buf + 8 * k, 8, right);
+        }
+        aclshmem_quiet();
+        aclshmem_int64_iget(small + 4, (int64_t *)buf, 1, 2, 4, right);
         aclshmem_uint64_p(flag, round, right);
         aclshmem_quiet();
         aclshmem_uint64_wait_until(flag, ACLSHMEM_CMP_GE, round);

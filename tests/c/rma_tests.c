@@ -1156,7 +1156,7 @@ static void scenario_ordering(void)
 
 /* ------------------------------------------------------------------------------------------ */
 /* nbi_batches: thousands of small _nbi puts of mixed sizes to both neighbours (over UCX they    */
-/* are gathered into batched messages), ordered by a fence before a flag                         */
+/* are gathered into batched messages), ordered by a fence before a flag; then _nbi gets         */
 /* ------------------------------------------------------------------------------------------ */
 #define NB_SLOT 2048 /* bytes per destination slot */
 #define NB_SLOTS 700
@@ -1215,6 +1215,26 @@ static void scenario_nbi_batches(void)
             }
         }
         aclshmem_barrier_all(); /* completes the puts (a barrier implies a quiet): sources reusable */
+    }
+    /* _nbi gets of the same mixed sizes (over UCX gathered into requests), completed by a quiet:
+     * the left neighbour's area[0] holds what its own left neighbour put in the last round */
+    {
+        int r = NB_ROUNDS, ll = (g_left - 1 + g_n) % g_n;
+        unsigned char *got = src; /* reused: the last round's puts completed at its barrier */
+        memset(got, 0, (size_t)NB_SLOTS * NB_SLOT);
+        for (int i = 0; i < NB_SLOTS; i++) {
+            aclshmem_getmem_nbi(got + (size_t)i * NB_SLOT, area[0] + (size_t)i * NB_SLOT, nb_len(r, i), g_left);
+        }
+        aclshmem_quiet();
+        for (int i = 0; i < NB_SLOTS; i++) {
+            size_t len = nb_len(r, i);
+            for (size_t k = 0; k < len; k++) {
+                CHECK(got[(size_t)i * NB_SLOT + k] == nb_byte(r, ll, 0, i, k),
+                      "_nbi get %d (%zu bytes) from PE %d: byte %zu is %u, expected %u", i, len, g_left, k,
+                      got[(size_t)i * NB_SLOT + k], nb_byte(r, ll, 0, i, k));
+            }
+        }
+        aclshmem_barrier_all();
     }
     /* Beyond the specification (an _nbi put completes at a quiet): a small _nbi put reaches a PE
      * that waits for it while its origin waits too, without a quiet, as a blocking put would. */

@@ -38,6 +38,10 @@
 //!   before any other operation of this transport (and in every progress call, and by the
 //!   progress thread within [`BATCH_DELAY_US`] of the first put); the target applies the puts in
 //!   order and counts them as acknowledged puts.
+//! * **Gathered gets** ([`GetBatch`]): small `_nbi` gets the same way, one request per source PE
+//!   whose handler leaves one reply due ([`GetReply`], sent after the progress call); `quiet`
+//!   waits for the replies. Strided puts and gets of small elements go as such batches too
+//!   ([`Ucx::strided_gathered`]).
 //! * **Notifications** ([`Transport::notify`], [`Transport::put_notify`]: words their target
 //!   waits for, such as a barrier's arrival) are active messages applied by handlers on the
 //!   target ([`on_note`], [`on_put_note`]): one message each, where an emulated atomic or put
@@ -204,6 +208,17 @@ struct State {
     /// Small `_nbi` puts gathered per target PE ([`PutBatch`]), sent as one message when the
     /// batch is full or before any other operation of this transport.
     batches: std::collections::BTreeMap<usize, Batch>,
+    /// Small `_nbi` gets gathered per source PE ([`GetBatch`]), sent like `batches`.
+    get_batches: std::collections::BTreeMap<usize, GetBatchBuf>,
+}
+
+/// Gets from one PE not requested yet: [`BatchItem`] records (no data) and where each one's bytes
+/// go on this PE.
+#[derive(Default)]
+struct GetBatchBuf {
+    items: Vec<u8>,
+    dsts: Vec<(usize, usize)>,
+    bytes: usize,
 }
 
 /// Small `_nbi` puts to one PE not sent yet: records of [`BatchItem`] followed by the data (padded
@@ -256,6 +271,12 @@ struct Shared {
     /// Messages that arrived for calls of this PE ([`Transport::mail`]), by team slot and tag,
     /// until the call takes them ([`on_mail`] fills it).
     mailbox: Mutex<std::collections::HashMap<MailKey, Vec<u8>>>,
+    /// Origin side of gathered gets ([`GetBatch`]): the requests waiting for their replies.
+    gets: Mutex<Gets>,
+    /// Target side: replies to gathered gets, sent after the progress call (as acknowledgements).
+    replies: Mutex<Vec<(u32, Box<ReplyMsg>)>>,
+    /// `replies` is not empty (read without the lock by every progress call).
+    replies_due: AtomicBool,
 }
 
 // SAFETY: the context and worker are used only while `state` is locked (the worker is
@@ -309,6 +330,9 @@ impl Shared {
     /// progress call cost one acknowledgement). Called by whoever progressed the worker, with the
     /// state locked; handlers themselves do not send.
     fn send_acks(&self, g: &mut State) {
+        if self.replies_due.load(Ordering::Acquire) {
+            self.send_replies(g);
+        }
         if !self.acks_due.load(Ordering::Acquire) {
             return;
         }
@@ -485,6 +509,13 @@ impl Shared {
     fn disconnect(&self, g: &mut State, pe: usize) {
         // puts not sent yet cannot reach the PE any more (the caller reports the loss)
         g.batches.remove(&pe);
+        g.get_batches.remove(&pe);
+        // gets waiting for its replies fail (a late reply finds nothing and is dropped)
+        self.gets
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .pending
+            .retain(|_, p| p.pe != pe);
         let ep = std::mem::replace(&mut g.eps[pe], std::ptr::null_mut());
         for keys in g.heaps.iter_mut().flatten() {
             let rk = std::mem::replace(&mut keys.rkeys[pe], std::ptr::null_mut());
@@ -514,7 +545,140 @@ impl Shared {
         while let Some((pe, b)) = g.batches.pop_first() {
             self.send_batch(g, pe, b)?;
         }
+        while let Some((pe, b)) = g.get_batches.pop_first() {
+            self.send_get_batch(g, pe, b)?;
+        }
         Ok(())
+    }
+
+    /// Sends the replies the get handler ([`on_get_batch`]) left due, without waiting (each
+    /// message owns its data until UCX is done with it). Called as [`Shared::send_acks`].
+    fn send_replies(&self, g: &mut State) {
+        let due = {
+            let mut r = self.replies.lock().unwrap_or_else(|e| e.into_inner());
+            self.replies_due.store(false, Ordering::Relaxed);
+            std::mem::take(&mut *r)
+        };
+        for (pe, msg) in due {
+            let ep = match self.endpoint(g, pe as usize) {
+                Ok(ep) => ep,
+                Err(e) => {
+                    log::debug!("UCX: reply to PE {pe} not sent: {e}");
+                    continue;
+                }
+            };
+            let msg = Box::into_raw(msg);
+            let mut param = ucp_request_param_t {
+                op_attr_mask: UCP_OP_ATTR_FIELD_FLAGS
+                    | UCP_OP_ATTR_FIELD_CALLBACK
+                    | UCP_OP_ATTR_FIELD_USER_DATA,
+                flags: UCP_AM_SEND_FLAG_EAGER,
+                user_data: msg.cast(),
+                ..Default::default()
+            };
+            param.cb.send = Some(boxed_sent::<ReplyMsg>);
+            // SAFETY: header and data stay allocated until the send completes (freed by
+            // `boxed_sent`, or below when UCX completed or refused the call at once).
+            let req = unsafe {
+                self.lib.ucp_am_send_nbx(
+                    ep,
+                    GET_REPLY_ID,
+                    std::ptr::addr_of!((*msg).header).cast(),
+                    std::mem::size_of::<GetReply>(),
+                    (*msg).data.as_ptr().cast(),
+                    (*msg).data.len(),
+                    &param,
+                )
+            };
+            if req.is_null() || ptr_is_err(req) {
+                // SAFETY: no callback will run for this call: the message is still ours.
+                drop(unsafe { Box::from_raw(msg) });
+            }
+            if ptr_is_err(req) {
+                log::debug!(
+                    "UCX: reply to PE {pe}: {}",
+                    status_text(self.lib, req as isize as ucs_status_t)
+                );
+            }
+        }
+    }
+
+    /// Sends gathered gets `b` to `pe` as one request, without waiting for the reply; returns its
+    /// number ([`Gets::pending`]), which [`Ucx::wait_gets`] waits for.
+    fn send_get_batch(&self, g: &mut State, pe: usize, b: GetBatchBuf) -> Result<u64> {
+        let ep = self.endpoint(g, pe)?;
+        let count = b.dsts.len() as u32;
+        let id = {
+            let mut gets = self.gets.lock().unwrap_or_else(|e| e.into_inner());
+            gets.next_id += 1;
+            let id = gets.next_id;
+            gets.pending.insert(
+                id,
+                PendingGet {
+                    pe,
+                    dsts: b.dsts,
+                    bytes: b.bytes,
+                    outcome: None,
+                },
+            );
+            id
+        };
+        let msg = Box::into_raw(Box::new(GetBatchMsg {
+            header: GetBatch {
+                from: self.me,
+                count,
+                id,
+            },
+            items: b.items,
+        }));
+        let mut param = ucp_request_param_t {
+            op_attr_mask: UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA,
+            flags: UCP_AM_SEND_FLAG_EAGER,
+            user_data: msg.cast(),
+            ..Default::default()
+        };
+        param.cb.send = Some(boxed_sent::<GetBatchMsg>);
+        // SAFETY: header and records stay allocated until the send completes (freed by
+        // `boxed_sent`, or below when UCX completed or refused the call at once).
+        let req = unsafe {
+            self.lib.ucp_am_send_nbx(
+                ep,
+                GET_BATCH_ID,
+                std::ptr::addr_of!((*msg).header).cast(),
+                std::mem::size_of::<GetBatch>(),
+                (*msg).items.as_ptr().cast(),
+                (*msg).items.len(),
+                &param,
+            )
+        };
+        if req.is_null() || ptr_is_err(req) {
+            // SAFETY: no callback will run for this call: the message is still ours.
+            drop(unsafe { Box::from_raw(msg) });
+        }
+        if ptr_is_err(req) {
+            self.gets
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .pending
+                .remove(&id);
+            return check(
+                self.lib,
+                req as isize as ucs_status_t,
+                &format!("{count} get(s) from PE {pe}"),
+            )
+            .map(|()| id);
+        }
+        Ok(id)
+    }
+
+    /// Whether gathered gets wait for their replies.
+    fn gets_pending(&self) -> bool {
+        !self
+            .gets
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .pending
+            .is_empty()
     }
 
     /// Has the progress thread send the batches within [`BATCH_DELAY_US`] (no-op without one).
@@ -779,12 +943,23 @@ impl Ucx {
         // SAFETY: as above.
         let st = unsafe { sh.lib.ucp_worker_set_am_recv_handler(sh.worker, &param) };
         check(sh.lib, st, "notification handler")?;
-        let handlers: [ucp_am_recv_callback_t; 4] =
-            [Some(on_put_ack), Some(on_ack), Some(on_mail), Some(on_put_batch)];
-        for (id, cb) in [PUT_ACK_ID, ACK_ID, MAIL_ID, PUT_BATCH_ID]
-            .into_iter()
-            .zip(handlers)
-        {
+        let handlers: [ucp_am_recv_callback_t; 6] = [
+            Some(on_put_ack),
+            Some(on_ack),
+            Some(on_mail),
+            Some(on_put_batch),
+            Some(on_get_batch),
+            Some(on_get_reply),
+        ];
+        let ids = [
+            PUT_ACK_ID,
+            ACK_ID,
+            MAIL_ID,
+            PUT_BATCH_ID,
+            GET_BATCH_ID,
+            GET_REPLY_ID,
+        ];
+        for (id, cb) in ids.into_iter().zip(handlers) {
             let param = ucp_am_handler_param_t { id, cb, ..param };
             // SAFETY: as above.
             let st = unsafe { sh.lib.ucp_worker_set_am_recv_handler(sh.worker, &param) };
@@ -897,6 +1072,9 @@ impl Ucx {
             acks_due: AtomicBool::new(false),
             batch_timer: std::sync::atomic::AtomicI32::new(-1),
             mailbox: Mutex::new(Default::default()),
+            gets: Mutex::new(Gets::default()),
+            replies: Mutex::new(Vec::new()),
+            replies_due: AtomicBool::new(false),
             state: Mutex::new(State {
                 addrs: Vec::new(),
                 eps: Vec::new(),
@@ -908,6 +1086,7 @@ impl Ucx {
                 fenced: false,
                 am_fence_pending: false,
                 batches: Default::default(),
+                get_batches: Default::default(),
             }),
         };
         let mut a = std::ptr::null_mut();
@@ -940,13 +1119,33 @@ impl Ucx {
         sh.endpoint(g, r.pe)?;
         // SAFETY: `src` holds `len` readable bytes (contract of put_nbi); they are copied here.
         let data = unsafe { std::slice::from_raw_parts(src, len) };
-        let first = g.batches.is_empty();
+        let first = g.batches.is_empty() && g.get_batches.is_empty();
         let b = g.batches.entry(r.pe).or_default();
         batch_push(b, r.heap.slot() as u32, r.off as u64, data);
         if b.buf.len() >= BATCH_BYTES
             && let Some(b) = g.batches.remove(&r.pe)
         {
             sh.send_batch(g, r.pe, b)?;
+        } else if first {
+            sh.arm_batch_timer();
+        }
+        Ok(())
+    }
+
+    /// A small `_nbi` get: appended to the gathered gets from `r.pe` ([`GetBatch`]), requested
+    /// when the replies would reach [`BATCH_BYTES`] or before this PE's next other operation on
+    /// this transport; `quiet` waits for the replies.
+    fn batch_get(&self, g: &mut State, r: &Remote<'_>, dst: *mut u8, len: usize) -> Result<()> {
+        let sh = &*self.sh;
+        // a peer that cannot be reached fails this call, not a later one
+        sh.endpoint(g, r.pe)?;
+        let first = g.batches.is_empty() && g.get_batches.is_empty();
+        let b = g.get_batches.entry(r.pe).or_default();
+        get_push(b, r.heap.slot() as u32, r.off as u64, dst, len);
+        if (b.bytes >= BATCH_BYTES || b.items.len() >= BATCH_BYTES)
+            && let Some(b) = g.get_batches.remove(&r.pe)
+        {
+            sh.send_get_batch(g, r.pe, b)?;
         } else if first {
             sh.arm_batch_timer();
         }
@@ -1036,6 +1235,87 @@ impl Ucx {
             g.am_waiting.insert(r.pe);
         }
         result
+    }
+
+    /// Waits until the gathered gets `ids` (all of them when `None`) have their replies,
+    /// progressing the worker, and forgets them; the first failure is returned. Past
+    /// `ACLSHMEM_UCX_TIMEOUT` the PEs that did not answer are disconnected and named in the error.
+    fn wait_gets(&self, g: &mut State, ids: Option<&[u64]>, what: &str) -> Result<()> {
+        let sh = &*self.sh;
+        let mut backoff = crate::wait::Backoff::new();
+        let mut rounds = 0u64;
+        let mut start = None;
+        let mut result = Ok(());
+        loop {
+            {
+                let mut gets = sh.gets.lock().unwrap_or_else(|e| e.into_inner());
+                let mut open = false;
+                gets.pending.retain(|id, p| {
+                    if ids.is_some_and(|ids| !ids.contains(id)) {
+                        return true;
+                    }
+                    match p.outcome.take() {
+                        None => {
+                            open = true;
+                            true
+                        }
+                        Some(Ok(())) => false,
+                        Some(Err(e)) => {
+                            if result.is_ok() {
+                                result = Err(Error::Inner(format!("UCX: {what}: {e}")));
+                            }
+                            false
+                        }
+                    }
+                });
+                if !open {
+                    return result;
+                }
+            }
+            if crate::util::ending() {
+                // as in `Shared::wait_on`
+                return Err(Error::Inner(format!("{what}: the job is ending")));
+            }
+            sh.mark_driven();
+            // SAFETY: as in `Shared::drain`.
+            if unsafe { sh.lib.ucp_worker_progress(sh.worker) } == 0 {
+                backoff.snooze();
+            } else {
+                sh.send_acks(g);
+                crate::wait::note_activity();
+            }
+            rounds += 1;
+            if rounds.is_multiple_of(1024)
+                && let Some(limit) = sh.timeout
+            {
+                let waited = start.get_or_insert_with(std::time::Instant::now).elapsed();
+                if waited >= limit {
+                    let lost: Vec<usize> = {
+                        let gets = sh.gets.lock().unwrap_or_else(|e| e.into_inner());
+                        let mut pes: Vec<usize> = gets
+                            .pending
+                            .iter()
+                            .filter(|(id, p)| p.outcome.is_none() && ids.is_none_or(|ids| ids.contains(id)))
+                            .map(|(_, p)| p.pe)
+                            .collect();
+                        pes.sort_unstable();
+                        pes.dedup();
+                        pes
+                    };
+                    let msg = format!(
+                        "UCX: {what}: the reply to gets from PE(s) {lost:?} has not completed after \
+                         {:.1} s (ACLSHMEM_UCX_TIMEOUT): the peer's node may be lost or unreachable",
+                        waited.as_secs_f64()
+                    );
+                    crate::logging::write_stderr(&format!("aclshmem: {msg}\n"));
+                    for &pe in &lost {
+                        // also forgets the PE's pending gets
+                        sh.disconnect(g, pe);
+                    }
+                    return Err(Error::Timeout(msg));
+                }
+            }
+        }
     }
 
     /// Waits until every acknowledged put (to `only`, or to every PE) is acknowledged,
@@ -1144,6 +1424,9 @@ impl Ucx {
         if put && am && !wait && len <= BATCH_ITEM_MAX && self.am_put_ok(&g, r.pe, len) {
             return self.batch_put(&mut g, &r, local, len);
         }
+        if !put && !wait && len <= BATCH_ITEM_MAX && self.am_put_ok(&g, r.pe, len) {
+            return self.batch_get(&mut g, &r, local, len);
+        }
         sh.send_batches(&mut g)?;
         if put && am && self.am_put_ok(&g, r.pe, len) {
             return self.am_put(&mut g, &r, local, len, None, wait);
@@ -1191,11 +1474,15 @@ impl Ucx {
         Ok(())
     }
 
-    /// Strided transfer: every element issued, then all waited for.
+    /// Strided transfer: elements up to [`BATCH_ITEM_MAX`] bytes as gathered messages
+    /// ([`Self::strided_gathered`]); larger ones every element issued, then all waited for.
     fn strided(&self, r: Remote<'_>, local: *mut u8, s: Strides, put: bool) -> Result<()> {
         let sh = &*self.sh;
         let mut g = sh.lock();
         sh.send_batches(&mut g)?;
+        if s.elem <= BATCH_ITEM_MAX && self.am_put_ok(&g, r.pe, s.elem) {
+            return self.strided_gathered(&mut g, &r, local, s, put);
+        }
         self.ucx_op_start(&mut g)?;
         let (ep, rkey, addr) = sh.resolve(&mut g, &r)?;
         g.unflushed |= put;
@@ -1246,6 +1533,67 @@ impl Ucx {
             }
         }
         result
+    }
+
+    /// A strided put as batches of acknowledged puts ([`PutBatch`], one record per element: the
+    /// source is copied, so the call returns once they are sent), or a strided get as gathered
+    /// gets ([`GetBatch`], waited for). Over tcp every element was a message (a put) or two (a
+    /// get); now every [`BATCH_BYTES`] are one.
+    fn strided_gathered(
+        &self,
+        g: &mut State,
+        r: &Remote<'_>,
+        local: *mut u8,
+        s: Strides,
+        put: bool,
+    ) -> Result<()> {
+        let sh = &*self.sh;
+        let (rstride, lstride) = if put {
+            (s.dst_stride, s.src_stride)
+        } else {
+            (s.src_stride, s.dst_stride)
+        };
+        let elem = s.elem as isize;
+        // element i's offset in the peer's heap and address here (the spans were checked)
+        let remote = |i: usize| (r.off as isize + i as isize * rstride * elem) as u64;
+        // SAFETY: every element lies in the caller's checked local span (contract of iput/iget).
+        let here = |i: usize| unsafe { local.offset(i as isize * lstride * elem) };
+        let slot = r.heap.slot() as u32;
+        if put {
+            if g.fenced && g.unflushed {
+                // as in `am_put`
+                self.flush(g)?;
+            }
+            g.fenced = false;
+            let mut b = Batch::default();
+            for i in 0..s.n {
+                // SAFETY: element i holds `elem` readable bytes (contract of iput).
+                let data = unsafe { std::slice::from_raw_parts(here(i), s.elem) };
+                batch_push(&mut b, slot, remote(i), data);
+                if b.buf.len() >= BATCH_BYTES || i + 1 == s.n {
+                    sh.send_batch(g, r.pe, std::mem::take(&mut b))?;
+                }
+            }
+            return Ok(());
+        }
+        let mut ids = Vec::new();
+        let mut b = GetBatchBuf::default();
+        let mut result = Ok(());
+        for i in 0..s.n {
+            get_push(&mut b, slot, remote(i), here(i), s.elem);
+            if b.bytes >= BATCH_BYTES || b.items.len() >= BATCH_BYTES || i + 1 == s.n {
+                match sh.send_get_batch(g, r.pe, std::mem::take(&mut b)) {
+                    Ok(id) => ids.push(id),
+                    Err(e) => {
+                        result = Err(e);
+                        break;
+                    }
+                }
+            }
+        }
+        // the replies write into the caller's buffer: wait for every request sent
+        let waited = self.wait_gets(g, Some(&ids), &format!("strided get from PE {}", r.pe));
+        result.and(waited)
     }
 
     /// A posted atomic ([`Transport::atomic_post`]); `flushed`: whether `quiet` must complete it
@@ -1709,6 +2057,211 @@ unsafe extern "C" fn on_put_batch(
         }
     }
     owe_ack(sh, b.from, u64::from(b.puts));
+    UCS_OK
+}
+
+/// Active-message ids of gathered gets ([`GetBatch`]) and of their replies ([`GetReply`]).
+const GET_BATCH_ID: u32 = 7;
+const GET_REPLY_ID: u32 = 8;
+
+/// A request for `count` pieces of the target's heaps, numbered `id` by PE `from`: the payload
+/// holds `count` [`BatchItem`] records (no data). The target answers with one [`GetReply`]
+/// carrying the pieces in order.
+///
+/// Why: over tcp UCX emulates each get with a request and a reply message, so `count` small
+/// `_nbi` gets or the elements of a strided get cost `count` of each; gathered, one of each.
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct GetBatch {
+    from: u32,
+    count: u32,
+    id: u64,
+}
+
+/// The reply to [`GetBatch`] `id`: the pieces, concatenated (`status` 0), or no data when the
+/// target refused a piece outside its heaps (`status` 1, which cannot come from this library).
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct GetReply {
+    id: u64,
+    status: u32,
+    pad: u32,
+}
+
+/// A get request on its way (see [`BatchMsg`]).
+struct GetBatchMsg {
+    header: GetBatch,
+    items: Vec<u8>,
+}
+
+/// A reply on its way (see [`BatchMsg`]).
+struct ReplyMsg {
+    header: GetReply,
+    data: Vec<u8>,
+}
+
+/// Origin side of gathered gets: the requests sent and not answered yet, by number.
+#[derive(Default)]
+struct Gets {
+    next_id: u64,
+    pending: std::collections::HashMap<u64, PendingGet>,
+}
+
+/// A request waiting for its reply: where each piece goes (address, bytes) on this PE, their
+/// total, and once the reply came, its outcome (`Err`: what went wrong).
+struct PendingGet {
+    pe: usize,
+    dsts: Vec<(usize, usize)>,
+    bytes: usize,
+    outcome: Option<std::result::Result<(), String>>,
+}
+
+/// Appends a get of `len` bytes at byte `off` of heap `slot` into `dst` to batch `b`.
+fn get_push(b: &mut GetBatchBuf, slot: u32, off: u64, dst: *mut u8, len: usize) {
+    let item = BatchItem {
+        slot,
+        len: len as u32,
+        off,
+    };
+    // SAFETY: a plain `repr(C)` struct without padding, viewed as its bytes.
+    let raw = unsafe {
+        std::slice::from_raw_parts(
+            (&item as *const BatchItem).cast::<u8>(),
+            std::mem::size_of::<BatchItem>(),
+        )
+    };
+    b.items.extend_from_slice(raw);
+    b.dsts.push((dst as usize, len));
+    b.bytes += len;
+}
+
+/// The records of a [`GetBatch`] payload: (slot, offset, bytes); `None` where it is malformed.
+fn get_items(payload: &[u8]) -> impl Iterator<Item = Option<(u32, u64, usize)>> + '_ {
+    payload.chunks(std::mem::size_of::<BatchItem>()).map(|raw| {
+        (raw.len() == std::mem::size_of::<BatchItem>()).then(|| {
+            // SAFETY: `raw` holds the bytes of one BatchItem (plain data; unaligned read).
+            let item = unsafe { std::ptr::read_unaligned(raw.as_ptr().cast::<BatchItem>()) };
+            (item.slot, item.off, item.len as usize)
+        })
+    })
+}
+
+/// The handler of [`GetBatch`]es (see [`on_note`] for where it runs): copies the pieces out of
+/// our heaps and leaves the reply due to the origin ([`Shared::send_acks`] sends it after the
+/// progress call). A piece outside our heaps (it cannot come from this library) is logged, and
+/// the reply says refused, so the origin does not wait for ever.
+unsafe extern "C" fn on_get_batch(
+    arg: *mut c_void,
+    header: *const c_void,
+    header_length: usize,
+    data: *mut c_void,
+    length: usize,
+    param: *const ucp_am_recv_param_t,
+) -> ucs_status_t {
+    // SAFETY: UCX passes its receive parameters (or NULL).
+    let rndv = !param.is_null() && unsafe { (*param).recv_attr } & AM_RECV_RNDV != 0;
+    // SAFETY: as in `on_note`.
+    let Some((sh, b)) = (unsafe { am_header::<GetBatch>(arg, header, header_length, "a get request") })
+    else {
+        return UCS_OK;
+    };
+    let mut reply = ReplyMsg {
+        header: GetReply {
+            id: b.id,
+            status: 0,
+            pad: 0,
+        },
+        data: Vec::new(),
+    };
+    if rndv || (length > 0 && data.is_null()) {
+        log::warn!("UCX: a get request from PE {} came without its records", b.from);
+        reply.header.status = 1;
+    } else {
+        // SAFETY: `data` holds `length` bytes during the call (eager).
+        let payload = unsafe { std::slice::from_raw_parts(data as *const u8, length) };
+        let mut n = 0u32;
+        for item in get_items(payload) {
+            let src = item.and_then(|(slot, off, len)| {
+                local_heap(sh, u64::from(slot))
+                    .filter(|&(_, hl)| inside(off, len as u64, hl))
+                    .map(|(base, _)| (base + off as usize, len))
+            });
+            let Some((at, len)) = src else {
+                log::warn!(
+                    "UCX: refused a get request from PE {} (a piece outside this PE's heaps)",
+                    b.from
+                );
+                reply.header.status = 1;
+                break;
+            };
+            // SAFETY: the range lies inside our own mapped heap (checked above).
+            reply
+                .data
+                .extend_from_slice(unsafe { std::slice::from_raw_parts(at as *const u8, len) });
+            n += 1;
+        }
+        if reply.header.status == 0 && n != b.count {
+            log::warn!(
+                "UCX: a get request from PE {} names {} pieces and holds {n}",
+                b.from,
+                b.count
+            );
+            reply.header.status = 1;
+        }
+    }
+    if reply.header.status != 0 {
+        reply.data = Vec::new();
+    }
+    sh.replies
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .push((b.from, Box::new(reply)));
+    sh.replies_due.store(true, Ordering::Release);
+    UCS_OK
+}
+
+/// The handler of [`GetReply`]s: copies the pieces to where the request said and records the
+/// outcome; a reply to a request nobody waits for any more (its peer was given up) is dropped.
+unsafe extern "C" fn on_get_reply(
+    arg: *mut c_void,
+    header: *const c_void,
+    header_length: usize,
+    data: *mut c_void,
+    length: usize,
+    param: *const ucp_am_recv_param_t,
+) -> ucs_status_t {
+    // SAFETY: UCX passes its receive parameters (or NULL).
+    let rndv = !param.is_null() && unsafe { (*param).recv_attr } & AM_RECV_RNDV != 0;
+    // SAFETY: as in `on_note`.
+    let Some((sh, r)) = (unsafe { am_header::<GetReply>(arg, header, header_length, "a get reply") }) else {
+        return UCS_OK;
+    };
+    let mut gets = sh.gets.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(p) = gets.pending.get_mut(&r.id) else {
+        return UCS_OK;
+    };
+    p.outcome = Some(if r.status != 0 {
+        Err(format!("PE {} refused the request", p.pe))
+    } else if rndv || length != p.bytes || (length > 0 && data.is_null()) {
+        Err(format!(
+            "PE {} replied with {length} bytes instead of {}",
+            p.pe, p.bytes
+        ))
+    } else {
+        let mut at = data as *const u8;
+        for &(dst, len) in &p.dsts {
+            // SAFETY: the reply holds `bytes` bytes (checked), the pieces in request order; each
+            // destination is the caller's buffer of `len` bytes, valid until the request is
+            // complete (a blocking call waits for it; an `_nbi` one's contract runs to `quiet`).
+            unsafe {
+                std::ptr::copy_nonoverlapping(at, dst as *mut u8, len);
+                at = at.add(len);
+            }
+        }
+        Ok(())
+    });
+    drop(gets);
+    crate::wait::note_activity();
     UCS_OK
 }
 
@@ -2445,6 +2998,9 @@ impl Transport for Ucx {
         if !g.am_waiting.is_empty() {
             self.wait_acks(&mut g, None, "quiet")?;
         }
+        if sh.gets_pending() {
+            self.wait_gets(&mut g, None, "quiet")?;
+        }
         g.am_fence_pending = false;
         self.flush(&mut g)
     }
@@ -2507,5 +3063,30 @@ mod tests {
             assert_eq!(items[1], None);
         }
         assert_eq!(batch_items(&[]).count(), 0);
+    }
+
+    #[test]
+    fn get_requests_list_every_piece() {
+        let mut b = GetBatchBuf::default();
+        let mut dst = [0u8; 64];
+        for i in 0..5u32 {
+            get_push(
+                &mut b,
+                i,
+                u64::from(i) * 100,
+                dst[i as usize * 8..].as_mut_ptr(),
+                3 + i as usize,
+            );
+        }
+        assert_eq!(b.bytes, 3 + 4 + 5 + 6 + 7);
+        assert_eq!(b.dsts.len(), 5);
+        let items: Vec<_> = get_items(&b.items).collect();
+        assert_eq!(items.len(), 5);
+        for (i, item) in items.into_iter().enumerate() {
+            assert_eq!(item, Some((i as u32, i as u64 * 100, 3 + i)));
+        }
+        // a record cut short is malformed
+        let cut: Vec<_> = get_items(&b.items[..b.items.len() - 1]).collect();
+        assert_eq!(cut.last(), Some(&None));
     }
 }
