@@ -42,6 +42,9 @@
 #pragma weak aclshmem_putmem
 #pragma weak aclshmem_getmem
 #pragma weak aclshmem_putmem_nbi
+#pragma weak aclshmem_getmem_nbi
+#pragma weak aclshmem_int64_iput
+#pragma weak aclshmem_int64_iget
 #pragma weak aclshmem_quiet
 #pragma weak aclshmem_int64_p
 #pragma weak aclshmem_int64_g
@@ -78,6 +81,15 @@ static inline void bench_quiet(void) { aclshmem_quiet(); }
 static inline void bench_int64_p(int64_t *dst, int64_t v, int pe) { aclshmem_int64_p(dst, v, pe); }
 static inline int64_t bench_int64_g(int64_t *src, int pe) { return aclshmem_int64_g(src, pe); }
 static inline void bench_int64_put(int64_t *dst, int64_t *src, int pe) { aclshmem_int64_put(dst, src, 1, pe); }
+static inline void bench_getmem_nbi(void *dst, void *src, size_t bytes, int pe) { aclshmem_getmem_nbi(dst, src, bytes, pe); }
+static inline void bench_int64_iput(int64_t *dst, int64_t *src, ptrdiff_t dst_st, ptrdiff_t src_st, size_t n, int pe)
+{
+    aclshmem_int64_iput(dst, src, dst_st, src_st, n, pe);
+}
+static inline void bench_int64_iget(int64_t *dst, int64_t *src, ptrdiff_t dst_st, ptrdiff_t src_st, size_t n, int pe)
+{
+    aclshmem_int64_iget(dst, src, dst_st, src_st, n, pe);
+}
 
 /* ---- signals, waits and atomics (perf_sync.c) */
 typedef int32_t bench_sig_t;
@@ -114,6 +126,8 @@ static inline int bench_alltoall(void *dst, const void *src, size_t nbytes) { re
 #define bench_have_putmem() (&aclshmem_putmem != NULL)
 #define bench_have_getmem() (&aclshmem_getmem != NULL)
 #define bench_have_putmem_nbi() (&aclshmem_putmem_nbi != NULL)
+#define bench_have_getmem_nbi() (&aclshmem_getmem_nbi != NULL)
+#define bench_have_strided() (&aclshmem_int64_iput != NULL && &aclshmem_int64_iget != NULL)
 #define bench_have_quiet() (&aclshmem_quiet != NULL)
 #define bench_have_int64_p() (&aclshmem_int64_p != NULL)
 #define bench_have_int64_g() (&aclshmem_int64_g != NULL)
@@ -146,6 +160,15 @@ static inline void bench_quiet(void) { shmem_quiet(); }
 static inline void bench_int64_p(int64_t *dst, int64_t v, int pe) { shmem_int64_p(dst, v, pe); }
 static inline int64_t bench_int64_g(int64_t *src, int pe) { return shmem_int64_g(src, pe); }
 static inline void bench_int64_put(int64_t *dst, int64_t *src, int pe) { shmem_int64_put(dst, src, 1, pe); }
+static inline void bench_getmem_nbi(void *dst, void *src, size_t bytes, int pe) { shmem_getmem_nbi(dst, src, bytes, pe); }
+static inline void bench_int64_iput(int64_t *dst, int64_t *src, ptrdiff_t dst_st, ptrdiff_t src_st, size_t n, int pe)
+{
+    shmem_int64_iput(dst, src, dst_st, src_st, n, pe);
+}
+static inline void bench_int64_iget(int64_t *dst, int64_t *src, ptrdiff_t dst_st, ptrdiff_t src_st, size_t n, int pe)
+{
+    shmem_int64_iget(dst, src, dst_st, src_st, n, pe);
+}
 
 /* ---- signals, waits and atomics (perf_sync.c): OpenSHMEM 1.4 equivalents, see the head */
 typedef uint64_t bench_sig_t;
@@ -237,6 +260,8 @@ static inline int bench_alltoall(void *dst, const void *src, size_t nbytes)
 #define bench_have_putmem() 1
 #define bench_have_getmem() 1
 #define bench_have_putmem_nbi() 1
+#define bench_have_getmem_nbi() 1
+#define bench_have_strided() 1
 #define bench_have_quiet() 1
 #define bench_have_int64_p() 1
 #define bench_have_int64_g() 1

@@ -182,6 +182,82 @@ static void fig_nbi_rate(int64_t *src, int64_t *dst)
     }
 }
 
+/* ------------------------------------------- figure 3b: get_nbi rate, strided iput/iget of 1000 int64 */
+#define STRIDED_N 1000
+static void fig_getnbi_strided(int64_t *src, int64_t *dst)
+{
+    if (!bench_have_getmem_nbi() || !bench_have_quiet()) {
+        skip("getnbi_rate", "missing:getmem_nbi/quiet");
+    } else {
+        /* PE 1's src holds 2000000 + i; PE 0 gets them into its dst */
+        if (me == 1) for (int i = 0; i < NBI_BATCH; i++) src[i] = 2000000 + i;
+        bench_barrier_all();
+        if (me == 0) {
+            long batches = scaled(200);
+            double rate[MAX_REPS];
+            for (int w = 0; w < 5; w++) {
+                for (int i = 0; i < NBI_BATCH; i++) bench_getmem_nbi(&dst[i], &src[i], 8, 1);
+                bench_quiet();
+            }
+            for (int r = 0; r < reps; r++) {
+                memset(dst, 0, NBI_BATCH * sizeof(int64_t));
+                double t0 = now_s();
+                for (long b = 0; b < batches; b++) {
+                    for (int i = 0; i < NBI_BATCH; i++) bench_getmem_nbi(&dst[i], &src[i], 8, 1);
+                    bench_quiet();
+                }
+                rate[r] = (double)(batches * NBI_BATCH) / (now_s() - t0) / 1e6;
+            }
+            for (int i = 0; i < NBI_BATCH; i++) {
+                if (dst[i] != 2000000 + i) {
+                    fprintf(stderr, "ERROR pe 0: getnbi_rate: slot %d holds %lld\n", i, (long long)dst[i]);
+                    failures++;
+                    break;
+                }
+            }
+            result("getnbi_rate", 8, median(rate, reps), "Mmsg/s");
+        }
+        bench_barrier_all();
+    }
+    if (!bench_have_strided() || !bench_have_quiet()) {
+        skip("iput_lat", "missing:int64_iput/iget/quiet");
+        skip("iget_lat", "missing:int64_iput/iget/quiet");
+        return;
+    }
+    /* iput: PE 0's src[0..1000) to every other element of PE 1's dst; iget: back, from stride 2 */
+    if (me == 1) memset(dst, 0, 2 * STRIDED_N * sizeof(int64_t));
+    bench_barrier_all();
+    if (me == 0) {
+        for (int i = 0; i < STRIDED_N; i++) src[i] = 3000000 + i;
+        long n = scaled(20);
+        double t[MAX_REPS];
+        for (int w = 0; w < 3; w++) { bench_int64_iput(dst, src, 2, 1, STRIDED_N, 1); bench_quiet(); }
+        for (int r = 0; r < reps; r++) {
+            double t0 = now_s();
+            for (long i = 0; i < n; i++) { bench_int64_iput(dst, src, 2, 1, STRIDED_N, 1); bench_quiet(); }
+            t[r] = (now_s() - t0) / (double)n * 1e6;
+        }
+        result("iput_lat", STRIDED_N * 8, median(t, reps), "us");
+        int64_t *back = src + STRIDED_N;
+        for (int w = 0; w < 3; w++) bench_int64_iget(back, dst, 1, 2, STRIDED_N, 1);
+        for (int r = 0; r < reps; r++) {
+            memset(back, 0, STRIDED_N * sizeof(int64_t));
+            double t0 = now_s();
+            for (long i = 0; i < n; i++) bench_int64_iget(back, dst, 1, 2, STRIDED_N, 1);
+            t[r] = (now_s() - t0) / (double)n * 1e6;
+        }
+        for (int i = 0; i < STRIDED_N; i++) {
+            if (back[i] != 3000000 + i) {
+                fprintf(stderr, "ERROR pe 0: iget_lat: element %d holds %lld\n", i, (long long)back[i]);
+                failures++;
+                break;
+            }
+        }
+        result("iget_lat", STRIDED_N * 8, median(t, reps), "us");
+    }
+    bench_barrier_all();
+}
+
 /* ---------------------------------------------------------------- figure 4: 8-byte p, g, typed put */
 static void fig_scalar(int64_t *src, int64_t *dst)
 {
@@ -356,6 +432,7 @@ int main(void)
     fig_put_lat(src, dst);
     fig_get_lat(src, dst);
     fig_nbi_rate((int64_t *)src, (int64_t *)dst);
+    fig_getnbi_strided((int64_t *)src, (int64_t *)dst);
     fig_scalar((int64_t *)src, (int64_t *)dst);
     fig_bandwidth(src, dst, bw_bytes);
 
