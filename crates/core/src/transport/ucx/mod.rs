@@ -560,47 +560,48 @@ impl Shared {
             std::mem::take(&mut *r)
         };
         for (pe, msg) in due {
-            let ep = match self.endpoint(g, pe as usize) {
-                Ok(ep) => ep,
-                Err(e) => {
-                    log::debug!("UCX: reply to PE {pe} not sent: {e}");
-                    continue;
-                }
-            };
-            let msg = Box::into_raw(msg);
-            let mut param = ucp_request_param_t {
-                op_attr_mask: UCP_OP_ATTR_FIELD_FLAGS
-                    | UCP_OP_ATTR_FIELD_CALLBACK
-                    | UCP_OP_ATTR_FIELD_USER_DATA,
-                flags: UCP_AM_SEND_FLAG_EAGER,
-                user_data: msg.cast(),
-                ..Default::default()
-            };
-            param.cb.send = Some(boxed_sent::<ReplyMsg>);
-            // SAFETY: header and data stay allocated until the send completes (freed by
-            // `boxed_sent`, or below when UCX completed or refused the call at once).
-            let req = unsafe {
-                self.lib.ucp_am_send_nbx(
-                    ep,
-                    GET_REPLY_ID,
-                    std::ptr::addr_of!((*msg).header).cast(),
-                    std::mem::size_of::<GetReply>(),
-                    (*msg).data.as_ptr().cast(),
-                    (*msg).data.len(),
-                    &param,
-                )
-            };
-            if req.is_null() || ptr_is_err(req) {
-                // SAFETY: no callback will run for this call: the message is still ours.
-                drop(unsafe { Box::from_raw(msg) });
-            }
-            if ptr_is_err(req) {
-                log::debug!(
-                    "UCX: reply to PE {pe}: {}",
-                    status_text(self.lib, req as isize as ucs_status_t)
-                );
+            let sent = self
+                .endpoint(g, pe as usize)
+                .and_then(|ep| self.send_owned(ep, GET_REPLY_ID, msg, "reply"));
+            if let Err(e) = sent {
+                log::debug!("UCX: reply to PE {pe} not sent: {e}");
             }
         }
+    }
+
+    /// Sends `msg` as active message `id` over `ep`, eager, without waiting: UCX reads the
+    /// message until the send completes, and [`boxed_sent`] frees it then; `what` names it in an
+    /// error.
+    fn send_owned<H>(&self, ep: ucp_ep_h, id: u32, msg: Box<Owned<H>>, what: &str) -> Result<()> {
+        let msg = Box::into_raw(msg);
+        let mut param = ucp_request_param_t {
+            op_attr_mask: UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA,
+            flags: UCP_AM_SEND_FLAG_EAGER,
+            user_data: msg.cast(),
+            ..Default::default()
+        };
+        param.cb.send = Some(boxed_sent::<Owned<H>>);
+        // SAFETY: header and payload stay allocated until the send completes (freed by
+        // `boxed_sent`, or below when UCX completed or refused the call at once).
+        let req = unsafe {
+            self.lib.ucp_am_send_nbx(
+                ep,
+                id,
+                std::ptr::addr_of!((*msg).header).cast(),
+                std::mem::size_of::<H>(),
+                (*msg).data.as_ptr().cast(),
+                (*msg).data.len(),
+                &param,
+            )
+        };
+        if req.is_null() || ptr_is_err(req) {
+            // SAFETY: no callback will run for this call: the message is still ours.
+            drop(unsafe { Box::from_raw(msg) });
+        }
+        if ptr_is_err(req) {
+            return check(self.lib, req as isize as ucs_status_t, what);
+        }
+        Ok(())
     }
 
     /// Sends gathered gets `b` to `pe` as one request, without waiting for the reply; returns its
@@ -623,50 +624,21 @@ impl Shared {
             );
             id
         };
-        let msg = Box::into_raw(Box::new(GetBatchMsg {
+        let msg = Box::new(Owned {
             header: GetBatch {
                 from: self.me,
                 count,
                 id,
             },
-            items: b.items,
-        }));
-        let mut param = ucp_request_param_t {
-            op_attr_mask: UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA,
-            flags: UCP_AM_SEND_FLAG_EAGER,
-            user_data: msg.cast(),
-            ..Default::default()
-        };
-        param.cb.send = Some(boxed_sent::<GetBatchMsg>);
-        // SAFETY: header and records stay allocated until the send completes (freed by
-        // `boxed_sent`, or below when UCX completed or refused the call at once).
-        let req = unsafe {
-            self.lib.ucp_am_send_nbx(
-                ep,
-                GET_BATCH_ID,
-                std::ptr::addr_of!((*msg).header).cast(),
-                std::mem::size_of::<GetBatch>(),
-                (*msg).items.as_ptr().cast(),
-                (*msg).items.len(),
-                &param,
-            )
-        };
-        if req.is_null() || ptr_is_err(req) {
-            // SAFETY: no callback will run for this call: the message is still ours.
-            drop(unsafe { Box::from_raw(msg) });
-        }
-        if ptr_is_err(req) {
+            data: b.items,
+        });
+        if let Err(e) = self.send_owned(ep, GET_BATCH_ID, msg, &format!("{count} get(s) from PE {pe}")) {
             self.gets
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())
                 .pending
                 .remove(&id);
-            return check(
-                self.lib,
-                req as isize as ucs_status_t,
-                &format!("{count} get(s) from PE {pe}"),
-            )
-            .map(|()| id);
+            return Err(e);
         }
         Ok(id)
     }
@@ -707,41 +679,16 @@ impl Shared {
     fn send_batch(&self, g: &mut State, pe: usize, b: Batch) -> Result<()> {
         let ep = self.endpoint(g, pe)?;
         let puts = b.puts;
-        let msg = Box::into_raw(Box::new(BatchMsg {
+        let msg = Box::new(Owned {
             header: PutBatch { from: self.me, puts },
-            buf: b.buf,
-        }));
-        let mut param = ucp_request_param_t {
-            op_attr_mask: UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA,
-            flags: UCP_AM_SEND_FLAG_EAGER,
-            user_data: msg.cast(),
-            ..Default::default()
-        };
-        param.cb.send = Some(boxed_sent::<BatchMsg>);
-        // SAFETY: header and payload stay allocated until the send completes (freed by
-        // `boxed_sent`, or below when UCX completed or refused the call at once).
-        let req = unsafe {
-            self.lib.ucp_am_send_nbx(
-                ep,
-                PUT_BATCH_ID,
-                std::ptr::addr_of!((*msg).header).cast(),
-                std::mem::size_of::<PutBatch>(),
-                (*msg).buf.as_ptr().cast(),
-                (*msg).buf.len(),
-                &param,
-            )
-        };
-        if req.is_null() || ptr_is_err(req) {
-            // SAFETY: no callback will run for this call: the message is still ours.
-            drop(unsafe { Box::from_raw(msg) });
-        }
-        if ptr_is_err(req) {
-            return check(
-                self.lib,
-                req as isize as ucs_status_t,
-                &format!("{puts} non-blocking put(s) to PE {pe}"),
-            );
-        }
+            data: b.buf,
+        });
+        self.send_owned(
+            ep,
+            PUT_BATCH_ID,
+            msg,
+            &format!("{puts} non-blocking put(s) to PE {pe}"),
+        )?;
         *g.am_sent.entry(pe).or_insert(0) += u64::from(puts);
         g.am_waiting.insert(pe);
         Ok(())
@@ -1951,10 +1898,11 @@ struct BatchItem {
     off: u64,
 }
 
-/// A batch on its way: the header and payload UCX reads until the send completes ([`boxed_sent`]).
-struct BatchMsg {
-    header: PutBatch,
-    buf: Vec<u8>,
+/// An active message on its way: the header and payload UCX reads until the send completes
+/// ([`Shared::send_owned`], freed by [`boxed_sent`]).
+struct Owned<H> {
+    header: H,
+    data: Vec<u8>,
 }
 
 /// Appends a put of `data` to byte `off` of heap `slot` to batch `b`.
@@ -2088,17 +2036,8 @@ struct GetReply {
     pad: u32,
 }
 
-/// A get request on its way (see [`BatchMsg`]).
-struct GetBatchMsg {
-    header: GetBatch,
-    items: Vec<u8>,
-}
-
-/// A reply on its way (see [`BatchMsg`]).
-struct ReplyMsg {
-    header: GetReply,
-    data: Vec<u8>,
-}
+/// A reply on its way.
+type ReplyMsg = Owned<GetReply>;
 
 /// Origin side of gathered gets: the requests sent and not answered yet, by number.
 #[derive(Default)]
