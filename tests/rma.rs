@@ -115,20 +115,20 @@ fn ordering_4pes() {
 
 /// Thousands of small `_nbi` puts of mixed sizes to both neighbours, ordered by a fence before a
 /// flag (over UCX they travel in batches); one reaches a PE that waits for it without a quiet
-/// (scenario `nbi_batches`). Over UCX in `ucx_puts_both_ways` and `tests/multinode.rs`.
+/// (scenario `nbi_batches`). Over UCX in the `ACLSHMEM_TRANSPORT=ucx` rerun of this file
+/// (`scripts/test-all.sh`) and in `tests/multinode.rs`.
 #[test]
 fn nbi_batches_3pes() {
     scenario("nbi_batches", 3);
 }
 
 /// Both ways a put reaches a PE through UCX (here every PE, over tcp on loopback): acknowledged
-/// active messages for puts up to 64 KiB (small `_nbi` ones gathered in batches) and
-/// put-with-signal (`ACLSHMEM_UCX_PUT_AM=on`, the
+/// active messages for puts up to 64 KiB and put-with-signal (`ACLSHMEM_UCX_PUT_AM=on`, the
 /// default without RDMA devices), and UCX's own put then a flush (`off`), mixed with large puts.
 #[test]
 fn ucx_puts_both_ways() {
     for am in ["on", "off"] {
-        for sc in ["ordering", "sized", "nbi_batches"] {
+        for sc in ["ordering", "sized"] {
             let env = [
                 ("ACLSHMEM_TRANSPORT", "ucx"),
                 ("UCX_TLS", "tcp"),
