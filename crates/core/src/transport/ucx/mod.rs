@@ -1184,40 +1184,24 @@ impl Ucx {
         result
     }
 
-    /// Waits until the gathered gets `ids` (all of them when `None`) have their replies,
-    /// progressing the worker, and forgets them; the first failure is returned. Past
-    /// `ACLSHMEM_UCX_TIMEOUT` the PEs that did not answer are disconnected and named in the error.
-    fn wait_gets(&self, g: &mut State, ids: Option<&[u64]>, what: &str) -> Result<()> {
+    /// Progresses the worker until `done` says the wait is over (`Some(result)`). Past
+    /// `ACLSHMEM_UCX_TIMEOUT` it returns the error `expired` makes of the time waited (which
+    /// names and disconnects the peers that did not answer). The loop of [`Self::wait_gets`] and
+    /// [`Self::wait_acks`].
+    fn wait_peers(
+        &self,
+        g: &mut State,
+        what: &str,
+        mut done: impl FnMut(&mut State) -> Option<Result<()>>,
+        mut expired: impl FnMut(&mut State, std::time::Duration) -> Error,
+    ) -> Result<()> {
         let sh = &*self.sh;
         let mut backoff = crate::wait::Backoff::new();
         let mut rounds = 0u64;
         let mut start = None;
-        let mut result = Ok(());
         loop {
-            {
-                let mut gets = sh.gets.lock().unwrap_or_else(|e| e.into_inner());
-                let mut open = false;
-                gets.pending.retain(|id, p| {
-                    if ids.is_some_and(|ids| !ids.contains(id)) {
-                        return true;
-                    }
-                    match p.outcome.take() {
-                        None => {
-                            open = true;
-                            true
-                        }
-                        Some(Ok(())) => false,
-                        Some(Err(e)) => {
-                            if result.is_ok() {
-                                result = Err(Error::Inner(format!("UCX: {what}: {e}")));
-                            }
-                            false
-                        }
-                    }
-                });
-                if !open {
-                    return result;
-                }
+            if let Some(result) = done(g) {
+                return result;
             }
             if crate::util::ending() {
                 // as in `Shared::wait_on`
@@ -1237,32 +1221,66 @@ impl Ucx {
             {
                 let waited = start.get_or_insert_with(std::time::Instant::now).elapsed();
                 if waited >= limit {
-                    let lost: Vec<usize> = {
-                        let gets = sh.gets.lock().unwrap_or_else(|e| e.into_inner());
-                        let mut pes: Vec<usize> = gets
-                            .pending
-                            .iter()
-                            .filter(|(id, p)| p.outcome.is_none() && ids.is_none_or(|ids| ids.contains(id)))
-                            .map(|(_, p)| p.pe)
-                            .collect();
-                        pes.sort_unstable();
-                        pes.dedup();
-                        pes
-                    };
-                    let msg = format!(
-                        "UCX: {what}: the reply to gets from PE(s) {lost:?} has not completed after \
-                         {:.1} s (ACLSHMEM_UCX_TIMEOUT): the peer's node may be lost or unreachable",
-                        waited.as_secs_f64()
-                    );
-                    crate::logging::write_stderr(&format!("aclshmem: {msg}\n"));
-                    for &pe in &lost {
-                        // also forgets the PE's pending gets
-                        sh.disconnect(g, pe);
-                    }
-                    return Err(Error::Timeout(msg));
+                    return Err(expired(g, waited));
                 }
             }
         }
+    }
+
+    /// Waits until the gathered gets `ids` (all of them when `None`) have their replies,
+    /// progressing the worker, and forgets them; the first failure is returned. Past
+    /// `ACLSHMEM_UCX_TIMEOUT` the PEs that did not answer are disconnected and named in the error.
+    fn wait_gets(&self, g: &mut State, ids: Option<&[u64]>, what: &str) -> Result<()> {
+        let sh = &*self.sh;
+        let wanted = |id: &u64| ids.is_none_or(|ids| ids.contains(id));
+        let mut result = Ok(());
+        let done = |_: &mut State| {
+            let mut gets = sh.gets.lock().unwrap_or_else(|e| e.into_inner());
+            let mut open = false;
+            gets.pending.retain(|id, p| {
+                if !wanted(id) {
+                    return true;
+                }
+                match p.outcome.take() {
+                    None => {
+                        open = true;
+                        true
+                    }
+                    Some(Ok(())) => false,
+                    Some(Err(e)) => {
+                        if result.is_ok() {
+                            result = Err(Error::Inner(format!("UCX: {what}: {e}")));
+                        }
+                        false
+                    }
+                }
+            });
+            (!open).then(|| std::mem::replace(&mut result, Ok(())))
+        };
+        let expired = |g: &mut State, waited: std::time::Duration| {
+            let mut lost: Vec<usize> = {
+                let gets = sh.gets.lock().unwrap_or_else(|e| e.into_inner());
+                gets.pending
+                    .iter()
+                    .filter(|(id, p)| p.outcome.is_none() && wanted(id))
+                    .map(|(_, p)| p.pe)
+                    .collect()
+            };
+            lost.sort_unstable();
+            lost.dedup();
+            let msg = format!(
+                "UCX: {what}: the reply to gets from PE(s) {lost:?} has not completed after \
+                 {:.1} s (ACLSHMEM_UCX_TIMEOUT): the peer's node may be lost or unreachable",
+                waited.as_secs_f64()
+            );
+            crate::logging::write_stderr(&format!("aclshmem: {msg}\n"));
+            for &pe in &lost {
+                // also forgets the PE's pending gets
+                sh.disconnect(g, pe);
+            }
+            Error::Timeout(msg)
+        };
+        self.wait_peers(g, what, done, expired)
     }
 
     /// Waits until every acknowledged put (to `only`, or to every PE) is acknowledged,
@@ -1270,65 +1288,41 @@ impl Ucx {
     /// disconnected and named in the error, and their puts take UCX's path from then on.
     fn wait_acks(&self, g: &mut State, only: Option<usize>, what: &str) -> Result<()> {
         let sh = &*self.sh;
-        let mut backoff = crate::wait::Backoff::new();
-        let mut rounds = 0u64;
-        let mut start = None;
-        loop {
-            {
-                let a = sh.acks();
-                let State {
-                    am_waiting, am_sent, ..
-                } = &mut *g;
-                am_waiting.retain(|pe| {
-                    a.acked.get(&(*pe as u32)).copied().unwrap_or(0) < am_sent.get(pe).copied().unwrap_or(0)
-                });
-            }
+        let done = |g: &mut State| {
+            let a = sh.acks();
+            let State {
+                am_waiting, am_sent, ..
+            } = g;
+            am_waiting.retain(|pe| {
+                a.acked.get(&(*pe as u32)).copied().unwrap_or(0) < am_sent.get(pe).copied().unwrap_or(0)
+            });
             let pending = match only {
-                Some(pe) => g.am_waiting.contains(&pe),
-                None => !g.am_waiting.is_empty(),
+                Some(pe) => am_waiting.contains(&pe),
+                None => !am_waiting.is_empty(),
             };
-            if !pending {
-                return Ok(());
+            (!pending).then_some(Ok(()))
+        };
+        let expired = |g: &mut State, waited: std::time::Duration| {
+            let lost: Vec<usize> = g
+                .am_waiting
+                .iter()
+                .copied()
+                .filter(|&pe| only.is_none_or(|o| o == pe))
+                .collect();
+            let msg = format!(
+                "UCX: {what}: the acknowledgement of puts to PE(s) {lost:?} has not completed after {:.1} s \
+                 (ACLSHMEM_UCX_TIMEOUT): the peer's node may be lost or unreachable",
+                waited.as_secs_f64()
+            );
+            crate::logging::write_stderr(&format!("aclshmem: {msg}\n"));
+            for &pe in &lost {
+                sh.disconnect(g, pe);
+                g.am_lost.insert(pe);
             }
-            if crate::util::ending() {
-                // as in `Shared::wait_on`
-                return Err(Error::Inner(format!("{what}: the job is ending")));
-            }
-            sh.mark_driven();
-            // SAFETY: as in `Shared::drain`.
-            if unsafe { sh.lib.ucp_worker_progress(sh.worker) } == 0 {
-                backoff.snooze();
-            } else {
-                sh.send_acks(g);
-                crate::wait::note_activity();
-            }
-            rounds += 1;
-            if rounds.is_multiple_of(1024)
-                && let Some(limit) = sh.timeout
-            {
-                let waited = start.get_or_insert_with(std::time::Instant::now).elapsed();
-                if waited >= limit {
-                    let lost: Vec<usize> = g
-                        .am_waiting
-                        .iter()
-                        .copied()
-                        .filter(|&pe| only.is_none_or(|o| o == pe))
-                        .collect();
-                    let msg = format!(
-                        "UCX: {what}: the acknowledgement of puts to PE(s) {lost:?} has not completed after {:.1} s \
-                         (ACLSHMEM_UCX_TIMEOUT): the peer's node may be lost or unreachable",
-                        waited.as_secs_f64()
-                    );
-                    crate::logging::write_stderr(&format!("aclshmem: {msg}\n"));
-                    for &pe in &lost {
-                        sh.disconnect(g, pe);
-                        g.am_lost.insert(pe);
-                    }
-                    g.am_waiting.retain(|pe| !lost.contains(pe));
-                    return Err(Error::Timeout(msg));
-                }
-            }
-        }
+            g.am_waiting.retain(|pe| !lost.contains(pe));
+            Error::Timeout(msg)
+        };
+        self.wait_peers(g, what, done, expired)
     }
 
     /// Before a UCX operation: a fence since acknowledged puts were issued orders them first
