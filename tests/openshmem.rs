@@ -376,6 +376,81 @@ fn generated_files_are_current() {
     assert!(stale.is_empty(), "stale: {stale:?}; run `cargo xtask codegen`");
 }
 
+/// Without `SHMEM_SYMMETRIC_SIZE` (or `ACLSHMEM_LOCAL_MEM_SIZE`) the heap is Sandia OpenSHMEM's
+/// 512 MiB with pages allocated on first touch, so programs that allocate a few hundred MiB (OSU's
+/// message-rate tests) run without settings, and an unused heap costs nothing: two PEs with their
+/// default heaps run in a private mount namespace whose `/dev/shm` is 64 MiB (Docker's default
+/// size). With `ACLSHMEM_SHM_PREALLOCATE=1` the same job fails at init, naming `/dev/shm`.
+#[test]
+fn default_heap_is_512_mib_allocated_on_first_touch() {
+    let bin = compile("heap_size");
+    let run = run_pes(
+        2,
+        &[&bin],
+        &[
+            ("ACLSHMEM_LOCAL_MEM_SIZE", ""),
+            ("SHMEM_SYMMETRIC_SIZE", ""),
+            ("HEAP_EXPECT_MB", "512"),
+        ],
+        Duration::from_secs(120),
+    );
+    run.assert_ok("heap_size");
+    // ACLSHMEM_LOCAL_MEM_SIZE alone still sizes it
+    let run = run_pes(
+        2,
+        &[&bin],
+        &[("ACLSHMEM_LOCAL_MEM_SIZE", "8M"), ("SHMEM_SYMMETRIC_SIZE", "")],
+        Duration::from_secs(120),
+    );
+    run.assert_ok("heap_size");
+
+    let unshare_ok = Command::new("unshare")
+        .args(["-m", "--propagation", "private", "true"])
+        .status()
+        .is_ok_and(|s| s.success());
+    if !unshare_ok {
+        common::skip(
+            "default_heap_is_512_mib_allocated_on_first_touch (small /dev/shm)",
+            "needs root for a private mount namespace (unshare -m)",
+        );
+        return;
+    }
+    let in_small_shm = |prealloc: &str| {
+        let script = format!(
+            "mount -t tmpfs -o size=64m tmpfs /dev/shm && exec {} -n 2 --timeout 60 {}",
+            common::launcher().display(),
+            bin.display()
+        );
+        let out = Command::new("unshare")
+            .args(["-m", "--propagation", "private", "sh", "-c", &script])
+            .env_remove("ACLSHMEM_LOCAL_MEM_SIZE")
+            .env_remove("SHMEM_SYMMETRIC_SIZE")
+            .env_remove("ACLSHMEM_JOB_TOKEN")
+            .env_remove("ACLSHMEM_IP_PORT")
+            .env("ACLSHMEM_SHM_PREALLOCATE", prealloc)
+            .env("HEAP_EXPECT_MB", "512")
+            .env("SHMEM_LOG_TO_STDOUT", "1")
+            .output()
+            .expect("run unshare");
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        (out.status.success(), text)
+    };
+    let (ok, text) = in_small_shm("");
+    assert!(
+        ok && text.contains("OK heap_size"),
+        "default heaps in a 64 MiB /dev/shm:\n{text}"
+    );
+    let (ok, text) = in_small_shm("1");
+    assert!(
+        !ok && !text.contains("OK heap_size") && text.contains("/dev/shm has"),
+        "reserved default heaps in a 64 MiB /dev/shm must fail at init, naming it:\n{text}"
+    );
+}
+
 #[test]
 fn symmetric_size_and_version_variables() {
     let bin = compile("heap_size");

@@ -1,5 +1,6 @@
 //! `/dev/shm` running out after init is a clear error, never a SIGBUS (heap pages are reserved
-//! when a heap is created, `ACLSHMEM_SHM_PREALLOCATE`, on by default).
+//! when a heap is created, `ACLSHMEM_SHM_PREALLOCATE`, on by default); with pages allocated on
+//! first touch it is a SIGBUS that the PE explains before it ends.
 //!
 //! The job runs in a private mount namespace (`unshare -m`, needs root) whose `/dev/shm` is a
 //! 64 MiB tmpfs, so filling it disturbs nothing else on the machine.
@@ -54,10 +55,21 @@ fn filling_dev_shm_after_init_is_not_a_sigbus() {
         code == 0 && text.contains("OK shm_fill"),
         "with reserved heap pages the job failed (exit {code}):\n{text}"
     );
-    // the same program with pages allocated on first touch dies of SIGBUS: the test can fail
+    // the same program with pages allocated on first touch ends with SIGBUS (so the test can
+    // fail), and the PE that hit it says why first instead of dying silently
     let (code, text) = run_in_small_shm("0");
     assert!(
         code != 0 && !text.contains("OK shm_fill"),
         "without reservation the job was expected to fail (exit {code}):\n{text}"
+    );
+    assert!(
+        text.contains(": no memory could back the symmetric-memory page at 0x")
+            && text.contains("(/dev/shm) is full")
+            && text.contains("ACLSHMEM_SHM_PREALLOCATE=1"),
+        "the SIGBUS of an unbacked heap page was not explained (exit {code}):\n{text}"
+    );
+    assert!(
+        text.contains("aclshmem: PE 0: no memory") || text.contains("aclshmem: PE 1: no memory"),
+        "the message does not name the PE:\n{text}"
     );
 }

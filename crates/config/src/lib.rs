@@ -362,7 +362,7 @@ env_table! {
     ACLSHMEM_HEARTBEAT_TIMEOUT: duration = "10s", "Config store (DEFAULT and UNIQUEID mode): a PE whose watch connection is silent this long is declared dead, and a PE that hears nothing from the store this long takes PE 0 for dead (heartbeats every 0.5 s; catches a dead PE whose forked child keeps its sockets open). At least 2 s; 0: off (a PE stopped in a debugger then never ends the job).";
     ACLSHMEM_JOB_ID: string = "", "Launcher: job id carried in shared-memory object names (aclshmem-<user>-<job>-...), so the launcher can remove leftovers.";
     ACLSHMEM_LOCAL_MEM_SIZE: size = "128M", "local_mem_size filled by aclshmemx_set_attr_from_env: bytes, or with a K/M/G/T suffix (binary; B or iB may follow).";
-    ACLSHMEM_SHM_PREALLOCATE: bool = "1", "1 (default): reserve every heap's pages when the heap is created (posix_fallocate), so a /dev/shm too small or filled by others fails that init or HOST_SIDE allocation with ACLSHMEM_SMEM_ERROR instead of a SIGBUS later; costs about 0.05 s per 128 MiB of heap at init and commits the memory up front. 0: pages are allocated on first touch.";
+    ACLSHMEM_SHM_PREALLOCATE: bool = "", "1 (unset: the default of the aclshmem API): reserve every heap's pages when the heap is created (posix_fallocate), so a /dev/shm too small or filled by others fails that init or HOST_SIDE allocation with ACLSHMEM_SMEM_ERROR instead of a SIGBUS later; costs about 0.05 s per 128 MiB of heap at init and commits the memory up front. 0 (unset: the default when shmem_init creates the instance, as SOS and OSHMEM do): pages are allocated on first touch; a page that cannot be backed then ends the PE with a message naming /dev/shm.";
     ACLSHMEM_DIRECT_ACCESS: bool = "1", "0: peers on this node are reached through the transport interface instead of inline loads and stores, so every operation takes the generic path (for testing it).";
     ACLSHMEM_TRANSPORT: one_of["auto", "ucx"] = "auto", "auto: shared memory for peers on this node, UCX for peers on other nodes (loaded only when the job spans nodes); ucx: every other PE through UCX, same-node peers too (for tests and comparisons).";
     ACLSHMEM_UCX_LIB: string = "", "The UCP library to load at run time (default libucp.so.0, from Debian's libucx0 package).";
@@ -393,7 +393,7 @@ env_table! {
     PMI_RANK: c_int = "", "PMI (MPICH/Hydra, Slurm): rank.";
     PMI_SIZE: c_int = "", "PMI: number of ranks.";
     PMIX_RANK: c_int = "", "PMIx: rank (the size comes from OMPI_COMM_WORLD_SIZE or PMI_SIZE).";
-    SHMEM_SYMMETRIC_SIZE: size = "", "OpenSHMEM programs (shmem_init): symmetric heap size per PE, bytes or with a K/M/G/T suffix; unset: ACLSHMEM_LOCAL_MEM_SIZE.";
+    SHMEM_SYMMETRIC_SIZE: size = "", "OpenSHMEM programs (shmem_init): symmetric heap size per PE, bytes or with a K/M/G/T suffix; unset: ACLSHMEM_LOCAL_MEM_SIZE if that is set, else 512M (Sandia OpenSHMEM's default; its pages are allocated on first touch, see ACLSHMEM_SHM_PREALLOCATE).";
     SHMEM_INFO: bool = "0", "OpenSHMEM programs: 1 prints the library's version and settings (the environment table) at shmem_init on PE 0.";
     SHMEM_VERSION: bool = "0", "OpenSHMEM programs: 1 prints the library's version at shmem_init on PE 0.";
     SHMEM_DEBUG: bool = "0", "OpenSHMEM programs: 1 prints the library's debug messages on stderr, as Sandia OpenSHMEM does (level DEBUG unless SHMEM_LOG_LEVEL says otherwise; SHMEM_LOG_PATH or SHMEM_LOG_TO_STDOUT=1 send them to the log file or stdout instead).";

@@ -53,6 +53,7 @@ pub use bootstrap::env::job_from_env;
 pub use bootstrap::uid::get_uniqueid;
 pub use error::{Error, Result};
 pub use heap::HeapKind;
+pub use heap::pages_on_first_touch_by_default;
 pub use heap::segment::BASE_ALIGN;
 pub use transport::SignalOp;
 pub use word::{IntWord, Word};

@@ -1,8 +1,9 @@
 //! Library setup, exit and query routines (OpenSHMEM 1.5 chapter 9.1) and their deprecated names.
 //!
 //! `shmem_init` reads the job from the launcher's environment (`oshrun`/`aclshmrun`, torchrun,
-//! Open MPI, PMI), sizes the heap from `SHMEM_SYMMETRIC_SIZE` (else `ACLSHMEM_LOCAL_MEM_SIZE`) and
-//! initialises the core's instance; started without a launcher it runs as a single PE. When the
+//! Open MPI, PMI), sizes the heap from `SHMEM_SYMMETRIC_SIZE` (else `ACLSHMEM_LOCAL_MEM_SIZE`, else
+//! [`DEFAULT_SYMMETRIC_SIZE`], with pages allocated on first touch) and initialises the core's
+//! instance; started without a launcher it runs as a single PE. When the
 //! aclshmem API already initialised the process, it joins that instance. Calls are counted: the
 //! instance ends at the `shmem_finalize` matching the first `shmem_init` (as Sandia OpenSHMEM).
 
@@ -20,6 +21,11 @@ use aclshmem_core::runtime;
 pub const SHMEM_THREAD_SINGLE: c_int = 0;
 pub const SHMEM_THREAD_MULTIPLE: c_int = 3;
 
+/// The heap of a program that sets neither `SHMEM_SYMMETRIC_SIZE` nor `ACLSHMEM_LOCAL_MEM_SIZE`:
+/// Sandia OpenSHMEM's default (Open MPI's OSHMEM: 256 MiB). Its pages are allocated on first touch
+/// unless `ACLSHMEM_SHM_PREALLOCATE=1`, so an unused part costs address space only.
+pub const DEFAULT_SYMMETRIC_SIZE: u64 = 512 << 20;
+
 /// Version of the specification this surface implements.
 pub const MAJOR: c_int = 1;
 pub const MINOR: c_int = 5;
@@ -35,8 +41,8 @@ static THREAD_LEVEL: AtomicI32 = AtomicI32::new(SHMEM_THREAD_SINGLE);
 
 fn job_attr() -> Result<InitAttr> {
     let mut attr = InitAttr::default();
-    let (my_pe, n_pes, ip_port, mem) = match aclshmem_core::job_from_env() {
-        Ok(job) => (job.my_pe, job.n_pes, job.ip_port, job.local_mem_size),
+    let (my_pe, n_pes, ip_port) = match aclshmem_core::job_from_env() {
+        Ok(job) => (job.my_pe, job.n_pes, job.ip_port),
         Err(e) => {
             // no launcher: a job of one PE with a private rendezvous port
             log::debug!("shmem_init: no launcher environment ({e}); running as a single PE");
@@ -44,13 +50,17 @@ fn job_attr() -> Result<InitAttr> {
                 .and_then(|l| l.local_addr())
                 .map_err(|e| Error::Inner(format!("no free loopback port for a single-PE job: {e}")))?
                 .port();
-            let mem = config::ACLSHMEM_LOCAL_MEM_SIZE.value()?;
-            (0, 1, format!("tcp://127.0.0.1:{port}"), mem)
+            (0, 1, format!("tcp://127.0.0.1:{port}"))
         }
     };
     attr.my_pe = my_pe;
     attr.n_pes = n_pes;
-    attr.local_mem_size = config::SHMEM_SYMMETRIC_SIZE.get()?.unwrap_or(mem);
+    attr.local_mem_size = match config::SHMEM_SYMMETRIC_SIZE.get()? {
+        Some(size) => size,
+        None => config::ACLSHMEM_LOCAL_MEM_SIZE
+            .get()?
+            .unwrap_or(DEFAULT_SYMMETRIC_SIZE),
+    };
     for (dst, src) in attr.ip_port.iter_mut().zip(ip_port.bytes()) {
         *dst = src as c_char;
     }
@@ -84,6 +94,8 @@ fn init(requested: c_int) -> Result<()> {
             attr.n_pes,
             attr.local_mem_size
         );
+        // as SOS and OSHMEM: heap pages on first touch (ACLSHMEM_SHM_PREALLOCATE=1 reserves them)
+        aclshmem_core::pages_on_first_touch_by_default();
         runtime::init(ACLSHMEMX_INIT_WITH_DEFAULT, &mut attr)?;
         if debug {
             // the core's init sets the level of the aclshmem API (ERROR)

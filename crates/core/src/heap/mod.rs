@@ -8,8 +8,10 @@
 
 pub mod allocator;
 pub mod segment;
+pub mod sigbus;
 
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::bootstrap::Bootstrap;
 use crate::config;
@@ -120,6 +122,25 @@ fn agree(boot: &dyn Bootstrap, mine: std::result::Result<String, String>) -> Res
     Ok(out)
 }
 
+/// Whether heaps are preallocated when `ACLSHMEM_SHM_PREALLOCATE` is not set (see
+/// [`pages_on_first_touch_by_default`]).
+static PREALLOCATE_DEFAULT: AtomicBool = AtomicBool::new(true);
+
+/// The OpenSHMEM surface: heaps created from now on, unless `ACLSHMEM_SHM_PREALLOCATE` says
+/// otherwise, get their pages on first touch (as SOS's and OSHMEM's heaps do), so its large default
+/// heap costs nothing until used. A page that cannot be backed then ends the process with a
+/// message (see [`sigbus`]).
+pub fn pages_on_first_touch_by_default() {
+    PREALLOCATE_DEFAULT.store(false, Ordering::Relaxed);
+}
+
+/// Whether new heaps reserve their pages at creation.
+fn preallocate() -> Result<bool> {
+    Ok(config::ACLSHMEM_SHM_PREALLOCATE
+        .get()?
+        .unwrap_or_else(|| PREALLOCATE_DEFAULT.load(Ordering::Relaxed)))
+}
+
 impl SymmetricHeap {
     /// Collective: creates this PE's segment of `size` bytes, maps every same-node peer's segment and
     /// unlinks the names once everyone has mapped. `job` goes into the object names; `direct` says
@@ -132,7 +153,7 @@ impl SymmetricHeap {
         direct: bool,
     ) -> Result<SymmetricHeap> {
         Self::create_with(boot, kind, size, job, direct, |name| {
-            Segment::create(name, size, config::ACLSHMEM_SHM_PREALLOCATE.value()?)
+            Segment::create(name, size, preallocate()?)
         })
     }
 
@@ -204,7 +225,7 @@ impl SymmetricHeap {
         let created = if kind == HeapKind::Static {
             make(&name)
         } else {
-            Self::check_space(size, local_pes, free).and_then(|_| make(&name))
+            Self::check_space(size, local_pes, free, preallocate()?).and_then(|_| make(&name))
         }
         .map_err(|e| e.to_string());
         let (created, my_name) = match created {
@@ -257,13 +278,23 @@ impl SymmetricHeap {
     }
 
     /// Whether `free` bytes (read before any heap of this kind was created) hold the heaps of
-    /// `local_pes` PEs of `size` bytes.
-    fn check_space(size: usize, local_pes: usize, free: Option<u64>) -> Result<()> {
+    /// `local_pes` PEs of `size` bytes. Heaps that get their pages on first touch
+    /// (`preallocate` false) may be larger than the free space, as with other OpenSHMEM libraries:
+    /// only what the program touches must fit, so that is a warning.
+    fn check_space(size: usize, local_pes: usize, free: Option<u64>, preallocate: bool) -> Result<()> {
         let dir = config::ACLSHMEM_SHM_DIR.value()?;
         let need = (size as u64).saturating_mul(local_pes as u64);
         if let Some(free) = free
             && free < need
         {
+            if !preallocate {
+                log::warn!(
+                    "{dir} has {free} bytes free and the {local_pes} PE heap(s) of this node span {need}: \
+                     their pages are allocated on first touch, and a PE that touches more than fits \
+                     ends with a SIGBUS message"
+                );
+                return Ok(());
+            }
             return Err(Error::Smem(format!(
                 "{dir} has {free} bytes free but the {local_pes} PE heap(s) of this node need {need} \
                  ({size} each = local_mem_size + 6 MiB): enlarge {dir} (e.g. docker run --shm-size={}m, \

@@ -92,6 +92,7 @@ fn map(fd: libc::c_int, len: usize, name: &str) -> Result<*mut u8> {
             libc::munmap(tail as *mut libc::c_void, start + total - tail);
         }
     }
+    super::sigbus::track(p as usize, span);
     Ok(p.cast())
 }
 
@@ -244,8 +245,10 @@ impl Drop for Segment {
     fn drop(&mut self) {
         self.unlink();
         if self.adopted {
+            // still the program's memory (every page written by the copy, so never a SIGBUS)
             return;
         }
+        super::sigbus::untrack(self.base as usize);
         // SAFETY: base/len describe a mapping made by this object and unmapped only here.
         unsafe { libc::munmap(self.base.cast(), self.len) };
     }

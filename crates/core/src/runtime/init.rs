@@ -271,6 +271,7 @@ fn build(flags: u32, attr: &InitAttr, slot: &Slot) -> Result<Instance> {
         limit: config::ACLSHMEM_COLLECTIVE_TIMEOUT.get()?,
     };
     let boot = choose_bootstrap(flags, attr)?;
+    crate::heap::sigbus::set_pe(attr.my_pe);
     let heap_size = attr
         .local_mem_size
         .checked_add(ACLSHMEM_EXTRA_SIZE)
