@@ -31,5 +31,14 @@ def share_uid(uid_or_none, path):
         return f.read()
 
 
+def drop_uid(path):
+    """After the collective init every PE has read the id: PE 0 removes the file."""
+    if os.environ.get("ACLSHMEM_MY_PE") == "0":
+        try:
+            os.remove(path)
+        except FileNotFoundError:
+            pass
+
+
 def uid_path():
     return "/tmp/shmem-py-uid-%s" % os.environ.get("ACLSHMEM_JOB_ID", os.environ.get("ACLSHMEM_IP_PORT", "x")).replace(":", "_").replace("/", "_")

@@ -8,7 +8,7 @@ import os
 
 import numpy as np
 
-from common import check, share_uid, uid_path
+from common import check, drop_uid, share_uid, uid_path
 
 import shmem.core as core
 from shmem.core import direct
@@ -32,6 +32,7 @@ check(raises(core.AclshmemInvalid, core.init, uid=b"x" * 10, rank=0, nranks=1, m
              initializer_method="uid"), "short uid")
 uid = share_uid(core.get_unique_id() if me_env == 0 else None, uid_path())
 core.init(uid=uid, rank=me_env, nranks=n, mem_size=32 << 20, initializer_method="uid")
+drop_uid(uid_path())
 check(core.get_version() == "libaclshmem_version=1.1", core.get_version())
 check(logging.getLogger("aclshmem").level == getattr(logging, os.environ.get("SHMEM_LOG_LEVEL", "ERROR")),
       "logger level from SHMEM_LOG_LEVEL")

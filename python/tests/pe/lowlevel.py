@@ -5,7 +5,7 @@ import os
 import struct
 import sys
 
-from common import check, share_uid, uid_path
+from common import check, drop_uid, share_uid, uid_path
 
 import shmem
 
@@ -23,6 +23,7 @@ check(len(uid) == 512, "512-byte uid buffer")
 check(shmem.aclshmem_init_using_unique_id(me_env, n, 1 << 20, b"short") == -1, "short uid -> -1")
 rc = shmem.aclshmem_init_using_unique_id(me_env, n, 32 << 20, uid)
 check(rc == 0, "init_using_unique_id rc=%d" % rc)
+drop_uid(uid_path())
 check(shmem.aclshmemx_init_status() == shmem.InitStatus.INITIALIZED, "status after init")
 check(shmem.aclshmemx_set_qp_num(shmem.OpEngineType.SDMA, 2) == -100, "set_qp_num while initialized")
 me = shmem.my_pe()
