@@ -1256,6 +1256,32 @@ static void scenario_nbi_batches(void)
         }
         aclshmem_barrier_all();
     }
+    /* A blocking put whose target sees it in a wait and then leaves the library at once: over UCX
+     * the wait leaves the acknowledgement for later (so a reply would go first); the origin's quiet
+     * still completes while the target spins on local memory outside the library, waiting for a
+     * word the origin puts only after that quiet. Origins in even rounds are the even PEs, in odd
+     * rounds the odd ones (each PE waits for its left neighbour's put when that one is an origin).
+     * Eight rounds: whether the progress thread or the wait takes the put is a race. */
+    for (int r = 6; r <= 13; r++) {
+        int origin = g_me % 2 == r % 2, target = g_left % 2 == r % 2;
+        word[0] = r;
+        if (origin) {
+            aclshmem_putmem(&flag[2], &word[0], sizeof(int64_t), g_right);
+        }
+        if (target) {
+            aclshmem_int64_wait_until(&flag[2], ACLSHMEM_CMP_EQ, r);
+            double deadline = now_s() + 20.0;
+            while (__atomic_load_n(&flag[0], __ATOMIC_ACQUIRE) != r) {
+                CHECK(now_s() < deadline, "PE %d's quiet did not end within 20 s while this PE stayed outside "
+                      "the library after seeing its put", g_left);
+            }
+        }
+        if (origin) {
+            aclshmem_quiet();
+            aclshmem_int64_p(&flag[0], r, g_right);
+        }
+        aclshmem_barrier_all();
+    }
     free(word);
     free(src);
     aclshmem_free(flag);

@@ -26,8 +26,10 @@
 //!   last (`State::unflushed`).
 //! * **Acknowledged puts** ([`PutAck`]): a put of up to 64 KiB, and a put-with-signal, is one
 //!   active message that the target's handler applies (data, then the signal word) and
-//!   acknowledges, one acknowledgement per origin per progress call ([`Shared::send_acks`]);
-//!   `quiet` waits for the acknowledgements. Over tcp, where UCX emulates RMA with messages, a
+//!   acknowledges, one acknowledgement per origin per progress call ([`Shared::send_acks`]; a
+//!   wait loop's progress call leaves them to its next call that finds nothing to do, so the
+//!   waiter answers first: [`Transport::progress`] of [`Ucx`]); `quiet` waits for the
+//!   acknowledgements. Over tcp, where UCX emulates RMA with messages, a
 //!   put then a flush took two round trips, this one (2 nodes, 8 B put + quiet: 16 µs against
 //!   OSHMEM's 28). On one endpoint they are ordered among themselves; against UCX's own
 //!   operations a fence is kept by waiting (`State::fenced`, `State::am_fence_pending`) — over
@@ -268,6 +270,12 @@ struct Shared {
     /// puts starts ([`Ucx::batch_put`]), so the batch leaves within [`BATCH_DELAY_US`] even if
     /// the program makes no further library call.
     batch_timer: std::sync::atomic::AtomicI32,
+    /// `batch_timer` is armed and its expiry not yet read by the progress thread: arming again
+    /// is not needed (the pending expiry is as early).
+    timer_armed: AtomicBool,
+    /// Progress calls of wait loops in a row that left acknowledgements and replies due
+    /// ([`Transport::progress`]).
+    deferred: std::sync::atomic::AtomicU32,
     /// Messages that arrived for calls of this PE ([`Transport::mail`]), by team slot and tag,
     /// until the call takes them ([`on_mail`] fills it).
     mailbox: Mutex<std::collections::HashMap<MailKey, Vec<u8>>>,
@@ -433,6 +441,8 @@ impl Shared {
             self.mark_driven();
             // SAFETY: as in `drain`.
             if unsafe { self.lib.ucp_worker_progress(self.worker) } == 0 {
+                // what wait loops left due ([`Transport::progress`]) goes before any pause
+                self.send_acks(g);
                 // the peer must run to answer: on a busy node, give it the CPU
                 backoff.snooze();
             } else {
@@ -653,10 +663,11 @@ impl Shared {
             .is_empty()
     }
 
-    /// Has the progress thread send the batches within [`BATCH_DELAY_US`] (no-op without one).
+    /// Has the progress thread send the batches (and the acknowledgements and replies left due)
+    /// within [`BATCH_DELAY_US`] (no-op without one, or while an expiry is pending).
     fn arm_batch_timer(&self) {
         let fd = self.batch_timer.load(Ordering::Relaxed);
-        if fd < 0 {
+        if fd < 0 || self.timer_armed.swap(true, Ordering::AcqRel) {
             return;
         }
         let spec = libc::itimerspec {
@@ -1018,6 +1029,8 @@ impl Ucx {
             acks: Mutex::new(Acks::default()),
             acks_due: AtomicBool::new(false),
             batch_timer: std::sync::atomic::AtomicI32::new(-1),
+            timer_armed: AtomicBool::new(false),
+            deferred: std::sync::atomic::AtomicU32::new(0),
             mailbox: Mutex::new(Default::default()),
             gets: Mutex::new(Gets::default()),
             replies: Mutex::new(Vec::new()),
@@ -1210,6 +1223,8 @@ impl Ucx {
             sh.mark_driven();
             // SAFETY: as in `Shared::drain`.
             if unsafe { sh.lib.ucp_worker_progress(sh.worker) } == 0 {
+                // what wait loops left due ([`Transport::progress`]) goes before any pause
+                sh.send_acks(g);
                 backoff.snooze();
             } else {
                 sh.send_acks(g);
@@ -2379,6 +2394,10 @@ fn start_progress(sh: &Arc<Shared>) -> Result<Progress> {
     })
 }
 
+/// Progress calls of wait loops in a row that may leave acknowledgements due while messages keep
+/// arriving ([`Transport::progress`] of [`Ucx`]).
+const MAX_DEFERRED: u32 = 16;
+
 /// How long the parked progress thread naps before looking again (ms), and how many progress
 /// calls by program threads keep it parked: a waiter that spins or yields makes many between two
 /// of the thread's looks, one in the sleeping phase of its back-off a few at most.
@@ -2424,6 +2443,8 @@ fn progress_loop(sh: &Shared, efd: libc::c_int, wake: libc::c_int, timer: libc::
             log::warn!("UCX: {e}");
         }
         sh.drain(&mut g);
+        // and what wait loops of the program left due ([`Transport::progress`])
+        sh.send_acks(&mut g);
         // SAFETY: the worker is live and locked.
         let armed = unsafe { sh.lib.ucp_worker_arm(sh.worker) };
         drop(g);
@@ -2444,6 +2465,8 @@ fn progress_loop(sh: &Shared, efd: libc::c_int, wake: libc::c_int, timer: libc::
             let mut expirations = 0u64;
             // SAFETY: reads the 8-byte expiration count of our timer fd (non-blocking).
             unsafe { libc::read(timer, (&mut expirations as *mut u64).cast(), 8) };
+            // before the work below: whatever is armed after this is looked at again
+            sh.timer_armed.store(false, Ordering::Release);
         }
     }
 }
@@ -2938,6 +2961,13 @@ impl Transport for Ucx {
         self.flush(&mut g)
     }
 
+    /// One progress call of a wait loop. What the handlers leave due (acknowledgements, replies
+    /// to gathered gets) is sent by the first call that finds nothing to do, not at once: the
+    /// caller first looks at what it waits for, so over a ping-pong the reply goes out before
+    /// the acknowledgement instead of after it (one system call less on the critical path). A
+    /// caller that got what it waited for and leaves the library leaves them to the progress
+    /// thread, woken by its timer within [`BATCH_DELAY_US`]; a stream of messages sends them every
+    /// [`MAX_DEFERRED`] calls.
     fn progress(&self) {
         let sh = &*self.sh;
         sh.mark_driven();
@@ -2948,7 +2978,21 @@ impl Transport for Ucx {
             if let Err(e) = sh.send_batches(&mut g) {
                 log::warn!("UCX: {e}");
             }
-            sh.drain(&mut g);
+            // SAFETY: as in `Shared::drain` (the lock is held).
+            let handled = unsafe { sh.lib.ucp_worker_progress(sh.worker) } != 0;
+            let owed = sh.acks_due.load(Ordering::Acquire) || sh.replies_due.load(Ordering::Acquire);
+            if handled {
+                crate::wait::note_activity();
+            }
+            if !owed {
+                return;
+            }
+            if !handled || sh.deferred.fetch_add(1, Ordering::Relaxed) >= MAX_DEFERRED {
+                sh.deferred.store(0, Ordering::Relaxed);
+                sh.send_acks(&mut g);
+            } else {
+                sh.arm_batch_timer();
+            }
         }
     }
 }
