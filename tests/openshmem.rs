@@ -77,6 +77,30 @@ fn rma_amo_signals_waits_locks() {
     run_on(&bin, "rma_amo", &[1, 2, 4, 8]);
 }
 
+/// The same program with every peer through UCX (one node): put-with-signal as one message,
+/// blocking (source reusable) and `_nbi`, small and past the one-message size.
+#[test]
+fn rma_amo_signals_over_ucx() {
+    let bin = compile("rma_amo");
+    let ucx = Command::new("sh")
+        .args(["-c", "ldconfig -p | grep -q 'libucp.so'"])
+        .status()
+        .is_ok_and(|s| s.success());
+    if !ucx {
+        common::skip("rma_amo_signals_over_ucx", "UCX (libucp) not installed");
+        return;
+    }
+    for n in [2, 3] {
+        let run = run_pes(
+            n,
+            &[&bin],
+            &[("ACLSHMEM_TRANSPORT", "ucx"), ("UCX_TLS", "tcp")],
+            Duration::from_secs(120),
+        );
+        run.assert_ok("rma_amo");
+    }
+}
+
 #[test]
 fn single_pe_without_launcher() {
     let bin = compile("rma_amo");

@@ -294,7 +294,10 @@ fn rma(o: &mut Out) {
                         ],
                     ),
                     "()",
-                    &format!("signal::put_signal({cx}, dest, source, nelems, sig_addr, signal, sig_op, pe)"),
+                    &format!(
+                        "signal::put_signal({cx}, dest, source, nelems, sig_addr, signal, sig_op, pe, {})",
+                        sfx == "_nbi"
+                    ),
                 );
             }
         }
@@ -383,7 +386,10 @@ fn rma(o: &mut Out) {
                         ],
                     ),
                     "()",
-                    &format!("signal::put_signal({cx}, {cast}, nelems, sig_addr, signal, sig_op, pe)"),
+                    &format!(
+                        "signal::put_signal({cx}, {cast}, nelems, sig_addr, signal, sig_op, pe, {})",
+                        sfx == "_nbi"
+                    ),
                 );
             }
         }

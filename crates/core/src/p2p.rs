@@ -61,7 +61,7 @@ impl Cmp {
     }
 }
 
-pub use crate::transport::SignalOp;
+pub use crate::transport::{Completion, SignalOp};
 
 impl SignalOp {
     /// From `aclshmem_signal_op_type_t`.
@@ -207,8 +207,53 @@ pub unsafe fn put_signal_in(
         return Err(Error::InvalidParam("source is NULL".into()));
     }
     let t = inst.routes().to(sig.pe)?;
+    let done = if nbi {
+        Completion::Quiet
+    } else {
+        Completion::Remote
+    };
     // SAFETY: `d` is a checked range of the peer's heap; `src` is the caller's buffer.
-    unsafe { t.put_signal(d, src, len, sig, Width::W32, op, value as u32 as u64, nbi) }
+    unsafe { t.put_signal(d, src, len, sig, Width::W32, op, value as u32 as u64, done) }
+}
+
+/// OpenSHMEM's put-with-signal on the current instance: a 64-bit signal word at symmetric
+/// `sig_addr` on PE `pe`, updated after the data (a PE whose wait observes it sees the data);
+/// `done` is [`Completion::Local`] for the blocking form, [`Completion::Quiet`] for `_nbi`. On
+/// this node both are complete on return (the copy, then a sequentially consistent update); to a
+/// PE on another node it is one message.
+///
+/// # Safety
+/// A non-NULL `src` must be readable for `len` bytes (and stay unchanged until `quiet` for
+/// [`Completion::Quiet`]).
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn put_signal64(
+    dst: *mut u8,
+    src: *const u8,
+    len: usize,
+    sig_addr: *mut u64,
+    value: u64,
+    op: SignalOp,
+    pe: i32,
+    done: Completion,
+) -> Result<()> {
+    let inst = &*runtime::current()?;
+    check_word(sig_addr, "sig_addr")?;
+    let sig = inst.remote(sig_addr as usize, 8, pe, "sig_addr")?;
+    if sig.direct().is_some() || len == 0 {
+        // SAFETY: forwarded.
+        unsafe { rma::put_in(inst, dst, src, len, pe, false)? };
+        return match op {
+            SignalOp::Set => crate::atomic::set(sig_addr, value, pe),
+            SignalOp::Add => crate::atomic::fetch_add(sig_addr, value, pe).map(|_| ()),
+        };
+    }
+    let d = inst.remote(dst as usize, len, pe, "dest")?;
+    if src.is_null() {
+        return Err(Error::InvalidParam("source is NULL".into()));
+    }
+    let t = inst.routes().to(sig.pe)?;
+    // SAFETY: `d` is a checked range of the peer's heap; `src` is the caller's buffer.
+    unsafe { t.put_signal(d, src, len, sig, Width::W64, op, value, done) }
 }
 
 /// Put-with-signal to the calling PE whose signal word is not symmetric. The original accepts a

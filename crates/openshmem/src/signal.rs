@@ -1,17 +1,18 @@
 //! Signaling operations (OpenSHMEM 1.5 chapter 9.8): put-with-signal over 64-bit signal words.
 //!
-//! The data is copied (blocking, so it is in the target's memory), then the signal word is updated
-//! by one sequentially consistent atomic (set or add): a PE whose wait observes the signal sees
-//! the data. The `_nbi` forms do the same (they are complete when they return). Nothing is written
-//! when the signal address or `sig_op` is bad.
+//! A PE whose wait observes the signal sees the data. On this node the data is copied, then the
+//! signal word is updated by one sequentially consistent atomic (set or add), both forms complete
+//! on return; to a PE on another node the data and the signal go as one message, the blocking form
+//! returning once the source is reusable and the `_nbi` form at once (both delivered at the latest
+//! at `quiet`, as the specification says). Nothing is written when the signal address or `sig_op`
+//! is bad.
 
 use std::ffi::c_int;
 
 use crate::ctx::{self, shmem_ctx_t};
 use crate::guard;
-use aclshmem_core::atomic;
 use aclshmem_core::error::{Error, Result};
-use aclshmem_core::p2p;
+use aclshmem_core::p2p::{self, Completion, SignalOp};
 use aclshmem_core::rma;
 use aclshmem_core::runtime;
 
@@ -19,10 +20,10 @@ use aclshmem_core::runtime;
 pub const SIGNAL_SET: c_int = 0;
 pub const SIGNAL_ADD: c_int = 1;
 
-/// Put of `n` elements of `T`, then the signal update.
+/// Put of `n` elements of `T`, then the signal update; `nbi`: the `_nbi` form.
 ///
 /// # Safety
-/// `src` must be readable for `n` elements.
+/// `src` must be readable for `n` elements (and stay unchanged until `quiet` when `nbi`).
 #[allow(clippy::too_many_arguments)]
 pub(crate) unsafe fn put_signal<T>(
     c: shmem_ctx_t,
@@ -33,6 +34,7 @@ pub(crate) unsafe fn put_signal<T>(
     signal: u64,
     sig_op: c_int,
     pe: c_int,
+    nbi: bool,
 ) -> Result<()> {
     let pe = ctx::pe(c, pe)?;
     if sig_op != SIGNAL_SET && sig_op != SIGNAL_ADD {
@@ -49,13 +51,14 @@ pub(crate) unsafe fn put_signal<T>(
     }
 
     let len = rma::bytes(n, std::mem::size_of::<T>())?;
-    // SAFETY: forwarded.
-    unsafe { rma::put(dest.cast(), src.cast(), len, pe)? };
-    if sig_op == SIGNAL_SET {
-        atomic::set(sig_addr, signal, pe)
+    let op = if sig_op == SIGNAL_SET {
+        SignalOp::Set
     } else {
-        atomic::fetch_add(sig_addr, signal, pe).map(|_| ())
-    }
+        SignalOp::Add
+    };
+    let done = if nbi { Completion::Quiet } else { Completion::Local };
+    // SAFETY: forwarded.
+    unsafe { p2p::put_signal64(dest.cast(), src.cast(), len, sig_addr, signal, op, pe, done) }
 }
 
 /// The local signal word at `sig_addr`, read atomically; 0 after a (logged) bad argument.

@@ -187,6 +187,7 @@ pub unsafe extern "C" fn shmem_longdouble_put_signal(
                     signal,
                     sig_op,
                     pe,
+                    false,
                 )
             }
         },
@@ -223,6 +224,7 @@ pub unsafe extern "C" fn shmem_longdouble_put_signal_nbi(
                     signal,
                     sig_op,
                     pe,
+                    true,
                 )
             }
         },
@@ -402,6 +404,7 @@ pub unsafe extern "C" fn shmem_ctx_longdouble_put_signal(
                     signal,
                     sig_op,
                     pe,
+                    false,
                 )
             }
         },
@@ -439,6 +442,7 @@ pub unsafe extern "C" fn shmem_ctx_longdouble_put_signal_nbi(
                     signal,
                     sig_op,
                     pe,
+                    true,
                 )
             }
         },
@@ -631,6 +635,7 @@ pub unsafe extern "C" fn shmem_float_put_signal(
                     signal,
                     sig_op,
                     pe,
+                    false,
                 )
             }
         },
@@ -667,6 +672,7 @@ pub unsafe extern "C" fn shmem_float_put_signal_nbi(
                     signal,
                     sig_op,
                     pe,
+                    true,
                 )
             }
         },
@@ -875,6 +881,7 @@ pub unsafe extern "C" fn shmem_ctx_float_put_signal(
                     signal,
                     sig_op,
                     pe,
+                    false,
                 )
             }
         },
@@ -912,6 +919,7 @@ pub unsafe extern "C" fn shmem_ctx_float_put_signal_nbi(
                     signal,
                     sig_op,
                     pe,
+                    true,
                 )
             }
         },
@@ -1104,6 +1112,7 @@ pub unsafe extern "C" fn shmem_double_put_signal(
                     signal,
                     sig_op,
                     pe,
+                    false,
                 )
             }
         },
@@ -1140,6 +1149,7 @@ pub unsafe extern "C" fn shmem_double_put_signal_nbi(
                     signal,
                     sig_op,
                     pe,
+                    true,
                 )
             }
         },
@@ -1348,6 +1358,7 @@ pub unsafe extern "C" fn shmem_ctx_double_put_signal(
                     signal,
                     sig_op,
                     pe,
+                    false,
                 )
             }
         },
@@ -1385,6 +1396,7 @@ pub unsafe extern "C" fn shmem_ctx_double_put_signal_nbi(
                     signal,
                     sig_op,
                     pe,
+                    true,
                 )
             }
         },
@@ -1577,6 +1589,7 @@ pub unsafe extern "C" fn shmem_char_put_signal(
                     signal,
                     sig_op,
                     pe,
+                    false,
                 )
             }
         },
@@ -1613,6 +1626,7 @@ pub unsafe extern "C" fn shmem_char_put_signal_nbi(
                     signal,
                     sig_op,
                     pe,
+                    true,
                 )
             }
         },
@@ -1821,6 +1835,7 @@ pub unsafe extern "C" fn shmem_ctx_char_put_signal(
                     signal,
                     sig_op,
                     pe,
+                    false,
                 )
             }
         },
@@ -1858,6 +1873,7 @@ pub unsafe extern "C" fn shmem_ctx_char_put_signal_nbi(
                     signal,
                     sig_op,
                     pe,
+                    true,
                 )
             }
         },
@@ -2050,6 +2066,7 @@ pub unsafe extern "C" fn shmem_schar_put_signal(
                     signal,
                     sig_op,
                     pe,
+                    false,
                 )
             }
         },
@@ -2086,6 +2103,7 @@ pub unsafe extern "C" fn shmem_schar_put_signal_nbi(
                     signal,
                     sig_op,
                     pe,
+                    true,
                 )
             }
         },
@@ -2294,6 +2312,7 @@ pub unsafe extern "C" fn shmem_ctx_schar_put_signal(
                     signal,
                     sig_op,
                     pe,
+                    false,
                 )
             }
         },
@@ -2331,6 +2350,7 @@ pub unsafe extern "C" fn shmem_ctx_schar_put_signal_nbi(
                     signal,
                     sig_op,
                     pe,
+                    true,
                 )
             }
         },
@@ -2523,6 +2543,7 @@ pub unsafe extern "C" fn shmem_short_put_signal(
                     signal,
                     sig_op,
                     pe,
+                    false,
                 )
             }
         },
@@ -2559,6 +2580,7 @@ pub unsafe extern "C" fn shmem_short_put_signal_nbi(
                     signal,
                     sig_op,
                     pe,
+                    true,
                 )
             }
         },
@@ -2767,6 +2789,7 @@ pub unsafe extern "C" fn shmem_ctx_short_put_signal(
                     signal,
                     sig_op,
                     pe,
+                    false,
                 )
             }
         },
@@ -2804,6 +2827,7 @@ pub unsafe extern "C" fn shmem_ctx_short_put_signal_nbi(
                     signal,
                     sig_op,
                     pe,
+                    true,
                 )
             }
         },
@@ -2996,6 +3020,7 @@ pub unsafe extern "C" fn shmem_int_put_signal(
                     signal,
                     sig_op,
                     pe,
+                    false,
                 )
             }
         },
@@ -3032,6 +3057,7 @@ pub unsafe extern "C" fn shmem_int_put_signal_nbi(
                     signal,
                     sig_op,
                     pe,
+                    true,
                 )
             }
         },
@@ -3240,6 +3266,7 @@ pub unsafe extern "C" fn shmem_ctx_int_put_signal(
                     signal,
                     sig_op,
                     pe,
+                    false,
                 )
             }
         },
@@ -3277,6 +3304,7 @@ pub unsafe extern "C" fn shmem_ctx_int_put_signal_nbi(
                     signal,
                     sig_op,
                     pe,
+                    true,
                 )
             }
         },
@@ -3469,6 +3497,7 @@ pub unsafe extern "C" fn shmem_long_put_signal(
                     signal,
                     sig_op,
                     pe,
+                    false,
                 )
             }
         },
@@ -3505,6 +3534,7 @@ pub unsafe extern "C" fn shmem_long_put_signal_nbi(
                     signal,
                     sig_op,
                     pe,
+                    true,
                 )
             }
         },
@@ -3713,6 +3743,7 @@ pub unsafe extern "C" fn shmem_ctx_long_put_signal(
                     signal,
                     sig_op,
                     pe,
+                    false,
                 )
             }
         },
@@ -3750,6 +3781,7 @@ pub unsafe extern "C" fn shmem_ctx_long_put_signal_nbi(
                     signal,
                     sig_op,
                     pe,
+                    true,
                 )
             }
         },
@@ -3949,6 +3981,7 @@ pub unsafe extern "C" fn shmem_longlong_put_signal(
                     signal,
                     sig_op,
                     pe,
+                    false,
                 )
             }
         },
@@ -3985,6 +4018,7 @@ pub unsafe extern "C" fn shmem_longlong_put_signal_nbi(
                     signal,
                     sig_op,
                     pe,
+                    true,
                 )
             }
         },
@@ -4193,6 +4227,7 @@ pub unsafe extern "C" fn shmem_ctx_longlong_put_signal(
                     signal,
                     sig_op,
                     pe,
+                    false,
                 )
             }
         },
@@ -4230,6 +4265,7 @@ pub unsafe extern "C" fn shmem_ctx_longlong_put_signal_nbi(
                     signal,
                     sig_op,
                     pe,
+                    true,
                 )
             }
         },
@@ -4422,6 +4458,7 @@ pub unsafe extern "C" fn shmem_uchar_put_signal(
                     signal,
                     sig_op,
                     pe,
+                    false,
                 )
             }
         },
@@ -4458,6 +4495,7 @@ pub unsafe extern "C" fn shmem_uchar_put_signal_nbi(
                     signal,
                     sig_op,
                     pe,
+                    true,
                 )
             }
         },
@@ -4666,6 +4704,7 @@ pub unsafe extern "C" fn shmem_ctx_uchar_put_signal(
                     signal,
                     sig_op,
                     pe,
+                    false,
                 )
             }
         },
@@ -4703,6 +4742,7 @@ pub unsafe extern "C" fn shmem_ctx_uchar_put_signal_nbi(
                     signal,
                     sig_op,
                     pe,
+                    true,
                 )
             }
         },
@@ -4899,6 +4939,7 @@ pub unsafe extern "C" fn shmem_ushort_put_signal(
                     signal,
                     sig_op,
                     pe,
+                    false,
                 )
             }
         },
@@ -4935,6 +4976,7 @@ pub unsafe extern "C" fn shmem_ushort_put_signal_nbi(
                     signal,
                     sig_op,
                     pe,
+                    true,
                 )
             }
         },
@@ -5143,6 +5185,7 @@ pub unsafe extern "C" fn shmem_ctx_ushort_put_signal(
                     signal,
                     sig_op,
                     pe,
+                    false,
                 )
             }
         },
@@ -5180,6 +5223,7 @@ pub unsafe extern "C" fn shmem_ctx_ushort_put_signal_nbi(
                     signal,
                     sig_op,
                     pe,
+                    true,
                 )
             }
         },
@@ -5372,6 +5416,7 @@ pub unsafe extern "C" fn shmem_uint_put_signal(
                     signal,
                     sig_op,
                     pe,
+                    false,
                 )
             }
         },
@@ -5408,6 +5453,7 @@ pub unsafe extern "C" fn shmem_uint_put_signal_nbi(
                     signal,
                     sig_op,
                     pe,
+                    true,
                 )
             }
         },
@@ -5616,6 +5662,7 @@ pub unsafe extern "C" fn shmem_ctx_uint_put_signal(
                     signal,
                     sig_op,
                     pe,
+                    false,
                 )
             }
         },
@@ -5653,6 +5700,7 @@ pub unsafe extern "C" fn shmem_ctx_uint_put_signal_nbi(
                     signal,
                     sig_op,
                     pe,
+                    true,
                 )
             }
         },
@@ -5845,6 +5893,7 @@ pub unsafe extern "C" fn shmem_ulong_put_signal(
                     signal,
                     sig_op,
                     pe,
+                    false,
                 )
             }
         },
@@ -5881,6 +5930,7 @@ pub unsafe extern "C" fn shmem_ulong_put_signal_nbi(
                     signal,
                     sig_op,
                     pe,
+                    true,
                 )
             }
         },
@@ -6089,6 +6139,7 @@ pub unsafe extern "C" fn shmem_ctx_ulong_put_signal(
                     signal,
                     sig_op,
                     pe,
+                    false,
                 )
             }
         },
@@ -6126,6 +6177,7 @@ pub unsafe extern "C" fn shmem_ctx_ulong_put_signal_nbi(
                     signal,
                     sig_op,
                     pe,
+                    true,
                 )
             }
         },
@@ -6325,6 +6377,7 @@ pub unsafe extern "C" fn shmem_ulonglong_put_signal(
                     signal,
                     sig_op,
                     pe,
+                    false,
                 )
             }
         },
@@ -6361,6 +6414,7 @@ pub unsafe extern "C" fn shmem_ulonglong_put_signal_nbi(
                     signal,
                     sig_op,
                     pe,
+                    true,
                 )
             }
         },
@@ -6569,6 +6623,7 @@ pub unsafe extern "C" fn shmem_ctx_ulonglong_put_signal(
                     signal,
                     sig_op,
                     pe,
+                    false,
                 )
             }
         },
@@ -6606,6 +6661,7 @@ pub unsafe extern "C" fn shmem_ctx_ulonglong_put_signal_nbi(
                     signal,
                     sig_op,
                     pe,
+                    true,
                 )
             }
         },
@@ -6798,6 +6854,7 @@ pub unsafe extern "C" fn shmem_int8_put_signal(
                     signal,
                     sig_op,
                     pe,
+                    false,
                 )
             }
         },
@@ -6834,6 +6891,7 @@ pub unsafe extern "C" fn shmem_int8_put_signal_nbi(
                     signal,
                     sig_op,
                     pe,
+                    true,
                 )
             }
         },
@@ -7042,6 +7100,7 @@ pub unsafe extern "C" fn shmem_ctx_int8_put_signal(
                     signal,
                     sig_op,
                     pe,
+                    false,
                 )
             }
         },
@@ -7079,6 +7138,7 @@ pub unsafe extern "C" fn shmem_ctx_int8_put_signal_nbi(
                     signal,
                     sig_op,
                     pe,
+                    true,
                 )
             }
         },
@@ -7271,6 +7331,7 @@ pub unsafe extern "C" fn shmem_int16_put_signal(
                     signal,
                     sig_op,
                     pe,
+                    false,
                 )
             }
         },
@@ -7307,6 +7368,7 @@ pub unsafe extern "C" fn shmem_int16_put_signal_nbi(
                     signal,
                     sig_op,
                     pe,
+                    true,
                 )
             }
         },
@@ -7515,6 +7577,7 @@ pub unsafe extern "C" fn shmem_ctx_int16_put_signal(
                     signal,
                     sig_op,
                     pe,
+                    false,
                 )
             }
         },
@@ -7552,6 +7615,7 @@ pub unsafe extern "C" fn shmem_ctx_int16_put_signal_nbi(
                     signal,
                     sig_op,
                     pe,
+                    true,
                 )
             }
         },
@@ -7744,6 +7808,7 @@ pub unsafe extern "C" fn shmem_int32_put_signal(
                     signal,
                     sig_op,
                     pe,
+                    false,
                 )
             }
         },
@@ -7780,6 +7845,7 @@ pub unsafe extern "C" fn shmem_int32_put_signal_nbi(
                     signal,
                     sig_op,
                     pe,
+                    true,
                 )
             }
         },
@@ -7988,6 +8054,7 @@ pub unsafe extern "C" fn shmem_ctx_int32_put_signal(
                     signal,
                     sig_op,
                     pe,
+                    false,
                 )
             }
         },
@@ -8025,6 +8092,7 @@ pub unsafe extern "C" fn shmem_ctx_int32_put_signal_nbi(
                     signal,
                     sig_op,
                     pe,
+                    true,
                 )
             }
         },
@@ -8217,6 +8285,7 @@ pub unsafe extern "C" fn shmem_int64_put_signal(
                     signal,
                     sig_op,
                     pe,
+                    false,
                 )
             }
         },
@@ -8253,6 +8322,7 @@ pub unsafe extern "C" fn shmem_int64_put_signal_nbi(
                     signal,
                     sig_op,
                     pe,
+                    true,
                 )
             }
         },
@@ -8461,6 +8531,7 @@ pub unsafe extern "C" fn shmem_ctx_int64_put_signal(
                     signal,
                     sig_op,
                     pe,
+                    false,
                 )
             }
         },
@@ -8498,6 +8569,7 @@ pub unsafe extern "C" fn shmem_ctx_int64_put_signal_nbi(
                     signal,
                     sig_op,
                     pe,
+                    true,
                 )
             }
         },
@@ -8690,6 +8762,7 @@ pub unsafe extern "C" fn shmem_uint8_put_signal(
                     signal,
                     sig_op,
                     pe,
+                    false,
                 )
             }
         },
@@ -8726,6 +8799,7 @@ pub unsafe extern "C" fn shmem_uint8_put_signal_nbi(
                     signal,
                     sig_op,
                     pe,
+                    true,
                 )
             }
         },
@@ -8934,6 +9008,7 @@ pub unsafe extern "C" fn shmem_ctx_uint8_put_signal(
                     signal,
                     sig_op,
                     pe,
+                    false,
                 )
             }
         },
@@ -8971,6 +9046,7 @@ pub unsafe extern "C" fn shmem_ctx_uint8_put_signal_nbi(
                     signal,
                     sig_op,
                     pe,
+                    true,
                 )
             }
         },
@@ -9163,6 +9239,7 @@ pub unsafe extern "C" fn shmem_uint16_put_signal(
                     signal,
                     sig_op,
                     pe,
+                    false,
                 )
             }
         },
@@ -9199,6 +9276,7 @@ pub unsafe extern "C" fn shmem_uint16_put_signal_nbi(
                     signal,
                     sig_op,
                     pe,
+                    true,
                 )
             }
         },
@@ -9407,6 +9485,7 @@ pub unsafe extern "C" fn shmem_ctx_uint16_put_signal(
                     signal,
                     sig_op,
                     pe,
+                    false,
                 )
             }
         },
@@ -9444,6 +9523,7 @@ pub unsafe extern "C" fn shmem_ctx_uint16_put_signal_nbi(
                     signal,
                     sig_op,
                     pe,
+                    true,
                 )
             }
         },
@@ -9636,6 +9716,7 @@ pub unsafe extern "C" fn shmem_uint32_put_signal(
                     signal,
                     sig_op,
                     pe,
+                    false,
                 )
             }
         },
@@ -9672,6 +9753,7 @@ pub unsafe extern "C" fn shmem_uint32_put_signal_nbi(
                     signal,
                     sig_op,
                     pe,
+                    true,
                 )
             }
         },
@@ -9880,6 +9962,7 @@ pub unsafe extern "C" fn shmem_ctx_uint32_put_signal(
                     signal,
                     sig_op,
                     pe,
+                    false,
                 )
             }
         },
@@ -9917,6 +10000,7 @@ pub unsafe extern "C" fn shmem_ctx_uint32_put_signal_nbi(
                     signal,
                     sig_op,
                     pe,
+                    true,
                 )
             }
         },
@@ -10109,6 +10193,7 @@ pub unsafe extern "C" fn shmem_uint64_put_signal(
                     signal,
                     sig_op,
                     pe,
+                    false,
                 )
             }
         },
@@ -10145,6 +10230,7 @@ pub unsafe extern "C" fn shmem_uint64_put_signal_nbi(
                     signal,
                     sig_op,
                     pe,
+                    true,
                 )
             }
         },
@@ -10353,6 +10439,7 @@ pub unsafe extern "C" fn shmem_ctx_uint64_put_signal(
                     signal,
                     sig_op,
                     pe,
+                    false,
                 )
             }
         },
@@ -10390,6 +10477,7 @@ pub unsafe extern "C" fn shmem_ctx_uint64_put_signal_nbi(
                     signal,
                     sig_op,
                     pe,
+                    true,
                 )
             }
         },
@@ -10582,6 +10670,7 @@ pub unsafe extern "C" fn shmem_size_put_signal(
                     signal,
                     sig_op,
                     pe,
+                    false,
                 )
             }
         },
@@ -10618,6 +10707,7 @@ pub unsafe extern "C" fn shmem_size_put_signal_nbi(
                     signal,
                     sig_op,
                     pe,
+                    true,
                 )
             }
         },
@@ -10826,6 +10916,7 @@ pub unsafe extern "C" fn shmem_ctx_size_put_signal(
                     signal,
                     sig_op,
                     pe,
+                    false,
                 )
             }
         },
@@ -10863,6 +10954,7 @@ pub unsafe extern "C" fn shmem_ctx_size_put_signal_nbi(
                     signal,
                     sig_op,
                     pe,
+                    true,
                 )
             }
         },
@@ -11055,6 +11147,7 @@ pub unsafe extern "C" fn shmem_ptrdiff_put_signal(
                     signal,
                     sig_op,
                     pe,
+                    false,
                 )
             }
         },
@@ -11091,6 +11184,7 @@ pub unsafe extern "C" fn shmem_ptrdiff_put_signal_nbi(
                     signal,
                     sig_op,
                     pe,
+                    true,
                 )
             }
         },
@@ -11299,6 +11393,7 @@ pub unsafe extern "C" fn shmem_ctx_ptrdiff_put_signal(
                     signal,
                     sig_op,
                     pe,
+                    false,
                 )
             }
         },
@@ -11336,6 +11431,7 @@ pub unsafe extern "C" fn shmem_ctx_ptrdiff_put_signal_nbi(
                     signal,
                     sig_op,
                     pe,
+                    true,
                 )
             }
         },
@@ -11564,6 +11660,7 @@ pub unsafe extern "C" fn shmem_put8_signal(
                     signal,
                     sig_op,
                     pe,
+                    false,
                 )
             }
         },
@@ -11600,6 +11697,7 @@ pub unsafe extern "C" fn shmem_put8_signal_nbi(
                     signal,
                     sig_op,
                     pe,
+                    true,
                 )
             }
         },
@@ -11828,6 +11926,7 @@ pub unsafe extern "C" fn shmem_put16_signal(
                     signal,
                     sig_op,
                     pe,
+                    false,
                 )
             }
         },
@@ -11864,6 +11963,7 @@ pub unsafe extern "C" fn shmem_put16_signal_nbi(
                     signal,
                     sig_op,
                     pe,
+                    true,
                 )
             }
         },
@@ -12092,6 +12192,7 @@ pub unsafe extern "C" fn shmem_put32_signal(
                     signal,
                     sig_op,
                     pe,
+                    false,
                 )
             }
         },
@@ -12128,6 +12229,7 @@ pub unsafe extern "C" fn shmem_put32_signal_nbi(
                     signal,
                     sig_op,
                     pe,
+                    true,
                 )
             }
         },
@@ -12356,6 +12458,7 @@ pub unsafe extern "C" fn shmem_put64_signal(
                     signal,
                     sig_op,
                     pe,
+                    false,
                 )
             }
         },
@@ -12392,6 +12495,7 @@ pub unsafe extern "C" fn shmem_put64_signal_nbi(
                     signal,
                     sig_op,
                     pe,
+                    true,
                 )
             }
         },
@@ -12620,6 +12724,7 @@ pub unsafe extern "C" fn shmem_put128_signal(
                     signal,
                     sig_op,
                     pe,
+                    false,
                 )
             }
         },
@@ -12656,6 +12761,7 @@ pub unsafe extern "C" fn shmem_put128_signal_nbi(
                     signal,
                     sig_op,
                     pe,
+                    true,
                 )
             }
         },
@@ -12816,6 +12922,7 @@ pub unsafe extern "C" fn shmem_putmem_signal(
                     signal,
                     sig_op,
                     pe,
+                    false,
                 )
             }
         },
@@ -12852,6 +12959,7 @@ pub unsafe extern "C" fn shmem_putmem_signal_nbi(
                     signal,
                     sig_op,
                     pe,
+                    true,
                 )
             }
         },
@@ -13087,6 +13195,7 @@ pub unsafe extern "C" fn shmem_ctx_put8_signal(
                     signal,
                     sig_op,
                     pe,
+                    false,
                 )
             }
         },
@@ -13124,6 +13233,7 @@ pub unsafe extern "C" fn shmem_ctx_put8_signal_nbi(
                     signal,
                     sig_op,
                     pe,
+                    true,
                 )
             }
         },
@@ -13359,6 +13469,7 @@ pub unsafe extern "C" fn shmem_ctx_put16_signal(
                     signal,
                     sig_op,
                     pe,
+                    false,
                 )
             }
         },
@@ -13396,6 +13507,7 @@ pub unsafe extern "C" fn shmem_ctx_put16_signal_nbi(
                     signal,
                     sig_op,
                     pe,
+                    true,
                 )
             }
         },
@@ -13631,6 +13743,7 @@ pub unsafe extern "C" fn shmem_ctx_put32_signal(
                     signal,
                     sig_op,
                     pe,
+                    false,
                 )
             }
         },
@@ -13668,6 +13781,7 @@ pub unsafe extern "C" fn shmem_ctx_put32_signal_nbi(
                     signal,
                     sig_op,
                     pe,
+                    true,
                 )
             }
         },
@@ -13903,6 +14017,7 @@ pub unsafe extern "C" fn shmem_ctx_put64_signal(
                     signal,
                     sig_op,
                     pe,
+                    false,
                 )
             }
         },
@@ -13940,6 +14055,7 @@ pub unsafe extern "C" fn shmem_ctx_put64_signal_nbi(
                     signal,
                     sig_op,
                     pe,
+                    true,
                 )
             }
         },
@@ -14175,6 +14291,7 @@ pub unsafe extern "C" fn shmem_ctx_put128_signal(
                     signal,
                     sig_op,
                     pe,
+                    false,
                 )
             }
         },
@@ -14212,6 +14329,7 @@ pub unsafe extern "C" fn shmem_ctx_put128_signal_nbi(
                     signal,
                     sig_op,
                     pe,
+                    true,
                 )
             }
         },
@@ -14349,6 +14467,7 @@ pub unsafe extern "C" fn shmem_ctx_putmem_signal(
                     signal,
                     sig_op,
                     pe,
+                    false,
                 )
             }
         },
@@ -14386,6 +14505,7 @@ pub unsafe extern "C" fn shmem_ctx_putmem_signal_nbi(
                     signal,
                     sig_op,
                     pe,
+                    true,
                 )
             }
         },

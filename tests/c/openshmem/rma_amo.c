@@ -164,6 +164,28 @@ int main(void) {
     shmem_putmem_signal_nbi(payload, src, 4, sig, 42, SHMEM_SIGNAL_SET, right);
     shmem_signal_wait_until(sig, SHMEM_CMP_EQ, 42);
     shmem_barrier_all();
+    /* large ones (over UCX past the one-message size): blocking, then _nbi, each with its own
+     * source (the _nbi one untouched until the quiet of the barrier) */
+    {
+        size_t big = 96 * 1024;
+        unsigned char *bdst = shmem_malloc(2 * big);
+        unsigned char *bsrc = malloc(2 * big);
+        for (size_t k = 0; k < 2 * big; k++) bsrc[k] = (unsigned char)(k * 7 + me);
+        shmem_barrier_all();
+        shmem_putmem_signal(bdst, bsrc, big, sig, 8, SHMEM_SIGNAL_ADD, right);
+        memset(bsrc, 0xEE, big); /* the blocking form's source is reusable */
+        /* GE: the left neighbour's next signal (60) may already have replaced the 50 */
+        shmem_signal_wait_until(sig, SHMEM_CMP_GE, 50);
+        shmem_uint64_put_signal_nbi((uint64_t *)(bdst + big), (uint64_t *)(bsrc + big), big / 8, sig, 60,
+                                    SHMEM_SIGNAL_SET, right);
+        shmem_signal_wait_until(sig, SHMEM_CMP_EQ, 60);
+        size_t bad = 0;
+        for (size_t k = 0; k < 2 * big; k++) bad += bdst[k] != (unsigned char)(k * 7 + left);
+        CHECK(bad == 0, "large put_signal: %zu bytes differ when the signal was seen", bad);
+        shmem_barrier_all();
+        free(bsrc);
+        shmem_free(bdst);
+    }
 
     /* point-to-point waits and tests */
     int *flags = shmem_calloc((size_t)n, sizeof(int));

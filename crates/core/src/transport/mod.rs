@@ -87,6 +87,19 @@ pub(crate) enum AmoOp {
     FetchXor(u64),
 }
 
+/// When a put-with-signal is complete ([`Transport::put_signal`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Completion {
+    /// At the target when the call returns (the aclshmem API's blocking forms: the original's
+    /// blocking kernel waits for its transfer).
+    Remote,
+    /// The source is reusable when the call returns; delivered at the latest at `quiet`
+    /// (OpenSHMEM's blocking `shmem_put_signal`).
+    Local,
+    /// Issued only: the source stays untouched and the call completes at `quiet` (`_nbi`).
+    Quiet,
+}
+
 /// How the signal word of a put-with-signal changes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SignalOp {
@@ -206,7 +219,7 @@ pub(crate) trait Transport: Send + Sync {
     }
 
     /// Put of `len` bytes, then the signal update of the `width` word at `sig`: a PE that observes
-    /// the signal sees the data.
+    /// the signal sees the data. `done`: when the call is complete ([`Completion`]).
     ///
     /// # Safety
     /// As for `put`.
@@ -220,11 +233,11 @@ pub(crate) trait Transport: Send + Sync {
         width: Width,
         op: SignalOp,
         value: u64,
-        nbi: bool,
+        done: Completion,
     ) -> Result<()> {
         // SAFETY: forwarded.
         unsafe {
-            if nbi {
+            if done == Completion::Quiet {
                 self.put_nbi(dst, src, len)?;
             } else {
                 self.put(dst, src, len)?;

@@ -69,7 +69,7 @@ use std::ffi::{CStr, CString, c_void};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
-use super::{AmoOp, MailKey, Remote, SignalOp, Strides, Transport, Width};
+use super::{AmoOp, Completion, MailKey, Remote, SignalOp, Strides, Transport, Width};
 use crate::bootstrap::Bootstrap;
 use crate::config;
 use crate::error::{Error, Result};
@@ -2802,8 +2802,9 @@ impl Transport for Ucx {
         width: Width,
         op: SignalOp,
         value: u64,
-        nbi: bool,
+        done: Completion,
     ) -> Result<()> {
+        let nbi = done == Completion::Quiet;
         {
             let mut g = self.sh.lock();
             self.sh.send_batches(&mut g)?;
@@ -2814,8 +2815,8 @@ impl Transport for Ucx {
                     SignalOp::Add => SIG_ADD,
                 };
                 self.am_put(&mut g, &dst, src, len, Some((&sig, width, op, value)), !nbi)?;
-                if !nbi {
-                    // a blocking call completes at the target before it returns
+                if done == Completion::Remote {
+                    // complete at the target before it returns
                     self.wait_acks(&mut g, Some(dst.pe), "put-with-signal")?;
                 }
                 return Ok(());
@@ -2823,7 +2824,7 @@ impl Transport for Ucx {
         }
         self.rma(dst, src as *mut u8, len, true, !nbi, true)?;
         self.fence()?;
-        if !nbi {
+        if done == Completion::Remote {
             // a blocking call completes at the target before it returns: wait for the answer
             let op = match op {
                 SignalOp::Set => AmoOp::Set(value),
