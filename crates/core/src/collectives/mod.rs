@@ -682,12 +682,48 @@ pub fn reduce<T: Element>(
             return hier::reduce::<T>(inst, t, &g, d, s, n, op);
         }
     }
+    // two members on different nodes: one exchange of the whole vectors (each reads the other's
+    // once) beats scatter's read of half, write of half and extra barrier (2 nodes, int64 sum
+    // 256 KiB / 1 MiB, see docs/bench-nodes-history.md, sixteenth session)
+    let pair_apart = t.size == 2 && s.remote(t.world_pe(1 - t.my_index), 0).direct().is_none();
     let algo = match inst.algos().reduce {
-        ReduceAlgo::Auto if len <= DIRECT_LIMIT => ReduceAlgo::Direct,
+        ReduceAlgo::Auto if len <= DIRECT_LIMIT || pair_apart => ReduceAlgo::Direct,
         ReduceAlgo::Auto => ReduceAlgo::Scatter,
         a => a,
     };
     sync::barrier(inst, t)?;
+    if algo == ReduceAlgo::Direct && pair_apart {
+        // two members, the other not mapped (another node): fetch its source, meet (both
+        // sources read), then combine both straight into our dest in member order; our source is
+        // still intact (nobody writes it, and our dest is written only now, element by element,
+        // so dest == source is fine)
+        let mut bufs = Scratch2::take();
+        let (_, fetch_buf) = bufs.split();
+        let fetched: &mut [T] = scratch_slice(fetch_buf, n);
+        // SAFETY: `fetched` holds n elements, which the get fills entirely.
+        unsafe {
+            s.read(
+                inst,
+                t.world_pe(1 - t.my_index),
+                0,
+                fetched.as_mut_ptr().cast(),
+                len,
+            )?
+        };
+        sync::barrier(inst, t)?;
+        let mine = s.mine() as *const T;
+        let (a, b) = if t.my_index == 0 {
+            (mine, fetched.as_ptr())
+        } else {
+            (fetched.as_ptr(), mine)
+        };
+        // SAFETY: our source and dest hold n aligned elements (checked), `fetched` n; dest is
+        // our source or does not overlap it (checked by the caller).
+        unsafe { reduce::combine_into(d.mine() as *mut T, a, b, n, op) };
+        bufs.keep();
+        // as for the direct path below: no third barrier
+        return Ok(());
+    }
     // chunk of the result this member computes: everything (direct) or its share (scatter)
     let (lo, hi) = match algo {
         ReduceAlgo::Scatter => {

