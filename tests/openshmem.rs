@@ -475,6 +475,14 @@ fn default_heap_is_512_mib_allocated_on_first_touch() {
     );
 }
 
+/// The SIGBUS handler the library installs for heap pages passes any other SIGBUS to the
+/// program's own handler (`sigbus_chain.c`, on 1 and 2 PEs).
+#[test]
+fn other_sigbus_reach_the_programs_handler() {
+    let bin = compile("sigbus_chain");
+    run_on(&bin, "sigbus_chain", &[1, 2]);
+}
+
 #[test]
 fn symmetric_size_and_version_variables() {
     let bin = compile("heap_size");
