@@ -2979,8 +2979,12 @@ impl Transport for Ucx {
             if let Err(e) = sh.send_batches(&mut g) {
                 log::warn!("UCX: {e}");
             }
+            // everything that arrived is handled (as `Shared::drain`), only the sending waits
+            let mut handled = false;
             // SAFETY: as in `Shared::drain` (the lock is held).
-            let handled = unsafe { sh.lib.ucp_worker_progress(sh.worker) } != 0;
+            while unsafe { sh.lib.ucp_worker_progress(sh.worker) } != 0 {
+                handled = true;
+            }
             let owed = sh.acks_due.load(Ordering::Acquire) || sh.replies_due.load(Ordering::Acquire);
             if handled {
                 crate::wait::note_activity();
