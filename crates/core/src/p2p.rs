@@ -239,13 +239,27 @@ pub unsafe fn put_signal64(
     let inst = &*runtime::current()?;
     check_word(sig_addr, "sig_addr")?;
     let sig = inst.remote(sig_addr as usize, 8, pe, "sig_addr")?;
-    if sig.direct().is_some() || len == 0 {
+    if let Some(p) = sig.direct() {
         // SAFETY: forwarded.
         unsafe { rma::put_in(inst, dst, src, len, pe, false)? };
-        return match op {
-            SignalOp::Set => crate::atomic::set(sig_addr, value, pe),
-            SignalOp::Add => crate::atomic::fetch_add(sig_addr, value, pe).map(|_| ()),
+        // SAFETY: an 8-byte aligned word inside PE pe's mapped heap (checked above), mapped while
+        // the instance lives.
+        let word = unsafe { std::sync::atomic::AtomicU64::from_ptr(p as *mut u64) };
+        // sequentially consistent, as the AMOs: a PE that sees the signal sees the data
+        match op {
+            SignalOp::Set => word.store(value, Ordering::SeqCst),
+            SignalOp::Add => {
+                word.fetch_add(value, Ordering::SeqCst);
+            }
+        }
+        return Ok(());
+    }
+    if len == 0 {
+        let amo = match op {
+            SignalOp::Set => AmoOp::Set(value),
+            SignalOp::Add => AmoOp::FetchAdd(value),
         };
+        return inst.routes().to(sig.pe)?.atomic(sig, Width::W64, amo).map(|_| ());
     }
     let d = inst.remote(dst as usize, len, pe, "dest")?;
     if src.is_null() {
