@@ -82,10 +82,7 @@ fn rma_amo_signals_waits_locks() {
 #[test]
 fn rma_amo_signals_over_ucx() {
     let bin = compile("rma_amo");
-    let ucx = Command::new("sh")
-        .args(["-c", "ldconfig -p | grep -q 'libucp.so'"])
-        .status()
-        .is_ok_and(|s| s.success());
+    let ucx = common::ucx_installed();
     if !ucx {
         common::skip("rma_amo_signals_over_ucx", "UCX (libucp) not installed");
         return;
@@ -186,10 +183,7 @@ fn team_shared_is_the_directly_addressable_pes() {
     // every peer routed through UCX (ACLSHMEM_TRANSPORT=ucx): the program data is registered with
     // UCX too; the peers' memory stays mapped on one node, so SHMEM_TEAM_SHARED is still the job
     // (tests/multinode.rs openshmem_team_shared_per_node runs it across nodes)
-    let ucx = Command::new("sh")
-        .args(["-c", "ldconfig -p | grep -q 'libucp.so'"])
-        .status()
-        .is_ok_and(|s| s.success());
+    let ucx = common::ucx_installed();
     if !ucx {
         common::skip(
             "team_shared_is_the_directly_addressable_pes",
@@ -335,10 +329,7 @@ fn shared_library_data_is_symmetric() {
         run_pes(n, &args, &[], Duration::from_secs(120)).assert_ok("dso_statics");
     }
     // every peer through UCX: each region of program data (executable and library) is registered
-    let ucx = Command::new("sh")
-        .args(["-c", "ldconfig -p | grep -q 'libucp.so'"])
-        .status()
-        .is_ok_and(|s| s.success());
+    let ucx = common::ucx_installed();
     if !ucx {
         common::skip("shared_library_data_is_symmetric", "UCX (libucp) not installed");
         return;
@@ -428,11 +419,7 @@ fn default_heap_is_512_mib_allocated_on_first_touch() {
     );
     run.assert_ok("heap_size");
 
-    let unshare_ok = Command::new("unshare")
-        .args(["-m", "--propagation", "private", "true"])
-        .status()
-        .is_ok_and(|s| s.success());
-    if !unshare_ok {
+    if !common::can_unshare() {
         common::skip(
             "default_heap_is_512_mib_allocated_on_first_touch (small /dev/shm)",
             "needs root for a private mount namespace (unshare -m)",
@@ -440,28 +427,13 @@ fn default_heap_is_512_mib_allocated_on_first_touch() {
         return;
     }
     let in_small_shm = |prealloc: &str| {
-        let script = format!(
-            "mount -t tmpfs -o size=64m tmpfs /dev/shm && exec {} -n 2 --timeout 60 {}",
-            common::launcher().display(),
-            bin.display()
+        let (code, text) = common::run_in_small_dev_shm(
+            &bin,
+            2,
+            &[("ACLSHMEM_SHM_PREALLOCATE", prealloc), ("HEAP_EXPECT_MB", "512")],
+            &["ACLSHMEM_LOCAL_MEM_SIZE", "SHMEM_SYMMETRIC_SIZE"],
         );
-        let out = Command::new("unshare")
-            .args(["-m", "--propagation", "private", "sh", "-c", &script])
-            .env_remove("ACLSHMEM_LOCAL_MEM_SIZE")
-            .env_remove("SHMEM_SYMMETRIC_SIZE")
-            .env_remove("ACLSHMEM_JOB_TOKEN")
-            .env_remove("ACLSHMEM_IP_PORT")
-            .env("ACLSHMEM_SHM_PREALLOCATE", prealloc)
-            .env("HEAP_EXPECT_MB", "512")
-            .env("SHMEM_LOG_TO_STDOUT", "1")
-            .output()
-            .expect("run unshare");
-        let text = format!(
-            "{}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        (out.status.success(), text)
+        (code == 0, text)
     };
     let (ok, text) = in_small_shm("");
     assert!(

@@ -7,43 +7,21 @@
 
 mod common;
 
-use std::process::Command;
-
-fn can_unshare() -> bool {
-    Command::new("unshare")
-        .args(["-m", "--propagation", "private", "true"])
-        .status()
-        .is_ok_and(|s| s.success())
-}
-
 fn run_in_small_shm(prealloc: &str) -> (i32, String) {
-    let prog = common::compile_c("shm_fill");
-    let launcher = common::launcher();
-    let script = format!(
-        "mount -t tmpfs -o size=64m tmpfs /dev/shm && exec {} -n 2 --timeout 60 {}",
-        launcher.display(),
-        prog.display()
-    );
-    let out = Command::new("unshare")
-        .args(["-m", "--propagation", "private", "sh", "-c", &script])
-        .env("ACLSHMEM_LOCAL_MEM_SIZE", "16M")
-        .env("ACLSHMEM_SHM_PREALLOCATE", prealloc)
-        .env("SHMEM_LOG_TO_STDOUT", "1")
-        .env_remove("ACLSHMEM_JOB_TOKEN")
-        .env_remove("ACLSHMEM_IP_PORT")
-        .output()
-        .expect("run unshare");
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    (out.status.code().unwrap_or(-1), text)
+    common::run_in_small_dev_shm(
+        &common::compile_c("shm_fill"),
+        2,
+        &[
+            ("ACLSHMEM_LOCAL_MEM_SIZE", "16M"),
+            ("ACLSHMEM_SHM_PREALLOCATE", prealloc),
+        ],
+        &[],
+    )
 }
 
 #[test]
 fn filling_dev_shm_after_init_is_not_a_sigbus() {
-    if !can_unshare() {
+    if !common::can_unshare() {
         common::skip(
             "filling_dev_shm_after_init_is_not_a_sigbus",
             "needs root for a private mount namespace (unshare -m)",

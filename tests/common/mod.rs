@@ -538,3 +538,48 @@ pub fn large_heaps_blocker() -> Option<String> {
         )),
     }
 }
+
+/// Whether this process may make a private mount namespace (`unshare -m`, needs root).
+pub fn can_unshare() -> bool {
+    Command::new("unshare")
+        .args(["-m", "--propagation", "private", "true"])
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// Whether UCX's `libucp` is installed (the network transport's engine).
+pub fn ucx_installed() -> bool {
+    Command::new("sh")
+        .args(["-c", "ldconfig -p | grep -q 'libucp.so'"])
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// Runs `prog` on `n` PEs under `aclshmrun` in a private mount namespace whose `/dev/shm` is a
+/// 64 MiB tmpfs (Docker's default size), so filling it disturbs nothing else; `set` and `unset`
+/// change the environment. Returns the exit code and stdout + stderr.
+pub fn run_in_small_dev_shm(prog: &Path, n: usize, set: &[(&str, &str)], unset: &[&str]) -> (i32, String) {
+    let script = format!(
+        "mount -t tmpfs -o size=64m tmpfs /dev/shm && exec {} -n {n} --timeout 60 {}",
+        launcher().display(),
+        prog.display()
+    );
+    let mut cmd = Command::new("unshare");
+    cmd.args(["-m", "--propagation", "private", "sh", "-c", &script])
+        .env_remove("ACLSHMEM_JOB_TOKEN")
+        .env_remove("ACLSHMEM_IP_PORT")
+        .env("SHMEM_LOG_TO_STDOUT", "1");
+    for var in unset {
+        cmd.env_remove(var);
+    }
+    for (k, v) in set {
+        cmd.env(k, v);
+    }
+    let out = cmd.output().expect("run unshare");
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (out.status.code().unwrap_or(-1), text)
+}
