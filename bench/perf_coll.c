@@ -36,7 +36,7 @@
 #define KiB 1024UL
 #define MiB (1024UL * 1024UL)
 
-static const size_t bcast_sizes[] = {8, 64, 512, 4096, 32768, 262144, 1048576};
+static const size_t bcast_sizes[] = {8, 64, 512, 4096, 32768, 65536, 262144, 1048576};
 static const size_t block_sizes[] = {8, 4096, 262144};
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))
 #define MAX_BCAST (1 * MiB)

@@ -329,14 +329,26 @@ pub(super) fn reduce<T: Element>(
 
 /// Largest partial the leaders exchange through their mailboxes ([`exchange_mailed`]). (2 nodes,
 /// up to 1 MiB in parts of 64 KiB measured slower than the generic scatter path: 256 KiB 400-670
-/// against 300-410 µs, 1 MiB 1.4-4.0 against 1.2-1.7 ms.)
+/// against 300-410 µs, 1 MiB 1.4-4.0 against 1.2-1.7 ms. 4 nodes, one PE each: 64 KiB 310-720
+/// against the scatter path's 1100-1400 µs; 128 KiB and up about the same or slower.)
 pub(super) const MAIL_MAX: usize = 64 * 1024;
+
+/// [`MAIL_MAX`] when there are only two leaders: with both sending at once, partials of 40-64 KiB
+/// took far longer than one message each way should (2 nodes, one PE each, int64 sum: 48 KiB
+/// 89-111 µs, 64 KiB 143-230) than the two members reading each other's vector (65-67, 82-84;
+/// OSHMEM 70-93, 85-145). Up to 32 KiB the mailboxes win (25-30 µs against 50-60).
+pub(super) const MAIL_MAX_PAIR: usize = 32 * 1024;
 
 /// Whether the leaders of `t` can exchange partials of `len` bytes through their mailboxes: the
 /// transports to the other leaders have them (the same on every leader: they reach each other
 /// over the network transport).
 pub(super) fn mail_fits(inst: &Instance, t: &Team, g: &Groups, len: usize) -> bool {
-    len <= MAIL_MAX
+    let max = if g.leaders.len() == 2 {
+        MAIL_MAX_PAIR
+    } else {
+        MAIL_MAX
+    };
+    len <= max
         && g.leaders
             .iter()
             .enumerate()

@@ -675,7 +675,8 @@ pub fn reduce<T: Element>(
         // across nodes: shared memory inside each node, one leader per node over the transports
         // (with one member per node and large data, measured slower than the flat paths below)
         let g = sync::groups(inst, t);
-        // (up to hier::MAIL_MAX the leaders exchange partials through their mailboxes: faster)
+        // (up to hier::MAIL_MAX (MAIL_MAX_PAIR for two leaders) the leaders exchange partials
+        // through their mailboxes: faster)
         if g.leaders.len() <= sync::MAX_LEADERS
             && (len <= DIRECT_LIMIT || t.size > g.leaders.len() || hier::mail_fits(inst, t, &g, len))
         {
