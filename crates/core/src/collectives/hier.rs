@@ -280,43 +280,56 @@ pub(super) fn reduce<T: Element>(
     sync::local_barrier(inst, t, g)?;
     let leading = g.leading(t);
     if leading {
-        let node = gather::<T>(inst, t, s, &g.local, n, op)?;
-        let mut total = node;
-        if g.leaders.len() > 1 && eager_fits(t.slot, g.leaders.len(), len) {
-            total = exchange_partials(inst, t, g, &total, op)?;
+        // the node's partial, the fetched parts, the total and another leader's partial, in
+        // this thread's reused buffers
+        let mut bufs = super::Buffers::take();
+        let [b_node, b_fetch, b_total, b_theirs] = bufs.all();
+        let node: &mut [T] = super::scratch_slice(b_node, n);
+        gather::<T>(inst, t, s, &g.local, node, super::scratch_slice(b_fetch, n), op)?;
+        let total: &[T] = if g.leaders.len() > 1 && eager_fits(t.slot, g.leaders.len(), len) {
+            let (total, theirs) = (
+                super::scratch_slice(b_total, n),
+                super::scratch_slice(b_theirs, n),
+            );
+            exchange_partials(inst, t, g, node, total, theirs, op)?;
+            total
         } else if g.leaders.len() > 1 && mail_fits(inst, t, g, len) {
-            total = exchange_mailed(inst, t, g, &total, op)?;
+            let (total, theirs) = (
+                super::scratch_slice(b_total, n),
+                super::scratch_slice(b_theirs, n),
+            );
+            exchange_mailed(inst, t, g, node, total, theirs, op)?;
+            total
         } else if g.leaders.len() > 1 {
             // SAFETY: our own dest holds n elements.
-            unsafe { copy(total.as_ptr().cast(), d.mine(), len) };
+            unsafe { copy(node.as_ptr().cast(), d.mine(), len) };
             sync::leaders_barrier(inst, t, g)?;
-            let partial = total;
-            total = Vec::with_capacity(n);
-            let mut fetched: Vec<T> = Vec::with_capacity(n);
+            let partial: &[T] = node;
+            let total: &mut [T] = super::scratch_slice(b_total, n);
+            let fetched: &mut [T] = super::scratch_slice(b_fetch, n);
             for (j, &li) in g.leaders.iter().enumerate() {
                 let part: &[T] = if j == g.my_leader {
-                    &partial
+                    partial
                 } else {
-                    fetched.clear();
-                    // SAFETY: `fetched` has room for n elements, which the read fills before
-                    // `set_len` exposes them (elements are plain data); the leader's dest holds
-                    // its partial until the second leaders' barrier.
-                    unsafe {
-                        d.read(inst, t.world_pe(li), 0, fetched.as_mut_ptr().cast(), len)?;
-                        fetched.set_len(n);
-                    }
-                    &fetched
+                    // SAFETY: `fetched` holds n elements, which the read fills; the leader's dest
+                    // holds its partial until the second leaders' barrier.
+                    unsafe { d.read(inst, t.world_pe(li), 0, fetched.as_mut_ptr().cast(), len)? };
+                    fetched
                 };
                 if j == 0 {
-                    total.extend_from_slice(part);
+                    total.copy_from_slice(part);
                 } else {
-                    reduce::combine(&mut total, part, op);
+                    reduce::combine(total, part, op);
                 }
             }
             sync::leaders_barrier(inst, t, g)?;
-        }
+            total
+        } else {
+            node
+        };
         // SAFETY: our own dest holds n elements.
         unsafe { copy(total.as_ptr().cast(), d.mine(), len) };
+        bufs.keep();
     }
     sync::local_barrier(inst, t, g)?;
     if !leading {
@@ -327,17 +340,16 @@ pub(super) fn reduce<T: Element>(
     sync::local_barrier(inst, t, g)
 }
 
-/// Largest partial the leaders exchange through their mailboxes ([`exchange_mailed`]). (2 nodes,
-/// up to 1 MiB in parts of 64 KiB measured slower than the generic scatter path: 256 KiB 400-670
-/// against 300-410 µs, 1 MiB 1.4-4.0 against 1.2-1.7 ms. 4 nodes, one PE each: 64 KiB 310-720
-/// against the scatter path's 1100-1400 µs; 128 KiB and up about the same or slower.)
-pub(super) const MAIL_MAX: usize = 64 * 1024;
+/// Largest partial the leaders exchange through their mailboxes ([`exchange_mailed`]) when there
+/// are more than two of them. (4 nodes × 1 PE, int64 sum, against the scatter path: 96 KiB
+/// 550 / 1800 µs, 256 KiB 1450 / 2250, 512 KiB 2100 / 3100, 1 MiB 7500 / 4800.)
+pub(super) const MAIL_MAX: usize = 512 * 1024;
 
-/// [`MAIL_MAX`] when there are only two leaders: with both sending at once, partials of 40-64 KiB
-/// took far longer than one message each way should (2 nodes, one PE each, int64 sum: 48 KiB
-/// 89-111 µs, 64 KiB 143-230) than the two members reading each other's vector (65-67, 82-84;
-/// OSHMEM 70-93, 85-145). Up to 32 KiB the mailboxes win (25-30 µs against 50-60).
-pub(super) const MAIL_MAX_PAIR: usize = 32 * 1024;
+/// [`MAIL_MAX`] for two leaders, where reading each other's vector wins sooner (2 nodes × 1 PE:
+/// 96 KiB 90 / 129 µs, 128 KiB 110 / 146, 256 KiB 298 / 226). (Before the mailbox reused its
+/// buffers, both leaders sending 48-64 KiB at once were the slower way: every message and
+/// partial was a fresh allocation, and glibc gave the freed top of its heap back each call.)
+pub(super) const MAIL_MAX_PAIR: usize = 128 * 1024;
 
 /// Whether the leaders of `t` can exchange partials of `len` bytes through their mailboxes: the
 /// transports to the other leaders have them (the same on every leader: they reach each other
@@ -370,9 +382,10 @@ fn exchange_mailed<T: Element>(
     t: &Team,
     g: &Groups,
     partial: &[T],
+    total: &mut [T],
+    theirs: &mut [T],
     op: Op,
-) -> Result<Vec<T>> {
-    let n = partial.len();
+) -> Result<()> {
     let len = std::mem::size_of_val(partial);
     let count = sync::own_word(inst, t.slot, sync::PUSH_COUNT);
     let x = count.load(Ordering::Relaxed) + 1;
@@ -395,8 +408,6 @@ fn exchange_mailed<T: Element>(
         // SAFETY: `partial` holds `len` bytes.
         unsafe { super::mail::send(routes.to(pe)?, pe, key(g.my_leader), partial.as_ptr().cast(), len)? };
     }
-    let mut total: Vec<T> = Vec::with_capacity(n);
-    let mut theirs: Vec<T> = Vec::with_capacity(n);
     for (j, &li) in g.leaders.iter().enumerate() {
         let part: &[T] = if j == g.my_leader {
             partial
@@ -405,7 +416,7 @@ fn exchange_mailed<T: Element>(
             let to = routes.to(from)?;
             let rx = super::mail::Receiver::new();
             let buf = theirs.as_mut_ptr().cast::<u8>();
-            // SAFETY: `theirs` has room for n elements (`len` bytes), apart from the mailbox.
+            // SAFETY: `theirs` holds n elements (`len` bytes), apart from the mailbox.
             let arrived = || unsafe { rx.poll(to, key(j), buf, len) };
             let stalled = || {
                 format!(
@@ -425,18 +436,15 @@ fn exchange_mailed<T: Element>(
                 crate::logging::write_stderr(&format!("aclshmem: [PE {}] {msg}\n", inst.my_pe()));
                 return Err(Error::InvalidParam(msg));
             }
-            // SAFETY: the message filled n elements of plain data.
-            unsafe { theirs.set_len(n) };
-            &theirs
+            &*theirs
         };
         if j == 0 {
-            total.extend_from_slice(part);
+            total.copy_from_slice(part);
         } else {
-            reduce::combine(&mut total, part, op);
+            reduce::combine(total, part, op);
         }
-        theirs.clear();
     }
-    Ok(total)
+    Ok(())
 }
 
 /// Where `slot`'s partials area lies (offset in the device heap) and its bytes. Slots below
@@ -532,14 +540,13 @@ fn exchange_partials<T: Element>(
     t: &Team,
     g: &Groups,
     partial: &[T],
+    total: &mut [T],
+    theirs: &mut [T],
     op: Op,
-) -> Result<Vec<T>> {
-    let n = partial.len();
+) -> Result<()> {
     // SAFETY: `partial` is n plain elements, viewed as their bytes.
     let bytes =
         unsafe { std::slice::from_raw_parts(partial.as_ptr().cast::<u8>(), std::mem::size_of_val(partial)) };
-    let mut total: Vec<T> = Vec::with_capacity(n);
-    let mut theirs: Vec<T> = Vec::with_capacity(n);
     exchange_pushed(
         inst,
         t,
@@ -552,27 +559,25 @@ fn exchange_partials<T: Element>(
             let part: &[T] = if j == g.my_leader {
                 partial
             } else {
-                theirs.clear();
-                // SAFETY: `data` holds a leader's n elements (its `len` bytes); `theirs` has room for
-                // n elements, filled byte-wise (no alignment needed) before `set_len`.
+                // SAFETY: `data` holds a leader's n elements (its `len` bytes, the size of
+                // `theirs`), copied byte-wise (no alignment needed).
                 unsafe {
                     std::ptr::copy_nonoverlapping(
                         data.as_ptr(),
                         theirs.as_mut_ptr().cast::<u8>(),
-                        data.len(),
+                        data.len().min(std::mem::size_of_val(theirs)),
                     );
-                    theirs.set_len(n);
                 }
-                &theirs
+                &*theirs
             };
             if j == 0 {
-                total.extend_from_slice(part);
+                total.copy_from_slice(part);
             } else {
-                reduce::combine(&mut total, part, op);
+                reduce::combine(total, part, op);
             }
         },
     )?;
-    Ok(total)
+    Ok(())
 }
 
 /// The next pushed exchange on `t` among `l` leaders (this PE's count of them, `sync::PUSH_COUNT`):
@@ -859,32 +864,27 @@ pub(super) fn alltoall_pushed(
     )
 }
 
-/// The reduction of the sources of `members` (team indices, on this node), in their order.
+/// The reduction of the sources of `members` (team indices, on this node), in their order, into
+/// `acc` (n elements; `fetched`, as long, holds the parts read).
 fn gather<T: Element>(
     inst: &Instance,
     t: &Team,
     s: Sym<'_>,
     members: &[usize],
-    n: usize,
+    acc: &mut [T],
+    fetched: &mut [T],
     op: Op,
-) -> Result<Vec<T>> {
-    let size = std::mem::size_of::<T>();
-    let mut acc: Vec<T> = Vec::with_capacity(n);
-    let mut fetched: Vec<T> = Vec::with_capacity(n);
+) -> Result<()> {
+    let len = std::mem::size_of_val(acc);
     for (k, &i) in members.iter().enumerate() {
-        fetched.clear();
-        // SAFETY: member i's source holds n aligned elements (checked here, symmetric on all) and
-        // is not written before the closing local barrier; `fetched` has room for n elements,
-        // filled before `set_len`.
-        unsafe {
-            s.read(inst, t.world_pe(i), 0, fetched.as_mut_ptr().cast(), n * size)?;
-            fetched.set_len(n);
-        }
-        if k == 0 {
-            acc.extend_from_slice(&fetched);
-        } else {
-            reduce::combine(&mut acc, &fetched, op);
+        let into = if k == 0 { &mut *acc } else { &mut *fetched };
+        // SAFETY: member i's source holds as many aligned elements as `acc` (checked here,
+        // symmetric on all) and is not written before the closing local barrier; `into` holds
+        // as many.
+        unsafe { s.read(inst, t.world_pe(i), 0, into.as_mut_ptr().cast(), len)? };
+        if k > 0 {
+            reduce::combine(acc, fetched, op);
         }
     }
-    Ok(acc)
+    Ok(())
 }

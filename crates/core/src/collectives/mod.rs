@@ -556,36 +556,48 @@ pub fn alltoall(inst: &Instance, t: &Team, dest: usize, source: usize, len: usiz
 #[repr(C, align(16))]
 struct Scratch([std::mem::MaybeUninit<u8>; small::WIDE_MAX]);
 
-/// The flat reductions' accumulator and fetched parts, reused by the next call of this thread: a
-/// fresh allocation of a few MiB per call costs a page fault per page (2 nodes, 1 MiB int64 sum:
-/// 1.9 ms per call against 1.0 ms with glibc keeping freed memory mapped). Buffers above
-/// [`Scratch2::KEEP`] bytes are freed after the call.
-struct Scratch2([Vec<u128>; 2]);
+/// The reductions' temporary vectors (the flat paths' accumulator and fetched parts, the node
+/// leaders' partials: [`hier`]), reused by the next call of this thread: a fresh allocation of a
+/// few MiB per call costs a page fault per page (2 nodes, 1 MiB int64 sum: 1.9 ms per call
+/// against 1.0 ms with glibc keeping freed memory mapped), and so do smaller ones once glibc
+/// gives the freed top of its heap back to the system (past 128 KiB: 2 nodes, leaders' mailed
+/// partials of 48 / 64 KiB, five vectors per call, 81 / 173 µs against 46 / 66 with glibc told
+/// not to trim). Buffers above [`Buffers::KEEP`] bytes are freed after the call.
+struct Buffers([Vec<u128>; 4]);
 
 thread_local! {
-    static SCRATCH2: std::cell::RefCell<[Vec<u128>; 2]> = const { std::cell::RefCell::new([Vec::new(), Vec::new()]) };
+    static BUFFERS: std::cell::RefCell<[Vec<u128>; 4]> = const {
+        std::cell::RefCell::new([Vec::new(), Vec::new(), Vec::new(), Vec::new()])
+    };
 }
 
-impl Scratch2 {
+impl Buffers {
     const KEEP: usize = 16 << 20;
 
     fn take() -> Self {
-        Scratch2(SCRATCH2.with(|s| std::mem::take(&mut *s.borrow_mut())))
+        Buffers(BUFFERS.with(|s| std::mem::take(&mut *s.borrow_mut())))
     }
 
+    /// The first two buffers.
     fn split(&mut self) -> (&mut Vec<u128>, &mut Vec<u128>) {
-        let [a, b] = &mut self.0;
+        let [a, b, ..] = &mut self.0;
         (a, b)
     }
 
-    /// Gives the buffers back to this thread (a failed call drops them instead).
+    /// All four.
+    fn all(&mut self) -> &mut [Vec<u128>; 4] {
+        &mut self.0
+    }
+
+    /// Gives the buffers back to this thread (a failed call drops them instead: a transfer that
+    /// failed may not have let go of them).
     fn keep(mut self) {
         for v in &mut self.0 {
             if v.capacity() * 16 > Self::KEEP {
                 *v = Vec::new();
             }
         }
-        SCRATCH2.with(|s| *s.borrow_mut() = self.0);
+        BUFFERS.with(|s| *s.borrow_mut() = self.0);
     }
 }
 
@@ -698,7 +710,7 @@ pub fn reduce<T: Element>(
         // sources read), then combine both straight into our dest in member order; our source is
         // still intact (nobody writes it, and our dest is written only now, element by element,
         // so dest == source is fine)
-        let mut bufs = Scratch2::take();
+        let mut bufs = Buffers::take();
         let (_, fetch_buf) = bufs.split();
         let fetched: &mut [T] = scratch_slice(fetch_buf, n);
         // SAFETY: `fetched` holds n elements, which the get fills entirely.
@@ -734,7 +746,7 @@ pub fn reduce<T: Element>(
         _ => (0, n),
     };
     // the accumulator and the fetched parts live in this thread's reusable scratch
-    let mut bufs = Scratch2::take();
+    let mut bufs = Buffers::take();
     let (acc_buf, fetch_buf) = bufs.split();
     let acc: &mut [T] = scratch_slice(acc_buf, hi - lo);
     for i in 0..t.size {

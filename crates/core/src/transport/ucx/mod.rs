@@ -282,7 +282,7 @@ struct Shared {
     deferred: std::sync::atomic::AtomicU32,
     /// Messages that arrived for calls of this PE ([`Transport::mail`]), by team slot and tag,
     /// until the call takes them ([`on_mail`] fills it).
-    mailbox: Mutex<std::collections::HashMap<MailKey, Vec<u8>>>,
+    mailbox: Mutex<Mailbox>,
     /// Origin side of gathered gets ([`GetBatch`]): the requests waiting for their replies.
     gets: Mutex<Gets>,
     /// Target side: replies to gathered gets, sent after the progress call (as acknowledgements).
@@ -2250,6 +2250,38 @@ struct MailHeader {
     tag: u64,
 }
 
+/// This PE's mailbox ([`Shared::mailbox`]): the messages by key, and emptied buffers of taken
+/// ones that [`on_mail`] reuses. (A fresh vector per message, freed when taken, made glibc give
+/// the top of its heap back and fault it in again on every call: 2 nodes, leaders' mailed
+/// partials of 48 / 64 KiB, 81 / 173 µs per reduction against 46 / 66 with glibc told not to
+/// trim.)
+#[derive(Default)]
+struct Mailbox {
+    letters: std::collections::HashMap<MailKey, Vec<u8>>,
+    spare: Vec<Vec<u8>>,
+}
+
+impl Mailbox {
+    /// Emptied buffers kept, and the largest kept.
+    const SPARE: usize = 64;
+    const SPARE_BYTES: usize = 1 << 20;
+
+    /// A buffer holding a copy of `data`: a spare one when there is one.
+    fn letter(&mut self, data: &[u8]) -> Vec<u8> {
+        let mut v = self.spare.pop().unwrap_or_default();
+        v.clear();
+        v.extend_from_slice(data);
+        v
+    }
+
+    /// Keeps `v`'s memory for a later message (within the limits).
+    fn recycle(&mut self, v: Vec<u8>) {
+        if self.spare.len() < Self::SPARE && v.capacity() <= Self::SPARE_BYTES {
+            self.spare.push(v);
+        }
+    }
+}
+
 /// The handler of mail (see [`on_note`] for where it runs): keeps a copy of the data under its
 /// slot and tag until the call it is for takes it ([`Transport::take_mail`]). Mail is sent
 /// eager (so the data are here during the call).
@@ -2274,11 +2306,11 @@ unsafe extern "C" fn on_mail(
         );
         return UCS_OK;
     }
-    let bytes = if length == 0 {
-        Vec::new()
+    let data: &[u8] = if length == 0 {
+        &[]
     } else {
         // SAFETY: `data` holds `length` bytes during the call (eager).
-        unsafe { std::slice::from_raw_parts(data as *const u8, length) }.to_vec()
+        unsafe { std::slice::from_raw_parts(data as *const u8, length) }
     };
     let key = MailKey {
         slot: m.slot,
@@ -2286,7 +2318,8 @@ unsafe extern "C" fn on_mail(
         tag: m.tag,
     };
     let mut box_ = sh.mailbox.lock().unwrap_or_else(|e| e.into_inner());
-    if box_.insert(key, bytes).is_some() {
+    let bytes = box_.letter(data);
+    if box_.letters.insert(key, bytes).is_some() {
         log::warn!(
             "UCX: a second message for team slot {} tag {:#x} replaced the first",
             m.slot,
@@ -2924,19 +2957,26 @@ impl Transport for Ucx {
     ) -> Option<std::result::Result<(), usize>> {
         let letter = {
             let mut box_ = self.sh.mailbox.lock().unwrap_or_else(|e| e.into_inner());
-            box_.remove(&key)?
+            box_.letters.remove(&key)?
         };
-        if letter.len() != len {
-            return Some(Err(letter.len()));
-        }
-        // SAFETY: `dst` holds `len` bytes (contract), apart from the letter.
-        unsafe { std::ptr::copy_nonoverlapping(letter.as_ptr(), dst, len) };
-        Some(Ok(()))
+        let outcome = if letter.len() != len {
+            Err(letter.len())
+        } else {
+            // SAFETY: `dst` holds `len` bytes (contract), apart from the letter.
+            unsafe { std::ptr::copy_nonoverlapping(letter.as_ptr(), dst, len) };
+            Ok(())
+        };
+        self.sh
+            .mailbox
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .recycle(letter);
+        Some(outcome)
     }
 
     fn drop_mail(&self, slot: u32) {
         let mut box_ = self.sh.mailbox.lock().unwrap_or_else(|e| e.into_inner());
-        box_.retain(|k, _| k.slot != slot);
+        box_.letters.retain(|k, _| k.slot != slot);
     }
 
     /// Acknowledged puts are ordered among themselves (one active-message lane per endpoint);
