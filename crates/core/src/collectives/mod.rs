@@ -562,7 +562,8 @@ struct Scratch([std::mem::MaybeUninit<u8>; small::WIDE_MAX]);
 /// against 1.0 ms with glibc keeping freed memory mapped), and so do smaller ones once glibc
 /// gives the freed top of its heap back to the system (past 128 KiB: 2 nodes, leaders' mailed
 /// partials of 48 / 64 KiB, five vectors per call, 81 / 173 µs against 46 / 66 with glibc told
-/// not to trim). Buffers above [`Buffers::KEEP`] bytes are freed after the call.
+/// not to trim). Buffers above [`Buffers::KEEP`] bytes are freed after the call (so a thread keeps
+/// at most 64 MiB, and only after reductions that large).
 struct Buffers([Vec<u128>; 4]);
 
 thread_local! {
