@@ -400,21 +400,22 @@ pub(crate) unsafe fn set_reduce<T: Element + Default>(
     }
     let len = rma::bytes(n, std::mem::size_of::<T>())?;
     set_barrier(&inst, &m, psync)?;
-    let mut acc: Vec<T> = vec![T::default(); n];
-    let mut part: Vec<T> = vec![T::default(); n];
-    for i in 0..m.size() {
-        let buf = if i == 0 { &mut acc } else { &mut part };
-        // SAFETY: buf holds n elements.
-        unsafe { rma::get(buf.as_mut_ptr().cast(), source.cast(), len, m.pe(i))? };
-        if i > 0 {
-            for (a, b) in acc.iter_mut().zip(&part) {
-                *a = T::apply(op, *a, *b);
+    // the accumulator and the part read: this thread's reused buffers (fresh vectors of tens of
+    // KiB per call made glibc trim and fault in its heap every call)
+    collectives::with_buffers::<T, ()>(n, |acc, part| {
+        for i in 0..m.size() {
+            let buf = if i == 0 { &mut *acc } else { &mut *part };
+            // SAFETY: buf holds n elements.
+            unsafe { rma::get(buf.as_mut_ptr().cast(), source.cast(), len, m.pe(i))? };
+            if i > 0 {
+                collectives::combine(acc, part, op);
             }
         }
-    }
-    // every member has read every source before anyone overwrites its dest (dest may be source)
-    set_barrier(&inst, &m, psync)?;
-    // SAFETY: dest is writable for n elements (contract); acc is private.
-    unsafe { std::ptr::copy_nonoverlapping(acc.as_ptr(), dest, n) };
-    Ok(())
+        // every member has read every source before anyone overwrites its dest (dest may be
+        // source)
+        set_barrier(&inst, &m, psync)?;
+        // SAFETY: dest is writable for n elements (contract); acc is private.
+        unsafe { std::ptr::copy_nonoverlapping(acc.as_ptr(), dest, n) };
+        Ok(())
+    })
 }

@@ -29,7 +29,7 @@ mod mail;
 mod reduce;
 pub(crate) mod small;
 
-pub use reduce::{Element, Op};
+pub use reduce::{Element, Op, combine};
 
 /// A new team in `slot`: clears this PE's eager-broadcast state (see [`eager`]).
 pub(crate) fn eager_reset(inst: &Instance, slot: usize) {
@@ -600,6 +600,19 @@ impl Buffers {
         }
         BUFFERS.with(|s| *s.borrow_mut() = self.0);
     }
+}
+
+/// Runs `f` with two buffers of `n` elements each, this thread's reused ones ([`Buffers`]; their
+/// contents are whatever an earlier call left: plain data). For reductions outside this module
+/// (the OpenSHMEM surface's active sets).
+pub fn with_buffers<T: Element, R>(n: usize, f: impl FnOnce(&mut [T], &mut [T]) -> Result<R>) -> Result<R> {
+    let mut bufs = Buffers::take();
+    let (a, b) = bufs.split();
+    let r = f(scratch_slice(a, n), scratch_slice(b, n));
+    if r.is_ok() {
+        bufs.keep();
+    }
+    r
 }
 
 /// `v` as `count` elements of `T`, grown (never shrunk) to hold them; the contents are whatever
