@@ -286,19 +286,17 @@ pub(super) fn reduce<T: Element>(
         let [b_node, b_fetch, b_total, b_theirs] = bufs.all();
         let node: &mut [T] = super::scratch_slice(b_node, n);
         gather::<T>(inst, t, s, &g.local, node, super::scratch_slice(b_fetch, n), op)?;
-        let total: &[T] = if g.leaders.len() > 1 && eager_fits(t.slot, g.leaders.len(), len) {
+        let pushed = eager_fits(t.slot, g.leaders.len(), len);
+        let total: &[T] = if g.leaders.len() > 1 && (pushed || mail_fits(inst, t, g, len)) {
             let (total, theirs) = (
                 super::scratch_slice(b_total, n),
                 super::scratch_slice(b_theirs, n),
             );
-            exchange_partials(inst, t, g, node, total, theirs, op)?;
-            total
-        } else if g.leaders.len() > 1 && mail_fits(inst, t, g, len) {
-            let (total, theirs) = (
-                super::scratch_slice(b_total, n),
-                super::scratch_slice(b_theirs, n),
-            );
-            exchange_mailed(inst, t, g, node, total, theirs, op)?;
+            if pushed {
+                exchange_partials(inst, t, g, node, total, theirs, op)?;
+            } else {
+                exchange_mailed(inst, t, g, node, total, theirs, op)?;
+            }
             total
         } else if g.leaders.len() > 1 {
             // SAFETY: our own dest holds n elements.
