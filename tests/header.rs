@@ -84,6 +84,19 @@ fn forwarding_headers_compile() {
         "host/utils/shmem_log.h",
         "host_device/shmem_common_types.h",
         "host_device/shmem_common_macros.h",
+        // the paths of earlier releases (aclshmem_* file names)
+        "aclshmem.h",
+        "host/aclshmem_host_def.h",
+        "host/mem/aclshmem_host_heap.h",
+        "host/init/aclshmem_host_init.h",
+        "host/data_plane/aclshmem_host_rma.h",
+        "host/data_plane/aclshmem_host_sync.h",
+        "host/data_plane/aclshmem_host_p2p_sync.h",
+        "host/data_plane/aclshmem_host_cc.h",
+        "host/team/aclshmem_host_team.h",
+        "host/utils/aclshmem_log.h",
+        "host_device/aclshmem_common_types.h",
+        "host_device/common_types.h",
     ] {
         let src = dir.join("fwd.c");
         std::fs::write(

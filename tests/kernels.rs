@@ -505,3 +505,61 @@ fn blocks_select_their_own_instance_2pes() {
         &[("SHMEM_INSTANCE_PORT_RANGE", range.as_str())],
     );
 }
+
+/// Every device-side include path of the original (the current `shmem_*` ones and the
+/// `aclshmem_*` ones of earlier releases, SIMT included) resolves and compiles through the
+/// wrapper, all in one kernel translation unit.
+#[test]
+fn every_device_include_path_compiles() {
+    if !have("python3") || !have("c++") {
+        common::skip("every_device_include_path_compiles", "python3 or c++ missing");
+        return;
+    }
+    let root = common::repo_root();
+    let include = root.join("include");
+    let mut headers = Vec::new();
+    for dir in ["device", "device_simt", "gm2gm", "utils", "opdev"] {
+        files_under(&include.join(dir), &mut headers);
+    }
+    let mut paths: Vec<String> = headers
+        .iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "h"))
+        .map(|p| p.strip_prefix(&include).unwrap().display().to_string())
+        .collect();
+    paths.sort();
+    assert!(
+        paths
+            .iter()
+            .any(|p| p == "device/gm2gm/engine/shmem_device_udma.h")
+            && paths.iter().any(|p| p == "device/gm2gm/aclshmem_device_rma.h"),
+        "header list incomplete: {paths:?}"
+    );
+    let mut src = String::from("#define USE_SIMT 1\n#include \"kernel_operator.h\"\n");
+    for p in &paths {
+        src.push_str(&format!("#include \"{p}\"\n"));
+    }
+    src.push_str(
+        "#include \"aclshmem.h\"\n#include \"shmem.h\"\n\
+         extern \"C\" __global__ __aicore__ void probe(GM_ADDR p) {\n\
+         \x20   aclshmem_int32_p((__gm__ int32_t *)p, aclshmem_my_pe(), 0);\n}\n",
+    );
+    let dir = common::target_dir().join("ctests");
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join(format!("include_paths_{}.cpp", std::process::id()));
+    std::fs::write(&file, src).unwrap();
+    let output = Command::new("python3")
+        .arg(root.join("scripts/aclshmem-cxx"))
+        .args(["-std=c++17", "-Wall", "-Werror", "-fsyntax-only"])
+        .arg(&file)
+        .env("ACLSHMEM_CXX", "c++")
+        .env("ACLSHMEM_INCLUDE_DIR", &include)
+        .output()
+        .expect("run aclshmem-cxx");
+    let _ = std::fs::remove_file(&file);
+    assert!(
+        output.status.success(),
+        "the device include paths do not compile:\n{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+}

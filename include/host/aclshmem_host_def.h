@@ -1,0 +1,3 @@
+/* Forwarding header: host/aclshmem_host_def.h, an include path of earlier releases of the original.
+   Everything is declared in shmem.h. */
+#include "../shmem.h"
