@@ -11,6 +11,10 @@
 #include <stdint.h>
 #ifndef __cplusplus
 #include <stdbool.h>
+#else
+/* C++ programs of the original's examples use std::copy_n and std::min having included only this
+   header and acl/acl.h (the original's toolchain reaches <algorithm> through them) */
+#include <algorithm>
 #endif
 
 /* ---- thread safety ----

@@ -99,6 +99,14 @@ fn build_program(cache: &Mutex<Option<PathBuf>>, name: &str, cxx: &str) -> Optio
     for dir in ["include/device", "include/device_simt", "include/simt_api"] {
         files_under(&root.join(dir), &mut inputs);
     }
+    // the test programs' own headers
+    let mut local = Vec::new();
+    files_under(&root.join("tests/c"), &mut local);
+    inputs.extend(local.into_iter().filter(|p| {
+        p.extension().is_some_and(|e| e == "h")
+            && p.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with("kernel_"))
+    }));
     let newest = inputs.iter().filter_map(|p| mtime(p)).max();
     if !(mtime(&out).is_some() && mtime(&out) >= newest) {
         let tmp = out_dir.join(format!(".{name}.{}.tmp", std::process::id()));
@@ -142,6 +150,32 @@ fn scenario_with(name: &str, n: usize, env: &[(&str, &str)]) -> Option<Run> {
         return None;
     };
     run_scenario(&prog, name, n, env)
+}
+
+/// `tests/c/kernel_wrapper_tests.cpp` (launches in macros and in a local header, vector-only code
+/// in MIX kernels), built with `cxx` (`c++` or `clang++`).
+fn wrapper_program(cxx: &str) -> Option<PathBuf> {
+    static GXX: Mutex<Option<PathBuf>> = Mutex::new(None);
+    static CLANG: Mutex<Option<PathBuf>> = Mutex::new(None);
+    if cxx == "clang++" {
+        build_program(&CLANG, "kernel_wrapper_tests:kernel_wrapper_tests_clang", cxx)
+    } else {
+        build_program(&GXX, "kernel_wrapper_tests", cxx)
+    }
+}
+
+/// A scenario of the wrapper program, built with g++ and with clang++.
+fn wrapper_scenario(name: &str, n: usize) {
+    for cxx in ["c++", "clang++"] {
+        let Some(prog) = wrapper_program(cxx) else {
+            common::skip(
+                name,
+                &format!("python3 or {cxx} is missing (scripts/test-all.sh installs clang++)"),
+            );
+            continue;
+        };
+        run_scenario(&prog, name, n, &[]);
+    }
 }
 
 /// A scenario of the SIMT program.
@@ -258,6 +292,80 @@ fn sized_and_byte_forms_2pes() {
 #[test]
 fn sdma_queue_pairs_2pes() {
     scenario("qp", 2);
+}
+
+/// Launches inside `#define`s whose kernel names the macro pastes (`Fill_##NAME<<<...>>>`, as the
+/// original's unit tests launch one kernel per type) and a launch in a template function of the
+/// program's own header: aclshmem-cxx rewrites them in the preprocessed translation unit.
+#[test]
+fn wrapper_launches_in_macros_and_headers_2pes() {
+    wrapper_scenario("macro_launch", 2);
+}
+
+/// MIX kernels whose bodies are compiled for vector cores only (`#ifdef __DAV_C220_VEC__`, with
+/// and without `#else`, a template kernel) leave that code to the AIV contexts, as on the NPU, and
+/// the original's device-barrier pattern (`aclshmemx_barrier_all_vec` between a read and a store
+/// on the next PE) counts every launch exactly once.
+#[test]
+fn wrapper_vector_only_code_stays_off_the_aic_2pes() {
+    wrapper_scenario("vec_guard", 2);
+}
+
+/// What upstream examples' host code uses beyond shmem.h: `aclshmemi_control_barrier_all()`
+/// (C++ linkage, exported under its mangled name; ACLSHMEM_NOT_INITED before init, then a barrier
+/// of every PE), `tiling/platform/platform_ascendc.h`'s queries (a vector launch of
+/// `GetCoreNumAiv()` blocks), and the include paths `aclshmemi_host_common.h`, `aclshmem.h`,
+/// `acl/acl_mdl.h`.
+#[test]
+fn upstream_host_internals_3pes() {
+    wrapper_scenario("internals", 3);
+}
+
+/// A compile of a source whose launches the wrapper rewrites after preprocessing writes a
+/// dependency file naming the source and its headers (not the wrapper's temporary files).
+#[test]
+fn wrapper_dependency_file_names_the_source_and_its_headers() {
+    if !have("python3") || !have("c++") {
+        common::skip(
+            "wrapper_dependency_file_names_the_source_and_its_headers",
+            "python3 or c++ missing",
+        );
+        return;
+    }
+    let root = common::repo_root();
+    let dir = common::target_dir().join("ctests");
+    std::fs::create_dir_all(&dir).unwrap();
+    let obj = dir.join(format!("wrapper_dep_{}.o", std::process::id()));
+    let dep = obj.with_extension("d");
+    let output = Command::new("python3")
+        .arg(root.join("scripts/aclshmem-cxx"))
+        .args(["-std=c++17", "-MD", "-c"])
+        .arg(root.join("tests/c/kernel_wrapper_tests.cpp"))
+        .arg("-o")
+        .arg(&obj)
+        .env("ACLSHMEM_CXX", "c++")
+        .env("ACLSHMEM_INCLUDE_DIR", root.join("include"))
+        .output()
+        .expect("run aclshmem-cxx");
+    assert!(
+        output.status.success(),
+        "compile failed:\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let text = std::fs::read_to_string(&dep).expect("the dependency file next to the object");
+    let _ = std::fs::remove_file(&obj);
+    let _ = std::fs::remove_file(&dep);
+    assert!(
+        text.starts_with(&format!("{}:", obj.display())),
+        "target is not the object:\n{text}"
+    );
+    for needed in [
+        "tests/c/kernel_wrapper_tests.cpp",
+        "tests/c/kernel_wrapper_launch.h",
+    ] {
+        assert!(text.contains(needed), "{needed} missing:\n{text}");
+    }
+    assert!(!text.contains("aclshmem-cxx-"), "names a temporary file:\n{text}");
 }
 
 /// Kernels whose names macros paste (`KindRatio_##type`), as upstream examples define one kernel

@@ -5,9 +5,11 @@
  * The compiler wrapper aclshmem-cxx includes this header first in every C++ translation unit and
  * rewrites   kernel<<<blockDim, l2ctrl, stream>>>(args...);   into
  *            ::aclshmemi::launch(KIND, [](auto... a) { kernel(a...); }, blockDim, l2ctrl, stream)(args...);
- * KIND is ACLSHMEMI_KERNEL_AIV for kernels marked [[bisheng::core_ratio(0, 1)]] or
- * ACLSHMEM_GLOBAL_VECTOR, else ACLSHMEMI_KERNEL_MIX. The launch is queued on the ACL stream; each
- * block context calls the kernel with copies of the arguments on its own thread.
+ * KIND is ::aclshmemi::kernel_aiv for kernels marked [[bisheng::core_ratio(0, 1)]] or
+ * ACLSHMEM_GLOBAL_VECTOR, else ::aclshmemi::kernel_mix. The launch is queued on the ACL stream; each
+ * block context calls the kernel with copies of the arguments on its own thread. The AIC contexts of
+ * a MIX kernel whose body has #if's on the vector-core macros call its copy KERNEL__aclshmemi_aic,
+ * which the wrapper compiles with those macros undefined.
  *
  * Not part of the original API; C++14 or later.
  */
@@ -224,6 +226,11 @@ static_assert(std::is_trivially_copyable<half>::value, "half is copied as bytes"
 /* ---- the launcher ---- */
 #define ACLSHMEMI_KERNEL_AIV 0u
 #define ACLSHMEMI_KERNEL_MIX 1u
+namespace aclshmemi {
+/* the kinds as the rewritten launches name them */
+constexpr uint32_t kernel_aiv = ACLSHMEMI_KERNEL_AIV;
+constexpr uint32_t kernel_mix = ACLSHMEMI_KERNEL_MIX;
+}
 
 namespace aclshmemi {
 /* Faults inside a block (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGABRT) end that block instead of

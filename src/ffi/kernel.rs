@@ -206,6 +206,17 @@ pub extern "C" fn aclshmemx_dev_pe_barrier(team: c_int) -> c_int {
     })
 }
 
+/// `int32_t aclshmemi_control_barrier_all()`: an internal host call of the original (C++ linkage,
+/// declared in its `shmemi_host_common.h`, ours too) that upstream examples' host programs call
+/// between phases: a barrier of every PE of the world, 0 or an error code (before init:
+/// ACLSHMEM_NOT_INITED). Exported under its C++ (Itanium) name, as the original exports it.
+#[unsafe(export_name = "_Z29aclshmemi_control_barrier_allv")]
+pub extern "C" fn aclshmemi_control_barrier_all() -> i32 {
+    guard("aclshmemi_control_barrier_all", || {
+        aclshmem_core::host::barrier_all().map(|()| 0)
+    })
+}
+
 /// `aclshmem_host_state_t g_state_host`: the host-visible state upstream kernels' host programs read
 /// (`extern aclshmem_host_state_t g_state_host;`): `default_stream` (the library's internal stream)
 /// and `notify_arr`, one ACL notify per AIV core (`ACLSHMEM_MAX_AIV_PER_NPU`), which

@@ -1,0 +1,229 @@
+/*
+ * kernel_wrapper_tests.cpp - what scripts/aclshmem-cxx must get right beyond launches written out in
+ * the source (tests/kernels.rs, `wrapper_*` tests). Scenarios:
+ *   macro_launch  launches inside #defines whose kernel names the macro pastes (`Fill_##NAME<<<...>>>`,
+ *                 as the original's unit tests launch one kernel per type), AIV-only and MIX, and a
+ *                 launch inside a template function of a local header (kernel_wrapper_launch.h)
+ *   vec_guard     MIX kernels whose bodies are compiled for vector cores only (`#ifdef
+ *                 __DAV_C220_VEC__`, with and without `#else`): the AIC contexts of the launch do not
+ *                 run that code, as on the NPU, where the cube-core build does not contain it; and the
+ *                 original's barrier pattern (read a counter, vector-core barrier over every PE, one
+ *                 context stores counter + 1 on the next PE, barrier) counting launches exactly
+ *   internals     what upstream examples' host code reaches beyond shmem.h: the internal
+ *                 aclshmemi_control_barrier_all() (C++ linkage; an error before init, then a barrier
+ *                 of every PE), the platform queries of tiling/platform/platform_ascendc.h, and the
+ *                 include paths aclshmemi_host_common.h, aclshmem.h and acl/acl_mdl.h
+ */
+#include <cstdint>
+#include <cstdio>
+#include <string>
+
+#include "acl/acl.h"
+#include "kernel_operator.h"
+#include "shmem.h"
+#include "kernel_test_util.h"
+#include "kernel_wrapper_launch.h"
+/* include paths of upstream examples */
+#include "acl/acl_mdl.h"
+#include "aclshmem.h"
+#include "aclshmemi_host_common.h"
+#include "shmemi_host_common.h"
+#include "tiling/platform/platform_ascendc.h"
+
+/* ---- macro_launch ---- */
+
+#define DEFINE_FILL(NAME, T)                                                                         \
+    extern "C" [[bisheng::core_ratio(0, 1)]] __global__ __aicore__ void Fill_##NAME(T *out, T value) \
+    {                                                                                                \
+        out[AscendC::GetBlockIdx()] = value;                                                                \
+    }
+#define DEFINE_COUNT(NAME, T)                                                     \
+    __global__ __aicore__ void Count_##NAME(T *counter)                           \
+    {                                                                             \
+        __atomic_fetch_add(counter, static_cast<T>(1), __ATOMIC_SEQ_CST);        \
+    }
+DEFINE_FILL(int32, int32_t)
+DEFINE_FILL(int64, int64_t)
+DEFINE_COUNT(int32, int32_t)
+
+#define LAUNCH_FILL(NAME, blocks, stream, out, value) Fill_##NAME<<<blocks, nullptr, stream>>>(out, value)
+#define LAUNCH_COUNT(NAME, blocks, stream, counter) \
+    do {                                            \
+        Count_##NAME<<<blocks, nullptr, stream>>>(counter); \
+    } while (0)
+
+static void macro_launch(aclrtStream stream)
+{
+    constexpr uint32_t kBlocks = 6;
+    auto *i32 = static_cast<int32_t *>(aclshmem_calloc(kBlocks + 1, sizeof(int32_t)));
+    auto *i64 = static_cast<int64_t *>(aclshmem_calloc(kBlocks + 1, sizeof(int64_t)));
+    auto *count = static_cast<int32_t *>(aclshmem_calloc(1, sizeof(int32_t)));
+    LAUNCH_FILL(int32, kBlocks, stream, i32, 7);
+    LAUNCH_FILL(int64, kBlocks, stream, i64, int64_t(1) << 40);
+    LAUNCH_COUNT(int32, kBlocks, stream, count);
+    add_in_header<int32_t>(i32, kBlocks + 1, 100, 3, stream);
+    ACL_OK(aclrtSynchronizeStream(stream));
+    for (uint32_t i = 0; i < kBlocks; i++) {
+        CHECK(i32[i] == 7 + 300, "i32[%u] = %d, expected 307 (fill 7, then 3 AIV contexts add 100)", i, i32[i]);
+        CHECK(i64[i] == (int64_t(1) << 40), "i64[%u] = %lld", i, static_cast<long long>(i64[i]));
+    }
+    CHECK(i32[kBlocks] == 300, "i32[%u] = %d: an AIV-only fill ran more than blockDim contexts", kBlocks,
+          i32[kBlocks]);
+    CHECK(i64[kBlocks] == 0, "i64[%u] = %lld: an AIV-only fill ran more than blockDim contexts", kBlocks,
+          static_cast<long long>(i64[kBlocks]));
+    CHECK(*count == 3 * static_cast<int32_t>(kBlocks), "a MIX launch in a macro ran %d contexts, expected %d",
+          *count, 3 * kBlocks);
+    aclshmem_free(count);
+    aclshmem_free(i64);
+    aclshmem_free(i32);
+}
+
+/* ---- vec_guard ---- */
+
+/* counts[0]: contexts that ran the vector-only code; counts[1]: contexts that ran the #else part */
+__global__ __aicore__ void VecOnly(int32_t *counts)
+{
+#ifdef __DAV_C220_VEC__
+    __atomic_fetch_add(&counts[0], 1, __ATOMIC_SEQ_CST);
+#endif
+}
+
+extern "C" __global__ __aicore__ void VecOrElse(int32_t *counts)
+{
+#if defined(__DAV_C220_VEC__) || defined(__DAV_C310_VEC__)
+    __atomic_fetch_add(&counts[0], 1, __ATOMIC_SEQ_CST);
+#else
+    __atomic_fetch_add(&counts[1], 1, __ATOMIC_SEQ_CST);
+#endif
+}
+
+template <typename T>
+__global__ __aicore__ void VecOnlyTemplate(T *counts)
+{
+#ifdef __DAV_C220_VEC__
+    __atomic_fetch_add(&counts[0], static_cast<T>(1), __ATOMIC_SEQ_CST);
+#endif
+}
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+/* one launch of the original's device-barrier pattern: every vector context reads the counter, all
+   of them meet on every PE, one stores counter + 1 on the next PE, all meet again */
+__global__ __aicore__ void IncreaseNext(int32_t *counter, int32_t *seen)
+{
+#ifdef __DAV_C220_VEC__
+    int32_t v = __atomic_load_n(counter, __ATOMIC_SEQ_CST);
+    aclshmemx_barrier_all_vec();
+    if (AscendC::GetBlockIdx() == 0) {
+        aclshmem_int32_p(counter, v + 1, (aclshmem_my_pe() + 1) % aclshmem_n_pes());
+    }
+    aclshmemx_barrier_all_vec();
+    __atomic_fetch_add(seen, 1, __ATOMIC_SEQ_CST);
+#endif
+}
+#pragma GCC diagnostic pop
+
+static void vec_guard(aclrtStream stream)
+{
+    constexpr uint32_t kBlocks = 4;
+    const int32_t aiv = 2 * kBlocks, aic = kBlocks;
+    auto *counts = static_cast<int32_t *>(aclshmem_calloc(2, sizeof(int32_t)));
+    VecOnly<<<kBlocks, nullptr, stream>>>(counts);
+    ACL_OK(aclrtSynchronizeStream(stream));
+    CHECK(counts[0] == aiv, "VecOnly: %d contexts ran vector-only code, expected the %d AIV ones", counts[0], aiv);
+    counts[0] = counts[1] = 0;
+    VecOrElse<<<kBlocks, nullptr, stream>>>(counts);
+    ACL_OK(aclrtSynchronizeStream(stream));
+    CHECK(counts[0] == aiv && counts[1] == aic, "VecOrElse: %d vector / %d other, expected %d / %d", counts[0],
+          counts[1], aiv, aic);
+    auto *c64 = static_cast<int64_t *>(aclshmem_calloc(1, sizeof(int64_t)));
+    VecOnlyTemplate<int64_t><<<kBlocks, nullptr, stream>>>(c64);
+    ACL_OK(aclrtSynchronizeStream(stream));
+    CHECK(*c64 == aiv, "VecOnlyTemplate<int64_t>: %lld contexts, expected %d", static_cast<long long>(*c64), aiv);
+
+    constexpr uint32_t kBarrierBlocks = 16;
+    auto *counter = static_cast<int32_t *>(aclshmem_calloc(1, sizeof(int32_t)));
+    auto *seen = static_cast<int32_t *>(aclshmem_calloc(1, sizeof(int32_t)));
+    aclshmem_barrier_all();
+    for (int32_t round = 1; round <= 3; round++) {
+        IncreaseNext<<<kBarrierBlocks, nullptr, stream>>>(counter, seen);
+        ACL_OK(aclrtSynchronizeStream(stream));
+        aclshmem_barrier_all();
+        CHECK(*counter == round, "IncreaseNext round %d: counter %d", round, *counter);
+        CHECK(*seen == round * 2 * static_cast<int32_t>(kBarrierBlocks), "IncreaseNext round %d: %d contexts",
+              round, *seen);
+    }
+    aclshmem_free(seen);
+    aclshmem_free(counter);
+    aclshmem_free(c64);
+    aclshmem_free(counts);
+}
+
+/* ---- internals ---- */
+
+static void internals()
+{
+    /* a barrier of every PE: each PE bumps its slot on every PE, then all must be seen */
+    int n = aclshmem_n_pes();
+    auto *slots = static_cast<int32_t *>(aclshmem_calloc(static_cast<size_t>(n), sizeof(int32_t)));
+    for (int round = 1; round <= 3; round++) {
+        for (int pe = 0; pe < n; pe++) {
+            aclshmem_int32_p(&slots[aclshmem_my_pe()], round, pe);
+        }
+        aclshmem_quiet();
+        CHECK(aclshmemi_control_barrier_all() == 0, "aclshmemi_control_barrier_all failed");
+        for (int pe = 0; pe < n; pe++) {
+            CHECK(slots[pe] == round, "round %d: slot of PE %d holds %d after the barrier", round, pe, slots[pe]);
+        }
+        CHECK(aclshmemi_control_barrier_all() == 0, "aclshmemi_control_barrier_all failed");
+    }
+    aclshmem_free(slots);
+
+    auto *platform = platform_ascendc::PlatformAscendCManager::GetInstance();
+    CHECK(platform != nullptr && platform == platform_ascendc::PlatformAscendCManager::GetInstance("Ascend910B3"),
+          "one platform instance");
+    uint64_t ub = 0, l1 = 0;
+    platform->GetCoreMemSize(platform_ascendc::CoreMemType::UB, ub);
+    platform->GetCoreMemSize(platform_ascendc::CoreMemType::L1, l1);
+    CHECK(ub == ACLSHMEM_UB_SIZE, "UB %llu, expected the %u bytes a block context has", (unsigned long long)ub,
+          ACLSHMEM_UB_SIZE);
+    CHECK(l1 == 512 * 1024, "L1 %llu", (unsigned long long)l1);
+    CHECK(platform->GetCoreNumAiv() == 2 * platform->GetCoreNumAic() && platform->GetCoreNum() == platform->GetCoreNumAic(),
+          "core counts %u AIV / %u AIC / %u", platform->GetCoreNumAiv(), platform->GetCoreNumAic(),
+          platform->GetCoreNum());
+    CHECK(platform->CalcTschBlockDim(40, 20, 40) == 20 && platform->CalcTschBlockDim(7, 0, 40) == 7,
+          "CalcTschBlockDim");
+    CHECK(platform->GetSocVersion() == platform_ascendc::SocVersion::ASCEND910B, "soc version");
+    /* blockDim = the AIV count, as upstream host tiling launches vector kernels */
+    auto *words = static_cast<int32_t *>(aclshmem_calloc(1, sizeof(int32_t)));
+    aclrtStream stream = g_state_host.default_stream;
+    add_in_header<int32_t>(words, 1, 1, platform->GetCoreNumAiv(), stream);
+    ACL_OK(aclrtSynchronizeStream(stream));
+    CHECK(*words == static_cast<int32_t>(platform->GetCoreNumAiv()), "%d AIV contexts ran", *words);
+    aclshmem_free(words);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1 && std::string(argv[1]) == "internals") {
+        int rc = aclshmemi_control_barrier_all();
+        if (rc != ACLSHMEM_NOT_INITED) {
+            std::printf("FAIL: aclshmemi_control_barrier_all before init returned %d, expected %d\n", rc,
+                        ACLSHMEM_NOT_INITED);
+            return 1;
+        }
+    }
+    auto run = [](const std::string &scenario, aclrtStream stream, aclshmemx_init_attr_t &) {
+        if (scenario == "macro_launch") {
+            macro_launch(stream);
+        } else if (scenario == "vec_guard") {
+            vec_guard(stream);
+        } else if (scenario == "internals") {
+            internals();
+        } else {
+            return false;
+        }
+        return true;
+    };
+    return kernel_test_main(argc, argv, "kernel_wrapper_tests", run);
+}
