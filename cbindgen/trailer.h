@@ -48,6 +48,13 @@ inline int aclshmem_finalize(uint64_t instance_id)
 {
     return aclshmemx_finalize(instance_id);
 }
+
+/* ---- aclshmemx_show_prof(out_profs, verbose): the two-argument form of earlier original headers,
+   which newer ones call aclshmemx_get_prof ---- */
+inline void aclshmemx_show_prof(aclshmem_prof_pe_t **out_profs, bool verbose)
+{
+    aclshmemx_get_prof(out_profs, verbose);
+}
 #endif
 
 /* ---- p2p-sync declaration generators: the original leaves them defined (spec 3.3, 14-B23) ---- */

@@ -5690,9 +5690,9 @@ ACLSHMEM_HOST_API aclshmem_device_host_state_t *aclshmemx_dev_state(void);
 ACLSHMEM_HOST_API int aclshmemx_dev_pe_barrier(int team);
 
 /**
- * Device `aclshmemx_sdma_qp_*` calls: 0 when `qp_idx` names a configured queue pair
- * (`aclshmemx_set_qp_num`, 1 unless set), else ACLSHMEM_INVALID_VALUE, logged (the call then does
- * nothing).
+ * Device queue-pair calls (`aclshmemx_sdma_qp_*`, `aclshmemx_roce_qp_*`, `aclshmemx_udma_qp_*`):
+ * 0 when `qp_idx` names a configured queue pair (`aclshmemx_set_qp_num`, 1 unless set), else
+ * ACLSHMEM_INVALID_VALUE, logged (the call then does nothing).
  */
 ACLSHMEM_HOST_API int aclshmemx_dev_qp_check(uint32_t qp_idx);
 
@@ -9334,6 +9334,13 @@ ACLSHMEM_HOST_API void *aclshmemx_get_heap_base(aclshmem_mem_type_t mem_type ACL
 inline int aclshmem_finalize(uint64_t instance_id)
 {
     return aclshmemx_finalize(instance_id);
+}
+
+/* ---- aclshmemx_show_prof(out_profs, verbose): the two-argument form of earlier original headers,
+   which newer ones call aclshmemx_get_prof ---- */
+inline void aclshmemx_show_prof(aclshmem_prof_pe_t **out_profs, bool verbose)
+{
+    aclshmemx_get_prof(out_profs, verbose);
 }
 #endif
 

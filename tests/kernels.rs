@@ -294,6 +294,26 @@ fn sdma_queue_pairs_2pes() {
     scenario("qp", 2);
 }
 
+/// `engine_qp`: RoCE and UDMA copies on explicit queue pairs and batches of deferred operations
+/// (newer original headers): pointer and tensor forms, defer x N + submit and their
+/// `pending_count`, queue-pair quiets, the UDMA queue-pair signal put, XSCALE as the RDMA backend
+/// (`static_assert`, `if constexpr`); queue pairs and PEs out of range refused without a write and
+/// logged; a RoCE queue-pair batch longer than ACLSHMEM_ROCE_QP_AGGREGATE_MAX_OPS ends its block
+/// with a logged error and writes nothing of the refused operation.
+#[test]
+fn roce_udma_queue_pairs_and_batches_2pes() {
+    // the library's log goes to stdout, where the test can read it
+    if let Some(run) = scenario_with("engine_qp", 2, &[("SHMEM_LOG_TO_STDOUT", "1")]) {
+        for want in [
+            "queue pair 4 does not exist",
+            "queue pair 11 does not exist",
+            "more than ACLSHMEM_ROCE_QP_AGGREGATE_MAX_OPS (1023): split it",
+        ] {
+            assert!(run.stdout.contains(want), "the log has {want:?}\n{}", run.dump());
+        }
+    }
+}
+
 /// Launches inside `#define`s whose kernel names the macro pastes (`Fill_##NAME<<<...>>>`, as the
 /// original's unit tests launch one kernel per type) and a launch in a template function of the
 /// program's own header: aclshmem-cxx rewrites them in the preprocessed translation unit.
@@ -319,6 +339,56 @@ fn wrapper_vector_only_code_stays_off_the_aic_2pes() {
 #[test]
 fn upstream_host_internals_3pes() {
     wrapper_scenario("internals", 3);
+}
+
+/// A SIMT kernel source that calls `asc_vf_call` without defining `USE_SIMT` (the original's build
+/// defines it for SIMT targets) gets the `simt::` API, and `fp16_t.h` / `bfloat16.h` are found
+/// without their `opdev/` directory, as upstream sources include them.
+#[test]
+fn wrapper_simt_sources_and_opdev_headers_compile() {
+    if !have("python3") || !have("c++") {
+        common::skip(
+            "wrapper_simt_sources_and_opdev_headers_compile",
+            "python3 or c++ missing",
+        );
+        return;
+    }
+    let root = common::repo_root();
+    let dir = common::target_dir().join("ctests");
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join(format!("simt_auto_{}.cpp", std::process::id()));
+    std::fs::write(
+        &file,
+        "#include \"kernel_operator.h\"\n#include \"shmem.h\"\n#include \"fp16_t.h\"\n\
+         #include \"bfloat16.h\"\n\
+         __simt_vf__ __launch_bounds__(32) inline void body(int32_t *p)\n\
+         { simt::aclshmem_int32_p(p, static_cast<int32_t>(threadIdx.x), simt::aclshmem_my_pe()); }\n\
+         __global__ __vector__ void k(int32_t *p) { asc_vf_call<body>(dim3(32), p); }\n",
+    )
+    .unwrap();
+    for cxx in ["c++", "clang++"] {
+        if !have(cxx) {
+            common::skip(
+                "wrapper_simt_sources_and_opdev_headers_compile",
+                &format!("{cxx} missing"),
+            );
+            continue;
+        }
+        let output = Command::new("python3")
+            .arg(root.join("scripts/aclshmem-cxx"))
+            .args(["-std=c++17", "-Wall", "-Werror", "-fsyntax-only"])
+            .arg(&file)
+            .env("ACLSHMEM_CXX", cxx)
+            .env("ACLSHMEM_INCLUDE_DIR", root.join("include"))
+            .output()
+            .expect("run aclshmem-cxx");
+        assert!(
+            output.status.success(),
+            "{cxx}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+    let _ = std::fs::remove_file(&file);
 }
 
 /// A compile of a source whose launches the wrapper rewrites after preprocessing writes a

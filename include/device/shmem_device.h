@@ -26,7 +26,9 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
+#include <stdexcept>
 #include <type_traits>
 
 extern "C" {
@@ -67,6 +69,24 @@ enum class ACLSHMEMCMOTYPE : uint32_t {
     CMO_TYPE_INVALID,
     CMO_TYPE_FLUSH,
     CMO_TYPE_MAX,
+};
+
+/* A batch of deferred engine operations (RoCE and UDMA, newer original headers): the kernel value-
+   initializes one state per batch (aclshmemx_submit_state_t state{}), passes aclshmemx_defer_t(state)
+   to every operation but the last and aclshmemx_submit_t(state) to the last. pending_count is the
+   number of deferred operations of the batch (the library's; the submit sets it back to 0);
+   reserved stays 0. The actions hold a reference: the state must outlive them. */
+struct aclshmemx_submit_state_t {
+    uint32_t pending_count = 0;
+    uint32_t reserved = 0;
+};
+struct aclshmemx_defer_t {
+    aclshmemx_submit_state_t &state;
+    explicit aclshmemx_defer_t(aclshmemx_submit_state_t &st) : state(st) {}
+};
+struct aclshmemx_submit_t {
+    aclshmemx_submit_state_t &state;
+    explicit aclshmemx_submit_t(aclshmemx_submit_state_t &st) : state(st) {}
 };
 
 namespace aclshmemi_dev {
@@ -879,6 +899,248 @@ inline void aclshmemx_roce_barrier_all(T *, uint32_t)
 }
 #define aclshmemx_roce_sync aclshmemx_roce_team_sync
 
+/* ---- RoCE queue pairs and batches of deferred operations (newer original headers) ----
+   Backend of the build. The original chooses it at compile time (-DACLSHMEMI_RDMA_K_BACKEND_XSCALE
+   or -DACLSHMEMI_RDMA_K_BACKEND_HNS_1825; IN_DIE otherwise) and has the queue-pair calls only with
+   XSCALE and HNS_1825, the batches of the queue-pair calls only with XSCALE; upstream kernels pick
+   their paths with if constexpr on ACLSHMEMI_K_RDMA_BACKEND or #if on the XSCALE macro. The CPU
+   engine runs every call with every backend, so without a choice it is XSCALE (the backend that
+   has everything: the macro is defined too) and upstream kernels take their queue-pair and batch
+   paths; a choice on the command line only changes what the two names say. */
+enum class aclshmemi_rdma_backend_t : uint32_t {
+    IN_DIE = 0,
+    XSCALE = 1,
+    HNS_1825 = 2,
+};
+#if !defined(ACLSHMEMI_RDMA_K_BACKEND_XSCALE) && !defined(ACLSHMEMI_RDMA_K_BACKEND_HNS_1825) &&             \
+    !defined(ACLSHMEMI_RDMA_K_BACKEND_IN_DIE)
+#define ACLSHMEMI_RDMA_K_BACKEND_XSCALE 1
+#endif
+#ifndef ACLSHMEMI_K_RDMA_BACKEND
+#if defined(ACLSHMEMI_RDMA_K_BACKEND_XSCALE)
+#define ACLSHMEMI_K_RDMA_BACKEND (aclshmemi_rdma_backend_t::XSCALE)
+#elif defined(ACLSHMEMI_RDMA_K_BACKEND_HNS_1825)
+#define ACLSHMEMI_K_RDMA_BACKEND (aclshmemi_rdma_backend_t::HNS_1825)
+#else
+#define ACLSHMEMI_K_RDMA_BACKEND (aclshmemi_rdma_backend_t::IN_DIE)
+#endif
+#endif
+
+/* the most operations one batch of the RoCE queue-pair calls may hold, its submit included */
+constexpr uint32_t ACLSHMEM_ROCE_QP_AGGREGATE_MAX_OPS = 1023;
+
+namespace aclshmemi_dev {
+/* Every engine operation is carried out when it is issued, a deferred one too: after the submit
+   and a quiet the whole batch is complete, as on the NPU. A deferred operation counts in
+   pending_count, a submit resets it. Queue-pair calls first check qp_idx against the configured
+   count (aclshmemx_set_qp_num, one count for every engine): a queue pair not configured is logged
+   and the call does nothing (no copy, no count, no reset). A bad PE is logged and refused by the
+   copy itself. */
+inline bool qp_ok(uint32_t qp_idx)
+{
+    return aclshmemx_dev_qp_check(qp_idx) == 0;
+}
+inline void deferred(aclshmemx_defer_t a)
+{
+    a.state.pending_count++;
+}
+inline void submitted(aclshmemx_submit_t a)
+{
+    a.state.pending_count = 0;
+}
+/* A batch of a RoCE queue-pair call may not exceed ACLSHMEM_ROCE_QP_AGGREGATE_MAX_OPS operations,
+   the submit included. The original aborts the kernel when a batch fails its checks; here the
+   operation that makes the batch too long (a deferred one that leaves no room for the submit, or
+   a submit after too many) is not carried out and ends its block: the launch logs this message
+   and the stream's next synchronize fails. The state is left as it was. */
+inline void roce_qp_room(const aclshmemx_submit_state_t &s, uint32_t still_to_come, const char *call)
+{
+    uint64_t ops = uint64_t(s.pending_count) + 1 + still_to_come;
+    if (ops > ACLSHMEM_ROCE_QP_AGGREGATE_MAX_OPS) {
+        char msg[320];
+        std::snprintf(msg, sizeof msg,
+                      "%s: the batch would hold at least %llu operations with its submit (%u deferred before this "
+                      "one), more than ACLSHMEM_ROCE_QP_AGGREGATE_MAX_OPS (%u): split it into batches",
+                      call, static_cast<unsigned long long>(ops), s.pending_count, ACLSHMEM_ROCE_QP_AGGREGATE_MAX_OPS);
+        throw std::runtime_error(msg);
+    }
+}
+} // namespace aclshmemi_dev
+
+/* deferred / submitting forms of the QP 0 calls (the original's batches of one core on QP 0) */
+template <typename T>
+inline void aclshmemx_roce_put_nbi(T *dst, T *src, T *buf, uint32_t n, int pe, uint32_t sync_id, aclshmemx_defer_t a)
+{
+    aclshmemx_roce_put_nbi(dst, src, buf, n, pe, sync_id);
+    aclshmemi_dev::deferred(a);
+}
+template <typename T>
+inline void aclshmemx_roce_put_nbi(T *dst, T *src, T *buf, uint32_t n, int pe, uint32_t sync_id, aclshmemx_submit_t a)
+{
+    aclshmemx_roce_put_nbi(dst, src, buf, n, pe, sync_id);
+    aclshmemi_dev::submitted(a);
+}
+template <typename T>
+inline void aclshmemx_roce_get_nbi(T *dst, T *src, T *buf, uint32_t n, int pe, uint32_t sync_id, aclshmemx_defer_t a)
+{
+    aclshmemx_roce_get_nbi(dst, src, buf, n, pe, sync_id);
+    aclshmemi_dev::deferred(a);
+}
+template <typename T>
+inline void aclshmemx_roce_get_nbi(T *dst, T *src, T *buf, uint32_t n, int pe, uint32_t sync_id, aclshmemx_submit_t a)
+{
+    aclshmemx_roce_get_nbi(dst, src, buf, n, pe, sync_id);
+    aclshmemi_dev::submitted(a);
+}
+template <typename T>
+inline void aclshmemx_roce_put_nbi(AscendC::GlobalTensor<T> dst, AscendC::GlobalTensor<T> src,
+                                   AscendC::LocalTensor<T> buf, uint32_t n, int pe, uint32_t sync_id,
+                                   aclshmemx_defer_t a)
+{
+    aclshmemx_roce_put_nbi(dst, src, buf, n, pe, sync_id);
+    aclshmemi_dev::deferred(a);
+}
+template <typename T>
+inline void aclshmemx_roce_put_nbi(AscendC::GlobalTensor<T> dst, AscendC::GlobalTensor<T> src,
+                                   AscendC::LocalTensor<T> buf, uint32_t n, int pe, uint32_t sync_id,
+                                   aclshmemx_submit_t a)
+{
+    aclshmemx_roce_put_nbi(dst, src, buf, n, pe, sync_id);
+    aclshmemi_dev::submitted(a);
+}
+template <typename T>
+inline void aclshmemx_roce_get_nbi(AscendC::GlobalTensor<T> dst, AscendC::GlobalTensor<T> src,
+                                   AscendC::LocalTensor<T> buf, uint32_t n, int pe, uint32_t sync_id,
+                                   aclshmemx_defer_t a)
+{
+    aclshmemx_roce_get_nbi(dst, src, buf, n, pe, sync_id);
+    aclshmemi_dev::deferred(a);
+}
+template <typename T>
+inline void aclshmemx_roce_get_nbi(AscendC::GlobalTensor<T> dst, AscendC::GlobalTensor<T> src,
+                                   AscendC::LocalTensor<T> buf, uint32_t n, int pe, uint32_t sync_id,
+                                   aclshmemx_submit_t a)
+{
+    aclshmemx_roce_get_nbi(dst, src, buf, n, pe, sync_id);
+    aclshmemi_dev::submitted(a);
+}
+
+/* on queue pair qp_idx of the connection to pe */
+template <typename T>
+inline void aclshmemx_roce_qp_put_nbi(T *dst, T *src, T *buf, uint32_t n, int pe, uint32_t qp_idx, uint32_t sync_id)
+{
+    if (aclshmemi_dev::qp_ok(qp_idx)) {
+        aclshmemx_roce_put_nbi(dst, src, buf, n, pe, sync_id);
+    }
+}
+template <typename T>
+inline void aclshmemx_roce_qp_get_nbi(T *dst, T *src, T *buf, uint32_t n, int pe, uint32_t qp_idx, uint32_t sync_id)
+{
+    if (aclshmemi_dev::qp_ok(qp_idx)) {
+        aclshmemx_roce_get_nbi(dst, src, buf, n, pe, sync_id);
+    }
+}
+template <typename T>
+inline void aclshmemx_roce_qp_put_nbi(T *dst, T *src, T *buf, uint32_t n, int pe, uint32_t qp_idx, uint32_t sync_id,
+                                      aclshmemx_defer_t a)
+{
+    if (aclshmemi_dev::qp_ok(qp_idx)) {
+        aclshmemi_dev::roce_qp_room(a.state, 1, "aclshmemx_roce_qp_put_nbi (defer)");
+        aclshmemx_roce_put_nbi(dst, src, buf, n, pe, sync_id);
+        aclshmemi_dev::deferred(a);
+    }
+}
+template <typename T>
+inline void aclshmemx_roce_qp_put_nbi(T *dst, T *src, T *buf, uint32_t n, int pe, uint32_t qp_idx, uint32_t sync_id,
+                                      aclshmemx_submit_t a)
+{
+    if (aclshmemi_dev::qp_ok(qp_idx)) {
+        aclshmemi_dev::roce_qp_room(a.state, 0, "aclshmemx_roce_qp_put_nbi (submit)");
+        aclshmemx_roce_put_nbi(dst, src, buf, n, pe, sync_id);
+        aclshmemi_dev::submitted(a);
+    }
+}
+template <typename T>
+inline void aclshmemx_roce_qp_get_nbi(T *dst, T *src, T *buf, uint32_t n, int pe, uint32_t qp_idx, uint32_t sync_id,
+                                      aclshmemx_defer_t a)
+{
+    if (aclshmemi_dev::qp_ok(qp_idx)) {
+        aclshmemi_dev::roce_qp_room(a.state, 1, "aclshmemx_roce_qp_get_nbi (defer)");
+        aclshmemx_roce_get_nbi(dst, src, buf, n, pe, sync_id);
+        aclshmemi_dev::deferred(a);
+    }
+}
+template <typename T>
+inline void aclshmemx_roce_qp_get_nbi(T *dst, T *src, T *buf, uint32_t n, int pe, uint32_t qp_idx, uint32_t sync_id,
+                                      aclshmemx_submit_t a)
+{
+    if (aclshmemi_dev::qp_ok(qp_idx)) {
+        aclshmemi_dev::roce_qp_room(a.state, 0, "aclshmemx_roce_qp_get_nbi (submit)");
+        aclshmemx_roce_get_nbi(dst, src, buf, n, pe, sync_id);
+        aclshmemi_dev::submitted(a);
+    }
+}
+template <typename T>
+inline void aclshmemx_roce_qp_put_nbi(AscendC::GlobalTensor<T> dst, AscendC::GlobalTensor<T> src,
+                                      AscendC::LocalTensor<T> buf, uint32_t n, int pe, uint32_t qp_idx,
+                                      uint32_t sync_id)
+{
+    aclshmemx_roce_qp_put_nbi(dst.GetPhyAddr(), src.GetPhyAddr(), aclshmemi_dev::ub(buf), n, pe, qp_idx, sync_id);
+}
+template <typename T>
+inline void aclshmemx_roce_qp_get_nbi(AscendC::GlobalTensor<T> dst, AscendC::GlobalTensor<T> src,
+                                      AscendC::LocalTensor<T> buf, uint32_t n, int pe, uint32_t qp_idx,
+                                      uint32_t sync_id)
+{
+    aclshmemx_roce_qp_get_nbi(dst.GetPhyAddr(), src.GetPhyAddr(), aclshmemi_dev::ub(buf), n, pe, qp_idx, sync_id);
+}
+template <typename T>
+inline void aclshmemx_roce_qp_put_nbi(AscendC::GlobalTensor<T> dst, AscendC::GlobalTensor<T> src,
+                                      AscendC::LocalTensor<T> buf, uint32_t n, int pe, uint32_t qp_idx,
+                                      uint32_t sync_id, aclshmemx_defer_t a)
+{
+    aclshmemx_roce_qp_put_nbi(dst.GetPhyAddr(), src.GetPhyAddr(), aclshmemi_dev::ub(buf), n, pe, qp_idx, sync_id,
+                              a);
+}
+template <typename T>
+inline void aclshmemx_roce_qp_put_nbi(AscendC::GlobalTensor<T> dst, AscendC::GlobalTensor<T> src,
+                                      AscendC::LocalTensor<T> buf, uint32_t n, int pe, uint32_t qp_idx,
+                                      uint32_t sync_id, aclshmemx_submit_t a)
+{
+    aclshmemx_roce_qp_put_nbi(dst.GetPhyAddr(), src.GetPhyAddr(), aclshmemi_dev::ub(buf), n, pe, qp_idx, sync_id,
+                              a);
+}
+template <typename T>
+inline void aclshmemx_roce_qp_get_nbi(AscendC::GlobalTensor<T> dst, AscendC::GlobalTensor<T> src,
+                                      AscendC::LocalTensor<T> buf, uint32_t n, int pe, uint32_t qp_idx,
+                                      uint32_t sync_id, aclshmemx_defer_t a)
+{
+    aclshmemx_roce_qp_get_nbi(dst.GetPhyAddr(), src.GetPhyAddr(), aclshmemi_dev::ub(buf), n, pe, qp_idx, sync_id,
+                              a);
+}
+template <typename T>
+inline void aclshmemx_roce_qp_get_nbi(AscendC::GlobalTensor<T> dst, AscendC::GlobalTensor<T> src,
+                                      AscendC::LocalTensor<T> buf, uint32_t n, int pe, uint32_t qp_idx,
+                                      uint32_t sync_id, aclshmemx_submit_t a)
+{
+    aclshmemx_roce_qp_get_nbi(dst.GetPhyAddr(), src.GetPhyAddr(), aclshmemi_dev::ub(buf), n, pe, qp_idx, sync_id,
+                              a);
+}
+/* completion of one queue pair: a full fence here (the copies are already complete) */
+template <typename T>
+inline void aclshmemx_roce_qp_quiet(uint32_t pe, uint32_t qp_idx, T *buf, uint32_t sync_id)
+{
+    (void)pe, (void)buf, (void)sync_id;
+    if (aclshmemi_dev::qp_ok(qp_idx)) {
+        aclshmem_quiet();
+    }
+}
+template <typename T>
+inline void aclshmemx_roce_qp_quiet(uint32_t pe, uint32_t qp_idx, AscendC::LocalTensor<T> buf, uint32_t sync_id)
+{
+    aclshmemx_roce_qp_quiet(pe, qp_idx, aclshmemi_dev::ub(buf), sync_id);
+}
+
 /* engine atomics (RoCE, UDMA): value-returning ones return the old value; all complete on return */
 #define ACLSHMEMI_DEV_ENGINE_ATOMICS(ENGINE)                                                                  \
     template <typename T>                                                                                     \
@@ -1001,6 +1263,220 @@ inline void aclshmemx_udma_quiet(int pe)
     (void)pe;
     aclshmem_quiet();
 }
+
+/* ---- UDMA queue pairs and batches of deferred operations (newer original headers): the same
+   copies and the batch rules of the RoCE forms above, without a batch-length limit (on the NPU
+   the send queue's depth, which the CPU engine does not have). As in the original, the forms
+   with an action take WQE_PIPE = PIPE_MTE3 only, and the queue-pair forms need a build without
+   ACLSHMEM_RELAY_SUPPORT. ---- */
+namespace aclshmemi_dev {
+#ifdef ACLSHMEM_RELAY_SUPPORT
+constexpr bool udma_qp_build = false;
+#else
+constexpr bool udma_qp_build = true;
+#endif
+} // namespace aclshmemi_dev
+#define ACLSHMEMI_UDMA_ACTION_PIPE                                                                            \
+    static_assert(WQE_PIPE == PIPE_MTE3, "the UDMA calls with a defer/submit action take PIPE_MTE3 only")
+#define ACLSHMEMI_UDMA_QP_BUILD                                                                               \
+    static_assert(aclshmemi_dev::udma_qp_build || sizeof(T) == 0,                                             \
+                  "the QP-specific UDMA calls need a build without ACLSHMEM_RELAY_SUPPORT")
+
+template <typename T, pipe_t WQE_PIPE = PIPE_MTE3>
+inline void aclshmemx_udma_get_nbi(T *dst, T *src, T *buf, uint32_t n, int pe, uint32_t sync_id, aclshmemx_defer_t a)
+{
+    ACLSHMEMI_UDMA_ACTION_PIPE;
+    aclshmemx_udma_get_nbi<T, WQE_PIPE>(dst, src, buf, n, pe, sync_id);
+    aclshmemi_dev::deferred(a);
+}
+template <typename T, pipe_t WQE_PIPE = PIPE_MTE3>
+inline void aclshmemx_udma_get_nbi(T *dst, T *src, T *buf, uint32_t n, int pe, uint32_t sync_id, aclshmemx_submit_t a)
+{
+    ACLSHMEMI_UDMA_ACTION_PIPE;
+    aclshmemx_udma_get_nbi<T, WQE_PIPE>(dst, src, buf, n, pe, sync_id);
+    aclshmemi_dev::submitted(a);
+}
+template <typename T, pipe_t WQE_PIPE = PIPE_MTE3>
+inline void aclshmemx_udma_put_nbi(T *dst, T *src, T *buf, uint32_t n, int pe, uint32_t sync_id, aclshmemx_defer_t a)
+{
+    ACLSHMEMI_UDMA_ACTION_PIPE;
+    aclshmemx_udma_put_nbi<T, WQE_PIPE>(dst, src, buf, n, pe, sync_id);
+    aclshmemi_dev::deferred(a);
+}
+template <typename T, pipe_t WQE_PIPE = PIPE_MTE3>
+inline void aclshmemx_udma_put_nbi(T *dst, T *src, T *buf, uint32_t n, int pe, uint32_t sync_id, aclshmemx_submit_t a)
+{
+    ACLSHMEMI_UDMA_ACTION_PIPE;
+    aclshmemx_udma_put_nbi<T, WQE_PIPE>(dst, src, buf, n, pe, sync_id);
+    aclshmemi_dev::submitted(a);
+}
+template <typename T, pipe_t WQE_PIPE = PIPE_MTE3>
+inline void aclshmemx_udma_get_nbi(const AscendC::GlobalTensor<T> &dst, const AscendC::GlobalTensor<T> &src,
+                                   const AscendC::LocalTensor<T> &buf, uint32_t n, int pe, uint32_t sync_id,
+                                   aclshmemx_defer_t a)
+{
+    aclshmemx_udma_get_nbi<T, WQE_PIPE>(dst.GetPhyAddr(), src.GetPhyAddr(), aclshmemi_dev::ub(buf), n, pe, sync_id, a);
+}
+template <typename T, pipe_t WQE_PIPE = PIPE_MTE3>
+inline void aclshmemx_udma_get_nbi(const AscendC::GlobalTensor<T> &dst, const AscendC::GlobalTensor<T> &src,
+                                   const AscendC::LocalTensor<T> &buf, uint32_t n, int pe, uint32_t sync_id,
+                                   aclshmemx_submit_t a)
+{
+    aclshmemx_udma_get_nbi<T, WQE_PIPE>(dst.GetPhyAddr(), src.GetPhyAddr(), aclshmemi_dev::ub(buf), n, pe, sync_id, a);
+}
+template <typename T, pipe_t WQE_PIPE = PIPE_MTE3>
+inline void aclshmemx_udma_put_nbi(const AscendC::GlobalTensor<T> &dst, const AscendC::GlobalTensor<T> &src,
+                                   const AscendC::LocalTensor<T> &buf, uint32_t n, int pe, uint32_t sync_id,
+                                   aclshmemx_defer_t a)
+{
+    aclshmemx_udma_put_nbi<T, WQE_PIPE>(dst.GetPhyAddr(), src.GetPhyAddr(), aclshmemi_dev::ub(buf), n, pe, sync_id, a);
+}
+template <typename T, pipe_t WQE_PIPE = PIPE_MTE3>
+inline void aclshmemx_udma_put_nbi(const AscendC::GlobalTensor<T> &dst, const AscendC::GlobalTensor<T> &src,
+                                   const AscendC::LocalTensor<T> &buf, uint32_t n, int pe, uint32_t sync_id,
+                                   aclshmemx_submit_t a)
+{
+    aclshmemx_udma_put_nbi<T, WQE_PIPE>(dst.GetPhyAddr(), src.GetPhyAddr(), aclshmemi_dev::ub(buf), n, pe, sync_id, a);
+}
+
+/* on queue pair qp_idx of the connection to pe */
+template <typename T, pipe_t WQE_PIPE = PIPE_MTE3>
+inline void aclshmemx_udma_qp_get_nbi(T *dst, T *src, T *buf, uint32_t n, int pe, uint32_t qp_idx,
+                                      uint32_t sync_id = 0)
+{
+    ACLSHMEMI_UDMA_QP_BUILD;
+    if (aclshmemi_dev::qp_ok(qp_idx)) {
+        aclshmemx_udma_get_nbi<T, WQE_PIPE>(dst, src, buf, n, pe, sync_id);
+    }
+}
+template <typename T, pipe_t WQE_PIPE = PIPE_MTE3>
+inline void aclshmemx_udma_qp_put_nbi(T *dst, T *src, T *buf, uint32_t n, int pe, uint32_t qp_idx,
+                                      uint32_t sync_id = 0)
+{
+    ACLSHMEMI_UDMA_QP_BUILD;
+    if (aclshmemi_dev::qp_ok(qp_idx)) {
+        aclshmemx_udma_put_nbi<T, WQE_PIPE>(dst, src, buf, n, pe, sync_id);
+    }
+}
+template <typename T, pipe_t WQE_PIPE = PIPE_MTE3>
+inline void aclshmemx_udma_qp_get_nbi(T *dst, T *src, T *buf, uint32_t n, int pe, uint32_t qp_idx, uint32_t sync_id,
+                                      aclshmemx_defer_t a)
+{
+    ACLSHMEMI_UDMA_ACTION_PIPE;
+    ACLSHMEMI_UDMA_QP_BUILD;
+    if (aclshmemi_dev::qp_ok(qp_idx)) {
+        aclshmemx_udma_get_nbi<T, WQE_PIPE>(dst, src, buf, n, pe, sync_id, a);
+    }
+}
+template <typename T, pipe_t WQE_PIPE = PIPE_MTE3>
+inline void aclshmemx_udma_qp_get_nbi(T *dst, T *src, T *buf, uint32_t n, int pe, uint32_t qp_idx, uint32_t sync_id,
+                                      aclshmemx_submit_t a)
+{
+    ACLSHMEMI_UDMA_ACTION_PIPE;
+    ACLSHMEMI_UDMA_QP_BUILD;
+    if (aclshmemi_dev::qp_ok(qp_idx)) {
+        aclshmemx_udma_get_nbi<T, WQE_PIPE>(dst, src, buf, n, pe, sync_id, a);
+    }
+}
+template <typename T, pipe_t WQE_PIPE = PIPE_MTE3>
+inline void aclshmemx_udma_qp_put_nbi(T *dst, T *src, T *buf, uint32_t n, int pe, uint32_t qp_idx, uint32_t sync_id,
+                                      aclshmemx_defer_t a)
+{
+    ACLSHMEMI_UDMA_ACTION_PIPE;
+    ACLSHMEMI_UDMA_QP_BUILD;
+    if (aclshmemi_dev::qp_ok(qp_idx)) {
+        aclshmemx_udma_put_nbi<T, WQE_PIPE>(dst, src, buf, n, pe, sync_id, a);
+    }
+}
+template <typename T, pipe_t WQE_PIPE = PIPE_MTE3>
+inline void aclshmemx_udma_qp_put_nbi(T *dst, T *src, T *buf, uint32_t n, int pe, uint32_t qp_idx, uint32_t sync_id,
+                                      aclshmemx_submit_t a)
+{
+    ACLSHMEMI_UDMA_ACTION_PIPE;
+    ACLSHMEMI_UDMA_QP_BUILD;
+    if (aclshmemi_dev::qp_ok(qp_idx)) {
+        aclshmemx_udma_put_nbi<T, WQE_PIPE>(dst, src, buf, n, pe, sync_id, a);
+    }
+}
+template <typename T, pipe_t WQE_PIPE = PIPE_MTE3>
+inline void aclshmemx_udma_qp_get_nbi(const AscendC::GlobalTensor<T> &dst, const AscendC::GlobalTensor<T> &src,
+                                      const AscendC::LocalTensor<T> &buf, uint32_t n, int pe, uint32_t qp_idx,
+                                      uint32_t sync_id = 0)
+{
+    aclshmemx_udma_qp_get_nbi<T, WQE_PIPE>(dst.GetPhyAddr(), src.GetPhyAddr(), aclshmemi_dev::ub(buf), n, pe, qp_idx,
+                                           sync_id);
+}
+template <typename T, pipe_t WQE_PIPE = PIPE_MTE3>
+inline void aclshmemx_udma_qp_put_nbi(const AscendC::GlobalTensor<T> &dst, const AscendC::GlobalTensor<T> &src,
+                                      const AscendC::LocalTensor<T> &buf, uint32_t n, int pe, uint32_t qp_idx,
+                                      uint32_t sync_id = 0)
+{
+    aclshmemx_udma_qp_put_nbi<T, WQE_PIPE>(dst.GetPhyAddr(), src.GetPhyAddr(), aclshmemi_dev::ub(buf), n, pe, qp_idx,
+                                           sync_id);
+}
+template <typename T, pipe_t WQE_PIPE = PIPE_MTE3>
+inline void aclshmemx_udma_qp_get_nbi(const AscendC::GlobalTensor<T> &dst, const AscendC::GlobalTensor<T> &src,
+                                      const AscendC::LocalTensor<T> &buf, uint32_t n, int pe, uint32_t qp_idx,
+                                      uint32_t sync_id, aclshmemx_defer_t a)
+{
+    aclshmemx_udma_qp_get_nbi<T, WQE_PIPE>(dst.GetPhyAddr(), src.GetPhyAddr(), aclshmemi_dev::ub(buf), n, pe, qp_idx,
+                                           sync_id, a);
+}
+template <typename T, pipe_t WQE_PIPE = PIPE_MTE3>
+inline void aclshmemx_udma_qp_get_nbi(const AscendC::GlobalTensor<T> &dst, const AscendC::GlobalTensor<T> &src,
+                                      const AscendC::LocalTensor<T> &buf, uint32_t n, int pe, uint32_t qp_idx,
+                                      uint32_t sync_id, aclshmemx_submit_t a)
+{
+    aclshmemx_udma_qp_get_nbi<T, WQE_PIPE>(dst.GetPhyAddr(), src.GetPhyAddr(), aclshmemi_dev::ub(buf), n, pe, qp_idx,
+                                           sync_id, a);
+}
+template <typename T, pipe_t WQE_PIPE = PIPE_MTE3>
+inline void aclshmemx_udma_qp_put_nbi(const AscendC::GlobalTensor<T> &dst, const AscendC::GlobalTensor<T> &src,
+                                      const AscendC::LocalTensor<T> &buf, uint32_t n, int pe, uint32_t qp_idx,
+                                      uint32_t sync_id, aclshmemx_defer_t a)
+{
+    aclshmemx_udma_qp_put_nbi<T, WQE_PIPE>(dst.GetPhyAddr(), src.GetPhyAddr(), aclshmemi_dev::ub(buf), n, pe, qp_idx,
+                                           sync_id, a);
+}
+template <typename T, pipe_t WQE_PIPE = PIPE_MTE3>
+inline void aclshmemx_udma_qp_put_nbi(const AscendC::GlobalTensor<T> &dst, const AscendC::GlobalTensor<T> &src,
+                                      const AscendC::LocalTensor<T> &buf, uint32_t n, int pe, uint32_t qp_idx,
+                                      uint32_t sync_id, aclshmemx_submit_t a)
+{
+    aclshmemx_udma_qp_put_nbi<T, WQE_PIPE>(dst.GetPhyAddr(), src.GetPhyAddr(), aclshmemi_dev::ub(buf), n, pe, qp_idx,
+                                           sync_id, a);
+}
+/* data, then the 64-bit signal word set on the target, on queue pair qp_idx */
+template <typename T>
+inline void aclshmemx_udma_qp_put_signal_nbi(T *dst, T *src, uint32_t n, uint64_t *sig_addr, uint64_t signal, int pe,
+                                             uint32_t qp_idx)
+{
+    ACLSHMEMI_UDMA_QP_BUILD;
+    if (aclshmemi_dev::qp_ok(qp_idx)) {
+        aclshmemx_udma_put_signal_nbi(dst, src, n, sig_addr, signal, pe);
+    }
+}
+template <typename T, pipe_t WQE_PIPE = PIPE_MTE3>
+inline void aclshmemx_udma_qp_put_signal_nbi(T *dst, T *src, uint32_t n, uint64_t *sig_addr, uint64_t signal, int pe,
+                                             uint32_t qp_idx, uint8_t *buf, uint32_t sync_id = 0)
+{
+    (void)buf, (void)sync_id;
+    aclshmemx_udma_qp_put_signal_nbi(dst, src, n, sig_addr, signal, pe, qp_idx);
+}
+/* completion of one queue pair: a full fence here (the copies are already complete) */
+#ifdef ACLSHMEM_RELAY_SUPPORT
+void aclshmemx_udma_qp_quiet(int pe, uint32_t qp_idx) = delete;
+#else
+inline void aclshmemx_udma_qp_quiet(int pe, uint32_t qp_idx)
+{
+    (void)pe;
+    if (aclshmemi_dev::qp_ok(qp_idx)) {
+        aclshmem_quiet();
+    }
+}
+#endif
+#undef ACLSHMEMI_UDMA_ACTION_PIPE
+#undef ACLSHMEMI_UDMA_QP_BUILD
 #ifdef ACLSHMEM_RELAY_SUPPORT
 namespace aclshmemi_dev {
 inline bool relay_ok(int pe, int relay_pe)
@@ -1224,6 +1700,71 @@ inline void aclshmemx_roce_barrier_all(__ubuf__ T *buf, uint32_t sync_id)
 {
     aclshmemx_roce_barrier_all(aclshmemi_dev::plain(buf), sync_id);
 }
+template <typename T>
+inline void aclshmemx_roce_put_nbi(T *dst, T *src, __ubuf__ T *buf, uint32_t n, int pe, uint32_t sync_id,
+                                   aclshmemx_defer_t a)
+{
+    aclshmemx_roce_put_nbi(dst, src, aclshmemi_dev::plain(buf), n, pe, sync_id, a);
+}
+template <typename T>
+inline void aclshmemx_roce_put_nbi(T *dst, T *src, __ubuf__ T *buf, uint32_t n, int pe, uint32_t sync_id,
+                                   aclshmemx_submit_t a)
+{
+    aclshmemx_roce_put_nbi(dst, src, aclshmemi_dev::plain(buf), n, pe, sync_id, a);
+}
+template <typename T>
+inline void aclshmemx_roce_get_nbi(T *dst, T *src, __ubuf__ T *buf, uint32_t n, int pe, uint32_t sync_id,
+                                   aclshmemx_defer_t a)
+{
+    aclshmemx_roce_get_nbi(dst, src, aclshmemi_dev::plain(buf), n, pe, sync_id, a);
+}
+template <typename T>
+inline void aclshmemx_roce_get_nbi(T *dst, T *src, __ubuf__ T *buf, uint32_t n, int pe, uint32_t sync_id,
+                                   aclshmemx_submit_t a)
+{
+    aclshmemx_roce_get_nbi(dst, src, aclshmemi_dev::plain(buf), n, pe, sync_id, a);
+}
+template <typename T>
+inline void aclshmemx_roce_qp_put_nbi(T *dst, T *src, __ubuf__ T *buf, uint32_t n, int pe, uint32_t qp_idx,
+                                      uint32_t sync_id)
+{
+    aclshmemx_roce_qp_put_nbi(dst, src, aclshmemi_dev::plain(buf), n, pe, qp_idx, sync_id);
+}
+template <typename T>
+inline void aclshmemx_roce_qp_get_nbi(T *dst, T *src, __ubuf__ T *buf, uint32_t n, int pe, uint32_t qp_idx,
+                                      uint32_t sync_id)
+{
+    aclshmemx_roce_qp_get_nbi(dst, src, aclshmemi_dev::plain(buf), n, pe, qp_idx, sync_id);
+}
+template <typename T>
+inline void aclshmemx_roce_qp_put_nbi(T *dst, T *src, __ubuf__ T *buf, uint32_t n, int pe, uint32_t qp_idx,
+                                      uint32_t sync_id, aclshmemx_defer_t a)
+{
+    aclshmemx_roce_qp_put_nbi(dst, src, aclshmemi_dev::plain(buf), n, pe, qp_idx, sync_id, a);
+}
+template <typename T>
+inline void aclshmemx_roce_qp_put_nbi(T *dst, T *src, __ubuf__ T *buf, uint32_t n, int pe, uint32_t qp_idx,
+                                      uint32_t sync_id, aclshmemx_submit_t a)
+{
+    aclshmemx_roce_qp_put_nbi(dst, src, aclshmemi_dev::plain(buf), n, pe, qp_idx, sync_id, a);
+}
+template <typename T>
+inline void aclshmemx_roce_qp_get_nbi(T *dst, T *src, __ubuf__ T *buf, uint32_t n, int pe, uint32_t qp_idx,
+                                      uint32_t sync_id, aclshmemx_defer_t a)
+{
+    aclshmemx_roce_qp_get_nbi(dst, src, aclshmemi_dev::plain(buf), n, pe, qp_idx, sync_id, a);
+}
+template <typename T>
+inline void aclshmemx_roce_qp_get_nbi(T *dst, T *src, __ubuf__ T *buf, uint32_t n, int pe, uint32_t qp_idx,
+                                      uint32_t sync_id, aclshmemx_submit_t a)
+{
+    aclshmemx_roce_qp_get_nbi(dst, src, aclshmemi_dev::plain(buf), n, pe, qp_idx, sync_id, a);
+}
+template <typename T>
+inline void aclshmemx_roce_qp_quiet(uint32_t pe, uint32_t qp_idx, __ubuf__ T *buf, uint32_t sync_id)
+{
+    aclshmemx_roce_qp_quiet(pe, qp_idx, aclshmemi_dev::plain(buf), sync_id);
+}
 
 /* UDMA */
 template <typename T, pipe_t WQE_PIPE = PIPE_MTE3>
@@ -1242,6 +1783,73 @@ inline void aclshmemx_udma_put_signal_nbi(T *dst, T *src, uint32_t n, uint64_t *
 {
     aclshmemx_udma_put_signal_nbi<T, WQE_PIPE>(dst, src, n, sig_addr, signal, pe, aclshmemi_dev::plain(buf),
                                                sync_id);
+}
+template <typename T, pipe_t WQE_PIPE = PIPE_MTE3>
+inline void aclshmemx_udma_put_nbi(T *dst, T *src, __ubuf__ T *buf, uint32_t n, int pe, uint32_t sync_id,
+                                   aclshmemx_defer_t a)
+{
+    aclshmemx_udma_put_nbi<T, WQE_PIPE>(dst, src, aclshmemi_dev::plain(buf), n, pe, sync_id, a);
+}
+template <typename T, pipe_t WQE_PIPE = PIPE_MTE3>
+inline void aclshmemx_udma_put_nbi(T *dst, T *src, __ubuf__ T *buf, uint32_t n, int pe, uint32_t sync_id,
+                                   aclshmemx_submit_t a)
+{
+    aclshmemx_udma_put_nbi<T, WQE_PIPE>(dst, src, aclshmemi_dev::plain(buf), n, pe, sync_id, a);
+}
+template <typename T, pipe_t WQE_PIPE = PIPE_MTE3>
+inline void aclshmemx_udma_get_nbi(T *dst, T *src, __ubuf__ T *buf, uint32_t n, int pe, uint32_t sync_id,
+                                   aclshmemx_defer_t a)
+{
+    aclshmemx_udma_get_nbi<T, WQE_PIPE>(dst, src, aclshmemi_dev::plain(buf), n, pe, sync_id, a);
+}
+template <typename T, pipe_t WQE_PIPE = PIPE_MTE3>
+inline void aclshmemx_udma_get_nbi(T *dst, T *src, __ubuf__ T *buf, uint32_t n, int pe, uint32_t sync_id,
+                                   aclshmemx_submit_t a)
+{
+    aclshmemx_udma_get_nbi<T, WQE_PIPE>(dst, src, aclshmemi_dev::plain(buf), n, pe, sync_id, a);
+}
+template <typename T, pipe_t WQE_PIPE = PIPE_MTE3>
+inline void aclshmemx_udma_qp_put_nbi(T *dst, T *src, __ubuf__ T *buf, uint32_t n, int pe, uint32_t qp_idx,
+                                      uint32_t sync_id = 0)
+{
+    aclshmemx_udma_qp_put_nbi<T, WQE_PIPE>(dst, src, aclshmemi_dev::plain(buf), n, pe, qp_idx, sync_id);
+}
+template <typename T, pipe_t WQE_PIPE = PIPE_MTE3>
+inline void aclshmemx_udma_qp_get_nbi(T *dst, T *src, __ubuf__ T *buf, uint32_t n, int pe, uint32_t qp_idx,
+                                      uint32_t sync_id = 0)
+{
+    aclshmemx_udma_qp_get_nbi<T, WQE_PIPE>(dst, src, aclshmemi_dev::plain(buf), n, pe, qp_idx, sync_id);
+}
+template <typename T, pipe_t WQE_PIPE = PIPE_MTE3>
+inline void aclshmemx_udma_qp_put_nbi(T *dst, T *src, __ubuf__ T *buf, uint32_t n, int pe, uint32_t qp_idx,
+                                      uint32_t sync_id, aclshmemx_defer_t a)
+{
+    aclshmemx_udma_qp_put_nbi<T, WQE_PIPE>(dst, src, aclshmemi_dev::plain(buf), n, pe, qp_idx, sync_id, a);
+}
+template <typename T, pipe_t WQE_PIPE = PIPE_MTE3>
+inline void aclshmemx_udma_qp_put_nbi(T *dst, T *src, __ubuf__ T *buf, uint32_t n, int pe, uint32_t qp_idx,
+                                      uint32_t sync_id, aclshmemx_submit_t a)
+{
+    aclshmemx_udma_qp_put_nbi<T, WQE_PIPE>(dst, src, aclshmemi_dev::plain(buf), n, pe, qp_idx, sync_id, a);
+}
+template <typename T, pipe_t WQE_PIPE = PIPE_MTE3>
+inline void aclshmemx_udma_qp_get_nbi(T *dst, T *src, __ubuf__ T *buf, uint32_t n, int pe, uint32_t qp_idx,
+                                      uint32_t sync_id, aclshmemx_defer_t a)
+{
+    aclshmemx_udma_qp_get_nbi<T, WQE_PIPE>(dst, src, aclshmemi_dev::plain(buf), n, pe, qp_idx, sync_id, a);
+}
+template <typename T, pipe_t WQE_PIPE = PIPE_MTE3>
+inline void aclshmemx_udma_qp_get_nbi(T *dst, T *src, __ubuf__ T *buf, uint32_t n, int pe, uint32_t qp_idx,
+                                      uint32_t sync_id, aclshmemx_submit_t a)
+{
+    aclshmemx_udma_qp_get_nbi<T, WQE_PIPE>(dst, src, aclshmemi_dev::plain(buf), n, pe, qp_idx, sync_id, a);
+}
+template <typename T, pipe_t WQE_PIPE = PIPE_MTE3>
+inline void aclshmemx_udma_qp_put_signal_nbi(T *dst, T *src, uint32_t n, uint64_t *sig_addr, uint64_t signal, int pe,
+                                             uint32_t qp_idx, __ubuf__ uint8_t *buf, uint32_t sync_id = 0)
+{
+    aclshmemx_udma_qp_put_signal_nbi<T, WQE_PIPE>(dst, src, n, sig_addr, signal, pe, qp_idx,
+                                                  aclshmemi_dev::plain(buf), sync_id);
 }
 #ifdef ACLSHMEM_RELAY_SUPPORT
 template <typename T, pipe_t WQE_PIPE = PIPE_MTE3>

@@ -249,12 +249,12 @@ pub(crate) fn fill_host_state() {
     });
 }
 
-/// Device `aclshmemx_sdma_qp_*` calls: 0 when `qp_idx` names a configured queue pair
-/// (`aclshmemx_set_qp_num`, 1 unless set), else ACLSHMEM_INVALID_VALUE, logged (the call then does
-/// nothing).
+/// Device queue-pair calls (`aclshmemx_sdma_qp_*`, `aclshmemx_roce_qp_*`, `aclshmemx_udma_qp_*`):
+/// 0 when `qp_idx` names a configured queue pair (`aclshmemx_set_qp_num`, 1 unless set), else
+/// ACLSHMEM_INVALID_VALUE, logged (the call then does nothing).
 #[unsafe(no_mangle)]
 pub extern "C" fn aclshmemx_dev_qp_check(qp_idx: u32) -> c_int {
-    guard("aclshmemx_sdma_qp_*", || {
+    guard("a queue-pair call (aclshmemx_*_qp_*)", || {
         aclshmem_core::runtime::qp::check_qp(qp_idx).map(|()| 0)
     })
 }

@@ -23,6 +23,12 @@
  *   qp            SDMA copies on explicit queue pairs (aclshmemx_set_qp_num before init), their quiets
  *                 and notifies, aclshmemx_sync_vec[_all], an out-of-range queue refused;
  *                 aclshmem_finalize(instance_id) (C++)
+ *   engine_qp     RoCE and UDMA copies on explicit queue pairs (aclshmemx_set_qp_num before init) in
+ *                 pointer and tensor forms, batches of deferred operations (defer x N + submit, their
+ *                 pending_count), queue-pair quiets, the UDMA queue-pair signal put, the backend
+ *                 (XSCALE) in static_assert and if constexpr; queue pairs and PEs out of range refused
+ *                 without a write; a RoCE queue-pair batch longer than
+ *                 ACLSHMEM_ROCE_QP_AGGREGATE_MAX_OPS ends its block
  *   kinds         AIV-only (core_ratio(0, 1), ACLSHMEM_GLOBAL_VECTOR) and MIX kernels whose names macros
  *                 paste: each runs the contexts of its kind
  *   mix_aic       MIX launches run one AIC context per block beside the two AIVs: index functions per
@@ -939,6 +945,349 @@ void qp(aclrtStream stream)
 }
 
 /* ---------------------------------------------------------------------------------------------- */
+/* engine_qp: RoCE and UDMA copies on explicit queue pairs (4 configured before init by main),      */
+/* batches of deferred operations, queue pairs and PEs out of range, the RoCE batch-length limit     */
+/* ---------------------------------------------------------------------------------------------- */
+
+/* upstream kernels pick their RDMA paths by the backend: the CPU device mode reports XSCALE, the
+   backend that has queue-pair calls and batches */
+static_assert(ACLSHMEMI_K_RDMA_BACKEND == aclshmemi_rdma_backend_t::XSCALE, "the CPU device mode is XSCALE");
+#if !defined(ACLSHMEMI_RDMA_K_BACKEND_XSCALE)
+#error "ACLSHMEMI_RDMA_K_BACKEND_XSCALE is not defined"
+#endif
+/* upstream kernels test the backend with if constexpr (C++17; the C++14 syntax check gets an if) */
+#if __cplusplus >= 201703L
+#define EQP_IF_CONSTEXPR if constexpr
+#else
+#define EQP_IF_CONSTEXPR if
+#endif
+
+constexpr uint32_t kEqpQps = 4;
+constexpr int kEqpPer = 64;    /* elements of one block in one region */
+constexpr int kEqpChunks = 4;  /* operations of one batch */
+constexpr int kEqpCounts = 16; /* pending_count seen by a block: before and after each of 8 submits */
+/* one region of dst per form; puts bring the previous PE's src, gets the next PE's */
+enum EqpRegion {
+    EQP_ROCE_QP_PUT,
+    EQP_ROCE_QP_GET,
+    EQP_ROCE_QP_PUT_BATCH,
+    EQP_ROCE_QP_GET_BATCH,
+    EQP_ROCE_PUT_BATCH,
+    EQP_ROCE_GET_BATCH,
+    EQP_UDMA_QP_PUT,
+    EQP_UDMA_QP_GET,
+    EQP_UDMA_QP_PUT_BATCH,
+    EQP_UDMA_QP_GET_BATCH,
+    EQP_UDMA_PUT_BATCH,
+    EQP_UDMA_GET_BATCH,
+    EQP_UDMA_QP_SIGNAL,
+    EQP_REGIONS
+};
+inline bool eqp_is_get(int region)
+{
+    return region == EQP_ROCE_QP_GET || region == EQP_ROCE_QP_GET_BATCH || region == EQP_ROCE_GET_BATCH ||
+           region == EQP_UDMA_QP_GET || region == EQP_UDMA_QP_GET_BATCH || region == EQP_UDMA_GET_BATCH;
+}
+
+inline GlobalTensor<int32_t> eqp_gt(int32_t *p)
+{
+    GlobalTensor<int32_t> t;
+    t.SetGlobalBuffer(p);
+    return t;
+}
+
+/* a batch over kEqpPer elements: kEqpChunks - 1 deferred operations and the submit; *cnt gets
+   pending_count before and after the submit */
+template <typename Op>
+inline void eqp_batch(int32_t *d, int32_t *s, int32_t *&cnt, Op op)
+{
+    constexpr uint32_t c = kEqpPer / kEqpChunks;
+    aclshmemx_submit_state_t state{};
+    aclshmemx_defer_t defer(state);
+    aclshmemx_submit_t submit(state);
+    for (int i = 0; i + 1 < kEqpChunks; i++) {
+        op(d + i * c, s + i * c, c, defer);
+    }
+    *cnt++ = static_cast<int32_t>(state.pending_count);
+    op(d + (kEqpChunks - 1) * c, s + (kEqpChunks - 1) * c, c, submit);
+    *cnt++ = static_cast<int32_t>(state.pending_count);
+}
+
+/* block b works on queue pair b: even blocks with the pointer forms, odd ones with the tensor forms */
+[[bisheng::core_ratio(0, 1)]] __global__ __aicore__ void EngineQp(int32_t *dst, int32_t *src, uint64_t *sig,
+                                                                  int32_t *counts, int next)
+{
+    const uint32_t qp = static_cast<uint32_t>(GetBlockIdx());
+    const bool tensors = qp % 2 == 1;
+    const uint32_t n = kEqpPer;
+    int32_t *cnt = counts + qp * kEqpCounts;
+    int32_t *mine = src + qp * kEqpPer;
+    auto at = [&](int region) { return dst + (region * static_cast<int>(kEqpQps) + static_cast<int>(qp)) * kEqpPer; };
+    auto *ub = reinterpret_cast<int32_t *>(uintptr_t{1024});
+    LocalTensor<int32_t> buf;
+    buf.address_.logicPos = static_cast<uint8_t>(TPosition::VECOUT);
+    buf.address_.bufferAddr = 1024;
+    buf.address_.dataLen = 2048;
+
+    /* RoCE: single operations and batches on queue pair qp, batches on QP 0, as the XSCALE paths of
+       upstream kernels */
+    EQP_IF_CONSTEXPR (ACLSHMEMI_K_RDMA_BACKEND == aclshmemi_rdma_backend_t::XSCALE) {
+        if (tensors) {
+            aclshmemx_roce_qp_put_nbi(eqp_gt(at(EQP_ROCE_QP_PUT)), eqp_gt(mine), buf, n, next, qp, 0);
+            aclshmemx_roce_qp_get_nbi(eqp_gt(at(EQP_ROCE_QP_GET)), eqp_gt(mine), buf, n, next, qp, 0);
+        } else {
+            aclshmemx_roce_qp_put_nbi(at(EQP_ROCE_QP_PUT), mine, ub, n, next, qp, 0);
+            aclshmemx_roce_qp_get_nbi(at(EQP_ROCE_QP_GET), mine, ub, n, next, qp, 0);
+        }
+        eqp_batch(at(EQP_ROCE_QP_PUT_BATCH), mine, cnt, [&](int32_t *d, int32_t *s, uint32_t c, auto action) {
+            if (tensors) {
+                aclshmemx_roce_qp_put_nbi(eqp_gt(d), eqp_gt(s), buf, c, next, qp, 0, action);
+            } else {
+                aclshmemx_roce_qp_put_nbi(d, s, ub, c, next, qp, 0, action);
+            }
+        });
+        eqp_batch(at(EQP_ROCE_QP_GET_BATCH), mine, cnt, [&](int32_t *d, int32_t *s, uint32_t c, auto action) {
+            if (tensors) {
+                aclshmemx_roce_qp_get_nbi(eqp_gt(d), eqp_gt(s), buf, c, next, qp, 0, action);
+            } else {
+                aclshmemx_roce_qp_get_nbi(d, s, ub, c, next, qp, 0, action);
+            }
+        });
+        eqp_batch(at(EQP_ROCE_PUT_BATCH), mine, cnt, [&](int32_t *d, int32_t *s, uint32_t c, auto action) {
+            if (tensors) {
+                aclshmemx_roce_put_nbi(eqp_gt(d), eqp_gt(s), buf, c, next, 0, action);
+            } else {
+                aclshmemx_roce_put_nbi(d, s, ub, c, next, 0, action);
+            }
+        });
+        eqp_batch(at(EQP_ROCE_GET_BATCH), mine, cnt, [&](int32_t *d, int32_t *s, uint32_t c, auto action) {
+            if (tensors) {
+                aclshmemx_roce_get_nbi(eqp_gt(d), eqp_gt(s), buf, c, next, 0, action);
+            } else {
+                aclshmemx_roce_get_nbi(d, s, ub, c, next, 0, action);
+            }
+        });
+        if (tensors) {
+            aclshmemx_roce_qp_quiet(static_cast<uint32_t>(next), qp, buf, 0);
+        } else {
+            aclshmemx_roce_qp_quiet(static_cast<uint32_t>(next), qp, ub, 0);
+        }
+        aclshmemx_roce_quiet(static_cast<uint32_t>(next), ub, 0);
+    }
+
+    /* UDMA: the same on queue pair qp and QP 0, and the signal put on queue pair qp */
+    if (tensors) {
+        aclshmemx_udma_qp_put_nbi(eqp_gt(at(EQP_UDMA_QP_PUT)), eqp_gt(mine), buf, n, next, qp);
+        aclshmemx_udma_qp_get_nbi<int32_t>(eqp_gt(at(EQP_UDMA_QP_GET)), eqp_gt(mine), buf, n, next, qp, 0);
+    } else {
+        aclshmemx_udma_qp_put_nbi<int32_t>(at(EQP_UDMA_QP_PUT), mine, ub, n, next, qp, 0);
+        aclshmemx_udma_qp_get_nbi(at(EQP_UDMA_QP_GET), mine, ub, n, next, qp);
+    }
+    eqp_batch(at(EQP_UDMA_QP_PUT_BATCH), mine, cnt, [&](int32_t *d, int32_t *s, uint32_t c, auto action) {
+        if (tensors) {
+            aclshmemx_udma_qp_put_nbi(eqp_gt(d), eqp_gt(s), buf, c, next, qp, 0, action);
+        } else {
+            aclshmemx_udma_qp_put_nbi(d, s, ub, c, next, qp, 0, action);
+        }
+    });
+    eqp_batch(at(EQP_UDMA_QP_GET_BATCH), mine, cnt, [&](int32_t *d, int32_t *s, uint32_t c, auto action) {
+        if (tensors) {
+            aclshmemx_udma_qp_get_nbi(eqp_gt(d), eqp_gt(s), buf, c, next, qp, 0, action);
+        } else {
+            aclshmemx_udma_qp_get_nbi<int32_t, PIPE_MTE3>(d, s, ub, c, next, qp, 0, action);
+        }
+    });
+    eqp_batch(at(EQP_UDMA_PUT_BATCH), mine, cnt, [&](int32_t *d, int32_t *s, uint32_t c, auto action) {
+        if (tensors) {
+            aclshmemx_udma_put_nbi(eqp_gt(d), eqp_gt(s), buf, c, next, 0, action);
+        } else {
+            aclshmemx_udma_put_nbi<int32_t, PIPE_MTE3>(d, s, ub, c, next, 0, action);
+        }
+    });
+    eqp_batch(at(EQP_UDMA_GET_BATCH), mine, cnt, [&](int32_t *d, int32_t *s, uint32_t c, auto action) {
+        if (tensors) {
+            aclshmemx_udma_get_nbi(eqp_gt(d), eqp_gt(s), buf, c, next, 0, action);
+        } else {
+            aclshmemx_udma_get_nbi(d, s, ub, c, next, 0, action);
+        }
+    });
+    if (tensors) {
+        aclshmemx_udma_qp_put_signal_nbi<int32_t, PIPE_MTE3>(at(EQP_UDMA_QP_SIGNAL), mine, n, sig + qp, 1000 + qp,
+                                                             next, qp, reinterpret_cast<uint8_t *>(uintptr_t{4096}), 0);
+    } else {
+        aclshmemx_udma_qp_put_signal_nbi(at(EQP_UDMA_QP_SIGNAL), mine, n, sig + qp, 1000 + qp, next, qp);
+    }
+    aclshmemx_udma_qp_quiet(next, qp);
+    aclshmemx_udma_quiet(next);
+}
+
+/* queue pairs that do not exist (kEqpQps and beyond) and PEs out of range: every call is refused
+   (logged), nothing is written, a refused deferred operation is not counted */
+[[bisheng::core_ratio(0, 1)]] __global__ __aicore__ void EngineQpRefused(int32_t *dst, int32_t *src, uint64_t *sig,
+                                                                         int32_t *counts, int next, int npes)
+{
+    const uint32_t bad = kEqpQps + static_cast<uint32_t>(GetBlockIdx()) * 7;
+    const uint32_t n = kEqpPer;
+    auto *ub = reinterpret_cast<int32_t *>(uintptr_t{1024});
+    LocalTensor<int32_t> buf;
+    buf.address_.logicPos = static_cast<uint8_t>(TPosition::VECOUT);
+    buf.address_.bufferAddr = 1024;
+    buf.address_.dataLen = 64;
+    int32_t *d = dst + GetBlockIdx() * 4 * kEqpPer;
+    aclshmemx_submit_state_t state{};
+    aclshmemx_defer_t defer(state);
+    aclshmemx_submit_t submit(state);
+    aclshmemx_roce_qp_put_nbi(d, src, ub, n, next, bad, 0);
+    aclshmemx_roce_qp_get_nbi(eqp_gt(d + kEqpPer), eqp_gt(src), buf, n, next, bad, 0);
+    aclshmemx_roce_qp_put_nbi(d, src, ub, n, next, bad, 0, defer);
+    aclshmemx_roce_qp_get_nbi(eqp_gt(d + kEqpPer), eqp_gt(src), buf, n, next, bad, 0, defer);
+    aclshmemx_udma_qp_put_nbi(d, src, ub, n, next, bad, 0, defer);
+    aclshmemx_udma_qp_get_nbi(eqp_gt(d + kEqpPer), eqp_gt(src), buf, n, next, bad, 0, defer);
+    counts[GetBlockIdx()] = static_cast<int32_t>(state.pending_count);
+    aclshmemx_roce_qp_get_nbi(d + kEqpPer, src, ub, n, next, bad, 0, submit);
+    aclshmemx_udma_qp_put_nbi(eqp_gt(d), eqp_gt(src), buf, n, next, bad, 0, submit);
+    aclshmemx_udma_qp_put_nbi(eqp_gt(d), eqp_gt(src), buf, n, next, bad);
+    aclshmemx_udma_qp_get_nbi(d + kEqpPer, src, ub, n, next, bad);
+    aclshmemx_udma_qp_put_signal_nbi(d, src, n, sig, 5, next, bad);
+    aclshmemx_udma_qp_put_signal_nbi<int32_t, PIPE_MTE3>(d, src, n, sig, 5, next, bad,
+                                                         reinterpret_cast<uint8_t *>(uintptr_t{4096}));
+    aclshmemx_roce_qp_quiet(static_cast<uint32_t>(next), bad, ub, 0);
+    aclshmemx_roce_qp_quiet(static_cast<uint32_t>(next), bad, buf, 0);
+    aclshmemx_udma_qp_quiet(next, bad);
+    /* a queue pair that exists, PEs that do not: refused by the copies */
+    aclshmemx_roce_qp_put_nbi(d + 2 * kEqpPer, src, ub, n, npes, 0, 0);
+    aclshmemx_roce_qp_get_nbi(d + 2 * kEqpPer, src, ub, n, -1, 1, 0, defer);
+    aclshmemx_udma_qp_put_nbi(d + 3 * kEqpPer, src, ub, n, npes + 3, 2);
+    aclshmemx_udma_qp_get_nbi(d + 3 * kEqpPer, src, ub, n, -2, 3, 0, submit);
+}
+
+/* the longest RoCE queue-pair batch (ACLSHMEM_ROCE_QP_AGGREGATE_MAX_OPS with its submit) works; the
+   deferred operation that leaves no room for a submit after as many is not carried out and ends
+   the block, as the original aborts the kernel */
+[[bisheng::core_ratio(0, 1)]] __global__ __aicore__ void RoceQpBatchLimit(int32_t *lim, int32_t *val, int32_t *counts,
+                                                                          int next)
+{
+    constexpr uint32_t kMax = ACLSHMEM_ROCE_QP_AGGREGATE_MAX_OPS;
+    auto *ub = reinterpret_cast<int32_t *>(uintptr_t{1024});
+    aclshmemx_submit_state_t state{};
+    aclshmemx_defer_t defer(state);
+    aclshmemx_submit_t submit(state);
+    for (uint32_t i = 0; i + 1 < kMax; i++) {
+        aclshmemx_roce_qp_put_nbi(lim + i, val, ub, 1, next, 1, 0, defer);
+    }
+    counts[0] = static_cast<int32_t>(state.pending_count);
+    aclshmemx_roce_qp_put_nbi(lim + kMax - 1, val, ub, 1, next, 1, 0, submit);
+    counts[1] = static_cast<int32_t>(state.pending_count);
+    aclshmemx_roce_qp_quiet(static_cast<uint32_t>(next), 1, ub, 0);
+    for (uint32_t i = 0; i + 1 < kMax; i++) {
+        aclshmemx_roce_qp_get_nbi(lim + kMax + i, val, ub, 1, next, 1, 0, defer);
+    }
+    counts[2] = static_cast<int32_t>(state.pending_count);
+    aclshmemx_roce_qp_get_nbi(lim + 2 * kMax - 1, val, ub, 1, next, 1, 0, defer);
+    counts[3] = static_cast<int32_t>(state.pending_count); /* not reached */
+}
+
+/* before init (main): four queue pairs for the RoCE and UDMA engines */
+int engine_qp_before_init()
+{
+    QP_RC(aclshmemx_set_qp_num(ACLSHMEM_DATA_OP_ROCE, kEqpQps), 0);
+    QP_RC(aclshmemx_set_qp_num(ACLSHMEM_DATA_OP_UDMA, kEqpQps), 0);
+    return 0;
+}
+
+void engine_qp(aclrtStream stream)
+{
+    const int me = aclshmem_my_pe();
+    const int npes = aclshmem_n_pes();
+    const int next = (me + 1) % npes;
+    const int prev = (me + npes - 1) % npes;
+    constexpr int kSrc = static_cast<int>(kEqpQps) * kEqpPer;
+    constexpr int kDst = EQP_REGIONS * kSrc;
+    constexpr int kCounts = static_cast<int>(kEqpQps) * kEqpCounts;
+    auto *src = static_cast<int32_t *>(aclshmem_calloc(kSrc, sizeof(int32_t)));
+    auto *dst = static_cast<int32_t *>(aclshmem_calloc(kDst, sizeof(int32_t)));
+    auto *sig = static_cast<uint64_t *>(aclshmem_calloc(kEqpQps, sizeof(uint64_t)));
+    auto *counts = static_cast<int32_t *>(aclshmem_calloc(kCounts, sizeof(int32_t)));
+    for (int i = 0; i < kSrc; i++) {
+        src[i] = me * 100000 + i;
+    }
+    for (int i = 0; i < kCounts; i++) {
+        counts[i] = -1;
+    }
+    aclshmem_barrier_all();
+    EngineQp<<<kEqpQps, nullptr, stream>>>(dst, src, sig, counts, next);
+    ACL_OK(aclrtSynchronizeStream(stream));
+    aclshmem_barrier_all();
+    for (int r = 0; r < EQP_REGIONS; r++) {
+        const int from = eqp_is_get(r) ? next : prev;
+        int bad = 0;
+        for (int i = 0; i < kSrc; i++) {
+            int32_t got = dst[r * kSrc + i];
+            if (got != from * 100000 + i && bad++ == 0) {
+                CHECK(false, "region %d element %d is %d, expected %d", r, i, got, from * 100000 + i);
+            }
+        }
+        CHECK(bad == 0, "region %d: %d elements wrong", r, bad);
+    }
+    for (uint32_t q = 0; q < kEqpQps; q++) {
+        CHECK(sig[q] == 1000 + q, "signal of queue pair %u is %llu", q, static_cast<unsigned long long>(sig[q]));
+        for (int k = 0; k < kEqpCounts; k++) {
+            int32_t want = k % 2 == 0 ? kEqpChunks - 1 : 0;
+            CHECK(counts[q * kEqpCounts + k] == want, "block %u: pending_count %d is %d, expected %d", q, k,
+                  counts[q * kEqpCounts + k], want);
+        }
+    }
+
+    /* refused: queue pairs that do not exist, PEs that do not exist */
+    std::memset(dst, 0, kDst * sizeof(int32_t));
+    std::memset(sig, 0, kEqpQps * sizeof(uint64_t));
+    for (int i = 0; i < kCounts; i++) {
+        counts[i] = -1;
+    }
+    aclshmem_barrier_all();
+    EngineQpRefused<<<2, nullptr, stream>>>(dst, src, sig, counts, next, npes);
+    ACL_OK(aclrtSynchronizeStream(stream));
+    aclshmem_barrier_all();
+    int written = 0;
+    for (int i = 0; i < kDst; i++) {
+        written += dst[i] != 0;
+    }
+    CHECK(written == 0, "refused calls wrote %d elements", written);
+    CHECK(sig[0] == 0, "a refused signal put set the signal to %llu", static_cast<unsigned long long>(sig[0]));
+    CHECK(counts[0] == 0 && counts[1] == 0, "refused deferred operations counted: %d %d", counts[0], counts[1]);
+
+    /* the batch-length limit of the RoCE queue-pair batches */
+    constexpr int kMax = static_cast<int>(ACLSHMEM_ROCE_QP_AGGREGATE_MAX_OPS);
+    auto *lim = static_cast<int32_t *>(aclshmem_calloc(2 * kMax, sizeof(int32_t)));
+    for (int i = 0; i < kCounts; i++) {
+        counts[i] = -1;
+    }
+    src[0] = me * 100000 + 1;
+    aclshmem_barrier_all();
+    RoceQpBatchLimit<<<1, nullptr, stream>>>(lim, src, counts, next);
+    aclError rc = aclrtSynchronizeStream(stream);
+    CHECK(rc != ACL_SUCCESS, "a batch longer than ACLSHMEM_ROCE_QP_AGGREGATE_MAX_OPS: synchronize returned success");
+    aclshmem_barrier_all();
+    CHECK(counts[0] == kMax - 1 && counts[1] == 0 && counts[2] == kMax - 1 && counts[3] == -1,
+          "batch limit: pending counts %d %d %d %d", counts[0], counts[1], counts[2], counts[3]);
+    int wrong = 0;
+    for (int i = 0; i < kMax; i++) {
+        wrong += lim[i] != prev * 100000 + 1;
+    }
+    for (int i = 0; i + 1 < kMax; i++) {
+        wrong += lim[kMax + i] != next * 100000 + 1;
+    }
+    CHECK(wrong == 0, "batch limit: %d elements of the accepted operations wrong", wrong);
+    CHECK(lim[2 * kMax - 1] == 0, "the operation beyond the batch limit wrote %d", lim[2 * kMax - 1]);
+    aclshmem_barrier_all();
+    aclshmem_free(lim);
+    aclshmem_free(counts);
+    aclshmem_free(sig);
+    aclshmem_free(dst);
+    aclshmem_free(src);
+}
+
+/* ---------------------------------------------------------------------------------------------- */
 /* graph: kernels captured into an ACL graph run again with every execution                         */
 /* ---------------------------------------------------------------------------------------------- */
 
@@ -1462,6 +1811,8 @@ int main(int argc, char **argv)
             fault(stream);
         } else if (scenario == "qp") {
             qp(stream);
+        } else if (scenario == "engine_qp") {
+            engine_qp(stream);
         } else if (scenario == "kinds") {
             kinds(stream);
         } else if (scenario == "mix_aic") {
@@ -1479,6 +1830,9 @@ int main(int argc, char **argv)
     };
     if (argc > 1 && std::string(argv[1]) == "qp") {
         qp_before_init();
+    }
+    if (argc > 1 && std::string(argv[1]) == "engine_qp") {
+        engine_qp_before_init();
     }
     return kernel_test_main(argc, argv, "kernel_tests", run);
 }

@@ -81,7 +81,7 @@ static void macro_launch(aclrtStream stream)
 /* ---- vec_guard ---- */
 
 /* counts[0]: contexts that ran the vector-only code; counts[1]: contexts that ran the #else part */
-__global__ __aicore__ void VecOnly(int32_t *counts)
+ACLSHMEM_GLOBAL void VecOnly(int32_t *counts)
 {
 #ifdef __DAV_C220_VEC__
     __atomic_fetch_add(&counts[0], 1, __ATOMIC_SEQ_CST);
