@@ -20,8 +20,15 @@ pub enum Kind {
     Host,
 }
 
+/// Blocks of at least this many bytes are their own anonymous mappings: their zero pages cost
+/// nothing until touched (a 192 MiB `aclrtMalloc` + `aclrtFree` took 0.14 s when zero-filled
+/// through the allocator), and they start on a page.
+const MAP_MIN: usize = 1 << 20;
+
 struct Block {
     layout: Layout,
+    /// Length of the block's own mapping ([`MAP_MIN`] and up), or None (from the allocator).
+    mapped: Option<usize>,
     /// Bytes the program asked for (the layout adds padding).
     size: usize,
     kind: Kind,
@@ -62,8 +69,28 @@ pub fn allocate(size: usize, kind: Kind) -> Result<*mut u8> {
     let layout = padded(size)
         .and_then(|n| Layout::from_size_align(n, ALIGN).ok())
         .ok_or_else(oom)?;
-    // SAFETY: the layout has a non-zero size.
-    let ptr = unsafe { alloc::alloc_zeroed(layout) };
+    let mapped = (layout.size() >= MAP_MIN).then(|| layout.size().next_multiple_of(page_size()));
+    let ptr = match mapped {
+        // SAFETY: a fresh private anonymous mapping of a non-zero length; no existing memory is
+        // touched.
+        Some(len) => unsafe {
+            let p = libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                -1,
+                0,
+            );
+            if p == libc::MAP_FAILED {
+                std::ptr::null_mut()
+            } else {
+                p.cast::<u8>()
+            }
+        },
+        // SAFETY: the layout has a non-zero size.
+        None => unsafe { alloc::alloc_zeroed(layout) },
+    };
     if ptr.is_null() {
         return Err(oom());
     }
@@ -72,9 +99,22 @@ pub fn allocate(size: usize, kind: Kind) -> Result<*mut u8> {
     if let Kind::Device(d) = kind {
         *t.device_bytes.entry(d).or_default() += layout.size();
     }
-    t.blocks
-        .insert(ptr.expose_provenance(), Block { layout, size, kind });
+    t.blocks.insert(
+        ptr.expose_provenance(),
+        Block {
+            layout,
+            mapped,
+            size,
+            kind,
+        },
+    );
     Ok(ptr)
+}
+
+fn page_size() -> usize {
+    // SAFETY: sysconf has no memory-safety preconditions.
+    let n = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+    usize::try_from(n).ok().filter(|&n| n > 0).unwrap_or(4096)
 }
 
 /// Frees the block at address `addr` from [`allocate`] with the same allocator family (`host`
@@ -112,9 +152,16 @@ pub fn free(addr: usize, host: bool) -> Result<()> {
         }
         b
     };
-    // SAFETY: `addr` is the exposed address of a pointer `alloc_zeroed` returned with exactly this
-    // layout, still live (it is removed from the table above, so it cannot be freed twice).
-    unsafe { alloc::dealloc(ptr, block.layout) };
+    match block.mapped {
+        // SAFETY: `addr` starts the block's own mapping of `len` bytes from `allocate`, still live
+        // (it is removed from the table above, so it cannot be unmapped twice).
+        Some(len) => unsafe {
+            libc::munmap(ptr.cast(), len);
+        },
+        // SAFETY: `addr` is the exposed address of a pointer `alloc_zeroed` returned with exactly
+        // this layout, still live (removed from the table above, so it cannot be freed twice).
+        None => unsafe { alloc::dealloc(ptr, block.layout) },
+    }
     Ok(())
 }
 
@@ -218,4 +265,31 @@ pub unsafe fn copy_bytes(dst: *mut u8, src: *const u8, count: usize) {
 pub unsafe fn fill_bytes(dst: *mut u8, value: i32, count: usize) {
     // SAFETY: forwarded from the caller.
     unsafe { std::ptr::write_bytes(dst, value as u8, count) };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Blocks of MAP_MIN and up are their own page-aligned mappings: zero, writable, freed once;
+    /// smaller ones come from the allocator; both kinds keep the family check on free.
+    #[test]
+    fn large_blocks_are_zeroed_mappings() {
+        for size in [100, MAP_MIN - 64, MAP_MIN, 3 * MAP_MIN + 5] {
+            let p = allocate(size, Kind::Device(0)).unwrap();
+            assert_eq!(p as usize % ALIGN, 0);
+            if size >= MAP_MIN {
+                assert_eq!(p as usize % page_size(), 0, "{size}: a mapping starts on a page");
+            }
+            // SAFETY: `size` bytes from `allocate`, live until the free below.
+            let bytes = unsafe { std::slice::from_raw_parts_mut(p, size) };
+            assert!(bytes.iter().all(|&b| b == 0), "{size}: not zero-filled");
+            bytes.fill(0xa5);
+            assert!(device_range_is_live(p as usize, size));
+            assert!(free(p as usize, true).is_err(), "{size}: freed as host memory");
+            free(p as usize, false).unwrap();
+            assert!(free(p as usize, false).is_err(), "{size}: freed twice");
+            assert!(!device_range_is_live(p as usize, 1));
+        }
+    }
 }
