@@ -346,7 +346,15 @@ typedef struct {
 typedef struct {
     int64_t aclshmem_ub;
     uint32_t ub_size;
+#ifdef __cplusplus
+    /* event_id: the member's name in earlier releases (kernels read mte_config.event_id) */
+    union {
+        uint32_t sync_id;
+        uint32_t event_id;
+    };
+#else
     uint32_t sync_id;
+#endif
 } aclshmem_ub_config_t;
 typedef aclshmem_ub_config_t aclshmem_mte_config_t;
 typedef aclshmem_ub_config_t aclshmem_sdma_config_t;

@@ -348,7 +348,15 @@ typedef struct {
 typedef struct {
     int64_t aclshmem_ub;
     uint32_t ub_size;
+#ifdef __cplusplus
+    /* event_id: the member's name in earlier releases (kernels read mte_config.event_id) */
+    union {
+        uint32_t sync_id;
+        uint32_t event_id;
+    };
+#else
     uint32_t sync_id;
+#endif
 } aclshmem_ub_config_t;
 typedef aclshmem_ub_config_t aclshmem_mte_config_t;
 typedef aclshmem_ub_config_t aclshmem_sdma_config_t;
@@ -7593,8 +7601,10 @@ ACLSHMEM_HOST_API void aclshmemx_barrier_all_on_stream(aclrtStream stream);
 
 /**
  * Queues on `stream` (NULL: the ACL default stream) the completion of this PE's outstanding
- * operations towards the members of `handle.team_id`. On the CPU every operation is complete when
- * it returns, so this orders the stream (a fence) after checking the team.
+ * operations towards the members of `handle.team_id`, then a barrier of the team, as the
+ * original's handle-wait kernel ends with one: once it has run on every member, every member's
+ * operations into this PE have landed too (upstream demos read what their peers put right after
+ * it). Collective over the team; ACLSHMEM_TEAM_INVALID: only the completion.
  */
 ACLSHMEM_HOST_API void aclshmemx_handle_wait(aclshmem_handle_t handle, aclrtStream stream);
 
@@ -9531,6 +9541,79 @@ inline void aclshmemx_show_prof(aclshmem_prof_pe_t **out_profs, bool verbose)
 /* host/utils/shmem_log.h */
 #define shmem_set_extern_logger aclshmemx_set_extern_logger
 #define shmem_set_log_level aclshmemx_set_log_level
+
+/* ---- names of earlier releases (the aclshmem_* headers before the typed RMA families were
+   renamed): aclshmem_put_<T>_mem(dest, source, nelems, pe) and its relatives are today's
+   aclshmem_<T>_put & co. with the same parameters and semantics. Kernel code sees the same
+   macros, so every device overload of the current name (tensor, UB, non-contiguous forms)
+   answers to the old name too; half/bfloat16 and the engine names are in device/shmem_device.h.
+   Checked by tests/c/compat_names.cpp (tests/kernels.rs, earlier_release_names_2pes). ---- */
+#define aclshmem_put_float_mem aclshmem_float_put
+#define aclshmem_put_double_mem aclshmem_double_put
+#define aclshmem_put_int8_mem aclshmem_int8_put
+#define aclshmem_put_int16_mem aclshmem_int16_put
+#define aclshmem_put_int32_mem aclshmem_int32_put
+#define aclshmem_put_int64_mem aclshmem_int64_put
+#define aclshmem_put_uint8_mem aclshmem_uint8_put
+#define aclshmem_put_uint16_mem aclshmem_uint16_put
+#define aclshmem_put_uint32_mem aclshmem_uint32_put
+#define aclshmem_put_uint64_mem aclshmem_uint64_put
+#define aclshmem_put_char_mem aclshmem_char_put
+#define aclshmem_put_float_mem_nbi aclshmem_float_put_nbi
+#define aclshmem_put_double_mem_nbi aclshmem_double_put_nbi
+#define aclshmem_put_int8_mem_nbi aclshmem_int8_put_nbi
+#define aclshmem_put_int16_mem_nbi aclshmem_int16_put_nbi
+#define aclshmem_put_int32_mem_nbi aclshmem_int32_put_nbi
+#define aclshmem_put_int64_mem_nbi aclshmem_int64_put_nbi
+#define aclshmem_put_uint8_mem_nbi aclshmem_uint8_put_nbi
+#define aclshmem_put_uint16_mem_nbi aclshmem_uint16_put_nbi
+#define aclshmem_put_uint32_mem_nbi aclshmem_uint32_put_nbi
+#define aclshmem_put_uint64_mem_nbi aclshmem_uint64_put_nbi
+#define aclshmem_put_char_mem_nbi aclshmem_char_put_nbi
+#define aclshmem_get_float_mem aclshmem_float_get
+#define aclshmem_get_double_mem aclshmem_double_get
+#define aclshmem_get_int8_mem aclshmem_int8_get
+#define aclshmem_get_int16_mem aclshmem_int16_get
+#define aclshmem_get_int32_mem aclshmem_int32_get
+#define aclshmem_get_int64_mem aclshmem_int64_get
+#define aclshmem_get_uint8_mem aclshmem_uint8_get
+#define aclshmem_get_uint16_mem aclshmem_uint16_get
+#define aclshmem_get_uint32_mem aclshmem_uint32_get
+#define aclshmem_get_uint64_mem aclshmem_uint64_get
+#define aclshmem_get_char_mem aclshmem_char_get
+#define aclshmem_get_float_mem_nbi aclshmem_float_get_nbi
+#define aclshmem_get_double_mem_nbi aclshmem_double_get_nbi
+#define aclshmem_get_int8_mem_nbi aclshmem_int8_get_nbi
+#define aclshmem_get_int16_mem_nbi aclshmem_int16_get_nbi
+#define aclshmem_get_int32_mem_nbi aclshmem_int32_get_nbi
+#define aclshmem_get_int64_mem_nbi aclshmem_int64_get_nbi
+#define aclshmem_get_uint8_mem_nbi aclshmem_uint8_get_nbi
+#define aclshmem_get_uint16_mem_nbi aclshmem_uint16_get_nbi
+#define aclshmem_get_uint32_mem_nbi aclshmem_uint32_get_nbi
+#define aclshmem_get_uint64_mem_nbi aclshmem_uint64_get_nbi
+#define aclshmem_get_char_mem_nbi aclshmem_char_get_nbi
+#define aclshmem_put_float_mem_signal aclshmem_float_put_signal
+#define aclshmem_put_double_mem_signal aclshmem_double_put_signal
+#define aclshmem_put_int8_mem_signal aclshmem_int8_put_signal
+#define aclshmem_put_int16_mem_signal aclshmem_int16_put_signal
+#define aclshmem_put_int32_mem_signal aclshmem_int32_put_signal
+#define aclshmem_put_int64_mem_signal aclshmem_int64_put_signal
+#define aclshmem_put_uint8_mem_signal aclshmem_uint8_put_signal
+#define aclshmem_put_uint16_mem_signal aclshmem_uint16_put_signal
+#define aclshmem_put_uint32_mem_signal aclshmem_uint32_put_signal
+#define aclshmem_put_uint64_mem_signal aclshmem_uint64_put_signal
+#define aclshmem_put_char_mem_signal aclshmem_char_put_signal
+#define aclshmem_put_float_mem_signal_nbi aclshmem_float_put_signal_nbi
+#define aclshmem_put_double_mem_signal_nbi aclshmem_double_put_signal_nbi
+#define aclshmem_put_int8_mem_signal_nbi aclshmem_int8_put_signal_nbi
+#define aclshmem_put_int16_mem_signal_nbi aclshmem_int16_put_signal_nbi
+#define aclshmem_put_int32_mem_signal_nbi aclshmem_int32_put_signal_nbi
+#define aclshmem_put_int64_mem_signal_nbi aclshmem_int64_put_signal_nbi
+#define aclshmem_put_uint8_mem_signal_nbi aclshmem_uint8_put_signal_nbi
+#define aclshmem_put_uint16_mem_signal_nbi aclshmem_uint16_put_signal_nbi
+#define aclshmem_put_uint32_mem_signal_nbi aclshmem_uint32_put_signal_nbi
+#define aclshmem_put_uint64_mem_signal_nbi aclshmem_uint64_put_signal_nbi
+#define aclshmem_put_char_mem_signal_nbi aclshmem_char_put_signal_nbi
 
 /* ---- CPU device mode: kernels compiled by aclshmem-cxx see the device API (include/device/) ---- */
 #if defined(__cplusplus) && (defined(ACLSHMEM_CPU_KERNELS) || defined(__CCE_KT_TEST__) || defined(__CCE_AICORE__))

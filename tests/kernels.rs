@@ -741,3 +741,32 @@ fn every_device_include_path_compiles() {
         String::from_utf8_lossy(&output.stderr)
     );
 }
+
+/// `tests/c/compat_names.cpp` (the names of an earlier release of the original), built with `cxx`.
+fn compat_program(cxx: &str) -> Option<PathBuf> {
+    static GXX: Mutex<Option<PathBuf>> = Mutex::new(None);
+    static CLANG: Mutex<Option<PathBuf>> = Mutex::new(None);
+    if cxx == "clang++" {
+        build_program(&CLANG, "compat_names:compat_names_clang", cxx)
+    } else {
+        build_program(&GXX, "compat_names", cxx)
+    }
+}
+
+/// Programs written against an earlier release of the original: its host typed names
+/// (`aclshmem_put_<T>_mem`, `aclshmem_get_<T>_mem[_nbi]`, `aclshmem_put_<T>_mem_signal[_nbi]`) and
+/// device names (MTE and RoCE `*_mem_nbi` with event ids, half/bfloat16 families, generator
+/// macros) compile with g++ and clang++, and a representative of each family gives checked results.
+#[test]
+fn earlier_release_names_2pes() {
+    for cxx in ["c++", "clang++"] {
+        let Some(prog) = compat_program(cxx) else {
+            common::skip(
+                "earlier_release_names_2pes",
+                &format!("python3 or {cxx} is missing (scripts/test-all.sh installs clang++)"),
+            );
+            continue;
+        };
+        run_scenario(&prog, "compat", 2, &[]);
+    }
+}

@@ -1979,4 +1979,93 @@ inline void prof_mark(int64_t pf_id, bool end)
 #include "../device_simt/shmem_device_simt.h"
 #endif
 
+/* ==== names of earlier releases ====
+   Kernels written against the aclshmem_* headers of an earlier release of the original use other
+   names for operations this header has. Everything below only forwards to the current name; the
+   typed host families (aclshmem_put_<T>_mem ...) are macros in shmem.h, which this header
+   includes. tests/c/compat_names.cpp uses every name. */
+
+/* the half/bfloat16 typed families (device-only types): same overloads as the current names */
+#define aclshmem_put_half_mem aclshmem_half_put
+#define aclshmem_get_half_mem aclshmem_half_get
+#define aclshmem_put_half_mem_nbi aclshmem_half_put_nbi
+#define aclshmem_get_half_mem_nbi aclshmem_half_get_nbi
+#define aclshmem_put_half_mem_signal aclshmem_half_put_signal
+#define aclshmem_put_half_mem_signal_nbi aclshmem_half_put_signal_nbi
+#define aclshmem_put_bfloat16_mem aclshmem_bfloat16_put
+#define aclshmem_get_bfloat16_mem aclshmem_bfloat16_get
+#define aclshmem_put_bfloat16_mem_nbi aclshmem_bfloat16_put_nbi
+#define aclshmem_get_bfloat16_mem_nbi aclshmem_bfloat16_get_nbi
+#define aclshmem_put_bfloat16_mem_signal aclshmem_bfloat16_put_signal
+#define aclshmem_put_bfloat16_mem_signal_nbi aclshmem_bfloat16_put_signal_nbi
+
+/* generator macros of the old device headers: the atomic-add types (the third argument names the
+   hardware atomic type and is passed through as a token) and the types of the device test forms */
+#define ACLSHMEM_TYPE_FUNC_ATOMIC_INT(FUNC) \
+    FUNC(int8, int8_t, ATOMIC_S8);          \
+    FUNC(int16, int16_t, ATOMIC_S16);       \
+    FUNC(int32, int32_t, ATOMIC_S32)
+#define ACLSHMEM_TYPE_FUNC_ATOMIC_FLOAT(FUNC) \
+    FUNC(half, half, ATOMIC_F16);             \
+    FUNC(float, float, ATOMIC_F32)
+#define ACLSHMEM_TEST_TYPE_FUNC(FUNC) \
+    FUNC(float, float);               \
+    FUNC(int8, int8_t);               \
+    FUNC(int16, int16_t);             \
+    FUNC(int32, int32_t);             \
+    FUNC(int64, int64_t);             \
+    FUNC(uint8, uint8_t);             \
+    FUNC(uint16, uint16_t);           \
+    FUNC(uint32, uint32_t);           \
+    FUNC(uint64, uint64_t);           \
+    FUNC(char, char);
+
+/* Engine calls. The old MTE forms end in an AscendC::TEventID where the current ones take a
+   uint32_t sync_id (same position, same role); the old RoCE forms are the current ones. Each old
+   name forwards its whole argument list to the current name, so it has exactly the current
+   overloads (GM<->GM with a staging buffer or tensor, UB<->GM, non-contiguous, __ubuf__ forms). */
+#define ACLSHMEMI_DEV_OLD_NAME(OLD, NEW)                                                                      \
+    template <typename... A>                                                                                  \
+    inline auto OLD(A &&...a)->decltype(NEW(static_cast<A &&>(a)...))                                         \
+    {                                                                                                         \
+        return NEW(static_cast<A &&>(a)...);                                                                  \
+    }
+ACLSHMEMI_DEV_OLD_NAME(aclshmem_mte_put_mem_nbi, aclshmemx_mte_put_nbi)
+ACLSHMEMI_DEV_OLD_NAME(aclshmem_mte_get_mem_nbi, aclshmemx_mte_get_nbi)
+ACLSHMEMI_DEV_OLD_NAME(aclshmemx_mte_put_mem_nbi, aclshmemx_mte_put_nbi)
+ACLSHMEMI_DEV_OLD_NAME(aclshmemx_mte_get_mem_nbi, aclshmemx_mte_get_nbi)
+ACLSHMEMI_DEV_OLD_NAME(aclshmem_roce_put_mem_nbi, aclshmemx_roce_put_nbi)
+ACLSHMEMI_DEV_OLD_NAME(aclshmem_roce_get_mem_nbi, aclshmemx_roce_get_nbi)
+ACLSHMEMI_DEV_OLD_NAME(aclshmemx_roce_put_mem_nbi, aclshmemx_roce_put_nbi)
+ACLSHMEMI_DEV_OLD_NAME(aclshmemx_roce_get_mem_nbi, aclshmemx_roce_get_nbi)
+#undef ACLSHMEMI_DEV_OLD_NAME
+
+/* the int8_t byte copies with an L2 hint and an explicit staging buffer (the hint has no effect on
+   the CPU, as in aclshmemx_mte_put_nbi(int8_t *, int8_t *, uint32_t, int32_t, bool)) */
+inline void aclshmemx_mte_put_mem_nbi(int8_t *dst, int8_t *src, int8_t *buf, uint32_t ub_size, uint32_t n, int pe,
+                                      AscendC::TEventID event_id, bool enable_L2)
+{
+    (void)enable_L2;
+    aclshmemx_mte_put_nbi(dst, src, buf, ub_size, n, pe, static_cast<uint32_t>(event_id));
+}
+inline void aclshmemx_mte_get_mem_nbi(int8_t *dst, int8_t *src, int8_t *buf, uint32_t ub_size, uint32_t n, int pe,
+                                      AscendC::TEventID event_id, bool enable_L2)
+{
+    (void)enable_L2;
+    aclshmemx_mte_get_nbi(dst, src, buf, ub_size, n, pe, static_cast<uint32_t>(event_id));
+}
+#if ACLSHMEM_UB_DEREF
+inline void aclshmemx_mte_put_mem_nbi(int8_t *dst, int8_t *src, __ubuf__ int8_t *buf, uint32_t ub_size, uint32_t n,
+                                      int pe, AscendC::TEventID event_id, bool enable_L2)
+{
+    aclshmemx_mte_put_mem_nbi(dst, src, aclshmemi_dev::plain(buf), ub_size, n, pe, event_id, enable_L2);
+}
+inline void aclshmemx_mte_get_mem_nbi(int8_t *dst, int8_t *src, __ubuf__ int8_t *buf, uint32_t ub_size, uint32_t n,
+                                      int pe, AscendC::TEventID event_id, bool enable_L2)
+{
+    aclshmemx_mte_get_mem_nbi(dst, src, aclshmemi_dev::plain(buf), ub_size, n, pe, event_id, enable_L2);
+}
+#endif
+/* ==== end of the names of earlier releases ==== */
+
 #endif /* ACLSHMEM_DEVICE_SHMEM_DEVICE_H */

@@ -190,8 +190,10 @@ pub extern "C" fn aclshmemx_barrier_all_on_stream(stream: aclrtStream) {
 }
 
 /// Queues on `stream` (NULL: the ACL default stream) the completion of this PE's outstanding
-/// operations towards the members of `handle.team_id`. On the CPU every operation is complete when
-/// it returns, so this orders the stream (a fence) after checking the team.
+/// operations towards the members of `handle.team_id`, then a barrier of the team, as the
+/// original's handle-wait kernel ends with one: once it has run on every member, every member's
+/// operations into this PE have landed too (upstream demos read what their peers put right after
+/// it). Collective over the team; ACLSHMEM_TEAM_INVALID: only the completion.
 #[unsafe(no_mangle)]
 pub extern "C" fn aclshmemx_handle_wait(handle: Handle, stream: aclrtStream) {
     let team = handle.team_id;
@@ -202,10 +204,15 @@ pub extern "C" fn aclshmemx_handle_wait(handle: Handle, stream: aclrtStream) {
             NullStream::Default,
             Frame::HandleWait,
             move |inst| {
-                if team != super::types::ACLSHMEM_TEAM_INVALID {
-                    inst.team(team)?;
+                let members = match team {
+                    super::types::ACLSHMEM_TEAM_INVALID => None,
+                    t => Some(inst.team(t)?),
+                };
+                rma::quiet_in(inst)?;
+                match members {
+                    Some(t) => sync::barrier(inst, &t),
+                    None => Ok(()),
                 }
-                rma::quiet_in(inst)
             },
         )
     })

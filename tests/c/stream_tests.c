@@ -1,7 +1,8 @@
 /*
  * stream_tests.c - multi-PE scenarios of the stream-ordered host calls (spec 7, 8.3.6, 8.3.8, 8.4,
  * 8.5.1, 8.6, 8.8): aclshmemx_putmem/getmem/quiet/signal_op/signal_wait_until_on_stream,
- * aclshmemx_barrier[_all]_on_stream, aclshmemx_handle_wait, util_get_ffts_config and the profiling
+ * aclshmemx_barrier[_all]_on_stream, aclshmemx_handle_wait (completion, then a barrier of the team),
+ * util_get_ffts_config and the profiling
  * readout, driven the way CANN SHMEM host programs drive them:
  *
  *     aclInit(NULL); aclrtSetDevice(my_pe % 16); aclrtCreateStream(&s);
@@ -1014,6 +1015,20 @@ static void scenario_inline(void)
         aclshmemx_getmem_on_stream(got, send, INLINE_BYTES, g_left, NULL);
         expect(got, INLINE_BYTES, g_left, r, "inline get, checked right after it returned");
         aclshmemx_handle_wait(world, NULL);
+        aclshmemx_barrier_on_stream(ACLSHMEM_TEAM_WORLD, NULL); /* nobody refills send too early */
+    }
+
+    /* a handle wait ends with a barrier of the team, as the original's kernel does: once ours
+       returned, what the left neighbour put before its own handle wait has landed, also when the
+       neighbour comes late */
+    for (int r = 0; r < 3; r++) {
+        if ((g_me + r) % 2 == 1) {
+            sleep_ms(150);
+        }
+        fill(send, INLINE_BYTES, g_me, 40 + r);
+        aclshmemx_putmem_on_stream(recv, send, INLINE_BYTES, g_right, NULL);
+        aclshmemx_handle_wait(world, NULL);
+        expect(recv, INLINE_BYTES, g_left, 40 + r, "put by the left neighbour before its handle wait");
         aclshmemx_barrier_on_stream(ACLSHMEM_TEAM_WORLD, NULL); /* nobody refills send too early */
     }
 
