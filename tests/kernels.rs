@@ -391,6 +391,52 @@ fn wrapper_simt_sources_and_opdev_headers_compile() {
     let _ = std::fs::remove_file(&file);
 }
 
+/// A compile with the original device compiler's options for a vector-only build (`-xcce
+/// --cce-aicore-arch=dav-c220-vec --cce-auto-sync`, as the original's CMake builds vector-only
+/// examples such as kv_shuffle): the wrapper takes them out and runs every kernel of the file
+/// AIV-only, one without a core_ratio attribute included (blockDim contexts, not 3 per block).
+#[test]
+fn wrapper_vector_arch_builds_aiv_only_kernels() {
+    if !have("python3") || !have("c++") {
+        common::skip(
+            "wrapper_vector_arch_builds_aiv_only_kernels",
+            "python3 or c++ missing",
+        );
+        return;
+    }
+    common::ensure_built();
+    let root = common::repo_root();
+    let lib_dir = common::profile_dir();
+    let dir = common::target_dir().join("ctests");
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = dir.join(format!("kernel_vec_arch_{}", std::process::id()));
+    let output = Command::new("python3")
+        .arg(root.join("scripts/aclshmem-cxx"))
+        .args([
+            "-std=c++17",
+            "-Wall",
+            "-Werror",
+            "-xcce",
+            "--cce-aicore-arch=dav-c220-vec",
+        ])
+        .args(["--cce-auto-sync", "-mllvm", "-cce-aicore-stack-size=0x8000"])
+        .arg(root.join("tests/c/kernel_vec_arch.cpp"))
+        .arg("-o")
+        .arg(&out)
+        .env("ACLSHMEM_CXX", "c++")
+        .env("ACLSHMEM_INCLUDE_DIR", root.join("include"))
+        .env("ACLSHMEM_LIB_DIR", &lib_dir)
+        .output()
+        .expect("run aclshmem-cxx");
+    assert!(
+        output.status.success(),
+        "compile failed:\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    run_scenario(&out, "vec_arch", 2, &[]);
+    let _ = std::fs::remove_file(&out);
+}
+
 /// A compile of a source whose launches the wrapper rewrites after preprocessing writes a
 /// dependency file naming the source and its headers (not the wrapper's temporary files).
 #[test]

@@ -127,15 +127,33 @@ fn collectives_reduce_scatter_7pes() {
     scenario_env("collectives", &["big"], 7, &[("ACLSHMEM_REDUCE_ALGO", "scatter")]);
 }
 
-/// Splits whose arguments differ between members fail on every member instead of hanging.
+/// Strided splits made by the new team's members only (as the original's unit tests make them:
+/// the odd PEs split, the even PEs do not call), a split another PE is alone in, and splits whose
+/// members ask for different teams: the first member fails with ACLSHMEM_TIMEOUT_ERROR after
+/// ACLSHMEM_COLLECTIVE_TIMEOUT, saying who did not come, and the library stays usable; a 2-D split
+/// whose x ranges differ fails on every member at once.
 #[test]
-fn asymmetric_splits_3pes() {
-    let run = scenario("asymmetric", 3);
-    assert!(
-        run.stdout.contains("asymmetric split_strided"),
-        "the failure does not say what differed:\n{}",
-        run.dump()
-    );
+fn asymmetric_and_members_only_splits_3pes() {
+    asymmetric_splits(3);
+}
+
+#[test]
+fn asymmetric_and_members_only_splits_4pes() {
+    asymmetric_splits(4);
+}
+
+fn asymmetric_splits(n: usize) {
+    let run = scenario_env("asymmetric", &[], n, &[("ACLSHMEM_COLLECTIVE_TIMEOUT", "2s")]);
+    for needed in [
+        format!("1 of the new team's {n} members called it"),
+        "asymmetric split_2d".to_string(),
+    ] {
+        assert!(
+            run.stdout.contains(&needed) || run.stderr.contains(&needed),
+            "the failures do not say {needed:?}:\n{}",
+            run.dump()
+        );
+    }
 }
 
 /// Broadcasts whose root differs between members fail with ACLSHMEM_INVALID_PARAM on every member

@@ -123,6 +123,19 @@ static const int ACL_ERROR_PROFILING_FAILURE = 500005;
    lifetime. */
 ACL_FUNC_VISIBILITY const char *aclrtGetSocName(void);
 
+/* aclGetDeviceCapability queries (values as CANN's). */
+typedef enum aclDeviceInfo {
+    ACL_DEVICE_INFO_UNDEFINED = -1,
+    ACL_DEVICE_INFO_AI_CORE_NUM = 0,
+    ACL_DEVICE_INFO_VECTOR_CORE_NUM = 1,
+    ACL_DEVICE_INFO_L2_SIZE = 2
+} aclDeviceInfo;
+
+/* Capability of device deviceId: AI cores (20), vector cores (40) or L2 bytes (192 MiB) of the
+   emulated Ascend 910B4-like device. NULL value, unknown deviceInfo or an id outside
+   [0, device count) -> ACL_ERROR_INVALID_PARAM. */
+ACL_FUNC_VISIBILITY aclError aclGetDeviceCapability(uint32_t deviceId, aclDeviceInfo deviceInfo, int64_t *value);
+
 #ifdef __cplusplus
 }
 #endif

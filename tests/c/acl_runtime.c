@@ -202,6 +202,13 @@ static void test_env_config(void)
         OK(aclrtGetMemInfo(ACL_HBM_MEM, &free_b, &total));
         CHECK(total == (size_t)256 << 20); /* ACL_SHIM_DEVICE_MEM_SIZE=256M */
     }
+    {
+        int64_t v = 0;
+        OK(aclrtGetDeviceInfo(3, ACL_DEV_ATTR_TOTAL_GLOBAL_MEM_SIZE, &v));
+        CHECK(v == (int64_t)256 << 20);
+        EXPECT(aclrtGetDeviceInfo(4, ACL_DEV_ATTR_TOTAL_GLOBAL_MEM_SIZE, &v), ACL_ERROR_RT_INVALID_DEVICEID);
+        EXPECT(aclGetDeviceCapability(4, ACL_DEVICE_INFO_AI_CORE_NUM, &v), ACL_ERROR_INVALID_PARAM);
+    }
     OK(aclrtResetDevice(3));
 }
 
@@ -211,6 +218,112 @@ static void test_env_invalid(void)
     uint32_t count = 0;
     OK(aclrtGetDeviceCount(&count));
     CHECK(count == 16);
+}
+
+/* aclrtGetDeviceInfo / aclGetDeviceCapability: the emulated Ascend 910B4-like device (20 AIC,
+   40 AIV, 6 AI CPUs, 192 MiB L2, as include/tiling/platform/platform_ascendc.h), every attribute on
+   every device, and every error path with the out-parameter left alone. */
+static void test_device_info(void)
+{
+    const int64_t l2 = (int64_t)192 << 20;
+    uint32_t count = 0;
+    int64_t v = -7;
+    size_t free_b = 0, total = 0;
+    const char *msg;
+
+    OK(aclrtGetDeviceCount(&count));
+    CHECK(count == 16);
+    /* static properties: no aclInit, no aclrtSetDevice needed */
+    for (uint32_t dev = 0; dev < count; dev++) {
+        struct {
+            aclrtDevAttr attr;
+            int64_t want;
+        } attrs[] = {
+            {ACL_DEV_ATTR_AICPU_CORE_NUM, 6},
+            {ACL_DEV_ATTR_AICORE_CORE_NUM, 20},
+            {ACL_DEV_ATTR_CUBE_CORE_NUM, 20},
+            {ACL_DEV_ATTR_VECTOR_CORE_NUM, 40},
+            {ACL_DEV_ATTR_L2_CACHE_SIZE, l2},
+            {ACL_DEV_ATTR_SMP_ID, 0},
+            {ACL_DEV_ATTR_PHY_CHIP_ID, (int64_t)dev},
+            {ACL_DEV_ATTR_SUPER_POD_DEVIDE_ID, (int64_t)dev},
+            {ACL_DEV_ATTR_SUPER_POD_SERVER_ID, 0},
+            {ACL_DEV_ATTR_SUPER_POD_ID, 0},
+            {ACL_DEV_ATTR_CUST_OP_PRIVILEGE, 0},
+            {ACL_DEV_ATTR_MAINBOARD_ID, 0},
+            {ACL_DEV_ATTR_IS_VIRTUAL, 0},
+        };
+        for (size_t i = 0; i < sizeof attrs / sizeof attrs[0]; i++) {
+            v = -7;
+            OK(aclrtGetDeviceInfo(dev, attrs[i].attr, &v));
+            if (v != attrs[i].want) {
+                fprintf(stderr, "device %u attr %d: got %lld, want %lld\n", dev, (int)attrs[i].attr,
+                        (long long)v, (long long)attrs[i].want);
+                exit(1);
+            }
+        }
+        v = -7;
+        OK(aclGetDeviceCapability(dev, ACL_DEVICE_INFO_AI_CORE_NUM, &v));
+        CHECK(v == 20);
+        OK(aclGetDeviceCapability(dev, ACL_DEVICE_INFO_VECTOR_CORE_NUM, &v));
+        CHECK(v == 40);
+        OK(aclGetDeviceCapability(dev, ACL_DEVICE_INFO_L2_SIZE, &v));
+        CHECK(v == l2);
+    }
+
+    /* total memory = aclrtGetMemInfo's total, not reduced by allocations */
+    OK(aclrtSetDevice(2));
+    OK(aclrtGetMemInfo(ACL_HBM_MEM, &free_b, &total));
+    OK(aclrtGetDeviceInfo(2, ACL_DEV_ATTR_TOTAL_GLOBAL_MEM_SIZE, &v));
+    CHECK(v > 0 && (size_t)v == total);
+    {
+        void *d = NULL;
+        OK(aclrtMalloc(&d, 1 << 20, ACL_MEM_MALLOC_HUGE_FIRST));
+        OK(aclrtGetDeviceInfo(2, ACL_DEV_ATTR_TOTAL_GLOBAL_MEM_SIZE, &v));
+        CHECK((size_t)v == total);
+        OK(aclrtFree(d));
+    }
+    OK(aclrtResetDevice(2));
+    OK(aclrtGetDeviceInfo(count - 1, ACL_DEV_ATTR_TOTAL_GLOBAL_MEM_SIZE, &v));
+    CHECK((size_t)v == total);
+
+    /* declared but not supported (as on the real A2/A3 parts) */
+    v = 123;
+    EXPECT(aclrtGetDeviceInfo(0, ACL_DEV_ATTR_WARP_SIZE, &v), ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+    EXPECT(aclrtGetDeviceInfo(0, ACL_DEV_ATTR_MAX_THREAD_PER_VECTOR_CORE, &v), ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+    EXPECT(aclrtGetDeviceInfo(0, ACL_DEV_ATTR_LOCAL_MEM_PER_VECTOR_CORE, &v), ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+    CHECK(v == 123);
+    /* not an aclrtDevAttr at all */
+    {
+        const int unknown[] = {0, 2, 100, 103, 200, 205, 300, 303, 400, 408, 500, 502, -1, 0x7fffffff};
+        for (size_t i = 0; i < sizeof unknown / sizeof unknown[0]; i++) {
+            EXPECT(aclrtGetDeviceInfo(0, (aclrtDevAttr)unknown[i], &v), ACL_ERROR_RT_PARAM_INVALID);
+        }
+    }
+    CHECK(v == 123);
+    /* device ids outside [0, count) */
+    EXPECT(aclrtGetDeviceInfo(count, ACL_DEV_ATTR_AICORE_CORE_NUM, &v), ACL_ERROR_RT_INVALID_DEVICEID);
+    EXPECT(aclrtGetDeviceInfo(0x80000000U, ACL_DEV_ATTR_AICORE_CORE_NUM, &v), ACL_ERROR_RT_INVALID_DEVICEID);
+    EXPECT(aclrtGetDeviceInfo(UINT32_MAX, ACL_DEV_ATTR_IS_VIRTUAL, &v), ACL_ERROR_RT_INVALID_DEVICEID);
+    CHECK(v == 123);
+    /* NULL value is checked first */
+    EXPECT(aclrtGetDeviceInfo(0, ACL_DEV_ATTR_AICORE_CORE_NUM, NULL), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtGetDeviceInfo(count, ACL_DEV_ATTR_WARP_SIZE, NULL), ACL_ERROR_INVALID_PARAM);
+
+    /* aclGetDeviceCapability reports every failure as ACL_ERROR_INVALID_PARAM, like the ACL layer */
+    EXPECT(aclGetDeviceCapability(0, ACL_DEVICE_INFO_UNDEFINED, &v), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclGetDeviceCapability(0, (aclDeviceInfo)3, &v), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclGetDeviceCapability(0, (aclDeviceInfo)-2, &v), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclGetDeviceCapability(count, ACL_DEVICE_INFO_AI_CORE_NUM, &v), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclGetDeviceCapability(UINT32_MAX, ACL_DEVICE_INFO_L2_SIZE, &v), ACL_ERROR_INVALID_PARAM);
+    CHECK(v == 123);
+    EXPECT(aclGetDeviceCapability(0, ACL_DEVICE_INFO_AI_CORE_NUM, NULL), ACL_ERROR_INVALID_PARAM);
+
+    /* failures are logged with the call's name and recorded as the last error */
+    EXPECT(aclrtGetLastError(ACL_RT_THREAD_LEVEL), ACL_ERROR_INVALID_PARAM);
+    msg = aclGetRecentErrMsg();
+    CHECK(msg != NULL && strstr(msg, "aclGetDeviceCapability") != NULL &&
+          strstr(msg, "aclrtGetDeviceInfo") != NULL && strstr(msg, "device id") != NULL);
 }
 
 static void test_memory(void)
@@ -992,6 +1105,7 @@ struct test {
 static const struct test TESTS[] = {
     {"init_cycles", test_init_cycles},
     {"devices", test_devices},
+    {"device_info", test_device_info},
     {"env_config", test_env_config},
     {"env_invalid", test_env_invalid},
     {"memory", test_memory},

@@ -1487,24 +1487,57 @@ static void scenario_bad_algo(int argc, char **argv)
     fflush(stdout);
 }
 
-/* ---- asymmetric splits ---------------------------------------------------------------------------
- * Members of the parent asking for different splits: the call fails with ACLSHMEM_INVALID_PARAM on
- * every member (nobody waits for ever), *new_team is ACLSHMEM_TEAM_INVALID, and the library stays
- * usable: a barrier and a well-formed split afterwards work. */
+/* ---- asymmetric and members-only splits ---------------------------------------------------------
+ * A strided split communicates among the new team's members only, as the original's makes no
+ * communication: PEs outside the new team return 0 with ACLSHMEM_TEAM_INVALID at once and need not
+ * call it at all (the original's unit tests split on the odd PEs only). Members that ask for
+ * another split, or do not call it, leave the first member waiting: with ACLSHMEM_COLLECTIVE_TIMEOUT
+ * (2 s in this test) it fails with ACLSHMEM_TIMEOUT_ERROR, and the library stays usable. A 2-D
+ * split, made by every member of the parent, still fails at once with ACLSHMEM_INVALID_PARAM on
+ * every member when the members' x ranges differ. */
 static void scenario_asymmetric(void)
 {
     init();
     const int me = aclshmem_my_pe(), n = aclshmem_n_pes();
+    int32_t *box = (int32_t *)aclshmem_calloc((size_t)n, sizeof(int32_t));
+    /* members only: the odd PEs split, the even PEs do not call */
+    for (int round = 0; round < 3; round++) {
+        if (me % 2 == 1) {
+            aclshmem_team_t odd = ACLSHMEM_TEAM_INVALID;
+            CHECK_RC(aclshmem_team_split_strided(ACLSHMEM_TEAM_WORLD, 1, 2, n / 2, &odd), 0);
+            CHECK(odd != ACLSHMEM_TEAM_INVALID && aclshmem_team_n_pes(odd) == n / 2 &&
+                      aclshmem_team_my_pe(odd) == me / 2,
+                  "members-only split: handle %d, %d PEs, my index %d", odd, aclshmem_team_n_pes(odd),
+                  aclshmem_team_my_pe(odd));
+            /* every member puts its PE number into the next member's box */
+            int next = aclshmem_team_translate_pe(odd, (me / 2 + 1) % (n / 2), ACLSHMEM_TEAM_WORLD);
+            aclshmem_int32_p(&box[me], me + 100 * round, next);
+            aclshmem_barrier(odd);
+            int prev = aclshmem_team_translate_pe(odd, (me / 2 + n / 2 - 1) % (n / 2), ACLSHMEM_TEAM_WORLD);
+            CHECK(box[prev] == prev + 100 * round, "round %d: box[%d] = %d after the odd team's barrier", round,
+                  prev, box[prev]);
+            aclshmem_barrier(odd);
+            aclshmem_team_destroy(odd);
+        }
+        /* a split another PE is alone in: non-members return at once */
+        aclshmem_team_t solo = 4242;
+        CHECK_RC(aclshmem_team_split_strided(ACLSHMEM_TEAM_WORLD, n - 1, 1, 1, &solo), 0);
+        CHECK((me == n - 1) == (solo != ACLSHMEM_TEAM_INVALID), "solo split: handle %d", solo);
+        if (solo != ACLSHMEM_TEAM_INVALID) {
+            CHECK(aclshmem_team_n_pes(solo) == 1, "solo team of %d PEs", aclshmem_team_n_pes(solo));
+            aclshmem_team_destroy(solo);
+        }
+    }
+    aclshmem_barrier_all();
+    /* PE 0 asks for the whole world, the others for PE 0 alone (so they are not members) */
     aclshmem_team_t t = 4242;
-    /* PE 0 asks for the whole world, the others for the first PE only */
-    int size = me == 0 ? n : 1;
-    CHECK_RC(aclshmem_team_split_strided(ACLSHMEM_TEAM_WORLD, 0, 1, size, &t), ACLSHMEM_INVALID_PARAM);
+    int rc = aclshmem_team_split_strided(ACLSHMEM_TEAM_WORLD, 0, 1, me == 0 ? n : 1, &t);
+    CHECK(rc == (me == 0 ? ACLSHMEM_TIMEOUT_ERROR : 0), "asymmetric split returned %d", rc);
     CHECK(t == ACLSHMEM_TEAM_INVALID, "asymmetric split left *new_team = %d", t);
-    /* the last PE asks for another stride */
-    t = 4242;
-    CHECK_RC(aclshmem_team_split_strided(ACLSHMEM_TEAM_WORLD, 0, me == n - 1 ? 2 : 1, 1, &t),
-             ACLSHMEM_INVALID_PARAM);
-    CHECK(t == ACLSHMEM_TEAM_INVALID, "asymmetric split left *new_team = %d", t);
+    if (me != 0) {
+        usleep(3000 * 1000); /* PE 0 gives up after 2 s: the next collectives start together */
+    }
+    aclshmem_barrier_all();
     /* 2-D with different x ranges */
     aclshmem_team_t x = 4242, y = 4242;
     CHECK_RC(aclshmem_team_split_2d(ACLSHMEM_TEAM_WORLD, me == 0 ? 1 : 2, &x, &y), ACLSHMEM_INVALID_PARAM);
@@ -1516,6 +1549,7 @@ static void scenario_asymmetric(void)
     CHECK(t != ACLSHMEM_TEAM_INVALID && aclshmem_team_n_pes(t) == n, "split after the failures: %d", t);
     aclshmem_barrier(t);
     aclshmem_team_destroy(t);
+    aclshmem_free(box);
     finish();
 }
 

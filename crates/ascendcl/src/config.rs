@@ -26,7 +26,7 @@ pub const SOC_NAME: Var = Var {
 pub const DEVICE_MEM_SIZE: Var = Var {
     name: "ACL_SHIM_DEVICE_MEM_SIZE",
     default: "physical RAM / device count",
-    doc: "bytes reported as each device's total memory by aclrtGetMemInfo",
+    doc: "bytes reported as each device's total memory by aclrtGetMemInfo and aclrtGetDeviceInfo",
 };
 
 /// All variables, for documentation and diagnostics.

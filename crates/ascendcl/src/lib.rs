@@ -7,6 +7,7 @@
 //! - [`config`]  every environment variable
 //! - [`init`]    aclInit / aclFinalize state machine
 //! - [`device`]  virtual devices, contexts, stream registry
+//! - [`device_info`] static properties of the emulated device (core counts, L2, ids)
 //! - [`stream`]  the ordered work queue and its worker
 //! - [`event`]   events recorded into streams
 //! - [`notify`]  notifies (one-bit flags between streams)
@@ -17,6 +18,7 @@
 
 pub mod config;
 pub mod device;
+pub mod device_info;
 pub mod error;
 pub mod event;
 pub mod ffi;

@@ -150,6 +150,14 @@ fn devices_default_count_soc_version() {
     run("devices", &[]);
 }
 
+/// aclrtGetDeviceInfo (every aclrtDevAttr) and aclGetDeviceCapability (every aclDeviceInfo) on every
+/// device: the 910B4-like numbers, total memory = aclrtGetMemInfo's total, and each error path (bad
+/// device id, NULL value, unsupported and unknown attributes) with its code and log message.
+#[test]
+fn device_info_and_capability() {
+    run("device_info", &[]);
+}
+
 #[test]
 fn environment_configuration() {
     run(
@@ -264,6 +272,33 @@ fn compile_header(compiler: &str, std: &str, lang: &str, order: u32) {
         "{compiler} -std={std} ORDER={order} failed:\n{}",
         String::from_utf8_lossy(&output.stderr)
     );
+}
+
+/// `tests/c/device_query_compile.c` (in this crate): the device-query enums and prototypes through
+/// `acl/acl.h` alone, as C11 and as C++14 (including the `aclDeviceInfo::ACL_DEVICE_INFO_*` spelling).
+#[test]
+fn device_query_declarations_compile_as_c11_and_cxx14() {
+    let root = repo_root();
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/c/device_query_compile.c");
+    for (compiler, std, lang) in [("gcc", "c11", "c"), ("g++", "c++14", "c++")] {
+        let out = std::env::temp_dir().join(format!("acl-devquery-{}-{std}.o", std::process::id()));
+        let output = Command::new(compiler)
+            .args([&format!("-std={std}"), "-Wall", "-Wextra", "-Werror", "-pedantic"])
+            .args(["-x", lang, "-c"])
+            .arg(&src)
+            .arg(format!("-I{}", root.join("include").display()))
+            .arg("-o")
+            .arg(&out)
+            .output()
+            .expect("run compiler");
+        let _ = std::fs::remove_file(&out);
+        assert!(
+            output.status.success(),
+            "{compiler} -std={std} {} failed:\n{}",
+            src.display(),
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
 }
 
 #[test]

@@ -88,8 +88,9 @@ pub(crate) struct Parts {
 }
 
 /// Reserves the library's own blocks at the start of the device heap (same order as the original:
-/// signal word, sync pool, sync counters; then this library's wide rings, inside the original's
-/// `ACLSHMEM_EXTRA_SIZE`); returns the sync pool's, the counters' and the rings' offsets.
+/// signal word, sync pool, sync counters; then this library's wide rings and split mailbox, inside
+/// the original's `ACLSHMEM_EXTRA_SIZE`); returns the sync pool's, the counters' and the rings'
+/// offsets.
 /// The reserved region is not a user block: it cannot be freed, and puts, gets, atomics, signals
 /// and collectives aimed at it are refused like addresses outside the heap; the library's own
 /// traffic (barriers, collectives' flags) reaches it by offset, not through those checks.
@@ -100,10 +101,19 @@ pub(crate) fn reserve_internal(device: &mut SymmetricHeap) -> Result<(usize, usi
         a.alloc(SIGNAL_WORD_SIZE, 16).ok_or_else(fail)?;
         let pool = a.alloc(SYNC_POOL_SIZE as u64, 64).ok_or_else(fail)? as usize;
         let counters = a.alloc(SYNC_COUNTERS_SIZE as u64, 64).ok_or_else(fail)? as usize;
+        // the rings, then the split mailbox (`team_table::SPLIT_AREA`, at `Instance::splits`)
         let rings = a
-            .alloc(crate::team_table::RINGS_BYTES as u64, 64)
+            .alloc(
+                (crate::team_table::RINGS_BYTES + crate::team_table::SPLIT_AREA) as u64,
+                64,
+            )
             .ok_or_else(fail)? as usize;
-        (pool, counters, rings, rings + crate::team_table::RINGS_BYTES)
+        (
+            pool,
+            counters,
+            rings,
+            rings + crate::team_table::RINGS_BYTES + crate::team_table::SPLIT_AREA,
+        )
     };
     device.reserve_front(end);
     Ok((pool, counters, rings))
@@ -279,6 +289,11 @@ impl Instance {
 
     pub(crate) fn rings(&self) -> usize {
         self.rings
+    }
+
+    /// Offset of this PE's split mailbox (`team_table::SPLIT_AREA` bytes, after the rings).
+    pub(crate) fn splits(&self) -> usize {
+        self.rings + crate::team_table::RINGS_BYTES
     }
 
     /// How long collective waits may last.

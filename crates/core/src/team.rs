@@ -1,18 +1,28 @@
 //! Teams: arithmetic progressions of world PEs (start, stride, size), spec 8.7.
 //!
-//! A team handle is a slot index in 0..ACLSHMEM_MAX_TEAMS (0 = the world team). Splitting is
-//! collective over the parent team and the slot is agreed among the NEW team's members only: every
-//! parent member publishes its bitmap of used slots through the parent team's exchange area, and the
-//! new team takes the lowest slot free on all of its members. So PEs outside a team may create
-//! other teams in between without breaking the agreement, and up to 2048 teams live at once. Each
-//! slot owns a 2560-byte area of the sync pool (in the heap's extra region): barrier words on the
-//! team's first PE, and an exchange area on every member.
+//! A team handle is a slot index in 0..ACLSHMEM_MAX_TEAMS (0 = the world team); the slot of a new
+//! team is the lowest free on all of its members, agreed among them only, so PEs outside a team may
+//! create other teams in between, and up to 2048 teams live at once.
+//! - A strided split communicates among the new team's members only, as the original's makes no
+//!   communication and its programs split on the members alone: each member ORs its bitmap of used
+//!   slots into the split mailbox of the team's first member (`agree_members`), which announces
+//!   the slot to every member. PEs outside the new team return at once.
+//! - A 2-D split is collective over the parent (every parent member lands in two new teams): every
+//!   member publishes its bitmap through the parent team's exchange area (`exchange_bitmaps`),
+//!   which also makes differing x ranges fail on every member at once.
+//!
+//! Each slot owns a 2560-byte area of the sync pool (in the heap's extra region): barrier words on
+//! the team's first PE, and an exchange area on every member.
+
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::error::{Error, Result};
 use crate::instance::Instance;
 use crate::sync;
-use crate::team_table::{Bitmap, is_free, take};
+use crate::team_table::{Bitmap, SPLIT_AREA, is_free, take};
 pub use crate::team_table::{EXCHANGE_BYTES, EXCHANGE_OFFSET, SMALL_OFFSET, Team, Teams};
+use crate::transport::{AmoOp, Remote, Width};
+use crate::wait::Watch;
 use aclshmem_abi::{ACLSHMEM_MAX_PES, ACLSHMEM_MAX_TEAMS, TeamConfig};
 
 /// The subsets of the parent a split creates: (parent index of member 0, stride in parent indices,
@@ -149,7 +159,210 @@ fn ready(inst: &Instance, slot: usize) -> Result<()> {
     sync::barrier(inst, &t)
 }
 
-/// `aclshmem_team_split_strided`: returns the new handle for members, `None` for other PEs.
+/// Words of the mailbox (own cache lines): the split its owner leads now (`TAG`, 0 = none), the
+/// members arrived (`ARR`), the largest incarnation they published (`CREATED`), and the result the
+/// leader stores in each member's `RESULT` (valid bit, incarnation, slot); then the members' used
+/// slots, OR-ed together (`USED`, a 2048-bit bitmap).
+const TAG: usize = 0;
+/// The tag of the split this PE last arrived at (own word; read only to name the late members).
+const SEEN: usize = 8;
+const ARR: usize = 64;
+const CREATED: usize = 128;
+const RESULT: usize = 192;
+const USED: usize = 256;
+const _: () = assert!(USED + ACLSHMEM_MAX_TEAMS / 8 <= SPLIT_AREA);
+const RESULT_VALID: u64 = 1 << 63;
+const NO_SLOT: u64 = 0xffff;
+
+/// A 64-bit word of world PE `pe`'s split mailbox: directly when mapped here, else through the
+/// PE's transport.
+fn mailbox(inst: &Instance, off: usize, pe: usize, op: AmoOp) -> Result<u64> {
+    let at = inst.splits() + off;
+    if let Some(p) = inst.device().direct_addr(at, pe) {
+        // SAFETY: an 8-byte-aligned word of the split mailbox in PE `pe`'s mapped heap (reserved
+        // at init, alive with the instance), only accessed atomically.
+        let w = unsafe { AtomicU64::from_ptr(p.cast()) };
+        return Ok(match op {
+            AmoOp::Fetch => w.load(Ordering::Acquire),
+            AmoOp::Set(v) => {
+                w.store(v, Ordering::Release);
+                0
+            }
+            AmoOp::CompareSwap { cond, value } => {
+                match w.compare_exchange(cond, value, Ordering::AcqRel, Ordering::Acquire) {
+                    Ok(v) | Err(v) => v,
+                }
+            }
+            AmoOp::FetchAdd(v) => w.fetch_add(v, Ordering::AcqRel),
+            AmoOp::FetchOr(v) => w.fetch_or(v, Ordering::AcqRel),
+            _ => return Err(Error::Inner("unexpected operation on a split word".into())),
+        });
+    }
+    inst.routes().to(pe)?.atomic(
+        Remote {
+            heap: inst.device(),
+            off: at,
+            pe,
+        },
+        Width::W64,
+        op,
+    )
+}
+
+/// Waits until `done()` gives a value; `what` names the wait in the warning and the error.
+fn wait_for<T>(
+    inst: &Instance,
+    what: &dyn Fn() -> String,
+    mut done: impl FnMut() -> Result<Option<T>>,
+) -> Result<T> {
+    let mut w = Watch::new(inst.limits());
+    loop {
+        if let Some(v) = done()? {
+            return Ok(v);
+        }
+        inst.routes().progress();
+        w.snooze(what)
+            .map_err(|e| sync::expired(inst, format!("aclshmem_team_split_strided: {}", what()), e))?;
+    }
+}
+
+/// Agrees on the new team's slot and incarnation among its members only (the original's split
+/// makes no communication, and PEs outside the new team need not call it): each member publishes
+/// its used slots and created incarnation into the mailbox of the team's first member (the
+/// leader), which, once all arrived, stores the lowest slot free on every member and one more
+/// than the largest incarnation in each member's mailbox. `tag` names the split (shape and count:
+/// the same on every member); the leader opens its mailbox to one split at a time, in its own
+/// order of calls, and members wait until it opened theirs.
+fn agree_members(inst: &Instance, members: &[usize], tag: u64) -> Result<(Option<usize>, u32)> {
+    let leader = members[0];
+    let me = inst.my_pe();
+    let (bitmap, created) = {
+        let teams = inst.teams();
+        (teams.bitmap(), teams.created())
+    };
+    // SAFETY: this PE's own RESULT word; only the leader of a split this PE takes part in writes
+    // it, and this PE has not arrived at one yet.
+    unsafe { AtomicU64::from_ptr(inst.device().local_addr(inst.splits() + RESULT).cast()) }
+        .store(0, Ordering::Release);
+    if me == leader {
+        // opened in the leader's own order of splits: members of a later one wait
+        mailbox(inst, TAG, me, AmoOp::Set(tag))?;
+    } else {
+        wait_for(
+            inst,
+            &|| format!("PE {leader} (the new team's first member) has not begun this team split"),
+            || Ok((mailbox(inst, TAG, leader, AmoOp::Fetch)? == tag).then_some(())),
+        )?;
+    }
+    for (i, chunk) in bitmap.chunks_exact(8).enumerate() {
+        let bits = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
+        if bits != 0 {
+            mailbox(inst, USED + 8 * i, leader, AmoOp::FetchOr(bits))?;
+        }
+    }
+    loop {
+        let cur = mailbox(inst, CREATED, leader, AmoOp::Fetch)?;
+        if u64::from(created) <= cur
+            || mailbox(
+                inst,
+                CREATED,
+                leader,
+                AmoOp::CompareSwap {
+                    cond: cur,
+                    value: u64::from(created),
+                },
+            )? == cur
+        {
+            break;
+        }
+    }
+    mailbox(inst, SEEN, me, AmoOp::Set(tag))?;
+    mailbox(inst, ARR, leader, AmoOp::FetchAdd(1))?;
+    if me == leader {
+        let n = members.len() as u64;
+        let all = wait_for(
+            inst,
+            &|| {
+                let got = mailbox(inst, ARR, me, AmoOp::Fetch).unwrap_or(0);
+                let late: Vec<String> = members
+                    .iter()
+                    .filter(|&&m| mailbox(inst, SEEN, m, AmoOp::Fetch).unwrap_or(0) != tag)
+                    .map(|m| m.to_string())
+                    .collect();
+                format!(
+                    "{got} of the new team's {n} members called it: PE(s) {} have not arrived (members asking \
+                     for another split, or not calling it, leave the others waiting)",
+                    late.join(", ")
+                )
+            },
+            || Ok((mailbox(inst, ARR, me, AmoOp::Fetch)? >= n).then_some(())),
+        );
+        if let Err(e) = all {
+            // given up: the mailbox serves this PE's next splits (a member arriving later finds
+            // its split gone and waits in turn)
+            clear_mailbox(inst)?;
+            return Err(e);
+        }
+        let mut used: Bitmap = [0; ACLSHMEM_MAX_TEAMS / 8];
+        for (i, chunk) in used.chunks_exact_mut(8).enumerate() {
+            chunk.copy_from_slice(&mailbox(inst, USED + 8 * i, me, AmoOp::Fetch)?.to_le_bytes());
+        }
+        let slot = (1..ACLSHMEM_MAX_TEAMS).find(|&s| is_free(&used, s));
+        let inc = (mailbox(inst, CREATED, me, AmoOp::Fetch)? as u32).wrapping_add(1);
+        let result = RESULT_VALID | (u64::from(inc) << 16) | slot.map_or(NO_SLOT, |s| s as u64);
+        for &m in members {
+            mailbox(inst, RESULT, m, AmoOp::Set(result))?;
+        }
+        clear_mailbox(inst)?;
+    }
+    let result = wait_for(
+        inst,
+        &|| format!("PE {leader} (the new team's first member) has not announced the team"),
+        || {
+            let v = mailbox(inst, RESULT, me, AmoOp::Fetch)?;
+            Ok((v & RESULT_VALID != 0).then_some(v))
+        },
+    )?;
+    let slot = match result & 0xffff {
+        NO_SLOT => None,
+        s => Some(s as usize),
+    };
+    Ok((slot, ((result >> 16) & 0xffff_ffff) as u32))
+}
+
+/// Empties this PE's mailbox, the tag last: a later split's members start only once it is 0.
+fn clear_mailbox(inst: &Instance) -> Result<()> {
+    let me = inst.my_pe();
+    for i in 0..ACLSHMEM_MAX_TEAMS / 64 {
+        mailbox(inst, USED + 8 * i, me, AmoOp::Set(0))?;
+    }
+    mailbox(inst, CREATED, me, AmoOp::Set(0))?;
+    mailbox(inst, ARR, me, AmoOp::Set(0))?;
+    mailbox(inst, TAG, me, AmoOp::Set(0))?;
+    Ok(())
+}
+
+/// The tag of a split: its parent, shape and count, hashed (never 0).
+fn split_tag(key: (usize, u32, usize, usize, usize), count: u64) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for v in [
+        key.0 as u64,
+        u64::from(key.1),
+        key.2 as u64,
+        key.3 as u64,
+        key.4 as u64,
+        count,
+    ] {
+        for b in v.to_le_bytes() {
+            h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    h | 1
+}
+
+/// `aclshmem_team_split_strided`: returns the new handle for members, `None` for other PEs. Only
+/// the new team's members communicate (among themselves): PEs outside it return at once and need
+/// not call it at all, as with the original.
 pub fn split_strided(
     inst: &Instance,
     parent: i32,
@@ -159,8 +372,6 @@ pub fn split_strided(
 ) -> Result<Option<usize>> {
     check_instance(inst)?;
     let parent = inst.teams().get(parent)?;
-    // agreed first, so arguments that differ between members fail everywhere instead of hanging
-    let (maps, inc) = exchange_bitmaps(inst, &parent, "split_strided", &[start, stride, size])?;
     let max = ACLSHMEM_MAX_PES as i32;
     if start >= max || stride >= max || size > max {
         return Err(Error::InvalidParam(format!(
@@ -185,7 +396,27 @@ pub fn split_strided(
             parent.size
         )));
     }
-    let slot = agree_slots(maps, &[shape])?[0];
+    if !shape.members().any(|m| m == parent.my_index) {
+        return Ok(None);
+    }
+    let members: Vec<usize> = shape.members().map(|m| parent.world_pe(m)).collect();
+    let key = (
+        parent.slot,
+        inst.team_cells().incarnation(parent.slot),
+        shape.start,
+        shape.stride,
+        shape.size,
+    );
+    let count = inst.teams().next_split(key);
+    let (slot, inc) = agree_members(inst, &members, split_tag(key, count)).inspect_err(|_| {
+        inst.teams().undo_split(key);
+    })?;
+    inst.teams().saw_creation(inc);
+    let slot = slot.ok_or_else(|| {
+        Error::Inner(format!(
+            "no team slot is free on every member (limit {ACLSHMEM_MAX_TEAMS} live teams)"
+        ))
+    })?;
     let mine = install(inst, &parent, shape, slot, inc);
     if let Some(s) = mine {
         ready(inst, s)?;

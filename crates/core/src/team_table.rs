@@ -20,6 +20,10 @@ pub const SMALL_OFFSET: usize = EXCHANGE_OFFSET + EXCHANGE_BYTES;
 pub const SMALL_BYTES: usize = SYNC_ARRAY_SIZE - SMALL_OFFSET;
 const _: () = assert!(ACLSHMEM_MAX_TEAMS / 8 + 64 <= EXCHANGE_BYTES);
 
+/// Bytes of the split mailbox of `team::split_strided` in every PE's reserved region, after the
+/// rings (`Instance::splits`).
+pub const SPLIT_AREA: usize = 512;
+
 /// The wide rings of the barrier-free collectives (`collectives::small`), in the reserved region
 /// after the sync counters (`instance::reserve_internal`).
 /// Team slots below this (the world team and the first teams created) also have a wide ring, in
@@ -106,6 +110,10 @@ pub struct Teams {
     cells: Arc<TeamCells>,
     /// The largest incarnation of a team whose creation this PE took part in.
     created: u32,
+    /// How many strided splits of each (parent slot, parent incarnation, start, stride, size) this
+    /// PE made as a member: the same count on every member (they make the same calls in the same
+    /// order), so it tells a split's agreement from an earlier one of the same shape.
+    split_calls: std::collections::HashMap<(usize, u32, usize, usize, usize), u64>,
 }
 
 pub(crate) type Bitmap = [u8; ACLSHMEM_MAX_TEAMS / 8];
@@ -127,6 +135,7 @@ impl Teams {
             slots,
             cells,
             created: 0,
+            split_calls: Default::default(),
         }
     }
 
@@ -180,6 +189,21 @@ impl Teams {
     /// The largest incarnation of a team whose creation this PE took part in.
     pub(crate) fn created(&self) -> u32 {
         self.created
+    }
+
+    /// Counts one more strided split of `key` by this PE; returns the count before it.
+    pub(crate) fn next_split(&mut self, key: (usize, u32, usize, usize, usize)) -> u64 {
+        let n = self.split_calls.entry(key).or_default();
+        *n += 1;
+        *n - 1
+    }
+
+    /// Takes back the count of a split of `key` that failed (so the members' counts stay equal
+    /// when the others never made it).
+    pub(crate) fn undo_split(&mut self, key: (usize, u32, usize, usize, usize)) {
+        if let Some(n) = self.split_calls.get_mut(&key) {
+            *n = n.saturating_sub(1);
+        }
     }
 
     /// This PE took part in creating teams of incarnation `inc`.

@@ -1,13 +1,13 @@
 //! Devices and contexts: `aclrtSetDevice`, `aclrtResetDevice[Force]`, `aclrtGetDevice`,
 //! `aclrtGetDeviceCount`, `aclrtGetSocName`, `aclrtGetRunMode`, `aclrtSynchronizeDevice[WithTimeout]`,
-//! `aclrtCreateContext`, `aclrtDestroyContext`, `aclrtSetCurrentContext`, `aclrtGetCurrentContext`.
+//! `aclrtGetDeviceInfo`, `aclGetDeviceCapability`, `aclrtCreateContext`, `aclrtDestroyContext`, `aclrtSetCurrentContext`, `aclrtGetCurrentContext`.
 #![allow(non_snake_case)]
 
 use std::ffi::{c_char, c_void};
 
 use super::{from_c, guard_or, require, status, timeout_ms, to_c, write_out};
 use crate::error::AclError;
-use crate::{config, device};
+use crate::{config, device, device_info};
 
 /// `aclrtRunMode` value `ACL_HOST`.
 pub const ACL_HOST: i32 = 1;
@@ -79,6 +79,48 @@ pub unsafe extern "C" fn aclrtGetRunMode(runMode: *mut i32) -> AclError {
     // SAFETY: valid for writes per this function's contract.
     status("aclrtGetRunMode", || unsafe {
         write_out(runMode, "runMode", ACL_HOST)
+    })
+}
+
+/// `aclError aclrtGetDeviceInfo(uint32_t deviceId, aclrtDevAttr attr, int64_t *value);` — a static
+/// property of device `deviceId` (0 ≤ id < device count; no `aclrtSetDevice` or `aclInit` needed).
+/// Every device is the same Ascend 910B4-like NPU: AICPU_CORE_NUM 6, AICORE_CORE_NUM and
+/// CUBE_CORE_NUM 20, VECTOR_CORE_NUM 40, L2_CACHE_SIZE 192 MiB, TOTAL_GLOBAL_MEM_SIZE the
+/// `total` of `aclrtGetMemInfo` (`ACL_SHIM_DEVICE_MEM_SIZE`), PHY_CHIP_ID and SUPER_POD_DEVIDE_ID
+/// the device id, SMP_ID / SUPER_POD_SERVER_ID / SUPER_POD_ID / MAINBOARD_ID 0 (one process, one
+/// server), CUST_OP_PRIVILEGE 0 (restricted), IS_VIRTUAL 0.
+/// NULL `value` → 100000 (checked first); bad id → `ACL_ERROR_RT_INVALID_DEVICEID` (107001);
+/// WARP_SIZE, MAX_THREAD_PER_VECTOR_CORE, LOCAL_MEM_PER_VECTOR_CORE (unsupported on these parts) →
+/// `ACL_ERROR_RT_FEATURE_NOT_SUPPORT` (207000); any other `attr` → `ACL_ERROR_RT_PARAM_INVALID`
+/// (107000). `value` is written only on success.
+///
+/// # Safety
+/// `value` must be NULL or valid for a write of `int64_t`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtGetDeviceInfo(deviceId: u32, attr: i32, value: *mut i64) -> AclError {
+    status("aclrtGetDeviceInfo", || {
+        require(value, "value")?;
+        let v = device_info::device_attribute(deviceId, attr)?;
+        // SAFETY: valid for writes per this function's contract.
+        unsafe { write_out(value, "value", v) }
+    })
+}
+
+/// `aclError aclGetDeviceCapability(uint32_t deviceId, aclDeviceInfo deviceInfo, int64_t *value);`
+/// (`acl_base_rt.h`) — `ACL_DEVICE_INFO_AI_CORE_NUM` 20, `ACL_DEVICE_INFO_VECTOR_CORE_NUM` 40,
+/// `ACL_DEVICE_INFO_L2_SIZE` 192 MiB, for any device 0 ≤ id < device count. As in CANN's ACL layer,
+/// every failure — NULL `value`, bad id, `ACL_DEVICE_INFO_UNDEFINED` or an unknown value — is
+/// `ACL_ERROR_INVALID_PARAM` (100000); `value` is written only on success.
+///
+/// # Safety
+/// `value` must be NULL or valid for a write of `int64_t`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclGetDeviceCapability(deviceId: u32, deviceInfo: i32, value: *mut i64) -> AclError {
+    status("aclGetDeviceCapability", || {
+        require(value, "value")?;
+        let v = device_info::device_capability(deviceId, deviceInfo)?;
+        // SAFETY: valid for writes per this function's contract.
+        unsafe { write_out(value, "value", v) }
     })
 }
 
