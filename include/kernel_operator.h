@@ -39,6 +39,17 @@ inline void pipe_barrier(pipe_t)
     std::atomic_thread_fence(std::memory_order_seq_cst);
 }
 
+/* CCE intrinsic forms of SetFlag / WaitFlag between pipes: a block's work is in program order on
+   the CPU, so they only order memory */
+inline void set_flag(pipe_t, pipe_t, event_t)
+{
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+}
+inline void wait_flag(pipe_t, pipe_t, event_t)
+{
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+}
+
 /* AscendC asserts and traps end the block; the stream's next synchronize reports it */
 inline void trap()
 {

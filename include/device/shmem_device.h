@@ -1903,6 +1903,22 @@ inline void aclshmemi_barrier_core_soft()
 {
     AscendC::SyncAll();
 }
+/* the original's internal team barrier / sync (gm2gm/shmemi_device_cc.h), which its unit tests'
+   kernels call: over the AIV contexts of every member's launch, or with the AICs too */
+template <bool is_aiv_only = true>
+inline void aclshmemi_barrier(aclshmem_team_t team)
+{
+    if (is_aiv_only) {
+        aclshmemx_sync_vec(team);
+    } else {
+        aclshmem_barrier(team);
+    }
+}
+template <bool is_aiv_only = true>
+inline void aclshmemi_sync(aclshmem_team_t team)
+{
+    aclshmemi_barrier<is_aiv_only>(team);
+}
 template <typename T>
 inline void aclshmemi_set_value(uint8_t *addr, T x, AscendC::LocalTensor<T> &, uint32_t)
 {

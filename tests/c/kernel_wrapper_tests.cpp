@@ -8,7 +8,8 @@
  *                 __DAV_C220_VEC__`, with and without `#else`): the AIC contexts of the launch do not
  *                 run that code, as on the NPU, where the cube-core build does not contain it; and the
  *                 original's barrier pattern (read a counter, vector-core barrier over every PE, one
- *                 context stores counter + 1 on the next PE, barrier) counting launches exactly
+ *                 context stores counter + 1 on the next PE, barrier) counting launches exactly,
+ *                 with aclshmemx_barrier_all_vec and with the original's internal aclshmemi_barrier
  *   internals     what upstream examples' host code reaches beyond shmem.h: the internal
  *                 aclshmemi_control_barrier_all() (C++ linkage; an error before init, then a barrier
  *                 of every PE), the platform queries of tiling/platform/platform_ascendc.h, and the
@@ -123,6 +124,23 @@ __global__ __aicore__ void IncreaseNext(int32_t *counter, int32_t *seen)
 }
 #pragma GCC diagnostic pop
 
+/* the same with the original's internal names its unit tests use: the team barrier
+   aclshmemi_barrier<is_aiv_only>() and the CCE flag intrinsics */
+__global__ __aicore__ void IncreaseNextInternal(int32_t *counter, int32_t *seen)
+{
+#ifdef __DAV_C220_VEC__
+    int32_t v = __atomic_load_n(counter, __ATOMIC_SEQ_CST);
+    aclshmemi_barrier<true>(ACLSHMEM_TEAM_WORLD);
+    if (AscendC::GetBlockIdx() == 0) {
+        aclshmem_int32_p(counter, v + 1, (aclshmem_my_pe() + 1) % aclshmem_n_pes());
+    }
+    set_flag(PIPE_MTE3, PIPE_S, EVENT_ID0);
+    wait_flag(PIPE_MTE3, PIPE_S, EVENT_ID0);
+    aclshmemi_barrier<true>(ACLSHMEM_TEAM_WORLD);
+    __atomic_fetch_add(seen, 1, __ATOMIC_SEQ_CST);
+#endif
+}
+
 static void vec_guard(aclrtStream stream)
 {
     constexpr uint32_t kBlocks = 4;
@@ -145,8 +163,12 @@ static void vec_guard(aclrtStream stream)
     auto *counter = static_cast<int32_t *>(aclshmem_calloc(1, sizeof(int32_t)));
     auto *seen = static_cast<int32_t *>(aclshmem_calloc(1, sizeof(int32_t)));
     aclshmem_barrier_all();
-    for (int32_t round = 1; round <= 3; round++) {
-        IncreaseNext<<<kBarrierBlocks, nullptr, stream>>>(counter, seen);
+    for (int32_t round = 1; round <= 6; round++) {
+        if (round <= 3) {
+            IncreaseNext<<<kBarrierBlocks, nullptr, stream>>>(counter, seen);
+        } else {
+            IncreaseNextInternal<<<kBarrierBlocks, nullptr, stream>>>(counter, seen);
+        }
         ACL_OK(aclrtSynchronizeStream(stream));
         aclshmem_barrier_all();
         CHECK(*counter == round, "IncreaseNext round %d: counter %d", round, *counter);
