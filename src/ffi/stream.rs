@@ -18,7 +18,7 @@ fn queue(
     stream: aclrtStream,
     null: NullStream,
     frame: Frame,
-    op: impl FnOnce(&Instance) -> Result<()> + Send + 'static,
+    op: impl Fn(&Instance) -> Result<()> + Send + Sync + 'static,
 ) -> Result<()> {
     stream::enqueue(
         runtime::current()?.share(),
@@ -26,7 +26,7 @@ fn queue(
         null,
         call,
         frame,
-        Box::new(op),
+        std::sync::Arc::new(op),
     )
 }
 

@@ -15,7 +15,8 @@
  *   engines       MTE, SDMA, RoCE and UDMA copies, engine atomics, the UDMA signal put, the RoCE barrier
  *   notify        per-core SDMA notifies (g_state_host.notify_arr) waited for on the host's default
  *                 stream while the kernel still runs
- *   graph         kernels and a host function captured into an ACL graph, executed three times
+ *   graph         kernels and a host function captured into an ACL graph, executed three times; then
+ *                 on-stream host calls (a put and aclshmemx_handle_wait) captured and replayed
  *   state         the device-state record: PE, heap table, UB config, a split team from team_pools,
  *                 a RoCE (PE-level) barrier over it
  *   fault         a kernel with a faulting block and one that traps: the stream's synchronize fails,
@@ -1332,6 +1333,43 @@ void graph(aclrtStream stream)
     ACL_OK(aclmdlRIDestroy(ri));
     aclshmem_barrier_all();
     aclshmem_free(counter);
+
+    /* on-stream host calls captured too (upstream graph demos capture aclshmemx_handle_wait): a put
+       to the right neighbour and a handle wait, whose barrier makes the left neighbour's put visible
+       as soon as this PE's execution ended */
+    const int me = aclshmem_my_pe(), right = (me + 1) % n, left = (me + n - 1) % n;
+    auto *src = static_cast<int32_t *>(aclshmem_calloc(4, sizeof(int32_t)));
+    auto *dst = static_cast<int32_t *>(aclshmem_calloc(4, sizeof(int32_t)));
+    aclshmem_handle_t world = {ACLSHMEM_TEAM_WORLD};
+    aclshmem_barrier_all();
+    ACL_OK(aclmdlRICaptureBegin(stream, ACL_MODEL_RI_CAPTURE_MODE_RELAXED));
+    aclshmemx_putmem_on_stream(dst, src, 4 * sizeof(int32_t), right, stream);
+    aclshmemx_handle_wait(world, stream);
+    aclshmemx_barrier_on_stream(ACLSHMEM_TEAM_WORLD, stream);
+    ACL_OK(aclmdlRICaptureEnd(stream, &ri));
+    ACL_OK(aclrtSynchronizeStream(stream));
+    for (int i = 0; i < 4; i++) {
+        src[i] = 7;
+    }
+    aclshmem_barrier_all();
+    CHECK(dst[0] == 0, "a captured on-stream put ran at capture time (%d)", dst[0]);
+    aclshmem_barrier_all();
+    for (int r = 1; r <= 3; r++) {
+        for (int i = 0; i < 4; i++) {
+            src[i] = me * 1000 + r * 10 + i;
+        }
+        ACL_OK(aclmdlRIExecuteAsync(ri, stream));
+        ACL_OK(aclrtSynchronizeStream(stream));
+        for (int i = 0; i < 4; i++) {
+            CHECK(dst[i] == left * 1000 + r * 10 + i, "execution %d: dst[%d] = %d, expected %d", r, i, dst[i],
+                  left * 1000 + r * 10 + i);
+        }
+        aclshmem_barrier_all(); /* everyone checked before the next execution puts */
+    }
+    ACL_OK(aclmdlRIDestroy(ri));
+    aclshmem_barrier_all();
+    aclshmem_free(dst);
+    aclshmem_free(src);
 }
 
 /* ---------------------------------------------------------------------------------------------- */

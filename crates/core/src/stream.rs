@@ -62,8 +62,10 @@ fn acl() -> Option<&'static Acl> {
     .as_ref()
 }
 
-/// What a stream runs: an operation on the instance that was current when it was queued.
-pub type Op = Box<dyn FnOnce(&Instance) -> Result<()> + Send>;
+/// What a stream runs: an operation on the instance that was current when it was queued. It may
+/// run more than once: a stream being captured into an ACL graph records it, and every execution
+/// of the graph runs it again.
+pub type Op = Arc<dyn Fn(&Instance) -> Result<()> + Send + Sync>;
 
 struct Task {
     /// Captured at queue time: a later context switch does not redirect the operation, and
@@ -170,12 +172,51 @@ pub fn enqueue(
     if rc != 0 {
         // the runtime refused it, so it will never run: take the task back
         // SAFETY: args came from Box::into_raw above and was not consumed.
-        drop(unsafe { Box::from_raw(args as *mut Task) });
+        let task = *unsafe { Box::from_raw(args as *mut Task) };
+        if rc == RT_FEATURE_NOT_SUPPORT {
+            // the stream is being captured into a graph, which takes only work it can replay
+            return enqueue_captured(task, stream);
+        }
         return Err(Error::InvalidParam(format!(
             "the ACL runtime refused to queue on stream {stream:p} (error {rc})"
         )));
     }
     Ok(())
+}
+
+/// `ACL_ERROR_RT_FEATURE_NOT_SUPPORT`: what the CPU runtime answers a one-shot job while the
+/// stream is capturing.
+const RT_FEATURE_NOT_SUPPORT: c_int = 207000;
+
+/// Queues `task` as replayable work (see [`enqueue_reusable`]): recorded by the graph being
+/// captured, run by every execution of it. The graph holds the instance weakly (a graph may
+/// outlive it: finalize does not wait for graphs); an execution after finalize fails as a call
+/// before init does.
+fn enqueue_captured(task: Task, stream: *mut c_void) -> Result<()> {
+    let Task {
+        inst,
+        call,
+        frame,
+        op,
+    } = task;
+    let weak = Arc::downgrade(&inst);
+    drop(inst);
+    enqueue_reusable(
+        stream,
+        call,
+        Arc::new(move || {
+            let inst = weak.upgrade().ok_or(Error::NotInited)?;
+            match run(Task {
+                inst,
+                call,
+                frame,
+                op: op.clone(),
+            }) {
+                0 => Ok(()),
+                _ => Err(Error::Inner("failed (logged above)".into())),
+            }
+        }),
+    )
 }
 
 /// Work that needs no instance (a kernel launch): runs in order on `stream` (NULL = the ACL default
