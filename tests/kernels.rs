@@ -71,6 +71,20 @@ fn files_under(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
+/// `python3 scripts/aclshmem-cxx` compiling with `cxx` (or the wrapper's default when None)
+/// against this tree's headers and libraries.
+fn wrapper_command(cxx: Option<&str>) -> Command {
+    let root = common::repo_root();
+    let mut c = Command::new("python3");
+    c.arg(root.join("scripts/aclshmem-cxx"))
+        .env("ACLSHMEM_INCLUDE_DIR", root.join("include"))
+        .env("ACLSHMEM_LIB_DIR", common::profile_dir());
+    if let Some(cxx) = cxx {
+        c.env("ACLSHMEM_CXX", cxx);
+    }
+    c
+}
+
 /// `name` is the source's stem under tests/c, or `stem:output` to build it under another name.
 fn build_program(cache: &Mutex<Option<PathBuf>>, name: &str, cxx: &str) -> Option<PathBuf> {
     let (stem, name) = name.split_once(':').unwrap_or((name, name));
@@ -110,15 +124,11 @@ fn build_program(cache: &Mutex<Option<PathBuf>>, name: &str, cxx: &str) -> Optio
     let newest = inputs.iter().filter_map(|p| mtime(p)).max();
     if !(mtime(&out).is_some() && mtime(&out) >= newest) {
         let tmp = out_dir.join(format!(".{name}.{}.tmp", std::process::id()));
-        let output = Command::new("python3")
-            .arg(root.join("scripts/aclshmem-cxx"))
+        let output = wrapper_command(Some(cxx))
             .args(["-std=c++17", "-O1", "-g", "-Wall", "-Wextra", "-Werror"])
             .arg(&src)
             .arg("-o")
             .arg(&tmp)
-            .env("ACLSHMEM_CXX", cxx)
-            .env("ACLSHMEM_INCLUDE_DIR", root.join("include"))
-            .env("ACLSHMEM_LIB_DIR", &lib_dir)
             .output()
             .expect("run aclshmem-cxx");
         if !output.status.success() {
@@ -353,7 +363,6 @@ fn wrapper_simt_sources_and_opdev_headers_compile() {
         );
         return;
     }
-    let root = common::repo_root();
     let dir = common::target_dir().join("ctests");
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join(format!("simt_auto_{}.cpp", std::process::id()));
@@ -374,12 +383,9 @@ fn wrapper_simt_sources_and_opdev_headers_compile() {
             );
             continue;
         }
-        let output = Command::new("python3")
-            .arg(root.join("scripts/aclshmem-cxx"))
+        let output = wrapper_command(Some(cxx))
             .args(["-std=c++17", "-Wall", "-Werror", "-fsyntax-only"])
             .arg(&file)
-            .env("ACLSHMEM_CXX", cxx)
-            .env("ACLSHMEM_INCLUDE_DIR", root.join("include"))
             .output()
             .expect("run aclshmem-cxx");
         assert!(
@@ -406,12 +412,10 @@ fn wrapper_vector_arch_builds_aiv_only_kernels() {
     }
     common::ensure_built();
     let root = common::repo_root();
-    let lib_dir = common::profile_dir();
     let dir = common::target_dir().join("ctests");
     std::fs::create_dir_all(&dir).unwrap();
     let out = dir.join(format!("kernel_vec_arch_{}", std::process::id()));
-    let output = Command::new("python3")
-        .arg(root.join("scripts/aclshmem-cxx"))
+    let output = wrapper_command(Some("c++"))
         .args([
             "-std=c++17",
             "-Wall",
@@ -423,9 +427,6 @@ fn wrapper_vector_arch_builds_aiv_only_kernels() {
         .arg(root.join("tests/c/kernel_vec_arch.cpp"))
         .arg("-o")
         .arg(&out)
-        .env("ACLSHMEM_CXX", "c++")
-        .env("ACLSHMEM_INCLUDE_DIR", root.join("include"))
-        .env("ACLSHMEM_LIB_DIR", &lib_dir)
         .output()
         .expect("run aclshmem-cxx");
     assert!(
@@ -453,14 +454,11 @@ fn wrapper_dependency_file_names_the_source_and_its_headers() {
     std::fs::create_dir_all(&dir).unwrap();
     let obj = dir.join(format!("wrapper_dep_{}.o", std::process::id()));
     let dep = obj.with_extension("d");
-    let output = Command::new("python3")
-        .arg(root.join("scripts/aclshmem-cxx"))
+    let output = wrapper_command(Some("c++"))
         .args(["-std=c++17", "-MD", "-c"])
         .arg(root.join("tests/c/kernel_wrapper_tests.cpp"))
         .arg("-o")
         .arg(&obj)
-        .env("ACLSHMEM_CXX", "c++")
-        .env("ACLSHMEM_INCLUDE_DIR", root.join("include"))
         .output()
         .expect("run aclshmem-cxx");
     assert!(
@@ -597,8 +595,7 @@ fn kernel_sources_compile_as_cxx14_pedantic() {
         sources.push(root.join(format!("c_examples/kernels/{ex}/{ex}_kernel.cpp")));
     }
     for src in sources {
-        let out = Command::new("python3")
-            .arg(root.join("scripts/aclshmem-cxx"))
+        let out = wrapper_command(None)
             .args([
                 "-std=c++14",
                 "-Wall",
@@ -609,7 +606,6 @@ fn kernel_sources_compile_as_cxx14_pedantic() {
             ])
             .arg(format!("-I{}", root.join("c_examples/kernels").display()))
             .arg(&src)
-            .env("ACLSHMEM_INCLUDE_DIR", root.join("include"))
             .output()
             .expect("run aclshmem-cxx");
         assert!(
@@ -660,14 +656,11 @@ fn ub_address_space_mode_compiles_and_gxx_refuses_it() {
     }
     let root = common::repo_root();
     let compile = |cxx: &str, extra: &[&str], src: &Path| {
-        Command::new("python3")
-            .arg(root.join("scripts/aclshmem-cxx"))
+        wrapper_command(Some(cxx))
             .args(["-std=c++14", "-Wall", "-Wextra", "-Werror", "-fsyntax-only"])
             .args(extra)
             .arg(format!("-I{}", root.join("c_examples/kernels").display()))
             .arg(src)
-            .env("ACLSHMEM_CXX", cxx)
-            .env("ACLSHMEM_INCLUDE_DIR", root.join("include"))
             .output()
             .expect("run aclshmem-cxx")
     };
@@ -771,12 +764,9 @@ fn every_device_include_path_compiles() {
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join(format!("include_paths_{}.cpp", std::process::id()));
     std::fs::write(&file, src).unwrap();
-    let output = Command::new("python3")
-        .arg(root.join("scripts/aclshmem-cxx"))
+    let output = wrapper_command(Some("c++"))
         .args(["-std=c++17", "-Wall", "-Werror", "-fsyntax-only"])
         .arg(&file)
-        .env("ACLSHMEM_CXX", "c++")
-        .env("ACLSHMEM_INCLUDE_DIR", &include)
         .output()
         .expect("run aclshmem-cxx");
     let _ = std::fs::remove_file(&file);

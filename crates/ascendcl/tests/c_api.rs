@@ -248,19 +248,27 @@ fn virtual_memory_reserve_map_and_errors() {
 }
 
 fn compile_header(compiler: &str, std: &str, lang: &str, order: u32) {
+    let src = repo_root().join("tests/c/acl_header_compile.c");
+    compile_c(compiler, std, lang, &src, &[format!("-DORDER={order}")]);
+}
+
+/// Compiles `src` (with the repository's include directory) as `lang` in `std`, warnings as
+/// errors and `-pedantic`; panics with the compiler's output when it fails.
+fn compile_c(compiler: &str, std: &str, lang: &str, src: &Path, extra: &[String]) {
     let root = repo_root();
-    let out = std::env::temp_dir().join(format!("acl-header-{}-{std}-{order}.o", std::process::id()));
+    let stem = src
+        .file_stem()
+        .map_or_else(String::new, |s| s.to_string_lossy().into_owned());
+    let out = std::env::temp_dir().join(format!(
+        "acl-{stem}-{}-{std}-{}.o",
+        std::process::id(),
+        extra.join("").replace(['=', '-'], "")
+    ));
     let output = Command::new(compiler)
-        .args([
-            &format!("-std={std}"),
-            "-Wall",
-            "-Wextra",
-            "-Werror",
-            "-pedantic",
-            &format!("-DORDER={order}"),
-        ])
+        .args([&format!("-std={std}"), "-Wall", "-Wextra", "-Werror", "-pedantic"])
+        .args(extra)
         .args(["-x", lang, "-c"])
-        .arg(root.join("tests/c/acl_header_compile.c"))
+        .arg(src)
         .arg(format!("-I{}", root.join("include").display()))
         .arg("-o")
         .arg(&out)
@@ -269,7 +277,8 @@ fn compile_header(compiler: &str, std: &str, lang: &str, order: u32) {
     let _ = std::fs::remove_file(&out);
     assert!(
         output.status.success(),
-        "{compiler} -std={std} ORDER={order} failed:\n{}",
+        "{compiler} -std={std} {extra:?} {} failed:\n{}",
+        src.display(),
         String::from_utf8_lossy(&output.stderr)
     );
 }
@@ -278,26 +287,9 @@ fn compile_header(compiler: &str, std: &str, lang: &str, order: u32) {
 /// `acl/acl.h` alone, as C11 and as C++14 (including the `aclDeviceInfo::ACL_DEVICE_INFO_*` spelling).
 #[test]
 fn device_query_declarations_compile_as_c11_and_cxx14() {
-    let root = repo_root();
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/c/device_query_compile.c");
     for (compiler, std, lang) in [("gcc", "c11", "c"), ("g++", "c++14", "c++")] {
-        let out = std::env::temp_dir().join(format!("acl-devquery-{}-{std}.o", std::process::id()));
-        let output = Command::new(compiler)
-            .args([&format!("-std={std}"), "-Wall", "-Wextra", "-Werror", "-pedantic"])
-            .args(["-x", lang, "-c"])
-            .arg(&src)
-            .arg(format!("-I{}", root.join("include").display()))
-            .arg("-o")
-            .arg(&out)
-            .output()
-            .expect("run compiler");
-        let _ = std::fs::remove_file(&out);
-        assert!(
-            output.status.success(),
-            "{compiler} -std={std} {} failed:\n{}",
-            src.display(),
-            String::from_utf8_lossy(&output.stderr)
-        );
+        compile_c(compiler, std, lang, &src, &[]);
     }
 }
 
