@@ -275,6 +275,39 @@ typedef struct aclshmemx_init_attr_t {
 #endif
 } aclshmemx_init_attr_t;
 
+/** Physical-allocation handle of a buffer given to aclshmemx_init_attr_with_buffers (an aclrtDrvMemHandle). */
+typedef void *aclshmemx_drv_mem_handle_t;
+/** Pointer to a fabric share handle (not supported on the CPU: must be NULL). */
+typedef const void *aclshmemx_mem_fabric_handle_t;
+
+/** Optional sharing attributes of one buffer of aclshmemx_init_attr_with_buffers (64 bytes). */
+typedef struct aclshmemx_buffer_optional_attr_t {
+#ifdef __cplusplus
+    aclshmemx_drv_mem_handle_t mem_handle = nullptr;
+    aclshmemx_mem_fabric_handle_t fabric_handle = nullptr;
+    uint64_t reserved[6] = {};
+#else
+    aclshmemx_drv_mem_handle_t mem_handle;
+    aclshmemx_mem_fabric_handle_t fabric_handle;
+    uint64_t reserved[6];
+#endif
+} aclshmemx_buffer_optional_attr_t;
+
+/** One caller-mapped device buffer that becomes a fixed part of the symmetric heap (64 bytes). */
+typedef struct aclshmemx_buffer_desc_t {
+#ifdef __cplusplus
+    void *addr = nullptr;
+    uint64_t size = 0;
+    const aclshmemx_buffer_optional_attr_t *optional_attr = nullptr;
+    uint64_t reserved[5] = {};
+#else
+    void *addr;
+    uint64_t size;
+    const aclshmemx_buffer_optional_attr_t *optional_attr;
+    uint64_t reserved[5];
+#endif
+} aclshmemx_buffer_desc_t;
+
 /** Extension: the C equivalent of the C++ member-initialiser defaults of aclshmemx_init_attr_t. */
 #define ACLSHMEMX_INIT_ATTR_INITIALIZER                                                             \
     { 0, 0, {0}, 0,                                                                                \

@@ -277,6 +277,39 @@ typedef struct aclshmemx_init_attr_t {
 #endif
 } aclshmemx_init_attr_t;
 
+/** Physical-allocation handle of a buffer given to aclshmemx_init_attr_with_buffers (an aclrtDrvMemHandle). */
+typedef void *aclshmemx_drv_mem_handle_t;
+/** Pointer to a fabric share handle (not supported on the CPU: must be NULL). */
+typedef const void *aclshmemx_mem_fabric_handle_t;
+
+/** Optional sharing attributes of one buffer of aclshmemx_init_attr_with_buffers (64 bytes). */
+typedef struct aclshmemx_buffer_optional_attr_t {
+#ifdef __cplusplus
+    aclshmemx_drv_mem_handle_t mem_handle = nullptr;
+    aclshmemx_mem_fabric_handle_t fabric_handle = nullptr;
+    uint64_t reserved[6] = {};
+#else
+    aclshmemx_drv_mem_handle_t mem_handle;
+    aclshmemx_mem_fabric_handle_t fabric_handle;
+    uint64_t reserved[6];
+#endif
+} aclshmemx_buffer_optional_attr_t;
+
+/** One caller-mapped device buffer that becomes a fixed part of the symmetric heap (64 bytes). */
+typedef struct aclshmemx_buffer_desc_t {
+#ifdef __cplusplus
+    void *addr = nullptr;
+    uint64_t size = 0;
+    const aclshmemx_buffer_optional_attr_t *optional_attr = nullptr;
+    uint64_t reserved[5] = {};
+#else
+    void *addr;
+    uint64_t size;
+    const aclshmemx_buffer_optional_attr_t *optional_attr;
+    uint64_t reserved[5];
+#endif
+} aclshmemx_buffer_desc_t;
+
 /** Extension: the C equivalent of the C++ member-initialiser defaults of aclshmemx_init_attr_t. */
 #define ACLSHMEMX_INIT_ATTR_INITIALIZER                                                             \
     { 0, 0, {0}, 0,                                                                                \
@@ -5464,6 +5497,31 @@ ACLSHMEM_HOST_API int aclshmemx_init_status(void);
 ACLSHMEM_HOST_API int aclshmemx_init_attr(aclshmemx_bootstrap_t bootstrap_flags, aclshmemx_init_attr_t *attributes);
 
 /**
+ * Initialises the library as [`aclshmemx_init_attr`] does, with `buffer_count` device buffers of
+ * the program (`buffers`: each mapped by `aclrtMapMem` of the CPU libascendcl, a non-zero multiple
+ * of 2 MiB long) as a fixed part of the symmetric heap, in descriptor order, at the same offsets
+ * on every PE; `aclshmemx_get_buffer_ptr` gives a buffer's address in the heap. That part of the
+ * heap is the buffer's own memory (a second view of it, not a copy). `local_mem_size` (0 allowed,
+ * else a multiple of `ACLSHMEM_PAGE_SIZE`) is what `aclshmem_malloc` can hand out besides; every
+ * PE must give the same `local_mem_size`, buffer count and sizes. Collective.
+ *
+ * Returns 0; `ACLSHMEM_INVALID_PARAM` (NULL attributes or buffers, no buffers, NULL `addr`, size 0
+ * or not a multiple of 2 MiB, non-zero reserved fields, overlapping buffers, a range that is not
+ * mapped device memory (of `mem_handle` when given), `local_mem_size` not a multiple of
+ * `ACLSHMEM_PAGE_SIZE`, a layout that differs between PEs: then on every PE);
+ * `ACLSHMEM_INVALID_VALUE` (more than 1024 buffers, a total above `ACLSHMEM_MAX_LOCAL_SIZE`, and
+ * the attribute checks of `aclshmemx_init_attr`); `ACLSHMEM_NOT_SUPPORTED` (an engine other than
+ * MTE, a `fabric_handle`, an ACL runtime other than this project's); the other codes of
+ * `aclshmemx_init_attr`. The checks that need no other PE come first: a PE that fails them leaves
+ * the library uninitialised without contacting the others.
+ *
+ * # Safety
+ * `attributes` must be NULL or point to a valid `aclshmemx_init_attr_t`; `buffers` NULL or point to
+ * `buffer_count` valid `aclshmemx_buffer_desc_t`s whose `optional_attr` is NULL or valid.
+ */
+ACLSHMEM_HOST_API int aclshmemx_init_attr_with_buffers(aclshmemx_bootstrap_t bootstrap_flags, aclshmemx_init_attr_t *attributes, const aclshmemx_buffer_desc_t *buffers, size_t buffer_count);
+
+/**
  * Releases the current instance. Collective. Returns 0 (also when the library was never
  * initialised) or the first failing step's code. Re-init is allowed afterwards.
  */
@@ -5767,6 +5825,13 @@ ACLSHMEM_HOST_API void *aclshmem_align(size_t alignment, size_t size);
  * addresses: inside this PE's heap; local buffers: live for the bytes the call names).
  */
 ACLSHMEM_HOST_API void aclshmem_free(void *ptr);
+
+/**
+ * The symmetric-heap address of `ptr`, an address inside one of the buffers given to
+ * `aclshmemx_init_attr_with_buffers` (the same offset into the buffer's part of the heap); NULL
+ * (logged) for any other address, before init and after finalize. Not collective.
+ */
+ACLSHMEM_HOST_API void *aclshmemx_get_buffer_ptr(void *ptr);
 
 /**
  * Address of the object `ptr` (a symmetric address of the calling PE, either heap) in PE `pe`'s

@@ -427,6 +427,9 @@ fn two_nodes() {
             ("pe_tests", "barrier", 2, NONE),
             ("pe_tests", "init_finalize", 2, NONE),
             ("stream_tests", "ring", 2, NONE),
+            // the program's own device buffers in the heap: mapped by the node's peers, registered
+            // with UCX for the other node's
+            ("user_buffers", "basic_nodes", 2, NONE),
             // the progress thread off: waits and blocking calls progress UCX themselves
             (
                 "sync_tests",

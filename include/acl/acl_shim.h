@@ -34,6 +34,13 @@ ACL_FUNC_VISIBILITY aclError aclshimNotifySet(aclrtNotify notify);
 /* 1 when [ptr, ptr + len) lies inside the requested bytes of one live aclrtMalloc block, else 0. */
 ACL_FUNC_VISIBILITY int aclshimDeviceRangeIsLive(const void *ptr, size_t len);
 
+/* When [ptr, ptr + size) lies inside one aclrtMapMem mapping (of handle, when not NULL): writes a new
+   descriptor of the physical memory behind it (the caller closes it) and the range's offset in that
+   memory, and returns ACL_SUCCESS; else ACL_ERROR_INVALID_PARAM. libaclshmem maps the buffers given to
+   aclshmemx_init_attr_with_buffers into its symmetric heap with it. */
+ACL_FUNC_VISIBILITY aclError aclshimPhysicalBacking(const void *ptr, size_t size, aclrtDrvMemHandle handle, int *fd,
+                                                    uint64_t *offset);
+
 #ifdef __cplusplus
 }
 #endif

@@ -46,6 +46,54 @@ pub unsafe extern "C" fn aclshmemx_init_attr(
     })
 }
 
+/// Initialises the library as [`aclshmemx_init_attr`] does, with `buffer_count` device buffers of
+/// the program (`buffers`: each mapped by `aclrtMapMem` of the CPU libascendcl, a non-zero multiple
+/// of 2 MiB long) as a fixed part of the symmetric heap, in descriptor order, at the same offsets
+/// on every PE; `aclshmemx_get_buffer_ptr` gives a buffer's address in the heap. That part of the
+/// heap is the buffer's own memory (a second view of it, not a copy). `local_mem_size` (0 allowed,
+/// else a multiple of `ACLSHMEM_PAGE_SIZE`) is what `aclshmem_malloc` can hand out besides; every
+/// PE must give the same `local_mem_size`, buffer count and sizes. Collective.
+///
+/// Returns 0; `ACLSHMEM_INVALID_PARAM` (NULL attributes or buffers, no buffers, NULL `addr`, size 0
+/// or not a multiple of 2 MiB, non-zero reserved fields, overlapping buffers, a range that is not
+/// mapped device memory (of `mem_handle` when given), `local_mem_size` not a multiple of
+/// `ACLSHMEM_PAGE_SIZE`, a layout that differs between PEs: then on every PE);
+/// `ACLSHMEM_INVALID_VALUE` (more than 1024 buffers, a total above `ACLSHMEM_MAX_LOCAL_SIZE`, and
+/// the attribute checks of `aclshmemx_init_attr`); `ACLSHMEM_NOT_SUPPORTED` (an engine other than
+/// MTE, a `fabric_handle`, an ACL runtime other than this project's); the other codes of
+/// `aclshmemx_init_attr`. The checks that need no other PE come first: a PE that fails them leaves
+/// the library uninitialised without contacting the others.
+///
+/// # Safety
+/// `attributes` must be NULL or point to a valid `aclshmemx_init_attr_t`; `buffers` NULL or point to
+/// `buffer_count` valid `aclshmemx_buffer_desc_t`s whose `optional_attr` is NULL or valid.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclshmemx_init_attr_with_buffers(
+    bootstrap_flags: aclshmemx_bootstrap_t,
+    attributes: *mut InitAttr,
+    buffers: *const BufferDesc,
+    buffer_count: usize,
+) -> c_int {
+    guard("aclshmemx_init_attr_with_buffers", || {
+        // SAFETY: documented requirement of this function.
+        let attr = unsafe { arg_mut(attributes, "attributes") }?;
+        if buffers.is_null() {
+            return Err(Error::InvalidParam("buffers is NULL".into()));
+        }
+        if buffer_count > aclshmem_abi::ACLSHMEM_MAX_USER_BUFFERS {
+            return Err(Error::InvalidValue(format!(
+                "buffer_count {buffer_count} exceeds {}",
+                aclshmem_abi::ACLSHMEM_MAX_USER_BUFFERS
+            )));
+        }
+        // SAFETY: `buffer_count` valid descriptors (documented requirement).
+        let descs = unsafe { std::slice::from_raw_parts(buffers, buffer_count) };
+        runtime::init_with_buffers(bootstrap_flags, attr, descs)?;
+        super::kernel::fill_host_state();
+        Ok(0)
+    })
+}
+
 /// Releases the current instance. Collective. Returns 0 (also when the library was never
 /// initialised) or the first failing step's code. Re-init is allowed afterwards.
 #[unsafe(no_mangle)]

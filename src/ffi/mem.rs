@@ -187,3 +187,18 @@ pub extern "C" fn aclshmemx_get_heap_base(mem_type: aclshmem_mem_type_t) -> *mut
         Ok(inst.heap(kind).map_or(std::ptr::null_mut(), |h| h.base().cast()))
     })
 }
+
+/// The symmetric-heap address of `ptr`, an address inside one of the buffers given to
+/// `aclshmemx_init_attr_with_buffers` (the same offset into the buffer's part of the heap); NULL
+/// (logged) for any other address, before init and after finalize. Not collective.
+#[unsafe(no_mangle)]
+pub extern "C" fn aclshmemx_get_buffer_ptr(ptr: *mut c_void) -> *mut c_void {
+    guard("aclshmemx_get_buffer_ptr", || {
+        let inst = runtime::current()?;
+        inst.buffer_ptr(ptr as usize).map(|p| p.cast()).ok_or_else(|| {
+            Error::InvalidParam(format!(
+                "{ptr:p} is not inside a buffer given to aclshmemx_init_attr_with_buffers"
+            ))
+        })
+    })
+}

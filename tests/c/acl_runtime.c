@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "acl/acl.h"
 #include "acl/acl_shim.h"
@@ -1057,6 +1059,57 @@ static void test_vmem(void)
     CHECK(a[5] == -5);
     ((int *)((char *)va + 3 * mb2))[5] = 99;
     CHECK(a[5] == -5 && b[5] == -5);
+
+    /* granularity, access, and what backs a mapped range (shim extension) */
+    {
+        size_t g = 0;
+        aclrtMemAccessDesc acc;
+        int fd = -1;
+        uint64_t off = 7;
+        int *view;
+        memset(&acc, 0, sizeof acc);
+        acc.flags = ACL_RT_MEM_ACCESS_FLAGS_READWRITE;
+        acc.location.type = ACL_MEM_LOCATION_TYPE_DEVICE;
+        acc.location.id = 0;
+        OK(aclrtMemGetAllocationGranularity(&prop, ACL_RT_MEM_ALLOC_GRANULARITY_MINIMUM, &g));
+        CHECK(g == mb2);
+        g = 0;
+        OK(aclrtMemGetAllocationGranularity(&prop, ACL_RT_MEM_ALLOC_GRANULARITY_RECOMMENDED, &g));
+        CHECK(g == mb2);
+        EXPECT(aclrtMemGetAllocationGranularity(&prop, ACL_RT_MEM_ALLOC_GRANULARITY_UNDEF, &g),
+               ACL_ERROR_INVALID_PARAM);
+        EXPECT(aclrtMemGetAllocationGranularity(NULL, ACL_RT_MEM_ALLOC_GRANULARITY_MINIMUM, &g),
+               ACL_ERROR_INVALID_PARAM);
+        EXPECT(aclrtMemGetAllocationGranularity(&prop, ACL_RT_MEM_ALLOC_GRANULARITY_MINIMUM, NULL),
+               ACL_ERROR_INVALID_PARAM);
+        OK(aclrtMemSetAccess(va, 2 * mb2, &acc, 1));
+        OK(aclrtMemSetAccess((char *)va + 4096, 4096, &acc, 1));
+        EXPECT(aclrtMemSetAccess(va, 3 * mb2, &acc, 1), ACL_ERROR_INVALID_PARAM); /* past the mapping */
+        EXPECT(aclrtMemSetAccess((char *)va + 2 * mb2, 4096, &acc, 1), ACL_ERROR_INVALID_PARAM); /* unmapped */
+        EXPECT(aclrtMemSetAccess(va, 2 * mb2, &acc, 0), ACL_ERROR_INVALID_PARAM);
+        EXPECT(aclrtMemSetAccess(va, 2 * mb2, NULL, 1), ACL_ERROR_INVALID_PARAM);
+        acc.flags = ACL_RT_MEM_ACCESS_FLAGS_READ;
+        EXPECT(aclrtMemSetAccess(va, 2 * mb2, &acc, 1), ACL_ERROR_INVALID_PARAM);
+        acc.flags = ACL_RT_MEM_ACCESS_FLAGS_READWRITE;
+        acc.location.id = 100000;
+        EXPECT(aclrtMemSetAccess(va, 2 * mb2, &acc, 1), ACL_ERROR_INVALID_PARAM);
+
+        OK(aclshimPhysicalBacking((char *)vb + mb2, mb2, h1, &fd, &off));
+        CHECK(fd >= 0 && off == mb2);
+        view = (int *)mmap(NULL, 2 * mb2, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        CHECK(view != MAP_FAILED);
+        CHECK(view[5] == -5 && view[1021] == 1021 + 7); /* the same bytes as both views */
+        view[6] = 66;
+        CHECK(a[6] == 66);
+        munmap(view, 2 * mb2);
+        close(fd);
+        fd = -1;
+        EXPECT(aclshimPhysicalBacking(vb, 2 * mb2, h2, &fd, &off), ACL_ERROR_INVALID_PARAM); /* not h2 */
+        EXPECT(aclshimPhysicalBacking(vb, 3 * mb2, NULL, &fd, &off), ACL_ERROR_INVALID_PARAM);
+        EXPECT(aclshimPhysicalBacking((char *)va + 2 * mb2, 4096, NULL, &fd, &off), ACL_ERROR_INVALID_PARAM);
+        EXPECT(aclshimPhysicalBacking(va, 4096, NULL, NULL, &off), ACL_ERROR_INVALID_PARAM);
+        CHECK(fd == -1);
+    }
 
     /* release/free refused while mapped */
     EXPECT(aclrtReleaseMemAddress(va), ACL_ERROR_INVALID_PARAM);

@@ -122,7 +122,7 @@ fn mtime(p: &Path) -> Option<SystemTime> {
 }
 
 /// The programs of `tests/c` that call the ACL runtime (linked with `-lascendcl`).
-const ACL_PROGRAMS: &[&str] = &["stream_tests"];
+const ACL_PROGRAMS: &[&str] = &["stream_tests", "user_buffers"];
 
 /// Compiles `tests/c/<name>.c` into `<target>/ctests/<name>` (only when the source or the header
 /// is newer than the binary) and returns the binary's path.

@@ -96,6 +96,34 @@ impl Default for InitOptionalAttr {
     }
 }
 
+/// `aclshmemx_buffer_optional_attr_t`: optional sharing attributes of one buffer given to
+/// `aclshmemx_init_attr_with_buffers` (64 bytes).
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct BufferOptionalAttr {
+    /// `aclshmemx_drv_mem_handle_t`: the physical allocation behind the buffer, or NULL.
+    pub mem_handle: *mut c_void,
+    /// `aclshmemx_mem_fabric_handle_t`: a fabric share handle, or NULL.
+    pub fabric_handle: *const c_void,
+    pub reserved: [u64; 6],
+}
+
+/// `aclshmemx_buffer_desc_t`: one caller-mapped device buffer that becomes a fixed part of the
+/// symmetric heap (64 bytes).
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct BufferDesc {
+    pub addr: *mut c_void,
+    pub size: u64,
+    pub optional_attr: *const BufferOptionalAttr,
+    pub reserved: [u64; 5],
+}
+
+const _: () = assert!(size_of::<BufferOptionalAttr>() == 64 && size_of::<BufferDesc>() == 64);
+
+/// Most buffers `aclshmemx_init_attr_with_buffers` takes (the original's limit).
+pub const ACLSHMEM_MAX_USER_BUFFERS: usize = 1024;
+
 /// `aclshmemx_init_attr_t` (spec 5.3).
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]

@@ -310,3 +310,61 @@ pub fn unmap(addr: usize) -> Result<()> {
     }
     Ok(())
 }
+
+/// The `aclrtMapMem` mapping holding `[addr, addr + size)` entirely: (its start, its length, its
+/// physical handle). `size` 0 or a range outside every mapping → error.
+fn mapping_of(t: &Table, addr: usize, size: usize) -> Result<(usize, usize, usize)> {
+    let end = addr
+        .checked_add(size)
+        .filter(|_| size > 0)
+        .ok_or_else(|| Error::invalid_param(format!("size {size} at {addr:#x} is 0 or overflows")))?;
+    t.reservations
+        .range(..=addr)
+        .next_back()
+        .and_then(|(_, r)| r.maps.range(..=addr).next_back())
+        .map(|(&m, &(len, h))| (m, len, h))
+        .filter(|&(m, len, _)| end <= m + len)
+        .ok_or_else(|| {
+            Error::invalid_param(format!(
+                "[{addr:#x}, {end:#x}) is not inside one mapping made by aclrtMapMem"
+            ))
+        })
+}
+
+/// `aclrtMemSetAccess`: `[addr, addr + size)` must lie inside one mapping; every mapping is
+/// readable and writable already, so nothing changes.
+pub fn check_mapped(addr: usize, size: usize) -> Result<()> {
+    let guard = table();
+    let t = guard.as_ref().ok_or_else(|| {
+        Error::invalid_param(format!("{addr:#x} is not inside a mapping made by aclrtMapMem"))
+    })?;
+    mapping_of(t, addr, size).map(|_| ())
+}
+
+/// What backs `[addr, addr + size)`, which must lie inside one mapping: a new descriptor of the
+/// physical object (the caller owns it), the range's offset in the object, and the object's
+/// handle. With `handle` given it must be the mapped object.
+pub fn backing(addr: usize, size: usize, handle: Option<usize>) -> Result<(libc::c_int, usize, usize)> {
+    let guard = table();
+    let t = guard.as_ref().ok_or_else(|| {
+        Error::invalid_param(format!("{addr:#x} is not inside a mapping made by aclrtMapMem"))
+    })?;
+    let (start, _, h) = mapping_of(t, addr, size)?;
+    if let Some(want) = handle
+        && want != h
+    {
+        return Err(Error::invalid_param(format!(
+            "physical handle {want:#x} is not the memory mapped at {addr:#x} ({h:#x} is)"
+        )));
+    }
+    let p = t
+        .physical
+        .get(&h)
+        .ok_or_else(|| Error::invalid_param(format!("{h:#x} is not a live physical memory handle")))?;
+    // SAFETY: duplicating a descriptor this module owns; the copy belongs to the caller.
+    let fd = unsafe { libc::fcntl(p.fd, libc::F_DUPFD_CLOEXEC, 0) };
+    if fd < 0 {
+        return Err(os_error("cannot duplicate the physical memory's descriptor"));
+    }
+    Ok((fd, addr - start, h))
+}

@@ -30,3 +30,34 @@ pub(crate) fn device_range_is_live(ptr: *const u8, len: usize) -> bool {
     // SAFETY: the function only compares the range with its allocation table.
     f.is_some_and(|f| unsafe { f(ptr.cast(), len) } == 1)
 }
+
+type PhysicalBacking = unsafe extern "C" fn(*const c_void, usize, *mut c_void, *mut c_int, *mut u64) -> c_int;
+
+/// What backs `[ptr, ptr + len)` of the program's device memory: a descriptor of the physical
+/// allocation (an `aclrtMapMem` mapping of it holds the whole range; of `handle` when given) and
+/// the range's offset in it. The CPU libascendcl answers through its extension
+/// `aclshimPhysicalBacking`; `None` when the process's ACL runtime has no such extension, `Some(Err)`
+/// with the runtime's error code when the range is not such memory.
+pub(crate) fn physical_backing(
+    ptr: *const u8,
+    len: usize,
+    handle: Option<usize>,
+) -> Option<Result<(std::os::fd::OwnedFd, u64), c_int>> {
+    static F: OnceLock<Option<PhysicalBacking>> = OnceLock::new();
+    let f = F.get_or_init(|| {
+        // SAFETY: the shim exports this symbol with exactly this C signature (acl/acl_shim.h).
+        resolve("aclshimPhysicalBacking")
+            .map(|p| unsafe { std::mem::transmute::<*mut c_void, PhysicalBacking>(p) })
+    });
+    let f = (*f)?;
+    let mut fd: c_int = -1;
+    let mut off = 0u64;
+    let h = handle.map_or(std::ptr::null_mut(), std::ptr::with_exposed_provenance_mut);
+    // SAFETY: valid out-pointers; the function only reads its allocation tables.
+    let rc = unsafe { f(ptr.cast(), len, h, &mut fd, &mut off) };
+    if rc != 0 || fd < 0 {
+        return Some(Err(rc));
+    }
+    // SAFETY: on success the runtime hands over a new descriptor that nobody else owns.
+    Some(Ok((unsafe { std::os::fd::FromRawFd::from_raw_fd(fd) }, off)))
+}

@@ -66,6 +66,9 @@ pub struct Instance {
     /// Set by finalize when stream-queued work did not drain in time: operations that start
     /// afterwards are cancelled instead of touching heaps that are going away.
     closing: AtomicBool,
+    /// The program's buffers given to `aclshmemx_init_attr_with_buffers`, placed at the end of the
+    /// device heap (`runtime::buffers`).
+    buffers: Vec<crate::runtime::buffers::Placed>,
 }
 
 /// What init assembles into an [`Instance`].
@@ -85,6 +88,7 @@ pub(crate) struct Parts {
     pub direct_access: bool,
     pub algos: crate::algos::Algos,
     pub nodes: Vec<usize>,
+    pub buffers: Vec<crate::runtime::buffers::Placed>,
 }
 
 /// Reserves the library's own blocks at the start of the device heap (same order as the original:
@@ -229,6 +233,7 @@ impl Instance {
             teams: Mutex::new(teams),
             ub_config: Mutex::new(DEFAULT_UB_CONFIG),
             closing: AtomicBool::new(false),
+            buffers: p.buffers,
         }
     }
 
@@ -496,6 +501,15 @@ impl Instance {
         }
         let _ = self.statics.set(heaps);
         Ok(())
+    }
+
+    /// `aclshmemx_get_buffer_ptr`: the device-heap address of `ptr`, an address inside one of the
+    /// program's buffers given to `aclshmemx_init_attr_with_buffers`.
+    pub fn buffer_ptr(&self, ptr: usize) -> Option<*mut u8> {
+        self.buffers
+            .iter()
+            .find(|b| ptr >= b.addr && ptr - b.addr < b.size)
+            .map(|b| self.device.local_addr(b.heap_offset + (ptr - b.addr)))
     }
 
     /// Why `[ptr, ptr + len)` is not a user range of a symmetric heap, for error messages.

@@ -251,10 +251,8 @@ mod tests {
             tv_nsec: 0,
         };
         // SAFETY: a valid out-pointer; CLOCK_THREAD_CPUTIME_ID is always available on Linux.
-        assert_eq!(
-            unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) },
-            0
-        );
+        let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+        assert_eq!(rc, 0);
         Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
     }
 

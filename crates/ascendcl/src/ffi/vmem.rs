@@ -28,6 +28,19 @@ pub struct PhysicalMemProp {
     pub reserve: u64,
 }
 
+/// `aclrtMemAccessDesc` (acl/acl_rt.h).
+#[repr(C)]
+pub struct MemAccessDesc {
+    pub flags: i32,
+    pub location: MemLocation,
+    pub rsv: [u8; 12],
+}
+
+/// `ACL_RT_MEM_ACCESS_FLAGS_READWRITE`.
+const ACCESS_READWRITE: i32 = 0x3;
+/// `ACL_RT_MEM_ALLOC_GRANULARITY_MINIMUM` and `_RECOMMENDED`.
+const GRANULARITY_OPTIONS: [i32; 2] = [0, 1];
+
 /// Number of `aclrtMemAttr` values (0..=17).
 const MEM_ATTRS: i32 = 18;
 
@@ -176,5 +189,111 @@ pub unsafe extern "C" fn aclrtUnmapMem(virPtr: *mut c_void) -> AclError {
     status("aclrtUnmapMem", || {
         require(virPtr, "virPtr")?;
         vmem::unmap(virPtr.addr())
+    })
+}
+
+/// `aclError aclrtMemGetAllocationGranularity(aclrtPhysicalMemProp *prop, aclrtMemGranularityOptions
+/// option, size_t *granularity);` — the size unit of physical allocations and mappings: 2 MiB for
+/// both `ACL_RT_MEM_ALLOC_GRANULARITY_MINIMUM` and `_RECOMMENDED`. NULL pointers, another option →
+/// 100000.
+///
+/// # Safety
+/// `prop` must be NULL or a valid `aclrtPhysicalMemProp`; `granularity` NULL or valid for a write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtMemGetAllocationGranularity(
+    prop: *const PhysicalMemProp,
+    option: i32,
+    granularity: *mut usize,
+) -> AclError {
+    status("aclrtMemGetAllocationGranularity", || {
+        require(prop, "prop")?;
+        require(granularity, "granularity")?;
+        if !GRANULARITY_OPTIONS.contains(&option) {
+            return Err(Error::invalid_param(format!(
+                "option {option} is neither ACL_RT_MEM_ALLOC_GRANULARITY_MINIMUM (0) nor _RECOMMENDED (1)"
+            )));
+        }
+        // SAFETY: valid for writes per this function's contract.
+        unsafe { write_out(granularity, "granularity", vmem::GRANULARITY) }
+    })
+}
+
+/// `aclError aclrtMemSetAccess(void *virPtr, size_t size, aclrtMemAccessDesc *desc, size_t count);`
+/// — grants access to `[virPtr, virPtr + size)`, which must lie inside one `aclrtMapMem` mapping.
+/// Mappings are readable and writable from the start on the CPU, so this only checks: `count`
+/// descriptors, each `ACL_RT_MEM_ACCESS_FLAGS_READWRITE` for the host or an existing device. NULL
+/// pointers, `count` 0, anything else → 100000.
+///
+/// # Safety
+/// `desc` must be NULL or point to `count` valid `aclrtMemAccessDesc`s.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtMemSetAccess(
+    virPtr: *mut c_void,
+    size: usize,
+    desc: *mut MemAccessDesc,
+    count: usize,
+) -> AclError {
+    status("aclrtMemSetAccess", || {
+        require(virPtr, "virPtr")?;
+        require(desc, "desc")?;
+        if count == 0 {
+            return Err(Error::invalid_param("count is 0"));
+        }
+        // SAFETY: `count` valid descriptors per this function's contract.
+        let descs = unsafe { std::slice::from_raw_parts(desc, count) };
+        for d in descs {
+            if d.flags != ACCESS_READWRITE {
+                return Err(Error::invalid_param(format!(
+                    "flags {:#x} is not ACL_RT_MEM_ACCESS_FLAGS_READWRITE (0x3)",
+                    d.flags
+                )));
+            }
+            match d.location.kind {
+                vmem::LOCATION_HOST => {}
+                vmem::LOCATION_DEVICE => {
+                    let id = i32::try_from(d.location.id).unwrap_or(i32::MAX);
+                    device::check_device(id).map_err(|_| {
+                        Error::invalid_param(format!("location id {} is not a device", d.location.id))
+                    })?;
+                }
+                other => {
+                    return Err(Error::invalid_param(format!(
+                        "location type {other} is neither host (0) nor device (1)"
+                    )));
+                }
+            }
+        }
+        vmem::check_mapped(virPtr.addr(), size)
+    })
+}
+
+/// Shim extension (`acl/acl_shim.h`), `int aclshimPhysicalBacking(const void *ptr, size_t size,
+/// void *handle, int *fd, uint64_t *offset);`: when `[ptr, ptr + size)` lies inside one
+/// `aclrtMapMem` mapping (of `handle`, when not NULL), writes a new descriptor of the physical
+/// memory behind it (the caller closes it) and the range's offset in that memory, and returns 0;
+/// else returns 100000 (logged). libaclshmem maps user buffers given to
+/// `aclshmemx_init_attr_with_buffers` into its symmetric heap with it.
+///
+/// # Safety
+/// `fd` and `offset` must be NULL or valid for writes.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclshimPhysicalBacking(
+    ptr: *const c_void,
+    size: usize,
+    handle: *mut c_void,
+    fd: *mut libc::c_int,
+    offset: *mut u64,
+) -> AclError {
+    status("aclshimPhysicalBacking", || {
+        require(ptr, "ptr")?;
+        require(fd, "fd")?;
+        require(offset, "offset")?;
+        let want = (!handle.is_null()).then(|| handle.addr());
+        let (d, off, _) = vmem::backing(ptr.addr(), size, want)?;
+        // SAFETY: both valid for writes per this function's contract.
+        unsafe {
+            write_out(offset, "offset", off as u64)?;
+            write_out(fd, "fd", d)
+        }
     })
 }

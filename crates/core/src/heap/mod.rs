@@ -152,9 +152,29 @@ impl SymmetricHeap {
         job: &str,
         direct: bool,
     ) -> Result<SymmetricHeap> {
-        Self::create_with(boot, kind, size, job, direct, |name| {
-            Segment::create(name, size, preallocate()?)
-        })
+        Self::create_with_tail(boot, kind, size, 0, job, direct)
+    }
+
+    /// [`Self::create`] of a heap whose last `tail` bytes are not the heap's own memory: they are
+    /// mapped over by the user buffers of `aclshmemx_init_attr_with_buffers`
+    /// ([`Self::map_tail`]). The allocator hands out only the first `size - tail` bytes, and only
+    /// they need room in `/dev/shm`.
+    pub fn create_with_tail(
+        boot: &dyn Bootstrap,
+        kind: HeapKind,
+        size: usize,
+        tail: usize,
+        job: &str,
+        direct: bool,
+    ) -> Result<SymmetricHeap> {
+        let own = size
+            .checked_sub(tail)
+            .ok_or_else(|| Error::Inner(format!("heap tail {tail} exceeds its size {size}")))?;
+        let mut h = Self::create_with(boot, kind, size, own, job, direct, |name| {
+            Segment::create(name, size, own, preallocate()?)
+        })?;
+        h.alloc = Mutex::new(Allocator::new(own as u64));
+        Ok(h)
     }
 
     /// Collective: moves this PE's program memory `[addr, addr + len)` (page-aligned; the same
@@ -170,7 +190,7 @@ impl SymmetricHeap {
         job: &str,
         direct: bool,
     ) -> Result<SymmetricHeap> {
-        let mut h = Self::create_with(boot, HeapKind::Static, len, job, direct, |name| {
+        let mut h = Self::create_with(boot, HeapKind::Static, len, len, job, direct, |name| {
             Segment::adopt(name, addr, len)
         })?;
         h.slot = HeapKind::Static as usize + index;
@@ -181,6 +201,7 @@ impl SymmetricHeap {
         boot: &dyn Bootstrap,
         kind: HeapKind,
         size: usize,
+        backed: usize,
         job: &str,
         direct: bool,
         make: impl FnOnce(&str) -> Result<Segment>,
@@ -225,7 +246,7 @@ impl SymmetricHeap {
         let created = if kind == HeapKind::Static {
             make(&name)
         } else {
-            Self::check_space(size, local_pes, free, preallocate()?).and_then(|_| make(&name))
+            Self::check_space(backed, local_pes, free, preallocate()?).and_then(|_| make(&name))
         }
         .map_err(|e| e.to_string());
         let (created, my_name) = match created {
@@ -275,6 +296,87 @@ impl SymmetricHeap {
             user_start: 0,
             alloc: Mutex::new(Allocator::new(size as u64)),
         })
+    }
+
+    /// Collective: maps the user buffers `pieces` (a descriptor of the memory, the buffer's offset
+    /// in it, its length; in order, the same lengths on every PE) over the tail of this heap
+    /// ([`Self::create_with_tail`]): in this PE's copy, and in each same-node peer's copy mapped
+    /// here, which is reached through `/proc/<pid>/fd/` of the peer (the descriptors stay open
+    /// until every PE is done). Every PE learns whether all PEs succeeded.
+    pub fn map_tail(
+        &self,
+        boot: &dyn Bootstrap,
+        pieces: &[(std::os::fd::OwnedFd, u64, usize)],
+    ) -> Result<()> {
+        use std::os::fd::{AsFd, AsRawFd};
+        let total: usize = pieces.iter().map(|p| p.2).sum();
+        let start = self
+            .size
+            .checked_sub(total)
+            .ok_or_else(|| Error::Inner(format!("user buffers of {total} bytes exceed the heap")))?;
+        let me = boot.my_pe();
+        let mut mine = format!("{}", std::process::id());
+        for (fd, off, _) in pieces {
+            mine.push_str(&format!(" {}:{off}", fd.as_raw_fd()));
+        }
+        let map_all = |base: usize, fds: &[(std::os::fd::BorrowedFd<'_>, u64)]| -> Result<()> {
+            let mut at = base + start;
+            for ((fd, off), (_, _, len)) in fds.iter().zip(pieces) {
+                // SAFETY: [at, at + len) lies in the tail of a mapping of this heap (ours or a
+                // peer's, owned by `self`), which nobody uses before init returns.
+                unsafe { segment::map_over(at, *len, *fd, *off)? };
+                at += len;
+            }
+            Ok(())
+        };
+        let local: Vec<_> = pieces.iter().map(|(fd, off, _)| (fd.as_fd(), *off)).collect();
+        map_all(self.local.base() as usize, &local)?;
+        let infos = boot.allgather(mine.as_bytes())?;
+        let mut mapped: std::result::Result<String, String> = Ok(String::new());
+        for (pe, info) in infos.iter().enumerate() {
+            let base = self.peers.get(pe).copied().unwrap_or(0);
+            if pe == me || base == 0 {
+                continue;
+            }
+            let r = (|| -> Result<()> {
+                let text = String::from_utf8_lossy(info);
+                let mut words = text.split(' ');
+                let pid = words.next().unwrap_or_default();
+                let mut files = Vec::with_capacity(pieces.len());
+                for w in words {
+                    let (fd, off) = w
+                        .split_once(':')
+                        .and_then(|(f, o)| Some((f.parse::<u32>().ok()?, o.parse::<u64>().ok()?)))
+                        .ok_or_else(|| Error::Inner(format!("bad user-buffer record from PE {pe}")))?;
+                    let path = format!("/proc/{pid}/fd/{fd}");
+                    let file = std::fs::OpenOptions::new()
+                        .read(true)
+                        .write(true)
+                        .open(&path)
+                        .map_err(|e| {
+                            Error::Smem(format!(
+                                "cannot open PE {pe}'s user buffer through {path}: {e} (the PEs of a node \
+                                 must see each other's /proc)"
+                            ))
+                        })?;
+                    files.push((file, off));
+                }
+                if files.len() != pieces.len() {
+                    return Err(Error::InvalidParam(format!(
+                        "PE {pe} gave {} user buffers, this PE {}",
+                        files.len(),
+                        pieces.len()
+                    )));
+                }
+                let fds: Vec<_> = files.iter().map(|(f, off)| (f.as_fd(), *off)).collect();
+                map_all(base, &fds)
+            })();
+            if let Err(e) = r {
+                mapped = Err(e.to_string());
+                break;
+            }
+        }
+        agree(boot, mapped).map(|_| ())
     }
 
     /// Whether `free` bytes (read before any heap of this kind was created) hold the heaps of

@@ -98,8 +98,9 @@ fn map(fd: libc::c_int, len: usize, name: &str) -> Result<*mut u8> {
 
 impl Segment {
     /// Creates the object `name` (exclusive, mode 0600) of `len` bytes and maps it. With
-    /// `preallocate` every page is reserved now (ENOSPC becomes an error here, not a SIGBUS later).
-    pub fn create(name: &str, len: usize, preallocate: bool) -> Result<Segment> {
+    /// `preallocate` every page of the first `backed` bytes is reserved now (ENOSPC becomes an error
+    /// here, not a SIGBUS later); the rest is mapped over by other memory and never touched.
+    pub fn create(name: &str, len: usize, backed: usize, preallocate: bool) -> Result<Segment> {
         let cname = CString::new(name).map_err(|_| Error::Inner(format!("bad segment name {name}")))?;
         // SAFETY: cname is a valid NUL-terminated string.
         let fd = unsafe {
@@ -124,9 +125,9 @@ impl Segment {
         if unsafe { libc::ftruncate(fd, len as libc::off_t) } != 0 {
             return Err(cleanup(os_err("ftruncate", name)));
         }
-        if preallocate {
+        if preallocate && backed > 0 {
             // SAFETY: fd is a valid descriptor we own.
-            let rc = unsafe { libc::posix_fallocate(fd, 0, len as libc::off_t) };
+            let rc = unsafe { libc::posix_fallocate(fd, 0, backed.min(len) as libc::off_t) };
             if rc != 0 {
                 return Err(cleanup(Error::Smem(format!(
                     "reserving {len} bytes for {name} failed ({}); /dev/shm is too small for the heap: \
@@ -153,7 +154,7 @@ impl Segment {
     /// over the range in place, so the program's pointers stay valid and peers can map the object.
     /// The range stays mapped (on the unlinked object) after the segment is dropped.
     pub fn adopt(name: &str, addr: usize, len: usize) -> Result<Segment> {
-        let mut tmp = Segment::create(name, len, false)?;
+        let mut tmp = Segment::create(name, len, len, false)?;
         // SAFETY: `addr..addr+len` is mapped program memory (caller's contract) and `tmp` a fresh
         // mapping of `len` bytes; they do not overlap.
         unsafe { std::ptr::copy_nonoverlapping(addr as *const u8, tmp.base, len) };
@@ -252,6 +253,34 @@ impl Drop for Segment {
         // SAFETY: base/len describe a mapping made by this object and unmapped only here.
         unsafe { libc::munmap(self.base.cast(), self.len) };
     }
+}
+
+/// Maps `len` bytes of `fd` from `offset` over `[addr, addr + len)` (shared, readable and
+/// writable), replacing what was mapped there.
+///
+/// # Safety
+/// `[addr, addr + len)` must be page-aligned memory of a mapping the caller owns (part of a
+/// [`Segment`]) that nothing reads or writes while it is replaced.
+pub unsafe fn map_over(addr: usize, len: usize, fd: std::os::fd::BorrowedFd<'_>, offset: u64) -> Result<()> {
+    use std::os::fd::AsRawFd;
+    // SAFETY: the caller's contract; MAP_FIXED replaces only the given range.
+    let p = unsafe {
+        libc::mmap(
+            addr as *mut libc::c_void,
+            len,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_SHARED | libc::MAP_FIXED,
+            fd.as_raw_fd(),
+            offset as libc::off_t,
+        )
+    };
+    if p == libc::MAP_FAILED {
+        return Err(Error::Smem(format!(
+            "mapping a user buffer into the symmetric heap at {addr:#x} (+{len} bytes) failed: {}",
+            std::io::Error::last_os_error()
+        )));
+    }
+    Ok(())
 }
 
 /// Free bytes of the file system holding POSIX shared memory (`/dev/shm`).

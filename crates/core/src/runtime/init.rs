@@ -21,8 +21,9 @@ use crate::runtime::Instance;
 use crate::{config, logging};
 use aclshmem_abi::*;
 
-/// Attribute checks, in the original's order (spec 8.1 step 5).
-pub fn validate(a: &InitAttr) -> Result<()> {
+/// Attribute checks, in the original's order (spec 8.1 step 5). `zero_size_ok`: a
+/// `local_mem_size` of 0 is allowed (user buffers give the heap).
+fn validate(a: &InitAttr, zero_size_ok: bool) -> Result<()> {
     if a.my_pe < 0 {
         return Err(Error::InvalidValue(format!("my_pe {} is negative", a.my_pe)));
     }
@@ -41,7 +42,7 @@ pub fn validate(a: &InitAttr) -> Result<()> {
             a.my_pe, a.n_pes
         )));
     }
-    if a.local_mem_size == 0 {
+    if a.local_mem_size == 0 && !zero_size_ok {
         return Err(Error::InvalidValue("local_mem_size is 0".into()));
     }
     if a.local_mem_size > ACLSHMEM_MAX_LOCAL_SIZE {
@@ -161,6 +162,16 @@ fn job_id(boot: &dyn Bootstrap) -> String {
 
 /// `aclshmemx_init_attr`.
 pub fn init(flags: u32, attr: &mut InitAttr) -> Result<()> {
+    init_with(flags, attr, None)
+}
+
+/// `aclshmemx_init_attr_with_buffers`: [`init`] with the program's device buffers as a fixed part
+/// of the device heap ([`super::buffers`]).
+pub fn init_with_buffers(flags: u32, attr: &mut InitAttr, buffers: &[BufferDesc]) -> Result<()> {
+    init_with(flags, attr, Some(buffers))
+}
+
+fn init_with(flags: u32, attr: &mut InitAttr, buffers: Option<&[BufferDesc]>) -> Result<()> {
     let _g = LIFECYCLE.locked();
     super::calls::setup_report();
     let id = attr.instance_id;
@@ -197,11 +208,16 @@ pub fn init(flags: u32, attr: &mut InitAttr) -> Result<()> {
         )));
     }
     let _ = logging::set_level(logging::ERROR);
-    if let Err(e) = validate(attr) {
-        undo();
-        return Err(e);
-    }
-    match build(flags, attr, slot) {
+    let prepared = validate(attr, buffers.is_some())
+        .and_then(|()| buffers.map_or(Ok(Vec::new()), |b| super::buffers::prepare(b, attr)));
+    let prepared = match prepared {
+        Ok(p) => p,
+        Err(e) => {
+            undo();
+            return Err(e);
+        }
+    };
+    match build(flags, attr, slot, prepared) {
         Ok(inst) => {
             LAST_PE.store(inst.my_pe() as i32, Ordering::Relaxed);
             LAST_N_PES.store(inst.n_pes() as i32, Ordering::Relaxed);
@@ -259,7 +275,12 @@ fn select_instance_port(attr: &mut InitAttr) -> Result<()> {
     Ok(())
 }
 
-fn build(flags: u32, attr: &InitAttr, slot: &Slot) -> Result<Instance> {
+fn build(
+    flags: u32,
+    attr: &InitAttr,
+    slot: &Slot,
+    buffers: Vec<super::buffers::Prepared>,
+) -> Result<Instance> {
     // everything that can fail without talking to the other PEs comes before the bootstrap, so a
     // bad setting fails on every PE alike instead of leaving the others waiting
     let algos = crate::algos::Algos::from_env()?;
@@ -277,14 +298,27 @@ fn build(flags: u32, attr: &InitAttr, slot: &Slot) -> Result<Instance> {
         .checked_add(ACLSHMEM_EXTRA_SIZE)
         .and_then(|s| usize::try_from(s).ok())
         .ok_or_else(|| Error::InvalidValue("local_mem_size overflows".into()))?;
+    let tail: usize = buffers.iter().map(|b| b.size).sum();
+    let placed = super::buffers::place(heap_size, &buffers);
     let job = job_id(boot.as_ref());
     let made = (|| {
+        super::buffers::check_layout(boot.as_ref(), attr.local_mem_size, &buffers)?;
         let nodes = crate::heap::node_map(boot.as_ref())?;
         let same_node: Vec<bool> = nodes.iter().map(|&n| n == nodes[attr.my_pe as usize]).collect();
         let routes = crate::transport::select(attr.my_pe as usize, &same_node, force_ucx, boot.as_ref())?;
         log::debug!("PE {}: transports: {}", attr.my_pe, routes.describe());
-        let mut device =
-            SymmetricHeap::create(boot.as_ref(), HeapKind::Device, heap_size, &job, direct_access)?;
+        let mut device = SymmetricHeap::create_with_tail(
+            boot.as_ref(),
+            HeapKind::Device,
+            heap_size + tail,
+            tail,
+            &job,
+            direct_access,
+        )?;
+        if !buffers.is_empty() {
+            let pieces: Vec<_> = buffers.into_iter().map(|b| (b.fd, b.offset, b.size)).collect();
+            device.map_tail(boot.as_ref(), &pieces)?;
+        }
         routes.attach_heap(&device, boot.as_ref())?;
         let (sync_pool, sync_counters, rings) = crate::instance::reserve_internal(&mut device)?;
         crate::wait::set_node_load(same_node.iter().filter(|&&s| s).count());
@@ -315,6 +349,7 @@ fn build(flags: u32, attr: &InitAttr, slot: &Slot) -> Result<Instance> {
         direct_access,
         algos,
         nodes,
+        buffers: placed,
     };
     let inst = Instance::new(parts);
     let info = config::ACLSHMEM_INFO.value().unwrap_or_else(|e| {

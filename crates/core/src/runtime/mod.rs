@@ -16,13 +16,14 @@
 //!
 //! `unsafe`: the current instance is read through raw pointers published with Release stores.
 
+pub(crate) mod buffers;
 mod calls;
 mod init;
 pub mod qp;
 
 pub use crate::instance::{AllocRequest, Engine, Instance, StaticRegion};
 pub use crate::util::{ending, exit_process};
-pub use init::{finalize, global_exit, init};
+pub use init::{finalize, global_exit, init, init_with_buffers};
 
 use crate::util::Locked;
 use std::cell::UnsafeCell;
