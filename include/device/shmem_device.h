@@ -1882,6 +1882,30 @@ inline void aclshmemi_store(T *p, T v)
 {
     __atomic_store_n(p, v, __ATOMIC_RELEASE);
 }
+/* the internal signal helpers of the original's device p2p-sync header: a signal word set locally
+   (release store), or set / added / updated on PE pe (as aclshmemx_signal_op) */
+inline void aclshmemi_signal_set(int32_t *addr, int32_t val)
+{
+    __atomic_store_n(addr, val, __ATOMIC_RELEASE);
+}
+inline void aclshmemi_signal_set(int32_t *addr, int pe, int32_t val)
+{
+    aclshmemx_dev_signal_op(addr, val, ACLSHMEM_SIGNAL_SET, pe);
+}
+inline void aclshmemi_signal_add(int32_t *addr, int pe, int32_t val)
+{
+    aclshmemx_dev_signal_op(addr, val, ACLSHMEM_SIGNAL_ADD, pe);
+}
+inline void aclshmemi_signal_op(int32_t *sig_addr, int32_t signal, int sig_op, int pe)
+{
+    aclshmemx_dev_signal_op(sig_addr, signal, sig_op, pe);
+}
+/* the relay variant of the vector-core barrier of every PE (newer original releases): the same
+   barrier on the CPU (AIV contexts only) */
+inline void aclshmemx_barrier_all_vec_relay(void)
+{
+    (void)aclshmemx_dev_barrier_vec(0, 1);
+}
 /* cache maintenance: a compiler barrier and a full fence, so polling loops re-read memory */
 inline void dcci_cacheline(uint8_t *)
 {

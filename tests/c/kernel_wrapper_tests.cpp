@@ -9,7 +9,9 @@
  *                 run that code, as on the NPU, where the cube-core build does not contain it; and the
  *                 original's barrier pattern (read a counter, vector-core barrier over every PE, one
  *                 context stores counter + 1 on the next PE, barrier) counting launches exactly,
- *                 with aclshmemx_barrier_all_vec and with the original's internal aclshmemi_barrier
+ *                 with aclshmemx_barrier_all_vec and with the original's internal aclshmemi_barrier; and the
+ *                 original's relay-barrier test pattern (aclshmemx_barrier_all_vec_relay, the internal
+ *                 aclshmemi_signal_set/add/op)
  *   internals     what upstream examples' host code reaches beyond shmem.h: the internal
  *                 aclshmemi_control_barrier_all() (C++ linkage; an error before init, then a barrier
  *                 of every PE), the platform queries of tiling/platform/platform_ascendc.h, and the
@@ -141,6 +143,34 @@ __global__ __aicore__ void IncreaseNextInternal(int32_t *counter, int32_t *seen)
 #endif
 }
 
+/* the pattern of the original's relay-barrier test: every vector context sets its PE's slot on every
+   other PE (the internal aclshmemi_signal_set), meets the others in aclshmemx_barrier_all_vec_relay, and
+   then must see every other PE's tag of this round; every context also adds 1 to a word of PE 0
+   (aclshmemi_signal_add) and the last slot is set locally */
+__global__ __aicore__ void RelaySlots(int32_t *slots, int32_t *bad, int32_t iters)
+{
+#ifdef __DAV_C220_VEC__
+    int me = aclshmem_my_pe(), n = aclshmem_n_pes();
+    for (int32_t i = 1; i <= iters; ++i) {
+        for (int dst = 0; dst < n; ++dst) {
+            if (dst != me) {
+                aclshmemi_signal_set(slots + me, dst, (me + 1) * 10000 + i);
+            }
+        }
+        aclshmemx_barrier_all_vec_relay();
+        for (int src = 0; src < n; ++src) {
+            if (src != me && aclshmemi_load(slots + src) != (src + 1) * 10000 + i) {
+                __atomic_fetch_add(bad, 1, __ATOMIC_SEQ_CST);
+            }
+        }
+        aclshmemx_barrier_all_vec_relay();
+    }
+    aclshmemi_signal_add(slots + n + 1, 0, 1);
+    aclshmemi_signal_op(slots + n + 2, 7, ACLSHMEM_SIGNAL_SET, 0);
+    aclshmemi_signal_set(slots + n, iters);
+#endif
+}
+
 static void vec_guard(aclrtStream stream)
 {
     constexpr uint32_t kBlocks = 4;
@@ -175,6 +205,21 @@ static void vec_guard(aclrtStream stream)
         CHECK(*seen == round * 2 * static_cast<int32_t>(kBarrierBlocks), "IncreaseNext round %d: %d contexts",
               round, *seen);
     }
+    const int n = aclshmem_n_pes();
+    auto *slots = static_cast<int32_t *>(aclshmem_calloc(static_cast<size_t>(n) + 3, sizeof(int32_t)));
+    *seen = 0;
+    aclshmem_barrier_all();
+    constexpr int32_t kIters = 20;
+    RelaySlots<<<kBarrierBlocks, nullptr, stream>>>(slots, seen, kIters);
+    ACL_OK(aclrtSynchronizeStream(stream));
+    aclshmem_barrier_all();
+    CHECK(*seen == 0, "relay barrier: %d stale slots seen after it", *seen);
+    CHECK(slots[n] == kIters, "local aclshmemi_signal_set: %d", slots[n]);
+    if (aclshmem_my_pe() == 0) {
+        CHECK(slots[n + 1] == n * 2 * static_cast<int32_t>(kBarrierBlocks) && slots[n + 2] == 7,
+              "aclshmemi_signal_add/op on PE 0: %d, %d", slots[n + 1], slots[n + 2]);
+    }
+    aclshmem_free(slots);
     aclshmem_free(seen);
     aclshmem_free(counter);
     aclshmem_free(c64);
