@@ -24,9 +24,28 @@
 
 #define ACLSHMEM_UB_SIZE (192u * 1024u)
 
-/* the vector-core build of an A2/A3 kernel (the CUBE part is compiled out, spec 4.1) */
-#ifndef __DAV_C220_VEC__
+/* the vector-core build of an A2/A3 kernel (the CUBE part is compiled out, spec 4.1). A source that
+   names g_coreType is compiled a second time by aclshmem-cxx with ACLSHMEMI_AIC_BUILD, the cube-core
+   build whose kernels the AIC contexts of MIX launches run. */
+#if defined(ACLSHMEMI_AIC_BUILD)
+#ifndef __DAV_C220_CUBE__
+#define __DAV_C220_CUBE__ 1
+#endif
+#elif !defined(__DAV_C220_VEC__)
 #define __DAV_C220_VEC__ 1
+#endif
+
+/* the core kinds and the kind this build is for: compile-time, as in the device compiler's builds
+   (`if constexpr (g_coreType == AscendC::AIC)`, `template <int32_t C = g_coreType>`) */
+namespace AscendC {
+constexpr int32_t MIX = 0;
+constexpr int32_t AIC = 1;
+constexpr int32_t AIV = 2;
+} // namespace AscendC
+#if defined(ACLSHMEMI_AIC_BUILD)
+constexpr int32_t g_coreType = AscendC::AIC;
+#else
+constexpr int32_t g_coreType = AscendC::AIV;
 #endif
 
 enum pipe_t : uint8_t { PIPE_S = 0, PIPE_V, PIPE_M, PIPE_MTE1, PIPE_MTE2, PIPE_MTE3, PIPE_ALL, PIPE_MTE4, PIPE_MTE5, PIPE_V2, PIPE_FIX };

@@ -482,6 +482,92 @@ fn wrapper_dependency_file_names_the_source_and_its_headers() {
     assert!(!text.contains("aclshmem-cxx-"), "names a temporary file:\n{text}");
 }
 
+/// `tests/c/kernel_core_type.cpp`, built with `cxx` (`c++` or `clang++`).
+fn core_type_program(cxx: &str) -> Option<PathBuf> {
+    static GXX: Mutex<Option<PathBuf>> = Mutex::new(None);
+    static CLANG: Mutex<Option<PathBuf>> = Mutex::new(None);
+    if cxx == "clang++" {
+        build_program(&CLANG, "kernel_core_type:kernel_core_type_clang", cxx)
+    } else {
+        build_program(&GXX, "kernel_core_type", cxx)
+    }
+}
+
+/// Kernels that choose their cube-core or vector-core code at compile time through g_coreType (a
+/// member template defaulting to it with one specialization per kind, `if constexpr`,
+/// std::conditional, in a header of the program; Ascend950 kernels do this): the AIC contexts of
+/// MIX launches run the cube-core build, the AIV contexts the vector-core one; g++ and clang++.
+#[test]
+fn wrapper_core_type_picks_the_variant_of_each_context_2pes() {
+    for cxx in ["c++", "clang++"] {
+        let Some(prog) = core_type_program(cxx) else {
+            common::skip(
+                "wrapper_core_type_picks_the_variant_of_each_context_2pes",
+                &format!("python3 or {cxx} is missing (scripts/test-all.sh installs clang++)"),
+            );
+            continue;
+        };
+        run_scenario(&prog, "core_type", 2, &[]);
+    }
+}
+
+/// The same source compiled with `-c` and no `-o` next to another source (each object named after
+/// its source, the cube-core build inside the first), then linked in a second command.
+#[test]
+fn wrapper_core_type_compile_then_link_2pes() {
+    if !have("python3") || !have("c++") {
+        common::skip(
+            "wrapper_core_type_compile_then_link_2pes",
+            "python3 or c++ missing",
+        );
+        return;
+    }
+    let root = common::repo_root();
+    let dir = common::target_dir()
+        .join("ctests")
+        .join(format!("core_type_objects_{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let output = wrapper_command(Some("c++"))
+        .current_dir(&dir)
+        .args(["-std=c++17", "-O1", "-Wall", "-Werror", "-c"])
+        .arg(root.join("tests/c/kernel_core_type.cpp"))
+        .arg(root.join("tests/c/kernel_vec_arch.cpp"))
+        .output()
+        .expect("run aclshmem-cxx");
+    assert!(
+        output.status.success(),
+        "compile failed:\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    for obj in ["kernel_core_type.o", "kernel_vec_arch.o"] {
+        assert!(dir.join(obj).exists(), "{obj} missing in {}", dir.display());
+    }
+    let nm = Command::new("nm")
+        .arg(dir.join("kernel_core_type.o"))
+        .output()
+        .expect("run nm");
+    let syms = String::from_utf8_lossy(&nm.stdout);
+    assert!(
+        syms.lines()
+            .any(|l| l.contains(" W ") && l.contains("CoreTypeKernel__aclshmemi_aic")),
+        "the cube-core kernel is not in the object:\n{syms}"
+    );
+    let prog = dir.join("kernel_core_type");
+    let output = wrapper_command(Some("c++"))
+        .arg(dir.join("kernel_core_type.o"))
+        .arg("-o")
+        .arg(&prog)
+        .output()
+        .expect("run aclshmem-cxx");
+    assert!(
+        output.status.success(),
+        "link failed:\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    run_scenario(&prog, "core_type", 2, &[]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// Kernels whose names macros paste (`KindRatio_##type`), as upstream examples define one kernel
 /// per type: aclshmem-cxx finds their kind (AIV-only or MIX) after preprocessing.
 #[test]

@@ -35,8 +35,18 @@
 #endif
 
 /* ---- qualifiers and markers of the device dialect (no meaning on the CPU) ---- */
+/* aclshmem-cxx's preprocessing passes define ACLSHMEMI_GLOBAL_MARK to find the kernels after
+   macro expansion (the mark never reaches the compiler) */
+#ifdef ACLSHMEMI_GLOBAL_MARK
+#define __global__ ACLSHMEMI_GLOBAL_MARK
+#else
 #define __global__
+#endif
 #define __aicore__
+/* MIX kernels with their cube : vector core ratio and schedule mode (every MIX launch runs one AIC
+   and two AIV contexts per block here) */
+#define __mix__(cube, vec)
+#define __schedmode__(mode)
 /* ACLSHMEMI_AIV_ONLY marks vector-only kernels; it is empty when compiling, and aclshmem-cxx's
    preprocessing pass (which finds the AIV-only kernels after macro expansion) defines it as the
    core_ratio attribute */
