@@ -68,7 +68,7 @@ pub struct Instance {
     closing: AtomicBool,
     /// The program's buffers given to `aclshmemx_init_attr_with_buffers`, placed at the end of the
     /// device heap (`runtime::buffers`).
-    buffers: Vec<crate::runtime::buffers::Placed>,
+    buffers: Vec<Placed>,
 }
 
 /// What init assembles into an [`Instance`].
@@ -88,7 +88,16 @@ pub(crate) struct Parts {
     pub direct_access: bool,
     pub algos: crate::algos::Algos,
     pub nodes: Vec<usize>,
-    pub buffers: Vec<crate::runtime::buffers::Placed>,
+    pub buffers: Vec<Placed>,
+}
+
+/// Where a buffer of the program given to `aclshmemx_init_attr_with_buffers` lies in the device
+/// heap (`runtime::buffers`).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Placed {
+    pub addr: usize,
+    pub size: usize,
+    pub heap_offset: usize,
 }
 
 /// Reserves the library's own blocks at the start of the device heap (same order as the original:

@@ -13,6 +13,7 @@ use std::os::fd::OwnedFd;
 
 use crate::bootstrap::Bootstrap;
 use crate::error::{Error, Result};
+use crate::instance::Placed;
 use aclshmem_abi::{
     ACLSHMEM_DATA_OP_MTE, ACLSHMEM_MAX_LOCAL_SIZE, ACLSHMEM_MAX_USER_BUFFERS, ACLSHMEM_PAGE_SIZE, BufferDesc,
     InitAttr,
@@ -27,14 +28,6 @@ pub(crate) struct Prepared {
     pub size: usize,
     pub fd: OwnedFd,
     pub offset: u64,
-}
-
-/// Where a buffer of the program lies in the device heap.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Placed {
-    pub addr: usize,
-    pub size: usize,
-    pub heap_offset: usize,
 }
 
 /// The checks that need no other PE, in the original's order (attributes, then each descriptor,
