@@ -121,6 +121,11 @@ inline int64_t GetSubBlockNum()
 {
     return aclshmemx_dev_sub_block_num();
 }
+/* the UB bytes a block context may use (Ascend950 API; here each context's 192 KiB) */
+constexpr uint32_t GetUBSizeInBytes()
+{
+    return ACLSHMEM_UB_SIZE;
+}
 inline int64_t GetTaskRation()
 {
     return aclshmemx_dev_sub_block_num();
@@ -538,18 +543,33 @@ struct DataCopyPadExtParams {
     }
 };
 
+/* How DataCopyPad lays rows out in UB (Ascend950): Normal, each row starts on a 32-byte block and the
+   UB-side stride counts 32-byte blocks; Compact, rows follow each other byte for byte and the
+   UB-side stride counts bytes */
+enum class PaddingMode : uint8_t { Normal = 0, Compact };
+
+namespace aclshmemi_detail {
+/* distance in UB between the starts of two rows of blockLen bytes with the UB-side stride */
+template <PaddingMode mode>
+inline uint64_t ub_row_bytes(uint32_t block_len, uint32_t ub_stride)
+{
+    return mode == PaddingMode::Compact ? uint64_t(block_len) + ub_stride
+                                        : round_up(block_len, 32) + uint64_t(ub_stride) * 32;
+}
+} // namespace aclshmemi_detail
+
 /* GM -> UB: row i read at GM byte i * (blockLen + srcStride), written at UB byte
-   i * (roundup(blockLen, 32) + dstStride * 32) */
-template <typename T>
+   i * (roundup(blockLen, 32) + dstStride * 32) (Compact: i * (blockLen + dstStride)) */
+template <typename T, PaddingMode mode = PaddingMode::Normal>
 inline void DataCopyPad(const LocalTensor<T> &dst, const GlobalTensor<T> &src, const DataCopyExtParams &p,
                         const DataCopyPadExtParams<T> &pad = DataCopyPadExtParams<T>())
 {
     const uint8_t *g = reinterpret_cast<const uint8_t *>(src.GetPhyAddr());
-    uint64_t ub_row = aclshmemi_detail::round_up(p.blockLen, 32) + uint64_t(p.dstStride) * 32;
+    uint64_t ub_row = aclshmemi_detail::ub_row_bytes<mode>(p.blockLen, p.dstStride);
     for (uint32_t i = 0; i < p.blockCount; i++) {
         uint8_t *u = aclshmemi_detail::ub_at(dst.GetPhyAddr() + i * ub_row, p.blockLen, "DataCopyPad");
         std::memcpy(u, g + uint64_t(i) * (p.blockLen + p.srcStride), p.blockLen);
-        if (pad.isPad) {
+        if (pad.isPad && mode == PaddingMode::Normal) {
             uint64_t padded = aclshmemi_detail::round_up(p.blockLen, 32);
             T *row = reinterpret_cast<T *>(u);
             for (uint64_t b = p.blockLen; b + sizeof(T) <= padded; b += sizeof(T)) {
@@ -559,13 +579,13 @@ inline void DataCopyPad(const LocalTensor<T> &dst, const GlobalTensor<T> &src, c
     }
 }
 
-/* UB -> GM: row i read at UB byte i * (roundup(blockLen, 32) + srcStride * 32), written at GM byte
-   i * (blockLen + dstStride) */
-template <typename T>
+/* UB -> GM: row i read at UB byte i * (roundup(blockLen, 32) + srcStride * 32) (Compact:
+   i * (blockLen + srcStride)), written at GM byte i * (blockLen + dstStride) */
+template <typename T, PaddingMode mode = PaddingMode::Normal>
 inline void DataCopyPad(const GlobalTensor<T> &dst, const LocalTensor<T> &src, const DataCopyExtParams &p)
 {
     uint8_t *g = reinterpret_cast<uint8_t *>(dst.GetPhyAddr());
-    uint64_t ub_row = aclshmemi_detail::round_up(p.blockLen, 32) + uint64_t(p.srcStride) * 32;
+    uint64_t ub_row = aclshmemi_detail::ub_row_bytes<mode>(p.blockLen, p.srcStride);
     for (uint32_t i = 0; i < p.blockCount; i++) {
         const uint8_t *u = aclshmemi_detail::ub_at(src.GetPhyAddr() + i * ub_row, p.blockLen, "DataCopyPad");
         std::memcpy(g + uint64_t(i) * (p.blockLen + p.dstStride), u, p.blockLen);

@@ -7,7 +7,8 @@
  *              (one per block) the cube-core variants, the AIV contexts (two per block) the vector
  *              ones, for a template kernel and an extern "C" kernel; an AIV-only kernel (blockDim AIV
  *              contexts) the vector one; the vector
- *              variant calls the device API (an atomic add on the next PE)
+ *              variant calls the device API (an atomic add on the next PE); and the Ascend950 AscendC
+ *              calls GetUBSizeInBytes() and DataCopyPad<T, PaddingMode::Compact> in both directions
  */
 #include <cstdint>
 #include <string>
@@ -37,6 +38,35 @@ static void core_type_scenario(aclrtStream stream)
         CHECK(c[w] == expect[w], "%s: %d, expected %d (blocks %d)", names[w], c[w], expect[w], kBlocks);
     }
     aclshmem_free(c);
+
+    /* Compact rows: source rows r of 7 values 100 * r + k, one int32 gap after each */
+    auto *src = static_cast<int32_t *>(aclshmem_calloc(64, sizeof(int32_t)));
+    auto *out1 = static_cast<int32_t *>(aclshmem_calloc(64, sizeof(int32_t)));
+    auto *out2 = static_cast<int32_t *>(aclshmem_calloc(64, sizeof(int32_t)));
+    auto *ub_size = static_cast<uint32_t *>(aclshmem_calloc(1, sizeof(uint32_t)));
+    for (int r = 0; r < 5; r++) {
+        for (int k = 0; k < 8; k++) {
+            src[r * 8 + k] = k < 7 ? 100 * r + k : -1;
+        }
+    }
+    CompactCopy<<<2, nullptr, stream>>>(src, out1, out2, ub_size);
+    ACL_OK(aclrtSynchronizeStream(stream));
+    CHECK(*ub_size == ACLSHMEM_UB_SIZE, "GetUBSizeInBytes() %u", *ub_size);
+    for (int r = 0; r < 5; r++) {
+        for (int k = 0; k < 7; k++) {
+            CHECK(out1[r * 7 + k] == 100 * r + k, "Compact UB layout: word %d holds %d, expected %d", r * 7 + k,
+                  out1[r * 7 + k], 100 * r + k);
+            CHECK(out2[r * 10 + k] == 100 * r + k, "Compact write-back: word %d holds %d", r * 10 + k,
+                  out2[r * 10 + k]);
+        }
+        for (int k = 7; k < 10 && r < 4; k++) {
+            CHECK(out2[r * 10 + k] == 0, "Compact write-back wrote into the gap (word %d)", r * 10 + k);
+        }
+    }
+    aclshmem_free(ub_size);
+    aclshmem_free(out2);
+    aclshmem_free(out1);
+    aclshmem_free(src);
 }
 
 int main(int argc, char **argv)

@@ -93,4 +93,27 @@ extern "C" [[bisheng::core_ratio(0, 1)]] __global__ __aicore__ void CoreTypeAivO
     __atomic_fetch_add(&c[core_type::kAivOnly], core_type::kind_value(), __ATOMIC_SEQ_CST);
 }
 
+/* DataCopyPad<T, PaddingMode::Compact> (Ascend950): 5 rows of 7 int32 (28 bytes, not a 32-byte
+   multiple) with a 4-byte gap between them in GM are packed back to back in UB; out1 gets the UB
+   bytes as they lie (a plain DataCopy), out2 the rows written back with a 12-byte gap between them */
+extern "C" [[bisheng::core_ratio(0, 1)]] __global__ __aicore__ void CompactCopy(int32_t *src, int32_t *out1,
+                                                                                int32_t *out2, uint32_t *ub_size)
+{
+    if (AscendC::GetBlockIdx() != 0) {
+        return;
+    }
+    *ub_size = AscendC::GetUBSizeInBytes();
+    AscendC::GlobalTensor<int32_t> gsrc, g1, g2;
+    gsrc.SetGlobalBuffer(src);
+    g1.SetGlobalBuffer(out1);
+    g2.SetGlobalBuffer(out2);
+    AscendC::LocalTensor<int32_t> ub(AscendC::TPosition::VECCALC, 0, 64);
+    AscendC::DataCopyExtParams in(5, 7 * sizeof(int32_t), sizeof(int32_t), 0, 0);
+    AscendC::DataCopyPadExtParams<int32_t> pad(false, 0, 0, 0);
+    AscendC::DataCopyPad<int32_t, AscendC::PaddingMode::Compact>(ub, gsrc, in, pad);
+    AscendC::DataCopy(g1, ub, 40);
+    AscendC::DataCopyExtParams out(5, 7 * sizeof(int32_t), 0, 3 * sizeof(int32_t), 0);
+    AscendC::DataCopyPad<int32_t, AscendC::PaddingMode::Compact>(g2, ub, out);
+}
+
 #endif
