@@ -736,10 +736,7 @@ fn torchrun_variables_across_nodes() {
     };
     // sync_tests takes its rank and size from aclshmemx_set_attr_from_env alone
     let exe = common::compile_c("sync_tests");
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .expect("a port number");
+    let port = common::free_port();
     let secrets = common::Scratch::new("torch-secret");
     let mut children = Vec::new();
     for (rank, node) in c.nodes.iter().enumerate() {

@@ -33,17 +33,33 @@ pub fn skip(test: &str, why: &str) {
 
 /// A loopback port `base` with `base..=base + 3` free now, for SHMEM_INSTANCE_PORT_RANGE.
 pub fn free_port_range() -> u16 {
-    for _ in 0..50 {
-        let base = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        if base < 60000 && (1..4).all(|k| std::net::TcpListener::bind(("127.0.0.1", base + k)).is_ok()) {
+    for _ in 0..200 {
+        let base = candidate_port();
+        if (0..4).all(|k| std::net::TcpListener::bind(("127.0.0.1", base + k)).is_ok()) {
             return base;
         }
     }
     panic!("no free port range");
+}
+
+/// A free loopback port a job's process will listen on later (see [`candidate_port`]).
+#[allow(dead_code)]
+pub fn free_port() -> u16 {
+    free_port_range()
+}
+
+/// A random port below the kernel's ephemeral range (`ip_local_port_range`), so no outgoing
+/// connection of another job takes it between the check and the listen, as aclshmrun picks them.
+fn candidate_port() -> u16 {
+    use std::hash::{BuildHasher, Hasher};
+    let low = std::fs::read_to_string("/proc/sys/net/ipv4/ip_local_port_range")
+        .ok()
+        .and_then(|t| t.split_whitespace().next()?.parse::<u16>().ok())
+        .unwrap_or(32768);
+    let span = u64::from(low.saturating_sub(11024 + 4).max(1));
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u64(std::process::id() as u64);
+    11024 + (h.finish() % span) as u16
 }
 
 /// The repository root.

@@ -114,17 +114,51 @@ pub fn random_hex(bytes: usize) -> io::Result<String> {
     Ok(hex)
 }
 
-/// Asks the OS for a free port by binding port 0 on `addr` (or on the loopback address
-/// of the same family if `addr` is not local), then releases it.
+/// A free port for PE 0's config store: a random port below the kernel's ephemeral range that
+/// can be bound on `addr` (or on the loopback address of the same family if `addr` is not local),
+/// else one the OS picks by binding port 0; released again. Below the ephemeral range no outgoing
+/// connection (of the job's UCX endpoints, say, on the node where PE 0 starts later) can take the
+/// port in the meantime.
 pub fn free_port(addr: IpAddr) -> io::Result<u16> {
     let loopback = match addr {
         IpAddr::V4(_) => IpAddr::V4(Ipv4Addr::LOCALHOST),
         IpAddr::V6(_) => IpAddr::V6(Ipv6Addr::LOCALHOST),
     };
+    let bindable = |port: u16| {
+        TcpListener::bind(SocketAddr::new(addr, port))
+            .or_else(|_| TcpListener::bind(SocketAddr::new(loopback, port)))
+            .is_ok()
+    };
+    let (low, _) = ephemeral_range();
+    if low > 11024 {
+        let span = u32::from(low - 11024);
+        for _ in 0..64 {
+            let mut r = [0u8; 4];
+            if getrandom::fill(&mut r).is_err() {
+                break;
+            }
+            let port = 11024 + (u32::from_le_bytes(r) % span) as u16;
+            if bindable(port) {
+                return Ok(port);
+            }
+        }
+    }
     let listener = TcpListener::bind(SocketAddr::new(addr, 0))
         .or_else(|_| TcpListener::bind(SocketAddr::new(loopback, 0)))
         .map_err(|e| io::Error::new(e.kind(), format!("cannot find a free port: {e}")))?;
     Ok(listener.local_addr()?.port())
+}
+
+/// The kernel's range of ports for outgoing connections (`/proc/sys/net/ipv4/ip_local_port_range`,
+/// shared by IPv6); Linux's default when it cannot be read.
+fn ephemeral_range() -> (u16, u16) {
+    std::fs::read_to_string("/proc/sys/net/ipv4/ip_local_port_range")
+        .ok()
+        .and_then(|t| {
+            let mut it = t.split_whitespace().map(|w| w.parse::<u16>().ok());
+            Some((it.next()??, it.next()??))
+        })
+        .unwrap_or((32768, 60999))
 }
 
 #[cfg(test)]
@@ -196,6 +230,18 @@ mod tests {
                 .all(|c| c.is_ascii_hexdigit() && !c.is_ascii_uppercase())
         );
         assert_ne!(a, random_hex(16).unwrap());
+    }
+
+    #[test]
+    fn free_port_is_below_the_ephemeral_range() {
+        let (low, _) = ephemeral_range();
+        for _ in 0..20 {
+            let p = free_port("127.0.0.1".parse().unwrap()).unwrap();
+            assert!(
+                p >= 1024 && (low <= 11024 || p < low),
+                "port {p}, ephemeral from {low}"
+            );
+        }
     }
 
     #[test]
