@@ -275,6 +275,15 @@ typedef struct aclshmemx_init_attr_t {
 #endif
 } aclshmemx_init_attr_t;
 
+/** Diagnostic level of aclshmemx_report_exception (host/utils/shmem_host_exception.h). */
+typedef enum aclshmemx_exception_report_level {
+    ACLSHMEMX_EXCEPTION_REPORT_INFO = 0,
+    ACLSHMEMX_EXCEPTION_REPORT_DEBUG = 1,
+} aclshmemx_exception_report_level_t;
+
+/** The program's exception callback: the ACL runtime's exception info, opaque, valid during the call. */
+typedef void (*aclshmemx_exception_info_callback_t)(void *exception_info);
+
 /** Physical-allocation handle of a buffer given to aclshmemx_init_attr_with_buffers (an aclrtDrvMemHandle). */
 typedef void *aclshmemx_drv_mem_handle_t;
 /** Pointer to a fabric share handle (not supported on the CPU: must be NULL). */

@@ -277,6 +277,15 @@ typedef struct aclshmemx_init_attr_t {
 #endif
 } aclshmemx_init_attr_t;
 
+/** Diagnostic level of aclshmemx_report_exception (host/utils/shmem_host_exception.h). */
+typedef enum aclshmemx_exception_report_level {
+    ACLSHMEMX_EXCEPTION_REPORT_INFO = 0,
+    ACLSHMEMX_EXCEPTION_REPORT_DEBUG = 1,
+} aclshmemx_exception_report_level_t;
+
+/** The program's exception callback: the ACL runtime's exception info, opaque, valid during the call. */
+typedef void (*aclshmemx_exception_info_callback_t)(void *exception_info);
+
 /** Physical-allocation handle of a buffer given to aclshmemx_init_attr_with_buffers (an aclrtDrvMemHandle). */
 typedef void *aclshmemx_drv_mem_handle_t;
 /** Pointer to a fabric share handle (not supported on the CPU: must be NULL). */
@@ -5468,6 +5477,27 @@ ACLSHMEM_HOST_API int aclshmem_size_prod_reduce(aclshmem_team_t team, size_t *de
  * remote operand: a symmetric address of this PE).
  */
 ACLSHMEM_HOST_API int aclshmem_ptrdiff_prod_reduce(aclshmem_team_t team, ptrdiff_t *dest, const ptrdiff_t *source, size_t nreduce);
+
+/**
+ * Registers the library's exception callback with the ACL runtime (`aclrtSetExceptionInfoCallback`,
+ * process wide): when a task of a stream fails (a kernel block faulted or trapped, an on-stream
+ * call failed), the library records what failed and then calls `callback` (if not NULL) with the
+ * runtime's exception info, on the stream's thread. `level` (`ACLSHMEMX_EXCEPTION_REPORT_INFO` or
+ * `_DEBUG`) is what `aclshmemx_report_exception` logs. Calling it again replaces the callback and
+ * the level; finalize removes the runtime callback and forgets the record. Not collective; may be
+ * called before init.
+ *
+ * Returns 0; `ACLSHMEM_INVALID_PARAM` for another level; `ACLSHMEM_NOT_SUPPORTED` when the
+ * process's ACL runtime has no exception callback; `ACLSHMEM_INNER_ERROR` when it refuses it.
+ */
+ACLSHMEM_HOST_API int aclshmemx_enable_exception_report(aclshmemx_exception_info_callback_t callback, aclshmemx_exception_report_level_t level);
+
+/**
+ * At a safe point (after a stream synchronize): logs the last failed task recorded since the
+ * previous report (task, stream, device, thread, error; at DEBUG also the current instance's PE,
+ * heap and transports), once. Returns 0, also when nothing is pending or reporting is not enabled.
+ */
+ACLSHMEM_HOST_API int aclshmemx_report_exception(void);
 
 /**
  * Phase of the current instance: `ACLSHMEM_STATUS_NOT_INITIALIZED` (0) before init and after

@@ -82,6 +82,7 @@ fn forwarding_headers_compile() {
         "host/data_plane/shmem_host_cc.h",
         "host/team/shmem_host_team.h",
         "host/utils/shmem_log.h",
+        "host/utils/shmem_host_exception.h",
         "host_device/shmem_common_types.h",
         "host_device/shmem_common_macros.h",
         // the paths of earlier releases (aclshmem_* file names)

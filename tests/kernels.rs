@@ -332,6 +332,37 @@ fn wrapper_launches_in_macros_and_headers_2pes() {
     wrapper_scenario("macro_launch", 2);
 }
 
+/// `aclshmemx_enable_exception_report` / `aclshmemx_report_exception`: a launch in which one
+/// context traps reaches the program's callback through the library, and each recorded failure is
+/// logged once by the next report (with the instance's state at DEBUG).
+#[test]
+fn exception_report_of_a_trapping_kernel_2pes() {
+    for cxx in ["c++", "clang++"] {
+        let Some(prog) = wrapper_program(cxx) else {
+            common::skip(
+                "exception_report_of_a_trapping_kernel_2pes",
+                &format!("python3 or {cxx} is missing (scripts/test-all.sh installs clang++)"),
+            );
+            continue;
+        };
+        let Some(run) = run_scenario(&prog, "exception", 2, &[]) else {
+            continue;
+        };
+        let reports: Vec<&str> = run
+            .stderr
+            .lines()
+            .filter(|l| l.contains("aclshmem: runtime exception: task"))
+            .collect();
+        assert_eq!(reports.len(), 4, "two reports per PE expected:\n{}", run.dump());
+        assert_eq!(
+            reports.iter().filter(|l| l.contains("transports:")).count(),
+            2,
+            "one DEBUG report per PE expected:\n{}",
+            run.dump()
+        );
+    }
+}
+
 /// MIX kernels whose bodies are compiled for vector cores only (`#ifdef __DAV_C220_VEC__`, with
 /// and without `#else`, a template kernel) leave that code to the AIV contexts, as on the NPU, and
 /// the original's device-barrier pattern (`aclshmemx_barrier_all_vec` between a read and a store

@@ -1984,6 +1984,9 @@ inline void prof_mark(int64_t pf_id, bool end)
 #define shmem_quiet aclshmem_quiet
 #define shmem_signal_wait_until aclshmem_signal_wait_until
 #define shmemx_signal_op aclshmemx_signal_op
+/* the short names of the RoCE engine header (device/gm2gm/engine/shmem_device_rdma.h) */
+#define shmem_roce_put_mem_nbi aclshmemx_roce_put_nbi
+#define shmem_roce_get_mem_nbi aclshmemx_roce_get_nbi
 #define shmemx_set_ffts_config util_set_ffts_config
 #define shmemx_barrier_vec aclshmemx_barrier_vec
 #define shmemx_barrier_all_vec aclshmemx_barrier_all_vec

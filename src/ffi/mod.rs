@@ -12,6 +12,7 @@ pub mod atomic_typed;
 pub mod coll;
 #[rustfmt::skip] // generated and formatted by `cargo xtask codegen`
 pub mod coll_typed;
+pub mod exception;
 pub mod init;
 pub mod kernel;
 pub mod log;

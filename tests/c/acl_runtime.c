@@ -1155,6 +1155,63 @@ struct test {
     void (*fn)(void);
 };
 
+/* what the exception callback saw */
+static struct {
+    int calls;
+    uint32_t task, stream, thread, device, code;
+} g_exc;
+
+static void on_exception(aclrtExceptionInfo *info)
+{
+    g_exc.calls++;
+    g_exc.task = aclrtGetTaskIdFromExceptionInfo(info);
+    g_exc.stream = aclrtGetStreamIdFromExceptionInfo(info);
+    g_exc.thread = aclrtGetThreadIdFromExceptionInfo(info);
+    g_exc.device = aclrtGetDeviceIdFromExceptionInfo(info);
+    g_exc.code = aclrtGetErrorCodeFromExceptionInfo(info);
+}
+
+/* aclrtSetExceptionInfoCallback: a failing task of a stream calls it once, with the task's
+   position, the stream's number, the worker's thread, the device and the error; NULL removes it */
+static void test_exceptions(void)
+{
+    aclrtStream s1, s2;
+    OK(aclInit(NULL));
+    OK(aclrtSetDevice(1));
+    OK(aclrtCreateStream(&s1));
+    OK(aclrtCreateStream(&s2));
+    OK(aclrtSetExceptionInfoCallback(on_exception));
+    OK(aclshimLaunchHostFuncWithStatus(s2, fail_with, (void *)(size_t)0));
+    OK(aclshimLaunchHostFuncWithStatus(s2, fail_with, (void *)(size_t)0));
+    OK(aclshimLaunchHostFuncWithStatus(s2, fail_with, (void *)(size_t)ACL_ERROR_RT_AICORE_EXCEPTION));
+    EXPECT(aclrtSynchronizeStream(s2), ACL_ERROR_RT_AICORE_EXCEPTION);
+    CHECK(g_exc.calls == 1);
+    CHECK(g_exc.task == 2 && g_exc.device == 1 && g_exc.code == ACL_ERROR_RT_AICORE_EXCEPTION);
+    CHECK(g_exc.thread != 0 && g_exc.thread != (uint32_t)-1);
+    {
+        uint32_t first_stream = g_exc.stream;
+        OK(aclshimLaunchHostFuncWithStatus(s1, fail_with, (void *)(size_t)ACL_ERROR_RT_INTERNAL_ERROR));
+        EXPECT(aclrtSynchronizeStream(s1), ACL_ERROR_RT_INTERNAL_ERROR);
+        CHECK(g_exc.calls == 2 && g_exc.task == 0 && g_exc.code == ACL_ERROR_RT_INTERNAL_ERROR);
+        CHECK(g_exc.stream + 1 == first_stream); /* s1 was created before s2 */
+    }
+    /* successful tasks call nothing; NULL info reads as 0xFFFFFFFF */
+    OK(aclshimLaunchHostFuncWithStatus(s1, fail_with, (void *)(size_t)0));
+    OK(aclrtSynchronizeStream(s1));
+    CHECK(g_exc.calls == 2);
+    CHECK(aclrtGetErrorCodeFromExceptionInfo(NULL) == 0xFFFFFFFFu);
+    CHECK(aclrtGetTaskIdFromExceptionInfo(NULL) == 0xFFFFFFFFu);
+    /* removed: failures no longer call it */
+    OK(aclrtSetExceptionInfoCallback(NULL));
+    OK(aclshimLaunchHostFuncWithStatus(s1, fail_with, (void *)(size_t)ACL_ERROR_RT_INTERNAL_ERROR));
+    EXPECT(aclrtSynchronizeStream(s1), ACL_ERROR_RT_INTERNAL_ERROR);
+    CHECK(g_exc.calls == 2);
+    OK(aclrtDestroyStream(s1));
+    OK(aclrtDestroyStream(s2));
+    OK(aclrtResetDevice(1));
+    OK(aclFinalize());
+}
+
 static const struct test TESTS[] = {
     {"init_cycles", test_init_cycles},
     {"devices", test_devices},
@@ -1174,6 +1231,7 @@ static const struct test TESTS[] = {
     {"sync_device", test_sync_device},
     {"error_messages", test_error_messages},
     {"vmem", test_vmem},
+    {"exceptions", test_exceptions},
 };
 
 int main(int argc, char **argv)

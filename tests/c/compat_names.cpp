@@ -113,6 +113,8 @@ void host_names(void *a, void *b, uint8_t *sig, int peer, bool really)
     aclshmem_roce_put_mem_nbi(gd, gs, ub, kN, peer, ev);
     aclshmemx_roce_get_mem_nbi(g, g + kN, ubp, kN, peer, 0u);
     aclshmemx_roce_put_mem_nbi(gd, gs, ub, kN, peer);
+    shmem_roce_get_mem_nbi(gd, gs, ub, kN, peer);
+    shmem_roce_put_mem_nbi(gd, gs, ub, kN, peer);
     aclshmem_quiet();
 }
 

@@ -16,6 +16,9 @@
  *                 aclshmemi_control_barrier_all() (C++ linkage; an error before init, then a barrier
  *                 of every PE), the platform queries of tiling/platform/platform_ascendc.h, and the
  *                 include paths aclshmemi_host_common.h, aclshmem.h and acl/acl_mdl.h
+ *   exception     aclshmemx_enable_exception_report / aclshmemx_report_exception: a launch in which one
+ *                 context traps calls the program's callback through the library (error, device),
+ *                 each recorded failure is reported once, INFO without a callback, bad level refused
  */
 #include <cstdint>
 #include <cstdio>
@@ -32,6 +35,7 @@
 #include "aclshmemi_host_common.h"
 #include "shmemi_host_common.h"
 #include "tiling/platform/platform_ascendc.h"
+#include "host/utils/shmem_host_exception.h"
 
 /* ---- macro_launch ---- */
 
@@ -226,6 +230,58 @@ static void vec_guard(aclrtStream stream)
     aclshmem_free(counts);
 }
 
+/* ---- exception reporting (host/utils/shmem_host_exception.h) ---- */
+
+static int g_exc_calls = 0;
+static uint32_t g_exc_code = 0, g_exc_device = 0xFFFFFFFFu;
+
+static void on_exception(void *info)
+{
+    g_exc_calls++;
+    g_exc_code = aclrtGetErrorCodeFromExceptionInfo(static_cast<aclrtExceptionInfo *>(info));
+    g_exc_device = aclrtGetDeviceIdFromExceptionInfo(static_cast<aclrtExceptionInfo *>(info));
+}
+
+/* one vector context of the launch traps: the launch fails */
+__global__ __aicore__ void TrapInOneBlock()
+{
+    if (AscendC::GetBlockIdx() == 1) {
+        trap();
+    }
+}
+
+static void exception_report(aclrtStream stream)
+{
+    int32_t device = -1;
+    ACL_OK(aclrtGetDevice(&device));
+    CHECK(aclshmemx_enable_exception_report(on_exception, static_cast<aclshmemx_exception_report_level_t>(7)) ==
+              ACLSHMEM_INVALID_PARAM,
+          "level 7 accepted");
+    CHECK(aclshmemx_report_exception() == ACLSHMEM_SUCCESS, "report with nothing recorded");
+    CHECK(aclshmemx_enable_exception_report(on_exception, ACLSHMEMX_EXCEPTION_REPORT_DEBUG) == ACLSHMEM_SUCCESS,
+          "enable DEBUG");
+    TrapInOneBlock<<<2, nullptr, stream>>>();
+    CHECK(aclrtSynchronizeStream(stream) != ACL_SUCCESS, "the trapping launch succeeded");
+    CHECK(g_exc_calls == 1 && g_exc_code != 0 && g_exc_device == static_cast<uint32_t>(device),
+          "callback: %d calls, error %u, device %u (expected %d)", g_exc_calls, g_exc_code, g_exc_device, device);
+    /* the first report logs the record (with the instance at DEBUG), the second nothing */
+    CHECK(aclshmemx_report_exception() == ACLSHMEM_SUCCESS, "report");
+    CHECK(aclshmemx_report_exception() == ACLSHMEM_SUCCESS, "second report");
+    /* INFO, no program callback: recorded and reported, the old callback not called */
+    CHECK(aclshmemx_enable_exception_report(nullptr, ACLSHMEMX_EXCEPTION_REPORT_INFO) == ACLSHMEM_SUCCESS,
+          "enable INFO");
+    TrapInOneBlock<<<2, nullptr, stream>>>();
+    CHECK(aclrtSynchronizeStream(stream) != ACL_SUCCESS, "the trapping launch succeeded");
+    CHECK(g_exc_calls == 1, "the replaced callback was called");
+    CHECK(aclshmemx_report_exception() == ACLSHMEM_SUCCESS, "report");
+    /* a launch that works afterwards */
+    auto *words = static_cast<int32_t *>(aclshmem_calloc(1, sizeof(int32_t)));
+    add_in_header<int32_t>(words, 1, 1, 4, stream);
+    ACL_OK(aclrtSynchronizeStream(stream));
+    CHECK(*words == 4, "%d contexts ran after the failures", *words);
+    aclshmem_free(words);
+}
+
 /* ---- internals ---- */
 
 static void internals()
@@ -287,6 +343,8 @@ int main(int argc, char **argv)
             vec_guard(stream);
         } else if (scenario == "internals") {
             internals();
+        } else if (scenario == "exception") {
+            exception_report(stream);
         } else {
             return false;
         }

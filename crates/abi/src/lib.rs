@@ -314,6 +314,10 @@ const _: () = assert!(SYNC_POOL_SIZE == 5_242_880 && SYNC_COUNTERS_SIZE == 131_0
 #[allow(non_camel_case_types)]
 pub type aclshmemx_bootstrap_t = u32;
 #[allow(non_camel_case_types)]
+pub type aclshmemx_exception_report_level_t = c_int;
+#[allow(non_camel_case_types)]
+pub type aclshmemx_exception_info_callback_t = Option<unsafe extern "C" fn(*mut c_void)>;
+#[allow(non_camel_case_types)]
 pub type aclshmem_mem_type_t = c_int;
 #[allow(non_camel_case_types)]
 pub type data_op_engine_type_t = c_int;

@@ -21,6 +21,7 @@ pub mod device;
 pub mod device_info;
 pub mod error;
 pub mod event;
+pub mod exception;
 pub mod ffi;
 pub mod handle;
 pub mod init;

@@ -79,9 +79,10 @@ impl Stream {
     pub fn new(handle: usize, device: i32, context: usize, flags: u32) -> Result<Arc<Stream>> {
         let shared = Arc::new(Shared::default());
         let worker_shared = Arc::clone(&shared);
+        let stream_id = crate::exception::next_stream_id();
         let worker = thread::Builder::new()
             .name(format!("acl-stream-{device}"))
-            .spawn(move || serve(&worker_shared))
+            .spawn(move || serve(&worker_shared, stream_id, device))
             .map_err(|e| {
                 Error::new(
                     code::RT_NO_STREAM_RESOURCE,
@@ -287,8 +288,10 @@ fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
         .unwrap_or_else(|| "unknown panic".into())
 }
 
-/// The worker loop: run jobs in order until the stream is closing and empty.
-fn serve(shared: &Shared) {
+/// The worker loop: run jobs in order until the stream is closing and empty. A job that fails is
+/// reported to the exception callback (`crate::exception`) as task `n` (its position on the
+/// stream) of stream `stream_id`.
+fn serve(shared: &Shared, stream_id: u32, device: i32) {
     loop {
         let job = {
             let mut q = shared.lock();
@@ -310,6 +313,16 @@ fn serve(shared: &Shared) {
                 format!("stream task panicked: {}", panic_message(&*p)),
             )),
         };
+        if let Err(e) = &result {
+            let task_id = shared.lock().finished as u32;
+            crate::exception::raise(crate::exception::ExceptionInfo {
+                task_id,
+                stream_id,
+                thread_id: crate::exception::thread_id(),
+                device_id: device.max(0) as u32,
+                error_code: e.code() as u32,
+            });
+        }
         let mut q = shared.lock();
         q.finished += 1;
         if let Err(e) = result

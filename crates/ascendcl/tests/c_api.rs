@@ -247,6 +247,13 @@ fn virtual_memory_reserve_map_and_errors() {
     run("vmem", &[]);
 }
 
+/// aclrtSetExceptionInfoCallback and the aclrtGet*FromExceptionInfo readers: a failing task calls
+/// the callback once with what failed; successful tasks do not; NULL removes it.
+#[test]
+fn exception_callback_on_failing_tasks() {
+    run("exceptions", &[]);
+}
+
 fn compile_header(compiler: &str, std: &str, lang: &str, order: u32) {
     let src = repo_root().join("tests/c/acl_header_compile.c");
     compile_c(compiler, std, lang, &src, &[format!("-DORDER={order}")]);

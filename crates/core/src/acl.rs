@@ -61,3 +61,39 @@ pub(crate) fn physical_backing(
     // SAFETY: on success the runtime hands over a new descriptor that nobody else owns.
     Some(Ok((unsafe { std::os::fd::FromRawFd::from_raw_fd(fd) }, off)))
 }
+
+type SetExceptionCallback = unsafe extern "C" fn(Option<unsafe extern "C" fn(*mut c_void)>) -> c_int;
+
+/// `aclrtSetExceptionInfoCallback` of the process's ACL runtime, if it has one.
+pub(crate) fn set_exception_callback(cb: Option<unsafe extern "C" fn(*mut c_void)>) -> Option<c_int> {
+    static F: OnceLock<Option<SetExceptionCallback>> = OnceLock::new();
+    let f = F.get_or_init(|| {
+        // SAFETY: CANN's (and the CPU libascendcl's) aclrtSetExceptionInfoCallback has exactly this
+        // C signature (acl/acl_rt.h).
+        resolve("aclrtSetExceptionInfoCallback")
+            .map(|p| unsafe { std::mem::transmute::<*mut c_void, SetExceptionCallback>(p) })
+    });
+    // SAFETY: a valid (or NULL) callback; the runtime stores it.
+    (*f).map(|f| unsafe { f(cb) })
+}
+
+type ExceptionField = unsafe extern "C" fn(*const c_void) -> u32;
+
+/// The fields of a runtime exception info (`aclrtGet{Task,Stream,Thread,Device,ErrorCode}IdFromExceptionInfo`,
+/// in that order); `u32::MAX` for a field the runtime cannot read.
+pub(crate) fn exception_fields(info: *const c_void) -> [u32; 5] {
+    const NAMES: [&str; 5] = [
+        "aclrtGetTaskIdFromExceptionInfo",
+        "aclrtGetStreamIdFromExceptionInfo",
+        "aclrtGetThreadIdFromExceptionInfo",
+        "aclrtGetDeviceIdFromExceptionInfo",
+        "aclrtGetErrorCodeFromExceptionInfo",
+    ];
+    static F: OnceLock<[Option<ExceptionField>; 5]> = OnceLock::new();
+    let fs = F.get_or_init(|| {
+        // SAFETY: these readers have exactly this C signature (acl/acl_rt.h).
+        NAMES.map(|n| resolve(n).map(|p| unsafe { std::mem::transmute::<*mut c_void, ExceptionField>(p) }))
+    });
+    // SAFETY: `info` is the pointer the runtime passed to the exception callback, read during it.
+    fs.map(|f| f.map_or(u32::MAX, |f| unsafe { f(info) }))
+}

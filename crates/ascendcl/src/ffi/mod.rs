@@ -8,6 +8,7 @@
 
 pub mod device;
 pub mod event;
+pub mod exception;
 pub mod graph;
 pub mod init;
 pub mod memory;

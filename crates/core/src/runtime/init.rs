@@ -381,6 +381,8 @@ pub fn finalize(id: Option<u64>) -> Result<()> {
     }
     // the last instance gone: the queue-pair configuration returns to its default
     super::qp::reset_if_idle();
+    // exception reporting ends with any finalize (the original's rule)
+    super::exception::clear();
     if p.is_null() {
         // never initialised (or already finalized): nothing to release
         slot.status

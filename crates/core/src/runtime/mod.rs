@@ -18,6 +18,7 @@
 
 pub(crate) mod buffers;
 mod calls;
+pub mod exception;
 mod init;
 pub mod qp;
 
