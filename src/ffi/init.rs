@@ -60,7 +60,7 @@ pub unsafe extern "C" fn aclshmemx_init_attr(
 /// `ACLSHMEM_PAGE_SIZE`, a layout that differs between PEs: then on every PE);
 /// `ACLSHMEM_INVALID_VALUE` (more than 1024 buffers, a total above `ACLSHMEM_MAX_LOCAL_SIZE`, and
 /// the attribute checks of `aclshmemx_init_attr`); `ACLSHMEM_NOT_SUPPORTED` (an engine other than
-/// MTE, a `fabric_handle`, an ACL runtime other than this project's); the other codes of
+/// MTE and UDMA (SDMA, RoCE), a `fabric_handle`, an ACL runtime other than this project's); the other codes of
 /// `aclshmemx_init_attr`. The checks that need no other PE come first: a PE that fails them leaves
 /// the library uninitialised without contacting the others.
 ///

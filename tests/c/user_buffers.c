@@ -224,6 +224,10 @@ static void errors(void)
     at.local_mem_size = ACLSHMEM_PAGE_SIZE;
     at.option_attr.data_op_engine_type = ACLSHMEM_DATA_OP_SDMA;
     REFUSED(aclshmemx_init_attr_with_buffers(ACLSHMEMX_INIT_WITH_DEFAULT, &at, d, 1), ACLSHMEM_NOT_SUPPORTED);
+    at.option_attr.data_op_engine_type = ACLSHMEM_DATA_OP_ROCE;
+    REFUSED(aclshmemx_init_attr_with_buffers(ACLSHMEMX_INIT_WITH_DEFAULT, &at, d, 1), ACLSHMEM_NOT_SUPPORTED);
+    at.option_attr.data_op_engine_type = ACLSHMEM_DATA_OP_MTE | ACLSHMEM_DATA_OP_SDMA;
+    REFUSED(aclshmemx_init_attr_with_buffers(ACLSHMEMX_INIT_WITH_DEFAULT, &at, d, 1), ACLSHMEM_NOT_SUPPORTED);
     at.option_attr.data_op_engine_type = ACLSHMEM_DATA_OP_MTE;
     at.n_pes = 0;
     REFUSED(aclshmemx_init_attr_with_buffers(ACLSHMEMX_INIT_WITH_DEFAULT, &at, d, 1), ACLSHMEM_INVALID_VALUE);
@@ -264,6 +268,7 @@ static void errors(void)
     d[0] = desc((char *)b.va + MB2, MB2, NULL);
     d[1] = desc(c.va, MB2, NULL);
     at = attrs(0);
+    at.option_attr.data_op_engine_type = ACLSHMEM_DATA_OP_MTE | ACLSHMEM_DATA_OP_UDMA; /* accepted */
     CHECK_RC(aclshmemx_init_attr_with_buffers(ACLSHMEMX_INIT_WITH_DEFAULT, &at, d, 2), 0);
     char *p = (char *)aclshmemx_get_buffer_ptr((char *)b.va + MB2);
     CHECK(p != NULL && aclshmemx_get_buffer_ptr(b.va) == NULL, "sub-range");
@@ -289,6 +294,7 @@ static void mismatch(void)
     CHECK_RC(aclshmemx_init_attr_with_buffers(ACLSHMEMX_INIT_WITH_DEFAULT, &at, d, 1), ACLSHMEM_INVALID_PARAM);
     CHECK_RC(aclshmemx_init_status(), ACLSHMEM_STATUS_NOT_INITIALIZED);
     at = attrs(MB2);
+    at.option_attr.data_op_engine_type = ACLSHMEM_DATA_OP_UDMA; /* accepted, as on Ascend950 */
     CHECK_RC(aclshmemx_init_attr_with_buffers(ACLSHMEMX_INIT_WITH_DEFAULT, &at, d, 1), 0);
     int64_t *p = (int64_t *)aclshmemx_get_buffer_ptr(b.va);
     CHECK(p != NULL, "buffer pointer");

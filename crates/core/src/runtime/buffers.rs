@@ -15,8 +15,8 @@ use crate::bootstrap::Bootstrap;
 use crate::error::{Error, Result};
 use crate::instance::Placed;
 use aclshmem_abi::{
-    ACLSHMEM_DATA_OP_MTE, ACLSHMEM_MAX_LOCAL_SIZE, ACLSHMEM_MAX_USER_BUFFERS, ACLSHMEM_PAGE_SIZE, BufferDesc,
-    InitAttr,
+    ACLSHMEM_DATA_OP_MTE, ACLSHMEM_DATA_OP_UDMA, ACLSHMEM_MAX_LOCAL_SIZE, ACLSHMEM_MAX_USER_BUFFERS,
+    ACLSHMEM_PAGE_SIZE, BufferDesc, InitAttr,
 };
 
 /// Size and alignment unit of the buffers (the ACL runtime's allocation granularity).
@@ -49,10 +49,11 @@ pub(crate) fn prepare(descs: &[BufferDesc], attr: &InitAttr) -> Result<Vec<Prepa
             attr.local_mem_size
         )));
     }
-    if attr.option_attr.data_op_engine_type != ACLSHMEM_DATA_OP_MTE {
+    // MTE and UDMA (alone or together), as the original's Ascend950 builds; not SDMA or RoCE
+    let engine = attr.option_attr.data_op_engine_type;
+    if engine == 0 || engine & !(ACLSHMEM_DATA_OP_MTE | ACLSHMEM_DATA_OP_UDMA) != 0 {
         return Err(Error::NotSupported(format!(
-            "user buffers work with the MTE engine only (data_op_engine_type {:#x})",
-            attr.option_attr.data_op_engine_type
+            "user buffers work with the MTE and UDMA engines only (data_op_engine_type {engine:#x})"
         )));
     }
     let mut total = attr.local_mem_size;
