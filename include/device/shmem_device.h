@@ -470,6 +470,41 @@ inline void aclshmemx_signal_op(int32_t *sig_addr, int32_t signal, int sig_op, i
     }
 ACLSHMEMI_DEV_T10(ACLSHMEMI_DEV_TESTS)
 
+/* ---- the device atomics' type lists (the original's amo header leaves them defined for programs
+   that generate their own wrappers): FUNC(NAME, TYPE), the CAST lists FUNC(NAME, TYPE, CAST_TYPE) ---- */
+#define ACLSHMEM_TYPE_FUNC_ATOMIC_ADD(FUNC) \
+    FUNC(int8, int8_t);                     \
+    FUNC(int16, int16_t);                   \
+    FUNC(bfloat16, bfloat16_t);             \
+    FUNC(half, half)
+#define ACLSHMEM_TYPE_FUNC_ATOMIC_ADD_910(FUNC) \
+    FUNC(int32, int32_t);                       \
+    FUNC(float, float)
+#define ACLSHMEM_TYPE_FUNC_ATOMIC_ADD_EXT(FUNC) \
+    FUNC(uint32, uint32_t);                     \
+    FUNC(uint64, uint64_t);                     \
+    FUNC(int64, int64_t)
+#define ACLSHMEM_TYPE_FUNC_ATOMIC_SWAP(FUNC) \
+    FUNC(uint32, uint32_t);                  \
+    FUNC(uint64, uint64_t)
+#define ACLSHMEM_TYPE_FUNC_ATOMIC_SWAP_CAST(FUNC) \
+    FUNC(int32, int32_t, uint32_t);               \
+    FUNC(int64, int64_t, uint64_t);               \
+    FUNC(float, float, uint32_t)
+#define ACLSHMEM_TYPE_FUNC_ATOMIC_CAS_CAST(FUNC) \
+    FUNC(int32, int32_t, uint32_t);              \
+    FUNC(int64, int64_t, uint64_t)
+#define ACLSHMEM_TYPE_FUNC_ATOMIC_ADD_950(FUNC) \
+    FUNC(uint32, uint32_t);                     \
+    FUNC(uint64, uint64_t);                     \
+    FUNC(int32, int32_t);                       \
+    FUNC(int64, int64_t)
+#define ACLSHMEM_TYPE_FUNC_ATOMIC_LOGIC(FUNC) \
+    FUNC(uint32, uint32_t);                   \
+    FUNC(uint64, uint64_t);                   \
+    FUNC(int32, int32_t);                     \
+    FUNC(int64, int64_t)
+
 /* ---- atomics the host does not have (spec 2.11): adds of 1/2-byte and floating types ---- */
 #define ACLSHMEMI_DEV_ADD(NAME, T)                                                                            \
     inline void aclshmem_##NAME##_atomic_add(T *dst, T value, int32_t pe)                                     \

@@ -115,6 +115,25 @@ void host_names(void *a, void *b, uint8_t *sig, int peer, bool really)
     aclshmemx_roce_put_mem_nbi(gd, gs, ub, kN, peer);
     shmem_roce_get_mem_nbi(gd, gs, ub, kN, peer);
     shmem_roce_put_mem_nbi(gd, gs, ub, kN, peer);
+    /* the atomics' type-list macros, each generating calls of the functions they list */
+#define CALL_ADD(NAME, TYPE) aclshmem_##NAME##_atomic_add(reinterpret_cast<TYPE *>(g), static_cast<TYPE>(1), peer)
+#define CALL_FETCH_ADD(NAME, TYPE) \
+    (void)aclshmem_##NAME##_atomic_fetch_add(reinterpret_cast<TYPE *>(g), static_cast<TYPE>(1), peer)
+#define CALL_SWAP(NAME, TYPE) (void)aclshmem_##NAME##_atomic_swap(reinterpret_cast<TYPE *>(g), TYPE{}, peer)
+#define CALL_SWAP_CAST(NAME, TYPE, CAST)                                                       \
+    static_assert(sizeof(TYPE) == sizeof(CAST), #NAME);                                         \
+    (void)aclshmem_##NAME##_atomic_swap(reinterpret_cast<TYPE *>(g), TYPE{}, peer)
+#define CALL_CAS_CAST(NAME, TYPE, CAST) \
+    (void)aclshmem_##NAME##_atomic_compare_swap(reinterpret_cast<TYPE *>(g), TYPE{}, TYPE{}, peer)
+#define CALL_AND(NAME, TYPE) aclshmem_##NAME##_atomic_and(reinterpret_cast<TYPE *>(g), TYPE{}, peer)
+    ACLSHMEM_TYPE_FUNC_ATOMIC_ADD(CALL_ADD);
+    ACLSHMEM_TYPE_FUNC_ATOMIC_ADD_910(CALL_ADD);
+    ACLSHMEM_TYPE_FUNC_ATOMIC_ADD_EXT(CALL_ADD);
+    ACLSHMEM_TYPE_FUNC_ATOMIC_ADD_950(CALL_FETCH_ADD);
+    ACLSHMEM_TYPE_FUNC_ATOMIC_SWAP(CALL_SWAP);
+    ACLSHMEM_TYPE_FUNC_ATOMIC_SWAP_CAST(CALL_SWAP_CAST);
+    ACLSHMEM_TYPE_FUNC_ATOMIC_CAS_CAST(CALL_CAS_CAST);
+    ACLSHMEM_TYPE_FUNC_ATOMIC_LOGIC(CALL_AND);
     aclshmem_quiet();
 }
 
