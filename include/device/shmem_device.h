@@ -1941,6 +1941,15 @@ inline void aclshmemx_barrier_all_vec_relay(void)
 {
     (void)aclshmemx_dev_barrier_vec(0, 1);
 }
+/* and the relay forms of the vector-core syncs (a branch of the original) */
+inline void aclshmemx_sync_vec_relay(aclshmem_team_t team)
+{
+    (void)aclshmemx_dev_barrier_vec(team, 0);
+}
+inline void aclshmemx_sync_all_vec_relay(void)
+{
+    (void)aclshmemx_dev_barrier_vec(0, 1);
+}
 /* cache maintenance: a compiler barrier and a full fence, so polling loops re-read memory */
 inline void dcci_cacheline(uint8_t *)
 {

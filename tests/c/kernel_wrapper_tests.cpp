@@ -167,7 +167,11 @@ __global__ __aicore__ void RelaySlots(int32_t *slots, int32_t *bad, int32_t iter
                 __atomic_fetch_add(bad, 1, __ATOMIC_SEQ_CST);
             }
         }
-        aclshmemx_barrier_all_vec_relay();
+        if (i % 2 == 0) {
+            aclshmemx_sync_all_vec_relay();
+        } else {
+            aclshmemx_sync_vec_relay(ACLSHMEM_TEAM_WORLD);
+        }
     }
     aclshmemi_signal_add(slots + n + 1, 0, 1);
     aclshmemi_signal_op(slots + n + 2, 7, ACLSHMEM_SIGNAL_SET, 0);
