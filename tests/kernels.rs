@@ -162,30 +162,51 @@ fn scenario_with(name: &str, n: usize, env: &[(&str, &str)]) -> Option<Run> {
     run_scenario(&prog, name, n, env)
 }
 
-/// `tests/c/kernel_wrapper_tests.cpp` (launches in macros and in a local header, vector-only code
-/// in MIX kernels), built with `cxx` (`c++` or `clang++`).
-fn wrapper_program(cxx: &str) -> Option<PathBuf> {
-    static GXX: Mutex<Option<PathBuf>> = Mutex::new(None);
-    static CLANG: Mutex<Option<PathBuf>> = Mutex::new(None);
-    if cxx == "clang++" {
-        build_program(&CLANG, "kernel_wrapper_tests:kernel_wrapper_tests_clang", cxx)
+/// `tests/c/<stem>.cpp`, built with `cxx` (`c++`, or `clang++` into `<stem>_clang`), once per test
+/// binary and compiler.
+fn program_with(stem: &str, cxx: &str) -> Option<PathBuf> {
+    type Cache = &'static Mutex<Option<PathBuf>>;
+    static CACHES: Mutex<Vec<(String, Cache)>> = Mutex::new(Vec::new());
+    let name = if cxx == "clang++" {
+        format!("{stem}:{stem}_clang")
     } else {
-        build_program(&GXX, "kernel_wrapper_tests", cxx)
-    }
+        stem.to_string()
+    };
+    let cache = {
+        let mut all = CACHES.lock().unwrap_or_else(|e| e.into_inner());
+        match all.iter().find(|(n, _)| *n == name) {
+            Some((_, c)) => *c,
+            None => {
+                let c: Cache = Box::leak(Box::new(Mutex::new(None)));
+                all.push((name.clone(), c));
+                c
+            }
+        }
+    };
+    build_program(cache, &name, cxx)
 }
 
-/// A scenario of the wrapper program, built with g++ and with clang++.
-fn wrapper_scenario(name: &str, n: usize) {
+/// Runs `scenario` of `tests/c/<stem>.cpp` on `n` PEs, built with g++ and with clang++ (a missing
+/// compiler is a loud skip of `test`); returns the runs.
+fn with_both_compilers(test: &str, stem: &str, scenario: &str, n: usize) -> Vec<Run> {
+    let mut runs = Vec::new();
     for cxx in ["c++", "clang++"] {
-        let Some(prog) = wrapper_program(cxx) else {
+        let Some(prog) = program_with(stem, cxx) else {
             common::skip(
-                name,
+                test,
                 &format!("python3 or {cxx} is missing (scripts/test-all.sh installs clang++)"),
             );
             continue;
         };
-        run_scenario(&prog, name, n, &[]);
+        runs.extend(run_scenario(&prog, scenario, n, &[]));
     }
+    runs
+}
+
+/// A scenario of `tests/c/kernel_wrapper_tests.cpp` (launches in macros and in a local header,
+/// vector-only code in MIX kernels), built with g++ and with clang++.
+fn wrapper_scenario(name: &str, n: usize) -> Vec<Run> {
+    with_both_compilers(name, "kernel_wrapper_tests", name, n)
 }
 
 /// A scenario of the SIMT program.
@@ -337,17 +358,7 @@ fn wrapper_launches_in_macros_and_headers_2pes() {
 /// logged once by the next report (with the instance's state at DEBUG).
 #[test]
 fn exception_report_of_a_trapping_kernel_2pes() {
-    for cxx in ["c++", "clang++"] {
-        let Some(prog) = wrapper_program(cxx) else {
-            common::skip(
-                "exception_report_of_a_trapping_kernel_2pes",
-                &format!("python3 or {cxx} is missing (scripts/test-all.sh installs clang++)"),
-            );
-            continue;
-        };
-        let Some(run) = run_scenario(&prog, "exception", 2, &[]) else {
-            continue;
-        };
+    for run in wrapper_scenario("exception", 2) {
         let reports: Vec<&str> = run
             .stderr
             .lines()
@@ -513,33 +524,18 @@ fn wrapper_dependency_file_names_the_source_and_its_headers() {
     assert!(!text.contains("aclshmem-cxx-"), "names a temporary file:\n{text}");
 }
 
-/// `tests/c/kernel_core_type.cpp`, built with `cxx` (`c++` or `clang++`).
-fn core_type_program(cxx: &str) -> Option<PathBuf> {
-    static GXX: Mutex<Option<PathBuf>> = Mutex::new(None);
-    static CLANG: Mutex<Option<PathBuf>> = Mutex::new(None);
-    if cxx == "clang++" {
-        build_program(&CLANG, "kernel_core_type:kernel_core_type_clang", cxx)
-    } else {
-        build_program(&GXX, "kernel_core_type", cxx)
-    }
-}
-
 /// Kernels that choose their cube-core or vector-core code at compile time through g_coreType (a
 /// member template defaulting to it with one specialization per kind, `if constexpr`,
 /// std::conditional, in a header of the program; Ascend950 kernels do this): the AIC contexts of
 /// MIX launches run the cube-core build, the AIV contexts the vector-core one; g++ and clang++.
 #[test]
 fn wrapper_core_type_picks_the_variant_of_each_context_2pes() {
-    for cxx in ["c++", "clang++"] {
-        let Some(prog) = core_type_program(cxx) else {
-            common::skip(
-                "wrapper_core_type_picks_the_variant_of_each_context_2pes",
-                &format!("python3 or {cxx} is missing (scripts/test-all.sh installs clang++)"),
-            );
-            continue;
-        };
-        run_scenario(&prog, "core_type", 2, &[]);
-    }
+    with_both_compilers(
+        "wrapper_core_type_picks_the_variant_of_each_context_2pes",
+        "kernel_core_type",
+        "core_type",
+        2,
+    );
 }
 
 /// The same source compiled with `-c` and no `-o` next to another source (each object named after
@@ -895,31 +891,11 @@ fn every_device_include_path_compiles() {
     );
 }
 
-/// `tests/c/compat_names.cpp` (the names of an earlier release of the original), built with `cxx`.
-fn compat_program(cxx: &str) -> Option<PathBuf> {
-    static GXX: Mutex<Option<PathBuf>> = Mutex::new(None);
-    static CLANG: Mutex<Option<PathBuf>> = Mutex::new(None);
-    if cxx == "clang++" {
-        build_program(&CLANG, "compat_names:compat_names_clang", cxx)
-    } else {
-        build_program(&GXX, "compat_names", cxx)
-    }
-}
-
 /// Programs written against an earlier release of the original: its host typed names
 /// (`aclshmem_put_<T>_mem`, `aclshmem_get_<T>_mem[_nbi]`, `aclshmem_put_<T>_mem_signal[_nbi]`) and
 /// device names (MTE and RoCE `*_mem_nbi` with event ids, half/bfloat16 families, generator
 /// macros) compile with g++ and clang++, and a representative of each family gives checked results.
 #[test]
 fn earlier_release_names_2pes() {
-    for cxx in ["c++", "clang++"] {
-        let Some(prog) = compat_program(cxx) else {
-            common::skip(
-                "earlier_release_names_2pes",
-                &format!("python3 or {cxx} is missing (scripts/test-all.sh installs clang++)"),
-            );
-            continue;
-        };
-        run_scenario(&prog, "compat", 2, &[]);
-    }
+    with_both_compilers("earlier_release_names_2pes", "compat_names", "compat", 2);
 }

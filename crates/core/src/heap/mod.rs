@@ -324,7 +324,11 @@ impl SymmetricHeap {
             for ((fd, off), (_, _, len)) in fds.iter().zip(pieces) {
                 // SAFETY: [at, at + len) lies in the tail of a mapping of this heap (ours or a
                 // peer's, owned by `self`), which nobody uses before init returns.
-                unsafe { segment::map_over(at, *len, *fd, *off)? };
+                unsafe { segment::map_over(at, *len, *fd, *off) }.map_err(|e| {
+                    Error::Smem(format!(
+                        "mapping a user buffer into the symmetric heap at {at:#x} (+{len} bytes) failed: {e}"
+                    ))
+                })?;
                 at += len;
             }
             Ok(())

@@ -65,19 +65,10 @@ fn map(fd: libc::c_int, len: usize, name: &str) -> Result<*mut u8> {
     }
     let start = reserve as usize;
     let aligned = start.next_multiple_of(BASE_ALIGN);
-    // SAFETY: [aligned, aligned + span) lies inside our own reservation; MAP_FIXED replaces only it.
-    let p = unsafe {
-        libc::mmap(
-            aligned as *mut libc::c_void,
-            len,
-            libc::PROT_READ | libc::PROT_WRITE,
-            libc::MAP_SHARED | libc::MAP_FIXED,
-            fd,
-            0,
-        )
-    };
-    if p == libc::MAP_FAILED {
-        let e = os_err("mmap", name);
+    // SAFETY: [aligned, aligned + span) lies inside our own reservation; `fd` is open.
+    let mapped = unsafe { map_over(aligned, len, std::os::fd::BorrowedFd::borrow_raw(fd), 0) };
+    if let Err(err) = mapped {
+        let e = Error::Smem(format!("mmap of shared-memory object {name} failed: {err}"));
         // SAFETY: releases the whole reservation made above.
         unsafe { libc::munmap(reserve, total) };
         return Err(e);
@@ -92,8 +83,8 @@ fn map(fd: libc::c_int, len: usize, name: &str) -> Result<*mut u8> {
             libc::munmap(tail as *mut libc::c_void, start + total - tail);
         }
     }
-    super::sigbus::track(p as usize, span);
-    Ok(p.cast())
+    super::sigbus::track(aligned, span);
+    Ok(aligned as *mut u8)
 }
 
 impl Segment {
@@ -259,9 +250,14 @@ impl Drop for Segment {
 /// writable), replacing what was mapped there.
 ///
 /// # Safety
-/// `[addr, addr + len)` must be page-aligned memory of a mapping the caller owns (part of a
-/// [`Segment`]) that nothing reads or writes while it is replaced.
-pub unsafe fn map_over(addr: usize, len: usize, fd: std::os::fd::BorrowedFd<'_>, offset: u64) -> Result<()> {
+/// `[addr, addr + len)` must be page-aligned address space the caller owns (a reservation, or part
+/// of a [`Segment`]) that nothing reads or writes while it is replaced.
+pub unsafe fn map_over(
+    addr: usize,
+    len: usize,
+    fd: std::os::fd::BorrowedFd<'_>,
+    offset: u64,
+) -> std::io::Result<()> {
     use std::os::fd::AsRawFd;
     // SAFETY: the caller's contract; MAP_FIXED replaces only the given range.
     let p = unsafe {
@@ -275,10 +271,7 @@ pub unsafe fn map_over(addr: usize, len: usize, fd: std::os::fd::BorrowedFd<'_>,
         )
     };
     if p == libc::MAP_FAILED {
-        return Err(Error::Smem(format!(
-            "mapping a user buffer into the symmetric heap at {addr:#x} (+{len} bytes) failed: {}",
-            std::io::Error::last_os_error()
-        )));
+        return Err(std::io::Error::last_os_error());
     }
     Ok(())
 }
