@@ -98,13 +98,24 @@ background() {
     local name=$1 class=$2 policy=()
     shift 2
     [[ "$class" == idle ]] && policy=(chrt --idle 0)
-    setsid "${policy[@]}" "$@" >"$BG_LOGS/$name.log" 2>&1 &
+    rm -f "$BG_LOGS/$name.rc"
+    # the job writes its own exit status: bash forgets a finished job's status once one of its
+    # later children gets the same pid (the tests start thousands of processes, pids wrap), and
+    # then `wait PID` says "not a child of this shell" with status 127
+    setsid "${policy[@]}" bash -c 'rc=0; "${@:2}" || rc=$?; echo "$rc" >"$1"; exit "$rc"' \
+        background-job "$BG_LOGS/$name.rc" "$@" >"$BG_LOGS/$name.log" 2>&1 &
     BG_PID[$name]=$!
 }
 background_wait() {
     local name=$1 lines=${2:-+1} rc=0
-    wait "${BG_PID[$name]}" || rc=$?
+    wait "${BG_PID[$name]}" 2>/dev/null || true
     unset "BG_PID[$name]"
+    if [[ -s "$BG_LOGS/$name.rc" ]]; then
+        rc=$(<"$BG_LOGS/$name.rc")
+    else
+        echo "error: the background job $name ended without writing its status" >&2
+        rc=1
+    fi
     if ((rc != 0)); then lines=+1; fi
     tail -n "$lines" "$BG_LOGS/$name.log"
     if ((rc != 0)); then
