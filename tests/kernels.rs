@@ -189,6 +189,17 @@ fn program_with(stem: &str, cxx: &str) -> Option<PathBuf> {
 /// Runs `scenario` of `tests/c/<stem>.cpp` on `n` PEs, built with g++ and with clang++ (a missing
 /// compiler is a loud skip of `test`); returns the runs.
 fn with_both_compilers(test: &str, stem: &str, scenario: &str, n: usize) -> Vec<Run> {
+    with_both_compilers_env(test, stem, scenario, n, &[])
+}
+
+/// [`with_both_compilers`] with extra environment variables.
+fn with_both_compilers_env(
+    test: &str,
+    stem: &str,
+    scenario: &str,
+    n: usize,
+    env: &[(&str, &str)],
+) -> Vec<Run> {
     let mut runs = Vec::new();
     for cxx in ["c++", "clang++"] {
         let Some(prog) = program_with(stem, cxx) else {
@@ -198,7 +209,7 @@ fn with_both_compilers(test: &str, stem: &str, scenario: &str, n: usize) -> Vec<
             );
             continue;
         };
-        runs.extend(run_scenario(&prog, scenario, n, &[]));
+        runs.extend(run_scenario(&prog, scenario, n, env));
     }
     runs
 }
@@ -342,6 +353,141 @@ fn roce_udma_queue_pairs_and_batches_2pes() {
         ] {
             assert!(run.stdout.contains(want), "the log has {want:?}\n{}", run.dump());
         }
+    }
+}
+
+/// `udma_config`: the UDMA calls with a request-option template argument (newer original
+/// headers): the library's `ACLSHMEMX_UDMA_OP_CONFIG_*` and the program's own constexpr configs on
+/// single operations, batches (deferred with cqe 0, submit with cqe 1), queue pairs, signal puts and
+/// atomics; every region, signal, pending_count and fetched value checked.
+#[test]
+fn udma_request_options_2pes() {
+    with_both_compilers(
+        "udma_request_options_2pes",
+        "kernel_udma_config",
+        "udma_config",
+        2,
+    );
+}
+
+/// `udma_relay` (a build with `ACLSHMEM_RELAY_SUPPORT`): relay puts, gets and batches land; a relay
+/// call with a bad PE pair and a queue-pair call (which needs a build without relay support) end
+/// their block with a logged error and write nothing.
+#[test]
+fn udma_relay_build_3pes() {
+    let runs = with_both_compilers_env(
+        "udma_relay_build_3pes",
+        "kernel_udma_relay",
+        "udma_relay",
+        3,
+        &[("SHMEM_LOG_TO_STDOUT", "1")],
+    );
+    for run in runs {
+        for want in [
+            "aclshmemx_udma_relay_put_nbi: pe 1 and relay_pe 1 must be two different PEs",
+            "aclshmemx_udma_relay_get_nbi: pe 0 and relay_pe 1",
+            "aclshmemx_udma_qp_put_nbi: the queue-pair UDMA calls need a build without ACLSHMEM_RELAY_SUPPORT",
+            "aclshmemx_udma_qp_quiet: the queue-pair UDMA calls need a build without ACLSHMEM_RELAY_SUPPORT",
+        ] {
+            assert!(
+                run.stdout.contains(want),
+                "the log has no {want:?}\n{}",
+                run.dump()
+            );
+        }
+    }
+}
+
+/// A UDMA request option against the original's rules does not compile, with a message naming the
+/// rule: a deferred operation with a completion entry, a single operation, submit or atomic
+/// without one, a solicited event, an ordering above 7, a pipe other than PIPE_S/PIPE_MTE3. The
+/// same program with valid options compiles (C++14 and C++17).
+#[test]
+fn udma_request_option_rules_fail_to_compile() {
+    let name = "udma_request_option_rules_fail_to_compile";
+    if !have("python3") || !have("c++") {
+        common::skip(name, "python3 or c++ is missing");
+        return;
+    }
+    let dir = common::target_dir().join("ctests");
+    std::fs::create_dir_all(&dir).unwrap();
+    let program = |body: &str| {
+        format!(
+            "#include \"kernel_operator.h\"\n#include \"shmem.h\"\n\
+             constexpr aclshmemx_udma_op_config_t kSe{{1U, 1U, 0U, ACLSHMEMX_UDMA_ODR_RO}};\n\
+             constexpr aclshmemx_udma_op_config_t kOdr{{1U, 0U, 0U, 8U}};\n\
+             constexpr aclshmemx_udma_op_config_t kFence{{1U, 0U, 1U, ACLSHMEMX_UDMA_ODR_SO}};\n\
+             [[bisheng::core_ratio(0, 1)]] __global__ __aicore__ void K(int32_t *d, int32_t *s, int64_t *w)\n\
+             {{\n    int32_t *ub = nullptr;\n    aclshmemx_submit_state_t st{{}};\n\
+                 aclshmemx_defer_t defer(st);\n    aclshmemx_submit_t submit(st);\n\
+                 (void)ub, (void)defer, (void)submit, (void)d, (void)s, (void)w;\n    {body}\n}}\n"
+        )
+    };
+    let compile = |tag: &str, body: &str, std: &str| {
+        let file = dir.join(format!("udma_rule_{tag}_{}.cpp", std::process::id()));
+        std::fs::write(&file, program(body)).unwrap();
+        let out = wrapper_command(Some("c++"))
+            .args([&format!("-std={std}"), "-Wall", "-Werror", "-fsyntax-only"])
+            .arg(&file)
+            .output()
+            .expect("run aclshmem-cxx");
+        let _ = std::fs::remove_file(&file);
+        out
+    };
+    let valid = "aclshmemx_udma_put_nbi<int32_t, PIPE_MTE3, kFence>(d, s, ub, 4, 1, 0);\n\
+        aclshmemx_udma_put_nbi<int32_t, PIPE_MTE3, ACLSHMEMX_UDMA_OP_CONFIG_NO_CQE>(d, s, ub, 4, 1, 0, defer);\n\
+        aclshmemx_udma_get_nbi<int32_t, PIPE_MTE3, ACLSHMEMX_UDMA_OP_CONFIG_SO>(d, s, ub, 4, 1, 0, submit);\n\
+        (void)aclshmemx_udma_atomic_fetch_add<int64_t, kFence>(w, 1, 1);";
+    for std in ["c++14", "c++17"] {
+        let out = compile("valid", valid, std);
+        assert!(
+            out.status.success(),
+            "valid options do not compile ({std}):\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let cases = [
+        (
+            "defer_cqe",
+            "aclshmemx_udma_put_nbi<int32_t, PIPE_MTE3, ACLSHMEMX_UDMA_OP_CONFIG_SO>(d, s, ub, 4, 1, 0, defer);",
+            "a deferred UDMA operation needs a CONFIG with cqe 0",
+        ),
+        (
+            "single_no_cqe",
+            "aclshmemx_udma_get_nbi<int32_t, PIPE_S, ACLSHMEMX_UDMA_OP_CONFIG_NO_CQE>(d, s, ub, 4, 1);",
+            "this UDMA call needs a CONFIG with cqe 1",
+        ),
+        (
+            "submit_no_cqe",
+            "aclshmemx_udma_qp_put_nbi<int32_t, PIPE_MTE3, ACLSHMEMX_UDMA_OP_CONFIG_NO_CQE>(d, s, ub, 4, 1, 0, 0, submit);",
+            "this UDMA call needs a CONFIG with cqe 1",
+        ),
+        (
+            "atomic_no_cqe",
+            "aclshmemx_udma_atomic_inc<int64_t, ACLSHMEMX_UDMA_OP_CONFIG_NO_CQE>(w, 1);",
+            "this UDMA call needs a CONFIG with cqe 1",
+        ),
+        (
+            "se",
+            "aclshmemx_udma_put_signal_nbi<int32_t, kSe>(d, s, 4, reinterpret_cast<uint64_t *>(w), 1, 1);",
+            "UDMA CONFIG: cqe and fence must be 0 or 1, se must be 0",
+        ),
+        (
+            "odr",
+            "aclshmemx_udma_put_nbi<int32_t, PIPE_MTE3, kOdr>(d, s, ub, 4, 1);",
+            "UDMA CONFIG: cqe and fence must be 0 or 1, se must be 0, odr at most 7",
+        ),
+        (
+            "pipe",
+            "aclshmemx_udma_put_nbi<int32_t, PIPE_MTE2>(d, s, ub, 4, 1);",
+            "the UDMA calls take WQE_PIPE PIPE_S or PIPE_MTE3",
+        ),
+    ];
+    for (tag, body, want) in cases {
+        let out = compile(tag, body, "c++17");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{tag}: compiled:\n{body}");
+        assert!(stderr.contains(want), "{tag}: no {want:?} in:\n{stderr}");
     }
 }
 
@@ -703,7 +849,11 @@ fn kernel_sources_compile_as_cxx14_pedantic() {
         return;
     }
     let root = common::repo_root();
-    let mut sources = vec![root.join("tests/c/kernel_tests.cpp")];
+    let mut sources = vec![
+        root.join("tests/c/kernel_tests.cpp"),
+        root.join("tests/c/kernel_udma_config.cpp"),
+        root.join("tests/c/kernel_udma_relay.cpp"),
+    ];
     for ex in ["allgather", "signal_ring", "atomic_counter", "ub_mix"] {
         sources.push(root.join(format!("c_examples/kernels/{ex}/{ex}_kernel.cpp")));
     }
@@ -777,7 +927,11 @@ fn ub_address_space_mode_compiles_and_gxx_refuses_it() {
             .output()
             .expect("run aclshmem-cxx")
     };
-    let mut sources = vec![root.join("tests/c/kernel_tests.cpp")];
+    let mut sources = vec![
+        root.join("tests/c/kernel_tests.cpp"),
+        root.join("tests/c/kernel_udma_config.cpp"),
+        root.join("tests/c/kernel_udma_relay.cpp"),
+    ];
     for ex in ["allgather", "signal_ring", "atomic_counter", "ub_mix"] {
         sources.push(root.join(format!("c_examples/kernels/{ex}/{ex}_kernel.cpp")));
     }

@@ -1177,121 +1177,207 @@ inline void aclshmemx_roce_qp_quiet(uint32_t pe, uint32_t qp_idx, AscendC::Local
 }
 
 /* engine atomics (RoCE, UDMA): value-returning ones return the old value; all complete on return */
-#define ACLSHMEMI_DEV_ENGINE_ATOMICS(ENGINE)                                                                  \
-    template <typename T>                                                                                     \
+#define ACLSHMEMI_DEV_ENGINE_ATOMICS(ENGINE, TEMPLATE, CHECK)                                                 \
+    TEMPLATE                                                                                                  \
     inline T aclshmemx_##ENGINE##_atomic_fetch(T *src, int32_t pe)                                            \
     {                                                                                                         \
+        CHECK;                                                                                                \
         return aclshmemi_dev::fetch(src, pe);                                                                 \
     }                                                                                                         \
-    template <typename T>                                                                                     \
+    TEMPLATE                                                                                                  \
     inline void aclshmemx_##ENGINE##_atomic_set(T *dst, T value, int32_t pe)                                  \
     {                                                                                                         \
+        CHECK;                                                                                                \
         (void)aclshmemi_dev::swap(dst, value, pe);                                                            \
     }                                                                                                         \
-    template <typename T>                                                                                     \
+    TEMPLATE                                                                                                  \
     inline T aclshmemx_##ENGINE##_atomic_compare_swap(T *dst, T cond, T value, int32_t pe)                    \
     {                                                                                                         \
+        CHECK;                                                                                                \
         return aclshmemi_dev::compare_swap(dst, cond, value, pe);                                             \
     }                                                                                                         \
-    template <typename T>                                                                                     \
+    TEMPLATE                                                                                                  \
     inline T aclshmemx_##ENGINE##_atomic_swap(T *dst, T value, int32_t pe)                                    \
     {                                                                                                         \
+        CHECK;                                                                                                \
         return aclshmemi_dev::swap(dst, value, pe);                                                           \
     }                                                                                                         \
-    template <typename T>                                                                                     \
+    TEMPLATE                                                                                                  \
     inline void aclshmemx_##ENGINE##_atomic_inc(T *dst, int32_t pe)                                           \
     {                                                                                                         \
+        CHECK;                                                                                                \
         (void)aclshmemi_dev::fetch_add(dst, static_cast<T>(1), pe);                                           \
     }                                                                                                         \
-    template <typename T>                                                                                     \
+    TEMPLATE                                                                                                  \
     inline void aclshmemx_##ENGINE##_atomic_add(T *dst, T value, int32_t pe)                                  \
     {                                                                                                         \
+        CHECK;                                                                                                \
         (void)aclshmemi_dev::fetch_add(dst, value, pe);                                                       \
     }                                                                                                         \
-    template <typename T>                                                                                     \
+    TEMPLATE                                                                                                  \
     inline T aclshmemx_##ENGINE##_atomic_fetch_inc(T *dst, int32_t pe)                                        \
     {                                                                                                         \
+        CHECK;                                                                                                \
         return aclshmemi_dev::fetch_add(dst, static_cast<T>(1), pe);                                          \
     }                                                                                                         \
-    template <typename T>                                                                                     \
+    TEMPLATE                                                                                                  \
     inline T aclshmemx_##ENGINE##_atomic_fetch_add(T *dst, T value, int32_t pe)                               \
     {                                                                                                         \
+        CHECK;                                                                                                \
         return aclshmemi_dev::fetch_add(dst, value, pe);                                                      \
     }                                                                                                         \
-    template <typename T>                                                                                     \
+    TEMPLATE                                                                                                  \
     inline void aclshmemx_##ENGINE##_atomic_and(T *dst, T value, int32_t pe)                                  \
     {                                                                                                         \
+        CHECK;                                                                                                \
         (void)aclshmemi_dev::fetch_and(dst, value, pe);                                                       \
     }                                                                                                         \
-    template <typename T>                                                                                     \
+    TEMPLATE                                                                                                  \
     inline void aclshmemx_##ENGINE##_atomic_or(T *dst, T value, int32_t pe)                                   \
     {                                                                                                         \
+        CHECK;                                                                                                \
         (void)aclshmemi_dev::fetch_or(dst, value, pe);                                                        \
     }                                                                                                         \
-    template <typename T>                                                                                     \
+    TEMPLATE                                                                                                  \
     inline void aclshmemx_##ENGINE##_atomic_xor(T *dst, T value, int32_t pe)                                  \
     {                                                                                                         \
+        CHECK;                                                                                                \
         (void)aclshmemi_dev::fetch_xor(dst, value, pe);                                                       \
     }                                                                                                         \
-    template <typename T>                                                                                     \
+    TEMPLATE                                                                                                  \
     inline T aclshmemx_##ENGINE##_atomic_fetch_and(T *dst, T value, int32_t pe)                               \
     {                                                                                                         \
+        CHECK;                                                                                                \
         return aclshmemi_dev::fetch_and(dst, value, pe);                                                      \
     }                                                                                                         \
-    template <typename T>                                                                                     \
+    TEMPLATE                                                                                                  \
     inline T aclshmemx_##ENGINE##_atomic_fetch_or(T *dst, T value, int32_t pe)                                \
     {                                                                                                         \
+        CHECK;                                                                                                \
         return aclshmemi_dev::fetch_or(dst, value, pe);                                                       \
     }                                                                                                         \
-    template <typename T>                                                                                     \
+    TEMPLATE                                                                                                  \
     inline T aclshmemx_##ENGINE##_atomic_fetch_xor(T *dst, T value, int32_t pe)                               \
     {                                                                                                         \
+        CHECK;                                                                                                \
         return aclshmemi_dev::fetch_xor(dst, value, pe);                                                      \
     }
-ACLSHMEMI_DEV_ENGINE_ATOMICS(roce)
-ACLSHMEMI_DEV_ENGINE_ATOMICS(udma)
+/* ---- UDMA request options (newer original headers): the UDMA calls take a template argument
+   CONFIG, a reference to a constant aclshmemx_udma_op_config_t: cqe (the request writes a
+   completion entry: 0 or 1), se (solicited event: 0, the only value the original supports),
+   fence (0 or 1) and odr (ordering, at most 7: ACLSHMEMX_UDMA_ODR_RO relaxed, ACLSHMEMX_UDMA_ODR_SO
+   strong). Deferred operations of a batch take cqe 0 (their default, ACLSHMEMX_UDMA_OP_CONFIG_NO_CQE);
+   single operations, submits, signal puts and atomics take cqe 1 (default
+   ACLSHMEMX_UDMA_OP_CONFIG_DEFAULT; ACLSHMEMX_UDMA_OP_CONFIG_SO orders strongly). A CONFIG against
+   these rules does not compile, as with the original. The CPU engine completes each copy when it
+   is issued, in program order, so the options change nothing else. ---- */
+typedef enum {
+    ACLSHMEMX_UDMA_ODR_RO = 1,
+    ACLSHMEMX_UDMA_ODR_SO = 2,
+} aclshmemx_udma_odr_t;
+typedef struct {
+    uint32_t cqe;
+    uint32_t se;
+    uint32_t fence;
+    uint32_t odr;
+} aclshmemx_udma_op_config_t;
+#if __cplusplus >= 201703L
+#define ACLSHMEMI_UDMA_CONFIG_CONSTANT inline constexpr
+#else
+#define ACLSHMEMI_UDMA_CONFIG_CONSTANT static constexpr
+#endif
+ACLSHMEMI_UDMA_CONFIG_CONSTANT aclshmemx_udma_op_config_t ACLSHMEMX_UDMA_OP_CONFIG_DEFAULT{1U, 0U, 0U,
+                                                                                         ACLSHMEMX_UDMA_ODR_RO};
+ACLSHMEMI_UDMA_CONFIG_CONSTANT aclshmemx_udma_op_config_t ACLSHMEMX_UDMA_OP_CONFIG_SO{1U, 0U, 0U,
+                                                                                    ACLSHMEMX_UDMA_ODR_SO};
+ACLSHMEMI_UDMA_CONFIG_CONSTANT aclshmemx_udma_op_config_t ACLSHMEMX_UDMA_OP_CONFIG_NO_CQE{0U, 0U, 0U,
+                                                                                        ACLSHMEMX_UDMA_ODR_RO};
+#undef ACLSHMEMI_UDMA_CONFIG_CONSTANT
+namespace aclshmemi_dev {
+template <const aclshmemx_udma_op_config_t &C>
+constexpr bool udma_config_ok()
+{
+    return C.cqe <= 1U && C.se == 0U && C.fence <= 1U && C.odr <= 7U;
+}
+} // namespace aclshmemi_dev
+#define ACLSHMEMI_UDMA_CONFIG_OK                                                                              \
+    static_assert(aclshmemi_dev::udma_config_ok<CONFIG>(),                                                    \
+                  "UDMA CONFIG: cqe and fence must be 0 or 1, se must be 0, odr at most 7")
+/* single operations, submits, signal puts and atomics */
+#define ACLSHMEMI_UDMA_WITH_CQE                                                                               \
+    ACLSHMEMI_UDMA_CONFIG_OK;                                                                                 \
+    static_assert(CONFIG.cqe != 0U, "this UDMA call needs a CONFIG with cqe 1 (deferred operations take cqe 0)")
+/* deferred operations of a batch */
+#define ACLSHMEMI_UDMA_NO_CQE                                                                                 \
+    ACLSHMEMI_UDMA_CONFIG_OK;                                                                                 \
+    static_assert(CONFIG.cqe == 0U, "a deferred UDMA operation needs a CONFIG with cqe 0 (the submit has the entry)")
+
+#define ACLSHMEMI_ROCE_AMO template <typename T>
+#define ACLSHMEMI_UDMA_AMO                                                                                    \
+    template <typename T, const aclshmemx_udma_op_config_t &CONFIG = ACLSHMEMX_UDMA_OP_CONFIG_DEFAULT>
+ACLSHMEMI_DEV_ENGINE_ATOMICS(roce, ACLSHMEMI_ROCE_AMO, (void)0)
+ACLSHMEMI_DEV_ENGINE_ATOMICS(udma, ACLSHMEMI_UDMA_AMO, ACLSHMEMI_UDMA_WITH_CQE)
+#undef ACLSHMEMI_ROCE_AMO
+#undef ACLSHMEMI_UDMA_AMO
 
 /* ---- UDMA engine (spec 2.8): the same copies; work-request pipes and staging have no effect ---- */
-template <typename T, pipe_t WQE_PIPE = PIPE_MTE3>
+#define ACLSHMEMI_UDMA_PIPE                                                                                   \
+    static_assert(WQE_PIPE == PIPE_S || WQE_PIPE == PIPE_MTE3, "the UDMA calls take WQE_PIPE PIPE_S or PIPE_MTE3")
+template <typename T, pipe_t WQE_PIPE = PIPE_MTE3,
+          const aclshmemx_udma_op_config_t &CONFIG = ACLSHMEMX_UDMA_OP_CONFIG_DEFAULT>
 inline void aclshmemx_udma_get_nbi(T *dst, T *src, T *buf, uint32_t n, int pe, uint32_t sync_id = 0)
 {
+    ACLSHMEMI_UDMA_WITH_CQE;
+    ACLSHMEMI_UDMA_PIPE;
     (void)buf, (void)sync_id;
     aclshmem_getmem_nbi(dst, src, size_t(n) * sizeof(T), pe);
 }
-template <typename T, pipe_t WQE_PIPE = PIPE_MTE3>
+template <typename T, pipe_t WQE_PIPE = PIPE_MTE3,
+          const aclshmemx_udma_op_config_t &CONFIG = ACLSHMEMX_UDMA_OP_CONFIG_DEFAULT>
 inline void aclshmemx_udma_put_nbi(T *dst, T *src, T *buf, uint32_t n, int pe, uint32_t sync_id = 0)
 {
+    ACLSHMEMI_UDMA_WITH_CQE;
+    ACLSHMEMI_UDMA_PIPE;
     (void)buf, (void)sync_id;
     aclshmem_putmem_nbi(dst, src, size_t(n) * sizeof(T), pe);
 }
-template <typename T, pipe_t WQE_PIPE = PIPE_MTE3>
+template <typename T, pipe_t WQE_PIPE = PIPE_MTE3,
+          const aclshmemx_udma_op_config_t &CONFIG = ACLSHMEMX_UDMA_OP_CONFIG_DEFAULT>
 inline void aclshmemx_udma_get_nbi(const AscendC::GlobalTensor<T> &dst, const AscendC::GlobalTensor<T> &src,
                                    const AscendC::LocalTensor<T> &buf, uint32_t n, int pe, uint32_t sync_id = 0)
 {
+    ACLSHMEMI_UDMA_WITH_CQE;
+    ACLSHMEMI_UDMA_PIPE;
     (void)buf, (void)sync_id;
     aclshmem_getmem_nbi(dst.GetPhyAddr(), src.GetPhyAddr(), size_t(n) * sizeof(T), pe);
 }
-template <typename T, pipe_t WQE_PIPE = PIPE_MTE3>
+template <typename T, pipe_t WQE_PIPE = PIPE_MTE3,
+          const aclshmemx_udma_op_config_t &CONFIG = ACLSHMEMX_UDMA_OP_CONFIG_DEFAULT>
 inline void aclshmemx_udma_put_nbi(const AscendC::GlobalTensor<T> &dst, const AscendC::GlobalTensor<T> &src,
                                    const AscendC::LocalTensor<T> &buf, uint32_t n, int pe, uint32_t sync_id)
 {
+    ACLSHMEMI_UDMA_WITH_CQE;
+    ACLSHMEMI_UDMA_PIPE;
     (void)buf, (void)sync_id;
     aclshmem_putmem_nbi(dst.GetPhyAddr(), src.GetPhyAddr(), size_t(n) * sizeof(T), pe);
 }
 /* data, then the 64-bit signal word set on the target (SET semantics) */
-template <typename T>
+template <typename T, const aclshmemx_udma_op_config_t &CONFIG = ACLSHMEMX_UDMA_OP_CONFIG_DEFAULT>
 inline void aclshmemx_udma_put_signal_nbi(T *dst, T *src, uint32_t n, uint64_t *sig_addr, uint64_t signal, int pe)
 {
+    ACLSHMEMI_UDMA_WITH_CQE;
     aclshmem_putmem(dst, src, size_t(n) * sizeof(T), pe);
     aclshmem_quiet();
     aclshmem_uint64_atomic_set(sig_addr, signal, pe);
 }
-template <typename T, pipe_t WQE_PIPE = PIPE_MTE3>
+template <typename T, pipe_t WQE_PIPE = PIPE_MTE3,
+          const aclshmemx_udma_op_config_t &CONFIG = ACLSHMEMX_UDMA_OP_CONFIG_DEFAULT>
 inline void aclshmemx_udma_put_signal_nbi(T *dst, T *src, uint32_t n, uint64_t *sig_addr, uint64_t signal, int pe,
                                           uint8_t *buf, uint32_t sync_id = 0)
 {
+    ACLSHMEMI_UDMA_PIPE;
     (void)buf, (void)sync_id;
-    aclshmemx_udma_put_signal_nbi(dst, src, n, sig_addr, signal, pe);
+    aclshmemx_udma_put_signal_nbi<T, CONFIG>(dst, src, n, sig_addr, signal, pe);
 }
 inline void aclshmemx_udma_quiet(int pe)
 {
@@ -1302,8 +1388,9 @@ inline void aclshmemx_udma_quiet(int pe)
 /* ---- UDMA queue pairs and batches of deferred operations (newer original headers): the same
    copies and the batch rules of the RoCE forms above, without a batch-length limit (on the NPU
    the send queue's depth, which the CPU engine does not have). As in the original, the forms
-   with an action take WQE_PIPE = PIPE_MTE3 only, and the queue-pair forms need a build without
-   ACLSHMEM_RELAY_SUPPORT. ---- */
+   with an action take WQE_PIPE = PIPE_MTE3 only, and the queue-pair forms work in builds without
+   ACLSHMEM_RELAY_SUPPORT: in a relay build they compile, and a call ends its block with a logged
+   error (the original aborts the kernel). ---- */
 namespace aclshmemi_dev {
 #ifdef ACLSHMEM_RELAY_SUPPORT
 constexpr bool udma_qp_build = false;
@@ -1313,248 +1400,365 @@ constexpr bool udma_qp_build = true;
 } // namespace aclshmemi_dev
 #define ACLSHMEMI_UDMA_ACTION_PIPE                                                                            \
     static_assert(WQE_PIPE == PIPE_MTE3, "the UDMA calls with a defer/submit action take PIPE_MTE3 only")
-#define ACLSHMEMI_UDMA_QP_BUILD                                                                               \
-    static_assert(aclshmemi_dev::udma_qp_build || sizeof(T) == 0,                                             \
-                  "the QP-specific UDMA calls need a build without ACLSHMEM_RELAY_SUPPORT")
+namespace aclshmemi_dev {
+inline void udma_qp_build_check(const char *call)
+{
+    if (!udma_qp_build) {
+        throw std::runtime_error(std::string(call) +
+                                 ": the queue-pair UDMA calls need a build without ACLSHMEM_RELAY_SUPPORT");
+    }
+}
+} // namespace aclshmemi_dev
+#define ACLSHMEMI_UDMA_QP_BUILD aclshmemi_dev::udma_qp_build_check(__func__)
 
-template <typename T, pipe_t WQE_PIPE = PIPE_MTE3>
+template <typename T, pipe_t WQE_PIPE = PIPE_MTE3,
+          const aclshmemx_udma_op_config_t &CONFIG = ACLSHMEMX_UDMA_OP_CONFIG_NO_CQE>
 inline void aclshmemx_udma_get_nbi(T *dst, T *src, T *buf, uint32_t n, int pe, uint32_t sync_id, aclshmemx_defer_t a)
 {
     ACLSHMEMI_UDMA_ACTION_PIPE;
-    aclshmemx_udma_get_nbi<T, WQE_PIPE>(dst, src, buf, n, pe, sync_id);
+    ACLSHMEMI_UDMA_NO_CQE;
+    (void)buf, (void)sync_id;
+    aclshmem_getmem_nbi(dst, src, size_t(n) * sizeof(T), pe);
     aclshmemi_dev::deferred(a);
 }
-template <typename T, pipe_t WQE_PIPE = PIPE_MTE3>
+template <typename T, pipe_t WQE_PIPE = PIPE_MTE3,
+          const aclshmemx_udma_op_config_t &CONFIG = ACLSHMEMX_UDMA_OP_CONFIG_DEFAULT>
 inline void aclshmemx_udma_get_nbi(T *dst, T *src, T *buf, uint32_t n, int pe, uint32_t sync_id, aclshmemx_submit_t a)
 {
     ACLSHMEMI_UDMA_ACTION_PIPE;
-    aclshmemx_udma_get_nbi<T, WQE_PIPE>(dst, src, buf, n, pe, sync_id);
+    aclshmemx_udma_get_nbi<T, WQE_PIPE, CONFIG>(dst, src, buf, n, pe, sync_id);
     aclshmemi_dev::submitted(a);
 }
-template <typename T, pipe_t WQE_PIPE = PIPE_MTE3>
+template <typename T, pipe_t WQE_PIPE = PIPE_MTE3,
+          const aclshmemx_udma_op_config_t &CONFIG = ACLSHMEMX_UDMA_OP_CONFIG_NO_CQE>
 inline void aclshmemx_udma_put_nbi(T *dst, T *src, T *buf, uint32_t n, int pe, uint32_t sync_id, aclshmemx_defer_t a)
 {
     ACLSHMEMI_UDMA_ACTION_PIPE;
-    aclshmemx_udma_put_nbi<T, WQE_PIPE>(dst, src, buf, n, pe, sync_id);
+    ACLSHMEMI_UDMA_NO_CQE;
+    (void)buf, (void)sync_id;
+    aclshmem_putmem_nbi(dst, src, size_t(n) * sizeof(T), pe);
     aclshmemi_dev::deferred(a);
 }
-template <typename T, pipe_t WQE_PIPE = PIPE_MTE3>
+template <typename T, pipe_t WQE_PIPE = PIPE_MTE3,
+          const aclshmemx_udma_op_config_t &CONFIG = ACLSHMEMX_UDMA_OP_CONFIG_DEFAULT>
 inline void aclshmemx_udma_put_nbi(T *dst, T *src, T *buf, uint32_t n, int pe, uint32_t sync_id, aclshmemx_submit_t a)
 {
     ACLSHMEMI_UDMA_ACTION_PIPE;
-    aclshmemx_udma_put_nbi<T, WQE_PIPE>(dst, src, buf, n, pe, sync_id);
+    aclshmemx_udma_put_nbi<T, WQE_PIPE, CONFIG>(dst, src, buf, n, pe, sync_id);
     aclshmemi_dev::submitted(a);
 }
-template <typename T, pipe_t WQE_PIPE = PIPE_MTE3>
+template <typename T, pipe_t WQE_PIPE = PIPE_MTE3,
+          const aclshmemx_udma_op_config_t &CONFIG = ACLSHMEMX_UDMA_OP_CONFIG_NO_CQE>
 inline void aclshmemx_udma_get_nbi(const AscendC::GlobalTensor<T> &dst, const AscendC::GlobalTensor<T> &src,
                                    const AscendC::LocalTensor<T> &buf, uint32_t n, int pe, uint32_t sync_id,
                                    aclshmemx_defer_t a)
 {
-    aclshmemx_udma_get_nbi<T, WQE_PIPE>(dst.GetPhyAddr(), src.GetPhyAddr(), aclshmemi_dev::ub(buf), n, pe, sync_id, a);
+    aclshmemx_udma_get_nbi<T, WQE_PIPE, CONFIG>(dst.GetPhyAddr(), src.GetPhyAddr(), aclshmemi_dev::ub(buf), n, pe,
+                                                sync_id, a);
 }
-template <typename T, pipe_t WQE_PIPE = PIPE_MTE3>
+template <typename T, pipe_t WQE_PIPE = PIPE_MTE3,
+          const aclshmemx_udma_op_config_t &CONFIG = ACLSHMEMX_UDMA_OP_CONFIG_DEFAULT>
 inline void aclshmemx_udma_get_nbi(const AscendC::GlobalTensor<T> &dst, const AscendC::GlobalTensor<T> &src,
                                    const AscendC::LocalTensor<T> &buf, uint32_t n, int pe, uint32_t sync_id,
                                    aclshmemx_submit_t a)
 {
-    aclshmemx_udma_get_nbi<T, WQE_PIPE>(dst.GetPhyAddr(), src.GetPhyAddr(), aclshmemi_dev::ub(buf), n, pe, sync_id, a);
+    aclshmemx_udma_get_nbi<T, WQE_PIPE, CONFIG>(dst.GetPhyAddr(), src.GetPhyAddr(), aclshmemi_dev::ub(buf), n, pe,
+                                                sync_id, a);
 }
-template <typename T, pipe_t WQE_PIPE = PIPE_MTE3>
+template <typename T, pipe_t WQE_PIPE = PIPE_MTE3,
+          const aclshmemx_udma_op_config_t &CONFIG = ACLSHMEMX_UDMA_OP_CONFIG_NO_CQE>
 inline void aclshmemx_udma_put_nbi(const AscendC::GlobalTensor<T> &dst, const AscendC::GlobalTensor<T> &src,
                                    const AscendC::LocalTensor<T> &buf, uint32_t n, int pe, uint32_t sync_id,
                                    aclshmemx_defer_t a)
 {
-    aclshmemx_udma_put_nbi<T, WQE_PIPE>(dst.GetPhyAddr(), src.GetPhyAddr(), aclshmemi_dev::ub(buf), n, pe, sync_id, a);
+    aclshmemx_udma_put_nbi<T, WQE_PIPE, CONFIG>(dst.GetPhyAddr(), src.GetPhyAddr(), aclshmemi_dev::ub(buf), n, pe,
+                                                sync_id, a);
 }
-template <typename T, pipe_t WQE_PIPE = PIPE_MTE3>
+template <typename T, pipe_t WQE_PIPE = PIPE_MTE3,
+          const aclshmemx_udma_op_config_t &CONFIG = ACLSHMEMX_UDMA_OP_CONFIG_DEFAULT>
 inline void aclshmemx_udma_put_nbi(const AscendC::GlobalTensor<T> &dst, const AscendC::GlobalTensor<T> &src,
                                    const AscendC::LocalTensor<T> &buf, uint32_t n, int pe, uint32_t sync_id,
                                    aclshmemx_submit_t a)
 {
-    aclshmemx_udma_put_nbi<T, WQE_PIPE>(dst.GetPhyAddr(), src.GetPhyAddr(), aclshmemi_dev::ub(buf), n, pe, sync_id, a);
+    aclshmemx_udma_put_nbi<T, WQE_PIPE, CONFIG>(dst.GetPhyAddr(), src.GetPhyAddr(), aclshmemi_dev::ub(buf), n, pe,
+                                                sync_id, a);
 }
 
 /* on queue pair qp_idx of the connection to pe */
-template <typename T, pipe_t WQE_PIPE = PIPE_MTE3>
+template <typename T, pipe_t WQE_PIPE = PIPE_MTE3,
+          const aclshmemx_udma_op_config_t &CONFIG = ACLSHMEMX_UDMA_OP_CONFIG_DEFAULT>
 inline void aclshmemx_udma_qp_get_nbi(T *dst, T *src, T *buf, uint32_t n, int pe, uint32_t qp_idx,
                                       uint32_t sync_id = 0)
 {
     ACLSHMEMI_UDMA_QP_BUILD;
     if (aclshmemi_dev::qp_ok(qp_idx)) {
-        aclshmemx_udma_get_nbi<T, WQE_PIPE>(dst, src, buf, n, pe, sync_id);
+        aclshmemx_udma_get_nbi<T, WQE_PIPE, CONFIG>(dst, src, buf, n, pe, sync_id);
     }
 }
-template <typename T, pipe_t WQE_PIPE = PIPE_MTE3>
+template <typename T, pipe_t WQE_PIPE = PIPE_MTE3,
+          const aclshmemx_udma_op_config_t &CONFIG = ACLSHMEMX_UDMA_OP_CONFIG_DEFAULT>
 inline void aclshmemx_udma_qp_put_nbi(T *dst, T *src, T *buf, uint32_t n, int pe, uint32_t qp_idx,
                                       uint32_t sync_id = 0)
 {
     ACLSHMEMI_UDMA_QP_BUILD;
     if (aclshmemi_dev::qp_ok(qp_idx)) {
-        aclshmemx_udma_put_nbi<T, WQE_PIPE>(dst, src, buf, n, pe, sync_id);
+        aclshmemx_udma_put_nbi<T, WQE_PIPE, CONFIG>(dst, src, buf, n, pe, sync_id);
     }
 }
-template <typename T, pipe_t WQE_PIPE = PIPE_MTE3>
+template <typename T, pipe_t WQE_PIPE = PIPE_MTE3,
+          const aclshmemx_udma_op_config_t &CONFIG = ACLSHMEMX_UDMA_OP_CONFIG_NO_CQE>
 inline void aclshmemx_udma_qp_get_nbi(T *dst, T *src, T *buf, uint32_t n, int pe, uint32_t qp_idx, uint32_t sync_id,
                                       aclshmemx_defer_t a)
 {
     ACLSHMEMI_UDMA_ACTION_PIPE;
     ACLSHMEMI_UDMA_QP_BUILD;
     if (aclshmemi_dev::qp_ok(qp_idx)) {
-        aclshmemx_udma_get_nbi<T, WQE_PIPE>(dst, src, buf, n, pe, sync_id, a);
+        aclshmemx_udma_get_nbi<T, WQE_PIPE, CONFIG>(dst, src, buf, n, pe, sync_id, a);
     }
 }
-template <typename T, pipe_t WQE_PIPE = PIPE_MTE3>
+template <typename T, pipe_t WQE_PIPE = PIPE_MTE3,
+          const aclshmemx_udma_op_config_t &CONFIG = ACLSHMEMX_UDMA_OP_CONFIG_DEFAULT>
 inline void aclshmemx_udma_qp_get_nbi(T *dst, T *src, T *buf, uint32_t n, int pe, uint32_t qp_idx, uint32_t sync_id,
                                       aclshmemx_submit_t a)
 {
     ACLSHMEMI_UDMA_ACTION_PIPE;
     ACLSHMEMI_UDMA_QP_BUILD;
     if (aclshmemi_dev::qp_ok(qp_idx)) {
-        aclshmemx_udma_get_nbi<T, WQE_PIPE>(dst, src, buf, n, pe, sync_id, a);
+        aclshmemx_udma_get_nbi<T, WQE_PIPE, CONFIG>(dst, src, buf, n, pe, sync_id, a);
     }
 }
-template <typename T, pipe_t WQE_PIPE = PIPE_MTE3>
+template <typename T, pipe_t WQE_PIPE = PIPE_MTE3,
+          const aclshmemx_udma_op_config_t &CONFIG = ACLSHMEMX_UDMA_OP_CONFIG_NO_CQE>
 inline void aclshmemx_udma_qp_put_nbi(T *dst, T *src, T *buf, uint32_t n, int pe, uint32_t qp_idx, uint32_t sync_id,
                                       aclshmemx_defer_t a)
 {
     ACLSHMEMI_UDMA_ACTION_PIPE;
     ACLSHMEMI_UDMA_QP_BUILD;
     if (aclshmemi_dev::qp_ok(qp_idx)) {
-        aclshmemx_udma_put_nbi<T, WQE_PIPE>(dst, src, buf, n, pe, sync_id, a);
+        aclshmemx_udma_put_nbi<T, WQE_PIPE, CONFIG>(dst, src, buf, n, pe, sync_id, a);
     }
 }
-template <typename T, pipe_t WQE_PIPE = PIPE_MTE3>
+template <typename T, pipe_t WQE_PIPE = PIPE_MTE3,
+          const aclshmemx_udma_op_config_t &CONFIG = ACLSHMEMX_UDMA_OP_CONFIG_DEFAULT>
 inline void aclshmemx_udma_qp_put_nbi(T *dst, T *src, T *buf, uint32_t n, int pe, uint32_t qp_idx, uint32_t sync_id,
                                       aclshmemx_submit_t a)
 {
     ACLSHMEMI_UDMA_ACTION_PIPE;
     ACLSHMEMI_UDMA_QP_BUILD;
     if (aclshmemi_dev::qp_ok(qp_idx)) {
-        aclshmemx_udma_put_nbi<T, WQE_PIPE>(dst, src, buf, n, pe, sync_id, a);
+        aclshmemx_udma_put_nbi<T, WQE_PIPE, CONFIG>(dst, src, buf, n, pe, sync_id, a);
     }
 }
-template <typename T, pipe_t WQE_PIPE = PIPE_MTE3>
+template <typename T, pipe_t WQE_PIPE = PIPE_MTE3,
+          const aclshmemx_udma_op_config_t &CONFIG = ACLSHMEMX_UDMA_OP_CONFIG_DEFAULT>
 inline void aclshmemx_udma_qp_get_nbi(const AscendC::GlobalTensor<T> &dst, const AscendC::GlobalTensor<T> &src,
                                       const AscendC::LocalTensor<T> &buf, uint32_t n, int pe, uint32_t qp_idx,
                                       uint32_t sync_id = 0)
 {
-    aclshmemx_udma_qp_get_nbi<T, WQE_PIPE>(dst.GetPhyAddr(), src.GetPhyAddr(), aclshmemi_dev::ub(buf), n, pe, qp_idx,
+    aclshmemx_udma_qp_get_nbi<T, WQE_PIPE, CONFIG>(dst.GetPhyAddr(), src.GetPhyAddr(), aclshmemi_dev::ub(buf), n, pe,
+                                                   qp_idx,
                                            sync_id);
 }
-template <typename T, pipe_t WQE_PIPE = PIPE_MTE3>
+template <typename T, pipe_t WQE_PIPE = PIPE_MTE3,
+          const aclshmemx_udma_op_config_t &CONFIG = ACLSHMEMX_UDMA_OP_CONFIG_DEFAULT>
 inline void aclshmemx_udma_qp_put_nbi(const AscendC::GlobalTensor<T> &dst, const AscendC::GlobalTensor<T> &src,
                                       const AscendC::LocalTensor<T> &buf, uint32_t n, int pe, uint32_t qp_idx,
                                       uint32_t sync_id = 0)
 {
-    aclshmemx_udma_qp_put_nbi<T, WQE_PIPE>(dst.GetPhyAddr(), src.GetPhyAddr(), aclshmemi_dev::ub(buf), n, pe, qp_idx,
+    aclshmemx_udma_qp_put_nbi<T, WQE_PIPE, CONFIG>(dst.GetPhyAddr(), src.GetPhyAddr(), aclshmemi_dev::ub(buf), n, pe,
+                                                   qp_idx,
                                            sync_id);
 }
-template <typename T, pipe_t WQE_PIPE = PIPE_MTE3>
+template <typename T, pipe_t WQE_PIPE = PIPE_MTE3,
+          const aclshmemx_udma_op_config_t &CONFIG = ACLSHMEMX_UDMA_OP_CONFIG_NO_CQE>
 inline void aclshmemx_udma_qp_get_nbi(const AscendC::GlobalTensor<T> &dst, const AscendC::GlobalTensor<T> &src,
                                       const AscendC::LocalTensor<T> &buf, uint32_t n, int pe, uint32_t qp_idx,
                                       uint32_t sync_id, aclshmemx_defer_t a)
 {
-    aclshmemx_udma_qp_get_nbi<T, WQE_PIPE>(dst.GetPhyAddr(), src.GetPhyAddr(), aclshmemi_dev::ub(buf), n, pe, qp_idx,
+    aclshmemx_udma_qp_get_nbi<T, WQE_PIPE, CONFIG>(dst.GetPhyAddr(), src.GetPhyAddr(), aclshmemi_dev::ub(buf), n, pe,
+                                                   qp_idx,
                                            sync_id, a);
 }
-template <typename T, pipe_t WQE_PIPE = PIPE_MTE3>
+template <typename T, pipe_t WQE_PIPE = PIPE_MTE3,
+          const aclshmemx_udma_op_config_t &CONFIG = ACLSHMEMX_UDMA_OP_CONFIG_DEFAULT>
 inline void aclshmemx_udma_qp_get_nbi(const AscendC::GlobalTensor<T> &dst, const AscendC::GlobalTensor<T> &src,
                                       const AscendC::LocalTensor<T> &buf, uint32_t n, int pe, uint32_t qp_idx,
                                       uint32_t sync_id, aclshmemx_submit_t a)
 {
-    aclshmemx_udma_qp_get_nbi<T, WQE_PIPE>(dst.GetPhyAddr(), src.GetPhyAddr(), aclshmemi_dev::ub(buf), n, pe, qp_idx,
+    aclshmemx_udma_qp_get_nbi<T, WQE_PIPE, CONFIG>(dst.GetPhyAddr(), src.GetPhyAddr(), aclshmemi_dev::ub(buf), n, pe,
+                                                   qp_idx,
                                            sync_id, a);
 }
-template <typename T, pipe_t WQE_PIPE = PIPE_MTE3>
+template <typename T, pipe_t WQE_PIPE = PIPE_MTE3,
+          const aclshmemx_udma_op_config_t &CONFIG = ACLSHMEMX_UDMA_OP_CONFIG_NO_CQE>
 inline void aclshmemx_udma_qp_put_nbi(const AscendC::GlobalTensor<T> &dst, const AscendC::GlobalTensor<T> &src,
                                       const AscendC::LocalTensor<T> &buf, uint32_t n, int pe, uint32_t qp_idx,
                                       uint32_t sync_id, aclshmemx_defer_t a)
 {
-    aclshmemx_udma_qp_put_nbi<T, WQE_PIPE>(dst.GetPhyAddr(), src.GetPhyAddr(), aclshmemi_dev::ub(buf), n, pe, qp_idx,
+    aclshmemx_udma_qp_put_nbi<T, WQE_PIPE, CONFIG>(dst.GetPhyAddr(), src.GetPhyAddr(), aclshmemi_dev::ub(buf), n, pe,
+                                                   qp_idx,
                                            sync_id, a);
 }
-template <typename T, pipe_t WQE_PIPE = PIPE_MTE3>
+template <typename T, pipe_t WQE_PIPE = PIPE_MTE3,
+          const aclshmemx_udma_op_config_t &CONFIG = ACLSHMEMX_UDMA_OP_CONFIG_DEFAULT>
 inline void aclshmemx_udma_qp_put_nbi(const AscendC::GlobalTensor<T> &dst, const AscendC::GlobalTensor<T> &src,
                                       const AscendC::LocalTensor<T> &buf, uint32_t n, int pe, uint32_t qp_idx,
                                       uint32_t sync_id, aclshmemx_submit_t a)
 {
-    aclshmemx_udma_qp_put_nbi<T, WQE_PIPE>(dst.GetPhyAddr(), src.GetPhyAddr(), aclshmemi_dev::ub(buf), n, pe, qp_idx,
+    aclshmemx_udma_qp_put_nbi<T, WQE_PIPE, CONFIG>(dst.GetPhyAddr(), src.GetPhyAddr(), aclshmemi_dev::ub(buf), n, pe,
+                                                   qp_idx,
                                            sync_id, a);
 }
 /* data, then the 64-bit signal word set on the target, on queue pair qp_idx */
-template <typename T>
+template <typename T, const aclshmemx_udma_op_config_t &CONFIG = ACLSHMEMX_UDMA_OP_CONFIG_DEFAULT>
 inline void aclshmemx_udma_qp_put_signal_nbi(T *dst, T *src, uint32_t n, uint64_t *sig_addr, uint64_t signal, int pe,
                                              uint32_t qp_idx)
 {
     ACLSHMEMI_UDMA_QP_BUILD;
     if (aclshmemi_dev::qp_ok(qp_idx)) {
-        aclshmemx_udma_put_signal_nbi(dst, src, n, sig_addr, signal, pe);
+        aclshmemx_udma_put_signal_nbi<T, CONFIG>(dst, src, n, sig_addr, signal, pe);
     }
 }
-template <typename T, pipe_t WQE_PIPE = PIPE_MTE3>
+template <typename T, pipe_t WQE_PIPE = PIPE_MTE3,
+          const aclshmemx_udma_op_config_t &CONFIG = ACLSHMEMX_UDMA_OP_CONFIG_DEFAULT>
 inline void aclshmemx_udma_qp_put_signal_nbi(T *dst, T *src, uint32_t n, uint64_t *sig_addr, uint64_t signal, int pe,
                                              uint32_t qp_idx, uint8_t *buf, uint32_t sync_id = 0)
 {
+    ACLSHMEMI_UDMA_PIPE;
     (void)buf, (void)sync_id;
-    aclshmemx_udma_qp_put_signal_nbi(dst, src, n, sig_addr, signal, pe, qp_idx);
+    aclshmemx_udma_qp_put_signal_nbi<T, CONFIG>(dst, src, n, sig_addr, signal, pe, qp_idx);
 }
 /* completion of one queue pair: a full fence here (the copies are already complete) */
-#ifdef ACLSHMEM_RELAY_SUPPORT
-void aclshmemx_udma_qp_quiet(int pe, uint32_t qp_idx) = delete;
-#else
 inline void aclshmemx_udma_qp_quiet(int pe, uint32_t qp_idx)
 {
     (void)pe;
+    ACLSHMEMI_UDMA_QP_BUILD;
     if (aclshmemi_dev::qp_ok(qp_idx)) {
         aclshmem_quiet();
     }
 }
-#endif
-#undef ACLSHMEMI_UDMA_ACTION_PIPE
 #undef ACLSHMEMI_UDMA_QP_BUILD
 #ifdef ACLSHMEM_RELAY_SUPPORT
 namespace aclshmemi_dev {
-inline bool relay_ok(int pe, int relay_pe)
+/* pe and relay_pe must be two different PEs of the job, neither of them this one: otherwise the call
+   ends its block with a logged error (the original's debug builds abort the kernel; its other
+   builds skip the call) */
+inline void relay_check(int pe, int relay_pe, const char *call)
 {
     int me = aclshmem_my_pe();
     int n = aclshmem_n_pes();
-    return pe >= 0 && pe < n && relay_pe >= 0 && relay_pe < n && pe != relay_pe && pe != me && relay_pe != me;
+    if (!(pe >= 0 && pe < n && relay_pe >= 0 && relay_pe < n && pe != relay_pe && pe != me && relay_pe != me)) {
+        char msg[256];
+        std::snprintf(msg, sizeof msg,
+                      "%s: pe %d and relay_pe %d must be two different PEs of the %d, neither of them this PE (%d)",
+                      call, pe, relay_pe, n, me);
+        throw std::runtime_error(msg);
+    }
 }
 } // namespace aclshmemi_dev
-/* through relay_pe on the NPU; a direct copy to pe here, after the same checks */
-template <typename T, pipe_t WQE_PIPE = PIPE_MTE3>
+/* through relay_pe on the NPU; a direct copy to pe here, after the same checks. The forms with an
+   action batch as the direct ones (they count in pending_count). */
+template <typename T, pipe_t WQE_PIPE = PIPE_MTE3,
+          const aclshmemx_udma_op_config_t &CONFIG = ACLSHMEMX_UDMA_OP_CONFIG_DEFAULT>
 inline void aclshmemx_udma_relay_put_nbi(T *dst, T *src, T *buf, uint32_t n, int pe, int relay_pe,
                                          uint32_t sync_id = 0)
 {
-    if (aclshmemi_dev::relay_ok(pe, relay_pe)) {
-        aclshmemx_udma_put_nbi(dst, src, buf, n, pe, sync_id);
-    }
+    aclshmemi_dev::relay_check(pe, relay_pe, __func__);
+    aclshmemx_udma_put_nbi<T, WQE_PIPE, CONFIG>(dst, src, buf, n, pe, sync_id);
 }
-template <typename T, pipe_t WQE_PIPE = PIPE_MTE3>
+template <typename T, pipe_t WQE_PIPE = PIPE_MTE3,
+          const aclshmemx_udma_op_config_t &CONFIG = ACLSHMEMX_UDMA_OP_CONFIG_DEFAULT>
 inline void aclshmemx_udma_relay_get_nbi(T *dst, T *src, T *buf, uint32_t n, int pe, int relay_pe,
                                          uint32_t sync_id = 0)
 {
-    if (aclshmemi_dev::relay_ok(pe, relay_pe)) {
-        aclshmemx_udma_get_nbi(dst, src, buf, n, pe, sync_id);
-    }
+    aclshmemi_dev::relay_check(pe, relay_pe, __func__);
+    aclshmemx_udma_get_nbi<T, WQE_PIPE, CONFIG>(dst, src, buf, n, pe, sync_id);
 }
-template <typename T, pipe_t WQE_PIPE = PIPE_MTE3>
+template <typename T, pipe_t WQE_PIPE = PIPE_MTE3,
+          const aclshmemx_udma_op_config_t &CONFIG = ACLSHMEMX_UDMA_OP_CONFIG_DEFAULT>
 inline void aclshmemx_udma_relay_put_nbi(const AscendC::GlobalTensor<T> &dst, const AscendC::GlobalTensor<T> &src,
                                          const AscendC::LocalTensor<T> &buf, uint32_t n, int pe, int relay_pe,
                                          uint32_t sync_id = 0)
 {
-    if (aclshmemi_dev::relay_ok(pe, relay_pe)) {
-        aclshmemx_udma_put_nbi(dst, src, buf, n, pe, sync_id);
-    }
+    aclshmemi_dev::relay_check(pe, relay_pe, __func__);
+    aclshmemx_udma_put_nbi<T, WQE_PIPE, CONFIG>(dst, src, buf, n, pe, sync_id);
 }
-template <typename T, pipe_t WQE_PIPE = PIPE_MTE3>
+template <typename T, pipe_t WQE_PIPE = PIPE_MTE3,
+          const aclshmemx_udma_op_config_t &CONFIG = ACLSHMEMX_UDMA_OP_CONFIG_DEFAULT>
 inline void aclshmemx_udma_relay_get_nbi(const AscendC::GlobalTensor<T> &dst, const AscendC::GlobalTensor<T> &src,
                                          const AscendC::LocalTensor<T> &buf, uint32_t n, int pe, int relay_pe,
                                          uint32_t sync_id = 0)
 {
-    if (aclshmemi_dev::relay_ok(pe, relay_pe)) {
-        aclshmemx_udma_get_nbi(dst, src, buf, n, pe, sync_id);
-    }
+    aclshmemi_dev::relay_check(pe, relay_pe, __func__);
+    aclshmemx_udma_get_nbi<T, WQE_PIPE, CONFIG>(dst, src, buf, n, pe, sync_id);
+}
+template <typename T, pipe_t WQE_PIPE = PIPE_MTE3,
+          const aclshmemx_udma_op_config_t &CONFIG = ACLSHMEMX_UDMA_OP_CONFIG_NO_CQE>
+inline void aclshmemx_udma_relay_put_nbi(T *dst, T *src, T *buf, uint32_t n, int pe, int relay_pe, uint32_t sync_id,
+                                         aclshmemx_defer_t a)
+{
+    aclshmemi_dev::relay_check(pe, relay_pe, __func__);
+    aclshmemx_udma_put_nbi<T, WQE_PIPE, CONFIG>(dst, src, buf, n, pe, sync_id, a);
+}
+template <typename T, pipe_t WQE_PIPE = PIPE_MTE3,
+          const aclshmemx_udma_op_config_t &CONFIG = ACLSHMEMX_UDMA_OP_CONFIG_NO_CQE>
+inline void aclshmemx_udma_relay_put_nbi(const AscendC::GlobalTensor<T> &dst, const AscendC::GlobalTensor<T> &src,
+                                         const AscendC::LocalTensor<T> &buf, uint32_t n, int pe, int relay_pe,
+                                         uint32_t sync_id, aclshmemx_defer_t a)
+{
+    aclshmemx_udma_relay_put_nbi<T, WQE_PIPE, CONFIG>(dst.GetPhyAddr(), src.GetPhyAddr(), aclshmemi_dev::ub(buf), n, pe,
+                                                      relay_pe, sync_id, a);
+}
+template <typename T, pipe_t WQE_PIPE = PIPE_MTE3,
+          const aclshmemx_udma_op_config_t &CONFIG = ACLSHMEMX_UDMA_OP_CONFIG_DEFAULT>
+inline void aclshmemx_udma_relay_put_nbi(T *dst, T *src, T *buf, uint32_t n, int pe, int relay_pe, uint32_t sync_id,
+                                         aclshmemx_submit_t a)
+{
+    aclshmemi_dev::relay_check(pe, relay_pe, __func__);
+    aclshmemx_udma_put_nbi<T, WQE_PIPE, CONFIG>(dst, src, buf, n, pe, sync_id, a);
+}
+template <typename T, pipe_t WQE_PIPE = PIPE_MTE3,
+          const aclshmemx_udma_op_config_t &CONFIG = ACLSHMEMX_UDMA_OP_CONFIG_DEFAULT>
+inline void aclshmemx_udma_relay_put_nbi(const AscendC::GlobalTensor<T> &dst, const AscendC::GlobalTensor<T> &src,
+                                         const AscendC::LocalTensor<T> &buf, uint32_t n, int pe, int relay_pe,
+                                         uint32_t sync_id, aclshmemx_submit_t a)
+{
+    aclshmemx_udma_relay_put_nbi<T, WQE_PIPE, CONFIG>(dst.GetPhyAddr(), src.GetPhyAddr(), aclshmemi_dev::ub(buf), n, pe,
+                                                      relay_pe, sync_id, a);
+}
+template <typename T, pipe_t WQE_PIPE = PIPE_MTE3,
+          const aclshmemx_udma_op_config_t &CONFIG = ACLSHMEMX_UDMA_OP_CONFIG_NO_CQE>
+inline void aclshmemx_udma_relay_get_nbi(T *dst, T *src, T *buf, uint32_t n, int pe, int relay_pe, uint32_t sync_id,
+                                         aclshmemx_defer_t a)
+{
+    aclshmemi_dev::relay_check(pe, relay_pe, __func__);
+    aclshmemx_udma_get_nbi<T, WQE_PIPE, CONFIG>(dst, src, buf, n, pe, sync_id, a);
+}
+template <typename T, pipe_t WQE_PIPE = PIPE_MTE3,
+          const aclshmemx_udma_op_config_t &CONFIG = ACLSHMEMX_UDMA_OP_CONFIG_NO_CQE>
+inline void aclshmemx_udma_relay_get_nbi(const AscendC::GlobalTensor<T> &dst, const AscendC::GlobalTensor<T> &src,
+                                         const AscendC::LocalTensor<T> &buf, uint32_t n, int pe, int relay_pe,
+                                         uint32_t sync_id, aclshmemx_defer_t a)
+{
+    aclshmemx_udma_relay_get_nbi<T, WQE_PIPE, CONFIG>(dst.GetPhyAddr(), src.GetPhyAddr(), aclshmemi_dev::ub(buf), n, pe,
+                                                      relay_pe, sync_id, a);
+}
+template <typename T, pipe_t WQE_PIPE = PIPE_MTE3,
+          const aclshmemx_udma_op_config_t &CONFIG = ACLSHMEMX_UDMA_OP_CONFIG_DEFAULT>
+inline void aclshmemx_udma_relay_get_nbi(T *dst, T *src, T *buf, uint32_t n, int pe, int relay_pe, uint32_t sync_id,
+                                         aclshmemx_submit_t a)
+{
+    aclshmemi_dev::relay_check(pe, relay_pe, __func__);
+    aclshmemx_udma_get_nbi<T, WQE_PIPE, CONFIG>(dst, src, buf, n, pe, sync_id, a);
+}
+template <typename T, pipe_t WQE_PIPE = PIPE_MTE3,
+          const aclshmemx_udma_op_config_t &CONFIG = ACLSHMEMX_UDMA_OP_CONFIG_DEFAULT>
+inline void aclshmemx_udma_relay_get_nbi(const AscendC::GlobalTensor<T> &dst, const AscendC::GlobalTensor<T> &src,
+                                         const AscendC::LocalTensor<T> &buf, uint32_t n, int pe, int relay_pe,
+                                         uint32_t sync_id, aclshmemx_submit_t a)
+{
+    aclshmemx_udma_relay_get_nbi<T, WQE_PIPE, CONFIG>(dst.GetPhyAddr(), src.GetPhyAddr(), aclshmemi_dev::ub(buf), n, pe,
+                                                      relay_pe, sync_id, a);
 }
 #endif
 
@@ -1802,105 +2006,158 @@ inline void aclshmemx_roce_qp_quiet(uint32_t pe, uint32_t qp_idx, __ubuf__ T *bu
 }
 
 /* UDMA */
-template <typename T, pipe_t WQE_PIPE = PIPE_MTE3>
+template <typename T, pipe_t WQE_PIPE = PIPE_MTE3,
+          const aclshmemx_udma_op_config_t &CONFIG = ACLSHMEMX_UDMA_OP_CONFIG_DEFAULT>
 inline void aclshmemx_udma_put_nbi(T *dst, T *src, __ubuf__ T *buf, uint32_t n, int pe, uint32_t sync_id = 0)
 {
-    aclshmemx_udma_put_nbi<T, WQE_PIPE>(dst, src, aclshmemi_dev::plain(buf), n, pe, sync_id);
+    aclshmemx_udma_put_nbi<T, WQE_PIPE, CONFIG>(dst, src, aclshmemi_dev::plain(buf), n, pe, sync_id);
 }
-template <typename T, pipe_t WQE_PIPE = PIPE_MTE3>
+template <typename T, pipe_t WQE_PIPE = PIPE_MTE3,
+          const aclshmemx_udma_op_config_t &CONFIG = ACLSHMEMX_UDMA_OP_CONFIG_DEFAULT>
 inline void aclshmemx_udma_get_nbi(T *dst, T *src, __ubuf__ T *buf, uint32_t n, int pe, uint32_t sync_id = 0)
 {
-    aclshmemx_udma_get_nbi<T, WQE_PIPE>(dst, src, aclshmemi_dev::plain(buf), n, pe, sync_id);
+    aclshmemx_udma_get_nbi<T, WQE_PIPE, CONFIG>(dst, src, aclshmemi_dev::plain(buf), n, pe, sync_id);
 }
-template <typename T, pipe_t WQE_PIPE = PIPE_MTE3>
+template <typename T, pipe_t WQE_PIPE = PIPE_MTE3,
+          const aclshmemx_udma_op_config_t &CONFIG = ACLSHMEMX_UDMA_OP_CONFIG_DEFAULT>
 inline void aclshmemx_udma_put_signal_nbi(T *dst, T *src, uint32_t n, uint64_t *sig_addr, uint64_t signal, int pe,
                                           __ubuf__ uint8_t *buf, uint32_t sync_id = 0)
 {
-    aclshmemx_udma_put_signal_nbi<T, WQE_PIPE>(dst, src, n, sig_addr, signal, pe, aclshmemi_dev::plain(buf),
-                                               sync_id);
+    aclshmemx_udma_put_signal_nbi<T, WQE_PIPE, CONFIG>(dst, src, n, sig_addr, signal, pe, aclshmemi_dev::plain(buf),
+                                                       sync_id);
 }
-template <typename T, pipe_t WQE_PIPE = PIPE_MTE3>
+template <typename T, pipe_t WQE_PIPE = PIPE_MTE3,
+          const aclshmemx_udma_op_config_t &CONFIG = ACLSHMEMX_UDMA_OP_CONFIG_NO_CQE>
 inline void aclshmemx_udma_put_nbi(T *dst, T *src, __ubuf__ T *buf, uint32_t n, int pe, uint32_t sync_id,
                                    aclshmemx_defer_t a)
 {
-    aclshmemx_udma_put_nbi<T, WQE_PIPE>(dst, src, aclshmemi_dev::plain(buf), n, pe, sync_id, a);
+    aclshmemx_udma_put_nbi<T, WQE_PIPE, CONFIG>(dst, src, aclshmemi_dev::plain(buf), n, pe, sync_id, a);
 }
-template <typename T, pipe_t WQE_PIPE = PIPE_MTE3>
+template <typename T, pipe_t WQE_PIPE = PIPE_MTE3,
+          const aclshmemx_udma_op_config_t &CONFIG = ACLSHMEMX_UDMA_OP_CONFIG_DEFAULT>
 inline void aclshmemx_udma_put_nbi(T *dst, T *src, __ubuf__ T *buf, uint32_t n, int pe, uint32_t sync_id,
                                    aclshmemx_submit_t a)
 {
-    aclshmemx_udma_put_nbi<T, WQE_PIPE>(dst, src, aclshmemi_dev::plain(buf), n, pe, sync_id, a);
+    aclshmemx_udma_put_nbi<T, WQE_PIPE, CONFIG>(dst, src, aclshmemi_dev::plain(buf), n, pe, sync_id, a);
 }
-template <typename T, pipe_t WQE_PIPE = PIPE_MTE3>
+template <typename T, pipe_t WQE_PIPE = PIPE_MTE3,
+          const aclshmemx_udma_op_config_t &CONFIG = ACLSHMEMX_UDMA_OP_CONFIG_NO_CQE>
 inline void aclshmemx_udma_get_nbi(T *dst, T *src, __ubuf__ T *buf, uint32_t n, int pe, uint32_t sync_id,
                                    aclshmemx_defer_t a)
 {
-    aclshmemx_udma_get_nbi<T, WQE_PIPE>(dst, src, aclshmemi_dev::plain(buf), n, pe, sync_id, a);
+    aclshmemx_udma_get_nbi<T, WQE_PIPE, CONFIG>(dst, src, aclshmemi_dev::plain(buf), n, pe, sync_id, a);
 }
-template <typename T, pipe_t WQE_PIPE = PIPE_MTE3>
+template <typename T, pipe_t WQE_PIPE = PIPE_MTE3,
+          const aclshmemx_udma_op_config_t &CONFIG = ACLSHMEMX_UDMA_OP_CONFIG_DEFAULT>
 inline void aclshmemx_udma_get_nbi(T *dst, T *src, __ubuf__ T *buf, uint32_t n, int pe, uint32_t sync_id,
                                    aclshmemx_submit_t a)
 {
-    aclshmemx_udma_get_nbi<T, WQE_PIPE>(dst, src, aclshmemi_dev::plain(buf), n, pe, sync_id, a);
+    aclshmemx_udma_get_nbi<T, WQE_PIPE, CONFIG>(dst, src, aclshmemi_dev::plain(buf), n, pe, sync_id, a);
 }
-template <typename T, pipe_t WQE_PIPE = PIPE_MTE3>
+template <typename T, pipe_t WQE_PIPE = PIPE_MTE3,
+          const aclshmemx_udma_op_config_t &CONFIG = ACLSHMEMX_UDMA_OP_CONFIG_DEFAULT>
 inline void aclshmemx_udma_qp_put_nbi(T *dst, T *src, __ubuf__ T *buf, uint32_t n, int pe, uint32_t qp_idx,
                                       uint32_t sync_id = 0)
 {
-    aclshmemx_udma_qp_put_nbi<T, WQE_PIPE>(dst, src, aclshmemi_dev::plain(buf), n, pe, qp_idx, sync_id);
+    aclshmemx_udma_qp_put_nbi<T, WQE_PIPE, CONFIG>(dst, src, aclshmemi_dev::plain(buf), n, pe, qp_idx, sync_id);
 }
-template <typename T, pipe_t WQE_PIPE = PIPE_MTE3>
+template <typename T, pipe_t WQE_PIPE = PIPE_MTE3,
+          const aclshmemx_udma_op_config_t &CONFIG = ACLSHMEMX_UDMA_OP_CONFIG_DEFAULT>
 inline void aclshmemx_udma_qp_get_nbi(T *dst, T *src, __ubuf__ T *buf, uint32_t n, int pe, uint32_t qp_idx,
                                       uint32_t sync_id = 0)
 {
-    aclshmemx_udma_qp_get_nbi<T, WQE_PIPE>(dst, src, aclshmemi_dev::plain(buf), n, pe, qp_idx, sync_id);
+    aclshmemx_udma_qp_get_nbi<T, WQE_PIPE, CONFIG>(dst, src, aclshmemi_dev::plain(buf), n, pe, qp_idx, sync_id);
 }
-template <typename T, pipe_t WQE_PIPE = PIPE_MTE3>
+template <typename T, pipe_t WQE_PIPE = PIPE_MTE3,
+          const aclshmemx_udma_op_config_t &CONFIG = ACLSHMEMX_UDMA_OP_CONFIG_NO_CQE>
 inline void aclshmemx_udma_qp_put_nbi(T *dst, T *src, __ubuf__ T *buf, uint32_t n, int pe, uint32_t qp_idx,
                                       uint32_t sync_id, aclshmemx_defer_t a)
 {
-    aclshmemx_udma_qp_put_nbi<T, WQE_PIPE>(dst, src, aclshmemi_dev::plain(buf), n, pe, qp_idx, sync_id, a);
+    aclshmemx_udma_qp_put_nbi<T, WQE_PIPE, CONFIG>(dst, src, aclshmemi_dev::plain(buf), n, pe, qp_idx, sync_id, a);
 }
-template <typename T, pipe_t WQE_PIPE = PIPE_MTE3>
+template <typename T, pipe_t WQE_PIPE = PIPE_MTE3,
+          const aclshmemx_udma_op_config_t &CONFIG = ACLSHMEMX_UDMA_OP_CONFIG_DEFAULT>
 inline void aclshmemx_udma_qp_put_nbi(T *dst, T *src, __ubuf__ T *buf, uint32_t n, int pe, uint32_t qp_idx,
                                       uint32_t sync_id, aclshmemx_submit_t a)
 {
-    aclshmemx_udma_qp_put_nbi<T, WQE_PIPE>(dst, src, aclshmemi_dev::plain(buf), n, pe, qp_idx, sync_id, a);
+    aclshmemx_udma_qp_put_nbi<T, WQE_PIPE, CONFIG>(dst, src, aclshmemi_dev::plain(buf), n, pe, qp_idx, sync_id, a);
 }
-template <typename T, pipe_t WQE_PIPE = PIPE_MTE3>
+template <typename T, pipe_t WQE_PIPE = PIPE_MTE3,
+          const aclshmemx_udma_op_config_t &CONFIG = ACLSHMEMX_UDMA_OP_CONFIG_NO_CQE>
 inline void aclshmemx_udma_qp_get_nbi(T *dst, T *src, __ubuf__ T *buf, uint32_t n, int pe, uint32_t qp_idx,
                                       uint32_t sync_id, aclshmemx_defer_t a)
 {
-    aclshmemx_udma_qp_get_nbi<T, WQE_PIPE>(dst, src, aclshmemi_dev::plain(buf), n, pe, qp_idx, sync_id, a);
+    aclshmemx_udma_qp_get_nbi<T, WQE_PIPE, CONFIG>(dst, src, aclshmemi_dev::plain(buf), n, pe, qp_idx, sync_id, a);
 }
-template <typename T, pipe_t WQE_PIPE = PIPE_MTE3>
+template <typename T, pipe_t WQE_PIPE = PIPE_MTE3,
+          const aclshmemx_udma_op_config_t &CONFIG = ACLSHMEMX_UDMA_OP_CONFIG_DEFAULT>
 inline void aclshmemx_udma_qp_get_nbi(T *dst, T *src, __ubuf__ T *buf, uint32_t n, int pe, uint32_t qp_idx,
                                       uint32_t sync_id, aclshmemx_submit_t a)
 {
-    aclshmemx_udma_qp_get_nbi<T, WQE_PIPE>(dst, src, aclshmemi_dev::plain(buf), n, pe, qp_idx, sync_id, a);
+    aclshmemx_udma_qp_get_nbi<T, WQE_PIPE, CONFIG>(dst, src, aclshmemi_dev::plain(buf), n, pe, qp_idx, sync_id, a);
 }
-template <typename T, pipe_t WQE_PIPE = PIPE_MTE3>
+template <typename T, pipe_t WQE_PIPE = PIPE_MTE3,
+          const aclshmemx_udma_op_config_t &CONFIG = ACLSHMEMX_UDMA_OP_CONFIG_DEFAULT>
 inline void aclshmemx_udma_qp_put_signal_nbi(T *dst, T *src, uint32_t n, uint64_t *sig_addr, uint64_t signal, int pe,
                                              uint32_t qp_idx, __ubuf__ uint8_t *buf, uint32_t sync_id = 0)
 {
-    aclshmemx_udma_qp_put_signal_nbi<T, WQE_PIPE>(dst, src, n, sig_addr, signal, pe, qp_idx,
-                                                  aclshmemi_dev::plain(buf), sync_id);
+    aclshmemx_udma_qp_put_signal_nbi<T, WQE_PIPE, CONFIG>(dst, src, n, sig_addr, signal, pe, qp_idx,
+                                                          aclshmemi_dev::plain(buf), sync_id);
 }
 #ifdef ACLSHMEM_RELAY_SUPPORT
-template <typename T, pipe_t WQE_PIPE = PIPE_MTE3>
+template <typename T, pipe_t WQE_PIPE = PIPE_MTE3,
+          const aclshmemx_udma_op_config_t &CONFIG = ACLSHMEMX_UDMA_OP_CONFIG_DEFAULT>
 inline void aclshmemx_udma_relay_put_nbi(T *dst, T *src, __ubuf__ T *buf, uint32_t n, int pe, int relay_pe,
                                          uint32_t sync_id = 0)
 {
-    aclshmemx_udma_relay_put_nbi<T, WQE_PIPE>(dst, src, aclshmemi_dev::plain(buf), n, pe, relay_pe, sync_id);
+    aclshmemx_udma_relay_put_nbi<T, WQE_PIPE, CONFIG>(dst, src, aclshmemi_dev::plain(buf), n, pe, relay_pe, sync_id);
 }
-template <typename T, pipe_t WQE_PIPE = PIPE_MTE3>
+template <typename T, pipe_t WQE_PIPE = PIPE_MTE3,
+          const aclshmemx_udma_op_config_t &CONFIG = ACLSHMEMX_UDMA_OP_CONFIG_DEFAULT>
 inline void aclshmemx_udma_relay_get_nbi(T *dst, T *src, __ubuf__ T *buf, uint32_t n, int pe, int relay_pe,
                                          uint32_t sync_id = 0)
 {
-    aclshmemx_udma_relay_get_nbi<T, WQE_PIPE>(dst, src, aclshmemi_dev::plain(buf), n, pe, relay_pe, sync_id);
+    aclshmemx_udma_relay_get_nbi<T, WQE_PIPE, CONFIG>(dst, src, aclshmemi_dev::plain(buf), n, pe, relay_pe, sync_id);
+}
+template <typename T, pipe_t WQE_PIPE = PIPE_MTE3,
+          const aclshmemx_udma_op_config_t &CONFIG = ACLSHMEMX_UDMA_OP_CONFIG_NO_CQE>
+inline void aclshmemx_udma_relay_put_nbi(T *dst, T *src, __ubuf__ T *buf, uint32_t n, int pe, int relay_pe,
+                                         uint32_t sync_id, aclshmemx_defer_t a)
+{
+    aclshmemx_udma_relay_put_nbi<T, WQE_PIPE, CONFIG>(dst, src, aclshmemi_dev::plain(buf), n, pe, relay_pe, sync_id,
+                                                      a);
+}
+template <typename T, pipe_t WQE_PIPE = PIPE_MTE3,
+          const aclshmemx_udma_op_config_t &CONFIG = ACLSHMEMX_UDMA_OP_CONFIG_DEFAULT>
+inline void aclshmemx_udma_relay_put_nbi(T *dst, T *src, __ubuf__ T *buf, uint32_t n, int pe, int relay_pe,
+                                         uint32_t sync_id, aclshmemx_submit_t a)
+{
+    aclshmemx_udma_relay_put_nbi<T, WQE_PIPE, CONFIG>(dst, src, aclshmemi_dev::plain(buf), n, pe, relay_pe, sync_id,
+                                                      a);
+}
+template <typename T, pipe_t WQE_PIPE = PIPE_MTE3,
+          const aclshmemx_udma_op_config_t &CONFIG = ACLSHMEMX_UDMA_OP_CONFIG_NO_CQE>
+inline void aclshmemx_udma_relay_get_nbi(T *dst, T *src, __ubuf__ T *buf, uint32_t n, int pe, int relay_pe,
+                                         uint32_t sync_id, aclshmemx_defer_t a)
+{
+    aclshmemx_udma_relay_get_nbi<T, WQE_PIPE, CONFIG>(dst, src, aclshmemi_dev::plain(buf), n, pe, relay_pe, sync_id,
+                                                      a);
+}
+template <typename T, pipe_t WQE_PIPE = PIPE_MTE3,
+          const aclshmemx_udma_op_config_t &CONFIG = ACLSHMEMX_UDMA_OP_CONFIG_DEFAULT>
+inline void aclshmemx_udma_relay_get_nbi(T *dst, T *src, __ubuf__ T *buf, uint32_t n, int pe, int relay_pe,
+                                         uint32_t sync_id, aclshmemx_submit_t a)
+{
+    aclshmemx_udma_relay_get_nbi<T, WQE_PIPE, CONFIG>(dst, src, aclshmemi_dev::plain(buf), n, pe, relay_pe, sync_id,
+                                                      a);
 }
 #endif
 #endif /* ACLSHMEM_UB_DEREF */
+#undef ACLSHMEMI_UDMA_PIPE
+#undef ACLSHMEMI_UDMA_ACTION_PIPE
+#undef ACLSHMEMI_UDMA_WITH_CQE
+#undef ACLSHMEMI_UDMA_NO_CQE
+#undef ACLSHMEMI_UDMA_CONFIG_OK
 
 /* ---- internal helpers the upstream examples call (spec 1.8.1) ---- */
 inline aclshmem_device_host_state_t *aclshmemi_get_state()

@@ -35,6 +35,23 @@ static int g_errors = 0;
         }                                                                                   \
     } while (0)
 
+/* Region r of dst (n elements from dst + r * n) holds PE from(r)'s pattern: element i is
+   from(r) * scale + i. One failure message per region with the first wrong element. */
+template <typename From>
+static void check_pattern_regions(const int32_t *dst, int regions, int n, int scale, From from)
+{
+    for (int r = 0; r < regions; r++) {
+        const int pe = from(r);
+        int bad = 0;
+        for (int i = 0; i < n; i++) {
+            if (dst[r * n + i] != pe * scale + i && bad++ == 0) {
+                CHECK(false, "region %d element %d is %d, expected %d", r, i, dst[r * n + i], pe * scale + i);
+            }
+        }
+        CHECK(bad == 0, "region %d: %d elements wrong", r, bad);
+    }
+}
+
 /* ACL on device (PE % 16), a stream, aclshmem from the environment; then
    run(scenario, stream, attr), which returns false for a scenario it does not know; then a
    barrier, finalize and the ACL teardown. */

@@ -1219,17 +1219,7 @@ void engine_qp(aclrtStream stream)
     EngineQp<<<kEqpQps, nullptr, stream>>>(dst, src, sig, counts, next);
     ACL_OK(aclrtSynchronizeStream(stream));
     aclshmem_barrier_all();
-    for (int r = 0; r < EQP_REGIONS; r++) {
-        const int from = eqp_is_get(r) ? next : prev;
-        int bad = 0;
-        for (int i = 0; i < kSrc; i++) {
-            int32_t got = dst[r * kSrc + i];
-            if (got != from * 100000 + i && bad++ == 0) {
-                CHECK(false, "region %d element %d is %d, expected %d", r, i, got, from * 100000 + i);
-            }
-        }
-        CHECK(bad == 0, "region %d: %d elements wrong", r, bad);
-    }
+    check_pattern_regions(dst, EQP_REGIONS, kSrc, 100000, [&](int r) { return eqp_is_get(r) ? next : prev; });
     for (uint32_t q = 0; q < kEqpQps; q++) {
         CHECK(sig[q] == 1000 + q, "signal of queue pair %u is %llu", q, static_cast<unsigned long long>(sig[q]));
         for (int k = 0; k < kEqpCounts; k++) {
