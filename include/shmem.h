@@ -7210,7 +7210,8 @@ ACLSHMEM_HOST_API void aclshmemx_putmem_signal_nbi(void *dst, void *src, size_t 
  * Waits until the local 32-bit signal word `*sig_addr` satisfies `*sig_addr <cmp> cmp_val`
  * (acquire: everything the signalling PE wrote before the signal is visible afterwards). `cmp`
  * outside 0..5: logged, returns at once without waiting. Spins briefly, then yields, then sleeps
- * with bounded back-off.
+ * with bounded back-off. `sig_addr` must be symmetric or in local device memory (`aclrtMalloc`,
+ * which a put-with-signal to this PE may name); another address is logged and not waited on.
  *
  * # Safety
  * `sig_addr` must be NULL or point to a live 32-bit word of this PE.
@@ -7675,7 +7676,9 @@ ACLSHMEM_HOST_API void aclshmemx_signal_op_on_stream(int32_t *sig_addr, int32_t 
 /**
  * Queues on `stream` (NULL: internal stream) a wait until the local 32-bit word `*sig_addr`
  * satisfies `<cmp> cmp_val`; the host returns at once (so it can issue the put that satisfies it),
- * later work on the stream runs after the wait. `cmp` outside 0..5: logged now, nothing queued.
+ * later work on the stream runs after the wait. `cmp` outside 0..5: logged now, nothing queued. A
+ * `sig_addr` neither symmetric nor in local device memory fails the queued wait (logged; the
+ * stream's synchronize reports it) instead of waiting forever.
  *
  * # Safety
  * Pointer arguments must be NULL or valid as this documentation describes (symmetric

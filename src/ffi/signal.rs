@@ -75,7 +75,8 @@ pub unsafe extern "C" fn aclshmemx_putmem_signal_nbi(
 /// Waits until the local 32-bit signal word `*sig_addr` satisfies `*sig_addr <cmp> cmp_val`
 /// (acquire: everything the signalling PE wrote before the signal is visible afterwards). `cmp`
 /// outside 0..5: logged, returns at once without waiting. Spins briefly, then yields, then sleeps
-/// with bounded back-off.
+/// with bounded back-off. `sig_addr` must be symmetric or in local device memory (`aclrtMalloc`,
+/// which a put-with-signal to this PE may name); another address is logged and not waited on.
 ///
 /// # Safety
 /// `sig_addr` must be NULL or point to a live 32-bit word of this PE.
@@ -84,6 +85,6 @@ pub unsafe extern "C" fn aclshmem_signal_wait_until(sig_addr: *mut i32, cmp: c_i
     guard("aclshmem_signal_wait_until", || {
         aclshmem_core::stream::sync_internal();
         // SAFETY: forwarded from this function's contract.
-        unsafe { p2p::wait_until_named(sig_addr, "sig_addr", Cmp::from_c(cmp)?, cmp_val) }
+        unsafe { p2p::signal_wait_until(sig_addr, "sig_addr", Cmp::from_c(cmp)?, cmp_val) }
     })
 }

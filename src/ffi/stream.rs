@@ -132,7 +132,9 @@ pub unsafe extern "C" fn aclshmemx_signal_op_on_stream(
 
 /// Queues on `stream` (NULL: internal stream) a wait until the local 32-bit word `*sig_addr`
 /// satisfies `<cmp> cmp_val`; the host returns at once (so it can issue the put that satisfies it),
-/// later work on the stream runs after the wait. `cmp` outside 0..5: logged now, nothing queued.
+/// later work on the stream runs after the wait. `cmp` outside 0..5: logged now, nothing queued. A
+/// `sig_addr` neither symmetric nor in local device memory fails the queued wait (logged; the
+/// stream's synchronize reports it) instead of waiting forever.
 ///
 /// # Safety
 /// Pointer arguments must be NULL or valid as this documentation describes (symmetric
@@ -153,6 +155,7 @@ pub unsafe extern "C" fn aclshmemx_signal_wait_until_on_stream(
             NullStream::Internal,
             Frame::SignalWait,
             move |inst| {
+                p2p::check_signal_word(inst, addr as *const i32, "sig_addr")?;
                 // SAFETY: the program keeps its signal word alive until the stream has run this wait.
                 unsafe { p2p::wait_until_in(inst, addr as *mut i32, "sig_addr", cmp, cmp_val) }
             },

@@ -916,7 +916,8 @@ static void scenario_ctx_switch(void)
  * The original's own tests: put-with-signal (typed, sized, byte, _nbi) to the calling PE itself with
  * the signal word in local device memory from aclrtMalloc (not symmetric), read back with
  * aclrtMemcpy. Accepted exactly then; a signal word in freed device memory, in plain host memory,
- * or aimed at another PE is refused and left unchanged. */
+ * or aimed at another PE is refused and left unchanged. aclshmem_signal_wait_until waits on the
+ * device word, and refuses the plain host word instead of waiting forever. */
 static int32_t read_dev(const int32_t *dev)
 {
     int32_t v = -1;
@@ -961,6 +962,10 @@ static void scenario_self_signal_device(void)
     int32_t host_word = 3;
     aclshmem_int32_put_signal(dst, src, 64, (uint8_t *)&host_word, 99, ACLSHMEM_SIGNAL_SET, g_me);
     CHECK(host_word == 3, "a plain host signal word was written");
+    /* waits: on the device word (a signal word, whose condition holds), and on the plain host word,
+       which nothing could ever signal: refused (logged), not waited on forever */
+    aclshmem_signal_wait_until(sig, ACLSHMEM_CMP_EQ, 20);
+    aclshmem_signal_wait_until(&host_word, ACLSHMEM_CMP_EQ, 99);
     CHECK_RC(aclrtFree(dev), ACL_SUCCESS);
     void *dev2 = NULL;
     CHECK_RC(aclrtMallocHost(&dev2, 64), ACL_SUCCESS);

@@ -346,6 +346,33 @@ fn check_symmetric<T>(inst: &Instance, ivars: *const T, n: usize, what: &str) ->
     }
 }
 
+/// A signal word this PE waits on (`aclshmem_signal_wait_until` and its stream form, OpenSHMEM's
+/// `shmem_signal_wait_until`): symmetric, which another PE's put-with-signal reaches, or a word of
+/// live local device memory (`aclrtMalloc`), which a put-with-signal to this PE may name (see
+/// `local_device_signal`). Any other address never changes but by this process itself: refused
+/// rather than waited on forever.
+pub fn check_signal_word<T>(inst: &Instance, sig: *const T, what: &str) -> Result<()> {
+    check_word(sig, what)?;
+    let len = std::mem::size_of::<T>();
+    if inst.locate(sig as usize, len).is_some() || crate::acl::device_range_is_live(sig.cast(), len) {
+        Ok(())
+    } else {
+        Err(Error::InvalidParam(inst.not_symmetric(what, sig as usize, len)))
+    }
+}
+
+/// Waits on the current instance until the signal word `*sig` satisfies `cmp` against `value`
+/// (checked by [`check_signal_word`]).
+///
+/// # Safety
+/// A non-NULL `sig` must point to a live `T` for the duration of the wait.
+pub unsafe fn signal_wait_until<T: Word>(sig: *mut T, what: &str, cmp: Cmp, value: T) -> Result<()> {
+    let inst = runtime::current()?;
+    check_signal_word(&inst, sig, what)?;
+    // SAFETY: forwarded.
+    unsafe { wait_until_in(&inst, sig, what, cmp, value) }
+}
+
 /// [`wait_until`] naming the argument `what` in errors.
 ///
 /// # Safety

@@ -2,7 +2,10 @@
 //!
 //! A `shmem_ctx_t` points to a [`Ctx`]: the team whose PE numbering its operations use and the
 //! options it was created with. `SHMEM_CTX_DEFAULT` is the exported object
-//! `aclshmem_osh_ctx_default` (world team), `SHMEM_CTX_INVALID` is NULL.
+//! `aclshmem_osh_ctx_default` (world team), `SHMEM_CTX_INVALID` is NULL. Created contexts live in
+//! a fixed table ([`MAX_CONTEXTS`] at once), so a handle is checked by its address alone: a
+//! pointer that is not one of the table's entries, or an entry not in use (a destroyed context),
+//! is refused without being read.
 //!
 //! Ordering and completion per context: `shmem_ctx_quiet(ctx)` completes every operation issued on
 //! `ctx` and `shmem_ctx_fence(ctx)` orders them. On the shared-memory transport every blocking
@@ -12,7 +15,7 @@
 //! the specification allows: it only requires at least the context's own).
 
 use std::ffi::{c_int, c_long};
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicI32, AtomicI64, AtomicU64, Ordering};
 
 use crate::guard_soft;
 use crate::team::{self, shmem_team_t};
@@ -23,27 +26,43 @@ use aclshmem_core::runtime;
 #[repr(C)]
 #[derive(Debug)]
 pub struct Ctx {
-    magic: u64,
+    /// [`LIVE`] while the context exists, else [`FREE`] (or [`TAKEN`] while being created).
+    state: AtomicU64,
     /// Core slot of the context's team (0: world).
-    slot: i32,
-    options: c_long,
+    slot: AtomicI32,
+    options: AtomicI64,
 }
 
-const MAGIC: u64 = 0x6f73_685f_6374_7821;
+const LIVE: u64 = 0x6f73_685f_6374_7821;
+const FREE: u64 = 0;
+const TAKEN: u64 = 1;
+
+impl Ctx {
+    const fn new(state: u64) -> Ctx {
+        Ctx {
+            state: AtomicU64::new(state),
+            slot: AtomicI32::new(0),
+            options: AtomicI64::new(0),
+        }
+    }
+
+    fn slot(&self) -> i32 {
+        self.slot.load(Ordering::Relaxed)
+    }
+}
 
 /// The C handle.
 pub type shmem_ctx_t = *mut Ctx;
 
 /// `SHMEM_CTX_DEFAULT`'s object. Never written.
 #[unsafe(no_mangle)]
-pub static aclshmem_osh_ctx_default: Ctx = Ctx {
-    magic: MAGIC,
-    slot: 0,
-    options: 0,
-};
+pub static aclshmem_osh_ctx_default: Ctx = Ctx::new(LIVE);
 
-/// Contexts created and not destroyed (addresses), so finalize and team destruction can release them.
-static LIVE: Mutex<Vec<usize>> = Mutex::new(Vec::new());
+/// Contexts that may exist at once (`shmem_ctx_create` fails with nonzero beyond).
+pub const MAX_CONTEXTS: usize = 1024;
+
+/// Every created context's entry.
+static TABLE: [Ctx; MAX_CONTEXTS] = [const { Ctx::new(FREE) }; MAX_CONTEXTS];
 
 /// World PE for PE `pe` of `ctx`'s team.
 #[inline(always)]
@@ -56,20 +75,31 @@ pub(crate) fn pe(ctx: shmem_ctx_t, pe: c_int) -> Result<c_int> {
 
 #[cold]
 fn pe_slow(ctx: shmem_ctx_t, pe: c_int) -> Result<c_int> {
-    let c = get(ctx)?;
-    if c.slot == 0 {
+    let slot = get(ctx)?.slot();
+    if slot == 0 {
         return Ok(pe);
     }
-    team::world_pe(team::handle(c.slot as usize), pe)
+    team::world_pe(team::handle(slot as usize), pe)
 }
 
-fn get<'a>(ctx: shmem_ctx_t) -> Result<&'a Ctx> {
-    // SAFETY: a non-NULL context handle comes from shmem_ctx_create / shmem_team_create_ctx (or
-    // is SHMEM_CTX_DEFAULT) and stays valid until shmem_ctx_destroy, per the specification; the
-    // magic word catches some misuse.
-    let c = unsafe { ctx.as_ref() }.ok_or_else(|| Error::InvalidParam("ctx is SHMEM_CTX_INVALID".into()))?;
-    if c.magic != MAGIC {
-        return Err(Error::InvalidParam(format!("ctx {ctx:p} is not a live context")));
+/// The live context `ctx` names: one of [`TABLE`]'s entries (found by address, never by reading
+/// through `ctx`) that is in use.
+fn get(ctx: shmem_ctx_t) -> Result<&'static Ctx> {
+    if ctx.is_null() {
+        return Err(Error::InvalidParam("ctx is SHMEM_CTX_INVALID".into()));
+    }
+    let base = TABLE.as_ptr() as usize;
+    let size = std::mem::size_of::<Ctx>();
+    let at = (ctx as usize).wrapping_sub(base);
+    let c = at
+        .is_multiple_of(size)
+        .then(|| TABLE.get(at / size))
+        .flatten()
+        .ok_or_else(|| Error::InvalidParam(format!("ctx {ctx:p} is not a context handle")))?;
+    if c.state.load(Ordering::Acquire) != LIVE {
+        return Err(Error::InvalidParam(format!(
+            "ctx {ctx:p} is not a live context (destroyed, or its team was)"
+        )));
     }
     Ok(c)
 }
@@ -87,14 +117,24 @@ fn create(slot: i32, options: c_long, out: *mut shmem_ctx_t) -> Result<c_int> {
     // SAFETY: non-NULL and writable (the exports' contract).
     unsafe { *out = std::ptr::null_mut() };
     runtime::current()?.team(slot)?;
-    let c = Box::into_raw(Box::new(Ctx {
-        magic: MAGIC,
-        slot,
-        options,
-    }));
-    LIVE.lock().unwrap_or_else(|e| e.into_inner()).push(c as usize);
+    let c = TABLE
+        .iter()
+        .find(|c| {
+            c.state
+                .compare_exchange(FREE, TAKEN, Ordering::Acquire, Ordering::Relaxed)
+                .is_ok()
+        })
+        .ok_or_else(|| {
+            Error::InvalidParam(format!(
+                "{MAX_CONTEXTS} contexts exist already: destroy one first"
+            ))
+        })?;
+    c.slot.store(slot, Ordering::Relaxed);
+    #[allow(clippy::unnecessary_cast)] // c_long is 32 bits on some targets
+    c.options.store(options as i64, Ordering::Relaxed);
+    c.state.store(LIVE, Ordering::Release);
     // SAFETY: as above.
-    unsafe { *out = c };
+    unsafe { *out = std::ptr::from_ref(c).cast_mut() };
     Ok(0)
 }
 
@@ -141,14 +181,9 @@ pub unsafe extern "C" fn shmem_ctx_destroy(ctx: shmem_ctx_t) {
         if ctx.is_null() || std::ptr::eq(ctx.cast_const(), &aclshmem_osh_ctx_default) {
             return Ok(());
         }
-        get(ctx)?;
+        let c = get(ctx)?;
         aclshmem_core::rma::quiet()?;
-        let mut live = LIVE.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(i) = live.iter().position(|&c| c == ctx as usize) {
-            live.swap_remove(i);
-            // SAFETY: ctx came from Box::into_raw in `create` and is released once (it was live).
-            drop(unsafe { Box::from_raw(ctx) });
-        }
+        c.state.store(FREE, Ordering::Release);
         Ok(())
     })
 }
@@ -165,7 +200,7 @@ pub unsafe extern "C" fn shmem_ctx_get_team(ctx: shmem_ctx_t, team: *mut shmem_t
         let r = if std::ptr::eq(ctx.cast_const(), &aclshmem_osh_ctx_default) {
             Ok(0)
         } else {
-            get(ctx).map(|c| c.slot)
+            get(ctx).map(Ctx::slot)
         };
         // SAFETY: non-NULL and writable (contract).
         unsafe {
@@ -177,27 +212,20 @@ pub unsafe extern "C" fn shmem_ctx_get_team(ctx: shmem_ctx_t, team: *mut shmem_t
     })
 }
 
-/// Marks every context dead (invalid magic) and frees it: shmem_finalize.
+/// Ends every context: shmem_finalize.
 pub(crate) fn destroy_all() {
-    let mut live = LIVE.lock().unwrap_or_else(|e| e.into_inner());
-    for c in live.drain(..) {
-        // SAFETY: every address in LIVE came from Box::into_raw and was not freed.
-        drop(unsafe { Box::from_raw(c as *mut Ctx) });
+    for c in &TABLE {
+        c.state.store(FREE, Ordering::Release);
     }
 }
 
 /// Contexts of a destroyed team become invalid (the specification makes using them an error).
 pub(crate) fn destroy_team(slot: i32) {
-    let mut live = LIVE.lock().unwrap_or_else(|e| e.into_inner());
-    live.retain(|&c| {
-        // SAFETY: every address in LIVE is a live Box<Ctx>.
-        let dead = unsafe { (*(c as *const Ctx)).slot } == slot;
-        if dead {
-            // SAFETY: as above; removed from LIVE, so freed once.
-            drop(unsafe { Box::from_raw(c as *mut Ctx) });
-        }
-        !dead
-    });
+    for c in TABLE.iter().filter(|c| c.slot() == slot) {
+        let _ = c
+            .state
+            .compare_exchange(LIVE, FREE, Ordering::AcqRel, Ordering::Relaxed);
+    }
 }
 
 /// Ordering routines of a context: [`shmem_ctx_quiet`] and [`shmem_ctx_fence`].

@@ -82,7 +82,7 @@ pub unsafe extern "C" fn shmem_signal_fetch(sig_addr: *const u64) -> u64 {
 pub unsafe extern "C" fn shmem_signal_wait_until(sig_addr: *mut u64, cmp: c_int, cmp_value: u64) -> u64 {
     guard("shmem_signal_wait_until", 0, || {
         // SAFETY: forwarded.
-        unsafe { p2p::wait_until_named(sig_addr, "sig_addr", crate::sync::cmp(cmp)?, cmp_value)? };
+        unsafe { p2p::signal_wait_until(sig_addr, "sig_addr", crate::sync::cmp(cmp)?, cmp_value)? };
         // SAFETY: checked by the wait.
         Ok(unsafe { <u64 as aclshmem_core::Word>::load(sig_addr) })
     })
