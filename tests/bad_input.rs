@@ -1,6 +1,6 @@
-//! Every host call of `include/shmem.h`, and of the OpenSHMEM surface's `include/openshmem/shmem.h`
+//! Every host call of `include/shmem.h`, of the OpenSHMEM surface's `include/openshmem/shmem.h`
 //! (with `ACLSHMEM_OSHMEM_ON_ERROR=continue`, so bad input is reported and skipped instead of ending
-//! the job), with bad arguments: a C program generated from the header's prototypes calls each
+//! the job) and of the CPU ACL runtime (`include/acl/`), with bad arguments: a C program generated from the header's prototypes calls each
 //! function (init, finalize and global_exit aside) with four argument profiles, before init, on 2
 //! PEs after init, and after finalize. Nothing may crash, hang or write outside the program's
 //! scratch buffer; a call's error is logged or returned.
@@ -41,11 +41,24 @@ const NOT_SWEPT: &[&str] = &[
     "start_pes",
     "shmem_finalize",
     "shmem_global_exit",
+    "aclInit",
+    "aclFinalize",
+    "aclFinalizeReference",
+    "aclrtResetDevice",
+    "aclrtResetDeviceForce",
 ];
 
 /// One API surface: its header and how a program of it starts and ends the library.
 struct Surface {
+    /// What the program includes (and its name in messages).
     header: &'static str,
+    /// The headers whose prototypes are swept (under include/).
+    files: &'static [&'static str],
+    /// Each prototype starts a line with this (and may go on over several lines); `None`: one
+    /// prototype a line, at column 0.
+    prefix: Option<&'static str>,
+    /// At least this many prototypes are read (a parser that lost them must not pass).
+    min_protos: usize,
     /// Lines the calls' error reports must include (the library's log, on stdout under the tests'
     /// launcher, for the aclshmem surface; stderr for the OpenSHMEM one).
     reports: &'static [&'static str],
@@ -56,6 +69,9 @@ struct Surface {
 
 const ACLSHMEM: Surface = Surface {
     header: "shmem.h",
+    files: &["shmem.h"],
+    prefix: Some("ACLSHMEM_HOST_API "),
+    min_protos: 800,
     reports: &[
         "aclshmem_putmem: invalid parameter: pe 77 is outside [0, 2)",
         "aclshmem_int_atomic_fetch: invalid parameter: dest is NULL",
@@ -71,6 +87,9 @@ const ACLSHMEM: Surface = Surface {
 
 const OPENSHMEM: Surface = Surface {
     header: "openshmem/shmem.h",
+    files: &["openshmem/shmem.h"],
+    prefix: None,
+    min_protos: 1600,
     reports: &[
         "OpenSHMEM error in shmem_putmem: invalid parameter",
         "OpenSHMEM error in shmem_ctx_destroy: invalid parameter: ctx 0xffffffffffffffff is not a context handle",
@@ -95,29 +114,30 @@ struct Proto {
 }
 
 fn prototypes(surface: &Surface) -> Vec<Proto> {
-    let path = common::repo_root().join("include").join(surface.header);
-    let header = std::fs::read_to_string(path).unwrap();
     let mut out = Vec::new();
-    if surface.header == "shmem.h" {
-        // cbindgen's output: `ACLSHMEM_HOST_API <ret> <name>(<params>);`, some over two lines
-        let mut rest = header.as_str();
-        while let Some(at) = rest.find("\nACLSHMEM_HOST_API ") {
-            rest = &rest[at + "\nACLSHMEM_HOST_API ".len()..];
-            let end = rest.find(");").expect("a prototype ends with );");
-            out.extend(parse_proto(&rest[..end]));
-            rest = &rest[end..];
-        }
-    } else {
-        // one prototype a line at column 0
-        for line in header.lines() {
-            let line = line.trim_end();
-            if line.starts_with(|c: char| c.is_ascii_alphabetic())
-                && line.ends_with(");")
-                && !line.starts_with("typedef")
-                && !line.starts_with("static")
-                && line.contains('(')
-            {
-                out.extend(parse_proto(&line[..line.len() - 2]));
+    for file in surface.files {
+        let header = std::fs::read_to_string(common::repo_root().join("include").join(file)).unwrap();
+        if let Some(prefix) = surface.prefix {
+            // `<prefix><ret> <name>(<params>);`, some over two lines (cbindgen's output, ACL's)
+            let start = format!("\n{prefix}");
+            let mut rest = header.as_str();
+            while let Some(at) = rest.find(&start) {
+                rest = &rest[at + start.len()..];
+                let end = rest.find(");").expect("a prototype ends with );");
+                out.extend(parse_proto(&rest[..end]));
+                rest = &rest[end..];
+            }
+        } else {
+            for line in header.lines() {
+                let line = line.trim_end();
+                if line.starts_with(|c: char| c.is_ascii_alphabetic())
+                    && line.ends_with(");")
+                    && !line.starts_with("typedef")
+                    && !line.starts_with("static")
+                    && line.contains('(')
+                {
+                    out.extend(parse_proto(&line[..line.len() - 2]));
+                }
             }
         }
     }
@@ -188,7 +208,7 @@ fn split_params(args: &str) -> Vec<Param> {
                 ty.trim_start_matches("const ")
             }
             .to_string();
-            let fn_ptr = ty.ends_with("_handler") || ty.ends_with("_callback_t");
+            let fn_ptr = function_pointer_types().contains(&ty);
             Param {
                 ty,
                 name: p[split + 1..].to_string(),
@@ -196,6 +216,37 @@ fn split_params(args: &str) -> Vec<Param> {
             }
         })
         .collect()
+}
+
+/// The names of every function-pointer typedef (`typedef R (*NAME)(...)`) of the headers under
+/// include/: such an argument is always NULL (nothing can check a function's address).
+fn function_pointer_types() -> &'static [String] {
+    static NAMES: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+    NAMES.get_or_init(|| {
+        let mut names = Vec::new();
+        let mut dirs = vec![common::repo_root().join("include")];
+        while let Some(dir) = dirs.pop() {
+            for e in std::fs::read_dir(&dir).unwrap().flatten() {
+                let path = e.path();
+                if path.is_dir() {
+                    dirs.push(path);
+                } else if path.extension().is_some_and(|x| x == "h") {
+                    let text = std::fs::read_to_string(&path).unwrap_or_default();
+                    for part in text.split("typedef").skip(1) {
+                        let decl = part.split(';').next().unwrap_or("");
+                        if let Some(at) = decl.find("(*") {
+                            let name: String = decl[at + 2..]
+                                .chars()
+                                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                                .collect();
+                            names.push(name);
+                        }
+                    }
+                }
+            }
+        }
+        names
+    })
 }
 
 /// The C expression for `p` in `profile`.
@@ -295,10 +346,10 @@ fn value(p: &Param, profile: usize) -> String {
 fn generate(surface: &Surface) -> String {
     let protos = prototypes(surface);
     assert!(
-        protos.len() > 800,
-        "only {} prototypes read from include/{}",
+        protos.len() >= surface.min_protos,
+        "only {} prototypes read from {:?}",
         protos.len(),
-        surface.header
+        surface.files
     );
     let mut c = String::from(
         "/* generated by tests/bad_input.rs: do not edit */\n\
@@ -386,7 +437,13 @@ fn program(surface: &Surface) -> PathBuf {
     let lib = common::profile_dir();
     let root = common::repo_root();
     let output = Command::new("gcc")
-        .args(["-std=c11", "-O0", "-Wall", "-Werror"])
+        .args([
+            "-std=c11",
+            "-O0",
+            "-Wall",
+            "-Werror",
+            "-Wno-deprecated-declarations",
+        ])
         .arg(format!("-I{}", root.join("include").display()))
         .arg(&src)
         .arg("-o")
@@ -414,6 +471,21 @@ fn last_call(stdout: &str) -> &str {
         .find(|l| l.contains("CALL "))
         .unwrap_or("(no call started)")
 }
+
+/// The CPU ACL runtime (libascendcl): "init" is aclInit + aclrtSetDevice, its calls report by
+/// return code.
+const ACL: Surface = Surface {
+    header: "acl/acl_shim.h",
+    files: &["acl/acl_base_rt.h", "acl/acl_rt.h", "acl/acl_shim.h"],
+    prefix: Some("ACL_FUNC_VISIBILITY "),
+    min_protos: 75,
+    reports: &[],
+    init: "if (aclInit(NULL) != ACL_SUCCESS || aclrtSetDevice(0) != ACL_SUCCESS) {\n\
+           printf(\"FAIL: init\\n\");\n        return 1;\n    }",
+    barrier: "(void)0;",
+    finalize: "if (aclrtResetDevice(0) != ACL_SUCCESS || aclFinalize() != ACL_SUCCESS) {\n\
+               printf(\"FAIL: finalize\\n\");\n        return 1;\n    }",
+};
 
 /// Every call before init, in one process without a launcher.
 fn before_init(surface: &Surface) {
@@ -491,4 +563,14 @@ fn every_openshmem_call_before_init_survives_bad_input() {
 #[test]
 fn every_openshmem_call_after_init_and_finalize_survives_bad_input_2pes() {
     after_init(&OPENSHMEM);
+}
+
+#[test]
+fn every_acl_runtime_call_before_init_survives_bad_input() {
+    before_init(&ACL);
+}
+
+#[test]
+fn every_acl_runtime_call_after_init_and_finalize_survives_bad_input() {
+    after_init(&ACL);
 }

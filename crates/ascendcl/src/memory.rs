@@ -226,6 +226,8 @@ pub fn check_copy(dst: *const u8, dest_max: usize, src: *const u8, count: usize,
             "count {count} exceeds destMax {dest_max}"
         )));
     }
+    check_range(dst, count, "dst")?;
+    check_range(src, count, "src")?;
     Ok(if dst == src {
         Copy::Nothing
     } else {
@@ -246,7 +248,19 @@ pub fn check_set(dst: *const u8, max_count: usize, count: usize) -> Result<Copy>
             "count {count} exceeds maxCount {max_count}"
         )));
     }
+    check_range(dst, count, "devPtr")?;
     Ok(Copy::Bytes(count))
+}
+
+/// `count` bytes from `p` can be memory at all: no more than `isize::MAX` and not past the end of
+/// the address space (a larger count is a wrong argument, not a buffer) → 107000.
+fn check_range(p: *const u8, count: usize, what: &str) -> Result<()> {
+    if count > isize::MAX as usize || (p as usize).checked_add(count).is_none() {
+        return Err(Error::rt_param(format!(
+            "{count} bytes from {what} {p:p} exceed the address space"
+        )));
+    }
+    Ok(())
 }
 
 /// Copies `count` bytes (the ranges may overlap).

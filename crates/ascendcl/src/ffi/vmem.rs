@@ -239,6 +239,11 @@ pub unsafe extern "C" fn aclrtMemSetAccess(
         if count == 0 {
             return Err(Error::invalid_param("count is 0"));
         }
+        if count > isize::MAX as usize / std::mem::size_of::<MemAccessDesc>() {
+            return Err(Error::invalid_param(format!(
+                "count {count} is not a number of descriptors"
+            )));
+        }
         // SAFETY: `count` valid descriptors per this function's contract.
         let descs = unsafe { std::slice::from_raw_parts(desc, count) };
         for d in descs {
