@@ -515,15 +515,22 @@ fn before_init(surface: &Surface) {
 /// Every call on 2 PEs after init (each PE the same calls), then every call after finalize; the
 /// calls' errors are reported.
 fn after_init(surface: &Surface) {
+    after_init_with(surface, &[]);
+}
+
+/// [`after_init`] with extra environment variables.
+fn after_init_with(surface: &Surface, extra: &[(&str, &str)]) {
     let prog = program(surface);
+    let mut env = vec![
+        ("ACLSHMEM_LOCAL_MEM_SIZE", "32M"),
+        ("SHMEM_SYMMETRIC_SIZE", "32M"),
+        ("ACLSHMEM_OSHMEM_ON_ERROR", "continue"),
+    ];
+    env.extend_from_slice(extra);
     let run = common::run_pes(
         2,
         &["--tag-output".as_ref(), prog.as_os_str(), "after".as_ref()],
-        &[
-            ("ACLSHMEM_LOCAL_MEM_SIZE", "32M"),
-            ("SHMEM_SYMMETRIC_SIZE", "32M"),
-            ("ACLSHMEM_OSHMEM_ON_ERROR", "continue"),
-        ],
+        &env,
         Duration::from_secs(240),
     );
     assert!(
@@ -553,6 +560,22 @@ fn every_call_before_init_survives_bad_input() {
 #[test]
 fn every_call_after_init_and_finalize_survives_bad_input_2pes() {
     after_init(&ACLSHMEM);
+}
+
+/// The same over UCX (forced for the PEs of this node), whose calls check and fail on their own
+/// paths.
+#[test]
+fn every_call_over_ucx_survives_bad_input_2pes() {
+    if !common::ucx_installed() {
+        common::skip(
+            "every_call_over_ucx_survives_bad_input_2pes",
+            "UCX is not installed",
+        );
+        return;
+    }
+    let ucx = [("ACLSHMEM_TRANSPORT", "ucx"), ("UCX_TLS", "tcp")];
+    after_init_with(&ACLSHMEM, &ucx);
+    after_init_with(&OPENSHMEM, &ucx);
 }
 
 #[test]
