@@ -20,7 +20,7 @@
 //!
 //! A crash prints the call it happened in (a signal handler), a hang fails on the time limit and the
 //! last call announced on stdout names it. The scratch buffer sits between two guard buffers that
-//! must stay untouched.
+//! must stay untouched, and after init a 1 MiB symmetric canary on every PE must too.
 
 mod common;
 
@@ -65,6 +65,8 @@ struct Surface {
     init: &'static str,
     barrier: &'static str,
     finalize: &'static str,
+    /// Allocates the symmetric canary (1 MiB) that no call may change on any PE; "NULL": none.
+    canary: &'static str,
 }
 
 const ACLSHMEM: Surface = Surface {
@@ -83,6 +85,7 @@ const ACLSHMEM: Surface = Surface {
            printf(\"FAIL: init\\n\");\n        return 1;\n    }",
     barrier: "aclshmem_barrier_all();",
     finalize: "if (aclshmem_finalize() != 0) {\n        printf(\"FAIL: finalize\\n\");\n        return 1;\n    }",
+    canary: "aclshmem_malloc(CANARY_BYTES)",
 };
 
 const OPENSHMEM: Surface = Surface {
@@ -99,6 +102,7 @@ const OPENSHMEM: Surface = Surface {
     init: "shmem_init();",
     barrier: "shmem_barrier_all();",
     finalize: "shmem_finalize();",
+    canary: "shmem_malloc(CANARY_BYTES)",
 };
 
 struct Param {
@@ -356,6 +360,7 @@ fn generate(surface: &Surface) -> String {
          #include <limits.h>\n#include <signal.h>\n#include <stdint.h>\n#include <stdio.h>\n\
          #include <stdlib.h>\n#include <string.h>\n#include <unistd.h>\n\
          #define JUNK_BYTES (1 << 16)\n\
+         #define CANARY_BYTES ((size_t)1 << 20)\n\
          /* malloc'd, not static: the OpenSHMEM surface makes the program's data symmetric */\n\
          static unsigned char *g_block;\n\
          #define g_guard_lo g_block\n\
@@ -410,11 +415,24 @@ fn generate(surface: &Surface) -> String {
          for (int p = 0; p < 4; p++) {\n            sweep(p);\n        }\n\
          printf(\"OK before\\n\");\n        return 0;\n    }\n",
     );
+    // after init: a symmetric canary on every PE, checked after each profile (no call, on any PE,
+    // may write into another PE's heap either)
     write!(
         c,
-        "    {}\n    for (int p = 0; p < 4; p++) {{\n        sweep(p);\n        {}\n    }}\n    {}\n\
+        "    {init}\n    unsigned char *canary = (unsigned char *){canary};\n\
+         if (canary != NULL) {{\n        memset(canary, 0x3c, CANARY_BYTES);\n    }} else if ({need_canary}) {{\n\
+         printf(\"FAIL: the canary was not allocated\\n\");\n        return 1;\n    }}\n    {barrier}\n\
+         for (int p = 0; p < 4; p++) {{\n        sweep(p);\n        {barrier}\n\
+         for (size_t i = 0; canary != NULL && i < CANARY_BYTES; i++) {{\n\
+         if (canary[i] != 0x3c) {{\n\
+         printf(\"FAIL: profile %d: byte %zu of the symmetric canary changed\\n\", p, i);\n\
+         return 1;\n            }}\n        }}\n        {barrier}\n    }}\n    {finalize}\n\
          sweep(1);\n    sweep(2);\n    printf(\"OK after\\n\");\n    return 0;\n}}\n",
-        surface.init, surface.barrier, surface.finalize
+        init = surface.init,
+        barrier = surface.barrier,
+        finalize = surface.finalize,
+        canary = surface.canary,
+        need_canary = u8::from(surface.canary != "NULL"),
     )
     .unwrap();
     c
@@ -483,6 +501,7 @@ const ACL: Surface = Surface {
     init: "if (aclInit(NULL) != ACL_SUCCESS || aclrtSetDevice(0) != ACL_SUCCESS) {\n\
            printf(\"FAIL: init\\n\");\n        return 1;\n    }",
     barrier: "(void)0;",
+    canary: "NULL",
     finalize: "if (aclrtResetDevice(0) != ACL_SUCCESS || aclFinalize() != ACL_SUCCESS) {\n\
                printf(\"FAIL: finalize\\n\");\n        return 1;\n    }",
 };
