@@ -13,7 +13,9 @@
 //! 2. the same buffer; PE -1, team -7, the largest value of every integer type, a stream handle
 //!    that is not a stream;
 //! 3. the same buffer; PE 1, the world team, ACLSHMEM_CMP_EQ and 8 bytes: non-symmetric buffers
-//!    to otherwise valid calls.
+//!    to otherwise valid calls;
+//! 4. as 3, with every pointer one byte past the buffer's start: valid memory, misaligned for any
+//!    type wider than a byte.
 //!
 //! OpenSHMEM team and context handles are pointers: NULL (`SHMEM_TEAM_INVALID`), the scratch
 //! buffer, an address with every bit set, then `SHMEM_TEAM_WORLD` / `SHMEM_CTX_DEFAULT`.
@@ -28,6 +30,9 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::process::Command;
 use std::time::Duration;
+
+/// Argument profiles (see the head of this file).
+const PROFILES: usize = 5;
 
 /// Functions the sweep leaves out: they start or end the library or the process.
 const NOT_SWEPT: &[&str] = &[
@@ -280,10 +285,11 @@ fn value(p: &Param, profile: usize) -> String {
         };
     }
     if ty.contains('*') {
-        return if profile == 0 {
-            "NULL".into()
-        } else {
-            format!("({ty})(void *)g_junk")
+        return match profile {
+            0 => "NULL".into(),
+            // one byte past an aligned address: valid memory, misaligned for any wider type
+            4 => format!("({ty})(void *)(g_junk + 1)"),
+            _ => format!("({ty})(void *)g_junk"),
         };
     }
     let pe_like = matches!(
@@ -339,8 +345,8 @@ fn value(p: &Param, profile: usize) -> String {
             Some((_, max)) => (*max).into(),
             None => "-1".into(),
         },
-        3 if pe_like => "1".into(),
-        3 if team || cmp => "0".into(),
+        3 | 4 if pe_like => "1".into(),
+        3 | 4 if team || cmp => "0".into(),
         _ => "8".into(),
     };
     format!("({ty})({v})")
@@ -361,6 +367,7 @@ fn generate(surface: &Surface) -> String {
          #include <stdlib.h>\n#include <string.h>\n#include <unistd.h>\n\
          #define JUNK_BYTES (1 << 16)\n\
          #define CANARY_BYTES ((size_t)1 << 20)\n\
+         #define PROFILES 5\n\
          /* malloc'd, not static: the OpenSHMEM surface makes the program's data symmetric */\n\
          static unsigned char *g_block;\n\
          #define g_guard_lo g_block\n\
@@ -375,7 +382,7 @@ fn generate(surface: &Surface) -> String {
          printf(\"CALL %s\\n\", name);\n    fflush(stdout);\n}\n\n",
     );
     writeln!(c, "#include \"{}\"\n", surface.header).unwrap();
-    for profile in 0..4 {
+    for profile in 0..PROFILES {
         writeln!(c, "static void sweep_{profile}(void)\n{{").unwrap();
         for p in protos.iter().filter(|p| !NOT_SWEPT.contains(&p.name.as_str())) {
             let args: Vec<String> = p.params.iter().map(|a| value(a, profile)).collect();
@@ -399,7 +406,7 @@ fn generate(surface: &Surface) -> String {
         "static void sweep(int profile)\n{\n\
          memset(g_pattern, profile == 1 ? 0xa5 : profile == 2 ? 0xff : 0, sizeof g_pattern);\n\
          switch (profile) {\n    case 0: sweep_0(); break;\n    case 1: sweep_1(); break;\n\
-         case 2: sweep_2(); break;\n    default: sweep_3(); break;\n    }\n\
+         case 2: sweep_2(); break;\n    case 3: sweep_3(); break;\n    default: sweep_4(); break;\n    }\n\
          for (size_t i = 0; i < 4096; i++) {\n\
          if (g_guard_lo[i] != 0x5a || g_guard_hi[i] != 0x5a) {\n\
          printf(\"FAIL: profile %d: a guard byte next to the scratch buffer changed\\n\", profile);\n\
@@ -412,7 +419,7 @@ fn generate(surface: &Surface) -> String {
          if (g_block == NULL) {\n        return 1;\n    }\n\
          memset(g_guard_lo, 0x5a, 4096);\n    memset(g_guard_hi, 0x5a, 4096);\n\
          if (argc > 1 && strcmp(argv[1], \"before\") == 0) {\n\
-         for (int p = 0; p < 4; p++) {\n            sweep(p);\n        }\n\
+         for (int p = 0; p < PROFILES; p++) {\n            sweep(p);\n        }\n\
          printf(\"OK before\\n\");\n        return 0;\n    }\n",
     );
     // after init: a symmetric canary on every PE, checked after each profile (no call, on any PE,
@@ -422,7 +429,7 @@ fn generate(surface: &Surface) -> String {
         "    {init}\n    unsigned char *canary = (unsigned char *){canary};\n\
          if (canary != NULL) {{\n        memset(canary, 0x3c, CANARY_BYTES);\n    }} else if ({need_canary}) {{\n\
          printf(\"FAIL: the canary was not allocated\\n\");\n        return 1;\n    }}\n    {barrier}\n\
-         for (int p = 0; p < 4; p++) {{\n        sweep(p);\n        {barrier}\n\
+         for (int p = 0; p < PROFILES; p++) {{\n        sweep(p);\n        {barrier}\n\
          for (size_t i = 0; canary != NULL && i < CANARY_BYTES; i++) {{\n\
          if (canary[i] != 0x3c) {{\n\
          printf(\"FAIL: profile %d: byte %zu of the symmetric canary changed\\n\", p, i);\n\

@@ -516,6 +516,38 @@ fn global_exit_under_the_launcher_ends_every_pe_with_its_status() {
     eprintln!("global exit under aclshmrun: whole job {:.2?}", run.elapsed);
 }
 
+/// A PE ends while the others are inside their own exit, in a program exit handler: the library
+/// thread that notices the lost PE ends each of them at once (`_exit`), instead of running the
+/// exit handlers a second time from its own thread (which crashed a PE in 6 of 8 runs of a Python
+/// job). The program's other exit handler never runs from that thread; no PE dies by a signal.
+#[test]
+fn a_lost_pe_during_the_exit_handlers_ends_the_process_cleanly() {
+    let _serial = serial();
+    let prog = prog();
+    let args: [&OsStr; 3] = [
+        "--tag-output".as_ref(),
+        prog.as_os_str(),
+        "exit_in_handler".as_ref(),
+    ];
+    let run = run_pes(3, &args, &[("FT_PE", "1")], Duration::from_secs(30));
+    assert!(
+        (0..=1).contains(&run.code()),
+        "launcher exit status {} (a PE died by a signal?)\n{}",
+        run.code(),
+        run.dump()
+    );
+    assert!(
+        !run.stdout.contains("handler ran on another thread"),
+        "an exit handler ran from a library thread\n{}",
+        run.dump()
+    );
+    assert!(
+        run.stdout.contains("sleeps in its exit handler"),
+        "no PE reached its exit handler\n{}",
+        run.dump()
+    );
+}
+
 #[test]
 fn global_exit_without_the_launcher_ends_every_pe_with_its_status() {
     let _serial = serial();

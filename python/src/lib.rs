@@ -12,6 +12,7 @@
 
 use std::ffi::{CStr, c_char, c_int, c_void};
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use aclshmem_abi as abi;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
@@ -482,7 +483,28 @@ fn get_ffts_config() -> u64 {
 static LOGGER: Mutex<Option<Py<PyAny>>> = Mutex::new(None);
 static DECRYPT: Mutex<Option<Py<PyAny>>> = Mutex::new(None);
 
-/// C logger calling the registered Python `func(level, msg)` with the GIL held.
+/// Set by an `atexit` handler (module init registers it): the interpreter is exiting, so the
+/// library's own threads (which may still log, say about a PE that ended) must not call into Python
+/// any more: taking the GIL while the interpreter is torn down faults.
+static PY_EXITING: AtomicBool = AtomicBool::new(false);
+
+/// The `atexit` handler: no Python callback is called from here on; the callables are released.
+#[pyfunction]
+fn _release_callbacks() {
+    PY_EXITING.store(true, Ordering::Release);
+    let logger = LOGGER.lock().ok().and_then(|mut g| g.take());
+    let decrypt = DECRYPT.lock().ok().and_then(|mut g| g.take());
+    drop((logger, decrypt));
+}
+
+/// Whether a C callback may call into Python now.
+fn python_callable() -> bool {
+    // SAFETY: Py_IsInitialized has no preconditions.
+    !PY_EXITING.load(Ordering::Acquire) && unsafe { pyo3::ffi::Py_IsInitialized() } != 0
+}
+
+/// C logger calling the registered Python `func(level, msg)` with the GIL held. Without a Python
+/// function (`set_extern_logger(None)`, or once the interpreter exits) the message goes to stderr.
 unsafe extern "C" fn logger_trampoline(level: c_int, msg: *const c_char) {
     let text = if msg.is_null() {
         String::new()
@@ -490,6 +512,12 @@ unsafe extern "C" fn logger_trampoline(level: c_int, msg: *const c_char) {
         // SAFETY: the library passes a NUL-terminated message.
         unsafe { CStr::from_ptr(msg) }.to_string_lossy().into_owned()
     };
+    let registered = LOGGER.lock().map(|g| g.is_some()).unwrap_or(false);
+    if !registered || !python_callable() {
+        use std::io::Write;
+        let _ = writeln!(std::io::stderr(), "{text}");
+        return;
+    }
     Python::with_gil(|py| {
         let f = LOGGER
             .lock()
@@ -510,7 +538,12 @@ unsafe extern "C" fn decrypt_trampoline(
     plain: *mut c_char,
     plain_len: *mut usize,
 ) -> c_int {
-    if cipher.is_null() || plain.is_null() || plain_len.is_null() || cipher_len > 10 << 20 {
+    if cipher.is_null()
+        || plain.is_null()
+        || plain_len.is_null()
+        || cipher_len > 10 << 20
+        || !python_callable()
+    {
         return -1;
     }
     // SAFETY: the library passes `cipher_len` readable bytes.
@@ -943,6 +976,9 @@ fn _pyshmem(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<UniqueId>()?;
     add_enums(m)?;
     m.add("UNIQUE_ID_LEN", UID_LEN)?;
+    // from the start of the interpreter's exit on, the library's threads log to stderr
+    let release = wrap_pyfunction!(_release_callbacks, m)?;
+    m.py().import("atexit")?.call_method1("register", (release,))?;
     m.add_function(wrap_pyfunction!(aclshmem_init, m)?)?;
     m.add_function(wrap_pyfunction!(aclshmem_init_using_unique_id, m)?)?;
     m.add_function(wrap_pyfunction!(aclshmemx_init_with_mpi, m)?)?;

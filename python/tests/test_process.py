@@ -13,3 +13,12 @@ def test_global_exit_ends_the_job_with_its_status(n):
 def test_waits_release_the_gil(n):
     out = run_pes("gil.py", n, timeout=60).stdout
     assert out.count("gil ok") == n, out
+
+
+def test_library_messages_leave_python_when_the_interpreter_exits():
+    out = run_pes("logger_at_exit.py", 2, env={"SHMEM_LOG_LEVEL": ""}).stdout
+    # while Python runs, the Python logger gets the library's messages
+    assert out.count("PYTHON LOGGER") == 2 and "98" in out, out
+    # once the interpreter exits, they go to stderr (merged into this output) instead
+    assert out.count("exit-time message issued") == 2, out
+    assert "99" in out and not any("PYTHON LOGGER" in l and "99" in l for l in out.splitlines()), out

@@ -131,10 +131,9 @@ pub extern "C" fn aclshmemx_set_qp_num(engine: data_op_engine_type_t, qp_num: u3
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclshmem_info_get_version(major: *mut c_int, minor: *mut c_int) {
     guard("aclshmem_info_get_version", || {
-        if major.is_null() || minor.is_null() {
-            return Err(Error::InvalidParam("major or minor is NULL".into()));
-        }
-        // SAFETY: both pointers are non-NULL and valid per the documented contract.
+        aclshmem_core::args::check(major, "major")?;
+        aclshmem_core::args::check(minor, "minor")?;
+        // SAFETY: both pointers are checked and valid per the documented contract.
         unsafe {
             *major = ACLSHMEM_MAJOR_VERSION;
             *minor = ACLSHMEM_MINOR_VERSION;

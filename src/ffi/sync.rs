@@ -5,9 +5,9 @@ use std::ffi::c_int;
 
 use super::guard;
 use super::types::aclshmem_team_t;
-use aclshmem_core::Word;
 use aclshmem_core::error::{Error, Result};
 use aclshmem_core::p2p::{self, Against, Cmp, WaitSet};
+use aclshmem_core::{Word, args};
 
 /// Barrier over all PEs. Collective. Returns on every PE only after all arrived; every store and
 /// put a PE issued before it is complete and visible to every PE afterwards. Before init: logged,
@@ -79,34 +79,25 @@ pub(crate) unsafe fn with_set<T: Word, R: Copy>(
 ) -> Result<()> {
     aclshmem_core::stream::sync_internal();
     let prepared = (|| {
-        if let Some((p, _)) = res_out
-            && p.is_null()
-        {
-            return Err(Error::InvalidParam("res_out is NULL".into()));
+        if let Some((p, _)) = res_out {
+            args::check(p, "res_out")?;
         }
         let cmp = Cmp::from_c(cmp)?;
         let status = if status.is_null() || nelems == 0 {
             None
         } else {
             // SAFETY: caller guarantees nelems readable ints.
-            Some(unsafe { std::slice::from_raw_parts(status, nelems) })
+            Some(unsafe { args::slice(status, nelems, "status") }?)
         };
         let against = match values {
             Values::One(v) => Against::One(v),
-            Values::Each(_) if nelems == 0 => Against::Each(&[][..]),
-            Values::Each(p) if p.is_null() => return Err(Error::InvalidParam("cmp_values is NULL".into())),
             // SAFETY: caller guarantees nelems readable values.
-            Values::Each(p) => Against::Each(unsafe { std::slice::from_raw_parts(p, nelems) }),
+            Values::Each(p) => Against::Each(unsafe { args::slice(p, nelems, "cmp_values") }?),
         };
         let idx: &mut [usize] = match indices {
             None => &mut [],
-            Some(p) if nelems == 0 => {
-                let _ = p;
-                &mut []
-            }
-            Some(p) if p.is_null() => return Err(Error::InvalidParam("indices is NULL".into())),
             // SAFETY: caller guarantees room for nelems indices.
-            Some(p) => unsafe { std::slice::from_raw_parts_mut(p, nelems) },
+            Some(p) => unsafe { args::slice_mut(p, nelems, "indices") }?,
         };
         if ivars.is_null() && nelems > 0 {
             return Err(Error::InvalidParam("ivars is NULL".into()));
@@ -125,11 +116,9 @@ pub(crate) unsafe fn with_set<T: Word, R: Copy>(
             Ok(())
         }
         Err(e) => {
-            if let Some((p, none)) = res_out
-                && !p.is_null()
-            {
-                // SAFETY: as above.
-                unsafe { *p = none };
+            if let Some((p, none)) = res_out {
+                // SAFETY: as above (a NULL or misaligned res_out is left alone).
+                let _ = unsafe { args::store(p, none, "res_out") };
             }
             Err(e)
         }
@@ -147,13 +136,11 @@ pub(crate) unsafe fn test_one<T: Word>(
     res_out: *mut c_int,
 ) -> Result<()> {
     aclshmem_core::stream::sync_internal();
-    if res_out.is_null() {
-        return Err(Error::InvalidParam("res_out is NULL".into()));
-    }
+    args::check(res_out, "res_out")?;
     // SAFETY: forwarded from this function's contract.
     let r = Cmp::from_c(cmp).and_then(|c| unsafe { p2p::test(ivar, c, value) });
-    // SAFETY: res_out is non-NULL and valid per the caller's contract.
-    unsafe { *res_out = matches!(r, Ok(true)) as c_int };
+    // SAFETY: res_out is checked and valid per the caller's contract.
+    unsafe { args::store(res_out, matches!(r, Ok(true)) as c_int, "res_out") }?;
     r.map(|_| ())
 }
 

@@ -213,6 +213,35 @@ static void scenario_global_exit(void)
     fail("aclshmem_barrier_all returned although PE %d never entered it", leaver);
 }
 
+/* exit_in_handler: PE FT_PE ends (exit without finalize) while every other PE is inside its own
+   exit, in an exit handler that sleeps. The library thread that notices the lost PE ends the
+   process at once with _exit: the program's other exit handler must not run from that thread
+   while the main thread is still in the first one (two threads running the exit handlers crash). */
+static void exit_handler_second(void)
+{
+    say("RESULT second exit handler ran on %s", gettid() == getpid() ? "the main thread" : "another thread");
+}
+
+static void exit_handler_first(void)
+{
+    say("RESULT pe=%d sleeps in its exit handler", g_pe);
+    sleep_ms(4000);
+}
+
+static void scenario_exit_in_handler(void)
+{
+    init_env();
+    const int leaver = env_int_or("FT_PE", 1);
+    aclshmem_barrier_all();
+    if (g_pe == leaver) {
+        sleep_ms(500); /* the others are in their exit handlers by now */
+        exit(0);
+    }
+    atexit(exit_handler_second);
+    atexit(exit_handler_first); /* runs first */
+    exit(0);
+}
+
 /* global_exit before init: only this process exits. Every PE but FT_PE just lives on a bit. */
 static void scenario_exit_before_init(void)
 {
@@ -447,6 +476,7 @@ int main(int argc, char **argv)
         {"zero_timeout", scenario_zero_timeout},
         {"global_exit", scenario_global_exit},
         {"exit_before_init", scenario_exit_before_init},
+        {"exit_in_handler", scenario_exit_in_handler},
         {"die", scenario_die},
         {"scale", scenario_scale},
         {"hostile", scenario_hostile},

@@ -26,6 +26,7 @@
 
 mod acl;
 mod algos;
+pub mod args;
 pub mod atomic;
 pub mod block;
 mod bootstrap;

@@ -20,14 +20,58 @@ static ENDING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::ne
 /// Ends this process with `status` because its job is ending (a global exit, a lost peer):
 /// exit handlers that would talk to the other PEs (the implicit finalize of `start_pes`) see
 /// [`ending`] and do nothing.
+///
+/// On the process's main thread this is `exit(status)`, with the exit handlers. On any other
+/// thread (the library's own, which notices a lost peer or another PE's global exit, or a program
+/// thread) the handlers must not run: the main thread goes on meanwhile, may be using what they
+/// tear down, or may be running them itself (its own `exit`: two threads in the handlers at once
+/// crash). There, the C and Rust standard streams are flushed and the process ends with
+/// `_exit(status)`. A second call, from another thread, waits for the first to end the process.
 pub fn exit_process(status: i32) -> ! {
+    let me = thread_token();
+    if EXIT_OWNER
+        .compare_exchange(
+            0,
+            me,
+            std::sync::atomic::Ordering::SeqCst,
+            std::sync::atomic::Ordering::SeqCst,
+        )
+        .is_err()
+    {
+        loop {
+            std::thread::park();
+        }
+    }
     EXIT_STATUS.store(status, std::sync::atomic::Ordering::SeqCst);
     ENDING.store(true, std::sync::atomic::Ordering::SeqCst);
     let hooks: Vec<fn(i32)> = BEFORE_EXIT.locked().clone();
     for h in hooks {
         h(status);
     }
-    std::process::exit(status)
+    // SAFETY: getpid has no preconditions.
+    if me == u64::from(unsafe { libc::getpid() }.unsigned_abs()) {
+        std::process::exit(status)
+    }
+    {
+        use std::io::Write;
+        let _ = std::io::stdout().flush();
+        let _ = std::io::stderr().flush();
+    }
+    // SAFETY: fflush(NULL) flushes every C stream; _exit ends the process without the handlers.
+    unsafe {
+        libc::fflush(std::ptr::null_mut());
+        libc::_exit(status)
+    }
+}
+
+/// The [`thread_token`] of the thread in [`exit_process`] (0: none).
+static EXIT_OWNER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// The calling thread's id (never 0).
+fn thread_token() -> u64 {
+    // SAFETY: gettid has no preconditions.
+    let tid = unsafe { libc::gettid() };
+    u64::from(tid.unsigned_abs()).max(1)
 }
 
 /// What [`exit_process`] runs before `exit`: a network engine stops every thread of this process

@@ -9,7 +9,7 @@ use std::path::Path;
 const LAYERS: &[&[&str]] = &[
     // leaves
     &[
-        "config", "util", "wait", "word", "error", "logging", "acl", "block",
+        "config", "util", "wait", "word", "error", "logging", "acl", "block", "args",
     ],
     // transports, heaps, bootstraps
     &["bootstrap", "heap", "transport"],

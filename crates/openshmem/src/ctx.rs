@@ -161,8 +161,8 @@ pub unsafe extern "C" fn shmem_team_create_ctx(
     ctx: *mut shmem_ctx_t,
 ) -> c_int {
     guard_soft("shmem_team_create_ctx", -1, || {
-        if !ctx.is_null() {
-            // SAFETY: non-NULL and writable (contract).
+        if aclshmem_core::args::check(ctx, "ctx").is_ok() {
+            // SAFETY: non-NULL, aligned and writable (contract).
             unsafe { *ctx = std::ptr::null_mut() };
         }
         let s = team::slot(team)?;

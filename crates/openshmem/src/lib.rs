@@ -149,11 +149,8 @@ pub(crate) fn guard_soft<R>(call: &'static str, fail: R, body: impl FnOnce() -> 
     }
 }
 
-/// A NULL check naming the argument.
+/// A NULL and alignment check naming the argument (`aclshmem_core::args::check`).
 #[inline]
 pub(crate) fn non_null<T>(p: *const T, what: &str) -> Result<()> {
-    if p.is_null() {
-        return Err(Error::InvalidParam(format!("{what} is NULL")));
-    }
-    Ok(())
+    aclshmem_core::args::check(p, what)
 }

@@ -138,8 +138,8 @@ pub extern "C" fn shmem_init() {
 pub unsafe extern "C" fn shmem_init_thread(requested: c_int, provided: *mut c_int) -> c_int {
     guard("shmem_init_thread", -1, || {
         init(requested)?;
-        if !provided.is_null() {
-            // SAFETY: non-NULL and writable per this function's contract.
+        if aclshmem_core::args::check(provided, "provided").is_ok() {
+            // SAFETY: non-NULL, aligned and writable per this function's contract.
             unsafe { *provided = THREAD_LEVEL.load(Ordering::Relaxed) };
         }
         Ok(0)

@@ -8,9 +8,9 @@
 use std::ffi::c_int;
 
 use crate::guard;
-use aclshmem_core::Word;
 use aclshmem_core::error::{Error, Result};
 use aclshmem_core::p2p::{self, Against, Cmp, WaitSet};
+use aclshmem_core::{Word, args};
 
 /// The comparison of an OpenSHMEM `SHMEM_CMP_*` value.
 pub(crate) fn cmp(c: c_int) -> Result<Cmp> {
@@ -54,14 +54,12 @@ unsafe fn set<'a, T: Word>(
         None
     } else {
         // SAFETY: the caller guarantees n readable ints.
-        Some(unsafe { std::slice::from_raw_parts(status, n) })
+        Some(unsafe { args::slice(status, n, "status") }?)
     };
     let against = match values {
         Values::One(v) => Against::One(v),
-        Values::Each(_) if n == 0 => Against::Each(&[][..]),
-        Values::Each(p) if p.is_null() => return Err(Error::InvalidParam("cmp_values is NULL".into())),
         // SAFETY: the caller guarantees n readable values.
-        Values::Each(p) => Against::Each(unsafe { std::slice::from_raw_parts(p, n) }),
+        Values::Each(p) => Against::Each(unsafe { args::slice(p, n, "cmp_values") }?),
     };
     // SAFETY: ivars is valid for n elements per the caller's contract.
     unsafe { WaitSet::new(ivars, n, status, c, against) }
@@ -72,12 +70,8 @@ unsafe fn set<'a, T: Word>(
 /// # Safety
 /// A non-NULL `indices` must have room for `n` indices.
 unsafe fn indices<'a>(indices: *mut usize, n: usize) -> Result<&'a mut [usize]> {
-    if n == 0 {
-        return Ok(&mut []);
-    }
-    crate::non_null(indices, "indices")?;
     // SAFETY: the caller guarantees room for n indices.
-    Ok(unsafe { std::slice::from_raw_parts_mut(indices, n) })
+    unsafe { args::slice_mut(indices, n, "indices") }
 }
 
 /// # Safety

@@ -171,8 +171,8 @@ pub extern "C" fn shmem_team_n_pes(team: shmem_team_t) -> c_int {
 }
 
 fn remember(slot: usize, config: *const shmem_team_config_t, mask: c_long) {
-    let n = if mask & SHMEM_TEAM_NUM_CONTEXTS != 0 && !config.is_null() {
-        // SAFETY: non-NULL config points to a readable shmem_team_config_t (caller's contract).
+    let n = if mask & SHMEM_TEAM_NUM_CONTEXTS != 0 && aclshmem_core::args::check(config, "config").is_ok() {
+        // SAFETY: a checked config points to a readable shmem_team_config_t (caller's contract).
         unsafe { (*config).num_contexts }
     } else {
         0

@@ -239,6 +239,9 @@ pub unsafe extern "C" fn aclrtMemSetAccess(
         if count == 0 {
             return Err(Error::invalid_param("count is 0"));
         }
+        if !desc.is_aligned() {
+            return Err(Error::invalid_param(format!("desc {desc:p} is not aligned")));
+        }
         if count > isize::MAX as usize / std::mem::size_of::<MemAccessDesc>() {
             return Err(Error::invalid_param(format!(
                 "count {count} is not a number of descriptors"
