@@ -22,3 +22,9 @@ def test_library_messages_leave_python_when_the_interpreter_exits():
     # once the interpreter exits, they go to stderr (merged into this output) instead
     assert out.count("exit-time message issued") == 2, out
     assert "99" in out and not any("PYTHON LOGGER" in l and "99" in l for l in out.splitlines()), out
+
+
+@pytest.mark.parametrize("phase,n", [("before", 1), ("after", 2)])
+def test_every_function_survives_bad_input(phase, n):
+    out = run_pes("bad_input.py", n, phase).stdout
+    assert out.count("bad input ok %s" % phase) == n, out[-3000:]
