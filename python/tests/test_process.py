@@ -24,7 +24,8 @@ def test_library_messages_leave_python_when_the_interpreter_exits():
     assert "99" in out and not any("PYTHON LOGGER" in l and "99" in l for l in out.splitlines()), out
 
 
-@pytest.mark.parametrize("phase,n", [("before", 1), ("after", 2)])
-def test_every_function_survives_bad_input(phase, n):
-    out = run_pes("bad_input.py", n, phase).stdout
+@pytest.mark.parametrize("phase,n,transport", [("before", 1, "auto"), ("after", 2, "auto"), ("after", 2, "ucx")])
+def test_every_function_survives_bad_input(phase, n, transport):
+    env = {"ACLSHMEM_TRANSPORT": "ucx", "UCX_TLS": "tcp"} if transport == "ucx" else None
+    out = run_pes("bad_input.py", n, phase, env=env).stdout
     assert out.count("bad input ok %s" % phase) == n, out[-3000:]
