@@ -20,6 +20,17 @@ pub fn check<T>(p: *const T, what: &str) -> Result<()> {
     Ok(())
 }
 
+/// [`check`], and `n` elements of `T` fit in memory at all.
+fn check_array<T>(p: *const T, n: usize, what: &str) -> Result<()> {
+    check(p, what)?;
+    if n > isize::MAX as usize / std::mem::size_of::<T>().max(1) {
+        return Err(Error::InvalidValue(format!(
+            "{what}: {n} elements are more than memory holds"
+        )));
+    }
+    Ok(())
+}
+
 /// `n` elements at `p` (checked as for [`check`] when `n > 0`).
 ///
 /// # Safety
@@ -28,12 +39,7 @@ pub unsafe fn slice<'a, T>(p: *const T, n: usize, what: &str) -> Result<&'a [T]>
     if n == 0 {
         return Ok(&[]);
     }
-    check(p, what)?;
-    if n > isize::MAX as usize / std::mem::size_of::<T>().max(1) {
-        return Err(Error::InvalidValue(format!(
-            "{what}: {n} elements are more than memory holds"
-        )));
-    }
+    check_array(p, n, what)?;
     // SAFETY: non-NULL, aligned, a possible length; readable per the caller's contract.
     Ok(unsafe { std::slice::from_raw_parts(p, n) })
 }
@@ -46,12 +52,7 @@ pub unsafe fn slice_mut<'a, T>(p: *mut T, n: usize, what: &str) -> Result<&'a mu
     if n == 0 {
         return Ok(&mut []);
     }
-    check(p, what)?;
-    if n > isize::MAX as usize / std::mem::size_of::<T>().max(1) {
-        return Err(Error::InvalidValue(format!(
-            "{what}: {n} elements are more than memory holds"
-        )));
-    }
+    check_array(p, n, what)?;
     // SAFETY: as in `slice`, writable per the caller's contract.
     Ok(unsafe { std::slice::from_raw_parts_mut(p, n) })
 }
