@@ -494,9 +494,14 @@ pub(super) fn broadcast(
             flag.store(0, Ordering::Release);
         }
     }
-    // drive the transports once per call: incoming credits and data move along, and the
-    // progress thread sees this PE driving its worker (it parks instead of contending for it)
-    routes.progress();
+    // drive the transports once per credit period (each progress call over tcp is a system
+    // call, as much as the send): incoming credits and data move along; on the other calls the
+    // progress thread still sees this PE driving its worker (it parks instead of contending)
+    if e.is_multiple_of(h) {
+        routes.progress();
+    } else {
+        routes.drive();
+    }
     // the chain of roots named, and the credits
     let chain = own(inst, t, CHAIN);
     let c = chain

@@ -305,6 +305,10 @@ pub(crate) trait Transport: Send + Sync {
     /// Advances outstanding work; called from every wait loop.
     fn progress(&self) {}
 
+    /// Tells the transport that a program thread is inside the library and progresses it
+    /// often, without progressing now (a progress thread may then leave the work to it).
+    fn drive(&self) {}
+
     /// Whether every operation is complete and visible when its call returns (a CPU copy or
     /// atomic into mapped memory): then quiet and fence need only the caller's memory fence, and
     /// [`Routes`] skips the transport's own.
@@ -409,6 +413,16 @@ impl Routes {
         if self.needs_progress {
             for t in &self.transports {
                 t.progress();
+            }
+        }
+    }
+
+    /// [`Transport::drive`] on every transport that needs progress calls.
+    #[inline]
+    pub fn drive(&self) {
+        if self.needs_progress {
+            for t in &self.transports {
+                t.drive();
             }
         }
     }

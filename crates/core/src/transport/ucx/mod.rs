@@ -3013,6 +3013,10 @@ impl Transport for Ucx {
     /// caller that got what it waited for and leaves the library leaves them to the progress
     /// thread, woken by its timer within [`BATCH_DELAY_US`]; a stream of messages sends them every
     /// [`MAX_DEFERRED`] calls.
+    fn drive(&self) {
+        self.sh.mark_driven();
+    }
+
     fn progress(&self) {
         let sh = &*self.sh;
         sh.mark_driven();
@@ -3023,12 +3027,13 @@ impl Transport for Ucx {
             if let Err(e) = sh.send_batches(&mut g) {
                 log::warn!("UCX: {e}");
             }
-            // everything that arrived is handled (as `Shared::drain`), only the sending waits
-            let mut handled = false;
+            // One progress call only: over tcp each is an epoll_wait system call, and one that
+            // finds nothing more would stand between a message's arrival and the caller's look
+            // at what it waits for. What remains is handled by the caller's next call (its
+            // condition still unmet), a later library call, or the progress thread (the worker's
+            // event fd stays readable).
             // SAFETY: as in `Shared::drain` (the lock is held).
-            while unsafe { sh.lib.ucp_worker_progress(sh.worker) } != 0 {
-                handled = true;
-            }
+            let handled = unsafe { sh.lib.ucp_worker_progress(sh.worker) } != 0;
             let owed = sh.acks_due.load(Ordering::Acquire) || sh.replies_due.load(Ordering::Acquire);
             if handled {
                 crate::wait::note_activity();
