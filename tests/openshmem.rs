@@ -98,6 +98,34 @@ fn rma_amo_signals_over_ucx() {
     }
 }
 
+/// Polling loops (`shmem_test`, `test_all/any/some` and their vector forms, `shmem_signal_fetch`)
+/// see a neighbour's update over UCX with the progress thread off: the polling call itself
+/// drives the transport (as Sandia OpenSHMEM's do). Without that the loops spin for ever and the
+/// run times out.
+#[test]
+fn polling_calls_drive_the_transport_without_the_progress_thread() {
+    let bin = compile("poll_progress");
+    assert!(
+        common::ucx_installed(),
+        "UCX (libucp) is not installed: the README's setup installs it"
+    );
+    for n in [2, 3] {
+        let run = run_pes(
+            n,
+            &[&bin],
+            &[
+                ("ACLSHMEM_TRANSPORT", "ucx"),
+                ("UCX_TLS", "tcp"),
+                ("ACLSHMEM_UCX_PROGRESS_THREAD", "0"),
+            ],
+            Duration::from_secs(60),
+        );
+        run.assert_ok("poll_progress");
+    }
+    // and on shared memory, where nothing needs driving
+    run_on(&bin, "poll_progress", &[2, 4]);
+}
+
 #[test]
 fn single_pe_without_launcher() {
     let bin = compile("rma_amo");

@@ -426,11 +426,28 @@ impl<T: Word> signal::Watch for Ivar<T> {
 ///
 /// # Safety
 /// A non-NULL `ivar` must point to a live `T`.
+/// Drives the transports once first, as every polling call does: a loop of tests is how many
+/// programs wait, and over a network with no progress thread nothing else would move a peer's
+/// update into memory.
 pub unsafe fn test<T: Word>(ivar: *mut T, cmp: Cmp, value: T) -> Result<bool> {
     let inst = runtime::current()?;
     check_word(ivar, "ivars")?;
     check_symmetric(&inst, ivar, 1, "ivars")?;
+    inst.routes().progress();
     Ok(cmp.holds(signal::peek(&Ivar(ivar)), value))
+}
+
+/// The local word `*word`, read atomically after driving the transports once (a polling read,
+/// such as OpenSHMEM's `shmem_signal_fetch`; see [`test`]).
+///
+/// # Safety
+/// A non-NULL `word` must point to a live `T`.
+pub unsafe fn fetch_polled<T: Word>(word: *mut T, what: &str) -> Result<T> {
+    let inst = runtime::current()?;
+    check_word(word, what)?;
+    inst.routes().progress();
+    // SAFETY: non-NULL and aligned (checked), live (contract).
+    Ok(unsafe { T::load(word) })
 }
 
 /// What the elements of a set are compared with.
@@ -507,13 +524,22 @@ impl<'a, T: Word> WaitSet<'a, T> {
         (0..self.n).filter(|&i| self.included(i) && self.satisfied(i))
     }
 
+    /// Every test drives the transports once first (see [`test`]); the waits below are loops of
+    /// tests.
+    #[inline]
+    fn drive(&self) {
+        self.inst.routes().progress();
+    }
+
     /// Whether every included element holds (true for an empty set).
     pub fn test_all(&self) -> bool {
+        self.drive();
         (0..self.n).all(|i| !self.included(i) || self.satisfied(i))
     }
 
     /// Index of the first included element that holds, or `usize::MAX` (SIZE_MAX).
     pub fn test_any(&self) -> usize {
+        self.drive();
         self.holding().next().unwrap_or(usize::MAX)
     }
 
@@ -526,6 +552,7 @@ impl<'a, T: Word> WaitSet<'a, T> {
         if self.n == 0 {
             return usize::MAX;
         }
+        self.drive();
         let start = NEXT.with(|c| c.get()) % self.n;
         let found = (start..self.n)
             .chain(0..start)
@@ -541,6 +568,7 @@ impl<'a, T: Word> WaitSet<'a, T> {
 
     /// Writes the indices of the included elements that hold into `indices`; returns how many.
     pub fn test_some(&self, indices: &mut [usize]) -> usize {
+        self.drive();
         let mut count = 0;
         for i in self.holding() {
             indices[count] = i;
@@ -552,7 +580,6 @@ impl<'a, T: Word> WaitSet<'a, T> {
     pub fn wait_all(&self) {
         let mut b = Backoff::new();
         while !self.test_all() {
-            self.inst.routes().progress();
             b.snooze();
         }
     }
@@ -568,7 +595,6 @@ impl<'a, T: Word> WaitSet<'a, T> {
             if i != usize::MAX {
                 return i;
             }
-            self.inst.routes().progress();
             b.snooze();
         }
     }
@@ -585,7 +611,6 @@ impl<'a, T: Word> WaitSet<'a, T> {
             if n > 0 {
                 return n;
             }
-            self.inst.routes().progress();
             b.snooze();
         }
     }

@@ -61,16 +61,16 @@ pub(crate) unsafe fn put_signal<T>(
     unsafe { p2p::put_signal64(dest.cast(), src.cast(), len, sig_addr, signal, op, pe, done) }
 }
 
-/// The local signal word at `sig_addr`, read atomically; 0 after a (logged) bad argument.
+/// The local signal word at `sig_addr`, read atomically after driving the transports once (a
+/// loop of fetches is a wait); 0 after a (logged) bad argument.
 ///
 /// # Safety
 /// `sig_addr` must be NULL or a live symmetric `uint64_t`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn shmem_signal_fetch(sig_addr: *const u64) -> u64 {
     guard("shmem_signal_fetch", 0, || {
-        p2p::check_word(sig_addr, "sig_addr")?;
-        // SAFETY: non-NULL, aligned, live (contract).
-        Ok(unsafe { <u64 as aclshmem_core::Word>::load(sig_addr.cast_mut()) })
+        // SAFETY: forwarded (read only).
+        unsafe { p2p::fetch_polled(sig_addr.cast_mut(), "sig_addr") }
     })
 }
 
