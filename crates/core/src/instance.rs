@@ -16,6 +16,12 @@ use aclshmem_abi::{ACLSHMEM_RDMA_MTE_STAGING_UB_SIZE, SYNC_COUNTERS_SIZE, SYNC_P
 /// the original does: users can still allocate `local_mem_size` bytes.
 pub const SIGNAL_WORD_SIZE: u64 = 512;
 
+/// A team's shape: start, stride and size (its members).
+type GroupsKey = (usize, usize, usize);
+
+/// Team shapes whose node groups an instance keeps ([`Instance::groups`]).
+const GROUPS_KEPT: usize = 32;
+
 pub struct Instance {
     id: u64,
     my_pe: usize,
@@ -61,6 +67,8 @@ pub struct Instance {
     teams: Mutex<crate::team_table::Teams>,
     /// The lock-free copy of `teams` the calls read.
     team_cells: std::sync::Arc<crate::team_table::TeamCells>,
+    /// Node groups of the team shapes the hierarchical collectives met last ([`Self::groups`]).
+    groups: Mutex<Vec<(GroupsKey, std::sync::Arc<crate::team_table::Groups>)>>,
     /// UB scratch configuration per engine (MTE, SDMA, RDMA, UDMA), recorded by the setters.
     ub_config: Mutex<[UbConfig; 4]>,
     /// Set by finalize when stream-queued work did not drain in time: operations that start
@@ -239,6 +247,7 @@ impl Instance {
             collective: Mutex::new(()),
             algos: p.algos,
             team_cells: teams.cells(),
+            groups: Mutex::new(Vec::new()),
             teams: Mutex::new(teams),
             ub_config: Mutex::new(DEFAULT_UB_CONFIG),
             closing: AtomicBool::new(false),
@@ -368,6 +377,27 @@ impl Instance {
             size: self.n_pes,
             my_index: self.my_pe,
         }
+    }
+
+    /// The node groups of `team` as this PE sees them, kept for the last [`GROUPS_KEPT`] team
+    /// shapes (start, stride, size: a team's members, whatever slot it has), so a collective
+    /// across nodes does not walk its team's members on every call.
+    pub(crate) fn groups(&self, team: &crate::team_table::Team) -> std::sync::Arc<crate::team_table::Groups> {
+        let key = (team.start, team.stride, team.size);
+        let mut kept = self.groups.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((_, g)) = kept.iter().find(|(k, _)| *k == key) {
+            return g.clone();
+        }
+        let g = std::sync::Arc::new(crate::team_table::Groups::of(
+            team,
+            |pe| self.node_of(pe),
+            self.node_of(self.my_pe),
+        ));
+        if kept.len() >= GROUPS_KEPT {
+            kept.remove(0);
+        }
+        kept.push((key, g.clone()));
+        g
     }
 
     /// [`Instance::team`] when the slot has no team or is being changed: the locked table says.

@@ -255,47 +255,13 @@ pub(crate) const PARTIALS_BYTES: usize = EXCHANGE_USABLE - 16;
 /// barrier.
 pub(crate) const MAX_LEADERS: usize = 1 << ROUNDS;
 
-/// The node groups of a team, as one member sees them.
-#[derive(Debug)]
-pub(crate) struct Groups {
-    /// Team index of each node's leader (its first member), ordered by index.
-    pub leaders: Vec<usize>,
-    /// Team indices of this PE's node's members, in order (the leader first).
-    pub local: Vec<usize>,
-    /// Position of this PE's leader in `leaders`.
-    pub my_leader: usize,
-}
+pub(crate) use crate::team_table::Groups;
 
-impl Groups {
-    /// Whether this PE leads its node's group.
-    pub fn leading(&self, team: &Team) -> bool {
-        self.leaders[self.my_leader] == team.my_index
-    }
-}
-
-/// The node groups of `team` (the same on every member: the node numbers are).
-pub(crate) fn groups(inst: &Instance, team: &Team) -> Groups {
-    let my_node = inst.node_of(inst.my_pe());
-    let mut seen: Vec<usize> = Vec::new();
-    let mut g = Groups {
-        leaders: Vec::new(),
-        local: Vec::new(),
-        my_leader: 0,
-    };
-    for i in 0..team.size {
-        let node = inst.node_of(team.world_pe(i));
-        if !seen.contains(&node) {
-            seen.push(node);
-            if node == my_node {
-                g.my_leader = g.leaders.len();
-            }
-            g.leaders.push(i);
-        }
-        if node == my_node {
-            g.local.push(i);
-        }
-    }
-    g
+/// The node groups of `team` (the same on every member: the node numbers are), computed once
+/// per team shape and instance ([`Instance::groups`]).
+#[inline]
+pub(crate) fn groups(inst: &Instance, team: &Team) -> std::sync::Arc<Groups> {
+    inst.groups(team)
 }
 
 /// Hierarchical barrier: every member completes its operations, the members of each node meet

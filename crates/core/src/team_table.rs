@@ -103,6 +103,49 @@ impl Team {
 /// The teams this PE belongs to, by slot: the side that creates and destroys them (behind the
 /// instance's lock); each team's shape, incarnation and this PE's counters of its small
 /// collectives are also in [`TeamCells`], which the calls read without the lock.
+/// The node groups of a team, as one member sees them (used by the hierarchical collectives of
+/// jobs across nodes).
+#[derive(Debug)]
+pub(crate) struct Groups {
+    /// Team index of each node's leader (its first member), ordered by index.
+    pub leaders: Vec<usize>,
+    /// Team indices of this PE's node's members, in order (the leader first).
+    pub local: Vec<usize>,
+    /// Position of this PE's leader in `leaders`.
+    pub my_leader: usize,
+}
+
+impl Groups {
+    /// The groups of `team` for a member on node `my_node`, `node_of` naming each world PE's
+    /// node: one pass over the members.
+    pub(crate) fn of(team: &Team, node_of: impl Fn(usize) -> usize, my_node: usize) -> Groups {
+        let mut seen = std::collections::HashSet::new();
+        let mut g = Groups {
+            leaders: Vec::new(),
+            local: Vec::new(),
+            my_leader: 0,
+        };
+        for i in 0..team.size {
+            let node = node_of(team.world_pe(i));
+            if seen.insert(node) {
+                if node == my_node {
+                    g.my_leader = g.leaders.len();
+                }
+                g.leaders.push(i);
+            }
+            if node == my_node {
+                g.local.push(i);
+            }
+        }
+        g
+    }
+
+    /// Whether this PE leads its node's group.
+    pub fn leading(&self, team: &Team) -> bool {
+        self.leaders[self.my_leader] == team.my_index
+    }
+}
+
 #[derive(Debug)]
 pub struct Teams {
     slots: Vec<Option<Team>>,
@@ -372,4 +415,53 @@ pub(crate) fn is_free(b: &Bitmap, slot: usize) -> bool {
 
 pub(crate) fn take(b: &mut Bitmap, slot: usize) {
     b[slot / 8] |= 1 << (slot % 8);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn team(start: usize, stride: usize, size: usize, my_index: usize) -> Team {
+        Team {
+            slot: 1,
+            start,
+            stride,
+            size,
+            my_index,
+        }
+    }
+
+    #[test]
+    fn groups_of_a_strided_team_across_nodes() {
+        // world PEs 0..12 on nodes of 3 PEs, numbered out of order
+        let nodes = [5, 5, 5, 2, 2, 2, 9, 9, 9, 2, 2, 2];
+        let node_of = |pe: usize| nodes[pe];
+        // members: world PEs 1, 3, 5, 7, 9, 11 (nodes 5, 2, 2, 9, 2, 2)
+        let t = team(1, 2, 6, 2);
+        let g = Groups::of(&t, node_of, node_of(t.world_pe(t.my_index)));
+        assert_eq!(g.leaders, vec![0, 1, 3], "first member of each node, by index");
+        assert_eq!(
+            g.local,
+            vec![1, 2, 4, 5],
+            "every member on node 2 (PEs 3, 5, 9, 11)"
+        );
+        assert_eq!(g.my_leader, 1);
+        assert!(!g.leading(&t));
+        let lead = team(1, 2, 6, 1);
+        assert!(Groups::of(&lead, node_of, 2).leading(&lead));
+        // a node met again later (PEs 0, 3, 6, 9: nodes 5, 2, 9, 2)
+        let t = team(0, 3, 4, 3);
+        let g = Groups::of(&t, node_of, node_of(9));
+        assert_eq!(g.leaders, vec![0, 1, 2]);
+        assert_eq!(g.local, vec![1, 3]);
+        assert_eq!(g.my_leader, 1);
+        assert!(!g.leading(&t));
+        // one member per node (PEs 0, 3, 6)
+        let t = team(0, 3, 3, 2);
+        let g = Groups::of(&t, node_of, node_of(6));
+        assert_eq!(g.leaders, vec![0, 1, 2]);
+        assert_eq!(g.local, vec![2]);
+        assert_eq!(g.my_leader, 2);
+        assert!(g.leading(&t));
+    }
 }
