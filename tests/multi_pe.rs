@@ -33,6 +33,20 @@ fn scenario(name: &str, n: usize) -> Run {
     scenario_env(name, n, &[])
 }
 
+/// A soft open-file limit too low for an endpoint to every peer over UCX is raised at init.
+#[test]
+fn ucx_raises_a_low_open_file_limit_3pes() {
+    assert!(
+        common::ucx_installed(),
+        "UCX (libucp) is not installed: the README's setup installs it"
+    );
+    scenario_env(
+        "open_files",
+        3,
+        &[("ACLSHMEM_TRANSPORT", "ucx"), ("UCX_TLS", "tcp")],
+    );
+}
+
 #[test]
 fn init_finalize_2pes() {
     scenario("init_finalize", 2);

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <time.h>
@@ -1141,6 +1142,30 @@ static void scenario_quiet_waits(void)
 }
 
 /* ------------------------------------------------------------------------------------------ */
+/* 12. open_files: with every peer through UCX (the test sets ACLSHMEM_TRANSPORT=ucx), a soft    */
+/* open-file limit too low for an endpoint to each peer is raised at init, within the hard      */
+/* limit: at least 2 descriptors per peer plus 256.                                              */
+static void scenario_open_files(void)
+{
+    struct rlimit lim;
+    CHECK(getrlimit(RLIMIT_NOFILE, &lim) == 0, "getrlimit: %s", strerror(errno));
+    CHECK(lim.rlim_max == RLIM_INFINITY || lim.rlim_max >= 1024, "hard open-file limit %llu is too low for this test",
+          (unsigned long long)lim.rlim_max);
+    lim.rlim_cur = 64;
+    CHECK(setrlimit(RLIMIT_NOFILE, &lim) == 0, "setrlimit: %s", strerror(errno));
+    init_env();
+    struct rlimit after;
+    CHECK(getrlimit(RLIMIT_NOFILE, &after) == 0, "getrlimit: %s", strerror(errno));
+    rlim_t want = 2 * (rlim_t)(g_npes - 1) + 256;
+    CHECK(after.rlim_cur >= want, "soft open-file limit %llu after init, want at least %llu",
+          (unsigned long long)after.rlim_cur, (unsigned long long)want);
+    CHECK(after.rlim_max == lim.rlim_max, "the hard limit changed");
+    aclshmem_barrier_all();
+    finalize_ok();
+    ok();
+}
+
+/* ------------------------------------------------------------------------------------------ */
 int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
@@ -1172,6 +1197,7 @@ int main(int argc, char **argv)
         {"stray", scenario_stray},
         {"hang", scenario_hang},
         {"quiet_waits", scenario_quiet_waits},
+        {"open_files", scenario_open_files},
     };
     for (size_t i = 0; i < sizeof scenarios / sizeof scenarios[0]; i++) {
         if (strcmp(scenarios[i].name, argv[1]) == 0) {
