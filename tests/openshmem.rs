@@ -100,7 +100,7 @@ fn rma_amo_signals_over_ucx() {
 
 /// Polling loops (`shmem_test`, `test_all/any/some` and their vector forms, `shmem_signal_fetch`)
 /// see a neighbour's update over UCX with the progress thread off: the polling call itself
-/// drives the transport (as Sandia OpenSHMEM's do). Without that the loops spin for ever and the
+/// drives the transport. Without that the loops spin for ever and the
 /// run times out.
 #[test]
 fn polling_calls_drive_the_transport_without_the_progress_thread() {
