@@ -913,11 +913,12 @@ impl Ucx {
         }
         let (mut sh, addr) = made?;
         sh.me = me as u32;
-        ensure_open_files(reach.iter().filter(|&&r| r).count());
+        let peers = reach.iter().filter(|&&r| r).count();
+        ensure_open_files(peers);
         log::debug!(
             "PE {me}: UCX worker address {} bytes, {} peer(s) through UCX",
             addr.len(),
-            reach.iter().filter(|&&r| r).count()
+            peers
         );
         {
             let mut g = sh.lock();
