@@ -406,6 +406,25 @@ fn bad_input_ends_the_job_or_continues_on_request() {
         "{}",
         run.dump()
     );
+    // active-set calls over the whole job with a NULL, a stack and a misaligned pSync (each
+    // PE), and an active set past the last PE
+    assert_eq!(
+        run.stderr
+            .matches("OpenSHMEM error in shmem_broadcast64: ")
+            .count(),
+        6,
+        "{}",
+        run.dump()
+    );
+    for what in ["pSync is NULL", "is not a symmetric array", "not aligned"] {
+        assert_eq!(run.stderr.matches(what).count(), 2, "{what}: {}", run.dump());
+    }
+    assert_eq!(
+        run.stderr.matches("OpenSHMEM error in shmem_barrier: ").count(),
+        2,
+        "{}",
+        run.dump()
+    );
 }
 
 #[test]

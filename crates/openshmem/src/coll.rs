@@ -149,8 +149,29 @@ unsafe fn alltoalls_in(
 
 // ---- active sets ----
 
-/// The active set of the calling PE, checked.
+/// The active set of the calling PE, checked. The whole job with a valid `pSync` (what most
+/// programs pass) is decided inline; every other set, and every error, in [`active_set_checked`].
+#[inline(always)]
 fn active_set(
+    inst: &Instance,
+    start: c_int,
+    log_stride: c_int,
+    size: c_int,
+    psync: *mut i64,
+) -> Result<Members> {
+    if start == 0
+        && log_stride == 0
+        && size as usize == inst.n_pes()
+        && psync.is_aligned()
+        && inst.locate(psync as usize, SYNC_SIZE * 8).is_some()
+    {
+        return Ok(Members::Team(inst.world_team()));
+    }
+    active_set_checked(inst, start, log_stride, size, psync)
+}
+
+#[inline(never)]
+fn active_set_checked(
     inst: &Instance,
     start: c_int,
     log_stride: c_int,

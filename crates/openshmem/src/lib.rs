@@ -91,8 +91,12 @@ fn continue_on_error() -> bool {
 
 /// What an export does with a failed call: logs it (PE and call), prints it on stderr, and ends
 /// the job with status 1 unless `ACLSHMEM_OSHMEM_ON_ERROR=continue`.
+/// Takes the error by value and is never inlined, so the hot exports carry no drop or formatting
+/// code of their own (as `aclshmem::ffi::guard_with`).
 #[cold]
-fn failed(call: &str, e: &Error) {
+#[inline(never)]
+fn failed(call: &str, e: Error) {
+    let e = &e;
     runtime::report(call, e);
     let pe = runtime::current_pe().map_or(String::new(), |p| format!("[PE {p}] "));
     if continue_on_error() {
@@ -116,19 +120,26 @@ pub(crate) fn guard<R>(call: &'static str, fail: R, body: impl FnOnce() -> Resul
     match catch_unwind(AssertUnwindSafe(body)) {
         Ok(Ok(v)) => v,
         Ok(Err(e)) => {
-            failed(call, &e);
+            failed(call, e);
             fail
         }
         Err(panic) => {
-            let what = panic
-                .downcast_ref::<&str>()
-                .map(|s| s.to_string())
-                .or_else(|| panic.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "unknown panic".into());
-            failed(call, &Error::Inner(format!("panic: {what}")));
+            failed(call, panicked(panic));
             fail
         }
     }
+}
+
+/// The internal error a panic caught at the C boundary becomes (out of line, as [`failed`]).
+#[cold]
+#[inline(never)]
+fn panicked(panic: Box<dyn std::any::Any + Send>) -> Error {
+    let what = panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".into());
+    Error::Inner(format!("panic: {what}"))
 }
 
 /// [`guard`] for calls whose failure the specification defines as a return value (allocation:
@@ -139,14 +150,21 @@ pub(crate) fn guard_soft<R>(call: &'static str, fail: R, body: impl FnOnce() -> 
     match catch_unwind(AssertUnwindSafe(body)) {
         Ok(Ok(v)) => v,
         Ok(Err(e)) => {
-            runtime::report(call, &e);
+            reported(call, e);
             fail
         }
-        Err(_) => {
-            runtime::report(call, &Error::Inner("panic".into()));
+        Err(panic) => {
+            reported(call, panicked(panic));
             fail
         }
     }
+}
+
+/// Logs the error of a [`guard_soft`] call (out of line, as [`failed`]).
+#[cold]
+#[inline(never)]
+fn reported(call: &str, e: Error) {
+    runtime::report(call, &e);
 }
 
 /// A NULL and alignment check naming the argument (`aclshmem_core::args::check`).

@@ -3,11 +3,14 @@
 #include <string.h>
 #include "osh_util.h"
 
+static long psync_ok[SHMEM_BCAST_SYNC_SIZE]; /* symmetric: a static of the program */
+
 int main(int argc, char **argv) {
     shmem_init();
     int me = shmem_my_pe(), n = shmem_n_pes(), right = (me + 1) % n;
     int local[4] = {1, 2, 3, 4};
     int *sym = shmem_calloc(4, sizeof(int));
+    for (int i = 0; i < SHMEM_BCAST_SYNC_SIZE; i++) psync_ok[i] = SHMEM_SYNC_VALUE;
     shmem_barrier_all();
     if (argc > 1 && strcmp(argv[1], "abort") == 0) {
         if (me == 0) shmem_int_put(sym, local, 4, 99);
@@ -32,6 +35,23 @@ int main(int argc, char **argv) {
     shmem_set_lock(lock);
     shmem_barrier_all();
     CHECK(sym[0] == 0 && sym[3] == 0, "nothing written");
+    /* deprecated active-set calls over the whole job with a bad pSync: NULL, not symmetric (on
+     * the stack), misaligned; and an active set reaching past the last PE. Each is reported and
+     * does nothing, the same on every PE, so nobody waits. */
+    long stack_psync[SHMEM_BCAST_SYNC_SIZE];
+    for (int i = 0; i < SHMEM_BCAST_SYNC_SIZE; i++) stack_psync[i] = SHMEM_SYNC_VALUE;
+    long *bsrc = shmem_malloc(8), *bdst = shmem_malloc(8);
+    *bsrc = 7;
+    *bdst = 0;
+    shmem_barrier_all();
+    shmem_broadcast64(bdst, bsrc, 1, 0, 0, 0, n, NULL);
+    shmem_broadcast64(bdst, bsrc, 1, 0, 0, 0, n, stack_psync);
+    shmem_broadcast64(bdst, bsrc, 1, 0, 0, 0, n, (long *)((char *)psync_ok + 1));
+    shmem_barrier(0, 0, n + 1, psync_ok);
+    shmem_barrier_all();
+    CHECK(*bdst == 0, "no bad broadcast wrote");
+    shmem_broadcast64(bdst, bsrc, 1, 0, 0, 0, n, psync_ok);
+    CHECK(*bdst == (me == 0 ? 0 : 7), "the good broadcast wrote every member but the root");
     shmem_sync(SHMEM_TEAM_WORLD);
     return osh_done("errors");
 }
