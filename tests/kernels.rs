@@ -313,6 +313,18 @@ fn families_every_type_4pes() {
     scenario("families", 4);
 }
 
+/// The families over UCX (`ACLSHMEM_TRANSPORT=ucx`): a get_nbi into UB then a put_nbi from it,
+/// with only `PipeBarrier` between (a fence here), must move the data; over a transport the UB
+/// transfers complete before they return (`rma::transfer_full`). Failed before that.
+#[test]
+fn families_every_type_over_ucx_2pes() {
+    scenario_with(
+        "families",
+        2,
+        &[("ACLSHMEM_TRANSPORT", "ucx"), ("UCX_TLS", "tcp")],
+    );
+}
+
 #[test]
 fn atomics_device_vs_host_2pes() {
     scenario("atomics", 2);

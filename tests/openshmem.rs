@@ -495,11 +495,29 @@ fn default_heap_is_512_mib_allocated_on_first_touch() {
 }
 
 /// The SIGBUS handler the library installs for heap pages passes any other SIGBUS to the
-/// program's own handler (`sigbus_chain.c`, on 1 and 2 PEs).
+/// program's own handler (`sigbus_chain.c`, on 1 and 2 PEs); over UCX too, whose load installs
+/// handlers for SIGSEGV, SIGBUS, SIGILL, SIGFPE and SIGHUP that init gives back to the program's
+/// (2 PEs, `ACLSHMEM_TRANSPORT=ucx`; with `UCX_HANDLE_ERRORS` and `UCX_DEBUG_SIGNO` set, the
+/// program asked for UCX's and keeps them: the checks then fail).
 #[test]
 fn other_sigbus_reach_the_programs_handler() {
     let bin = compile("sigbus_chain");
     run_on(&bin, "sigbus_chain", &[1, 2]);
+    let ucx = [("ACLSHMEM_TRANSPORT", "ucx"), ("UCX_TLS", "tcp")];
+    run_pes(2, &[&bin], &ucx, Duration::from_secs(120)).assert_ok("sigbus_chain");
+    let asked = [
+        ("ACLSHMEM_TRANSPORT", "ucx"),
+        ("UCX_TLS", "tcp"),
+        ("UCX_HANDLE_ERRORS", "bt"),
+        ("UCX_DEBUG_SIGNO", "SIGHUP"),
+    ];
+    let run = run_pes(2, &[&bin], &asked, Duration::from_secs(120));
+    assert!(
+        run.stdout
+            .contains("leaves the disposition of SIGSEGV, SIGILL, SIGFPE and SIGHUP alone"),
+        "UCX's handlers, asked for, stay:\n{}",
+        run.dump()
+    );
 }
 
 #[test]

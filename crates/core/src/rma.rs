@@ -160,13 +160,13 @@ unsafe fn transfer_full<const OWN_LOCAL: bool>(
     let Some((heap, off)) = inst.locate(sym, len) else {
         return Err(Error::InvalidParam(inst.not_symmetric(sym_name, sym, len)));
     };
-    let local = if OWN_LOCAL {
-        local
+    let (local, in_ub) = if OWN_LOCAL {
+        (local, false)
     } else {
         // inside a kernel block a small local address is an offset into the block's UB
-        let local = crate::block::local_operand(local, len, local_name)?;
-        self::local(local, len, local_name)?;
-        local
+        let translated = crate::block::local_operand(local, len, local_name)?;
+        self::local(translated, len, local_name)?;
+        (translated, translated != local)
     };
     if let Some(p) = heap.direct_addr(off, pe) {
         // SAFETY: `p..p+len` lies in PE pe's mapped heap (checked by `remote`), `local..local+len`
@@ -181,6 +181,12 @@ unsafe fn transfer_full<const OWN_LOCAL: bool>(
     }
     let r = Remote { heap, off, pe };
     let t = inst.routes().to(pe)?;
+    // A kernel block's UB is scratch the block reads or reuses as soon as its pipes are drained
+    // (`PipeBarrier`, `WaitFlag`: fences in this emulation, spec device-api 2.4). Direct copies
+    // are complete at return anyway; over a transport, a transfer to or from UB completes before
+    // the call returns too, so the block never reads a UB destination before the data lands nor
+    // overwrites a UB source still being sent.
+    let nbi = nbi && !in_ub;
     // SAFETY: as above.
     unsafe {
         match (dir, nbi) {

@@ -1,6 +1,8 @@
 /* The library's SIGBUS handler (installed at shmem_init, for heap pages /dev/shm cannot back)
  * leaves every other SIGBUS to the handler the program installed before: a program that maps a
- * file and touches a page past its end gets its own handler called, as without the library. */
+ * file and touches a page past its end gets its own handler called, as without the library.
+ * Also over UCX (whose load installs handlers of its own): the other signals' dispositions are
+ * the program's after shmem_init too. */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <setjmp.h>
@@ -49,7 +51,17 @@ int main(void) {
     sigemptyset(&sa.sa_mask);
     sigaction(SIGBUS, &sa, NULL);
     CHECK(touch_past_end() == 1, "the program's handler before shmem_init");
+    /* the dispositions of the other signals a network library may take (its error and debug
+     * signals), before init: they must be the same after it */
+    int others[] = {SIGSEGV, SIGILL, SIGFPE, SIGHUP};
+    struct sigaction before[4];
+    for (int i = 0; i < 4; i++) sigaction(others[i], NULL, &before[i]);
     shmem_init();
+    for (int i = 0; i < 4; i++) {
+        struct sigaction now;
+        sigaction(others[i], NULL, &now);
+        CHECK(now.sa_handler == before[i].sa_handler, "shmem_init leaves the disposition of SIGSEGV, SIGILL, SIGFPE and SIGHUP alone");
+    }
     long *x = shmem_malloc(4096);
     CHECK(x != NULL, "allocation");
     x[0] = 7; /* heap pages work */

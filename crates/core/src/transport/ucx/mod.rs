@@ -64,6 +64,7 @@
 // generated (cargo ucx-bindings) and compared byte for byte: cargo fmt must leave it alone
 #[rustfmt::skip]
 mod sys;
+mod signals;
 
 use std::ffi::{CStr, CString, c_void};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -104,9 +105,12 @@ fn lib() -> Result<&'static UcpLib> {
             .ok()
             .flatten()
             .unwrap_or_else(|| "libucp.so.0".to_string());
-        // SAFETY: loading UCP runs its constructors (UCS init), which are safe to run once in any
-        // process; every symbol's type comes from the installed header through bindgen.
-        unsafe { UcpLib::new(&name) }.map_err(|e| {
+        signals::load(|| {
+            // SAFETY: loading UCP runs its constructors (UCS init), which are safe to run once in
+            // any process; every symbol's type comes from the installed header through bindgen.
+            unsafe { UcpLib::new(&name) }
+        })
+        .map_err(|e| {
             format!(
                 "cannot load {name} ({e}): peers on other nodes (or ACLSHMEM_TRANSPORT=ucx) need UCX; install {PACKAGE}"
             )
