@@ -17,26 +17,27 @@
 
 use std::ffi::CStr;
 
-/// The signals `libucs` may take at load: its error signals and its debug signal.
-const SIGNALS: [(libc::c_int, &str); 5] = [
-    (libc::SIGILL, "UCX_ERROR_SIGNALS"),
-    (libc::SIGSEGV, "UCX_ERROR_SIGNALS"),
-    (libc::SIGBUS, "UCX_ERROR_SIGNALS"),
-    (libc::SIGFPE, "UCX_ERROR_SIGNALS"),
-    (libc::SIGHUP, "UCX_DEBUG_SIGNO"),
+/// The signals `libucs` may take at load (its error signals and its debug signal), each with its
+/// name and the variable that asks UCX to handle it.
+const SIGNALS: [(libc::c_int, &str, &str); 5] = [
+    (libc::SIGILL, "SIGILL", "UCX_ERROR_SIGNALS"),
+    (libc::SIGSEGV, "SIGSEGV", "UCX_ERROR_SIGNALS"),
+    (libc::SIGBUS, "SIGBUS", "UCX_ERROR_SIGNALS"),
+    (libc::SIGFPE, "SIGFPE", "UCX_ERROR_SIGNALS"),
+    (libc::SIGHUP, "SIGHUP", "UCX_DEBUG_SIGNO"),
 ];
 
 /// Runs `open` (which loads UCX), then gives back the signals UCX's load took (see the module
 /// documentation).
 pub(super) fn load<T>(open: impl FnOnce() -> T) -> T {
-    let before: Vec<Option<libc::sigaction>> = SIGNALS.iter().map(|&(s, _)| action(s)).collect();
+    let before: Vec<Option<libc::sigaction>> = SIGNALS.iter().map(|&(s, _, _)| action(s)).collect();
     let out = open();
     let user_asked = |var: &str| {
         std::env::var_os(var).is_some()
             || (var == "UCX_ERROR_SIGNALS" && std::env::var_os("UCX_HANDLE_ERRORS").is_some())
     };
     let mut given_back = Vec::new();
-    for (&(sig, var), old) in SIGNALS.iter().zip(before) {
+    for (&(sig, name, var), old) in SIGNALS.iter().zip(before) {
         let (Some(old), Some(now)) = (old, action(sig)) else {
             continue;
         };
@@ -45,13 +46,14 @@ pub(super) fn load<T>(open: impl FnOnce() -> T) -> T {
         }
         // SAFETY: `old` is the disposition sigaction reported for this signal before the load.
         if unsafe { libc::sigaction(sig, &old, std::ptr::null_mut()) } == 0 {
-            given_back.push(sig);
+            given_back.push(name);
         }
     }
     if !given_back.is_empty() {
         log::debug!(
-            "UCX: signals {given_back:?} given back to the handlers installed before UCX was loaded \
-             (set UCX_HANDLE_ERRORS / UCX_DEBUG_SIGNO to keep UCX's)"
+            "UCX: {} given back to the dispositions from before UCX was loaded (set \
+             UCX_HANDLE_ERRORS / UCX_DEBUG_SIGNO to keep UCX's handlers)",
+            given_back.join(", ")
         );
     }
     out
