@@ -223,8 +223,9 @@ PY
 
 # the same multi-PE data-path suites with the fast path off: every put, get, atomic, signal,
 # barrier and collective goes through the transport interface (crates/core/src/transport/)
-step "tests rma, p2p, teams, streams again with ACLSHMEM_DIRECT_ACCESS=0"
-for t in rma p2p teams streams; do ACLSHMEM_DIRECT_ACCESS=0 rerun "$t"; done
+# (and the kernels: a device call on a peer without the fast path, about 20 s)
+step "tests rma, p2p, teams, streams, kernels again with ACLSHMEM_DIRECT_ACCESS=0"
+for t in rma p2p teams streams kernels; do ACLSHMEM_DIRECT_ACCESS=0 rerun "$t"; done
 
 # the same suites with every other PE reached through UCX over tcp (as peers on other nodes are);
 # tests/multinode.rs (part of the run above) starts jobs across a virtual cluster of namespaces
@@ -232,12 +233,14 @@ for t in rma p2p teams streams; do ACLSHMEM_DIRECT_ACCESS=0 rerun "$t"; done
 # the transport; not init_modes, about 90 s here: tests/multinode.rs runs its UCX cases, 20
 # init/finalize cycles and two instances side by side, each with its UCX context, across nodes;
 # not the 7-PE push and scatter collectives, 50 s here: tests/multinode.rs runs the collectives
-# with push and scatter across nodes)
-step "tests rma, p2p, teams again with ACLSHMEM_TRANSPORT=ucx UCX_TLS=tcp"
+# with push and scatter across nodes); the kernels too (about 20 s: device calls whose transfers
+# go through UCX, such as UB transfers that must complete before the block reads its UB)
+step "tests rma, p2p, teams, kernels again with ACLSHMEM_TRANSPORT=ucx UCX_TLS=tcp"
 export ACLSHMEM_TRANSPORT=ucx UCX_TLS=tcp
 rerun rma
 rerun p2p
 rerun teams --skip collectives_push_7pes --skip collectives_reduce_scatter_7pes
+rerun kernels
 unset ACLSHMEM_TRANSPORT UCX_TLS
 
 step "cargo ucx-bindings --check (crates/core/src/transport/ucx/sys.rs against ucp.h), aarch64 cross build (background)"

@@ -1374,6 +1374,7 @@ struct StateSeen {
     uint32_t mte_size;
     int peer_base_ok;
     int topo_me;
+    int topo_agrees;
     int after_barrier;
     int sync_ok;
 };
@@ -1399,9 +1400,13 @@ struct StateSeen {
     out->mte_size = st->mte_config.ub_size;
     int peer = (st->mype + 1) % st->npes;
     /* the peer's copy of `flag`, through the record's heap table and through aclshmem_ptr */
-    uint8_t *via_table = (uint8_t *)st->p2p_device_heap_base[peer] + ((uint8_t *)flag - (uint8_t *)st->heap_base);
+    /* (a peer without direct access, over UCX or with ACLSHMEM_DIRECT_ACCESS=0, has neither) */
+    uint8_t *peer_base = (uint8_t *)st->p2p_device_heap_base[peer];
+    uint8_t *via_table = peer_base ? peer_base + ((uint8_t *)flag - (uint8_t *)st->heap_base) : nullptr;
     out->peer_base_ok = via_table == (uint8_t *)aclshmem_ptr(flag, peer);
     out->topo_me = st->topo_list[st->mype];
+    /* topo_list marks exactly the PEs aclshmem_ptr reaches */
+    out->topo_agrees = out->topo_me == (aclshmem_ptr(flag, st->mype) != nullptr ? 1 : 0);
     /* the barriers' sync pool and counters: distinct, in the heap's reserved region before user data */
     uint8_t *heap = (uint8_t *)st->heap_base;
     uint8_t *pool = (uint8_t *)(uintptr_t)st->sync_pool;
@@ -1441,7 +1446,10 @@ void state(aclrtStream stream)
           out->rev_me);
     CHECK(out->mte_ub == 0 && out->mte_size == 16384, "mte_config %lld %u", (long long)out->mte_ub, out->mte_size);
     CHECK(out->peer_base_ok == 1, "p2p_device_heap_base disagrees with aclshmem_ptr");
-    CHECK(out->topo_me == 1, "topo_list[me] = %d", out->topo_me);
+    CHECK(out->topo_agrees == 1, "topo_list[me] = %d disagrees with aclshmem_ptr(me)", out->topo_me);
+    if (std::getenv("ACLSHMEM_TRANSPORT") == nullptr && std::getenv("ACLSHMEM_DIRECT_ACCESS") == nullptr) {
+        CHECK(out->topo_me == 1, "topo_list[me] = %d on shared memory", out->topo_me);
+    }
     CHECK(out->sync_ok == 1, "sync_pool / sync_counter not in the heap's reserved region");
     CHECK(out->after_barrier == 1, "after the RoCE barrier the peer's add is visible: %d", out->after_barrier);
     aclshmem_barrier_all();

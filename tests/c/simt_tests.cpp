@@ -178,7 +178,9 @@ __simt_vf__ __launch_bounds__(64) inline void simt_body(Args a)
         a.team[6] = st->mype;
         a.team[7] = st->npes;
         uint64_t *p2p = reinterpret_cast<uint64_t *>(st->p2p_device_heap_base);
-        uint64_t want = p2p[peer] + (reinterpret_cast<uint64_t>(a.i32.src) - st->heap_base);
+        /* a peer without direct access (UCX, ACLSHMEM_DIRECT_ACCESS=0) has no table entry and no
+           aclshmem_ptr; one with it, the same address through both */
+        uint64_t want = p2p[peer] == 0 ? 0 : p2p[peer] + (reinterpret_cast<uint64_t>(a.i32.src) - st->heap_base);
         a.team[8] = want == reinterpret_cast<uint64_t>(simt::aclshmem_ptr(a.i32.src, peer));
     }
 

@@ -351,7 +351,8 @@ pub fn device_state() -> Result<*mut aclshmem_abi::DeviceHostState> {
     let bases = |kind: HeapKind| -> Vec<*mut c_void> {
         match inst.heap(kind) {
             Some(h) => (0..n)
-                .map(|pe| h.direct_addr(0, pe).unwrap_or(std::ptr::null_mut()).cast())
+                // mapped, as `aclshmem_ptr` answers (also with the fast path off)
+                .map(|pe| h.mapped_addr(0, pe).unwrap_or(std::ptr::null_mut()).cast())
                 .collect(),
             None => Vec::new(),
         }
