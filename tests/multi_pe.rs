@@ -47,6 +47,32 @@ fn ucx_raises_a_low_open_file_limit_3pes() {
     );
 }
 
+/// UCX's shared-memory transports cannot report a failed peer, which this library asks of every
+/// UCX connection: with only those allowed (`UCX_TLS=sm,self`) each call to a peer fails with an
+/// error that says so and names the transports to use (it used to say only "Destination is
+/// unreachable"), and the job ends instead of waiting.
+#[test]
+fn ucx_without_a_network_transport_fails_clearly_2pes() {
+    assert!(
+        common::ucx_installed(),
+        "UCX (libucp) is not installed: the README's setup installs it"
+    );
+    let env = [
+        ("ACLSHMEM_TRANSPORT", "ucx"),
+        ("UCX_TLS", "sm,self"),
+        ("SHMEM_LOG_TO_STDOUT", "1"),
+    ];
+    let args = [pe_tests().into_os_string(), "barrier".into()];
+    let run = run_pes(2, &args, &env, Duration::from_secs(60));
+    assert_ne!(run.code(), 0, "{}", run.dump());
+    assert!(
+        run.stdout.contains("UCX finds no transport to PE")
+            && run.stdout.contains("need a network transport"),
+        "{}",
+        run.dump()
+    );
+}
+
 #[test]
 fn init_finalize_2pes() {
     scenario("init_finalize", 2);

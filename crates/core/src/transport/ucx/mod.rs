@@ -67,7 +67,7 @@ mod sys;
 mod signals;
 
 use std::ffi::{CStr, CString, c_void};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use super::{AmoOp, Completion, MailKey, Remote, SignalOp, Strides, Transport, Width};
@@ -263,6 +263,9 @@ struct Shared {
     /// thread of this PE is driving the worker itself and the progress thread stays parked (see
     /// [`progress_loop`]), so the two do not hand the worker's lock back and forth per message.
     driven: AtomicU64,
+    /// The status of the first non-blocking put or get that UCX completed with an error since the
+    /// last quiet (0: none), set by [`nbi_done`]; the next quiet reports it.
+    nbi_failed: AtomicI32,
     /// This PE's heaps (base address, length), by `SymmetricHeap::slot`, for the notification
     /// handler ([`on_note`]), which runs inside a progress call (the caller holds `state`).
     local: Mutex<Vec<Option<(usize, usize)>>>,
@@ -773,6 +776,17 @@ impl Shared {
             let mut ep = std::ptr::null_mut();
             // SAFETY: the address bytes are the peer's packed worker address and outlive the call.
             let st = unsafe { self.lib.ucp_ep_create(self.worker, &params, &mut ep) };
+            if st == UCS_ERR_UNREACHABLE {
+                // no transport UCX may use reaches the peer with what this library asks for:
+                // reporting a failed peer (UCX's shared-memory ones cannot: UCX_TLS=sm), or none is
+                // common to both nodes
+                return Err(Error::NotSupported(format!(
+                    "UCX finds no transport to PE {pe} that can report a failed peer (UCX_TLS={:?}): \
+                     peers reached through UCX need a network transport both nodes have (tcp, rc, \
+                     dc, ud); UCX's shared-memory transports cannot",
+                    std::env::var("UCX_TLS").unwrap_or_default()
+                )));
+            }
             check(self.lib, st, &format!("endpoint to PE {pe}"))?;
             g.eps[pe] = ep;
         }
@@ -1083,6 +1097,7 @@ impl Ucx {
             worker,
             timeout,
             driven: AtomicU64::new(0),
+            nbi_failed: AtomicI32::new(0),
             local: Mutex::new(Vec::new()),
             me: 0,
             am_put_max: am_put_max(&tls)?,
@@ -1424,6 +1439,14 @@ impl Ucx {
         // the lock is held until the flush completed: nothing was issued meanwhile
         sh.wait(g, req, "quiet (worker flush)")?;
         g.unflushed = false;
+        let failed = sh.nbi_failed.swap(0, Ordering::Relaxed);
+        if failed != 0 {
+            return Err(Error::Inner(format!(
+                "quiet: a non-blocking put or get issued since the last quiet failed in UCX ({}): its \
+                 data did not move",
+                status_text(sh.lib, failed as ucs_status_t)
+            )));
+        }
         Ok(())
     }
 
@@ -1453,7 +1476,14 @@ impl Ucx {
         // blocking get is complete when it returns
         g.unflushed |= put || !wait;
         let what = if put { "put" } else { "get" };
-        let param = ucp_request_param_t::default();
+        let mut param = ucp_request_param_t::default();
+        if !wait {
+            // a released request reports nothing: its completion callback records a failure for
+            // the next quiet ([`nbi_done`], which also frees the request)
+            param.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
+            param.cb.send = Some(nbi_done);
+            param.user_data = std::ptr::addr_of!(sh.nbi_failed).cast_mut().cast();
+        }
         let mut done = 0usize;
         while done < len {
             let n = (len - done).min(CHUNK);
@@ -1482,8 +1512,13 @@ impl Ucx {
             };
             if wait {
                 sh.wait_on(&mut g, req, &format!("{what} to PE {}", r.pe), Some(r.pe))?;
-            } else {
-                sh.release(req, &format!("{what} to PE {}", r.pe))?;
+            } else if ptr_is_err(req) {
+                // refused at once: no callback will come
+                check(
+                    sh.lib,
+                    req as isize as ucs_status_t,
+                    &format!("{what} to PE {}", r.pe),
+                )?;
             }
             done += n;
         }
@@ -2386,6 +2421,21 @@ unsafe extern "C" fn on_mail(
     // a waiter of this PE is likely polling its mailbox
     crate::wait::note_activity();
     UCS_OK
+}
+
+/// Completion of a non-blocking put or get of [`Ucx::rma`]: a failure is recorded in the
+/// transport's `nbi_failed` word (`user_data`) for the next quiet; the request is freed.
+unsafe extern "C" fn nbi_done(request: *mut c_void, status: ucs_status_t, user_data: *mut c_void) {
+    if status != UCS_OK {
+        // SAFETY: `user_data` is the `nbi_failed` word of the `Shared` that issued the request,
+        // alive while its worker is (callbacks run inside its progress calls).
+        let failed = unsafe { &*(user_data as *const AtomicI32) };
+        let _ = failed.compare_exchange(0, status as i32, Ordering::Relaxed, Ordering::Relaxed);
+    }
+    if let Ok(l) = lib() {
+        // SAFETY: the completed request of this callback, released once (by nobody else).
+        unsafe { l.ucp_request_free(request) };
+    }
 }
 
 /// Completion of a send whose header `T` was boxed ([`Ack`], [`PutAck`]): frees the header and
