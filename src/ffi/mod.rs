@@ -95,12 +95,7 @@ fn failed(call: &'static str, e: Error) -> Error {
 #[cold]
 #[inline(never)]
 fn panicked(call: &'static str, panic: Box<dyn std::any::Any + Send>) -> Error {
-    let what = panic
-        .downcast_ref::<&str>()
-        .map(|s| s.to_string())
-        .or_else(|| panic.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "unknown panic".into());
-    let e = Error::Inner(format!("panic: {what}"));
+    let e = Error::from_panic(panic);
     report(call, &e);
     e
 }

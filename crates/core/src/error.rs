@@ -61,6 +61,18 @@ impl Error {
             Error::NotSupported(_) => code::NOT_SUPPORTED,
         }
     }
+
+    /// The internal error a panic caught at a C boundary becomes: its message, when the payload
+    /// is one (`panic!` with a literal or a formatted string).
+    #[cold]
+    pub fn from_panic(panic: Box<dyn std::any::Any + Send>) -> Error {
+        let what = panic
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown panic".into());
+        Error::Inner(format!("panic: {what}"))
+    }
 }
 
 /// An invalid environment variable is an invalid value; the message names it and its value.

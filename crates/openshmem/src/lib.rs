@@ -96,8 +96,7 @@ fn continue_on_error() -> bool {
 #[cold]
 #[inline(never)]
 fn failed(call: &str, e: Error) {
-    let e = &e;
-    runtime::report(call, e);
+    runtime::report(call, &e);
     let pe = runtime::current_pe().map_or(String::new(), |p| format!("[PE {p}] "));
     if continue_on_error() {
         aclshmem_core::logging::write_stderr(&format!(
@@ -124,22 +123,10 @@ pub(crate) fn guard<R>(call: &'static str, fail: R, body: impl FnOnce() -> Resul
             fail
         }
         Err(panic) => {
-            failed(call, panicked(panic));
+            failed(call, Error::from_panic(panic));
             fail
         }
     }
-}
-
-/// The internal error a panic caught at the C boundary becomes (out of line, as [`failed`]).
-#[cold]
-#[inline(never)]
-fn panicked(panic: Box<dyn std::any::Any + Send>) -> Error {
-    let what = panic
-        .downcast_ref::<&str>()
-        .map(|s| s.to_string())
-        .or_else(|| panic.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "unknown panic".into());
-    Error::Inner(format!("panic: {what}"))
 }
 
 /// [`guard`] for calls whose failure the specification defines as a return value (allocation:
@@ -154,7 +141,7 @@ pub(crate) fn guard_soft<R>(call: &'static str, fail: R, body: impl FnOnce() -> 
             fail
         }
         Err(panic) => {
-            reported(call, panicked(panic));
+            reported(call, Error::from_panic(panic));
             fail
         }
     }
