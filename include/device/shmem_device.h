@@ -934,6 +934,51 @@ inline void aclshmemx_roce_barrier_all(T *, uint32_t)
 }
 #define aclshmemx_roce_sync aclshmemx_roce_team_sync
 
+/* The RoCE engine's internal whole-message operations (the original's RDMA engine header; its
+   performance demo and the fused examples' tile copies call them): a write of message_len bytes
+   from this PE's src to PE pe, a read of message_len bytes from PE pe into this PE's dst, issued
+   as a non-blocking put / get and complete at aclshmemi_roce_quiet (here, on shared memory, at
+   once). The remote operand is named as those callers name it, by its address in PE pe's copy
+   (what aclshmem_roce_ptr / aclshmem_ptr return), or by its symmetric address; any other address
+   is refused by the put / get with a logged error and nothing is written. The queue index, the
+   UB work tensors and the event id change nothing here. */
+namespace aclshmemi_dev {
+inline void *roce_symmetric(const void *p, uint32_t pe)
+{
+    aclshmem_device_host_state_t *s = aclshmemx_dev_state();
+    const uintptr_t a = reinterpret_cast<uintptr_t>(p);
+    if (s != nullptr && s->p2p_device_heap_base != nullptr && s->npes > 0 && pe < uint32_t(s->npes)) {
+        const uintptr_t base = reinterpret_cast<uintptr_t>(s->p2p_device_heap_base[pe]);
+        if (base != 0 && a >= base && a - base < s->heap_size) {
+            return static_cast<uint8_t *>(s->heap_base) + (a - base);
+        }
+    }
+    return const_cast<void *>(p);
+}
+} // namespace aclshmemi_dev
+template <typename T>
+inline void aclshmemi_roce_write(T *dst, T *src, uint32_t pe, uint32_t qp_idx, uint64_t message_len,
+                                 AscendC::LocalTensor<uint64_t> ub_local64, AscendC::LocalTensor<uint32_t> ub_local32,
+                                 uint32_t sync_id = 0)
+{
+    (void)qp_idx, (void)ub_local64, (void)ub_local32, (void)sync_id;
+    aclshmem_putmem_nbi(aclshmemi_dev::roce_symmetric(dst, pe), src, size_t(message_len), int(pe));
+}
+template <typename T>
+inline void aclshmemi_roce_read(T *dst, T *src, uint32_t pe, uint32_t qp_idx, uint64_t message_len,
+                                AscendC::LocalTensor<uint64_t> ub_local64, AscendC::LocalTensor<uint32_t> ub_local32,
+                                uint32_t sync_id = 0)
+{
+    (void)qp_idx, (void)ub_local64, (void)ub_local32, (void)sync_id;
+    aclshmem_getmem_nbi(dst, aclshmemi_dev::roce_symmetric(src, pe), size_t(message_len), int(pe));
+}
+inline void aclshmemi_roce_quiet(uint32_t pe, uint32_t qp_idx, AscendC::LocalTensor<uint64_t> ub_local64,
+                                 AscendC::LocalTensor<uint32_t> ub_local32, uint32_t sync_id = 0)
+{
+    (void)pe, (void)qp_idx, (void)ub_local64, (void)ub_local32, (void)sync_id;
+    aclshmem_quiet();
+}
+
 /* ---- RoCE queue pairs and batches of deferred operations (newer original headers) ----
    Backend of the build. The original chooses it at compile time (-DACLSHMEMI_RDMA_K_BACKEND_XSCALE
    or -DACLSHMEMI_RDMA_K_BACKEND_HNS_1825; IN_DIE otherwise) and has the queue-pair calls only with
@@ -2163,6 +2208,23 @@ inline void aclshmemx_udma_relay_get_nbi(T *dst, T *src, __ubuf__ T *buf, uint32
 inline aclshmem_device_host_state_t *aclshmemi_get_state()
 {
     return aclshmemx_dev_state();
+}
+/* this PE, the PE count and the device heap's size as the record holds them (the UDMA relay
+   checks of the original read them so); -1, 0 and 0 when no instance is initialised */
+inline int aclshmemi_get_my_pe()
+{
+    aclshmem_device_host_state_t *s = aclshmemx_dev_state();
+    return s != nullptr ? s->mype : -1;
+}
+inline int aclshmemi_get_total_pe()
+{
+    aclshmem_device_host_state_t *s = aclshmemx_dev_state();
+    return s != nullptr ? s->npes : 0;
+}
+inline uint64_t aclshmemi_get_heap_size()
+{
+    aclshmem_device_host_state_t *s = aclshmemx_dev_state();
+    return s != nullptr ? uint64_t(s->heap_size) : 0;
 }
 template <typename T>
 inline T aclshmemi_load(T *p)

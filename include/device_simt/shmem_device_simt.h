@@ -169,6 +169,18 @@ __simt_callee__ inline __gm__ aclshmem_device_host_state_simt_t *aclshmemi_get_s
 {
     return reinterpret_cast<aclshmem_device_host_state_simt_t *>(aclshmemx_dev_state());
 }
+__simt_callee__ inline int aclshmemi_get_my_pe(void)
+{
+    return ::aclshmemi_get_my_pe();
+}
+__simt_callee__ inline int aclshmemi_get_total_pe(void)
+{
+    return ::aclshmemi_get_total_pe();
+}
+__simt_callee__ inline uint64_t aclshmemi_get_heap_size(void)
+{
+    return ::aclshmemi_get_heap_size();
+}
 
 __simt_callee__ inline __gm__ void *aclshmem_ptr(__gm__ void *ptr, int pe)
 {

@@ -699,8 +699,10 @@ constexpr int kEngineN = 40;
 
 struct EngineBufs {
     int32_t *src;     /* kEngineN */
-    int32_t *dst;     /* 4 areas of kEngineN: MTE, SDMA, RoCE, UDMA puts from the previous PE */
-    int32_t *back;    /* 4 areas: gets from the next PE */
+    int32_t *dst;     /* 5 areas of kEngineN: MTE, SDMA, RoCE, UDMA puts from the previous PE, and the
+                         internal RoCE write (half to the peer's address, half to the symmetric one) */
+    int32_t *back;    /* 5 areas: gets from the next PE (the last: internal RoCE reads) */
+    int32_t *ids;     /* 2: aclshmemi_get_my_pe(), aclshmemi_get_total_pe() in the kernel */
     int64_t *words;   /* 2: RoCE and UDMA atomics from every PE */
     uint64_t *sig;    /* UDMA put-with-signal word */
     int32_t *sig_dst; /* its data */
@@ -728,6 +730,36 @@ struct EngineBufs {
         aclshmemx_udma_atomic_or(b.words + 1, static_cast<int64_t>(1) << 40, pe);
     }
     aclshmemx_udma_put_signal_nbi(b.sig_dst, b.src, kEngineN, b.sig, 0x1234567890ull, next);
+    /* the internal whole-message RoCE operations, with UB work tensors built as the original's
+       examples build them; the remote operand by its address in the next PE's copy, then (the
+       older call form, without an event id) by its symmetric address */
+    {
+        AscendC::LocalTensor<uint32_t> ub32;
+        ub32.address_.logicPos = static_cast<uint8_t>(AscendC::TPosition::VECOUT);
+        ub32.address_.bufferAddr = reinterpret_cast<uint64_t>(ACLSHMEM_INTERNAL_UB_BUF_START_ADDR);
+        ub32.address_.dataLen = UB_ALIGN_SIZE;
+        AscendC::LocalTensor<uint64_t> ub64;
+        ub64.address_.logicPos = static_cast<uint8_t>(AscendC::TPosition::VECOUT);
+        ub64.address_.bufferAddr = reinterpret_cast<uint64_t>(ACLSHMEM_INTERNAL_UB_BUF_START_ADDR + UB_ALIGN_SIZE);
+        ub64.address_.dataLen = UB_ALIGN_SIZE;
+        constexpr int half = kEngineN / 2;
+        constexpr uint64_t half_bytes = half * sizeof(int32_t);
+        auto *peer_dst = static_cast<uint8_t *>(aclshmem_roce_ptr(b.dst + 4 * kEngineN, next));
+        auto *peer_src = static_cast<uint8_t *>(aclshmem_ptr(b.src, next));
+        aclshmemi_roce_write(peer_dst, reinterpret_cast<uint8_t *>(b.src), next, 0, half_bytes, ub64, ub32, 0);
+        aclshmemi_roce_read(reinterpret_cast<uint8_t *>(b.back + 4 * kEngineN), peer_src, next, 0, half_bytes, ub64,
+                            ub32, 0);
+        aclshmemi_roce_write(reinterpret_cast<uint8_t *>(b.dst + 4 * kEngineN + half),
+                             reinterpret_cast<uint8_t *>(b.src + half), next, 0, half_bytes, ub64, ub32);
+        aclshmemi_roce_read(reinterpret_cast<uint8_t *>(b.back + 4 * kEngineN + half),
+                            reinterpret_cast<uint8_t *>(b.src + half), next, 0, half_bytes, ub64, ub32);
+        aclshmemi_roce_quiet(next, 0, ub64, ub32, 0);
+        aclshmemi_roce_quiet(next, 0, ub64, ub32);
+        b.ids[0] = aclshmemi_get_my_pe();
+        b.ids[1] = aclshmemi_get_total_pe();
+        CHECK(aclshmemi_get_heap_size() == aclshmemi_get_state()->heap_size && aclshmemi_get_heap_size() > 0,
+              "aclshmemi_get_heap_size %llu", (unsigned long long)aclshmemi_get_heap_size());
+    }
     /* PE-level barrier of the RoCE engine, made by this single block on every PE */
     aclshmemx_roce_barrier_all();
     *b.roce_arrived = 1;
@@ -741,8 +773,9 @@ void engines(aclrtStream stream)
     int prev = (me + n - 1) % n;
     EngineBufs b;
     b.src = static_cast<int32_t *>(aclshmem_calloc(kEngineN, sizeof(int32_t)));
-    b.dst = static_cast<int32_t *>(aclshmem_calloc(4 * kEngineN, sizeof(int32_t)));
-    b.back = static_cast<int32_t *>(aclshmem_calloc(4 * kEngineN, sizeof(int32_t)));
+    b.dst = static_cast<int32_t *>(aclshmem_calloc(5 * kEngineN, sizeof(int32_t)));
+    b.back = static_cast<int32_t *>(aclshmem_calloc(5 * kEngineN, sizeof(int32_t)));
+    b.ids = static_cast<int32_t *>(aclshmem_calloc(2, sizeof(int32_t)));
     b.words = static_cast<int64_t *>(aclshmem_calloc(2, sizeof(int64_t)));
     b.sig = static_cast<uint64_t *>(aclshmem_calloc(1, sizeof(uint64_t)));
     b.sig_dst = static_cast<int32_t *>(aclshmem_calloc(kEngineN, sizeof(int32_t)));
@@ -754,7 +787,7 @@ void engines(aclrtStream stream)
     Engines<<<1, nullptr, stream>>>(b, next, n);
     ACL_OK(aclrtSynchronizeStream(stream));
     aclshmem_barrier_all();
-    for (int e = 0; e < 4; e++) {
+    for (int e = 0; e < 5; e++) {
         for (int i = 0; i < kEngineN; i++) {
             CHECK(b.dst[e * kEngineN + i] == prev * 1000 + i, "engine %d put[%d] = %d", e, i, b.dst[e * kEngineN + i]);
             CHECK(b.back[e * kEngineN + i] == next * 1000 + i, "engine %d get[%d] = %d", e, i,
@@ -769,7 +802,10 @@ void engines(aclrtStream stream)
     CHECK(b.words[0] == 10 * n + (n % 2), "RoCE word %lld", (long long)b.words[0]);
     CHECK(b.words[1] == 3 * n + (static_cast<int64_t>(1) << 40), "UDMA word %lld", (long long)b.words[1]);
     CHECK(*b.roce_arrived == 1, "roce barrier not passed");
+    CHECK(b.ids[0] == me && b.ids[1] == n, "aclshmemi_get_my_pe / _total_pe in a kernel: %d / %d", b.ids[0],
+          b.ids[1]);
     aclshmem_barrier_all();
+    aclshmem_free(b.ids);
     aclshmem_free(b.roce_arrived);
     aclshmem_free(b.sig_dst);
     aclshmem_free(b.sig);

@@ -182,6 +182,8 @@ __simt_vf__ __launch_bounds__(64) inline void simt_body(Args a)
            aclshmem_ptr; one with it, the same address through both */
         uint64_t want = p2p[peer] == 0 ? 0 : p2p[peer] + (reinterpret_cast<uint64_t>(a.i32.src) - st->heap_base);
         a.team[8] = want == reinterpret_cast<uint64_t>(simt::aclshmem_ptr(a.i32.src, peer));
+        a.team[9] = simt::aclshmemi_get_my_pe() | simt::aclshmemi_get_total_pe() << 16;
+        a.team[10] = simt::aclshmemi_get_heap_size() == st->heap_size && st->heap_size > 0;
     }
 
     /* UB: a __ubuf__ local array (thread 0), and UB offsets of the calling block (block scope) */
@@ -230,7 +232,7 @@ static void simt_scenario(aclrtStream stream)
     a.dims = static_cast<uint32_t *>(aclshmem_calloc(kThreads, sizeof(uint32_t)));
     a.stage = static_cast<uint32_t *>(aclshmem_calloc(kThreads, sizeof(uint32_t)));
     a.seen = static_cast<uint32_t *>(aclshmem_calloc(kThreads, sizeof(uint32_t)));
-    a.team = static_cast<int32_t *>(aclshmem_calloc(9, sizeof(int32_t)));
+    a.team = static_cast<int32_t *>(aclshmem_calloc(11, sizeof(int32_t)));
     a.ub_arr = static_cast<int32_t *>(aclshmem_calloc(kN, sizeof(int32_t)));
     a.ub_off = static_cast<int32_t *>(aclshmem_calloc(kN, sizeof(int32_t)));
     a.ub_back = static_cast<int32_t *>(aclshmem_calloc(kN, sizeof(int32_t)));
@@ -270,6 +272,8 @@ static void simt_scenario(aclrtStream stream)
           "team results %d %d %d %d %d %d", a.team[0], a.team[1], a.team[2], a.team[3], a.team[4], a.team[5]);
     CHECK(a.team[6] == me && a.team[7] == n && a.team[8] == 1,
           "simt::aclshmemi_get_state: mype %d npes %d heap table agrees %d", a.team[6], a.team[7], a.team[8]);
+    CHECK(a.team[9] == (me | n << 16) && a.team[10] == 1, "simt::aclshmemi_get_my_pe/_total_pe %#x, heap size %d",
+          a.team[9], a.team[10]);
     CHECK(a.body_pe[0] == me && a.body_pe[1] == n, "vector-core body my_pe/n_pes %d %d", a.body_pe[0],
           a.body_pe[1]);
     for (int i = 0; i < kN; i++) {
