@@ -2285,10 +2285,21 @@ inline void dcci_entire_cache()
     __asm__ __volatile__("" ::: "memory");
     std::atomic_thread_fence(std::memory_order_seq_cst);
 }
-/* the AIV contexts of the launch; an AIC returns at once */
+/* the AIV contexts of the launch; an AIC returns at once (aclshmemi_sync_core_soft: the name of
+   newer original releases) */
 inline void aclshmemi_barrier_core_soft()
 {
     AscendC::SyncAll();
+}
+inline void aclshmemi_sync_core_soft()
+{
+    AscendC::SyncAll();
+}
+/* every context of the launch (the AICs too) unless IS_AIV_ONLY, as SyncAll<IS_AIV_ONLY> */
+template <bool IS_AIV_ONLY = true>
+inline void aclshmemi_sync_core()
+{
+    AscendC::SyncAll<IS_AIV_ONLY>();
 }
 /* the original's internal team barrier / sync (gm2gm/shmemi_device_cc.h), which its unit tests'
    kernels call: over the AIV contexts of every member's launch, or with the AICs too */

@@ -9,7 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "acl/acl.h"
@@ -1110,6 +1112,75 @@ static void test_vmem(void)
         EXPECT(aclshimPhysicalBacking(va, 4096, NULL, NULL, &off), ACL_ERROR_INVALID_PARAM);
         CHECK(fd == -1);
     }
+
+    /* aclrtMemMapSelectedLink: a second view, at a reserved address, of shared memory mapped
+       elsewhere in the process (an aclrtMapMem view here, a peer's heap in shmem programs) */
+    {
+        void *vd = NULL;
+        int *d, *anon;
+        char priv[64];
+        OK(aclrtReserveMemAddress(&vd, 4 * mb2, 0, NULL, 0));
+        EXPECT(aclrtMemMapSelectedLink(NULL, 2 * mb2, va, ACL_RT_MEM_LINK_IDX_1), ACL_ERROR_INVALID_PARAM);
+        EXPECT(aclrtMemMapSelectedLink(vd, 2 * mb2, NULL, ACL_RT_MEM_LINK_IDX_1), ACL_ERROR_INVALID_PARAM);
+        EXPECT(aclrtMemMapSelectedLink(vd, mb2 + 4096, va, ACL_RT_MEM_LINK_IDX_1), ACL_ERROR_INVALID_PARAM);
+        EXPECT(aclrtMemMapSelectedLink((char *)vd + 4096, 2 * mb2, va, ACL_RT_MEM_LINK_IDX_1),
+               ACL_ERROR_INVALID_PARAM); /* alignment */
+        EXPECT(aclrtMemMapSelectedLink((char *)vd + 3 * mb2, 2 * mb2, va, ACL_RT_MEM_LINK_IDX_1),
+               ACL_ERROR_INVALID_PARAM); /* past the reservation */
+        EXPECT(aclrtMemMapSelectedLink((void *)(uintptr_t)(64 * mb2), mb2, va, ACL_RT_MEM_LINK_IDX_1),
+               ACL_ERROR_INVALID_PARAM); /* not reserved */
+        EXPECT(aclrtMemMapSelectedLink(vd, mb2, priv, ACL_RT_MEM_LINK_IDX_1), ACL_ERROR_INVALID_PARAM); /* private */
+        EXPECT(aclrtMemMapSelectedLink(vd, 2 * mb2, (char *)va + mb2, ACL_RT_MEM_LINK_IDX_1),
+               ACL_ERROR_INVALID_PARAM); /* runs past the source mapping */
+        EXPECT(aclrtMemMapSelectedLink(vd, 2 * mb2, (char *)va + 2 * mb2, ACL_RT_MEM_LINK_IDX_1),
+               ACL_ERROR_INVALID_PARAM); /* reserved, not mapped */
+        OK(aclrtMemMapSelectedLink(vd, 2 * mb2, va, ACL_RT_MEM_LINK_IDX_1));
+        EXPECT(aclrtMemMapSelectedLink((char *)vd + mb2, 2 * mb2, va, ACL_RT_MEM_LINK_IDX_0),
+               ACL_ERROR_INVALID_PARAM); /* overlap */
+        d = (int *)vd;
+        CHECK(d[5] == -5 && d[1021] == 1021 + 7); /* the same bytes as va and vb */
+        d[7] = 77;
+        CHECK(a[7] == 77 && b[7] == 77);
+        /* any shared mapping, of the SIO link too */
+        {
+            char name[64];
+            int shm;
+            snprintf(name, sizeof name, "/acl_runtime_alias_%ld", (long)getpid());
+            shm = shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
+            CHECK(shm >= 0);
+            shm_unlink(name);
+            CHECK(ftruncate(shm, (off_t)mb2) == 0);
+            anon = (int *)mmap(NULL, mb2, PROT_READ | PROT_WRITE, MAP_SHARED, shm, 0);
+            CHECK(anon != MAP_FAILED);
+            close(shm);
+        }
+        anon[3] = 33;
+        OK(aclrtMemMapSelectedLink((char *)vd + 2 * mb2, mb2, anon, ACL_RT_MEM_LINK_IDX_0));
+        CHECK(d[2 * mb2 / sizeof(int) + 3] == 33);
+        d[2 * mb2 / sizeof(int) + 4] = 44;
+        CHECK(anon[4] == 44);
+        /* not physical memory of this runtime */
+        {
+            int fd = -1;
+            uint64_t off = 0;
+            EXPECT(aclshimPhysicalBacking(vd, 4096, NULL, &fd, &off), ACL_ERROR_INVALID_PARAM);
+            CHECK(fd == -1);
+        }
+        EXPECT(aclrtReleaseMemAddress(vd), ACL_ERROR_INVALID_PARAM); /* still mapped */
+        OK(aclrtUnmapMem(vd));
+        OK(aclrtUnmapMem((char *)vd + 2 * mb2));
+        EXPECT(aclrtUnmapMem(vd), ACL_ERROR_INVALID_PARAM);
+        CHECK(a[7] == 77 && anon[3] == 33); /* the sources stay */
+        munmap(anon, mb2);
+        OK(aclrtReleaseMemAddress(vd));
+    }
+
+    /* peer access: every emulated device shares the host's memory; the arguments are checked */
+    EXPECT(aclrtDeviceEnablePeerAccess(0, 0), ACL_ERROR_INVALID_PARAM); /* the current device */
+    EXPECT(aclrtDeviceEnablePeerAccess(1, 1), ACL_ERROR_INVALID_PARAM); /* flags */
+    EXPECT(aclrtDeviceEnablePeerAccess(100000, 0), ACL_ERROR_RT_INVALID_DEVICEID);
+    EXPECT(aclrtDeviceEnablePeerAccess(-1, 0), ACL_ERROR_RT_INVALID_DEVICEID);
+    OK(aclrtDeviceEnablePeerAccess(1, 0));
 
     /* release/free refused while mapped */
     EXPECT(aclrtReleaseMemAddress(va), ACL_ERROR_INVALID_PARAM);

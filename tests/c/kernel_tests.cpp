@@ -1578,7 +1578,7 @@ __global__ __aicore__ void MixCores(MixBufs b)
         bad += GetSubBlockIdx() != 0;
         bad += ASCEND_IS_AIV;
         b.aic_seen[idx] = 1;
-        SyncAll<false>(); /* 1: with every AIV */
+        aclshmemi_sync_core<false>(); /* 1: with every AIV (the original's internal name) */
         aclshmem_int32_atomic_add(b.counter, 1, next);
         aclshmem_barrier_all(); /* the AIVs meet here after their AIV-only barrier */
         b.aic_errors[idx] = bad;
@@ -1593,7 +1593,26 @@ __global__ __aicore__ void MixCores(MixBufs b)
     for (int64_t i = 0; i < 2 * blocks; i++) {
         bad += b.aiv_seen[i] != 1;
     }
-    SyncAll<false>(); /* 1 */
+    SyncAll(); /* everyone checked before anyone writes again */
+    /* the original's internal core barriers of the AIVs (older and newer names), AIV only too */
+    b.aiv_seen[idx] = 2;
+    aclshmemi_barrier_core_soft();
+    for (int64_t i = 0; i < 2 * blocks; i++) {
+        bad += b.aiv_seen[i] != 2;
+    }
+    aclshmemi_sync_core_soft();
+    b.aiv_seen[idx] = 3;
+    aclshmemi_sync_core_soft();
+    for (int64_t i = 0; i < 2 * blocks; i++) {
+        bad += b.aiv_seen[i] != 3;
+    }
+    aclshmemi_sync_core();
+    b.aiv_seen[idx] = 1;
+    aclshmemi_sync_core<true>();
+    for (int64_t i = 0; i < 2 * blocks; i++) {
+        bad += b.aiv_seen[i] != 1;
+    }
+    aclshmemi_sync_core<false>(); /* 1 */
     for (int64_t i = 0; i < blocks; i++) {
         bad += b.aic_seen[i] != 1;
     }

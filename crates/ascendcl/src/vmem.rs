@@ -203,28 +203,14 @@ pub fn free_physical(h: usize) -> Result<()> {
     Ok(())
 }
 
-/// Maps all of physical object `h` (`size` must be its size) at `addr`, which must lie in a
-/// reserved range, be [`GRANULARITY`]-aligned, and not overlap another mapping.
-pub fn map(addr: usize, size: usize, h: usize) -> Result<()> {
+/// The reservation in which `[addr, addr + size)` can be mapped: `size` a non-zero multiple of
+/// [`GRANULARITY`], `addr` aligned to it, the range inside one reserved range and overlapping none
+/// of its mappings.
+fn free_slot(t: &mut Table, addr: usize, size: usize) -> Result<&mut Reservation> {
     check_size(size, "size")?;
     if !addr.is_multiple_of(GRANULARITY) {
         return Err(Error::invalid_param(format!(
             "address {addr:#x} is not 2 MiB aligned"
-        )));
-    }
-    let mut guard = table();
-    let t = guard.get_or_insert_with(Table::default);
-    let (fd, psize) = match t.physical.get(&h) {
-        Some(p) => (p.fd, p.size),
-        None => {
-            return Err(Error::invalid_param(format!(
-                "{h:#x} is not a live physical memory handle"
-            )));
-        }
-    };
-    if size != psize {
-        return Err(Error::invalid_param(format!(
-            "size {size} differs from the physical memory's size {psize}"
         )));
     }
     let end = addr
@@ -251,6 +237,28 @@ pub fn map(addr: usize, size: usize, h: usize) -> Result<()> {
             "[{addr:#x}, {end:#x}) overlaps an existing mapping"
         )));
     }
+    Ok(r)
+}
+
+/// Maps all of physical object `h` (`size` must be its size) at `addr`, which must lie in a
+/// reserved range, be [`GRANULARITY`]-aligned, and not overlap another mapping.
+pub fn map(addr: usize, size: usize, h: usize) -> Result<()> {
+    let mut guard = table();
+    let t = guard.get_or_insert_with(Table::default);
+    let (fd, psize) = match t.physical.get(&h) {
+        Some(p) => (p.fd, p.size),
+        None => {
+            return Err(Error::invalid_param(format!(
+                "{h:#x} is not a live physical memory handle"
+            )));
+        }
+    };
+    if size != psize {
+        return Err(Error::invalid_param(format!(
+            "size {size} differs from the physical memory's size {psize}"
+        )));
+    }
+    let r = free_slot(t, addr, size)?;
     // SAFETY: the range lies inside a reservation of this module with no mapping in it: replacing
     // its PROT_NONE pages touches nothing else.
     let p = unsafe {
@@ -271,6 +279,104 @@ pub fn map(addr: usize, size: usize, h: usize) -> Result<()> {
         p.mapped += 1;
     }
     Ok(())
+}
+
+/// The "physical handle" of a mapping made by [`map_alias`]: it maps no physical object of this
+/// module (handles are `0x5_0000_0000` and up).
+const ALIAS: usize = 0;
+
+/// `aclrtMemMapSelectedLink`: maps at `addr` (as [`map`] requires: inside a reservation, 2 MiB
+/// aligned, overlapping no mapping) a second view of the `size` bytes mapped at `source` in this
+/// process, which must be shared memory (a peer PE's heap as `aclshmem_ptr` returns it, or another
+/// `aclrtMapMem` mapping): the same pages, as the device maps a peer's memory over the chosen link
+/// (on the CPU every link is the same). [`unmap`] undoes it.
+pub fn map_alias(addr: usize, size: usize, source: usize) -> Result<()> {
+    let mut guard = table();
+    let t = guard.get_or_insert_with(Table::default);
+    let r = free_slot(t, addr, size)?;
+    if source == 0 || source.checked_add(size).is_none() {
+        return Err(Error::invalid_param(format!(
+            "source {source:#x} of {size} bytes is NULL or overflows"
+        )));
+    }
+    // every page of the source range must be mapped, as one shared object: mremap with an old
+    // size of 0 then maps the same pages again (the kernel's documented way to duplicate a shared
+    // mapping), and refuses private or absent memory
+    if !source_is_shared(source, size) {
+        return Err(Error::invalid_param(format!(
+            "[{source:#x}, {:#x}) is not one mapping of shared memory in this process",
+            source + size
+        )));
+    }
+    // SAFETY: the destination lies inside a reservation of this module with no mapping in it, so
+    // MREMAP_FIXED replaces only our PROT_NONE pages; the source stays as it is.
+    let p = unsafe {
+        libc::mremap(
+            source as *mut libc::c_void,
+            0,
+            size,
+            libc::MREMAP_MAYMOVE | libc::MREMAP_FIXED,
+            addr as *mut libc::c_void,
+        )
+    };
+    if p == libc::MAP_FAILED || p as usize != addr {
+        return Err(os_error("cannot map the source memory again"));
+    }
+    r.maps.insert(addr, (size, ALIAS));
+    Ok(())
+}
+
+/// Whether `[source, source + size)` is covered by one shared mapping of one object in this
+/// process (`/proc/self/maps`: consecutive lines of the same inode at consecutive offsets, each
+/// `s`hared).
+fn source_is_shared(source: usize, size: usize) -> bool {
+    let Ok(maps) = std::fs::read_to_string("/proc/self/maps") else {
+        return false;
+    };
+    let end = source + size;
+    let mut at = source;
+    // the object (device:inode) and the offset in it that `at` must have
+    let mut object: Option<(String, u64)> = None;
+    for line in maps.lines() {
+        let mut f = line.split_whitespace();
+        let (Some(range), Some(perms), Some(off), Some(dev), Some(inode)) =
+            (f.next(), f.next(), f.next(), f.next(), f.next())
+        else {
+            continue;
+        };
+        let Some((lo, hi)) = range.split_once('-') else {
+            continue;
+        };
+        let (Ok(lo), Ok(hi), Ok(off)) = (
+            usize::from_str_radix(lo, 16),
+            usize::from_str_radix(hi, 16),
+            u64::from_str_radix(off, 16),
+        ) else {
+            continue;
+        };
+        if hi <= at || lo > at {
+            continue;
+        }
+        if !perms.ends_with('s') || inode == "0" {
+            return false;
+        }
+        let here = off + (at - lo) as u64;
+        let id = format!("{dev}:{inode}");
+        match &object {
+            None => object = Some((id, here)),
+            Some((o, want)) if *o == id && *want == here => {}
+            Some(_) => return false,
+        }
+        let next = hi.min(end);
+        if let Some(o) = object.as_mut() {
+            o.1 = here + (next - at) as u64;
+        }
+        at = next;
+        if at >= end {
+            return true;
+        }
+    }
+    false
 }
 
 /// Unmaps the mapping that starts at `addr`; its range goes back to reserved (inaccessible).
@@ -350,6 +456,11 @@ pub fn backing(addr: usize, size: usize, handle: Option<usize>) -> Result<(libc:
         Error::invalid_param(format!("{addr:#x} is not inside a mapping made by aclrtMapMem"))
     })?;
     let (start, _, h) = mapping_of(t, addr, size)?;
+    if h == ALIAS {
+        return Err(Error::invalid_param(format!(
+            "{addr:#x} is mapped by aclrtMemMapSelectedLink, not from physical memory of aclrtMallocPhysical"
+        )));
+    }
     if let Some(want) = handle
         && want != h
     {

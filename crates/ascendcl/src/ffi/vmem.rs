@@ -179,6 +179,50 @@ pub extern "C" fn aclrtMapMem(
     })
 }
 
+/// `aclError aclrtMemMapSelectedLink(void *virPtrDst, size_t size, void *virPtrSrc, uint32_t
+/// linkIdx);` — maps at `virPtrDst` (inside a reservation, 2 MiB aligned, not overlapping a
+/// mapping; `size` a non-zero multiple of 2 MiB) the memory mapped at `virPtrSrc`, shared memory of
+/// this process such as a peer PE's heap as `aclshmem_ptr` returns it: a second view of the same
+/// bytes. The link (`ACL_RT_MEM_LINK_IDX_0` SIO, `_1` HCCS) picks the hardware path on the device;
+/// on the CPU both are the same and any index is accepted. `aclrtUnmapMem(virPtrDst)` undoes it.
+/// NULL pointers, a rule broken, a source that is not one shared mapping → 100000.
+#[unsafe(no_mangle)]
+pub extern "C" fn aclrtMemMapSelectedLink(
+    virPtrDst: *mut c_void,
+    size: usize,
+    virPtrSrc: *mut c_void,
+    linkIdx: u32,
+) -> AclError {
+    status("aclrtMemMapSelectedLink", || {
+        require(virPtrDst, "virPtrDst")?;
+        require(virPtrSrc, "virPtrSrc")?;
+        let _ = linkIdx;
+        vmem::map_alias(virPtrDst.addr(), size, virPtrSrc.addr())
+    })
+}
+
+/// `aclError aclrtDeviceEnablePeerAccess(int32_t peerDeviceId, uint32_t flags);` — lets the
+/// current device reach `peerDeviceId`'s memory. Every emulated device shares the host's memory,
+/// so this only checks its arguments: `flags` must be 0 (else 100000), the peer must exist
+/// (else 107001) and differ from the current device (else 100000), which must be set (else
+/// 107002).
+#[unsafe(no_mangle)]
+pub extern "C" fn aclrtDeviceEnablePeerAccess(peerDeviceId: i32, flags: u32) -> AclError {
+    status("aclrtDeviceEnablePeerAccess", || {
+        if flags != 0 {
+            return Err(Error::invalid_param(format!("flags {flags} is not 0")));
+        }
+        device::check_device(peerDeviceId)?;
+        let current = device::current_device()?;
+        if current == peerDeviceId {
+            return Err(Error::invalid_param(format!(
+                "peerDeviceId {peerDeviceId} is the current device"
+            )));
+        }
+        Ok(())
+    })
+}
+
 /// `aclError aclrtUnmapMem(void *virPtr);` — undoes the `aclrtMapMem` at `virPtr` (the range
 /// stays reserved and becomes inaccessible). Not the start of a mapping → 100000.
 ///
