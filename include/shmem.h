@@ -5826,6 +5826,17 @@ ACLSHMEM_HOST_API int32_t aclshmemx_set_extern_logger(void (*func)(int level, co
 ACLSHMEM_HOST_API int32_t aclshmemx_set_log_level(int level);
 
 /**
+ * Logs `message` at `level` (0 debug .. 4 fatal; others clamped) as coming from `file`:`line`,
+ * through the library's logger (its threshold, sink and extern logger). What the C++ logging
+ * macros of `shmemi_host_common.h` (`SHM_LOG_ERROR`, `ACLSHMEM_CHECK_RET`, ...) call; NULL
+ * `message` logs nothing, NULL `file` logs "?".
+ *
+ * # Safety
+ * `file` and `message` must be NULL or NUL-terminated strings.
+ */
+ACLSHMEM_HOST_API void aclshmemx_dev_log(int level, const char *file, int line, const char *message);
+
+/**
  * Allocates `size` bytes in the symmetric (DEVICE_SIDE) heap. Collective: every PE must call it in
  * the same order with the same size. Returns NULL (on every PE) when not initialised, for size 0,
  * when no block fits, or when PEs asked for different sizes (logged with every size). Memory is not

@@ -162,3 +162,20 @@ fn preallocated_heaps_work() {
         run.dump()
     );
 }
+
+/// The library exports `g_state` and `g_state_host` (the original's host copies of its state
+/// records, which its own host programs read). A program that defines globals of those names for
+/// its own purposes takes the library's references over (the dynamic linker's interposition): init,
+/// team changes and finalize must leave them alone rather than write the records into them.
+#[test]
+fn programs_own_globals_named_g_state_are_left_alone() {
+    let prog = common::compile_c("g_state_clash");
+    let run = common::run_pes(2, &[prog.to_str().unwrap()], &[], Duration::from_secs(60));
+    assert_eq!(run.code(), 0, "{}", run.dump());
+    assert_eq!(
+        run.stdout.matches("OK g_state_clash").count(),
+        2,
+        "{}",
+        run.dump()
+    );
+}

@@ -553,7 +553,8 @@ fn upstream_host_internals_3pes() {
 
 /// A SIMT kernel source that calls `asc_vf_call` without defining `USE_SIMT` (the original's build
 /// defines it for SIMT targets) gets the `simt::` API, and `fp16_t.h` / `bfloat16.h` are found
-/// without their `opdev/` directory, as upstream sources include them.
+/// without their `opdev/` directory, as upstream sources include them; without `-std` the wrapper
+/// compiles it as C++17 (the SIMT API's standard), and `-std=c++14` fails with one clear error.
 #[test]
 fn wrapper_simt_sources_and_opdev_headers_compile() {
     if !have("python3") || !have("c++") {
@@ -583,15 +584,31 @@ fn wrapper_simt_sources_and_opdev_headers_compile() {
             );
             continue;
         }
+        // with the standard given, and without (the wrapper picks C++17 for SIMT sources: clang++
+        // would take C++14, which the SIMT API cannot be written in)
+        for std in [Some("-std=c++17"), None] {
+            let output = wrapper_command(Some(cxx))
+                .args(std)
+                .args(["-Wall", "-Werror", "-fsyntax-only"])
+                .arg(&file)
+                .output()
+                .expect("run aclshmem-cxx");
+            assert!(
+                output.status.success(),
+                "{cxx} {std:?}: {}",
+                String::from_utf8_lossy(&output.stderr)
+            );
+        }
+        // an older standard asked for: one clear error
         let output = wrapper_command(Some(cxx))
-            .args(["-std=c++17", "-Wall", "-Werror", "-fsyntax-only"])
+            .args(["-std=c++14", "-fsyntax-only"])
             .arg(&file)
             .output()
             .expect("run aclshmem-cxx");
+        let err = String::from_utf8_lossy(&output.stderr);
         assert!(
-            output.status.success(),
-            "{cxx}: {}",
-            String::from_utf8_lossy(&output.stderr)
+            !output.status.success() && err.contains("the SIMT API (asc_vf_call, simt::) needs C++17"),
+            "{cxx} -std=c++14: {err}"
         );
     }
     let _ = std::fs::remove_file(&file);

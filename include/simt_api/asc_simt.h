@@ -16,6 +16,9 @@
  */
 #ifndef ACLSHMEM_SIMT_API_ASC_SIMT_H
 #define ACLSHMEM_SIMT_API_ASC_SIMT_H
+#if defined(__cplusplus) && __cplusplus < 201703L
+#error "the SIMT API (asc_vf_call, simt::) needs C++17: compile with -std=c++17, as the original's device compiler does"
+#endif
 
 #include "../device/aclshmem_cpu.h"
 

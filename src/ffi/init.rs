@@ -42,6 +42,7 @@ pub unsafe extern "C" fn aclshmemx_init_attr(
         let attr = unsafe { arg_mut(attributes, "attributes") }?;
         runtime::init(bootstrap_flags, attr)?;
         super::kernel::fill_host_state();
+        super::kernel::publish_state();
         Ok(0)
     })
 }
@@ -90,6 +91,7 @@ pub unsafe extern "C" fn aclshmemx_init_attr_with_buffers(
         let descs = unsafe { std::slice::from_raw_parts(buffers, buffer_count) };
         runtime::init_with_buffers(bootstrap_flags, attr, descs)?;
         super::kernel::fill_host_state();
+        super::kernel::publish_state();
         Ok(0)
     })
 }
@@ -98,14 +100,20 @@ pub unsafe extern "C" fn aclshmemx_init_attr_with_buffers(
 /// initialised) or the first failing step's code. Re-init is allowed afterwards.
 #[unsafe(no_mangle)]
 pub extern "C" fn aclshmem_finalize() -> c_int {
-    guard("aclshmem_finalize", || runtime::finalize(None).map(|_| 0))
+    guard("aclshmem_finalize", || {
+        let r = runtime::finalize(None);
+        super::kernel::publish_state();
+        r.map(|_| 0)
+    })
 }
 
 /// Releases instance `instance_id`. Collective. Unknown id: `ACLSHMEM_INNER_ERROR`, nothing released.
 #[unsafe(no_mangle)]
 pub extern "C" fn aclshmemx_finalize(instance_id: u64) -> c_int {
     guard("aclshmemx_finalize", || {
-        runtime::finalize(Some(instance_id)).map(|_| 0)
+        let r = runtime::finalize(Some(instance_id));
+        super::kernel::publish_state();
+        r.map(|_| 0)
     })
 }
 
@@ -258,7 +266,9 @@ pub extern "C" fn aclshmemx_instance_ctx_set(instance_id: u64) -> c_int {
         if aclshmem_core::block::current().is_some() {
             runtime::set_thread_current(instance_id).map(|_| 0)
         } else {
-            runtime::set_current(instance_id).map(|_| 0)
+            runtime::set_current(instance_id)?;
+            super::kernel::publish_state();
+            Ok(0)
         }
     })
 }

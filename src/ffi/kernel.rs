@@ -231,12 +231,56 @@ pub static mut g_state_host: super::types::HostState = super::types::HostState {
     notify_arr: [std::ptr::null_mut(); aclshmem_abi::ACLSHMEM_MAX_AIV_PER_NPU],
 };
 
-/// Fills [`g_state_host`] once per process (the notifies live as long as the process).
+/// `aclshmem_device_host_state_t g_state`: the original's host copy of the device-state record,
+/// which its own host test programs read (`extern aclshmem_device_host_state_t g_state;`, in our
+/// `shmemi_host_common.h` too; `g_state.heap_base` is this PE's heap): a copy of what
+/// [`aclshmemx_dev_state`] returns for the current instance, made when an instance is initialised
+/// or made current and when teams are split or destroyed; all zero (`is_aclshmem_initialized`
+/// false) before init and after the last finalize.
+#[allow(non_upper_case_globals)]
+#[unsafe(no_mangle)]
+// SAFETY: every field is an integer, a bool, a pointer or an array of them: all-zero is valid.
+pub static mut g_state: super::types::DeviceHostState = unsafe { std::mem::zeroed() };
+
+fn global_is_ours<T>(p: *const T, name: &str) -> bool {
+    kernel::exported_global_is_ours(p.cast(), std::mem::size_of::<T>(), name)
+}
+
+/// Refreshes [`g_state`] from the current instance (zero without one).
+pub(crate) fn publish_state() {
+    let dst = &raw mut g_state;
+    if !global_is_ours(dst.cast_const(), "g_state") {
+        return;
+    }
+    let src = kernel::device_state().ok();
+    // SAFETY: `dst` is the library's `g_state` (or the program's copy of it, checked above); the
+    // record `src` points at lives as long as its instance; programs only read `g_state`.
+    unsafe {
+        match src {
+            Some(p) => std::ptr::copy_nonoverlapping(p.cast_const(), dst, 1),
+            None => std::ptr::write_bytes(dst, 0, 1),
+        }
+    }
+}
+
+/// The notify of each AIV core (`ACLSHMEM_MAX_AIV_PER_NPU`, NULL without an ACL runtime that has
+/// notifies), made once per process by [`fill_host_state`]; what `g_state_host.notify_arr` shows.
+static NOTIFIES: std::sync::OnceLock<Vec<usize>> = std::sync::OnceLock::new();
+
+/// Makes the notifies once per process (they live as long as the process) and shows them, with the
+/// library's stream, in [`g_state_host`].
 pub(crate) fn fill_host_state() {
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| {
         let stream = aclshmem_core::stream::internal_stream_handle();
         let notifies = kernel::create_notifies(aclshmem_abi::ACLSHMEM_MAX_AIV_PER_NPU);
+        let _ = NOTIFIES.set(notifies.iter().map(|&n| n as usize).collect());
+        if !global_is_ours(
+            (&raw const g_state_host).cast::<super::types::HostState>(),
+            "g_state_host",
+        ) {
+            return;
+        }
         // SAFETY: written once, here, before any kernel can record a notify; programs only read it.
         unsafe {
             let s = &raw mut g_state_host;
@@ -277,8 +321,7 @@ fn record_notify(idx: usize) -> Result<()> {
         return Ok(());
     }
     fill_host_state();
-    // SAFETY: filled once by fill_host_state before this read.
-    let n = unsafe { g_state_host.notify_arr[idx] };
+    let n = NOTIFIES.get().and_then(|v| v.get(idx)).copied().unwrap_or(0) as *mut c_void;
     if n.is_null() {
         return Err(Error::NotSupported(
             "no notify for this core (the ACL runtime in the process has no notifies)".into(),

@@ -29,3 +29,37 @@ pub unsafe extern "C" fn aclshmemx_set_extern_logger(
 pub extern "C" fn aclshmemx_set_log_level(level: c_int) -> i32 {
     guard("aclshmemx_set_log_level", || logging::set_level(level).map(|_| 0))
 }
+
+/// Logs `message` at `level` (0 debug .. 4 fatal; others clamped) as coming from `file`:`line`,
+/// through the library's logger (its threshold, sink and extern logger). What the C++ logging
+/// macros of `shmemi_host_common.h` (`SHM_LOG_ERROR`, `ACLSHMEM_CHECK_RET`, ...) call; NULL
+/// `message` logs nothing, NULL `file` logs "?".
+///
+/// # Safety
+/// `file` and `message` must be NULL or NUL-terminated strings.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclshmemx_dev_log(
+    level: c_int,
+    file: *const c_char,
+    line: c_int,
+    message: *const c_char,
+) {
+    guard("aclshmemx_dev_log", || {
+        if message.is_null() {
+            return Ok(());
+        }
+        // SAFETY: NUL-terminated strings per this function's contract.
+        let (msg, file) = unsafe {
+            (
+                std::ffi::CStr::from_ptr(message).to_string_lossy(),
+                if file.is_null() {
+                    "?".into()
+                } else {
+                    std::ffi::CStr::from_ptr(file).to_string_lossy()
+                },
+            )
+        };
+        logging::log_from(level, &file, u32::try_from(line).unwrap_or(0), &msg);
+        Ok(())
+    })
+}

@@ -68,6 +68,7 @@ pub unsafe extern "C" fn aclshmem_team_split_strided(
         let inst = runtime::current().map_err(|_| Error::InvalidParam("library not initialised".into()))?;
         if let Some(slot) = team::split_strided(&inst, parent_team, pe_start, pe_stride, pe_size)? {
             *out = slot as aclshmem_team_t;
+            super::kernel::publish_state();
         }
         Ok(0)
     })
@@ -100,6 +101,7 @@ pub unsafe extern "C" fn aclshmem_team_split_2d(
         let (xs, ys) = team::split_2d(&inst, parent_team, x_range)?;
         *x = xs as aclshmem_team_t;
         *y = ys as aclshmem_team_t;
+        super::kernel::publish_state();
         Ok(0)
     })
 }
@@ -122,7 +124,9 @@ pub extern "C" fn aclshmem_team_translate_pe(
 #[unsafe(no_mangle)]
 pub extern "C" fn aclshmem_team_destroy(team: aclshmem_team_t) {
     guard("aclshmem_team_destroy", || {
-        team::destroy(&*runtime::current()?, team)
+        team::destroy(&*runtime::current()?, team)?;
+        super::kernel::publish_state();
+        Ok(())
     })
 }
 

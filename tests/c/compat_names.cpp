@@ -173,6 +173,8 @@ void host_names(void *a, void *b, uint8_t *sig, int peer, bool really)
     aclshmem_put_half_mem(hsym + kN, hsym, kN, next);
     aclshmem_quiet();
     aclshmem_put_int32_mem_signal(slot(10), src, kN, sig, 5, ACLSHMEM_SIGNAL_SET, next);
+    /* the state member's name of the earlier release */
+    slot(11)[0] = static_cast<int32_t>(aclshmemi_get_state()->mte_config.event_id) + 1;
 }
 
 static int32_t src_of(int pe, int i)
@@ -247,13 +249,14 @@ static void compat(aclrtStream stream)
     const char *what[kSlots] = {"src",          "put_int32_mem_nbi",   "get_int32_mem_nbi", "mte_put_mem_nbi",
                                 "mte_get_mem_nbi", "mte_put_mem_nbi rows", "mte_put_mem_nbi tensors",
                                 "mte UB get/put", "roce_put_mem_nbi", "aclshmemx_roce_get_mem_nbi",
-                                "put_int32_mem_signal", "unused"};
+                                "put_int32_mem_signal", "mte_config.event_id + 1 (element 0)"};
     for (int i = 0; i < kN; i++) {
         /* puts land on the target, gets on the active PE; slot 7: the target's own source */
         int32_t put = target ? src_of(0, i) : 0;
         int32_t get = active ? src_of(1, i) : 0;
         int32_t want[kSlots] = {src_of(me, i), put, get, put, get, (i % 8) < 4 ? put : 0, put,
-                                target ? src_of(1, i) : 0, put, get, put, 0};
+                                target ? src_of(1, i) : 0, put, get, put,
+                                active && i == 0 ? static_cast<int32_t>(aclshmemx_dev_state()->mte_config.sync_id) + 1 : 0};
         for (int k = 0; k < kSlots; k++) {
             CHECK(sym[k * kN + i] == want[k], "%s: slot %d [%d] = %d, expected %d", what[k], k, i, sym[k * kN + i],
                   want[k]);

@@ -288,8 +288,79 @@ static void exception_report(aclrtStream stream)
 
 /* ---- internals ---- */
 
+/* the original's checking macros, in each arity */
+static int check_ret_1(int v)
+{
+    ACLSHMEM_CHECK_RET(v);
+    return 100;
+}
+static int check_ret_2(int v)
+{
+    ACLSHMEM_CHECK_RET(v, "step two of " << 2);
+    return 100;
+}
+static int check_ret_3(int v)
+{
+    ACLSHMEM_CHECK_RET(v, "step three", -9);
+    return 100;
+}
+static void check_void(int v, int *reached)
+{
+    ACLSHMEM_CHECK(v);
+    *reached = 1;
+}
+static std::string g_logged;
+static int g_logged_level = -1;
+static void capture_log(int level, const char *msg)
+{
+    g_logged += msg;
+    g_logged += "\n";
+    if (std::string(msg).find("step two of 2") != std::string::npos) {
+        g_logged_level = level;
+    }
+}
+
 static void internals()
 {
+    /* g_state: the host copy of the device-state record */
+    CHECK(g_state.is_aclshmem_initialized && g_state.mype == aclshmem_my_pe() && g_state.npes == aclshmem_n_pes(),
+          "g_state: initialised %d, mype %d, npes %d", g_state.is_aclshmem_initialized, g_state.mype, g_state.npes);
+    CHECK(g_state.heap_base == aclshmemx_dev_state()->heap_base && g_state.heap_base != nullptr &&
+              g_state.heap_size == aclshmemx_dev_state()->heap_size,
+          "g_state.heap_base %p", g_state.heap_base);
+    {
+        auto *first = static_cast<uint8_t *>(aclshmem_malloc(64));
+        CHECK(first != nullptr && first >= static_cast<uint8_t *>(g_state.heap_base) &&
+                  first < static_cast<uint8_t *>(g_state.heap_base) + g_state.heap_size,
+              "aclshmem_malloc %p is outside g_state's heap", static_cast<void *>(first));
+        aclshmem_free(first);
+    }
+    aclshmem_team_t odd = ACLSHMEM_TEAM_INVALID;
+    CHECK(aclshmem_team_split_strided(ACLSHMEM_TEAM_WORLD, 0, 1, aclshmem_n_pes(), &odd) == 0 && odd > 0,
+          "split");
+    CHECK(odd > 0 && odd < ACLSHMEM_MAX_TEAMS && g_state.team_pools[odd] != nullptr,
+          "g_state.team_pools[%d] not refreshed by the split", odd);
+    aclshmem_team_destroy(odd);
+    CHECK(odd > 0 && odd < ACLSHMEM_MAX_TEAMS && g_state.team_pools[odd] == nullptr,
+          "g_state.team_pools[%d] not refreshed by the destroy", odd);
+
+    /* ACLSHMEM_CHECK_RET / ACLSHMEM_CHECK / SHM_LOG_*, through the library's logger */
+    CHECK(aclshmemx_set_extern_logger(capture_log) == 0, "extern logger");
+    CHECK(check_ret_1(0) == 100 && check_ret_1(7) == 7, "ACLSHMEM_CHECK_RET(x)");
+    CHECK(check_ret_2(0) == 100 && check_ret_2(5) == 5, "ACLSHMEM_CHECK_RET(x, message)");
+    CHECK(check_ret_3(0) == 100 && check_ret_3(6) == -9, "ACLSHMEM_CHECK_RET(x, message, code)");
+    int reached = 0;
+    check_void(3, &reached);
+    CHECK(reached == 0, "ACLSHMEM_CHECK(3) went on");
+    check_void(0, &reached);
+    CHECK(reached == 1, "ACLSHMEM_CHECK(0) returned");
+    SHM_LOG_WARN("a warning " << 42);
+    CHECK(g_logged_level == aclshmem_log::ERROR_LEVEL && g_logged.find("step two of 2") != std::string::npos &&
+              g_logged.find("check_ret_1(7)") == std::string::npos && g_logged.find("v failed: 7") != std::string::npos &&
+              g_logged.find("step three") != std::string::npos && g_logged.find("a warning 42") != std::string::npos &&
+              g_logged.find("kernel_wrapper_tests.cpp") != std::string::npos,
+          "logged (level %d): %s", g_logged_level, g_logged.c_str());
+
     /* a barrier of every PE: each PE bumps its slot on every PE, then all must be seen */
     int n = aclshmem_n_pes();
     auto *slots = static_cast<int32_t *>(aclshmem_calloc(static_cast<size_t>(n), sizeof(int32_t)));
@@ -332,7 +403,12 @@ static void internals()
 
 int main(int argc, char **argv)
 {
-    if (argc > 1 && std::string(argv[1]) == "internals") {
+    bool internals_scenario = argc > 1 && std::string(argv[1]) == "internals";
+    if (internals_scenario && (g_state.is_aclshmem_initialized || g_state.heap_base != nullptr)) {
+        std::printf("FAIL: g_state is set before init\n");
+        return 1;
+    }
+    if (internals_scenario) {
         int rc = aclshmemi_control_barrier_all();
         if (rc != ACLSHMEM_NOT_INITED) {
             std::printf("FAIL: aclshmemi_control_barrier_all before init returned %d, expected %d\n", rc,
@@ -354,5 +430,10 @@ int main(int argc, char **argv)
         }
         return true;
     };
-    return kernel_test_main(argc, argv, "kernel_wrapper_tests", run);
+    int rc = kernel_test_main(argc, argv, "kernel_wrapper_tests", run);
+    if (internals_scenario && (g_state.is_aclshmem_initialized || g_state.heap_base != nullptr)) {
+        std::printf("FAIL: g_state is still set after finalize\n");
+        return 1;
+    }
+    return rc;
 }

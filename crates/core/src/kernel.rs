@@ -512,3 +512,42 @@ pub fn notify_set(notify: *mut c_void) -> Result<()> {
         rc => Err(Error::Inner(format!("aclshimNotifySet failed ({rc})"))),
     }
 }
+
+/// Whether the object that a reference of this library to its exported global `name` (`size`
+/// bytes; `p` is where the reference leads) reaches may be written. Such references resolve
+/// through the dynamic linker, so a program that defines a global of the same name takes them
+/// over. Writable: the library's own definition; the program's copy of it (a copy relocation: the
+/// program reads the library's global); a definition of exactly `size` bytes (a program written
+/// for the original that defines it itself). Not writable, with one warning: an unrelated object
+/// of the program that happens to have the name.
+pub fn exported_global_is_ours(p: *const u8, size: usize, name: &str) -> bool {
+    const RTLD_DL_SYMENT: libc::c_int = 1;
+    // SAFETY: dladdr / dladdr1 only read the loader's tables; the out-parameters are ours.
+    let (here, there, sym_size) = unsafe {
+        let mut here: libc::Dl_info = std::mem::zeroed();
+        let mut info: libc::Dl_info = std::mem::zeroed();
+        let mut sym: *mut libc::c_void = std::ptr::null_mut();
+        let this = exported_global_is_ours as *const libc::c_void;
+        if libc::dladdr(this, &mut here) == 0
+            || libc::dladdr1(p.cast(), &mut info, &mut sym, RTLD_DL_SYMENT) == 0
+        {
+            return false;
+        }
+        let sym_size = if sym.is_null() {
+            0
+        } else {
+            (*(sym as *const libc::Elf64_Sym)).st_size as usize
+        };
+        (here.dli_fbase, info.dli_fbase, sym_size)
+    };
+    if here == there || sym_size == size {
+        return true;
+    }
+    static WARNED: std::sync::Once = std::sync::Once::new();
+    WARNED.call_once(|| {
+        log::warn!(
+            "the program defines a global `{name}` of {sym_size} bytes, not the library's ({size} bytes): the library leaves it alone"
+        );
+    });
+    false
+}

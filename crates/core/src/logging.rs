@@ -267,3 +267,25 @@ pub fn set_extern(func: Option<unsafe extern "C" fn(c_int, *const c_char)>) {
         let _ = EXTERN.set(f);
     }
 }
+
+/// Logs `msg` at `level` (0 debug .. 4 fatal, clamped) with `file`:`line` as its origin: a message
+/// of the program's own, through this logger (`aclshmemx_dev_log`).
+pub fn log_from(level: i32, file: &str, line: u32, msg: &str) {
+    ensure();
+    let (lvl, target) = match level.clamp(DEBUG, FATAL) {
+        DEBUG => (log::Level::Debug, "aclshmem"),
+        INFO => (log::Level::Info, "aclshmem"),
+        WARN => (log::Level::Warn, "aclshmem"),
+        ERROR => (log::Level::Error, "aclshmem"),
+        _ => (log::Level::Error, FATAL_TARGET),
+    };
+    log::logger().log(
+        &log::Record::builder()
+            .level(lvl)
+            .target(target)
+            .file(Some(file))
+            .line(Some(line))
+            .args(format_args!("{msg}"))
+            .build(),
+    );
+}
