@@ -202,14 +202,20 @@ inline void printf(const char *fmt, Args... args)
 }
 
 namespace aclshmemi_detail {
-/* the calling block's UB byte `off` .. `off + len`, checked */
+/* the calling block's UB byte `off` .. `off + len`, checked; an address at or above the UB's size is
+   an ordinary address, as for the API's local operands: a `__ubuf__` array declared in the kernel
+   (a stack array where `__ubuf__` is empty: g++, aarch64, SIMT sources) whose address a kernel puts
+   into a LocalTensor */
 inline uint8_t *ub_at(uint64_t off, uint64_t len, const char *what)
 {
+    if (off >= ACLSHMEM_UB_SIZE) {
+        return reinterpret_cast<uint8_t *>(static_cast<uintptr_t>(off));
+    }
     uint8_t *base = static_cast<uint8_t *>(aclshmemx_dev_ub_base());
     if (base == nullptr) {
         throw std::runtime_error(std::string(what) + ": UB used outside a kernel block");
     }
-    if (off > ACLSHMEM_UB_SIZE || len > ACLSHMEM_UB_SIZE - off) {
+    if (len > ACLSHMEM_UB_SIZE - off) {
         throw std::runtime_error(std::string(what) + ": UB range [" + std::to_string(off) + ", +" +
                                  std::to_string(len) + ") ends beyond the 192 KiB UB");
     }

@@ -614,6 +614,59 @@ fn wrapper_simt_sources_and_opdev_headers_compile() {
     let _ = std::fs::remove_file(&file);
 }
 
+/// A host program compiled through the wrapper (as some build the original's examples, main.cpp
+/// included) is compiled as plain host code: names that only the device headers define, such as
+/// `UB_ALIGN_SIZE`, stay free for the program's own definitions (the original's perftest mains
+/// define it), and the program runs.
+#[test]
+fn wrapper_compiles_host_programs_as_host_code_2pes() {
+    if !have("python3") || !have("c++") {
+        common::skip(
+            "wrapper_compiles_host_programs_as_host_code_2pes",
+            "python3 or c++ missing",
+        );
+        return;
+    }
+    common::ensure_built();
+    let dir = common::target_dir().join("ctests");
+    std::fs::create_dir_all(&dir).unwrap();
+    let src = dir.join(format!("host_main_{}.cpp", std::process::id()));
+    let out = dir.join(format!("host_main_{}", std::process::id()));
+    std::fs::write(
+        &src,
+        "#include <cstdio>\n#include \"acl/acl.h\"\n#include \"shmem.h\"\n\
+         const int UB_ALIGN_SIZE = 32;\n\
+         int main()\n{\n    aclshmemx_init_attr_t attr;\n\
+             if (aclshmemx_set_attr_from_env(&attr) != 0 || aclshmemx_init_attr(ACLSHMEMX_INIT_WITH_DEFAULT, &attr) != 0) {\n\
+                 std::printf(\"FAIL: init\\n\");\n        return 1;\n    }\n\
+             aclshmem_barrier_all();\n    std::printf(\"OK host %d\\n\", UB_ALIGN_SIZE);\n\
+             return aclshmem_finalize();\n}\n",
+    )
+    .unwrap();
+    for cxx in ["c++", "clang++"] {
+        if !have(cxx) {
+            continue;
+        }
+        let output = wrapper_command(Some(cxx))
+            .args(["-std=c++17", "-Wall", "-Werror"])
+            .arg(&src)
+            .arg("-o")
+            .arg(&out)
+            .output()
+            .expect("run aclshmem-cxx");
+        assert!(
+            output.status.success(),
+            "{cxx}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let run = run_pes(2, &[out.as_os_str()], &[], JOB_TIMEOUT);
+        run.assert_ok("host 32");
+        assert_eq!(run.stdout.matches("OK host 32").count(), 2, "{}", run.dump());
+    }
+    let _ = std::fs::remove_file(&src);
+    let _ = std::fs::remove_file(&out);
+}
+
 /// A compile with the original device compiler's options for a vector-only build (`-xcce
 /// --cce-aicore-arch=dav-c220-vec --cce-auto-sync`, as the original's CMake builds vector-only
 /// examples such as kv_shuffle): the wrapper takes them out and runs every kernel of the file
@@ -825,6 +878,14 @@ fn device_state_record_and_team_pools_2pes() {
 #[test]
 fn device_state_record_and_team_pools_3pes() {
     scenario("state", 3);
+}
+
+/// `topo_list` carries the transport bits of the engines chosen at init (here SDMA and RoCE besides
+/// MTE: every engine copies through the same mapping), as kernels that pick an engine per peer
+/// read them.
+#[test]
+fn device_state_topo_list_shows_the_chosen_engines_2pes() {
+    scenario_with("state", 2, &[("KERNEL_TEST_ENGINES", "0x7")]);
 }
 
 #[test]

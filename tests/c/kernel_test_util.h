@@ -70,7 +70,12 @@ static int kernel_test_main(int argc, char **argv, const char *program, Run run)
     aclrtStream stream = nullptr;
     ACL_OK(aclrtCreateStream(&stream));
     aclshmemx_init_attr_t attr;
-    if (aclshmemx_set_attr_from_env(&attr) != 0 || aclshmemx_init_attr(ACLSHMEMX_INIT_WITH_DEFAULT, &attr) != 0) {
+    int attr_rc = aclshmemx_set_attr_from_env(&attr);
+    /* the data engines to choose at init (a data_op_engine_type mask), for the state checks */
+    if (const char *engines = std::getenv("KERNEL_TEST_ENGINES")) {
+        attr.option_attr.data_op_engine_type = static_cast<data_op_engine_type_t>(std::strtol(engines, nullptr, 0));
+    }
+    if (attr_rc != 0 || aclshmemx_init_attr(ACLSHMEMX_INIT_WITH_DEFAULT, &attr) != 0) {
         std::printf("FAIL: init\n");
         return 1;
     }

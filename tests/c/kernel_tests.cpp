@@ -1410,7 +1410,9 @@ struct StateSeen {
     uint32_t mte_size;
     int peer_base_ok;
     int topo_me;
+    int topo_peer;
     int topo_agrees;
+    int peer_mapped;
     int after_barrier;
     int sync_ok;
 };
@@ -1441,8 +1443,11 @@ struct StateSeen {
     uint8_t *via_table = peer_base ? peer_base + ((uint8_t *)flag - (uint8_t *)st->heap_base) : nullptr;
     out->peer_base_ok = via_table == (uint8_t *)aclshmem_ptr(flag, peer);
     out->topo_me = st->topo_list[st->mype];
-    /* topo_list marks exactly the PEs aclshmem_ptr reaches */
-    out->topo_agrees = out->topo_me == (aclshmem_ptr(flag, st->mype) != nullptr ? 1 : 0);
+    out->topo_peer = st->topo_list[peer];
+    out->peer_mapped = aclshmem_ptr(flag, peer) != nullptr;
+    /* topo_list's MTE bit marks exactly the PEs aclshmem_ptr reaches */
+    out->topo_agrees = ((out->topo_me & ACLSHMEM_TRANSPORT_MTE) != 0) == (aclshmem_ptr(flag, st->mype) != nullptr) &&
+                       ((out->topo_peer & ACLSHMEM_TRANSPORT_MTE) != 0) == (out->peer_mapped != 0);
     /* the barriers' sync pool and counters: distinct, in the heap's reserved region before user data */
     uint8_t *heap = (uint8_t *)st->heap_base;
     uint8_t *pool = (uint8_t *)(uintptr_t)st->sync_pool;
@@ -1482,9 +1487,25 @@ void state(aclrtStream stream)
           out->rev_me);
     CHECK(out->mte_ub == 0 && out->mte_size == 16384, "mte_config %lld %u", (long long)out->mte_ub, out->mte_size);
     CHECK(out->peer_base_ok == 1, "p2p_device_heap_base disagrees with aclshmem_ptr");
-    CHECK(out->topo_agrees == 1, "topo_list[me] = %d disagrees with aclshmem_ptr(me)", out->topo_me);
-    if (std::getenv("ACLSHMEM_TRANSPORT") == nullptr && std::getenv("ACLSHMEM_DIRECT_ACCESS") == nullptr) {
-        CHECK(out->topo_me == 1, "topo_list[me] = %d on shared memory", out->topo_me);
+    CHECK(out->topo_agrees == 1, "topo_list[me] = %d / [peer] = %d disagree with aclshmem_ptr", out->topo_me,
+          out->topo_peer);
+    /* the engines chosen at init (KERNEL_TEST_ENGINES, else MTE): their transport bits for every
+       mapped PE, the network ones (RoCE, UDMA) for a PE reached through a transport */
+    {
+        const char *e = std::getenv("KERNEL_TEST_ENGINES");
+        long engines = e != nullptr ? std::strtol(e, nullptr, 0) : static_cast<long>(ACLSHMEM_DATA_OP_MTE);
+        const int t_mte = ACLSHMEM_TRANSPORT_MTE, t_sdma = ACLSHMEM_TRANSPORT_SDMA, t_roce = ACLSHMEM_TRANSPORT_ROCE,
+                  t_udma = ACLSHMEM_TRANSPORT_UDMA;
+        int chosen = ((engines & ACLSHMEM_DATA_OP_SDMA) ? t_sdma : 0) | ((engines & ACLSHMEM_DATA_OP_ROCE) ? t_roce : 0) |
+                     ((engines & ACLSHMEM_DATA_OP_UDMA) ? t_udma : 0);
+        int mapped = t_mte | chosen;
+        int remote = chosen & (t_roce | t_udma);
+        CHECK(out->topo_me == mapped, "topo_list[me] = %d, expected %d", out->topo_me, mapped);
+        CHECK(out->topo_peer == (out->peer_mapped ? mapped : remote), "topo_list[peer] = %d (mapped %d)",
+              out->topo_peer, out->peer_mapped);
+        if (std::getenv("ACLSHMEM_TRANSPORT") == nullptr && std::getenv("ACLSHMEM_DIRECT_ACCESS") == nullptr) {
+            CHECK(out->peer_mapped == 1, "the peer is not mapped on shared memory");
+        }
     }
     CHECK(out->sync_ok == 1, "sync_pool / sync_counter not in the heap's reserved region");
     CHECK(out->after_barrier == 1, "after the RoCE barrier the peer's add is visible: %d", out->after_barrier);

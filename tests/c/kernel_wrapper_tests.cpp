@@ -9,7 +9,8 @@
  *                 run that code, as on the NPU, where the cube-core build does not contain it; and the
  *                 original's barrier pattern (read a counter, vector-core barrier over every PE, one
  *                 context stores counter + 1 on the next PE, barrier) counting launches exactly,
- *                 with aclshmemx_barrier_all_vec and with the original's internal aclshmemi_barrier; and the
+ *                 with aclshmemx_barrier_all_vec and with the original's internal aclshmemi_barrier and
+ *                 aclshmemi_sync_npu_v1..v4; and the
  *                 original's relay-barrier test pattern (aclshmemx_barrier_all_vec_relay, the internal
  *                 aclshmemi_signal_set/add/op)
  *   internals     what upstream examples' host code reaches beyond shmem.h: the internal
@@ -131,19 +132,32 @@ __global__ __aicore__ void IncreaseNext(int32_t *counter, int32_t *seen)
 #pragma GCC diagnostic pop
 
 /* the same with the original's internal names its unit tests use: the team barrier
-   aclshmemi_barrier<is_aiv_only>() and the CCE flag intrinsics */
-__global__ __aicore__ void IncreaseNextInternal(int32_t *counter, int32_t *seen)
+   aclshmemi_barrier<is_aiv_only>() (variant 0), the team syncs of newer releases
+   aclshmemi_sync_npu_v1..v4<is_aiv_only>() (variants 1..4), and the CCE flag intrinsics */
+static void internal_team_barrier(int variant)
+{
+    switch (variant) {
+        case 1: aclshmemi_sync_npu_v1<true>(ACLSHMEM_TEAM_WORLD); break;
+        case 2: aclshmemi_sync_npu_v2<true>(ACLSHMEM_TEAM_WORLD); break;
+        case 3: aclshmemi_sync_npu_v3(ACLSHMEM_TEAM_WORLD); break;
+        case 4: aclshmemi_sync_npu_v4<true>(ACLSHMEM_TEAM_WORLD); break;
+        default: aclshmemi_barrier<true>(ACLSHMEM_TEAM_WORLD); break;
+    }
+}
+__global__ __aicore__ void IncreaseNextInternal(int32_t *counter, int32_t *seen, int variant)
 {
 #ifdef __DAV_C220_VEC__
     int32_t v = __atomic_load_n(counter, __ATOMIC_SEQ_CST);
-    aclshmemi_barrier<true>(ACLSHMEM_TEAM_WORLD);
+    internal_team_barrier(variant);
     if (AscendC::GetBlockIdx() == 0) {
         aclshmem_int32_p(counter, v + 1, (aclshmem_my_pe() + 1) % aclshmem_n_pes());
     }
     set_flag(PIPE_MTE3, PIPE_S, EVENT_ID0);
     wait_flag(PIPE_MTE3, PIPE_S, EVENT_ID0);
-    aclshmemi_barrier<true>(ACLSHMEM_TEAM_WORLD);
+    internal_team_barrier(variant);
     __atomic_fetch_add(seen, 1, __ATOMIC_SEQ_CST);
+#else
+    (void)counter, (void)seen, (void)variant;
 #endif
 }
 
@@ -201,11 +215,11 @@ static void vec_guard(aclrtStream stream)
     auto *counter = static_cast<int32_t *>(aclshmem_calloc(1, sizeof(int32_t)));
     auto *seen = static_cast<int32_t *>(aclshmem_calloc(1, sizeof(int32_t)));
     aclshmem_barrier_all();
-    for (int32_t round = 1; round <= 6; round++) {
+    for (int32_t round = 1; round <= 8; round++) {
         if (round <= 3) {
             IncreaseNext<<<kBarrierBlocks, nullptr, stream>>>(counter, seen);
         } else {
-            IncreaseNextInternal<<<kBarrierBlocks, nullptr, stream>>>(counter, seen);
+            IncreaseNextInternal<<<kBarrierBlocks, nullptr, stream>>>(counter, seen, round - 4);
         }
         ACL_OK(aclrtSynchronizeStream(stream));
         aclshmem_barrier_all();

@@ -99,6 +99,8 @@ struct Args {
     int32_t *ub_off;      /* kN: peer's i32.src through UB offset kUbOff, put to the peer */
     int32_t *ub_back;     /* kN: the calling block's UB at kUbOff after the call (vector-core body) */
     int32_t *body_pe;     /* 2: aclshmem_my_pe / n_pes in the vector-core body */
+    int32_t *ub_tensor;   /* kN: i32.src through a __ubuf__ array of the vector-core body used as a
+                             LocalTensor's buffer (DataCopyPad in, DataCopyPad out) */
 };
 
 /* the 12 put/get calls of one type, spread over the scopes */
@@ -204,6 +206,20 @@ __global__ __vector__ void simt_kernel(Args a)
     asc_vf_call<simt_body>(dim3(16, 2, 2), a);
     /* the SIMT threads wrote this block's UB: read it back through the AIV UB form */
     aclshmem_putmem(a.ub_back, reinterpret_cast<void *>(kUbOff), kN * sizeof(int32_t), aclshmem_my_pe());
+    /* a __ubuf__ array of the kernel as a LocalTensor's buffer, as the original's SIMT perftests
+       stage data (its address is an ordinary address here) */
+    __ubuf__ int32_t staged[kN];
+    AscendC::LocalTensor<int32_t> t;
+    t.address_.logicPos = static_cast<uint8_t>(AscendC::TPosition::VECIN);
+    t.address_.bufferAddr = reinterpret_cast<uint64_t>(staged);
+    t.address_.dataLen = kN * sizeof(int32_t);
+    AscendC::GlobalTensor<int32_t> from, to;
+    from.SetGlobalBuffer(a.i32.src);
+    to.SetGlobalBuffer(a.ub_tensor);
+    AscendC::DataCopyExtParams rows(1, kN * sizeof(int32_t), 0, 0, 0);
+    AscendC::DataCopyPad(t, from, rows);
+    AscendC::PipeBarrier<PIPE_ALL>();
+    AscendC::DataCopyPad(to, t, rows);
 }
 
 static void simt_scenario(aclrtStream stream)
@@ -236,6 +252,7 @@ static void simt_scenario(aclrtStream stream)
     a.ub_arr = static_cast<int32_t *>(aclshmem_calloc(kN, sizeof(int32_t)));
     a.ub_off = static_cast<int32_t *>(aclshmem_calloc(kN, sizeof(int32_t)));
     a.ub_back = static_cast<int32_t *>(aclshmem_calloc(kN, sizeof(int32_t)));
+    a.ub_tensor = static_cast<int32_t *>(aclshmem_calloc(kN, sizeof(int32_t)));
     a.body_pe = static_cast<int32_t *>(aclshmem_calloc(2, sizeof(int32_t)));
     aclshmem_barrier_all();
 
@@ -281,6 +298,7 @@ static void simt_scenario(aclrtStream stream)
         CHECK(a.ub_arr[i] == value(me, i), "__ubuf__ array round trip [%d]: %d", i, a.ub_arr[i]);
         CHECK(a.ub_off[i] == value(me, i), "UB offset round trip [%d]: %d", i, a.ub_off[i]);
         CHECK(a.ub_back[i] == value(peer, i), "block UB after the call [%d]: %d", i, a.ub_back[i]);
+        CHECK(a.ub_tensor[i] == value(me, i), "DataCopyPad through a __ubuf__ array [%d]: %d", i, a.ub_tensor[i]);
     }
 }
 

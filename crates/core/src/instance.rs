@@ -77,6 +77,8 @@ pub struct Instance {
     /// The program's buffers given to `aclshmemx_init_attr_with_buffers`, placed at the end of the
     /// device heap (`runtime::buffers`).
     buffers: Vec<Placed>,
+    /// The data engines the program chose at init (`data_op_engine_type`, `ACLSHMEM_DATA_OP_*`).
+    engines: u32,
 }
 
 /// What init assembles into an [`Instance`].
@@ -97,6 +99,7 @@ pub(crate) struct Parts {
     pub algos: crate::algos::Algos,
     pub nodes: Vec<usize>,
     pub buffers: Vec<Placed>,
+    pub engines: u32,
 }
 
 /// Where a buffer of the program given to `aclshmemx_init_attr_with_buffers` lies in the device
@@ -252,6 +255,7 @@ impl Instance {
             ub_config: Mutex::new(DEFAULT_UB_CONFIG),
             closing: AtomicBool::new(false),
             buffers: p.buffers,
+            engines: p.engines,
         }
     }
 
@@ -337,6 +341,12 @@ impl Instance {
     /// The node of world PE `pe` (numbered by first PE, the same on every PE).
     pub(crate) fn node_of(&self, pe: usize) -> usize {
         self.nodes.get(pe).copied().unwrap_or(pe)
+    }
+
+    /// The data engines chosen at init (`data_op_engine_type`: `ACLSHMEM_DATA_OP_MTE` 0x1, `_SDMA`
+    /// 0x2, `_ROCE` 0x4, `_UDMA` 0x8).
+    pub fn engines(&self) -> u32 {
+        self.engines
     }
 
     pub(crate) fn algos(&self) -> &crate::algos::Algos {

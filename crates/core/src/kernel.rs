@@ -326,10 +326,31 @@ unsafe impl Send for StateRecord {}
 
 static STATE: Mutex<Option<(usize, StateRecord)>> = Mutex::new(None);
 
+/// `aclshmem_transport_t` bits of the record's `topo_list`.
+const TRANSPORT_MTE: u8 = 1;
+const TRANSPORT_ROCE: u8 = 2;
+const TRANSPORT_SDMA: u8 = 4;
+const TRANSPORT_UDMA: u8 = 8;
+
+/// The `topo_list` bits of the engines in `data_op_engine_type` `engines` (`ACLSHMEM_DATA_OP_MTE`
+/// 0x1, `_SDMA` 0x2, `_ROCE` 0x4, `_UDMA` 0x8: another order than the transport bits).
+fn topo_bits(engines: u32) -> u8 {
+    [
+        (0x1, TRANSPORT_MTE),
+        (0x2, TRANSPORT_SDMA),
+        (0x4, TRANSPORT_ROCE),
+        (0x8, TRANSPORT_UDMA),
+    ]
+    .iter()
+    .filter(|&&(e, _)| engines & e != 0)
+    .fold(0, |acc, &(_, t)| acc | t)
+}
+
 /// The calling PE's device-state record (what `aclshmemi_get_state()` returns to kernels), built
 /// on first use for the current instance: `mype`, `npes`, the device heap's base and size, every
 /// PE's heap base (`p2p_device_heap_base`, and the host-side heap's when it exists), `topo_list`
-/// (`ACLSHMEM_TRANSPORT_MTE` for every PE mapped on this node), the UB configurations, and
+/// (`ACLSHMEM_TRANSPORT_MTE` and the engines chosen at init for every PE mapped here, the RoCE
+/// and UDMA ones chosen for the PEs reached through a transport), the UB configurations, and
 /// `team_pools` (a record of every live team, refreshed when the team table changed), `profs` (the
 /// `SHMEMI_PROF_*` table when SHMEM_CYCLE_PROF_PE names this PE, else NULL). The sync-pool
 /// fields are 0 (the CPU barriers do not use them). Kernels may write it (device config setters); the record
@@ -376,8 +397,18 @@ pub fn device_state() -> Result<*mut aclshmem_abi::DeviceHostState> {
     if !host_bases.is_empty() {
         state.p2p_host_heap_base = host_bases.as_mut_ptr();
     }
+    let reach = topo_bits(inst.engines());
     for (pe, b) in device_bases.iter().enumerate() {
-        state.topo_list[pe] = if b.is_null() { 0 } else { 1 };
+        state.topo_list[pe] = if !b.is_null() {
+            // mapped: the direct path, and every engine the program chose (all of them copy
+            // through the same mapping here)
+            TRANSPORT_MTE | reach
+        } else if pe != me && inst.routes().to(pe).is_ok() {
+            // through a transport: the network engines the program chose
+            reach & (TRANSPORT_ROCE | TRANSPORT_UDMA)
+        } else {
+            0
+        };
     }
     state.is_aclshmem_initialized = true;
     state.is_aclshmem_created = true;

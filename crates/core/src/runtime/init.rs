@@ -350,6 +350,7 @@ fn build(
         algos,
         nodes,
         buffers: placed,
+        engines: attr.option_attr.data_op_engine_type as u32,
     };
     let inst = Instance::new(parts);
     let info = config::ACLSHMEM_INFO.value().unwrap_or_else(|e| {
