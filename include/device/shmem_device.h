@@ -2319,26 +2319,17 @@ inline void aclshmemi_sync(aclshmem_team_t team)
 }
 /* the versions of that team sync in newer releases (push-mode and dissemination variants on the
    NPU): on the CPU all of them are the same sync */
-template <bool IS_AIV_ONLY = true>
-inline void aclshmemi_sync_npu_v1(aclshmem_team_t team)
-{
-    aclshmemi_sync<IS_AIV_ONLY>(team);
-}
-template <bool IS_AIV_ONLY = true>
-inline void aclshmemi_sync_npu_v2(aclshmem_team_t team)
-{
-    aclshmemi_sync<IS_AIV_ONLY>(team);
-}
-template <bool IS_AIV_ONLY = true>
-inline void aclshmemi_sync_npu_v3(aclshmem_team_t team)
-{
-    aclshmemi_sync<IS_AIV_ONLY>(team);
-}
-template <bool IS_AIV_ONLY = true>
-inline void aclshmemi_sync_npu_v4(aclshmem_team_t team)
-{
-    aclshmemi_sync<IS_AIV_ONLY>(team);
-}
+#define ACLSHMEMI_DEV_SYNC_VERSION(V)                                                                         \
+    template <bool IS_AIV_ONLY = true>                                                                        \
+    inline void aclshmemi_sync_npu_##V(aclshmem_team_t team)                                                  \
+    {                                                                                                         \
+        aclshmemi_sync<IS_AIV_ONLY>(team);                                                                    \
+    }
+ACLSHMEMI_DEV_SYNC_VERSION(v1)
+ACLSHMEMI_DEV_SYNC_VERSION(v2)
+ACLSHMEMI_DEV_SYNC_VERSION(v3)
+ACLSHMEMI_DEV_SYNC_VERSION(v4)
+#undef ACLSHMEMI_DEV_SYNC_VERSION
 template <typename T>
 inline void aclshmemi_set_value(uint8_t *addr, T x, AscendC::LocalTensor<T> &, uint32_t)
 {
