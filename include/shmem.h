@@ -12,9 +12,11 @@
 #ifndef __cplusplus
 #include <stdbool.h>
 #else
-/* C++ programs of the original's examples use std::copy_n and std::min having included only this
-   header and acl/acl.h (the original's toolchain reaches <algorithm> through them) */
+/* C++ programs of the original's examples use std::copy_n and std::min, strlen, strerror and
+   std::memcpy having included only this header and acl/acl.h (the original's toolchain reaches
+   <algorithm> and <cstring> through them) */
 #include <algorithm>
+#include <cstring>
 #endif
 
 /* ---- thread safety ----

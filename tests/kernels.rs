@@ -617,7 +617,8 @@ fn wrapper_simt_sources_and_opdev_headers_compile() {
 /// A host program compiled through the wrapper (as some build the original's examples, main.cpp
 /// included) is compiled as plain host code: names that only the device headers define, such as
 /// `UB_ALIGN_SIZE`, stay free for the program's own definitions (the original's perftest mains
-/// define it), and the program runs.
+/// define it); `strlen` / `std::memcpy` come with `shmem.h` (those mains do not include
+/// `<cstring>`), and the program runs.
 #[test]
 fn wrapper_compiles_host_programs_as_host_code_2pes() {
     if !have("python3") || !have("c++") {
@@ -639,6 +640,7 @@ fn wrapper_compiles_host_programs_as_host_code_2pes() {
          int main()\n{\n    aclshmemx_init_attr_t attr;\n\
              if (aclshmemx_set_attr_from_env(&attr) != 0 || aclshmemx_init_attr(ACLSHMEMX_INIT_WITH_DEFAULT, &attr) != 0) {\n\
                  std::printf(\"FAIL: init\\n\");\n        return 1;\n    }\n\
+             char b[4];\n    std::memcpy(b, \"ab\", 3);\n    if (std::strlen(b) != 2) {\n        return 1;\n    }\n\
              aclshmem_barrier_all();\n    std::printf(\"OK host %d\\n\", UB_ALIGN_SIZE);\n\
              return aclshmem_finalize();\n}\n",
     )
