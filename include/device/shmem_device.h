@@ -1006,6 +1006,29 @@ enum class aclshmemi_rdma_backend_t : uint32_t {
 #endif
 #endif
 
+/* The RoCE queue pairs' metadata the original's device code reads (its RDMA engine header):
+   aclshmemi_qp_info_fetch() returns the record the state's qp_info points at, of the current
+   instance: qp_num is the queue pairs per connection (aclshmemx_set_qp_num, 1 unless set); the
+   hardware queue addresses are 0 (the CPU engines have no queues). */
+struct aclshmemi_rdma_info {
+    uint32_t qp_num;
+    uint64_t sq_ptr;
+    uint64_t rq_ptr;
+    uint64_t scq_ptr;
+    uint64_t rcq_ptr;
+    uint64_t mem_ptr;
+};
+/* the queue-pair metadata of shmem object `id` (0: the current instance; others: NULL) */
+inline void *aclshmemi_get_qp_info_address(uint32_t id)
+{
+    aclshmem_device_host_state_t *s = aclshmemx_dev_state();
+    return id == 0 && s != nullptr ? reinterpret_cast<void *>(static_cast<uintptr_t>(s->qp_info)) : nullptr;
+}
+inline aclshmemi_rdma_info *aclshmemi_qp_info_fetch()
+{
+    return static_cast<aclshmemi_rdma_info *>(aclshmemi_get_qp_info_address(0));
+}
+
 /* the most operations one batch of the RoCE queue-pair calls may hold, its submit included */
 constexpr uint32_t ACLSHMEM_ROCE_QP_AGGREGATE_MAX_OPS = 1023;
 

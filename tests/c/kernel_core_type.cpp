@@ -8,7 +8,8 @@
  *              ones, for a template kernel and an extern "C" kernel; an AIV-only kernel (blockDim AIV
  *              contexts) the vector one; the vector
  *              variant calls the device API (an atomic add on the next PE); and the Ascend950 AscendC
- *              calls GetUBSizeInBytes() and DataCopyPad<T, PaddingMode::Compact> in both directions
+ *              calls GetUBSizeInBytes() and DataCopyPad<T, PaddingMode::Compact> in both directions;
+ *              and two MIX kernels one macro makes, on one line after preprocessing
  */
 #include <cstdint>
 #include <string>
@@ -16,6 +17,21 @@
 #include "acl/acl.h"
 #include "kernel_core_type.h"
 #include "kernel_test_util.h"
+
+/* two MIX kernels that one macro makes (they stand on one line after preprocessing, as the
+   original's unit tests make one kernel per type): each counts its AIC and AIV contexts through
+   g_coreType */
+#define CORE_TYPE_PAIR_KERNEL(NAME, SLOT)                                                            \
+    extern "C" __global__ __aicore__ void CoreTypePair_##NAME(int32_t *c)                            \
+    {                                                                                               \
+        if (g_coreType == AscendC::AIC) {                                                           \
+            __atomic_fetch_add(&c[2 * (SLOT)], 1, __ATOMIC_SEQ_CST);                                \
+        } else {                                                                                    \
+            __atomic_fetch_add(&c[2 * (SLOT) + 1], 1, __ATOMIC_SEQ_CST);                            \
+        }                                                                                           \
+    }
+#define CORE_TYPE_PAIR(K) K(first, 0) K(second, 1)
+CORE_TYPE_PAIR(CORE_TYPE_PAIR_KERNEL)
 
 static void core_type_scenario(aclrtStream stream)
 {
@@ -38,6 +54,16 @@ static void core_type_scenario(aclrtStream stream)
         CHECK(c[w] == expect[w], "%s: %d, expected %d (blocks %d)", names[w], c[w], expect[w], kBlocks);
     }
     aclshmem_free(c);
+
+    auto *pair = static_cast<int32_t *>(aclshmem_calloc(4, sizeof(int32_t)));
+    CoreTypePair_first<<<kBlocks, nullptr, stream>>>(pair);
+    CoreTypePair_second<<<kBlocks, nullptr, stream>>>(pair);
+    ACL_OK(aclrtSynchronizeStream(stream));
+    for (int k = 0; k < 2; k++) {
+        CHECK(pair[2 * k] == aic && pair[2 * k + 1] == aiv, "macro-made kernel %d: %d AIC / %d AIV, expected %d / %d",
+              k, pair[2 * k], pair[2 * k + 1], aic, aiv);
+    }
+    aclshmem_free(pair);
 
     /* Compact rows: source rows r of 7 values 100 * r + k, one int32 gap after each */
     auto *src = static_cast<int32_t *>(aclshmem_calloc(64, sizeof(int32_t)));

@@ -1251,6 +1251,15 @@ void engine_qp(aclrtStream stream)
     for (int i = 0; i < kCounts; i++) {
         counts[i] = -1;
     }
+    /* the queue-pair metadata the original's device code reads (aclshmemi_qp_info_fetch) */
+    {
+        aclshmemi_rdma_info *info = aclshmemi_qp_info_fetch();
+        CHECK(info != nullptr && info->qp_num == kEqpQps && info->sq_ptr == 0 && info->mem_ptr == 0,
+              "aclshmemi_qp_info_fetch: %p, qp_num %u", static_cast<void *>(info), info ? info->qp_num : 0u);
+        CHECK(aclshmemi_get_qp_info_address(0) == static_cast<void *>(info) &&
+                  aclshmemi_get_qp_info_address(1) == nullptr,
+              "aclshmemi_get_qp_info_address");
+    }
     aclshmem_barrier_all();
     EngineQp<<<kEqpQps, nullptr, stream>>>(dst, src, sig, counts, next);
     ACL_OK(aclrtSynchronizeStream(stream));

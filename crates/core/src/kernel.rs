@@ -318,6 +318,21 @@ struct StateRecord {
     teams: Vec<Option<Box<aclshmem_abi::TeamRecord>>>,
     /// The team table the records were last filled from.
     seen: Vec<Option<crate::team_table::Team>>,
+    /// What `qp_info` points at (`aclshmemi_qp_info_fetch()` of the device headers).
+    _rdma_info: Box<RdmaInfo>,
+}
+
+/// The original's `aclshmemi_rdma_info`, the RoCE queue pairs' metadata its device code reads
+/// through the record's `qp_info`: the queue pairs per connection (`aclshmemx_set_qp_num`, 1 unless
+/// set) and the addresses of the hardware queues, which the CPU engines do not have (0).
+#[repr(C)]
+struct RdmaInfo {
+    qp_num: u32,
+    sq_ptr: u64,
+    rq_ptr: u64,
+    scq_ptr: u64,
+    rcq_ptr: u64,
+    mem_ptr: u64,
 }
 
 // SAFETY: the record is plain data; its pointers point into the library's heap mappings and into
@@ -424,12 +439,23 @@ pub fn device_state() -> Result<*mut aclshmem_abi::DeviceHostState> {
     let base = inst.heap_base(HeapKind::Device) as u64;
     state.sync_pool = base + inst.sync_pool() as u64;
     state.sync_counter = base + inst.sync_counters() as u64;
+    // the queue-pair count is frozen while an instance lives
+    let rdma_info = Box::new(RdmaInfo {
+        qp_num: crate::runtime::qp::qp_num(),
+        sq_ptr: 0,
+        rq_ptr: 0,
+        scq_ptr: 0,
+        rcq_ptr: 0,
+        mem_ptr: 0,
+    });
+    state.qp_info = &*rdma_info as *const RdmaInfo as u64;
     let mut rec = StateRecord {
         state,
         _device_bases: device_bases,
         _host_bases: host_bases,
         teams: (0..aclshmem_abi::ACLSHMEM_MAX_TEAMS).map(|_| None).collect(),
         seen: Vec::new(),
+        _rdma_info: rdma_info,
     };
     refresh_teams(&inst, &mut rec);
     let (_, rec) = slot.insert((key, rec));
