@@ -5531,11 +5531,11 @@ ACLSHMEM_HOST_API int aclshmemx_init_attr(aclshmemx_bootstrap_t bootstrap_flags,
 /**
  * Initialises the library as [`aclshmemx_init_attr`] does, with `buffer_count` device buffers of
  * the program (`buffers`: each mapped by `aclrtMapMem` of the CPU libascendcl, a non-zero multiple
- * of 2 MiB long) as a fixed part of the symmetric heap, in descriptor order, at the same offsets
+ * of 2 MiB long) as the fixed part of the symmetric heap, in descriptor order, at the same offsets
  * on every PE; `aclshmemx_get_buffer_ptr` gives a buffer's address in the heap. That part of the
  * heap is the buffer's own memory (a second view of it, not a copy). `local_mem_size` (0 allowed,
- * else a multiple of `ACLSHMEM_PAGE_SIZE`) is what `aclshmem_malloc` can hand out besides; every
- * PE must give the same `local_mem_size`, buffer count and sizes. Collective.
+ * else a multiple of `ACLSHMEM_PAGE_SIZE`) is what `aclshmem_malloc` can hand out besides, after
+ * the buffers; every PE must give the same `local_mem_size`, buffer count and sizes. Collective.
  *
  * Returns 0; `ACLSHMEM_INVALID_PARAM` (NULL attributes or buffers, no buffers, NULL `addr`, size 0
  * or not a multiple of 2 MiB, non-zero reserved fields, overlapping buffers, a range that is not

@@ -9,7 +9,9 @@
        logger (its threshold, sink and extern logger);
      ACLSHMEM_CHECK_RET(x), (x, message), (x, message, code): when the int32_t value x is not 0,
        logs an error and returns x (or code) from the calling function;
-     ACLSHMEM_CHECK(x): the same in a function returning void. */
+     ACLSHMEM_CHECK(x): the same in a function returning void;
+     SHM_ASSERT_RETURN(cond, ret), SHM_ASSERT_LOG_AND_RETURN(cond, message, ret),
+       SHM_ASSERT_RET_VOID(cond): when cond is false, log an error and return (ret). */
 #ifndef ACLSHMEM_SHMEMI_HOST_COMMON_H
 #define ACLSHMEM_SHMEMI_HOST_COMMON_H
 #include "shmem.h"
@@ -63,6 +65,27 @@ constexpr int FATAL_LEVEL = 4;
 #define ACLSHMEM_CHECK_RET(...)                                                               \
     ACLSHMEMI_CHECK_RET_PICK(__VA_ARGS__, ACLSHMEMI_CHECK_RET_3, ACLSHMEMI_CHECK_RET_2,        \
                              ACLSHMEMI_CHECK_RET_1, unused)(__VA_ARGS__)
+#define SHM_ASSERT_RETURN(cond, ret)                                                          \
+    do {                                                                                      \
+        if (!(cond)) {                                                                        \
+            SHM_LOG_ERROR("assertion failed: " << #cond);                                     \
+            return ret;                                                                       \
+        }                                                                                     \
+    } while (0)
+#define SHM_ASSERT_LOG_AND_RETURN(cond, message, ret)                                         \
+    do {                                                                                      \
+        if (!(cond)) {                                                                        \
+            SHM_LOG_ERROR(message);                                                           \
+            return ret;                                                                       \
+        }                                                                                     \
+    } while (0)
+#define SHM_ASSERT_RET_VOID(cond)                                                             \
+    do {                                                                                      \
+        if (!(cond)) {                                                                        \
+            SHM_LOG_ERROR("assertion failed: " << #cond);                                     \
+            return;                                                                           \
+        }                                                                                     \
+    } while (0)
 #define ACLSHMEM_CHECK(x)                                                                     \
     do {                                                                                      \
         int32_t aclshmemi_rc_ = (x);                                                          \

@@ -323,6 +323,21 @@ static void check_void(int v, int *reached)
     ACLSHMEM_CHECK(v);
     *reached = 1;
 }
+static int assert_ret(bool ok)
+{
+    SHM_ASSERT_RETURN(ok, -3);
+    return 1;
+}
+static int assert_log_ret(bool ok)
+{
+    SHM_ASSERT_LOG_AND_RETURN(ok, "assert with its message " << 7, -4);
+    return 1;
+}
+static void assert_void(bool ok, int *reached)
+{
+    SHM_ASSERT_RET_VOID(ok);
+    *reached = 2;
+}
 static std::string g_logged;
 static int g_logged_level = -1;
 static void capture_log(int level, const char *msg)
@@ -368,10 +383,18 @@ static void internals()
     CHECK(reached == 0, "ACLSHMEM_CHECK(3) went on");
     check_void(0, &reached);
     CHECK(reached == 1, "ACLSHMEM_CHECK(0) returned");
+    CHECK(assert_ret(true) == 1 && assert_ret(false) == -3, "SHM_ASSERT_RETURN");
+    CHECK(assert_log_ret(true) == 1 && assert_log_ret(false) == -4, "SHM_ASSERT_LOG_AND_RETURN");
+    assert_void(false, &reached);
+    CHECK(reached == 1, "SHM_ASSERT_RET_VOID(false) went on");
+    assert_void(true, &reached);
+    CHECK(reached == 2, "SHM_ASSERT_RET_VOID(true) returned");
     SHM_LOG_WARN("a warning " << 42);
     CHECK(g_logged_level == aclshmem_log::ERROR_LEVEL && g_logged.find("step two of 2") != std::string::npos &&
               g_logged.find("check_ret_1(7)") == std::string::npos && g_logged.find("v failed: 7") != std::string::npos &&
               g_logged.find("step three") != std::string::npos && g_logged.find("a warning 42") != std::string::npos &&
+              g_logged.find("assert with its message 7") != std::string::npos &&
+              g_logged.find("assertion failed: ok") != std::string::npos &&
               g_logged.find("kernel_wrapper_tests.cpp") != std::string::npos,
           "logged (level %d): %s", g_logged_level, g_logged.c_str());
 

@@ -6,7 +6,8 @@
  *             by address only, whose own mapping and handle the program drops after init): data
  *             written before init is there; the heap part and the program's view are the same
  *             bytes; aclshmem_ptr, put, get, atomics and put-with-signal reach every PE's buffers;
- *             aclshmem_malloc still hands out local_mem_size; the buffers cannot be freed;
+ *             aclshmem_malloc still hands out local_mem_size, after the buffers (the heap's fixed part
+ *             comes first); the buffers cannot be freed;
  *             aclshmemx_get_buffer_ptr of other addresses and after finalize is NULL
  *   errors    (1 PE) every refusal and its return code, the library left uninitialised; then a good
  *             init
@@ -178,12 +179,18 @@ static void basic(int one_node)
         /* aclshmem_malloc: local_mem_size as without buffers, and never inside the buffers */
         char *big = (char *)aclshmem_malloc(4 * MB2);
         CHECK(big != NULL, "local_mem_size bytes cannot be allocated");
-        CHECK(big + 4 * MB2 <= (char *)pa || big >= (char *)pb + 2 * MB2, "allocation overlaps the buffers");
+        CHECK(big >= (char *)pb + 2 * MB2, "allocation not after the buffers (the heap's fixed part comes first)");
         memset(big, 1, 4 * MB2);
         CHECK(pa[4099] == (int64_t)me * 1000003 + 4099 + cycle, "allocation wrote into the buffers");
         aclshmem_free(big);
+        char *small = (char *)aclshmem_malloc(64);
+        CHECK(small != NULL && small >= (char *)pb + 2 * MB2, "a small allocation before the buffers");
+        aclshmem_free(small);
         aclshmem_free(pa); /* refused, logged */
-        CHECK(aclshmem_malloc(6 * MB2) == NULL, "more than local_mem_size allocated");
+        {
+            char *too_big = (char *)aclshmem_malloc(6 * MB2);
+            CHECK(too_big == NULL, "more than local_mem_size allocated: %p (buffers %p %p, big %p, base %p)", (void *)too_big, (void *)pa, (void *)pb, (void *)big, aclshmemx_get_heap_base(DEVICE_SIDE));
+        }
         CHECK(pa[4099] == (int64_t)me * 1000003 + 4099 + cycle, "buffer changed");
 
         aclshmem_barrier_all();
@@ -274,7 +281,8 @@ static void errors(void)
     CHECK(p != NULL && aclshmemx_get_buffer_ptr(b.va) == NULL, "sub-range");
     p[5] = 55;
     CHECK(((char *)b.va)[MB2 + 5] == 55, "sub-range view");
-    CHECK(aclshmem_malloc(64) != NULL, "the library's spare bytes");
+    /* local_mem_size 0: nothing to allocate besides the buffers (the allocatable part follows them) */
+    CHECK(aclshmem_malloc(64) == NULL, "an allocation with local_mem_size 0");
     CHECK_RC(aclshmem_finalize(), 0);
     drop_buf(&b);
     drop_buf(&c);

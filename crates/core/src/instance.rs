@@ -74,8 +74,8 @@ pub struct Instance {
     /// Set by finalize when stream-queued work did not drain in time: operations that start
     /// afterwards are cancelled instead of touching heaps that are going away.
     closing: AtomicBool,
-    /// The program's buffers given to `aclshmemx_init_attr_with_buffers`, placed at the end of the
-    /// device heap (`runtime::buffers`).
+    /// The program's buffers given to `aclshmemx_init_attr_with_buffers`, placed after the
+    /// library's region, before the allocatable part of the device heap (`runtime::buffers`).
     buffers: Vec<Placed>,
     /// The data engines the program chose at init (`data_op_engine_type`, `ACLSHMEM_DATA_OP_*`).
     engines: u32,
@@ -111,36 +111,87 @@ pub(crate) struct Placed {
     pub heap_offset: usize,
 }
 
-/// Reserves the library's own blocks at the start of the device heap (same order as the original:
-/// signal word, sync pool, sync counters; then this library's wide rings and split mailbox, inside
-/// the original's `ACLSHMEM_EXTRA_SIZE`); returns the sync pool's, the counters' and the rings'
-/// offsets.
-/// The reserved region is not a user block: it cannot be freed, and puts, gets, atomics, signals
-/// and collectives aimed at it are refused like addresses outside the heap; the library's own
-/// traffic (barriers, collectives' flags) reaches it by offset, not through those checks.
-pub(crate) fn reserve_internal(device: &mut SymmetricHeap) -> Result<(usize, usize, usize)> {
-    let (pool, counters, rings, end) = {
-        let mut a = device.alloc.locked();
-        let fail = || Error::Inner("the device heap cannot hold the library's sync areas".into());
-        a.alloc(SIGNAL_WORD_SIZE, 16).ok_or_else(fail)?;
-        let pool = a.alloc(SYNC_POOL_SIZE as u64, 64).ok_or_else(fail)? as usize;
-        let counters = a.alloc(SYNC_COUNTERS_SIZE as u64, 64).ok_or_else(fail)? as usize;
-        // the rings, then the split mailbox (`team_table::SPLIT_AREA`, at `Instance::splits`)
-        let rings = a
-            .alloc(
-                (crate::team_table::RINGS_BYTES + crate::team_table::SPLIT_AREA) as u64,
-                64,
-            )
-            .ok_or_else(fail)? as usize;
-        (
-            pool,
-            counters,
-            rings,
-            rings + crate::team_table::RINGS_BYTES + crate::team_table::SPLIT_AREA,
+/// Where the library's own blocks and the program's buffers lie in the device heap.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Layout {
+    /// Offsets of the sync pool, the sync counters and the rings.
+    pub sync_pool: usize,
+    pub sync_counters: usize,
+    pub rings: usize,
+    /// End of the library's region (the first offset programs may name).
+    pub internal_end: usize,
+    /// Offset of the first user buffer of `aclshmemx_init_attr_with_buffers` (they follow one
+    /// another); `internal_end` without buffers.
+    pub buffers: usize,
+}
+
+/// Alignment of the user buffers in the heap (their granularity).
+const BUFFER_ALIGN: u64 = 2 << 20;
+
+/// The library's own blocks at the start of the device heap (same order as the original: signal
+/// word, sync pool, sync counters; then this library's wide rings and split mailbox, inside the
+/// original's `ACLSHMEM_EXTRA_SIZE`), then `buffers` bytes of user buffers (2 MiB aligned: the
+/// fixed part of the heap before the allocatable capacity, as in the original), taken from
+/// allocator `a`.
+fn lay_out(a: &mut crate::heap::allocator::Allocator, buffers: usize) -> Result<Layout> {
+    let fail = || Error::Inner("the device heap cannot hold the library's sync areas".into());
+    a.alloc(SIGNAL_WORD_SIZE, 16).ok_or_else(fail)?;
+    let sync_pool = a.alloc(SYNC_POOL_SIZE as u64, 64).ok_or_else(fail)? as usize;
+    let sync_counters = a.alloc(SYNC_COUNTERS_SIZE as u64, 64).ok_or_else(fail)? as usize;
+    // the rings, then the split mailbox (`team_table::SPLIT_AREA`, at `Instance::splits`)
+    let rings = a
+        .alloc(
+            (crate::team_table::RINGS_BYTES + crate::team_table::SPLIT_AREA) as u64,
+            64,
         )
+        .ok_or_else(fail)? as usize;
+    let internal_end = rings + crate::team_table::RINGS_BYTES + crate::team_table::SPLIT_AREA;
+    let buffers = if buffers == 0 {
+        internal_end
+    } else {
+        // the gap up to the buffers' alignment is taken too, so every allocation comes after them
+        let fail = || {
+            Error::Inner(format!(
+                "the device heap cannot hold {buffers} bytes of user buffers"
+            ))
+        };
+        let start = (internal_end as u64).next_multiple_of(BUFFER_ALIGN);
+        if start > internal_end as u64 {
+            a.alloc(start - internal_end as u64, 16).ok_or_else(fail)?;
+        }
+        let at = a.alloc(buffers as u64, 16).ok_or_else(fail)?;
+        if at != start {
+            return Err(Error::Inner(format!(
+                "the user buffers landed at heap offset {at:#x}, not {start:#x}"
+            )));
+        }
+        at as usize
     };
-    device.reserve_front(end);
-    Ok((pool, counters, rings))
+    Ok(Layout {
+        sync_pool,
+        sync_counters,
+        rings,
+        internal_end,
+        buffers,
+    })
+}
+
+/// The [`Layout`] a device heap of `size` bytes with `buffers` bytes of user buffers will get
+/// (before the heap exists: its segment leaves the buffers' bytes unbacked).
+pub(crate) fn plan(size: usize, buffers: usize) -> Result<Layout> {
+    lay_out(&mut crate::heap::allocator::Allocator::new(size as u64), buffers)
+}
+
+/// Reserves the library's own blocks and the user buffers' bytes in `device`'s allocator, as
+/// [`plan`] laid them out.
+/// The library's region is not a user block: it cannot be freed, and puts, gets, atomics, signals
+/// and collectives aimed at it are refused like addresses outside the heap; the library's own
+/// traffic (barriers, collectives' flags) reaches it by offset, not through those checks. The
+/// buffers are the program's: every call reaches them, none can free them.
+pub(crate) fn reserve_internal(device: &mut SymmetricHeap, buffers: usize) -> Result<Layout> {
+    let l = lay_out(&mut device.alloc.locked(), buffers)?;
+    device.reserve_front(l.internal_end);
+    Ok(l)
 }
 
 /// The engines of the UB configuration setters, in `ub_config` order.
@@ -668,6 +719,15 @@ impl Instance {
         if parts.iter().any(|p| p.as_slice() != code.to_le_bytes()) {
             return Err(Error::InvalidParam(format!(
                 "asymmetric free: PEs free different blocks (this PE offset {off:#x}); nothing freed"
+            )));
+        }
+        // the fixed part of the device heap (the program's buffers, and the gap before them) is
+        // not the allocator's to give back: the same answer on every PE (the layout is)
+        let fixed_end = self.buffers.last().map_or(0, |b| b.heap_offset + b.size);
+        if h.kind == HeapKind::Device && off < fixed_end {
+            return Err(Error::InvalidParam(format!(
+                "{ptr:#x} lies in the user buffers of aclshmemx_init_attr_with_buffers, which cannot be \
+                 freed; nothing freed"
             )));
         }
         h.alloc.locked().free(off as u64).map_err(|_| {

@@ -152,29 +152,30 @@ impl SymmetricHeap {
         job: &str,
         direct: bool,
     ) -> Result<SymmetricHeap> {
-        Self::create_with_tail(boot, kind, size, 0, job, direct)
+        Self::create_with_hole(boot, kind, size, 0..0, job, direct)
     }
 
-    /// [`Self::create`] of a heap whose last `tail` bytes are not the heap's own memory: they are
-    /// mapped over by the user buffers of `aclshmemx_init_attr_with_buffers`
-    /// ([`Self::map_tail`]). The allocator hands out only the first `size - tail` bytes, and only
-    /// they need room in `/dev/shm`.
-    pub fn create_with_tail(
+    /// [`Self::create`] of a heap whose bytes `hole` are not the heap's own memory: they are mapped
+    /// over by the user buffers of `aclshmemx_init_attr_with_buffers` ([`Self::map_buffers`]), and
+    /// only the rest needs room in `/dev/shm`. The caller keeps the allocator off them
+    /// (`instance::reserve_internal`).
+    pub fn create_with_hole(
         boot: &dyn Bootstrap,
         kind: HeapKind,
         size: usize,
-        tail: usize,
+        hole: std::ops::Range<usize>,
         job: &str,
         direct: bool,
     ) -> Result<SymmetricHeap> {
-        let own = size
-            .checked_sub(tail)
-            .ok_or_else(|| Error::Inner(format!("heap tail {tail} exceeds its size {size}")))?;
-        let mut h = Self::create_with(boot, kind, size, own, job, direct, |name| {
-            Segment::create(name, size, own, preallocate()?)
-        })?;
-        h.alloc = Mutex::new(Allocator::new(own as u64));
-        Ok(h)
+        if hole.start > hole.end || hole.end > size {
+            return Err(Error::Inner(format!(
+                "heap hole {hole:?} does not fit in its size {size}"
+            )));
+        }
+        let backed = size - hole.len();
+        Self::create_with(boot, kind, size, backed, job, direct, |name| {
+            Segment::create(name, size, hole.clone(), preallocate()?)
+        })
     }
 
     /// Collective: moves this PE's program memory `[addr, addr + len)` (page-aligned; the same
@@ -299,21 +300,24 @@ impl SymmetricHeap {
     }
 
     /// Collective: maps the user buffers `pieces` (a descriptor of the memory, the buffer's offset
-    /// in it, its length; in order, the same lengths on every PE) over the tail of this heap
-    /// ([`Self::create_with_tail`]): in this PE's copy, and in each same-node peer's copy mapped
-    /// here, which is reached through `/proc/<pid>/fd/` of the peer (the descriptors stay open
-    /// until every PE is done). Every PE learns whether all PEs succeeded.
-    pub fn map_tail(
+    /// in it, its length; in order, the same lengths on every PE) one after the other from heap
+    /// offset `start`, over the hole of this heap ([`Self::create_with_hole`]): in this PE's copy,
+    /// and in each same-node peer's copy mapped here, which is reached through `/proc/<pid>/fd/` of
+    /// the peer (the descriptors stay open until every PE is done). Every PE learns whether all PEs
+    /// succeeded.
+    pub fn map_buffers(
         &self,
         boot: &dyn Bootstrap,
+        start: usize,
         pieces: &[(std::os::fd::OwnedFd, u64, usize)],
     ) -> Result<()> {
         use std::os::fd::{AsFd, AsRawFd};
         let total: usize = pieces.iter().map(|p| p.2).sum();
-        let start = self
-            .size
-            .checked_sub(total)
-            .ok_or_else(|| Error::Inner(format!("user buffers of {total} bytes exceed the heap")))?;
+        if start.checked_add(total).is_none_or(|end| end > self.size) {
+            return Err(Error::Inner(format!(
+                "user buffers of {total} bytes exceed the heap"
+            )));
+        }
         let me = boot.my_pe();
         let mut mine = format!("{}", std::process::id());
         for (fd, off, _) in pieces {
@@ -322,7 +326,7 @@ impl SymmetricHeap {
         let map_all = |base: usize, fds: &[(std::os::fd::BorrowedFd<'_>, u64)]| -> Result<()> {
             let mut at = base + start;
             for ((fd, off), (_, _, len)) in fds.iter().zip(pieces) {
-                // SAFETY: [at, at + len) lies in the tail of a mapping of this heap (ours or a
+                // SAFETY: [at, at + len) lies in the hole of a mapping of this heap (ours or a
                 // peer's, owned by `self`), which nobody uses before init returns.
                 unsafe { segment::map_over(at, *len, *fd, *off) }.map_err(|e| {
                     Error::Smem(format!(

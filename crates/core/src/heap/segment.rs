@@ -89,9 +89,14 @@ fn map(fd: libc::c_int, len: usize, name: &str) -> Result<*mut u8> {
 
 impl Segment {
     /// Creates the object `name` (exclusive, mode 0600) of `len` bytes and maps it. With
-    /// `preallocate` every page of the first `backed` bytes is reserved now (ENOSPC becomes an error
-    /// here, not a SIGBUS later); the rest is mapped over by other memory and never touched.
-    pub fn create(name: &str, len: usize, backed: usize, preallocate: bool) -> Result<Segment> {
+    /// `preallocate` every page outside `hole` is reserved now (ENOSPC becomes an error here, not a
+    /// SIGBUS later); `hole` is mapped over by other memory and never touched.
+    pub fn create(
+        name: &str,
+        len: usize,
+        hole: std::ops::Range<usize>,
+        preallocate: bool,
+    ) -> Result<Segment> {
         let cname = CString::new(name).map_err(|_| Error::Inner(format!("bad segment name {name}")))?;
         // SAFETY: cname is a valid NUL-terminated string.
         let fd = unsafe {
@@ -116,9 +121,11 @@ impl Segment {
         if unsafe { libc::ftruncate(fd, len as libc::off_t) } != 0 {
             return Err(cleanup(os_err("ftruncate", name)));
         }
-        if preallocate && backed > 0 {
+        let hole = hole.start.min(len)..hole.end.clamp(hole.start.min(len), len);
+        let backed = [(0, hole.start), (hole.end, len - hole.end)];
+        for (from, n) in backed.into_iter().filter(|&(_, n)| preallocate && n > 0) {
             // SAFETY: fd is a valid descriptor we own.
-            let rc = unsafe { libc::posix_fallocate(fd, 0, backed.min(len) as libc::off_t) };
+            let rc = unsafe { libc::posix_fallocate(fd, from as libc::off_t, n as libc::off_t) };
             if rc != 0 {
                 return Err(cleanup(Error::Smem(format!(
                     "reserving {len} bytes for {name} failed ({}); /dev/shm is too small for the heap: \
@@ -145,7 +152,7 @@ impl Segment {
     /// over the range in place, so the program's pointers stay valid and peers can map the object.
     /// The range stays mapped (on the unlinked object) after the segment is dropped.
     pub fn adopt(name: &str, addr: usize, len: usize) -> Result<Segment> {
-        let mut tmp = Segment::create(name, len, len, false)?;
+        let mut tmp = Segment::create(name, len, 0..0, false)?;
         // SAFETY: `addr..addr+len` is mapped program memory (caller's contract) and `tmp` a fresh
         // mapping of `len` bytes; they do not overlap.
         unsafe { std::ptr::copy_nonoverlapping(addr as *const u8, tmp.base, len) };

@@ -175,9 +175,9 @@ pub(crate) fn check_layout(boot: &dyn Bootstrap, local_mem_size: u64, buffers: &
     Ok(())
 }
 
-/// Where each buffer lands in a heap whose own part is `own` bytes.
-pub(crate) fn place(own: usize, buffers: &[Prepared]) -> Vec<Placed> {
-    let mut at = own;
+/// Where each buffer lands: one after the other from heap offset `start`.
+pub(crate) fn place(start: usize, buffers: &[Prepared]) -> Vec<Placed> {
+    let mut at = start;
     buffers
         .iter()
         .map(|b| {

@@ -298,8 +298,14 @@ fn build(
         .checked_add(ACLSHMEM_EXTRA_SIZE)
         .and_then(|s| usize::try_from(s).ok())
         .ok_or_else(|| Error::InvalidValue("local_mem_size overflows".into()))?;
-    let tail: usize = buffers.iter().map(|b| b.size).sum();
-    let placed = super::buffers::place(heap_size, &buffers);
+    let total: usize = buffers.iter().map(|b| b.size).sum();
+    let size = heap_size
+        .checked_add(total)
+        .ok_or_else(|| Error::InvalidValue("the user buffers' sizes overflow".into()))?;
+    // the library's blocks, then the buffers (the fixed part of the heap), then the allocatable
+    // local_mem_size
+    let layout = crate::instance::plan(size, total)?;
+    let placed = super::buffers::place(layout.buffers, &buffers);
     let job = job_id(boot.as_ref());
     let made = (|| {
         super::buffers::check_layout(boot.as_ref(), attr.local_mem_size, &buffers)?;
@@ -307,20 +313,26 @@ fn build(
         let same_node: Vec<bool> = nodes.iter().map(|&n| n == nodes[attr.my_pe as usize]).collect();
         let routes = crate::transport::select(attr.my_pe as usize, &same_node, force_ucx, boot.as_ref())?;
         log::debug!("PE {}: transports: {}", attr.my_pe, routes.describe());
-        let mut device = SymmetricHeap::create_with_tail(
+        let mut device = SymmetricHeap::create_with_hole(
             boot.as_ref(),
             HeapKind::Device,
-            heap_size + tail,
-            tail,
+            size,
+            layout.buffers..layout.buffers + total,
             &job,
             direct_access,
         )?;
         if !buffers.is_empty() {
             let pieces: Vec<_> = buffers.into_iter().map(|b| (b.fd, b.offset, b.size)).collect();
-            device.map_tail(boot.as_ref(), &pieces)?;
+            device.map_buffers(boot.as_ref(), layout.buffers, &pieces)?;
         }
         routes.attach_heap(&device, boot.as_ref())?;
-        let (sync_pool, sync_counters, rings) = crate::instance::reserve_internal(&mut device)?;
+        let reserved = crate::instance::reserve_internal(&mut device, total)?;
+        if reserved != layout {
+            return Err(Error::Inner(format!(
+                "the device heap's layout {reserved:?} differs from the one planned, {layout:?}"
+            )));
+        }
+        let (sync_pool, sync_counters, rings) = (layout.sync_pool, layout.sync_counters, layout.rings);
         crate::wait::set_node_load(same_node.iter().filter(|&&s| s).count());
         Ok::<_, Error>((routes, device, sync_pool, sync_counters, rings, nodes))
     })();
