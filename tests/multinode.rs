@@ -464,7 +464,7 @@ fn large_transfer_across_nodes() {
     );
 }
 
-/// 4 nodes x 1 PE: every peer through UCX.
+/// 4 nodes x 1 PE: every peer through UCX (also OpenSHMEM programs: `Cluster::osh`).
 #[test]
 fn four_nodes_one_pe_each() {
     let _g = CLUSTER.lock().unwrap_or_else(|e| e.into_inner());
@@ -491,6 +491,13 @@ fn four_nodes_one_pe_each() {
             ("stream_tests", "ring", 1, NONE),
         ],
     );
+    // puts to every other node the moment shmem_init returns (SOS's put1 lost such a put in a
+    // third of its runs on 4 nodes: a peer accepted messages to its memory only after its own
+    // exchange of keys returned); three jobs, each PE putting to three nodes
+    for _ in 0..3 {
+        c.osh("first_puts", &[], 1, NONE);
+    }
+    c.osh("finalize_completes", &["all"], 1, NONE);
 }
 
 /// Without UCX, a job across nodes fails at init on every PE with an error naming the package.
@@ -779,50 +786,101 @@ fn torchrun_variables_across_nodes() {
     );
 }
 
-/// OpenSHMEM across 2 nodes x 2 PEs: `SHMEM_TEAM_SHARED` is each node's pair, checked by
-/// tests/c/openshmem/shared_team.c (built with scripts/osh/oshcc); the program data (made
-/// symmetric at `shmem_init`) is registered with UCX.
-#[test]
-fn openshmem_team_shared_per_node() {
-    let _g = CLUSTER.lock().unwrap_or_else(|e| e.into_inner());
-    let Some(c) = Cluster::up("openshmem_team_shared_per_node", 2) else {
-        return;
-    };
+/// Builds `tests/c/openshmem/NAME.c` with scripts/osh/oshcc (once per test process).
+fn osh_program(name: &str) -> std::path::PathBuf {
+    static BUILT: Mutex<Vec<String>> = Mutex::new(Vec::new());
     common::ensure_built();
     let exe = common::target_dir()
         .join("ctests")
-        .join("osh_shared_team_multinode");
+        .join(format!("osh_{name}_multinode"));
+    let mut built = BUILT.lock().unwrap_or_else(|e| e.into_inner());
+    if built.iter().any(|b| b == name) {
+        return exe;
+    }
     std::fs::create_dir_all(exe.parent().unwrap()).unwrap();
     let out = Command::new(common::repo_root().join("scripts/osh/oshcc"))
         .env("ACLSHMEM_LIB_DIR", common::profile_dir())
-        .arg("-std=c11")
-        .arg(common::repo_root().join("tests/c/openshmem/shared_team.c"))
+        .args(["-std=c11", "-Wall", "-Werror"])
+        .arg(common::repo_root().join(format!("tests/c/openshmem/{name}.c")))
         .arg("-o")
         .arg(&exe)
         .output()
         .expect("run oshcc");
     assert!(
         out.status.success(),
-        "oshcc: {}",
+        "oshcc {name}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    // started by oshrun (scripts/osh), which hands --hosts and --rsh to aclshmrun
-    let out = Command::new(common::repo_root().join("scripts/osh/oshrun"))
-        .args(["-np", "4", "--timeout", "120", "--hosts", &c.hosts(2), "--rsh"])
-        .arg(format!("bash {} rsh", c.script.display()))
-        .arg(&exe)
-        .env("UCX_TLS", "tcp")
-        .env("ACLSHMEM_VC_BRIDGE", &names().bridge)
-        .output()
-        .expect("run oshrun");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success() && stdout.contains("OK shared_team"),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    built.push(name.to_string());
+    exe
+}
+
+impl Cluster {
+    /// Runs the OpenSHMEM program `name` (see [`osh_program`]) with `args`, `per_node` PEs on every
+    /// node, started by oshrun (scripts/osh), which hands --hosts and --rsh to aclshmrun; returns
+    /// its stdout after asserting that the job succeeded and printed `OK name`.
+    fn osh(&self, name: &str, args: &[&str], per_node: usize, env: &[(&str, &str)]) -> String {
+        let exe = osh_program(name);
+        let np = self.nodes.len() * per_node;
+        let out = Command::new("timeout")
+            .arg("150")
+            .arg(common::repo_root().join("scripts/osh/oshrun"))
+            .args([
+                "-np",
+                &np.to_string(),
+                "--timeout",
+                "120",
+                "--hosts",
+                &self.hosts(per_node),
+            ])
+            .arg("--rsh")
+            .arg(format!("bash {} rsh", self.script.display()))
+            .arg(&exe)
+            .args(args)
+            .env("UCX_TLS", "tcp")
+            .env("ACLSHMEM_VC_BRIDGE", &names().bridge)
+            .envs(env.iter().copied())
+            .output()
+            .expect("run oshrun");
+        let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert!(
+            out.status.success() && stdout.contains(&format!("OK {name}")),
+            "{name} {args:?} ({} nodes x {per_node} PEs, {env:?}): {:?}\n{stdout}\n{}",
+            self.nodes.len(),
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        );
+        stdout
+    }
+}
+
+/// OpenSHMEM programs across 2 nodes x 2 PEs (their program data, made symmetric at `shmem_init`,
+/// is registered with UCX):
+/// * `SHMEM_TEAM_SHARED` is each node's pair (tests/c/openshmem/shared_team.c);
+/// * `shmem_finalize` completes what each PE issued just before it (finalize_completes.c: each
+///   kind of operation alone, then all; found by the University of Houston test suite's
+///   test_shmem_finalize, which lost a put across nodes in 8 of 20 runs), also without the
+///   progress thread (finalize's own barrier must drive UCX while a peer still quiets);
+/// * puts issued the moment `shmem_init` returns land (first_puts.c).
+#[test]
+fn openshmem_programs_across_nodes() {
+    let _g = CLUSTER.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(c) = Cluster::up("openshmem_programs_across_nodes", 2) else {
+        return;
+    };
+    let stdout = c.osh("shared_team", &[], 2, NONE);
     assert!(
         stdout.matches("SHMEM_TEAM_SHARED has 2 of 4 PEs").count() == 4,
         "{stdout}"
     );
+    for mode in ["put", "nbi", "p", "amo", "big", "all"] {
+        c.osh("finalize_completes", &[mode], 2, NONE);
+    }
+    c.osh(
+        "finalize_completes",
+        &["all"],
+        2,
+        &[("ACLSHMEM_UCX_PROGRESS_THREAD", "0")],
+    );
+    c.osh("first_puts", &[], 2, NONE);
 }

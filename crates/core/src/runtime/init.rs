@@ -436,8 +436,19 @@ pub fn finalize(id: Option<u64>) -> Result<()> {
     crate::stream::close_internal_stream();
     // work queued on the program's streams holds counts of its own: let it finish first
     let inst = drain(inst);
+    // what this PE issued completes first (OpenSHMEM 1.5, 9.1.3: finalize completes pending
+    // communication): over a network a put may still be in flight or batched here, and its
+    // target must apply it before the barrier below lets anybody tear down
+    std::sync::atomic::fence(Ordering::SeqCst);
+    let done = inst.routes().quiet();
+    if let Err(e) = &done {
+        log::error!(
+            "[PE {}] finalize: completing this PE's outstanding operations failed: {e}",
+            inst.my_pe()
+        );
+    }
     // nobody may unmap while a peer still reads or writes its memory
-    let barrier = inst.boot().barrier();
+    let barrier = barrier_driving(&inst).and(done);
     match Arc::try_unwrap(inst) {
         Ok(inst) => inst.into_bootstrap().finalize(),
         Err(stuck) => {
@@ -456,6 +467,30 @@ pub fn finalize(id: Option<u64>) -> Result<()> {
     slot.status
         .store(ACLSHMEM_STATUS_NOT_INITIALIZED, Ordering::Release);
     barrier
+}
+
+/// The bootstrap's barrier, with the transports driven meanwhile (by a helper thread: the
+/// bootstrap's own calls stay on this thread, as MPI's thread level may require): a peer still in
+/// finalize's quiet needs this PE to apply its puts and acknowledge them, which without the
+/// network transport's progress thread nobody else would do.
+fn barrier_driving(inst: &Instance) -> Result<()> {
+    let routes = inst.routes();
+    if !routes.needs_progress() {
+        return inst.boot().barrier();
+    }
+    let met = std::sync::atomic::AtomicBool::new(false);
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            let mut b = crate::wait::Backoff::new();
+            while !met.load(Ordering::Acquire) {
+                routes.progress();
+                b.snooze();
+            }
+        });
+        let r = inst.boot().barrier();
+        met.store(true, Ordering::Release);
+        r
+    })
 }
 
 /// How long finalize waits for stream-queued operations of its instance to run.

@@ -407,6 +407,11 @@ impl Routes {
         parts.join("; ")
     }
 
+    /// Whether some transport advances only when driven ([`Routes::progress`]).
+    pub fn needs_progress(&self) -> bool {
+        self.needs_progress
+    }
+
     /// Lets every transport advance (wait loops call this between polls).
     #[inline]
     pub fn progress(&self) {

@@ -166,6 +166,14 @@ fn check(lib: &UcpLib, st: ucs_status_t, what: &str) -> Result<()> {
     }
 }
 
+/// A message the handlers cannot apply (it names no heap of ours, or came malformed) is lost:
+/// said on stderr and in the log, since the data it carried never lands.
+#[cold]
+fn dropped(what: std::fmt::Arguments<'_>) {
+    log::error!("{what}");
+    crate::logging::write_stderr(&format!("aclshmem: {what}\n"));
+}
+
 /// `UCS_PTR_IS_ERR` of ucs/type/status.h.
 fn ptr_is_err(p: ucs_status_ptr_t) -> bool {
     p as usize >= UCS_ERR_LAST as isize as usize
@@ -415,19 +423,27 @@ impl Shared {
     /// A request that names no peer's buffer (worker flush, endpoint close) and outlives
     /// `ACLSHMEM_UCX_TIMEOUT` fails with a timeout (the request is left to UCX).
     fn wait(&self, g: &mut State, req: ucs_status_ptr_t, what: &str) -> Result<()> {
-        self.wait_on(g, req, what, None)
+        self.wait_on(g, req, &|| what.to_string(), None)
     }
 
     /// [`Self::wait`] for a request to `pe`. Past `ACLSHMEM_UCX_TIMEOUT` (the peer's node is lost
     /// or unreachable), the connection to `pe` is closed by force, which completes the request
     /// with an error (so UCX no longer touches the caller's buffers), and the call fails with
     /// `ACLSHMEM_TIMEOUT` naming the PE; later operations to `pe` connect again.
-    fn wait_on(&self, g: &mut State, req: ucs_status_ptr_t, what: &str, pe: Option<usize>) -> Result<()> {
+    /// `what` names the operation in an error; it is called only then (the hot path formats
+    /// nothing).
+    fn wait_on(
+        &self,
+        g: &mut State,
+        req: ucs_status_ptr_t,
+        what: &dyn Fn() -> String,
+        pe: Option<usize>,
+    ) -> Result<()> {
         if req.is_null() {
             return Ok(());
         }
         if ptr_is_err(req) {
-            return check(self.lib, req as isize as ucs_status_t, what);
+            return check(self.lib, req as isize as ucs_status_t, &what());
         }
         let mut backoff = crate::wait::Backoff::new();
         let mut rounds = 0u64;
@@ -441,13 +457,13 @@ impl Shared {
                 unsafe { self.lib.ucp_request_free(req) };
                 return match expired {
                     Some(e) => Err(e),
-                    None => check(self.lib, st, what),
+                    None => check(self.lib, st, &what()),
                 };
             }
             if crate::util::ending() {
                 // the process is exiting (`quiesce_all` waits for this lock): the request is
                 // left to UCX, which the exit ends
-                return Err(Error::Inner(format!("{what}: the job is ending")));
+                return Err(Error::Inner(format!("{}: the job is ending", what())));
             }
             self.mark_driven();
             // SAFETY: as in `drain`.
@@ -467,8 +483,9 @@ impl Shared {
                 let waited = start.get_or_insert_with(std::time::Instant::now).elapsed();
                 if waited >= limit {
                     let msg = format!(
-                        "UCX: {what} has not completed after {:.1} s (ACLSHMEM_UCX_TIMEOUT): the \
+                        "UCX: {} has not completed after {:.1} s (ACLSHMEM_UCX_TIMEOUT): the \
                          peer's node may be lost or unreachable",
+                        what(),
                         waited.as_secs_f64()
                     );
                     crate::logging::write_stderr(&format!("aclshmem: {msg}\n"));
@@ -522,7 +539,7 @@ impl Shared {
                 &param,
             )
         };
-        self.wait_on(g, req, &format!("{what} to PE {pe}"), Some(pe))
+        self.wait_on(g, req, &|| format!("{what} to PE {pe}"), Some(pe))
     }
 
     /// Closes the endpoint to `pe` by force (its requests complete with an error) and forgets
@@ -583,7 +600,7 @@ impl Shared {
         for (pe, msg) in due {
             let sent = self
                 .endpoint(g, pe as usize)
-                .and_then(|ep| self.send_owned(ep, GET_REPLY_ID, msg, "reply"));
+                .and_then(|ep| self.send_owned(ep, GET_REPLY_ID, msg, &|| "reply".into()));
             if let Err(e) = sent {
                 log::debug!("UCX: reply to PE {pe} not sent: {e}");
             }
@@ -593,7 +610,13 @@ impl Shared {
     /// Sends `msg` as active message `id` over `ep`, eager, without waiting: UCX reads the
     /// message until the send completes, and [`boxed_sent`] frees it then; `what` names it in an
     /// error.
-    fn send_owned<H>(&self, ep: ucp_ep_h, id: u32, msg: Box<Owned<H>>, what: &str) -> Result<()> {
+    fn send_owned<H>(
+        &self,
+        ep: ucp_ep_h,
+        id: u32,
+        msg: Box<Owned<H>>,
+        what: &dyn Fn() -> String,
+    ) -> Result<()> {
         let msg = Box::into_raw(msg);
         let mut param = ucp_request_param_t {
             op_attr_mask: UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA,
@@ -620,7 +643,7 @@ impl Shared {
             drop(unsafe { Box::from_raw(msg) });
         }
         if ptr_is_err(req) {
-            return check(self.lib, req as isize as ucs_status_t, what);
+            return check(self.lib, req as isize as ucs_status_t, &what());
         }
         Ok(())
     }
@@ -653,7 +676,7 @@ impl Shared {
             },
             data: b.items,
         });
-        if let Err(e) = self.send_owned(ep, GET_BATCH_ID, msg, &format!("{count} get(s) from PE {pe}")) {
+        if let Err(e) = self.send_owned(ep, GET_BATCH_ID, msg, &|| format!("{count} get(s) from PE {pe}")) {
             self.gets
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())
@@ -705,12 +728,9 @@ impl Shared {
             header: PutBatch { from: self.me, puts },
             data: b.buf,
         });
-        self.send_owned(
-            ep,
-            PUT_BATCH_ID,
-            msg,
-            &format!("{puts} non-blocking put(s) to PE {pe}"),
-        )?;
+        self.send_owned(ep, PUT_BATCH_ID, msg, &|| {
+            format!("{puts} non-blocking put(s) to PE {pe}")
+        })?;
         *g.am_sent.entry(pe).or_insert(0) += u64::from(puts);
         g.am_waiting.insert(pe);
         Ok(())
@@ -1250,7 +1270,7 @@ impl Ucx {
         };
         let what = || format!("put to PE {}", r.pe);
         let result = if wait {
-            let res = sh.wait_on(g, req, &what(), Some(r.pe));
+            let res = sh.wait_on(g, req, &what, Some(r.pe));
             // SAFETY: the request completed (or failed): UCX no longer reads the header.
             drop(unsafe { Box::from_raw(header) });
             res
@@ -1511,7 +1531,7 @@ impl Ucx {
                 }
             };
             if wait {
-                sh.wait_on(&mut g, req, &format!("{what} to PE {}", r.pe), Some(r.pe))?;
+                sh.wait_on(&mut g, req, &|| format!("{what} to PE {}", r.pe), Some(r.pe))?;
             } else if ptr_is_err(req) {
                 // refused at once: no callback will come
                 check(
@@ -1576,7 +1596,7 @@ impl Ucx {
             let r = sh.wait_on(
                 &mut g,
                 req,
-                &format!("strided transfer with PE {}", r.pe),
+                &|| format!("strided transfer with PE {}", r.pe),
                 Some(r.pe),
             );
             if result.is_ok() {
@@ -1677,7 +1697,7 @@ impl Ucx {
         // SAFETY: the operand lives on this stack frame until the request completes below (a post
         // completes locally: no reply is awaited); the word lies in the peer's registered heap.
         let req = unsafe { sh.lib.ucp_atomic_op_nbx(ep, opcode, buf, 1, addr, rkey, &param) };
-        sh.wait_on(&mut g, req, &format!("atomic on PE {}", at.pe), Some(at.pe))?;
+        sh.wait_on(&mut g, req, &|| format!("atomic on PE {}", at.pe), Some(at.pe))?;
         let _ = (&mut x32, &mut x64);
         Ok(())
     }
@@ -1697,7 +1717,7 @@ unsafe fn am_header<'a, T: Copy>(
     what: &str,
 ) -> Option<(&'a Shared, T)> {
     if header_length != std::mem::size_of::<T>() || header.is_null() {
-        log::warn!("UCX: dropped {what} ({header_length}-byte header)");
+        dropped(format_args!("UCX: dropped {what} ({header_length}-byte header)"));
         return None;
     }
     // SAFETY: `header_length` bytes (checked above), read unaligned; `arg` per the contract.
@@ -1743,12 +1763,10 @@ unsafe extern "C" fn on_note(
     let Some((base, _)) = local_heap(sh, u64::from(n.slot))
         .filter(|&(_, hl)| (w == 4 || w == 8) && n.off.is_multiple_of(w) && inside(n.off, w, hl))
     else {
-        log::warn!(
+        dropped(format_args!(
             "UCX: dropped a notification for heap {} offset {} width {}",
-            n.slot,
-            n.off,
-            n.width
-        );
+            n.slot, n.off, n.width
+        ));
         return UCS_OK;
     };
     let p = (base + n.off as usize) as *mut u8;
@@ -1817,17 +1835,18 @@ unsafe extern "C" fn on_put_note(
         return UCS_OK;
     };
     if rndv {
-        log::warn!("UCX: dropped a data notification that came by rendezvous");
+        dropped(format_args!(
+            "UCX: dropped a data notification that came by rendezvous"
+        ));
         return UCS_OK;
     }
     let Some((base, _)) = local_heap(sh, n.slot).filter(|&(_, hl)| {
         inside(n.off, length as u64, hl) && n.flag.is_multiple_of(8) && inside(n.flag, 8, hl)
     }) else {
-        log::warn!(
+        dropped(format_args!(
             "UCX: dropped a data notification for heap {} offset {} ({length} bytes)",
-            n.slot,
-            n.off
-        );
+            n.slot, n.off
+        ));
         return UCS_OK;
     };
     // SAFETY: `data` holds `length` bytes during the call (eager); the destination range and the
@@ -1941,13 +1960,10 @@ unsafe extern "C" fn on_put_ack(
                 }
             }
         }
-        _ => log::warn!(
+        _ => dropped(format_args!(
             "UCX: dropped a put from PE {} to heap {} offset {} ({length} bytes, signal op {})",
-            n.from,
-            n.slot,
-            n.off,
-            n.sig_op
-        ),
+            n.from, n.slot, n.off, n.sig_op
+        )),
     }
     owe_ack(sh, n.from, 1);
     UCS_OK
@@ -2074,20 +2090,19 @@ unsafe extern "C" fn on_put_batch(
         return UCS_OK;
     };
     if rndv || (length > 0 && data.is_null()) {
-        log::warn!(
+        dropped(format_args!(
             "UCX: dropped a batch of {} puts from PE {} that came without its data",
-            b.puts,
-            b.from
-        );
+            b.puts, b.from
+        ));
     } else {
         // SAFETY: `data` holds `length` bytes during the call (eager).
         let payload = unsafe { std::slice::from_raw_parts(data as *const u8, length) };
         for item in batch_items(payload) {
             let Some((slot, off, bytes)) = item else {
-                log::warn!(
+                dropped(format_args!(
                     "UCX: a malformed batch of puts from PE {}: the rest is dropped",
                     b.from
-                );
+                ));
                 break;
             };
             match local_heap(sh, u64::from(slot)).filter(|&(_, hl)| inside(off, bytes.len() as u64, hl)) {
@@ -2100,11 +2115,11 @@ unsafe extern "C" fn on_put_batch(
                         bytes.len(),
                     )
                 },
-                None => log::warn!(
+                None => dropped(format_args!(
                     "UCX: dropped a put from PE {} to heap {slot} offset {off} ({} bytes)",
                     b.from,
                     bytes.len()
-                ),
+                )),
             }
         }
     }
@@ -2391,10 +2406,10 @@ unsafe extern "C" fn on_mail(
         return UCS_OK;
     };
     if rndv || (length > 0 && data.is_null()) {
-        log::warn!(
+        dropped(format_args!(
             "UCX: dropped a message for team slot {} that came without its data",
             m.slot
-        );
+        ));
         return UCS_OK;
     }
     let data: &[u8] = if length == 0 {
@@ -2728,8 +2743,22 @@ impl Transport for Ucx {
             Ok((_, v)) => [&[b'+'][..], v].concat(),
             Err(e) => format!("-{e}").into_bytes(),
         };
+        // Messages to this heap are served from the exchange on: a peer leaves it (and may put
+        // into the heap at once, through an active message its handler here applies) as soon as
+        // every PE contributed, possibly before this PE's own exchange returns.
+        let set_local = |v: Option<(usize, usize)>| {
+            let mut local = sh.local.lock().unwrap_or_else(|e| e.into_inner());
+            if local.len() <= heap.slot() {
+                local.resize(heap.slot() + 1, None);
+            }
+            local[heap.slot()] = v;
+        };
+        if mine.is_ok() {
+            set_local(Some((heap.base() as usize, heap.size())));
+        }
         let all = boot.allgather(&payload);
         let unmap = |m: &std::result::Result<(ucp_mem_h, Vec<u8>), String>| {
+            set_local(None);
             if let Ok((memh, _)) = m {
                 let _g = sh.lock();
                 // SAFETY: registered above and never stored.
@@ -2762,13 +2791,6 @@ impl Transport for Ucx {
         }
         let (memh, _) = mine.map_err(Error::Smem)?;
         let n = bases.len();
-        {
-            let mut local = sh.local.lock().unwrap_or_else(|e| e.into_inner());
-            if local.len() <= heap.slot() {
-                local.resize(heap.slot() + 1, None);
-            }
-            local[heap.slot()] = Some((heap.base() as usize, heap.size()));
-        }
         let mut g = sh.lock();
         if g.heaps.len() <= heap.slot() {
             g.heaps.resize_with(heap.slot() + 1, || None);
@@ -2837,7 +2859,7 @@ impl Transport for Ucx {
         // SAFETY: operand and reply live on this stack frame until the request completes below;
         // the word lies in the peer's registered heap (checked and aligned by the callers).
         let req = unsafe { sh.lib.ucp_atomic_op_nbx(ep, opcode, buf, 1, addr, rkey, &param) };
-        sh.wait_on(&mut g, req, &format!("atomic on PE {}", at.pe), Some(at.pe))?;
+        sh.wait_on(&mut g, req, &|| format!("atomic on PE {}", at.pe), Some(at.pe))?;
         let _ = (&mut x32, &mut x64);
         Ok(match width {
             Width::W32 => r32 as u64,
@@ -2888,7 +2910,12 @@ impl Transport for Ucx {
                 &param,
             )
         };
-        sh.wait_on(&mut g, req, &format!("notification to PE {}", at.pe), Some(at.pe))
+        sh.wait_on(
+            &mut g,
+            req,
+            &|| format!("notification to PE {}", at.pe),
+            Some(at.pe),
+        )
     }
 
     /// Up to [`PUT_NOTE_MAX`] bytes: one active message ([`PutNote`] and the data) whose handler
