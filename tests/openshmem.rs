@@ -126,6 +126,38 @@ fn polling_calls_drive_the_transport_without_the_progress_thread() {
     run_on(&bin, "poll_progress", &[2, 4]);
 }
 
+/// A PE waiting inside a collective allocation routine (free, malloc, calloc, realloc: the
+/// bootstrap's collectives inside them) serves its peers' gets, atomics and puts meanwhile, also
+/// without UCX's progress thread (`get_during_collective.c`; found by the Cray test
+/// `shmem_num_get` across nodes with the thread off, which hung 3 of 3 runs). Each run is
+/// bounded by `ACLSHMEM_UCX_TIMEOUT` (the get fails with an error instead of waiting for ever).
+#[test]
+fn collective_allocation_serves_peers_without_the_progress_thread() {
+    let bin = compile("get_during_collective");
+    assert!(
+        common::ucx_installed(),
+        "UCX (libucp) is not installed: the README's setup installs it"
+    );
+    for what in ["free", "malloc", "calloc", "realloc"] {
+        for thread in ["0", "1"] {
+            let run = run_pes(
+                2,
+                &[bin.as_os_str(), what.as_ref()],
+                &[
+                    ("ACLSHMEM_TRANSPORT", "ucx"),
+                    ("UCX_TLS", "tcp"),
+                    ("ACLSHMEM_UCX_PROGRESS_THREAD", thread),
+                    ("ACLSHMEM_UCX_TIMEOUT", "10s"),
+                ],
+                Duration::from_secs(60),
+            );
+            run.assert_ok("get_during_collective");
+        }
+    }
+    // and on shared memory
+    run_on(&bin, "get_during_collective", &[2, 3]);
+}
+
 #[test]
 fn single_pe_without_launcher() {
     let bin = compile("rma_amo");

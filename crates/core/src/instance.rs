@@ -629,14 +629,19 @@ impl Instance {
             return Ok(h);
         }
         let boot = self.boot.as_ref();
-        let h = SymmetricHeap::create(
-            boot,
-            HeapKind::Host,
-            self.heap_size,
-            &self.job,
-            self.direct_access,
-        )?;
-        self.routes.attach_heap(&h, boot)?;
+        // collective (the first host allocation): the transports are driven meanwhile, as in
+        // `allocate`
+        let h = self.routes.drive_while(|| -> Result<SymmetricHeap> {
+            let h = SymmetricHeap::create(
+                boot,
+                HeapKind::Host,
+                self.heap_size,
+                &self.job,
+                self.direct_access,
+            )?;
+            self.routes.attach_heap(&h, boot)?;
+            Ok(h)
+        })?;
         Ok(self.host.get_or_init(|| h))
     }
 
@@ -644,7 +649,9 @@ impl Instance {
     /// `Err` (and NULL) and nothing is allocated anywhere. `Ok(None)` is a silent NULL (size 0).
     pub fn allocate(&self, req: AllocRequest) -> Result<Option<*mut u8>> {
         let _g = self.collective();
-        let parts = self.boot.allgather(&req.encode())?;
+        // (the bootstrap's collectives here and below drive the transports meanwhile: a peer may
+        // still wait on this PE, e.g. for a get, before it joins)
+        let parts = self.routes.drive_while(|| self.boot.allgather(&req.encode()))?;
         let reqs: Vec<Option<AllocRequest>> = parts.iter().map(|p| AllocRequest::decode(p)).collect();
         if reqs.iter().any(|r| *r != Some(req)) {
             let sizes: Vec<String> = reqs
@@ -694,7 +701,7 @@ impl Instance {
             // SAFETY: [p, p + size) is a block just allocated inside our own mapped segment.
             unsafe { std::ptr::write_bytes(p, 0, req.size as usize) };
             // nobody may write into the block before every PE zeroed its copy
-            self.boot.barrier()?;
+            self.routes.drive_while(|| self.boot.barrier())?;
         }
         Ok(Some(p))
     }
@@ -712,7 +719,9 @@ impl Instance {
             Some((h, off)) => ((h.kind as u64) << 62) | off as u64,
             None => u64::MAX,
         };
-        let parts = self.boot.allgather(&code.to_le_bytes())?;
+        let parts = self
+            .routes
+            .drive_while(|| self.boot.allgather(&code.to_le_bytes()))?;
         let (h, off) = found.ok_or_else(|| {
             Error::InvalidParam(format!("{}; nothing freed", self.not_symmetric("ptr", ptr, 1)))
         })?;

@@ -448,7 +448,9 @@ pub fn finalize(id: Option<u64>) -> Result<()> {
         );
     }
     // nobody may unmap while a peer still reads or writes its memory
-    let barrier = barrier_driving(&inst).and(done);
+    // (driving the transports meanwhile: a peer still in its quiet needs this PE to apply and
+    // acknowledge its puts)
+    let barrier = inst.routes().drive_while(|| inst.boot().barrier()).and(done);
     match Arc::try_unwrap(inst) {
         Ok(inst) => inst.into_bootstrap().finalize(),
         Err(stuck) => {
@@ -467,30 +469,6 @@ pub fn finalize(id: Option<u64>) -> Result<()> {
     slot.status
         .store(ACLSHMEM_STATUS_NOT_INITIALIZED, Ordering::Release);
     barrier
-}
-
-/// The bootstrap's barrier, with the transports driven meanwhile (by a helper thread: the
-/// bootstrap's own calls stay on this thread, as MPI's thread level may require): a peer still in
-/// finalize's quiet needs this PE to apply its puts and acknowledge them, which without the
-/// network transport's progress thread nobody else would do.
-fn barrier_driving(inst: &Instance) -> Result<()> {
-    let routes = inst.routes();
-    if !routes.needs_progress() {
-        return inst.boot().barrier();
-    }
-    let met = std::sync::atomic::AtomicBool::new(false);
-    std::thread::scope(|s| {
-        s.spawn(|| {
-            let mut b = crate::wait::Backoff::new();
-            while !met.load(Ordering::Acquire) {
-                routes.progress();
-                b.snooze();
-            }
-        });
-        let r = inst.boot().barrier();
-        met.store(true, Ordering::Release);
-        r
-    })
 }
 
 /// How long finalize waits for stream-queued operations of its instance to run.

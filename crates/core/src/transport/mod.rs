@@ -305,6 +305,13 @@ pub(crate) trait Transport: Send + Sync {
     /// Advances outstanding work; called from every wait loop.
     fn progress(&self) {}
 
+    /// Whether the transport advances without [`Transport::progress`] calls (it completes at
+    /// once, or runs a thread of its own): a blocking call that does not drive it, such as a
+    /// bootstrap collective, then leaves no peer waiting on this PE.
+    fn progresses_alone(&self) -> bool {
+        true
+    }
+
     /// Tells the transport that a program thread is inside the library and progresses it
     /// often, without progressing now (a progress thread may then leave the work to it).
     fn drive(&self) {}
@@ -407,9 +414,28 @@ impl Routes {
         parts.join("; ")
     }
 
-    /// Whether some transport advances only when driven ([`Routes::progress`]).
-    pub fn needs_progress(&self) -> bool {
-        self.needs_progress
+    /// Runs `f`, a blocking call that does not drive the transports itself (a bootstrap
+    /// collective inside a collective allocation, free or finalize), while a helper thread drives
+    /// them, when some transport advances only when driven: a peer's get, atomic or quiet waiting
+    /// on this PE is served meanwhile (without the network transport's progress thread nobody
+    /// else would serve it, and the peer would wait until it gives up).
+    pub fn drive_while<T>(&self, f: impl FnOnce() -> T) -> T {
+        if !self.needs_progress || self.transports.iter().all(|t| t.progresses_alone()) {
+            return f();
+        }
+        let done = std::sync::atomic::AtomicBool::new(false);
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                let mut b = crate::wait::Backoff::new();
+                while !done.load(std::sync::atomic::Ordering::Acquire) {
+                    self.progress();
+                    b.snooze();
+                }
+            });
+            let r = f();
+            done.store(true, std::sync::atomic::Ordering::Release);
+            r
+        })
     }
 
     /// Lets every transport advance (wait loops call this between polls).

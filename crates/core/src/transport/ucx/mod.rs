@@ -3064,6 +3064,11 @@ impl Transport for Ucx {
         Ok(())
     }
 
+    fn progresses_alone(&self) -> bool {
+        // the progress thread serves peers while this PE's threads are elsewhere
+        self.progress.is_some()
+    }
+
     fn has_mail(&self) -> bool {
         true
     }
