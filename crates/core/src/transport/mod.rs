@@ -425,16 +425,29 @@ impl Routes {
         }
         let done = std::sync::atomic::AtomicBool::new(false);
         std::thread::scope(|s| {
-            s.spawn(|| {
-                let mut b = crate::wait::Backoff::new();
-                while !done.load(std::sync::atomic::Ordering::Acquire) {
-                    self.progress();
-                    b.snooze();
+            let helper = std::thread::Builder::new()
+                .name("aclshmem-drive".into())
+                .spawn_scoped(s, || {
+                    let mut b = crate::wait::Backoff::new();
+                    while !done.load(std::sync::atomic::Ordering::Acquire) {
+                        self.progress();
+                        b.snooze();
+                    }
+                });
+            if let Err(e) = helper {
+                // no thread to spare: the call runs undriven (peers waiting on this PE wait
+                // until it returns, as without this helper)
+                log::warn!("no thread to drive the transports during a blocking collective: {e}");
+            }
+            // the helper stops however `f` ends (a panic too: the scope waits for the helper)
+            struct Stop<'a>(&'a std::sync::atomic::AtomicBool);
+            impl Drop for Stop<'_> {
+                fn drop(&mut self) {
+                    self.0.store(true, std::sync::atomic::Ordering::Release);
                 }
-            });
-            let r = f();
-            done.store(true, std::sync::atomic::Ordering::Release);
-            r
+            }
+            let _stop = Stop(&done);
+            f()
         })
     }
 
