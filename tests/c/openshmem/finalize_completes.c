@@ -1,5 +1,5 @@
-/* shmem_finalize completes what the PE issued before it (OpenSHMEM 1.5, 9.1.3: finalize's
- * implicit barrier makes pending communication complete): each PE writes into program data of
+/* shmem_finalize completes what the PE issued before it (OpenSHMEM 1.5: its implicit barrier
+ * makes pending communication complete): each PE writes into program data of
  * its right neighbour, then calls shmem_finalize with no quiet or barrier of its own. After
  * finalize every PE reads its own copies (program data stays readable after finalize) and checks
  * what its left neighbour wrote. Over a network transport a put still in flight at finalize must

@@ -436,7 +436,7 @@ pub fn finalize(id: Option<u64>) -> Result<()> {
     crate::stream::close_internal_stream();
     // work queued on the program's streams holds counts of its own: let it finish first
     let inst = drain(inst);
-    // what this PE issued completes first (OpenSHMEM 1.5, 9.1.3: finalize completes pending
+    // what this PE issued completes first (OpenSHMEM 1.5, shmem_finalize: it completes pending
     // communication): over a network a put may still be in flight or batched here, and its
     // target must apply it before the barrier below lets anybody tear down
     std::sync::atomic::fence(Ordering::SeqCst);
