@@ -820,9 +820,29 @@ impl Cluster {
     /// node, started by oshrun (scripts/osh), which hands --hosts and --rsh to aclshmrun; returns
     /// its stdout after asserting that the job succeeded and printed `OK name`.
     fn osh(&self, name: &str, args: &[&str], per_node: usize, env: &[(&str, &str)]) -> String {
+        let out = self.osh_run(name, args, per_node, env);
+        let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert!(
+            out.status.success() && stdout.contains(&format!("OK {name}")),
+            "{name} {args:?} ({} nodes x {per_node} PEs, {env:?}): {:?}\n{stdout}\n{}",
+            self.nodes.len(),
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        );
+        stdout
+    }
+
+    /// Runs the OpenSHMEM program `name` as [`Cluster::osh`] does and returns how it ended.
+    fn osh_run(
+        &self,
+        name: &str,
+        args: &[&str],
+        per_node: usize,
+        env: &[(&str, &str)],
+    ) -> std::process::Output {
         let exe = osh_program(name);
         let np = self.nodes.len() * per_node;
-        let out = Command::new("timeout")
+        Command::new("timeout")
             .arg("150")
             .arg(common::repo_root().join("scripts/osh/oshrun"))
             .args([
@@ -841,16 +861,7 @@ impl Cluster {
             .env("ACLSHMEM_VC_BRIDGE", &names().bridge)
             .envs(env.iter().copied())
             .output()
-            .expect("run oshrun");
-        let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-        assert!(
-            out.status.success() && stdout.contains(&format!("OK {name}")),
-            "{name} {args:?} ({} nodes x {per_node} PEs, {env:?}): {:?}\n{stdout}\n{}",
-            self.nodes.len(),
-            out.status,
-            String::from_utf8_lossy(&out.stderr)
-        );
-        stdout
+            .expect("run oshrun")
     }
 }
 
@@ -861,7 +872,10 @@ impl Cluster {
 ///   kind of operation alone, then all; found by the University of Houston test suite's
 ///   test_shmem_finalize, which lost a put across nodes in 8 of 20 runs), also without the
 ///   progress thread (finalize's own barrier must drive UCX while a peer still quiets);
-/// * puts issued the moment `shmem_init` returns land (first_puts.c).
+/// * puts issued the moment `shmem_init` returns land (first_puts.c);
+/// * programs that return from `main` without `shmem_finalize` are finalized at exit, a PE that
+///   left serving the others meanwhile, and one that left while others wait for it is named
+///   (no_finalize.c).
 #[test]
 fn openshmem_programs_across_nodes() {
     let _g = CLUSTER.lock().unwrap_or_else(|e| e.into_inner());
@@ -883,4 +897,30 @@ fn openshmem_programs_across_nodes() {
         &[("ACLSHMEM_UCX_PROGRESS_THREAD", "0")],
     );
     c.osh("first_puts", &[], 2, NONE);
+    // programs that return from main without shmem_finalize (no_finalize.c): a PE that left
+    // serves the others over UCX until they finish, and one left out of a barrier is named
+    for mode in ["reads", "race", "subteam"] {
+        c.osh("no_finalize", &[mode], 2, NONE);
+    }
+    for (mode, says) in [
+        ("early0", "PE 1 left the job"),
+        ("early_wait", "every other PE left the job"),
+    ] {
+        let start = std::time::Instant::now();
+        let out = c.osh_run("no_finalize", &[mode], 2, NONE);
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            !out.status.success() && text.contains(says) && !text.contains("FAIL"),
+            "no_finalize {mode}: {:?}\n{text}",
+            out.status
+        );
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "no_finalize {mode}: {text}"
+        );
+    }
 }

@@ -671,3 +671,57 @@ fn start_pes_finalizes_implicitly_at_exit() {
         assert!(run.elapsed < Duration::from_secs(20), "{}", run.dump());
     }
 }
+
+/// `tests/c/openshmem/no_finalize.c`: programs that call `shmem_init` and return from `main`
+/// without `shmem_finalize` end with status 0 (finalized at exit, as Sandia OpenSHMEM does), a
+/// PE that left still serves the others' accesses, and one that left while the others wait for it
+/// ends the job with a message naming it instead of a hang.
+#[test]
+fn programs_without_finalize_are_finalized_at_exit() {
+    let bin = compile("no_finalize");
+    let warning = "the program ended without calling shmem_finalize";
+    for n in [1, 2, 4] {
+        for mode in ["reads", "race", "subteam"] {
+            if n == 1 && mode == "subteam" {
+                continue;
+            }
+            let run = run_pes(
+                n,
+                &[bin.as_os_str(), mode.as_ref()],
+                &[],
+                Duration::from_secs(120),
+            );
+            run.assert_ok(mode);
+            // PE 0 says so, once
+            assert_eq!(run.stderr.matches(warning).count(), 1, "{mode}: {}", run.dump());
+        }
+    }
+    for n in [2, 4] {
+        // a nonzero status: no implicit finalize, the job ends at once as when a PE dies
+        let run = run_pes(
+            n,
+            &[bin.as_os_str(), "early".as_ref()],
+            &[],
+            Duration::from_secs(120),
+        );
+        assert_ne!(run.code(), 0, "{}", run.dump());
+        assert!(run.stderr.contains("PE 1 died"), "{}", run.dump());
+        assert!(run.elapsed < Duration::from_secs(20), "{}", run.dump());
+        for (mode, says) in [
+            ("early0", "PE 1 left the job"),
+            ("early_coll", "PE 1 left the job"),
+            ("early_wait", "every other PE left the job"),
+        ] {
+            let run = run_pes(
+                n,
+                &[bin.as_os_str(), mode.as_ref()],
+                &[],
+                Duration::from_secs(120),
+            );
+            assert_eq!(run.code(), 1, "{mode}: {}", run.dump());
+            assert!(run.stderr.contains(says), "{mode}: {}", run.dump());
+            assert!(run.failures().is_empty(), "{mode}: {}", run.dump());
+            assert!(run.elapsed < Duration::from_secs(30), "{mode}: {}", run.dump());
+        }
+    }
+}

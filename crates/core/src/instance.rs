@@ -138,14 +138,13 @@ fn lay_out(a: &mut crate::heap::allocator::Allocator, buffers: usize) -> Result<
     a.alloc(SIGNAL_WORD_SIZE, 16).ok_or_else(fail)?;
     let sync_pool = a.alloc(SYNC_POOL_SIZE as u64, 64).ok_or_else(fail)? as usize;
     let sync_counters = a.alloc(SYNC_COUNTERS_SIZE as u64, 64).ok_or_else(fail)? as usize;
-    // the rings, then the split mailbox (`team_table::SPLIT_AREA`, at `Instance::splits`)
+    // the rings, the split mailbox (`team_table::SPLIT_AREA`, at `Instance::splits`), then the
+    // departure notices (`team_table::DEPART_AREA`, at `Instance::departures`)
+    use crate::team_table::{DEPART_AREA, RINGS_BYTES, SPLIT_AREA};
     let rings = a
-        .alloc(
-            (crate::team_table::RINGS_BYTES + crate::team_table::SPLIT_AREA) as u64,
-            64,
-        )
+        .alloc((RINGS_BYTES + SPLIT_AREA + DEPART_AREA) as u64, 64)
         .ok_or_else(fail)? as usize;
-    let internal_end = rings + crate::team_table::RINGS_BYTES + crate::team_table::SPLIT_AREA;
+    let internal_end = rings + RINGS_BYTES + SPLIT_AREA + DEPART_AREA;
     let buffers = if buffers == 0 {
         internal_end
     } else {
@@ -372,6 +371,12 @@ impl Instance {
     /// Offset of this PE's split mailbox (`team_table::SPLIT_AREA` bytes, after the rings).
     pub(crate) fn splits(&self) -> usize {
         self.rings + crate::team_table::RINGS_BYTES
+    }
+
+    /// Offset of this PE's departure notices (`team_table::DEPART_AREA` bytes, after the split
+    /// mailbox; `sync::depart`).
+    pub(crate) fn departures(&self) -> usize {
+        self.splits() + crate::team_table::SPLIT_AREA
     }
 
     /// How long collective waits may last.

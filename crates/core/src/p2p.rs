@@ -395,13 +395,14 @@ pub unsafe fn wait_until_in<T: Word>(
 ) -> Result<()> {
     check_word(ivar, what)?;
     let mut b = Backoff::new();
+    let mut alone = crate::sync::Alone::default();
     signal::wait_until(
         &Ivar(ivar),
         |v| cmp.holds(v, value),
         || {
             inst.routes().progress();
             b.snooze();
-            Ok::<(), Error>(())
+            alone.check(inst, what)
         },
     )
     .map(|_| ())

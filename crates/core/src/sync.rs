@@ -15,6 +15,7 @@
 //! atomics or copied after their bounds were fixed at init.
 
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
 
 use crate::error::{Error, Result};
 use crate::instance::Instance;
@@ -152,6 +153,163 @@ pub(crate) fn own_word(inst: &Instance, slot: usize, off: usize) -> &AtomicU64 {
     unsafe { &*(p as *const AtomicU64) }
 }
 
+/// Word at byte `off` of this PE's departure notices (`Instance::departures`): the count of the
+/// PEs that announced their departure at 0, one bit per PE from 64 on.
+fn depart_word(inst: &Instance, off: usize) -> &AtomicU64 {
+    let p = inst.device().local_addr(inst.departures() + off);
+    // SAFETY: an aligned 8-byte word of the departure area reserved at init in our own heap,
+    // written by peers only with atomics (the transports' or, mapped, inline ones).
+    unsafe { &*(p as *const AtomicU64) }
+}
+
+/// Byte offset of the word holding PE `pe`'s bit in a departure area.
+fn depart_bit_off(pe: usize) -> usize {
+    64 + 8 * (pe / 64)
+}
+
+/// Whether some PE announced its departure to this one.
+fn any_departed(inst: &Instance) -> bool {
+    depart_word(inst, 0).load(Ordering::Acquire) != 0
+}
+
+/// Whether world PE `pe` announced its departure to this one (Acquire: what it did before is
+/// visible, where it wrote this PE's memory directly).
+fn departed(inst: &Instance, pe: usize) -> bool {
+    pe < inst.n_pes() && depart_word(inst, depart_bit_off(pe)).load(Ordering::Acquire) & (1 << (pe % 64)) != 0
+}
+
+/// Tells every other PE that this one leaves the job without meeting it again (a program that
+/// returned from `main` without `shmem_finalize`; the implicit finalize that follows waits for
+/// the others). A PE still waiting for it in a barrier or a collective then fails ([`Departure`])
+/// instead of waiting for ever, while its memory stays served until everyone is done. What this
+/// PE issued is complete before the notices go out.
+pub fn depart(inst: &Instance) -> Result<()> {
+    let routes = inst.routes();
+    std::sync::atomic::fence(Ordering::SeqCst);
+    routes.quiet()?;
+    let me = inst.my_pe();
+    let base = Remote {
+        heap: inst.device(),
+        off: inst.departures(),
+        pe: me,
+    };
+    for pe in (0..inst.n_pes()).filter(|&pe| pe != me) {
+        let to = routes.to(pe)?;
+        let at = Remote { pe, ..base };
+        to.atomic(
+            at.at(depart_bit_off(me)),
+            Width::W64,
+            AmoOp::FetchOr(1 << (me % 64)),
+        )?;
+        to.atomic(at, Width::W64, AmoOp::FetchAdd(1))?;
+    }
+    routes.quiet()
+}
+
+/// How long a wait goes on after it learned that a PE it needs left, before it fails: over a
+/// transport, what that PE sent before leaving may still be on its way (its notice can overtake
+/// a posted increment, or another member's update of this one). Mapped waits need no grace (the
+/// PE's stores are visible before its notice), but take it too: a failure is not a hot path.
+const DEPARTURE_GRACE: Duration = Duration::from_secs(2);
+
+/// A wait's view of departed PEs ([`depart`]): at the looks of its [`Watch`], `gone` names a PE
+/// the wait still needs that has left; the wait fails once that has held for
+/// [`DEPARTURE_GRACE`] (the wait's condition was tested again all the while).
+#[derive(Default)]
+pub(crate) struct Departure {
+    since: Option<(usize, Instant)>,
+}
+
+impl Departure {
+    pub(crate) fn check(
+        &mut self,
+        inst: &Instance,
+        w: &Watch,
+        gone: impl FnOnce() -> Option<usize>,
+        what: impl FnOnce() -> String,
+    ) -> Result<()> {
+        if !w.due() || !any_departed(inst) {
+            return Ok(());
+        }
+        let Some(pe) = gone() else {
+            self.since = None;
+            return Ok(());
+        };
+        match self.since {
+            Some((p, t)) if p == pe && t.elapsed() >= DEPARTURE_GRACE => {
+                let msg = format!(
+                    "PE {pe} left the job (its program ended without finalizing) while this PE still waits \
+                     for it: {}",
+                    what()
+                );
+                crate::logging::write_stderr(&format!("aclshmem: [PE {}] {msg}\n", inst.my_pe()));
+                Err(Error::Inner(msg))
+            }
+            Some((p, _)) if p == pe => Ok(()),
+            _ => {
+                self.since = Some((pe, Instant::now()));
+                Ok(())
+            }
+        }
+    }
+}
+
+/// A point-to-point wait's view of departures (`wait_until` and the signal waits): when every
+/// other PE has left the job, nothing but this PE's own threads can end the wait; after
+/// [`DEPARTURE_GRACE`] of that it fails, naming the call, instead of waiting for ever (the PEs
+/// that left wait at their exit for this one).
+#[derive(Default)]
+pub(crate) struct Alone {
+    rounds: u64,
+    since: Option<Instant>,
+}
+
+impl Alone {
+    pub(crate) fn check(&mut self, inst: &Instance, what: &str) -> Result<()> {
+        self.rounds += 1;
+        if self.rounds < 128 || !self.rounds.is_multiple_of(64) {
+            return Ok(());
+        }
+        let n = inst.n_pes();
+        if n < 2 || (depart_word(inst, 0).load(Ordering::Acquire) as usize) < n - 1 {
+            self.since = None;
+            return Ok(());
+        }
+        match self.since {
+            Some(t) if t.elapsed() >= DEPARTURE_GRACE => {
+                let msg = format!(
+                    "every other PE left the job (their programs ended without finalizing) while this PE \
+                     waits for its word `{what}` to change: nothing else can end the wait"
+                );
+                crate::logging::write_stderr(&format!("aclshmem: [PE {}] {msg}\n", inst.my_pe()));
+                Err(Error::Inner(msg))
+            }
+            Some(_) => Ok(()),
+            None => {
+                self.since = Some(Instant::now());
+                Ok(())
+            }
+        }
+    }
+}
+
+/// The first member of `team` among `members` (team indices) that left the job.
+pub(crate) fn departed_member(
+    inst: &Instance,
+    team: &Team,
+    mut members: impl Iterator<Item = usize>,
+) -> Option<usize> {
+    members.find_map(|i| {
+        let pe = team.world_pe(i);
+        departed(inst, pe).then_some(pe)
+    })
+}
+
+/// Whether world PE `pe` left the job: `Some(pe)` if so (for [`Departure::check`]).
+pub(crate) fn departed_pe(inst: &Instance, pe: usize) -> Option<usize> {
+    departed(inst, pe).then_some(pe)
+}
+
 /// Barrier over the members of `team` (this PE must be one).
 pub fn barrier(inst: &Instance, team: &Team) -> Result<()> {
     if team.size == 1 {
@@ -181,10 +339,18 @@ pub fn barrier(inst: &Instance, team: &Team) -> Result<()> {
     // the protocol and its orderings: aclshmem_protocol::barrier (model-checked there)
     let mut w = Watch::new(inst.limits());
     let mut recorded = false;
+    let mut dep = Departure::default();
     aclshmem_protocol::barrier::central(arrive, generation, team.size as u64, |seen| {
         record_once(inst, team, seen, &w, &mut recorded);
         w.snooze(|| not_arrived(inst, team, seen))
-            .map_err(|e| timed_out(inst, team, seen, e))
+            .map_err(|e| timed_out(inst, team, seen, e))?;
+        // a member that left never arrives (had it arrived, the barrier would be over)
+        dep.check(
+            inst,
+            &w,
+            || departed_member(inst, team, 0..team.size),
+            || not_arrived(inst, team, seen),
+        )
     })
 }
 
@@ -207,8 +373,10 @@ fn barrier_pair(inst: &Instance, team: &Team) -> Result<()> {
         )
     };
     // the protocol and its orderings: aclshmem_protocol::barrier::pair (model-checked there)
+    let mut dep = Departure::default();
     aclshmem_protocol::barrier::pair(mine, theirs, seen, || {
-        w.snooze(what).map_err(|e| expired(inst, what(), e))
+        w.snooze(what).map_err(|e| expired(inst, what(), e))?;
+        dep.check(inst, &w, || departed_pe(inst, other), what)
     })?;
     Ok(())
 }
@@ -297,9 +465,16 @@ pub(crate) fn local_barrier(inst: &Instance, team: &Team, g: &Groups) -> Result<
             g.local.len()
         )
     };
+    let mut dep = Departure::default();
     aclshmem_protocol::barrier::central(arrive, generation, g.local.len() as u64, |_| {
         inst.routes().progress();
-        w.snooze(what).map_err(|e| expired(inst, what(), e))
+        w.snooze(what).map_err(|e| expired(inst, what(), e))?;
+        dep.check(
+            inst,
+            &w,
+            || departed_member(inst, team, g.local.iter().copied()),
+            what,
+        )
     })
 }
 
@@ -342,10 +517,12 @@ pub(crate) fn leaders_barrier(inst: &Instance, team: &Team, g: &Groups) -> Resul
                 team.slot, team.size
             )
         };
+        let mut dep = Departure::default();
         // Acquire: pairs with the partner's increment, after its node's completed operations
         while (count.load(Ordering::Acquire).wrapping_sub(target) as i64) < 0 {
             routes.progress();
             w.snooze(what).map_err(|e| expired(inst, what(), e))?;
+            dep.check(inst, &w, || departed_pe(inst, from), what)?;
         }
         k += 1;
     }
@@ -387,11 +564,20 @@ fn barrier_generic(inst: &Instance, team: &Team) -> Result<()> {
     }
     let mut w = Watch::new(inst.limits());
     let mut recorded = false;
+    let mut dep = Departure::default();
     while generation.load(Ordering::Acquire) == seen {
         routes.progress();
         record_once(inst, team, seen, &w, &mut recorded);
         w.snooze(|| not_arrived(inst, team, seen))
             .map_err(|e| timed_out(inst, team, seen, e))?;
+        // a member that left never arrives, or its arrival released this PE already (the last
+        // arriver's update may still be on its way: the grace covers it)
+        dep.check(
+            inst,
+            &w,
+            || departed_member(inst, team, 0..team.size),
+            || not_arrived(inst, team, seen),
+        )?;
     }
     Ok(())
 }

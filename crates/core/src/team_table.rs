@@ -24,6 +24,11 @@ const _: () = assert!(ACLSHMEM_MAX_TEAMS / 8 + 64 <= EXCHANGE_BYTES);
 /// rings (`Instance::splits`).
 pub const SPLIT_AREA: usize = 512;
 
+/// Bytes of the departure notices in every PE's reserved region, after the split mailbox
+/// (`Instance::departures`, written by `sync::depart`): a count of the PEs that left, in a line
+/// of its own, then one bit per PE.
+pub const DEPART_AREA: usize = 64 + aclshmem_abi::ACLSHMEM_MAX_PES / 8;
+
 /// The wide rings of the barrier-free collectives (`collectives::small`), in the reserved region
 /// after the sync counters (`instance::reserve_internal`).
 /// Team slots below this (the world team and the first teams created) also have a wide ring, in
@@ -68,7 +73,11 @@ pub const RINGS_BYTES: usize = BIG_OFFSET + BIG_SLOTS * BIG_SLOT_BYTES;
 /// The reserved region (signal word, sync pool, counters, wide rings) stays inside the extra
 /// space the heap gets on top of `local_mem_size`.
 const _: () = assert!(
-    64 + aclshmem_abi::SYNC_POOL_SIZE + aclshmem_abi::SYNC_COUNTERS_SIZE + RINGS_BYTES
+    64 + aclshmem_abi::SYNC_POOL_SIZE
+        + aclshmem_abi::SYNC_COUNTERS_SIZE
+        + RINGS_BYTES
+        + SPLIT_AREA
+        + DEPART_AREA
         <= aclshmem_abi::ACLSHMEM_EXTRA_SIZE as usize
 );
 

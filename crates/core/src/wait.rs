@@ -209,18 +209,22 @@ impl Watch {
         self.rounds >= UNWATCHED_ROUNDS
     }
 
+    /// Whether the wait is at one of its looks (every [`CHECK_EVERY`] rounds once watched): the
+    /// time to test anything slow, such as whether a PE it waits for left the job
+    /// (`sync::Departure`). Short waits never are.
+    #[inline]
+    pub fn due(&self) -> bool {
+        self.rounds >= UNWATCHED_ROUNDS && self.rounds.is_multiple_of(CHECK_EVERY)
+    }
+
     /// Waits a little (as [`Backoff::snooze`]); past the warning time logs `what()` once, past the
     /// limit returns `Expired`. `what` names what the wait is for (e.g. the PEs not arrived); it
     /// is called only then.
     #[inline]
     pub fn snooze(&mut self, what: impl FnOnce() -> String) -> Result<(), Expired> {
-        if self.limits.warn.is_none() && self.limits.limit.is_none() {
-            self.backoff.snooze();
-            return Ok(());
-        }
         self.backoff.snooze();
         self.rounds += 1;
-        if self.rounds < UNWATCHED_ROUNDS || !self.rounds.is_multiple_of(CHECK_EVERY) {
+        if !self.due() || (self.limits.warn.is_none() && self.limits.limit.is_none()) {
             return Ok(());
         }
         let waited = self.start.get_or_insert_with(Instant::now).elapsed();

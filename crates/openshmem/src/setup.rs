@@ -9,7 +9,7 @@
 
 use std::ffi::{c_char, c_int, c_void};
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 
 use crate::{guard, guard_soft};
 use aclshmem_abi::{ACLSHMEMX_INIT_WITH_DEFAULT, InitAttr};
@@ -111,6 +111,8 @@ fn init(requested: c_int) -> Result<()> {
     );
     *st = (1, owned);
     drop(st);
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(register_finalize_at_exit);
     if runtime::current_pe() == Some(0) {
         if config::SHMEM_VERSION.value()? || config::SHMEM_INFO.value()? {
             println!("{VENDOR}: OpenSHMEM {MAJOR}.{MINOR}");
@@ -123,7 +125,8 @@ fn init(requested: c_int) -> Result<()> {
 }
 
 /// Initialises the library (collective over all PEs of the job). Later calls only count: the
-/// library ends at the matching `shmem_finalize`. A failure ends the process with a message.
+/// library ends at the matching `shmem_finalize`, or at exit (see [`finalize_at_exit`]). A failure
+/// ends the process with a message.
 #[unsafe(no_mangle)]
 pub extern "C" fn shmem_init() {
     guard("shmem_init", (), || init(SHMEM_THREAD_SINGLE))
@@ -276,26 +279,78 @@ pub extern "C" fn shmem_pcontrol(level: c_int) {
 }
 
 /// Deprecated (1.2): `shmem_init`; `npes` is ignored. The library is finalized implicitly when
-/// the program exits (the specification: no `shmem_finalize` is needed after `start_pes`), by an
-/// exit handler registered here, unless the job is ending (a global exit or a lost peer).
+/// the program exits (the specification: no `shmem_finalize` is needed after `start_pes`).
 #[unsafe(no_mangle)]
 pub extern "C" fn start_pes(npes: c_int) {
     let _ = npes;
+    STARTED_BY_START_PES.store(true, Ordering::Relaxed);
     shmem_init();
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| {
-        // SAFETY: registers a plain extern "C" function without arguments.
-        if unsafe { libc::atexit(finalize_at_exit) } != 0 {
-            log::warn!("start_pes: could not register the implicit finalize at exit");
-        }
-    });
 }
 
-/// `start_pes`'s implicit finalize: ends every `shmem_init`/`start_pes` not yet finalized
-/// (collective: every PE runs it as it exits).
-extern "C" fn finalize_at_exit() {
-    if runtime::ending() {
+/// Whether `start_pes` initialised the library (its programs need no `shmem_finalize`).
+static STARTED_BY_START_PES: AtomicBool = AtomicBool::new(false);
+
+#[cfg(target_env = "gnu")]
+unsafe extern "C" {
+    /// glibc's `on_exit`: like `atexit`, and the handler learns the exit status.
+    fn on_exit(handler: extern "C" fn(c_int, *mut c_void), arg: *mut c_void) -> c_int;
+}
+
+#[cfg(target_env = "gnu")]
+extern "C" fn finalize_on_exit(status: c_int, _: *mut c_void) {
+    finalize_at_exit(status)
+}
+
+#[cfg(not(target_env = "gnu"))]
+extern "C" fn finalize_atexit() {
+    // the status is not known here: taken as a normal end
+    finalize_at_exit(0)
+}
+
+/// Registers [`finalize_at_exit`] (once, by the first init).
+fn register_finalize_at_exit() {
+    // SAFETY: registers a plain extern "C" function; its argument is unused.
+    #[cfg(target_env = "gnu")]
+    let rc = unsafe { on_exit(finalize_on_exit, std::ptr::null_mut()) };
+    // SAFETY: registers a plain extern "C" function without arguments.
+    #[cfg(not(target_env = "gnu"))]
+    let rc = unsafe { libc::atexit(finalize_atexit) };
+    if rc != 0 {
+        log::warn!("shmem_init: could not register the implicit finalize at exit");
+    }
+}
+
+/// The implicit finalize at exit, registered by the first init: ends every `shmem_init` /
+/// `start_pes` not yet finalized, unless the job is ending (a global exit or a lost peer). After
+/// `start_pes` the specification asks for it; after `shmem_init` (whose programs must call
+/// `shmem_finalize`) Sandia OpenSHMEM does it too, with a warning on PE 0, and so does this
+/// library, so that the many programs that simply return from `main` run.
+///
+/// A program ending with a nonzero status (an error) is not finalized: the PE leaves at once, and
+/// the others learn that it died and end the job, as when a PE crashes, with the launcher
+/// reporting that status. Otherwise the PE waits for every other PE to finish as well, serving
+/// their accesses to its memory meanwhile. Before that it tells them that it left
+/// (`sync::depart`): a PE that still waits for it in a barrier or collective (a program that
+/// left a PE out of one) then fails with a message naming it, which ends the job, instead of both
+/// waiting for ever.
+fn finalize_at_exit(status: c_int) {
+    if runtime::ending() || status != 0 {
         return;
+    }
+    let (count, owned) = *STATE.lock().unwrap_or_else(|e| e.into_inner());
+    if count == 0 {
+        return;
+    }
+    if owned && let Ok(inst) = runtime::current() {
+        if !STARTED_BY_START_PES.load(Ordering::Relaxed) && inst.my_pe() == 0 {
+            aclshmem_core::logging::write_stderr(
+                "aclshmem: warning: the program ended without calling shmem_finalize; \
+                 finalizing at exit\n",
+            );
+        }
+        if let Err(e) = aclshmem_core::sync::depart(&inst) {
+            log::error!("implicit finalize at exit: telling the other PEs that this one left failed: {e}");
+        }
     }
     while STATE.lock().unwrap_or_else(|e| e.into_inner()).0 > 0 {
         shmem_finalize();

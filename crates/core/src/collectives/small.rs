@@ -421,6 +421,7 @@ pub fn wait_published(
         word(inst, team.slot, ring, Word::View, p, inst.my_pe())?.store(record(seq, view), Ordering::Relaxed);
     }
     let mut w = Watch::new(inst.limits());
+    let mut dep = crate::sync::Departure::default();
     let what = || {
         format!(
             "collective call {seq} on team {}: member {owner} (PE {pe}) has not published its data",
@@ -430,6 +431,7 @@ pub fn wait_published(
     let mut snoozes = 0u64;
     ring::wait_flag(flag, seq, |f| {
         w.snooze(what).map_err(|e| expired(inst, what(), e))?;
+        dep.check(inst, &w, || crate::sync::departed_pe(inst, pe), what)?;
         snoozes += 1;
         if f == seq | FAILED {
             return Err(Error::InvalidParam(format!(
@@ -466,6 +468,7 @@ fn wait_completed(inst: &Instance, team: &Team, seq: u64, want: u64) -> Result<(
         let pe = team.world_pe(i);
         let d = done(inst, team.slot, pe)?;
         let mut w = Watch::new(inst.limits());
+        let mut dep = crate::sync::Departure::default();
         let what = || {
             format!(
                 "collective call {seq} on team {}: member {i} (PE {pe}) has not completed call {want}, \
@@ -479,6 +482,7 @@ fn wait_completed(inst: &Instance, team: &Team, seq: u64, want: u64) -> Result<(
             |v| done_reached(v, inc, want),
             || {
                 w.snooze(what).map_err(|e| expired(inst, what(), e))?;
+                dep.check(inst, &w, || crate::sync::departed_pe(inst, pe), what)?;
                 snoozes += 1;
                 if snoozes >= COMPARE_AFTER && snoozes.is_power_of_two() {
                     for &ring in rings_of(team.slot) {
@@ -635,6 +639,7 @@ pub fn drain(inst: &Instance, team: &Team) -> Result<()> {
         let pe = team.world_pe(i);
         let d = done(inst, team.slot, pe)?;
         let mut w = Watch::new(inst.limits());
+        let mut dep = crate::sync::Departure::default();
         let what = || {
             format!(
                 "team slot {} being released: member {i} (PE {pe}) has not completed call {last}",
@@ -645,6 +650,7 @@ pub fn drain(inst: &Instance, team: &Team) -> Result<()> {
         let left = |v: u64| v >> CALL_BITS != done_value(inc, 0) >> CALL_BITS;
         while !(done_reached(d.load(Ordering::Acquire), inc, last) || left(d.load(Ordering::Relaxed))) {
             w.snooze(what).map_err(|e| expired(inst, what(), e))?;
+            dep.check(inst, &w, || crate::sync::departed_pe(inst, pe), what)?;
             snoozes += 1;
             if snoozes.is_power_of_two()
                 && rings_of(team.slot)
