@@ -78,3 +78,30 @@ fn file_sink_in_shmem_log_path() {
     assert!(!quiet.exists() || std::fs::read_dir(&quiet).unwrap().next().is_none());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `tests/c/logger_threads.c`: the library's own threads (config store, its watcher, the network
+/// transport's progress, the drive helper) never call the extern logger themselves, so a logger
+/// that takes a lock a program thread holds across library calls (a Python logger and the
+/// interpreter's lock) cannot stop both: their messages go through a relay thread. The global
+/// exit makes every watcher (and PE 0's store) log while the program threads hold that lock.
+#[test]
+fn library_threads_never_call_the_extern_logger_themselves() {
+    let bin = common::compile_c("logger_threads");
+    for transport in ["auto", "ucx"] {
+        let env = [("ACLSHMEM_TRANSPORT", transport), ("UCX_TLS", "tcp")];
+        let timeout = std::time::Duration::from_secs(60);
+        common::run_pes(3, &[bin.as_os_str(), "relay".as_ref()], &env, timeout).assert_ok("relay");
+        let run = common::run_pes(3, &[bin.as_os_str(), "global_exit".as_ref()], &env, timeout);
+        assert_eq!(run.code(), 5, "{transport}: {}", run.dump());
+        assert!(
+            run.failures().is_empty() && !run.stdout.contains("FAIL"),
+            "{transport}: {}",
+            run.dump()
+        );
+        assert!(
+            run.elapsed < std::time::Duration::from_secs(20),
+            "{transport}: {}",
+            run.dump()
+        );
+    }
+}

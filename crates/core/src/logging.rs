@@ -3,7 +3,8 @@
 //! * Threshold: 0 debug, 1 info, 2 warn, 3 error, 4 fatal; initial WARN; `SHMEM_LOG_LEVEL` overrides
 //!   every level the program sets (spec 8.8).
 //! * Sink: an installed extern logger receives *every* message (whatever the level) and nothing is
-//!   written elsewhere; otherwise stdout (`SHMEM_LOG_TO_STDOUT=1`) or a log file created on the first
+//!   written elsewhere (messages of the library's own threads through one relay thread: see
+//!   [`internal_thread`]); otherwise stdout (`SHMEM_LOG_TO_STDOUT=1`) or a log file created on the first
 //!   message in `SHMEM_LOG_PATH` (default `$HOME/shmem/log`). Formatting and writing of the stdout/file
 //!   sink are done by `env_logger`.
 //!
@@ -69,9 +70,14 @@ impl log::Log for Backend {
         );
         if let Some(func) = EXTERN.get() {
             let msg = CString::new(text.replace('\0', " ")).unwrap_or_default();
+            let level = level_of(record.metadata());
+            if INTERNAL.with(|c| c.get()) {
+                relay(*func, level, msg);
+                return;
+            }
             // SAFETY: the callback was installed by the program with the documented signature; the
             // message pointer stays valid for the duration of the call, as documented.
-            unsafe { func(level_of(record.metadata()), msg.as_ptr()) };
+            unsafe { func(level, msg.as_ptr()) };
             return;
         }
         sink().log(record);
@@ -80,6 +86,52 @@ impl log::Log for Backend {
     fn flush(&self) {
         if let Some(s) = SINK.get() {
             log::Log::flush(s);
+        }
+    }
+}
+
+thread_local! {
+    /// Whether this thread is one of the library's own ([`internal_thread`]).
+    static INTERNAL: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Marks the calling thread as one of the library's own (the network transport's progress, the
+/// drive helper, the config store and its watcher): its messages reach an extern logger through
+/// [`relay`], never by a call from this thread. Such a thread may hold a lock that a program
+/// thread waits for while the program's logger waits for that program thread (a Python logger
+/// takes the interpreter's lock, which the waiting thread holds): both would wait for ever.
+pub fn internal_thread() {
+    INTERNAL.with(|c| c.set(true));
+}
+
+/// Messages of the library's own threads for the extern logger, delivered in order by one
+/// thread of their own that holds no lock of the library. Bounded: when the logger stops taking
+/// messages, later ones are dropped (and counted) rather than piling up.
+fn relay(func: unsafe extern "C" fn(c_int, *const c_char), level: i32, msg: CString) {
+    type Queue = std::sync::mpsc::SyncSender<(i32, CString)>;
+    static QUEUE: OnceLock<Option<Queue>> = OnceLock::new();
+    static DROPPED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let queue = QUEUE.get_or_init(|| {
+        let (tx, rx) = std::sync::mpsc::sync_channel::<(i32, CString)>(4096);
+        std::thread::Builder::new()
+            .name("aclshmem-log".into())
+            .spawn(move || {
+                for (level, msg) in rx {
+                    // SAFETY: as for a direct call (the program's callback, a message valid for
+                    // the call).
+                    unsafe { func(level, msg.as_ptr()) };
+                }
+            })
+            .ok()
+            .map(|_| tx)
+    });
+    let sent = queue.as_ref().is_some_and(|q| q.try_send((level, msg)).is_ok());
+    if !sent {
+        let n = DROPPED.fetch_add(1, Ordering::Relaxed) + 1;
+        if n.is_power_of_two() {
+            write_stderr(&format!(
+                "aclshmem: {n} message(s) of the library's threads could not reach the extern logger\n"
+            ));
         }
     }
 }

@@ -428,6 +428,7 @@ impl Routes {
             let helper = std::thread::Builder::new()
                 .name("aclshmem-drive".into())
                 .spawn_scoped(s, || {
+                    crate::logging::internal_thread();
                     let mut b = crate::wait::Backoff::new();
                     while !done.load(std::sync::atomic::Ordering::Acquire) {
                         self.progress();

@@ -326,6 +326,7 @@ impl Watcher {
         let thread = std::thread::Builder::new()
             .name("aclshmem-watch".into())
             .spawn(move || {
+                crate::logging::internal_thread();
                 let mut frames = FrameReader::new(MAX_CONTROL_FRAME);
                 let mut heard = Instant::now();
                 let mut next_ping = Instant::now();

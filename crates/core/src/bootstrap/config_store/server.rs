@@ -132,7 +132,10 @@ impl Server {
         };
         let thread = std::thread::Builder::new()
             .name("aclshmem-store".into())
-            .spawn(move || store.run())?;
+            .spawn(move || {
+                crate::logging::internal_thread();
+                store.run()
+            })?;
         Ok(Server {
             shared,
             waker,

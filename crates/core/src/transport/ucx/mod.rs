@@ -2531,7 +2531,10 @@ fn start_progress(sh: &Arc<Shared>) -> Result<Progress> {
     let (s2, st2) = (Arc::clone(sh), Arc::clone(&stop));
     let thread = std::thread::Builder::new()
         .name("aclshmem-ucx".into())
-        .spawn(move || progress_loop(&s2, efd, wake, timer, &st2));
+        .spawn(move || {
+            crate::logging::internal_thread();
+            progress_loop(&s2, efd, wake, timer, &st2)
+        });
     let thread = match thread {
         Ok(t) => t,
         Err(e) => {
