@@ -137,7 +137,18 @@ impl Cluster {
         per_node: usize,
         env: &[(&str, &str)],
     ) -> Run {
-        let exe = common::compile_c(prog);
+        self.run_exe(launcher_opts, common::compile_c(prog), scenario, per_node, env)
+    }
+
+    /// [`Cluster::run_with`] for a program already built (`exe`).
+    fn run_exe(
+        &self,
+        launcher_opts: &[&str],
+        exe: std::path::PathBuf,
+        scenario: &str,
+        per_node: usize,
+        env: &[(&str, &str)],
+    ) -> Run {
         let rsh = format!("bash {} rsh", self.script.display());
         let mut args: Vec<std::ffi::OsString> = vec![
             "--hosts".into(),
@@ -923,4 +934,63 @@ fn openshmem_programs_across_nodes() {
             "no_finalize {mode}: {text}"
         );
     }
+}
+
+/// Kernels of the CPU device mode (tests/c/kernel_tests.cpp, built with scripts/aclshmem-cxx) on 2
+/// nodes, 1 and 2 PEs each: device RMA and put-with-signal of every type, waits and tests, device
+/// atomics of every type (the 1/2-byte and floating adds, the MTE, RoCE and UDMA atomics reach a
+/// PE on the other node through the transport: they changed nothing there before), the engines'
+/// copies (`aclshmem_roce_ptr` of a PE on the other node stands for its copy: it was NULL, and the
+/// RoCE write through it moved nothing), many blocks and a kernel waiting for another PE's.
+#[test]
+fn kernels_across_nodes() {
+    let _g = CLUSTER.lock().unwrap_or_else(|e| e.into_inner());
+    static BUILT: Mutex<Option<std::path::PathBuf>> = Mutex::new(None);
+    let Some(exe) = common::kernel_build::build_program(&BUILT, "kernel_tests", "c++") else {
+        common::skip(
+            "kernels_across_nodes",
+            "python3 or c++ is missing (the CPU device mode's compiler wrapper needs both)",
+        );
+        return;
+    };
+    let Some(c) = Cluster::up("kernels_across_nodes", 2) else {
+        return;
+    };
+    let mut failed = Vec::new();
+    for per_node in [1, 2] {
+        for scenario in [
+            "families",
+            "atomics",
+            "tests",
+            "sized",
+            "cross_pe",
+            "engines",
+            "engine_qp",
+            "many_blocks",
+        ] {
+            if !selected("kernel_tests", scenario) {
+                continue;
+            }
+            let r = c.run_exe(
+                &["--tag-output"],
+                exe.clone(),
+                scenario,
+                per_node,
+                &[("ACLSHMEM_LOCAL_MEM_SIZE", "64M")],
+            );
+            let oks = r.stdout.matches(&format!("OK {scenario}")).count();
+            eprintln!(
+                "kernels_across_nodes: {scenario} ({per_node} per node): exit {:?}, {oks} OK, in {:.1?}",
+                r.status.code(),
+                r.elapsed
+            );
+            if !r.status.success() || oks != 2 * per_node || !r.failures().is_empty() {
+                failed.push(format!(
+                    "kernel_tests {scenario} ({per_node} per node):\n{}",
+                    r.dump()
+                ));
+            }
+        }
+    }
+    assert_none_failed("kernels_across_nodes", failed);
 }

@@ -150,59 +150,94 @@ inline T rmw(T *p, F f)
         }
     }
 }
+/* the same read-modify-write on PE pe's copy when this process does not map it (a PE on another
+   node): compare-and-swap rounds through the transport on the naturally aligned 64-bit word (8-byte
+   T) or 32-bit word (1, 2 and 4-byte T, which lie inside one: the other bytes of the word are
+   written back as they were). A symmetric address is what the host atomics take; a bad address or
+   PE is refused by them with a logged error (the result is then 0). */
+template <typename T, typename F>
+inline T rmw_transport(T *p, int pe, F f, std::true_type /* 8 bytes */)
+{
+    uint64_t *w = reinterpret_cast<uint64_t *>(p);
+    uint64_t old = aclshmem_uint64_atomic_fetch(w, pe);
+    for (;;) {
+        T cur;
+        std::memcpy(&cur, &old, sizeof(T));
+        T next = f(cur);
+        uint64_t nw;
+        std::memcpy(&nw, &next, sizeof(T));
+        uint64_t seen = aclshmem_uint64_atomic_compare_swap(w, old, nw, pe);
+        if (seen == old) {
+            return cur;
+        }
+        old = seen;
+    }
+}
+template <typename T, typename F>
+inline T rmw_transport(T *p, int pe, F f, std::false_type /* 1, 2 or 4 bytes */)
+{
+    static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "byte lanes of a little-endian word");
+    const uintptr_t a = reinterpret_cast<uintptr_t>(p);
+    uint32_t *w = reinterpret_cast<uint32_t *>(a & ~uintptr_t(3));
+    const unsigned shift = unsigned(a & 3) * 8;
+    const uint32_t lane = sizeof(T) == 4 ? 0xffffffffu : ((1u << (8 * sizeof(T))) - 1u) << shift;
+    uint32_t old = aclshmem_uint32_atomic_fetch(w, pe);
+    for (;;) {
+        const uint32_t bits = (old & lane) >> shift;
+        T cur;
+        std::memcpy(&cur, &bits, sizeof(T));
+        T next = f(cur);
+        uint32_t nb = 0;
+        std::memcpy(&nb, &next, sizeof(T));
+        const uint32_t nw = (old & ~lane) | ((nb << shift) & lane);
+        uint32_t seen = aclshmem_uint32_atomic_compare_swap(w, old, nw, pe);
+        if (seen == old) {
+            return cur;
+        }
+        old = seen;
+    }
+}
+/* f on PE pe's T at dst: inline on a mapped copy, through the transport otherwise */
+template <typename T, typename F>
+inline T apply(T *dst, int pe, F f)
+{
+    T *p = remote(dst, pe);
+    return p != nullptr ? rmw(p, f) : rmw_transport(dst, pe, f, std::integral_constant<bool, sizeof(T) == 8>());
+}
 template <typename T>
 inline T fetch_add(T *dst, T v, int pe)
 {
-    T *p = remote(dst, pe);
-    if (p == nullptr) {
-        return T();
-    }
-    return rmw(p, [v](T c) { return static_cast<T>(c + v); });
+    return apply(dst, pe, [v](T c) { return static_cast<T>(c + v); });
 }
 template <typename T>
 inline T swap(T *dst, T v, int pe)
 {
-    T *p = remote(dst, pe);
-    if (p == nullptr) {
-        return T();
-    }
-    return rmw(p, [v](T) { return v; });
+    return apply(dst, pe, [v](T) { return v; });
 }
 template <typename T>
 inline T compare_swap(T *dst, T cond, T v, int pe)
 {
-    T *p = remote(dst, pe);
-    if (p == nullptr) {
-        return T();
-    }
-    return rmw(p, [cond, v](T c) { return std::memcmp(&c, &cond, sizeof(T)) == 0 ? v : c; });
+    return apply(dst, pe, [cond, v](T c) { return std::memcmp(&c, &cond, sizeof(T)) == 0 ? v : c; });
 }
 template <typename T>
 inline T fetch_and(T *dst, T v, int pe)
 {
-    T *p = remote(dst, pe);
-    return p == nullptr ? T() : rmw(p, [v](T c) { return static_cast<T>(c & v); });
+    return apply(dst, pe, [v](T c) { return static_cast<T>(c & v); });
 }
 template <typename T>
 inline T fetch_or(T *dst, T v, int pe)
 {
-    T *p = remote(dst, pe);
-    return p == nullptr ? T() : rmw(p, [v](T c) { return static_cast<T>(c | v); });
+    return apply(dst, pe, [v](T c) { return static_cast<T>(c | v); });
 }
 template <typename T>
 inline T fetch_xor(T *dst, T v, int pe)
 {
-    T *p = remote(dst, pe);
-    return p == nullptr ? T() : rmw(p, [v](T c) { return static_cast<T>(c ^ v); });
+    return apply(dst, pe, [v](T c) { return static_cast<T>(c ^ v); });
 }
 template <typename T>
 inline T fetch(T *src, int pe)
 {
-    T *p = remote(src, pe);
-    if (p == nullptr) {
-        return T();
-    }
-    return rmw(p, [](T c) { return c; });
+    return apply(src, pe, [](T c) { return c; });
 }
 } // namespace aclshmemi_dev
 
@@ -859,9 +894,20 @@ inline void aclshmemx_cmo_qp_nbi(AscendC::GlobalTensor<T> &, uint32_t, ACLSHMEMC
 }
 
 /* ---- RoCE engine (spec 2.7): same copies; team syncs and barriers are PE-level (one block) ---- */
+/* a PE mapped here: its copy's address (aclshmem_ptr); a PE reached through a transport (another
+   node), whose copy has no address here: the symmetric address itself, which
+   aclshmemi_roce_write / _read and the RoCE put / get take for that PE (never to be dereferenced:
+   on the device, the original's value is a remote address too); NULL for an address outside the
+   heap or a PE out of range */
 inline void *aclshmem_roce_ptr(void *ptr, int pe)
 {
-    return aclshmem_ptr(ptr, pe);
+    void *p = aclshmem_ptr(ptr, pe);
+    aclshmem_device_host_state_t *s = aclshmemx_dev_state();
+    if (p != nullptr || s == nullptr || pe < 0 || pe >= s->npes || s->heap_base == nullptr) {
+        return p;
+    }
+    const uintptr_t a = reinterpret_cast<uintptr_t>(ptr), base = reinterpret_cast<uintptr_t>(s->heap_base);
+    return a >= base && a - base < s->heap_size ? ptr : nullptr;
 }
 template <typename T>
 inline void aclshmemx_roce_put_nbi(T *dst, T *src, T *buf, uint32_t n, int pe, uint32_t sync_id = 0)

@@ -731,8 +731,9 @@ struct EngineBufs {
     }
     aclshmemx_udma_put_signal_nbi(b.sig_dst, b.src, kEngineN, b.sig, 0x1234567890ull, next);
     /* the internal whole-message RoCE operations, with UB work tensors built as the original's
-       examples build them; the remote operand by its address in the next PE's copy, then (the
-       older call form, without an event id) by its symmetric address */
+       examples build them; the remote operand by what aclshmem_roce_ptr returns (its address in
+       the next PE's copy on this node; on another node the symmetric address), then (the older call
+       form, without an event id) by its symmetric address */
     {
         AscendC::LocalTensor<uint32_t> ub32;
         ub32.address_.logicPos = static_cast<uint8_t>(AscendC::TPosition::VECOUT);
@@ -745,7 +746,7 @@ struct EngineBufs {
         constexpr int half = kEngineN / 2;
         constexpr uint64_t half_bytes = half * sizeof(int32_t);
         auto *peer_dst = static_cast<uint8_t *>(aclshmem_roce_ptr(b.dst + 4 * kEngineN, next));
-        auto *peer_src = static_cast<uint8_t *>(aclshmem_ptr(b.src, next));
+        auto *peer_src = static_cast<uint8_t *>(aclshmem_roce_ptr(b.src, next));
         aclshmemi_roce_write(peer_dst, reinterpret_cast<uint8_t *>(b.src), next, 0, half_bytes, ub64, ub32, 0);
         aclshmemi_roce_read(reinterpret_cast<uint8_t *>(b.back + 4 * kEngineN), peer_src, next, 0, half_bytes, ub64,
                             ub32, 0);

@@ -2,6 +2,8 @@
 //! against `libaclshmem.so`, and running them under `aclshmrun` with a hard time limit.
 #![allow(dead_code)]
 
+pub mod kernel_build;
+
 use std::ffi::OsStr;
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
