@@ -119,6 +119,7 @@ impl Server {
             n_strangers: 0,
             pes: (0..n_pes).map(|_| Pe::default()).collect(),
             dead: Vec::new(),
+            absent: Vec::new(),
             rounds: HashMap::new(),
             exiting: None,
             stopping: false,
@@ -446,6 +447,10 @@ struct Store {
     n_strangers: usize,
     pes: Vec<Pe>,
     dead: Vec<usize>,
+    /// PEs that never connected although a collective of the job failed waiting for them: the
+    /// others' `Bye`s do not wait for theirs (a job whose init failed so ends at once instead of
+    /// after another operation timeout).
+    absent: Vec<usize>,
     rounds: HashMap<u64, Round>,
     /// Set once a PE called global exit: deaths that follow are the job ending, not failures.
     exiting: Option<i32>,
@@ -932,7 +937,9 @@ impl Store {
     }
 
     fn check_all_left(&mut self) {
-        if !(0..self.n_pes).all(|p| self.pes[p].finished || self.dead.contains(&p)) {
+        if !(0..self.n_pes)
+            .all(|p| self.pes[p].finished || self.dead.contains(&p) || self.absent.contains(&p))
+        {
             return;
         }
         self.stopping = true;
@@ -986,6 +993,12 @@ impl Store {
                     self.op_timeout.as_secs()
                 );
                 self.fail(pe, reason);
+                for p in missing {
+                    if self.pes[p].request.is_none() && !self.pes[p].finished && !self.absent.contains(&p) {
+                        self.absent.push(p);
+                    }
+                }
+                self.check_all_left();
             }
             if let Some(by) = self.pes[pe].leave_by
                 && now >= by
@@ -1151,6 +1164,21 @@ mod tests {
         assert!(start_t.elapsed() < Duration::from_secs(8));
         drop(c0); // disconnects without Bye: PE 0 is dead for the store now
         drop(server);
+    }
+
+    #[test]
+    fn a_failed_job_does_not_wait_for_pes_that_never_came() {
+        // PE 1 never connects (its init failed elsewhere): PE 0's collective fails after the
+        // operation timeout, and its Bye then returns at once instead of after another one
+        let (server, addr) = start(2, b"s", Duration::from_secs(3));
+        let t = Duration::from_secs(10);
+        let c0 = Client::connect(&target(addr, b"s", 0, 2, t), Duration::from_secs(10)).unwrap();
+        let e0 = c0.allgather(b"x").unwrap_err().to_string();
+        assert!(e0.contains("1]"), "{e0}");
+        let t0 = Instant::now();
+        c0.bye();
+        assert!(t0.elapsed() < Duration::from_millis(1500), "{:?}", t0.elapsed());
+        server.shutdown(t);
     }
 
     #[test]
