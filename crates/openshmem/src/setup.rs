@@ -307,8 +307,13 @@ extern "C" fn finalize_atexit() {
     finalize_at_exit(0)
 }
 
+/// The process that registered [`finalize_at_exit`]: a child forked from it inherits the handler
+/// and the library's state but is no PE, and must leave the job alone when it exits.
+static REGISTERED_BY: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+
 /// Registers [`finalize_at_exit`] (once, by the first init).
 fn register_finalize_at_exit() {
+    REGISTERED_BY.store(std::process::id(), Ordering::Relaxed);
     // SAFETY: registers a plain extern "C" function; its argument is unused.
     #[cfg(target_env = "gnu")]
     let rc = unsafe { on_exit(finalize_on_exit, std::ptr::null_mut()) };
@@ -326,7 +331,8 @@ fn register_finalize_at_exit() {
 /// `shmem_finalize`) Sandia OpenSHMEM does it too, with a warning on PE 0, and so does this
 /// library, so that the many programs that simply return from `main` run.
 ///
-/// A program ending with a nonzero status (an error) is not finalized: the PE leaves at once, and
+/// A child process forked by the program does nothing here (it is no PE). A program ending with a
+/// nonzero status (an error) is not finalized: the PE leaves at once, and
 /// the others learn that it died and end the job, as when a PE crashes, with the launcher
 /// reporting that status. Otherwise the PE waits for every other PE to finish as well, serving
 /// their accesses to its memory meanwhile. Before that it tells them that it left
@@ -334,7 +340,7 @@ fn register_finalize_at_exit() {
 /// left a PE out of one) then fails with a message naming it, which ends the job, instead of both
 /// waiting for ever.
 fn finalize_at_exit(status: c_int) {
-    if runtime::ending() || status != 0 {
+    if runtime::ending() || status != 0 || std::process::id() != REGISTERED_BY.load(Ordering::Relaxed) {
         return;
     }
     let (count, owned) = *STATE.lock().unwrap_or_else(|e| e.into_inner());

@@ -7,6 +7,9 @@
  *            left must never make a peer still finishing the last call fail
  *   subteam  PE 0 returns after splitting off a team of the others, which then go on with 200
  *            barriers, broadcasts and fcollects among themselves: nothing waits for PE 0
+ *   fork     every PE forks a child that calls exit(0) (running the exit handlers it inherited):
+ *            the child is no PE and must not finalize or leave on the PE's behalf; PE 1 then
+ *            enters a barrier 3 s late, and the others must simply wait for it
  *   early    PE 1 returns with status 3 right after init (a program ending early on an error)
  *            while the others wait in shmem_barrier_all: PE 1 is not finalized, the job ends at
  *            once as when a PE dies, with status 3
@@ -18,6 +21,8 @@
 #define _DEFAULT_SOURCE
 #include <stdio.h>
 #include <string.h>
+#include <stdlib.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <shmem.h>
 
@@ -79,6 +84,19 @@ int main(int argc, char **argv) {
         }
         printf("OK no_finalize\nOK reads\n");
         fflush(stdout);
+        return 0;
+    }
+    if (strcmp(mode, "fork") == 0) {
+        pid_t child = fork();
+        if (child == 0) exit(0);
+        int status = -1;
+        if (child < 0 || waitpid(child, &status, 0) != child || status != 0) return fail(me, "fork", status, 0);
+        if (me == 1) sleep(3);
+        shmem_barrier_all();
+        if (me == 0) {
+            printf("OK no_finalize\nOK fork\n");
+            fflush(stdout);
+        }
         return 0;
     }
     if (strcmp(mode, "race") == 0) {
