@@ -83,6 +83,18 @@ fn init_finalize_4pes() {
     scenario("init_finalize", 4);
 }
 
+/// A program that returns from `main` without `aclshmem_finalize` (status 0): finalized at exit,
+/// each PE serving the others until all are done; three runs each, as the failure it guards
+/// against (the first PE out ended the others as a lost PE) depended on timing.
+#[test]
+fn no_finalize_is_finalized_at_exit_2_and_4pes() {
+    for n in [2, 4] {
+        for _ in 0..3 {
+            scenario("no_finalize", n);
+        }
+    }
+}
+
 #[test]
 fn init_status_phases_2pes() {
     scenario("init_status_phases", 2);

@@ -437,6 +437,8 @@ fn two_nodes() {
             ),
             ("pe_tests", "barrier", 2, NONE),
             ("pe_tests", "init_finalize", 2, NONE),
+            // returning from main without finalize: finalized at exit, PE 0 serving the others
+            ("pe_tests", "no_finalize", 2, NONE),
             ("stream_tests", "ring", 2, NONE),
             // the program's own device buffers in the heap: mapped by the node's peers, registered
             // with UCX for the other node's

@@ -1166,6 +1166,29 @@ static void scenario_open_files(void)
 }
 
 /* ------------------------------------------------------------------------------------------ */
+/* 13. no_finalize: a program that returns from main with status 0 without aclshmem_finalize is  */
+/* finalized at exit, once the others are done too. PE 0 (which runs the config store) returns  */
+/* right after a barrier; the others read its memory for 300 ms, then return: every PE ends with */
+/* status 0 (the first PE out used to end the others as a lost PE, status 1).                    */
+static void scenario_no_finalize(void)
+{
+    init_env();
+    int64_t *w = aclshmem_malloc(sizeof(int64_t));
+    CHECK(w != NULL, "aclshmem_malloc returned NULL");
+    *w = 1000 + g_pe;
+    aclshmem_barrier_all();
+    if (g_pe == 0) {
+        ok();
+        return;
+    }
+    double until = now_s() + 0.3;
+    while (now_s() < until) {
+        int64_t v = aclshmem_int64_g(w, 0);
+        CHECK(v == 1000, "g from PE 0 after it returned from main: %lld", (long long)v);
+    }
+}
+
+/* ------------------------------------------------------------------------------------------ */
 int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
@@ -1198,6 +1221,7 @@ int main(int argc, char **argv)
         {"hang", scenario_hang},
         {"quiet_waits", scenario_quiet_waits},
         {"open_files", scenario_open_files},
+        {"no_finalize", scenario_no_finalize},
     };
     for (size_t i = 0; i < sizeof scenarios / sizeof scenarios[0]; i++) {
         if (strcmp(scenarios[i].name, argv[1]) == 0) {

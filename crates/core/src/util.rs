@@ -98,3 +98,64 @@ pub fn exit_status() -> i32 {
 pub fn ending() -> bool {
     ENDING.load(std::sync::atomic::Ordering::SeqCst)
 }
+
+/// Hooks run when the process exits normally (`exit`, or a return from `main`), newest first,
+/// with the exit status: [`at_normal_exit`].
+static NORMAL_EXIT: Mutex<Vec<fn(i32)>> = Mutex::new(Vec::new());
+/// The process that registered the exit handler: a child forked from it inherits the handler and
+/// the library's state but is no PE, so its exit runs no hook.
+static NORMAL_EXIT_PID: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+
+#[cfg(target_env = "gnu")]
+unsafe extern "C" {
+    /// glibc's `on_exit`: like `atexit`, and the handler learns the exit status.
+    fn on_exit(
+        handler: extern "C" fn(std::ffi::c_int, *mut std::ffi::c_void),
+        arg: *mut std::ffi::c_void,
+    ) -> std::ffi::c_int;
+}
+
+#[cfg(target_env = "gnu")]
+extern "C" fn run_normal_exit(status: std::ffi::c_int, _: *mut std::ffi::c_void) {
+    run_normal_exit_hooks(status)
+}
+
+#[cfg(not(target_env = "gnu"))]
+extern "C" fn run_normal_exit() {
+    // the status is not known here: taken as a normal end
+    run_normal_exit_hooks(0)
+}
+
+fn run_normal_exit_hooks(status: i32) {
+    if std::process::id() != NORMAL_EXIT_PID.load(std::sync::atomic::Ordering::Relaxed) {
+        return;
+    }
+    let hooks: Vec<fn(i32)> = NORMAL_EXIT.locked().clone();
+    for h in hooks.iter().rev() {
+        h(status);
+    }
+}
+
+/// Runs `hook(status)` when the process exits through `exit` (a return from `main` included),
+/// after the handlers the program registered later and before those it registered earlier;
+/// hooks of the library run newest first. Not in a forked child, and not when the job ends from
+/// the library's own thread ([`exit_process`]: `_exit`). A hook registered twice runs once.
+pub fn at_normal_exit(hook: fn(i32)) {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        NORMAL_EXIT_PID.store(std::process::id(), std::sync::atomic::Ordering::Relaxed);
+        // SAFETY: registers a plain extern "C" function; its argument is unused.
+        #[cfg(target_env = "gnu")]
+        let rc = unsafe { on_exit(run_normal_exit, std::ptr::null_mut()) };
+        // SAFETY: registers a plain extern "C" function without arguments.
+        #[cfg(not(target_env = "gnu"))]
+        let rc = unsafe { libc::atexit(run_normal_exit) };
+        if rc != 0 {
+            log::warn!("could not register the library's exit handler");
+        }
+    });
+    let mut hooks = NORMAL_EXIT.locked();
+    if !hooks.iter().any(|&h| std::ptr::fn_addr_eq(h, hook)) {
+        hooks.push(hook);
+    }
+}

@@ -111,8 +111,7 @@ fn init(requested: c_int) -> Result<()> {
     );
     *st = (1, owned);
     drop(st);
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(register_finalize_at_exit);
+    runtime::at_normal_exit(finalize_at_exit);
     if runtime::current_pe() == Some(0) {
         if config::SHMEM_VERSION.value()? || config::SHMEM_INFO.value()? {
             println!("{VENDOR}: OpenSHMEM {MAJOR}.{MINOR}");
@@ -290,57 +289,22 @@ pub extern "C" fn start_pes(npes: c_int) {
 /// Whether `start_pes` initialised the library (its programs need no `shmem_finalize`).
 static STARTED_BY_START_PES: AtomicBool = AtomicBool::new(false);
 
-#[cfg(target_env = "gnu")]
-unsafe extern "C" {
-    /// glibc's `on_exit`: like `atexit`, and the handler learns the exit status.
-    fn on_exit(handler: extern "C" fn(c_int, *mut c_void), arg: *mut c_void) -> c_int;
-}
-
-#[cfg(target_env = "gnu")]
-extern "C" fn finalize_on_exit(status: c_int, _: *mut c_void) {
-    finalize_at_exit(status)
-}
-
-#[cfg(not(target_env = "gnu"))]
-extern "C" fn finalize_atexit() {
-    // the status is not known here: taken as a normal end
-    finalize_at_exit(0)
-}
-
-/// The process that registered [`finalize_at_exit`]: a child forked from it inherits the handler
-/// and the library's state but is no PE, and must leave the job alone when it exits.
-static REGISTERED_BY: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
-
-/// Registers [`finalize_at_exit`] (once, by the first init).
-fn register_finalize_at_exit() {
-    REGISTERED_BY.store(std::process::id(), Ordering::Relaxed);
-    // SAFETY: registers a plain extern "C" function; its argument is unused.
-    #[cfg(target_env = "gnu")]
-    let rc = unsafe { on_exit(finalize_on_exit, std::ptr::null_mut()) };
-    // SAFETY: registers a plain extern "C" function without arguments.
-    #[cfg(not(target_env = "gnu"))]
-    let rc = unsafe { libc::atexit(finalize_atexit) };
-    if rc != 0 {
-        log::warn!("shmem_init: could not register the implicit finalize at exit");
-    }
-}
-
-/// The implicit finalize at exit, registered by the first init: ends every `shmem_init` /
+/// The implicit finalize at exit, registered by the first init (`runtime::at_normal_exit`, which
+/// runs it before the core's own, `runtime::init`, and never in a forked child): ends every `shmem_init` /
 /// `start_pes` not yet finalized, unless the job is ending (a global exit or a lost peer). After
 /// `start_pes` the specification asks for it; after `shmem_init` (whose programs must call
 /// `shmem_finalize`) Sandia OpenSHMEM does it too, with a warning on PE 0, and so does this
 /// library, so that the many programs that simply return from `main` run.
 ///
-/// A child process forked by the program does nothing here (it is no PE). A program ending with a
-/// nonzero status (an error) is not finalized: the PE leaves at once, and
+/// A program ending with a nonzero status (an error) is not finalized: the PE leaves at once, and
 /// the others learn that it died and end the job, as when a PE crashes, with the launcher
 /// reporting that status. Otherwise the PE waits for every other PE to finish as well, serving
 /// their accesses to its memory meanwhile. Before that it tells them that it left
 /// (`sync::depart`): a PE that still waits for it in a barrier or collective (a program that
 /// left a PE out of one) then fails with a message naming it, which ends the job, instead of both
 /// waiting for ever.
-fn finalize_at_exit(status: c_int) {
-    if runtime::ending() || status != 0 || std::process::id() != REGISTERED_BY.load(Ordering::Relaxed) {
+fn finalize_at_exit(status: i32) {
+    if runtime::ending() || status != 0 {
         return;
     }
     let (count, owned) = *STATE.lock().unwrap_or_else(|e| e.into_inner());

@@ -27,4 +27,10 @@ pub trait Bootstrap: Send + Sync {
     fn global_exit(&self, status: i32);
     /// Leaves the job; the last step of finalize. Called once.
     fn finalize(&self);
+    /// Whether a PE that leaves without [`Bootstrap::finalize`] is taken for dead, ending the job
+    /// (the config store watches its PEs; MPI leaves that to its launcher): then a program that
+    /// returns from `main` without finalizing is finalized at exit (`runtime::init`).
+    fn watches_departures(&self) -> bool {
+        false
+    }
 }

@@ -227,6 +227,7 @@ fn init_with(flags: u32, attr: &mut InitAttr, buffers: Option<&[BufferDesc]>) ->
                 .store(ACLSHMEM_STATUS_IS_INITIALIZED, Ordering::Release);
             crate::stream::configure_prof(attr.my_pe as usize);
             crate::stream::open_internal_stream();
+            crate::util::at_normal_exit(finalize_at_exit);
             log::info!("PE {} of {}: instance {id} initialised", attr.my_pe, attr.n_pes);
             Ok(())
         }
@@ -235,6 +236,42 @@ fn init_with(flags: u32, attr: &mut InitAttr, buffers: Option<&[BufferDesc]>) ->
                 .store(ACLSHMEM_STATUS_NOT_INITIALIZED, Ordering::Release);
             undo();
             Err(e)
+        }
+    }
+}
+
+/// A program that returns from `main` (or calls `exit`) with status 0 while instances are still
+/// initialised: each one whose bootstrap takes a PE leaving without finalize for dead (the config
+/// store: DEFAULT and UNIQUEID modes) is finalized here, after telling the other PEs that this
+/// one left (`sync::depart`). Without this, the first PE out of such a program ended the others
+/// as a lost PE (status 1), often while they were still in their own exit. The finalize waits for
+/// the others as an explicit one does; with a nonzero status (an error) the PE leaves as it did,
+/// and the job ends as when a PE dies. Instances of the MPI bootstrap are left to MPI (whose own
+/// finalize may have run already). The OpenSHMEM surface's implicit finalize runs before this.
+fn finalize_at_exit(status: i32) {
+    if status != 0 || crate::util::ending() {
+        return;
+    }
+    let mut slots = vec![&SLOT0];
+    slots.extend(super::SLOTS.locked().iter().copied());
+    for s in slots {
+        let p = s.live.load(Ordering::Acquire);
+        if p.is_null() {
+            continue;
+        }
+        // SAFETY: the slot's own reference keeps a live instance alive until a finalize takes it
+        // out, and only this thread (the process's exit) finalizes now, after this borrow's last use
+        let inst = unsafe { &*p };
+        if !inst.boot().watches_departures() {
+            continue;
+        }
+        let pe = inst.my_pe();
+        if let Err(e) = crate::sync::depart(inst) {
+            log::error!("[PE {pe}] finalize at exit: telling the other PEs that this one left failed: {e}");
+        }
+        // (the instance is gone after this: `inst` is not used again)
+        if let Err(e) = finalize(Some(s.id)) {
+            log::error!("[PE {pe}] finalize at exit of instance {}: {e}", s.id);
         }
     }
 }

@@ -23,7 +23,7 @@ mod init;
 pub mod qp;
 
 pub use crate::instance::{AllocRequest, Engine, Instance, StaticRegion};
-pub use crate::util::{ending, exit_process};
+pub use crate::util::{at_normal_exit, ending, exit_process};
 pub use init::{finalize, global_exit, init, init_with_buffers};
 
 use crate::util::Locked;

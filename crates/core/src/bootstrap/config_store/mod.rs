@@ -263,6 +263,9 @@ impl Bootstrap for ConfigStore {
         // the store's notice reaches this PE's watcher too, which exits; give it a moment
         std::thread::sleep(Duration::from_secs(5));
     }
+    fn watches_departures(&self) -> bool {
+        true
+    }
     fn finalize(&self) {
         self.watcher.close();
         self.client.bye();
