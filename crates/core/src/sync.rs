@@ -193,17 +193,23 @@ pub fn depart(inst: &Instance) -> Result<()> {
         off: inst.departures(),
         pe: me,
     };
+    // every PE is told, whatever fails for one of them (the first failure is returned)
+    let mut first = Ok(());
     for pe in (0..inst.n_pes()).filter(|&pe| pe != me) {
-        let to = routes.to(pe)?;
         let at = Remote { pe, ..base };
-        to.atomic(
-            at.at(depart_bit_off(me)),
-            Width::W64,
-            AmoOp::FetchOr(1 << (me % 64)),
-        )?;
-        to.atomic(at, Width::W64, AmoOp::FetchAdd(1))?;
+        let told = routes.to(pe).and_then(|to| {
+            to.atomic(
+                at.at(depart_bit_off(me)),
+                Width::W64,
+                AmoOp::FetchOr(1 << (me % 64)),
+            )?;
+            to.atomic(at, Width::W64, AmoOp::FetchAdd(1))
+        });
+        if let Err(e) = told {
+            first = first.and(Err(e));
+        }
     }
-    routes.quiet()
+    first.and(routes.quiet())
 }
 
 /// How long a wait goes on after it learned that a PE it needs left, before it fails: over a
