@@ -347,16 +347,7 @@ pub fn barrier(inst: &Instance, team: &Team) -> Result<()> {
     let mut recorded = false;
     let mut dep = Departure::default();
     aclshmem_protocol::barrier::central(arrive, generation, team.size as u64, |seen| {
-        record_once(inst, team, seen, &w, &mut recorded);
-        w.snooze(|| not_arrived(inst, team, seen))
-            .map_err(|e| timed_out(inst, team, seen, e))?;
-        // a member that left never arrives (had it arrived, the barrier would be over)
-        dep.check(
-            inst,
-            &w,
-            || departed_member(inst, team, 0..team.size),
-            || not_arrived(inst, team, seen),
-        )
+        barrier_snooze(inst, team, seen, &mut w, &mut recorded, &mut dep)
     })
 }
 
@@ -573,19 +564,33 @@ fn barrier_generic(inst: &Instance, team: &Team) -> Result<()> {
     let mut dep = Departure::default();
     while generation.load(Ordering::Acquire) == seen {
         routes.progress();
-        record_once(inst, team, seen, &w, &mut recorded);
-        w.snooze(|| not_arrived(inst, team, seen))
-            .map_err(|e| timed_out(inst, team, seen, e))?;
-        // a member that left never arrives, or its arrival released this PE already (the last
-        // arriver's update may still be on its way: the grace covers it)
-        dep.check(
-            inst,
-            &w,
-            || departed_member(inst, team, 0..team.size),
-            || not_arrived(inst, team, seen),
-        )?;
+        barrier_snooze(inst, team, seen, &mut w, &mut recorded, &mut dep)?;
     }
     Ok(())
+}
+
+/// One wait step of a barrier over `team` ending generation `seen` (central or generic): records
+/// this PE's arrival once the wait is watched, snoozes (failing past the collective timeout), and
+/// fails once a member that left has not arrived: a member that left never arrives, or its
+/// arrival released this PE already (over a transport the last arriver's update may still be on
+/// its way: [`Departure`]'s grace covers it).
+fn barrier_snooze(
+    inst: &Instance,
+    team: &Team,
+    seen: u64,
+    w: &mut Watch,
+    recorded: &mut bool,
+    dep: &mut Departure,
+) -> Result<()> {
+    record_once(inst, team, seen, w, recorded);
+    w.snooze(|| not_arrived(inst, team, seen))
+        .map_err(|e| timed_out(inst, team, seen, e))?;
+    dep.check(
+        inst,
+        w,
+        || departed_member(inst, team, 0..team.size),
+        || not_arrived(inst, team, seen),
+    )
 }
 
 /// Barrier over the team of `handle`; `ACLSHMEM_TEAM_INVALID` is a no-op (as in the original).
