@@ -122,7 +122,7 @@ impl Target {
             Some((cfg, name)) => {
                 let c = rustls::ClientConnection::new(cfg.clone(), name.clone())
                     .map_err(|e| Attempt::Rejected(format!("TLS session: {e}")))?;
-                Conn::Client(Box::new(rustls::StreamOwned::new(c, tcp)))
+                Conn::Client(Box::new(rustls::StreamOwned::new(c, super::conn::NoSigPipe(tcp))))
             }
         };
         if let Err(e) = conn.handshake() {

@@ -315,7 +315,7 @@ impl Peer {
         };
         if let Err(e) = tls.process_new_packets() {
             // send the alert if we can, then give up on the connection
-            let _ = tls.write_tls(&mut self.tcp);
+            let _ = tls.write_tls(&mut super::conn::NoSigPipe(&self.tcp));
             return Err(std::io::Error::new(std::io::ErrorKind::InvalidData, e));
         }
         loop {
@@ -343,7 +343,7 @@ impl Peer {
     fn flush(&mut self) -> std::io::Result<bool> {
         if let Some(tls) = self.tls.as_mut() {
             while tls.wants_write() {
-                match tls.write_tls(&mut self.tcp) {
+                match tls.write_tls(&mut super::conn::NoSigPipe(&self.tcp)) {
                     Ok(_) => {}
                     Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
                     Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => return Ok(false),
