@@ -943,7 +943,8 @@ fn openshmem_programs_across_nodes() {
 /// atomics of every type (the 1/2-byte and floating adds, the MTE, RoCE and UDMA atomics reach a
 /// PE on the other node through the transport: they changed nothing there before), the engines'
 /// copies (`aclshmem_roce_ptr` of a PE on the other node stands for its copy: it was NULL, and the
-/// RoCE write through it moved nothing), many blocks and a kernel waiting for another PE's.
+/// RoCE write through it moved nothing), many blocks and a kernel waiting for another PE's; and
+/// the SIMT families (tests/c/simt_tests.cpp).
 #[test]
 fn kernels_across_nodes() {
     let _g = CLUSTER.lock().unwrap_or_else(|e| e.into_inner());
@@ -958,19 +959,29 @@ fn kernels_across_nodes() {
     let Some(c) = Cluster::up("kernels_across_nodes", 2) else {
         return;
     };
+    // the SIMT program (tests/kernels.rs built it already; rebuilt here only when stale): its copies
+    // to a PE this process does not map go element by element through the transport
+    static SIMT: Mutex<Option<std::path::PathBuf>> = Mutex::new(None);
+    let simt = common::kernel_build::build_program(&SIMT, "simt_tests", "c++")
+        .expect("c++ and python3 were found for kernel_tests");
+    let kernel_scenarios = [
+        "families",
+        "atomics",
+        "tests",
+        "sized",
+        "cross_pe",
+        "engines",
+        "engine_qp",
+        "many_blocks",
+    ];
     let mut failed = Vec::new();
     for per_node in [1, 2] {
-        for scenario in [
-            "families",
-            "atomics",
-            "tests",
-            "sized",
-            "cross_pe",
-            "engines",
-            "engine_qp",
-            "many_blocks",
-        ] {
-            if !selected("kernel_tests", scenario) {
+        let programs = kernel_scenarios
+            .iter()
+            .map(|&s| ("kernel_tests", &exe, s))
+            .chain([("simt_tests", &simt, "simt")]);
+        for (prog, exe, scenario) in programs {
+            if !selected(prog, scenario) {
                 continue;
             }
             let r = c.run_exe(
@@ -982,15 +993,12 @@ fn kernels_across_nodes() {
             );
             let oks = r.stdout.matches(&format!("OK {scenario}")).count();
             eprintln!(
-                "kernels_across_nodes: {scenario} ({per_node} per node): exit {:?}, {oks} OK, in {:.1?}",
+                "kernels_across_nodes: {prog} {scenario} ({per_node} per node): exit {:?}, {oks} OK, in {:.1?}",
                 r.status.code(),
                 r.elapsed
             );
             if !r.status.success() || oks != 2 * per_node || !r.failures().is_empty() {
-                failed.push(format!(
-                    "kernel_tests {scenario} ({per_node} per node):\n{}",
-                    r.dump()
-                ));
+                failed.push(format!("{prog} {scenario} ({per_node} per node):\n{}", r.dump()));
             }
         }
     }
