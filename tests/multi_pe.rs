@@ -95,6 +95,27 @@ fn no_finalize_is_finalized_at_exit_2_and_4pes() {
     }
 }
 
+/// A finalize at exit that fails (PE 0 busy outside the library beyond the operation timeout)
+/// ends the job with status 1 and a message, so nobody waits for ever for a PE that left.
+#[test]
+fn failed_finalize_at_exit_ends_the_job_2pes() {
+    let prog = pe_tests();
+    let run = run_pes(
+        2,
+        &[prog.as_os_str(), "no_finalize_stuck".as_ref()],
+        &[],
+        JOB_TIMEOUT,
+    );
+    assert_eq!(run.code(), 1, "{}", run.dump());
+    assert!(run.failures().is_empty(), "{}", run.dump());
+    assert!(
+        format!("{}{}", run.stdout, run.stderr).contains("the finalize at exit failed"),
+        "{}",
+        run.dump()
+    );
+    assert!(run.elapsed < Duration::from_secs(14), "{}", run.dump());
+}
+
 #[test]
 fn init_status_phases_2pes() {
     scenario("init_status_phases", 2);

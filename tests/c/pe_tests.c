@@ -1188,6 +1188,25 @@ static void scenario_no_finalize(void)
     }
 }
 
+/* 14. no_finalize_stuck: PE 1 returns from main while PE 0 is busy outside the library for    */
+/* longer than the bootstrap's operation timeout (3 s here): PE 1's finalize at exit fails, and  */
+/* it ends the job (status 1, with a message) instead of leaving quietly while PE 0 would go on  */
+/* to wait for it for ever. PE 0 prints a FAIL line if it is still running after 15 s.          */
+static void scenario_no_finalize_stuck(void)
+{
+    aclshmemx_init_attr_t attr = env_attr();
+    attr.option_attr.control_operation_timeout = 3;
+    CHECK_RC(aclshmemx_init_attr(ACLSHMEMX_INIT_WITH_DEFAULT, &attr), 0);
+    aclshmem_barrier_all();
+    if (g_pe != 0) {
+        return;
+    }
+    sleep(15);
+    printf("FAIL: [PE 0] still running 15 s after the others' finalize at exit failed\n");
+    fflush(stdout);
+    exit(1);
+}
+
 /* ------------------------------------------------------------------------------------------ */
 int main(int argc, char **argv)
 {
@@ -1222,6 +1241,7 @@ int main(int argc, char **argv)
         {"quiet_waits", scenario_quiet_waits},
         {"open_files", scenario_open_files},
         {"no_finalize", scenario_no_finalize},
+        {"no_finalize_stuck", scenario_no_finalize_stuck},
     };
     for (size_t i = 0; i < sizeof scenarios / sizeof scenarios[0]; i++) {
         if (strcmp(scenarios[i].name, argv[1]) == 0) {

@@ -311,6 +311,7 @@ fn finalize_at_exit(status: i32) {
     if count == 0 {
         return;
     }
+    runtime::end_job_if_finalize_fails();
     if owned && let Ok(inst) = runtime::current() {
         if !STARTED_BY_START_PES.load(Ordering::Relaxed) && inst.my_pe() == 0 {
             aclshmem_core::logging::write_stderr(

@@ -252,6 +252,7 @@ fn finalize_at_exit(status: i32) {
     if status != 0 || crate::util::ending() {
         return;
     }
+    end_job_if_finalize_fails();
     let mut slots = vec![&SLOT0];
     slots.extend(super::SLOTS.locked().iter().copied());
     for s in slots {
@@ -488,6 +489,18 @@ pub fn finalize(id: Option<u64>) -> Result<()> {
     // (driving the transports meanwhile: a peer still in its quiet needs this PE to apply and
     // acknowledge its puts)
     let barrier = inst.routes().drive_while(|| inst.boot().barrier()).and(done);
+    if let Err(e) = &barrier
+        && AT_EXIT.load(Ordering::Relaxed)
+    {
+        // a finalize at exit whose PEs did not all come: the others (waiting for this one where
+        // no departure is noticed) would wait for ever once this PE has left quietly
+        crate::bootstrap::config_store::client::announce(&format!(
+            "[PE {}] the finalize at exit failed ({e}): ending the job",
+            inst.my_pe()
+        ));
+        inst.boot().global_exit(1);
+        crate::util::exit_process(1);
+    }
     match Arc::try_unwrap(inst) {
         Ok(inst) => inst.into_bootstrap().finalize(),
         Err(stuck) => {
@@ -506,6 +519,16 @@ pub fn finalize(id: Option<u64>) -> Result<()> {
     slot.status
         .store(ACLSHMEM_STATUS_NOT_INITIALIZED, Ordering::Release);
     barrier
+}
+
+/// Set by the finalize at exit (this file's `finalize_at_exit` and the OpenSHMEM surface's): a
+/// failed finalize then ends the job ([`end_job_if_finalize_fails`]).
+static AT_EXIT: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// From now on a finalize that fails (its barrier or its quiet) ends the whole job with status 1
+/// instead of returning the error: for the finalize a PE makes at exit, which no caller sees.
+pub fn end_job_if_finalize_fails() {
+    AT_EXIT.store(true, Ordering::Relaxed);
 }
 
 /// How long finalize waits for stream-queued operations of its instance to run.
