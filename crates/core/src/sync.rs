@@ -183,7 +183,7 @@ fn departed(inst: &Instance, pe: usize) -> bool {
 /// the others). A PE still waiting for it in a barrier or a collective then fails ([`Departure`])
 /// instead of waiting for ever, while its memory stays served until everyone is done. What this
 /// PE issued is complete before the notices go out.
-pub fn depart(inst: &Instance) -> Result<()> {
+pub(crate) fn depart(inst: &Instance) -> Result<()> {
     let routes = inst.routes();
     std::sync::atomic::fence(Ordering::SeqCst);
     routes.quiet()?;
@@ -273,7 +273,7 @@ pub(crate) struct Alone {
 impl Alone {
     pub(crate) fn check(&mut self, inst: &Instance, what: &str) -> Result<()> {
         self.rounds += 1;
-        if self.rounds < 128 || !self.rounds.is_multiple_of(64) {
+        if !crate::wait::is_look(self.rounds) {
             return Ok(());
         }
         let n = inst.n_pes();

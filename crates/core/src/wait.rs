@@ -178,6 +178,12 @@ pub struct Limits {
 const UNWATCHED_ROUNDS: u64 = 128;
 const CHECK_EVERY: u64 = 64;
 
+/// Whether round `rounds` of a wait is one of its looks (see [`Watch::due`]).
+#[inline]
+pub fn is_look(rounds: u64) -> bool {
+    rounds >= UNWATCHED_ROUNDS && rounds.is_multiple_of(CHECK_EVERY)
+}
+
 /// A [`Backoff`] that also enforces [`Limits`].
 #[derive(Debug)]
 pub struct Watch {
@@ -214,7 +220,7 @@ impl Watch {
     /// (`sync::Departure`). Short waits never are.
     #[inline]
     pub fn due(&self) -> bool {
-        self.rounds >= UNWATCHED_ROUNDS && self.rounds.is_multiple_of(CHECK_EVERY)
+        is_look(self.rounds)
     }
 
     /// Waits a little (as [`Backoff::snooze`]); past the warning time logs `what()` once, past the

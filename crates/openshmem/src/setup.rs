@@ -311,17 +311,13 @@ fn finalize_at_exit(status: i32) {
     if count == 0 {
         return;
     }
-    runtime::end_job_if_finalize_fails();
-    if owned && let Ok(inst) = runtime::current() {
-        if !STARTED_BY_START_PES.load(Ordering::Relaxed) && inst.my_pe() == 0 {
-            aclshmem_core::logging::write_stderr(
-                "aclshmem: warning: the program ended without calling shmem_finalize; \
-                 finalizing at exit\n",
-            );
-        }
-        if let Err(e) = aclshmem_core::sync::depart(&inst) {
-            log::error!("implicit finalize at exit: telling the other PEs that this one left failed: {e}");
-        }
+    // the finalize below first tells the others that this PE left (an instance the aclshmem API
+    // created is finalized after this, by the core's own hook)
+    runtime::finalizing_at_exit();
+    if owned && !STARTED_BY_START_PES.load(Ordering::Relaxed) && runtime::current_pe() == Some(0) {
+        aclshmem_core::logging::write_stderr(
+            "aclshmem: warning: the program ended without calling shmem_finalize; finalizing at exit\n",
+        );
     }
     while STATE.lock().unwrap_or_else(|e| e.into_inner()).0 > 0 {
         shmem_finalize();

@@ -243,7 +243,7 @@ fn init_with(flags: u32, attr: &mut InitAttr, buffers: Option<&[BufferDesc]>) ->
 /// A program that returns from `main` (or calls `exit`) with status 0 while instances are still
 /// initialised: each one whose bootstrap takes a PE leaving without finalize for dead (the config
 /// store: DEFAULT and UNIQUEID modes) is finalized here, after telling the other PEs that this
-/// one left (`sync::depart`). Without this, the first PE out of such a program ended the others
+/// one left (`sync::depart`, in [`finalize`]). Without this, the first PE out of such a program ended the others
 /// as a lost PE (status 1), often while they were still in their own exit. The finalize waits for
 /// the others as an explicit one does; with a nonzero status (an error) the PE leaves as it did,
 /// and the job ends as when a PE dies. Instances of the MPI bootstrap are left to MPI (whose own
@@ -252,7 +252,7 @@ fn finalize_at_exit(status: i32) {
     if status != 0 || crate::util::ending() {
         return;
     }
-    end_job_if_finalize_fails();
+    finalizing_at_exit();
     let mut slots = vec![&SLOT0];
     slots.extend(super::SLOTS.locked().iter().copied());
     for s in slots {
@@ -267,9 +267,6 @@ fn finalize_at_exit(status: i32) {
             continue;
         }
         let pe = inst.my_pe();
-        if let Err(e) = crate::sync::depart(inst) {
-            log::error!("[PE {pe}] finalize at exit: telling the other PEs that this one left failed: {e}");
-        }
         // (the instance is gone after this: `inst` is not used again)
         if let Err(e) = finalize(Some(s.id)) {
             log::error!("[PE {pe}] finalize at exit of instance {}: {e}", s.id);
@@ -474,6 +471,14 @@ pub fn finalize(id: Option<u64>) -> Result<()> {
     crate::stream::close_internal_stream();
     // work queued on the program's streams holds counts of its own: let it finish first
     let inst = drain(inst);
+    if AT_EXIT.load(Ordering::Relaxed)
+        && let Err(e) = crate::sync::depart(&inst)
+    {
+        log::error!(
+            "[PE {}] finalize at exit: telling the other PEs that this one left failed: {e}",
+            inst.my_pe()
+        );
+    }
     // what this PE issued completes first (OpenSHMEM 1.5, shmem_finalize: it completes pending
     // communication): over a network a put may still be in flight or batched here, and its
     // target must apply it before the barrier below lets anybody tear down
@@ -521,13 +526,14 @@ pub fn finalize(id: Option<u64>) -> Result<()> {
     barrier
 }
 
-/// Set by the finalize at exit (this file's `finalize_at_exit` and the OpenSHMEM surface's): a
-/// failed finalize then ends the job ([`end_job_if_finalize_fails`]).
+/// Set by the finalize at exit (this file's `finalize_at_exit` and the OpenSHMEM surface's):
+/// [`finalizing_at_exit`].
 static AT_EXIT: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
-/// From now on a finalize that fails (its barrier or its quiet) ends the whole job with status 1
-/// instead of returning the error: for the finalize a PE makes at exit, which no caller sees.
-pub fn end_job_if_finalize_fails() {
+/// The process is exiting without having finalized: from now on a finalize first tells the other
+/// PEs that this one left (`sync::depart`), and one that fails (its barrier or its quiet) ends the
+/// whole job with status 1 instead of returning the error, which no caller would see.
+pub fn finalizing_at_exit() {
     AT_EXIT.store(true, Ordering::Relaxed);
 }
 

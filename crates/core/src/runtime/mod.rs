@@ -24,7 +24,7 @@ pub mod qp;
 
 pub use crate::instance::{AllocRequest, Engine, Instance, StaticRegion};
 pub use crate::util::{at_normal_exit, ending, exit_process};
-pub use init::{end_job_if_finalize_fails, finalize, global_exit, init, init_with_buffers};
+pub use init::{finalize, finalizing_at_exit, global_exit, init, init_with_buffers};
 
 use crate::util::Locked;
 use std::cell::UnsafeCell;
