@@ -1,6 +1,7 @@
 //! ACLSHMEMX_INIT_WITH_MPI under Open MPI's and MPICH's mpirun: a program that initialises MPI
 //! itself and passes its communicator, and a program without MPI where the library loads and
-//! initialises MPI on its own; 20 init/finalize cycles each. scripts/test-all.sh installs
+//! initialises MPI on its own; 20 init/finalize cycles each. OpenSHMEM programs started by plain
+//! `mpirun` (not `oshrun`): `shmem_init` bootstraps over MPI. scripts/test-all.sh installs
 //! openmpi-bin, libopenmpi-dev, mpich and libmpich-dev.
 
 mod common;
@@ -38,6 +39,13 @@ fn build(compiler: &str, name: &str, with_mpi: bool) -> PathBuf {
 }
 
 fn mpirun(launcher: &str, n: usize, prog: &PathBuf) {
+    mpirun_expecting(launcher, n, prog, "OK mpi");
+    let _ = std::fs::remove_file(prog);
+}
+
+/// Runs `prog` on `n` processes of `launcher`; every process must succeed, the output must hold
+/// `marker` and no `FAIL:` line. Returns the output.
+fn mpirun_expecting(launcher: &str, n: usize, prog: &PathBuf, marker: &str) -> String {
     let mut cmd = Command::new("timeout");
     cmd.arg("120").arg(launcher);
     if launcher.contains("openmpi") {
@@ -54,11 +62,11 @@ fn mpirun(launcher: &str, n: usize, prog: &PathBuf) {
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
-    let _ = std::fs::remove_file(prog);
     assert!(
-        out.status.success() && text.contains("OK mpi") && !text.contains("FAIL:"),
+        out.status.success() && text.contains(marker) && !text.contains("FAIL:"),
         "{launcher} -np {n}:\n{text}"
     );
+    text
 }
 
 #[test]
@@ -79,4 +87,48 @@ fn mpich_program_passes_its_communicator() {
 #[test]
 fn mpich_library_initialises_mpi_itself() {
     mpirun("mpirun.mpich", 2, &build("gcc", "plain_mpich", false));
+}
+
+/// An OpenSHMEM program built with `oshcc` (tests/c/openshmem/<name>.c).
+fn oshcc(name: &str) -> PathBuf {
+    let root = common::repo_root();
+    let out = common::target_dir()
+        .join("ctests")
+        .join(format!("mpi_osh_{name}_{}", std::process::id()));
+    common::ensure_built();
+    let status = Command::new(root.join("scripts/osh/oshcc"))
+        .env("ACLSHMEM_LIB_DIR", common::profile_dir())
+        .args(["-std=c11", "-O1", "-Wall", "-Werror"])
+        .arg(root.join(format!("tests/c/openshmem/{name}.c")))
+        .arg("-o")
+        .arg(&out)
+        .status()
+        .expect("run oshcc");
+    assert!(status.success(), "oshcc {name}.c failed");
+    out
+}
+
+/// Started by `mpirun` directly, `shmem_init` used to find rank and size but no rendezvous
+/// address and ran every process as PE 0 of 1, exiting 0. Now it bootstraps over MPI (as
+/// OSHMEM and Sandia OpenSHMEM run under `mpirun`): the RMA/AMO program, and one that returns
+/// from main without `shmem_finalize`. Only PE 0 prints the OK line: once per job, not once per
+/// process.
+#[test]
+fn openshmem_programs_under_plain_mpirun() {
+    let once = |launcher: &str, n: usize, prog: &PathBuf, marker: &str| {
+        let text = mpirun_expecting(launcher, n, prog, marker);
+        assert_eq!(
+            text.matches(marker).count(),
+            1,
+            "{launcher} -np {n}: one job of {n} PEs prints \"{marker}\" once:\n{text}"
+        );
+    };
+    let rma = oshcc("rma_amo");
+    once("mpirun.openmpi", 2, &rma, "OK rma_amo");
+    once("mpirun.openmpi", 4, &rma, "OK rma_amo");
+    once("mpirun.mpich", 3, &rma, "OK rma_amo");
+    let _ = std::fs::remove_file(&rma);
+    let nofin = oshcc("no_finalize");
+    once("mpirun.openmpi", 3, &nofin, "OK no_finalize");
+    let _ = std::fs::remove_file(&nofin);
 }

@@ -158,22 +158,89 @@ fn collective_allocation_serves_peers_without_the_progress_thread() {
     run_on(&bin, "get_during_collective", &[2, 3]);
 }
 
+/// The launcher variables `shmem_init` reads (all removed before each case below sets its own).
+const LAUNCHER_VARS: [&str; 12] = [
+    "ACLSHMEM_MY_PE",
+    "ACLSHMEM_N_PES",
+    "ACLSHMEM_IP_PORT",
+    "RANK",
+    "WORLD_SIZE",
+    "MASTER_ADDR",
+    "MASTER_PORT",
+    "OMPI_COMM_WORLD_RANK",
+    "OMPI_COMM_WORLD_SIZE",
+    "PMI_RANK",
+    "PMI_SIZE",
+    "PMIX_RANK",
+];
+
+/// Runs `bin` by hand (no launcher) with only `env` of the launcher variables.
+fn run_alone(bin: &PathBuf, env: &[(&str, &str)]) -> (bool, String, String) {
+    let mut cmd = Command::new("timeout");
+    cmd.arg("60").arg(bin).env("ACLSHMEM_LOCAL_MEM_SIZE", "16M");
+    for v in LAUNCHER_VARS {
+        cmd.env_remove(v);
+    }
+    let out = cmd.envs(env.iter().copied()).output().unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
 #[test]
 fn single_pe_without_launcher() {
     let bin = compile("rma_amo");
-    let out = Command::new(&bin)
-        .env("ACLSHMEM_LOCAL_MEM_SIZE", "16M")
-        .env_remove("ACLSHMEM_MY_PE")
-        .env_remove("ACLSHMEM_N_PES")
-        .env_remove("ACLSHMEM_IP_PORT")
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success() && stdout.contains("OK rma_amo"),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
+    for env in [&[][..], &[("ACLSHMEM_MY_PE", "0"), ("ACLSHMEM_N_PES", "1")][..]] {
+        // no launcher at all, or a launcher's job of one PE without an address: one PE alone
+        let (ok, stdout, stderr) = run_alone(&bin, env);
+        assert!(ok && stdout.contains("OK rma_amo"), "{env:?}: {stdout}\n{stderr}");
+    }
+}
+
+/// A launcher environment `shmem_init` cannot use ends the job with a message naming what is
+/// wrong. It used to run each process as PE 0 of 1 and exit 0 (a job of N copies of one PE).
+#[test]
+fn unusable_launcher_environment_fails_init() {
+    let bin = compile("rma_amo");
+    let cases: [(&[(&str, &str)], &str); 3] = [
+        (
+            &[("ACLSHMEM_MY_PE", "1"), ("ACLSHMEM_N_PES", "two")],
+            "ACLSHMEM_N_PES",
+        ),
+        (&[("RANK", "1")], "RANK is set but not the number of PEs"),
+        (
+            &[("ACLSHMEM_MY_PE", "1"), ("ACLSHMEM_N_PES", "2")],
+            "no rendezvous address",
+        ),
+    ];
+    for (env, says) in cases {
+        let (ok, stdout, stderr) = run_alone(&bin, env);
+        assert!(
+            !ok && stderr.contains("shmem_init") && stderr.contains(says) && !stdout.contains("OK"),
+            "{env:?} must fail init naming \"{says}\":\n{stdout}\n{stderr}"
+        );
+    }
+    let long = format!("tcp://127.0.0.1:{}", "1".repeat(60));
+    let (ok, _, stderr) = run_alone(
+        &bin,
+        &[("RANK", "0"), ("WORLD_SIZE", "2"), ("ACLSHMEM_IP_PORT", &long)],
     );
+    assert!(!ok && stderr.contains("longer than 63"), "{stderr}");
+    // a malformed ACLSHMEM_LOCAL_MEM_SIZE does not matter when SHMEM_SYMMETRIC_SIZE sizes the heap
+    // (it used to fail the launcher's job description, and so each PE ran alone)
+    let run = run_pes(
+        2,
+        &[&bin],
+        &[
+            ("SHMEM_SYMMETRIC_SIZE", "32M"),
+            ("ACLSHMEM_LOCAL_MEM_SIZE", "lots"),
+        ],
+        Duration::from_secs(120),
+    );
+    run.assert_ok("rma_amo");
+    assert_eq!(run.stdout.matches("OK rma_amo").count(), 1, "{}", run.stdout);
 }
 
 #[test]

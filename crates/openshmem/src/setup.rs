@@ -3,7 +3,8 @@
 //! `shmem_init` reads the job from the launcher's environment (`oshrun`/`aclshmrun`, torchrun,
 //! Open MPI, PMI), sizes the heap from `SHMEM_SYMMETRIC_SIZE` (else `ACLSHMEM_LOCAL_MEM_SIZE`, else
 //! [`DEFAULT_SYMMETRIC_SIZE`], with pages allocated on first touch) and initialises the core's
-//! instance; started without a launcher it runs as a single PE. When the
+//! instance (through the MPI bootstrap when `mpirun` or a PMI launcher started the program without
+//! a rendezvous address); started without a launcher it runs as a single PE. When the
 //! aclshmem API already initialised the process, it joins that instance. Calls are counted: the
 //! instance ends at the `shmem_finalize` matching the first `shmem_init` (as Sandia OpenSHMEM).
 
@@ -12,7 +13,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 
 use crate::{guard, guard_soft};
-use aclshmem_abi::{ACLSHMEMX_INIT_WITH_DEFAULT, InitAttr};
+use aclshmem_abi::{ACLSHMEMX_INIT_WITH_DEFAULT, ACLSHMEMX_INIT_WITH_MPI, InitAttr};
 use aclshmem_core::config;
 use aclshmem_core::error::{Error, Result};
 use aclshmem_core::runtime;
@@ -39,22 +40,53 @@ static STATE: Mutex<(u32, bool)> = Mutex::new((0, false));
 /// The thread level granted by the first init.
 static THREAD_LEVEL: AtomicI32 = AtomicI32::new(SHMEM_THREAD_SINGLE);
 
-fn job_attr() -> Result<InitAttr> {
+/// The job as the launcher describes it: the attributes for the core's init and its bootstrap
+/// flags. No launcher variable at all: a job of one PE. A launcher without a rendezvous address
+/// (`mpirun` or a PMI launcher started the program directly, not through `oshrun`): the MPI
+/// bootstrap, as OSHMEM and Sandia OpenSHMEM run under `mpirun`. Anything else the environment
+/// gets wrong (a malformed value, a rank without the number of PEs) fails the init with its
+/// message: running each process of a job as a PE of its own would be a silent wrong result.
+fn job_attr() -> Result<(u32, InitAttr)> {
     let mut attr = InitAttr::default();
-    let (my_pe, n_pes, ip_port) = match aclshmem_core::job_from_env() {
-        Ok(job) => (job.my_pe, job.n_pes, job.ip_port),
-        Err(e) => {
-            // no launcher: a job of one PE with a private rendezvous port
-            log::debug!("shmem_init: no launcher environment ({e}); running as a single PE");
-            let port = std::net::TcpListener::bind("127.0.0.1:0")
-                .and_then(|l| l.local_addr())
-                .map_err(|e| Error::Inner(format!("no free loopback port for a single-PE job: {e}")))?
-                .port();
-            (0, 1, format!("tcp://127.0.0.1:{port}"))
+    let mut flags = ACLSHMEMX_INIT_WITH_DEFAULT;
+    let private = || {
+        std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .map(|a| format!("tcp://127.0.0.1:{}", a.port()))
+            .map_err(|e| Error::Inner(format!("no free loopback port for a single-PE job: {e}")))
+    };
+    let ip_port = match aclshmem_core::launched()? {
+        None => {
+            log::debug!("shmem_init: no launcher environment; running as a single PE");
+            attr.my_pe = 0;
+            attr.n_pes = 1;
+            private()?
+        }
+        Some(job) => {
+            attr.my_pe = job.my_pe;
+            attr.n_pes = job.n_pes;
+            match job.rendezvous {
+                Some(url) => url,
+                // a job of one PE meets nobody
+                None if job.n_pes == 1 && job.my_pe == 0 => private()?,
+                None if aclshmem_core::MPI_LAUNCHERS.contains(&job.launcher) => {
+                    log::debug!(
+                        "shmem_init: started by {} without a rendezvous address; MPI bootstrap",
+                        job.launcher
+                    );
+                    flags = ACLSHMEMX_INIT_WITH_MPI;
+                    String::new()
+                }
+                None => {
+                    return Err(Error::InvalidParam(format!(
+                        "started by {} as PE {} of {} but no rendezvous address is set \
+                         (ACLSHMEM_IP_PORT, or MASTER_ADDR and MASTER_PORT)",
+                        job.launcher, job.my_pe, job.n_pes
+                    )));
+                }
+            }
         }
     };
-    attr.my_pe = my_pe;
-    attr.n_pes = n_pes;
     attr.local_mem_size = match config::SHMEM_SYMMETRIC_SIZE.get()? {
         Some(size) => size,
         None => config::ACLSHMEM_LOCAL_MEM_SIZE
@@ -64,7 +96,7 @@ fn job_attr() -> Result<InitAttr> {
     for (dst, src) in attr.ip_port.iter_mut().zip(ip_port.bytes()) {
         *dst = src as c_char;
     }
-    Ok(attr)
+    Ok((flags, attr))
 }
 
 fn init(requested: c_int) -> Result<()> {
@@ -87,7 +119,7 @@ fn init(requested: c_int) -> Result<()> {
         log::debug!("shmem_init: joining the instance the aclshmem API initialised");
         false
     } else {
-        let mut attr = job_attr()?;
+        let (flags, mut attr) = job_attr()?;
         log::debug!(
             "shmem_init: PE {} of {}, heap {} bytes",
             attr.my_pe,
@@ -96,7 +128,7 @@ fn init(requested: c_int) -> Result<()> {
         );
         // as SOS and OSHMEM: heap pages on first touch (ACLSHMEM_SHM_PREALLOCATE=1 reserves them)
         aclshmem_core::pages_on_first_touch_by_default();
-        runtime::init(ACLSHMEMX_INIT_WITH_DEFAULT, &mut attr)?;
+        runtime::init(flags, &mut attr)?;
         if debug {
             // the core's init sets the level of the aclshmem API (ERROR)
             aclshmem_core::logging::set_level(aclshmem_core::logging::DEBUG)?;

@@ -20,28 +20,29 @@ fn int(var: &PeVar) -> Result<Option<i32>> {
     Ok(var.get()?)
 }
 
-/// Rank and size, from the first family of variables that is present.
-fn rank_and_size() -> Result<(i32, i32, &'static str)> {
+/// Rank, size and launcher name, from the first family of variables that is present; `None`
+/// when none is (no launcher). A rank without its size, or a malformed value, is an error.
+fn rank_and_size() -> Result<Option<(i32, i32, &'static str)>> {
     let families: [(&PeVar, &[&PeVar], &'static str); 5] = [
         (&config::ACLSHMEM_MY_PE, &[&config::ACLSHMEM_N_PES], "aclshmrun"),
         (&config::RANK, &[&config::WORLD_SIZE], "torchrun"),
         (
             &config::OMPI_COMM_WORLD_RANK,
             &[&config::OMPI_COMM_WORLD_SIZE],
-            "Open MPI",
+            MPI_LAUNCHERS[0],
         ),
-        (&config::PMI_RANK, &[&config::PMI_SIZE], "PMI"),
+        (&config::PMI_RANK, &[&config::PMI_SIZE], MPI_LAUNCHERS[1]),
         (
             &config::PMIX_RANK,
             &[&config::OMPI_COMM_WORLD_SIZE, &config::PMI_SIZE],
-            "PMIx",
+            MPI_LAUNCHERS[2],
         ),
     ];
     for (rank_var, size_vars, who) in families {
         if let Some(rank) = int(rank_var)? {
             for size_var in size_vars {
                 if let Some(size) = int(size_var)? {
-                    return Ok((rank, size, who));
+                    return Ok(Some((rank, size, who)));
                 }
             }
             return Err(Error::InvalidParam(format!(
@@ -50,47 +51,81 @@ fn rank_and_size() -> Result<(i32, i32, &'static str)> {
             )));
         }
     }
-    Err(Error::InvalidParam(
-        "no launcher environment found: run under aclshmrun, torchrun, mpirun or a PMI launcher \
-         (ACLSHMEM_MY_PE/ACLSHMEM_N_PES, RANK/WORLD_SIZE, OMPI_COMM_WORLD_RANK/SIZE or PMI_RANK/PMI_SIZE)"
-            .into(),
-    ))
+    Ok(None)
 }
 
+/// The launchers of [`rank_and_size`] that start MPI jobs (an MPI library can bootstrap them).
+pub const MPI_LAUNCHERS: [&str; 3] = ["Open MPI", "PMI", "PMIx"];
+
 /// The rendezvous URL: ACLSHMEM_IP_PORT, else MASTER_ADDR with MASTER_PORT + 1 (torch's own store
-/// holds MASTER_PORT).
-fn rendezvous() -> Result<String> {
-    if let Some(url) = config::ACLSHMEM_IP_PORT.get()? {
-        return Ok(url);
-    }
-    if let (Some(addr), Some(port)) = (config::MASTER_ADDR.get()?, config::MASTER_PORT.get()?) {
+/// holds MASTER_PORT); `None` when neither is set.
+fn rendezvous() -> Result<Option<String>> {
+    let url = if let Some(url) = config::ACLSHMEM_IP_PORT.get()? {
+        url
+    } else if let (Some(addr), Some(port)) = (config::MASTER_ADDR.get()?, config::MASTER_PORT.get()?) {
         let port = port
             .checked_add(1)
             .ok_or_else(|| Error::InvalidValue("MASTER_PORT is 65535".into()))?;
-        return Ok(if addr.contains(':') {
+        if addr.contains(':') {
             format!("tcp6://[{addr}]:{port}")
         } else {
             format!("tcp://{addr}:{port}")
-        });
+        }
+    } else {
+        return Ok(None);
+    };
+    if url.len() >= aclshmem_abi::ACLSHMEM_MAX_IP_PORT_LEN {
+        return Err(Error::InvalidValue(format!(
+            "rendezvous address \"{url}\" is longer than 63 characters"
+        )));
     }
-    Err(Error::InvalidParam(
-        "no rendezvous address: set ACLSHMEM_IP_PORT (or MASTER_ADDR and MASTER_PORT)".into(),
-    ))
+    Ok(Some(url))
+}
+
+/// What a launcher's environment says about this PE's job.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Launched {
+    pub my_pe: i32,
+    pub n_pes: i32,
+    /// Which family of variables gave rank and size ("aclshmrun", "torchrun", [`MPI_LAUNCHERS`]).
+    pub launcher: &'static str,
+    /// The rendezvous address, when the environment names one.
+    pub rendezvous: Option<String>,
+}
+
+/// The launcher's description of the job; `Ok(None)` only when no launcher variable is set at all
+/// (a program started by hand), an error when one is set but unusable (malformed, a rank without
+/// a size, an address too long).
+pub fn launched() -> Result<Option<Launched>> {
+    let Some((my_pe, n_pes, launcher)) = rank_and_size()? else {
+        return Ok(None);
+    };
+    Ok(Some(Launched {
+        my_pe,
+        n_pes,
+        launcher,
+        rendezvous: rendezvous()?,
+    }))
 }
 
 /// Reads the job description; `ACLSHMEM_LOCAL_MEM_SIZE` defaults to the table's value (128 MiB).
 pub fn job_from_env() -> Result<JobEnv> {
-    let (my_pe, n_pes, _) = rank_and_size()?;
-    let ip_port = rendezvous()?;
-    if ip_port.len() >= aclshmem_abi::ACLSHMEM_MAX_IP_PORT_LEN {
-        return Err(Error::InvalidValue(format!(
-            "rendezvous address \"{ip_port}\" is longer than 63 characters"
-        )));
-    }
+    let job = launched()?.ok_or_else(|| {
+        Error::InvalidParam(
+            "no launcher environment found: run under aclshmrun, torchrun, mpirun or a PMI launcher \
+             (ACLSHMEM_MY_PE/ACLSHMEM_N_PES, RANK/WORLD_SIZE, OMPI_COMM_WORLD_RANK/SIZE or PMI_RANK/PMI_SIZE)"
+                .into(),
+        )
+    })?;
+    let ip_port = job.rendezvous.ok_or_else(|| {
+        Error::InvalidParam(
+            "no rendezvous address: set ACLSHMEM_IP_PORT (or MASTER_ADDR and MASTER_PORT)".into(),
+        )
+    })?;
     let local_mem_size = config::ACLSHMEM_LOCAL_MEM_SIZE.value()?;
     Ok(JobEnv {
-        my_pe,
-        n_pes,
+        my_pe: job.my_pe,
+        n_pes: job.n_pes,
         ip_port,
         local_mem_size,
     })
