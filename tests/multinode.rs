@@ -695,7 +695,8 @@ fn unreachable_node_ends_the_job() {
 
 /// Open MPI's `mpirun` starts the PEs on two nodes through the cluster's rsh agent
 /// (`--mca plm_rsh_agent`); the library initialises in MPI mode on the program's communicator
-/// (`tests/c/mpi_init.c`: 20 init/finalize cycles, each with a ring of puts and barriers).
+/// (`tests/c/mpi_init.c`: 20 init/finalize cycles, each with a ring of puts and barriers); then
+/// an OpenSHMEM program started by the same `mpirun` (2 nodes x 2 PEs) bootstraps over MPI.
 #[test]
 fn mpirun_across_nodes() {
     let _g = CLUSTER.lock().unwrap_or_else(|e| e.into_inner());
@@ -741,6 +742,42 @@ fn mpirun_across_nodes() {
     assert!(
         out.status.success() && text.contains("OK mpi") && !text.contains("FAIL:"),
         "mpirun across 2 nodes:\n{text}"
+    );
+    // an OpenSHMEM program started by plain mpirun (no oshrun): shmem_init bootstraps over MPI,
+    // 2 nodes x 2 PEs; each PE prints its number (four PEs of one job, not four PE 0s)
+    let osh = osh_program("first_puts");
+    let hosts: Vec<String> = c.nodes.iter().map(|n| format!("{n}:2")).collect();
+    let out = Command::new("timeout")
+        .arg("180")
+        .arg("mpirun.openmpi")
+        .args([
+            "--allow-run-as-root",
+            "--oversubscribe",
+            "--mca",
+            "osc",
+            "^rdma",
+            "-np",
+            "4",
+        ])
+        .args(["--host", &hosts.join(",")])
+        .args(["--mca", "plm_rsh_agent", &rsh])
+        .args(["--mca", "oob_tcp_if_include", &subnet])
+        .args(["--mca", "btl_tcp_if_include", &subnet])
+        .args(["-x", "UCX_TLS=tcp", "-x", "SHMEM_SYMMETRIC_SIZE=64M"])
+        .arg(&osh)
+        .env("ACLSHMEM_VC_BRIDGE", &names().bridge)
+        .output()
+        .expect("mpirun.openmpi");
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        out.status.success()
+            && (0..4).all(|pe| text.matches(&format!("OK first_puts PE {pe}\n")).count() == 1)
+            && !text.contains("FAIL:"),
+        "OpenSHMEM program under mpirun across 2 nodes x 2 PEs:\n{text}"
     );
 }
 
