@@ -1610,6 +1610,10 @@ int shmem_collectmem(shmem_team_t team, void *dest, const void *source, size_t n
 int shmem_fcollectmem(shmem_team_t team, void *dest, const void *source, size_t nelems);
 int shmem_alltoallmem(shmem_team_t team, void *dest, const void *source, size_t nelems);
 int shmem_alltoallsmem(shmem_team_t team, void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems);
+int shmem_short_and_reduce(shmem_team_t team, short *dest, const short *source, size_t nreduce);
+int shmem_int_and_reduce(shmem_team_t team, int *dest, const int *source, size_t nreduce);
+int shmem_long_and_reduce(shmem_team_t team, long *dest, const long *source, size_t nreduce);
+int shmem_longlong_and_reduce(shmem_team_t team, long long *dest, const long long *source, size_t nreduce);
 int shmem_uchar_and_reduce(shmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nreduce);
 int shmem_ushort_and_reduce(shmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nreduce);
 int shmem_uint_and_reduce(shmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nreduce);
@@ -1624,6 +1628,10 @@ int shmem_uint16_and_reduce(shmem_team_t team, uint16_t *dest, const uint16_t *s
 int shmem_uint32_and_reduce(shmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nreduce);
 int shmem_uint64_and_reduce(shmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nreduce);
 int shmem_size_and_reduce(shmem_team_t team, size_t *dest, const size_t *source, size_t nreduce);
+int shmem_short_or_reduce(shmem_team_t team, short *dest, const short *source, size_t nreduce);
+int shmem_int_or_reduce(shmem_team_t team, int *dest, const int *source, size_t nreduce);
+int shmem_long_or_reduce(shmem_team_t team, long *dest, const long *source, size_t nreduce);
+int shmem_longlong_or_reduce(shmem_team_t team, long long *dest, const long long *source, size_t nreduce);
 int shmem_uchar_or_reduce(shmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nreduce);
 int shmem_ushort_or_reduce(shmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nreduce);
 int shmem_uint_or_reduce(shmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nreduce);
@@ -1638,6 +1646,10 @@ int shmem_uint16_or_reduce(shmem_team_t team, uint16_t *dest, const uint16_t *so
 int shmem_uint32_or_reduce(shmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nreduce);
 int shmem_uint64_or_reduce(shmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nreduce);
 int shmem_size_or_reduce(shmem_team_t team, size_t *dest, const size_t *source, size_t nreduce);
+int shmem_short_xor_reduce(shmem_team_t team, short *dest, const short *source, size_t nreduce);
+int shmem_int_xor_reduce(shmem_team_t team, int *dest, const int *source, size_t nreduce);
+int shmem_long_xor_reduce(shmem_team_t team, long *dest, const long *source, size_t nreduce);
+int shmem_longlong_xor_reduce(shmem_team_t team, long long *dest, const long long *source, size_t nreduce);
 int shmem_uchar_xor_reduce(shmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nreduce);
 int shmem_ushort_xor_reduce(shmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nreduce);
 int shmem_uint_xor_reduce(shmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nreduce);
@@ -1998,13 +2010,13 @@ void shmem_complexd_prod_to_all(shmemi_complexd *dest, const shmemi_complexd *so
 #define shmemi_alltoalls_6(a0, a1, a2, a3, a4, a5) _Generic((a1), long double *: shmem_longdouble_alltoalls, float *: shmem_float_alltoalls, double *: shmem_double_alltoalls, char *: shmem_char_alltoalls, signed char *: shmem_schar_alltoalls, short *: shmem_short_alltoalls, int *: shmem_int_alltoalls, long *: shmem_long_alltoalls, long long *: shmem_longlong_alltoalls, unsigned char *: shmem_uchar_alltoalls, unsigned short *: shmem_ushort_alltoalls, unsigned int *: shmem_uint_alltoalls, unsigned long *: shmem_ulong_alltoalls, unsigned long long *: shmem_ulonglong_alltoalls)(a0, a1, a2, a3, a4, a5)
 #define shmem_alltoalls(...) SHMEMI_CAT(shmemi_alltoalls_, SHMEMI_NARGS(__VA_ARGS__))(__VA_ARGS__)
 
-#define shmemi_and_reduce_4(a0, a1, a2, a3) _Generic((a1), unsigned char *: shmem_uchar_and_reduce, unsigned short *: shmem_ushort_and_reduce, unsigned int *: shmem_uint_and_reduce, unsigned long *: shmem_ulong_and_reduce, unsigned long long *: shmem_ulonglong_and_reduce, int8_t *: shmem_int8_and_reduce, int16_t *: shmem_int16_and_reduce, int32_t *: shmem_int32_and_reduce, int64_t *: shmem_int64_and_reduce)(a0, a1, a2, a3)
+#define shmemi_and_reduce_4(a0, a1, a2, a3) _Generic((a1), short *: shmem_short_and_reduce, int *: shmem_int_and_reduce, long *: shmem_long_and_reduce, long long *: shmem_longlong_and_reduce, unsigned char *: shmem_uchar_and_reduce, unsigned short *: shmem_ushort_and_reduce, unsigned int *: shmem_uint_and_reduce, unsigned long *: shmem_ulong_and_reduce, unsigned long long *: shmem_ulonglong_and_reduce, int8_t *: shmem_int8_and_reduce)(a0, a1, a2, a3)
 #define shmem_and_reduce(...) SHMEMI_CAT(shmemi_and_reduce_, SHMEMI_NARGS(__VA_ARGS__))(__VA_ARGS__)
 
-#define shmemi_or_reduce_4(a0, a1, a2, a3) _Generic((a1), unsigned char *: shmem_uchar_or_reduce, unsigned short *: shmem_ushort_or_reduce, unsigned int *: shmem_uint_or_reduce, unsigned long *: shmem_ulong_or_reduce, unsigned long long *: shmem_ulonglong_or_reduce, int8_t *: shmem_int8_or_reduce, int16_t *: shmem_int16_or_reduce, int32_t *: shmem_int32_or_reduce, int64_t *: shmem_int64_or_reduce)(a0, a1, a2, a3)
+#define shmemi_or_reduce_4(a0, a1, a2, a3) _Generic((a1), short *: shmem_short_or_reduce, int *: shmem_int_or_reduce, long *: shmem_long_or_reduce, long long *: shmem_longlong_or_reduce, unsigned char *: shmem_uchar_or_reduce, unsigned short *: shmem_ushort_or_reduce, unsigned int *: shmem_uint_or_reduce, unsigned long *: shmem_ulong_or_reduce, unsigned long long *: shmem_ulonglong_or_reduce, int8_t *: shmem_int8_or_reduce)(a0, a1, a2, a3)
 #define shmem_or_reduce(...) SHMEMI_CAT(shmemi_or_reduce_, SHMEMI_NARGS(__VA_ARGS__))(__VA_ARGS__)
 
-#define shmemi_xor_reduce_4(a0, a1, a2, a3) _Generic((a1), unsigned char *: shmem_uchar_xor_reduce, unsigned short *: shmem_ushort_xor_reduce, unsigned int *: shmem_uint_xor_reduce, unsigned long *: shmem_ulong_xor_reduce, unsigned long long *: shmem_ulonglong_xor_reduce, int8_t *: shmem_int8_xor_reduce, int16_t *: shmem_int16_xor_reduce, int32_t *: shmem_int32_xor_reduce, int64_t *: shmem_int64_xor_reduce)(a0, a1, a2, a3)
+#define shmemi_xor_reduce_4(a0, a1, a2, a3) _Generic((a1), short *: shmem_short_xor_reduce, int *: shmem_int_xor_reduce, long *: shmem_long_xor_reduce, long long *: shmem_longlong_xor_reduce, unsigned char *: shmem_uchar_xor_reduce, unsigned short *: shmem_ushort_xor_reduce, unsigned int *: shmem_uint_xor_reduce, unsigned long *: shmem_ulong_xor_reduce, unsigned long long *: shmem_ulonglong_xor_reduce, int8_t *: shmem_int8_xor_reduce)(a0, a1, a2, a3)
 #define shmem_xor_reduce(...) SHMEMI_CAT(shmemi_xor_reduce_, SHMEMI_NARGS(__VA_ARGS__))(__VA_ARGS__)
 
 #define shmemi_max_reduce_4(a0, a1, a2, a3) _Generic((a1), long double *: shmem_longdouble_max_reduce, float *: shmem_float_max_reduce, double *: shmem_double_max_reduce, char *: shmem_char_max_reduce, signed char *: shmem_schar_max_reduce, short *: shmem_short_max_reduce, int *: shmem_int_max_reduce, long *: shmem_long_max_reduce, long long *: shmem_longlong_max_reduce, unsigned char *: shmem_uchar_max_reduce, unsigned short *: shmem_ushort_max_reduce, unsigned int *: shmem_uint_max_reduce, unsigned long *: shmem_ulong_max_reduce, unsigned long long *: shmem_ulonglong_max_reduce)(a0, a1, a2, a3)
@@ -2759,33 +2771,36 @@ static inline int shmem_alltoalls(shmem_team_t team, unsigned short *dest, const
 static inline int shmem_alltoalls(shmem_team_t team, unsigned int *dest, const unsigned int *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) { return shmem_uint_alltoalls(team, dest, source, dst, sst, nelems); }
 static inline int shmem_alltoalls(shmem_team_t team, unsigned long *dest, const unsigned long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) { return shmem_ulong_alltoalls(team, dest, source, dst, sst, nelems); }
 static inline int shmem_alltoalls(shmem_team_t team, unsigned long long *dest, const unsigned long long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) { return shmem_ulonglong_alltoalls(team, dest, source, dst, sst, nelems); }
+static inline int shmem_and_reduce(shmem_team_t team, short *dest, const short *source, size_t nreduce) { return shmem_short_and_reduce(team, dest, source, nreduce); }
+static inline int shmem_and_reduce(shmem_team_t team, int *dest, const int *source, size_t nreduce) { return shmem_int_and_reduce(team, dest, source, nreduce); }
+static inline int shmem_and_reduce(shmem_team_t team, long *dest, const long *source, size_t nreduce) { return shmem_long_and_reduce(team, dest, source, nreduce); }
+static inline int shmem_and_reduce(shmem_team_t team, long long *dest, const long long *source, size_t nreduce) { return shmem_longlong_and_reduce(team, dest, source, nreduce); }
 static inline int shmem_and_reduce(shmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nreduce) { return shmem_uchar_and_reduce(team, dest, source, nreduce); }
 static inline int shmem_and_reduce(shmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nreduce) { return shmem_ushort_and_reduce(team, dest, source, nreduce); }
 static inline int shmem_and_reduce(shmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nreduce) { return shmem_uint_and_reduce(team, dest, source, nreduce); }
 static inline int shmem_and_reduce(shmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nreduce) { return shmem_ulong_and_reduce(team, dest, source, nreduce); }
 static inline int shmem_and_reduce(shmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nreduce) { return shmem_ulonglong_and_reduce(team, dest, source, nreduce); }
 static inline int shmem_and_reduce(shmem_team_t team, int8_t *dest, const int8_t *source, size_t nreduce) { return shmem_int8_and_reduce(team, dest, source, nreduce); }
-static inline int shmem_and_reduce(shmem_team_t team, int16_t *dest, const int16_t *source, size_t nreduce) { return shmem_int16_and_reduce(team, dest, source, nreduce); }
-static inline int shmem_and_reduce(shmem_team_t team, int32_t *dest, const int32_t *source, size_t nreduce) { return shmem_int32_and_reduce(team, dest, source, nreduce); }
-static inline int shmem_and_reduce(shmem_team_t team, int64_t *dest, const int64_t *source, size_t nreduce) { return shmem_int64_and_reduce(team, dest, source, nreduce); }
+static inline int shmem_or_reduce(shmem_team_t team, short *dest, const short *source, size_t nreduce) { return shmem_short_or_reduce(team, dest, source, nreduce); }
+static inline int shmem_or_reduce(shmem_team_t team, int *dest, const int *source, size_t nreduce) { return shmem_int_or_reduce(team, dest, source, nreduce); }
+static inline int shmem_or_reduce(shmem_team_t team, long *dest, const long *source, size_t nreduce) { return shmem_long_or_reduce(team, dest, source, nreduce); }
+static inline int shmem_or_reduce(shmem_team_t team, long long *dest, const long long *source, size_t nreduce) { return shmem_longlong_or_reduce(team, dest, source, nreduce); }
 static inline int shmem_or_reduce(shmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nreduce) { return shmem_uchar_or_reduce(team, dest, source, nreduce); }
 static inline int shmem_or_reduce(shmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nreduce) { return shmem_ushort_or_reduce(team, dest, source, nreduce); }
 static inline int shmem_or_reduce(shmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nreduce) { return shmem_uint_or_reduce(team, dest, source, nreduce); }
 static inline int shmem_or_reduce(shmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nreduce) { return shmem_ulong_or_reduce(team, dest, source, nreduce); }
 static inline int shmem_or_reduce(shmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nreduce) { return shmem_ulonglong_or_reduce(team, dest, source, nreduce); }
 static inline int shmem_or_reduce(shmem_team_t team, int8_t *dest, const int8_t *source, size_t nreduce) { return shmem_int8_or_reduce(team, dest, source, nreduce); }
-static inline int shmem_or_reduce(shmem_team_t team, int16_t *dest, const int16_t *source, size_t nreduce) { return shmem_int16_or_reduce(team, dest, source, nreduce); }
-static inline int shmem_or_reduce(shmem_team_t team, int32_t *dest, const int32_t *source, size_t nreduce) { return shmem_int32_or_reduce(team, dest, source, nreduce); }
-static inline int shmem_or_reduce(shmem_team_t team, int64_t *dest, const int64_t *source, size_t nreduce) { return shmem_int64_or_reduce(team, dest, source, nreduce); }
+static inline int shmem_xor_reduce(shmem_team_t team, short *dest, const short *source, size_t nreduce) { return shmem_short_xor_reduce(team, dest, source, nreduce); }
+static inline int shmem_xor_reduce(shmem_team_t team, int *dest, const int *source, size_t nreduce) { return shmem_int_xor_reduce(team, dest, source, nreduce); }
+static inline int shmem_xor_reduce(shmem_team_t team, long *dest, const long *source, size_t nreduce) { return shmem_long_xor_reduce(team, dest, source, nreduce); }
+static inline int shmem_xor_reduce(shmem_team_t team, long long *dest, const long long *source, size_t nreduce) { return shmem_longlong_xor_reduce(team, dest, source, nreduce); }
 static inline int shmem_xor_reduce(shmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nreduce) { return shmem_uchar_xor_reduce(team, dest, source, nreduce); }
 static inline int shmem_xor_reduce(shmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nreduce) { return shmem_ushort_xor_reduce(team, dest, source, nreduce); }
 static inline int shmem_xor_reduce(shmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nreduce) { return shmem_uint_xor_reduce(team, dest, source, nreduce); }
 static inline int shmem_xor_reduce(shmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nreduce) { return shmem_ulong_xor_reduce(team, dest, source, nreduce); }
 static inline int shmem_xor_reduce(shmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nreduce) { return shmem_ulonglong_xor_reduce(team, dest, source, nreduce); }
 static inline int shmem_xor_reduce(shmem_team_t team, int8_t *dest, const int8_t *source, size_t nreduce) { return shmem_int8_xor_reduce(team, dest, source, nreduce); }
-static inline int shmem_xor_reduce(shmem_team_t team, int16_t *dest, const int16_t *source, size_t nreduce) { return shmem_int16_xor_reduce(team, dest, source, nreduce); }
-static inline int shmem_xor_reduce(shmem_team_t team, int32_t *dest, const int32_t *source, size_t nreduce) { return shmem_int32_xor_reduce(team, dest, source, nreduce); }
-static inline int shmem_xor_reduce(shmem_team_t team, int64_t *dest, const int64_t *source, size_t nreduce) { return shmem_int64_xor_reduce(team, dest, source, nreduce); }
 static inline int shmem_max_reduce(shmem_team_t team, long double *dest, const long double *source, size_t nreduce) { return shmem_longdouble_max_reduce(team, dest, source, nreduce); }
 static inline int shmem_max_reduce(shmem_team_t team, float *dest, const float *source, size_t nreduce) { return shmem_float_max_reduce(team, dest, source, nreduce); }
 static inline int shmem_max_reduce(shmem_team_t team, double *dest, const double *source, size_t nreduce) { return shmem_double_max_reduce(team, dest, source, nreduce); }

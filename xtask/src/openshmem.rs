@@ -795,7 +795,7 @@ fn collectives(o: &mut Out) {
         let mut types: Vec<Type> = STD_TYPES
             .iter()
             .copied()
-            .filter(|t| !red.bitwise || BITWISE_TYPES.contains(&t.name))
+            .filter(|t| !red.bitwise || BITWISE_TYPES.contains(&t.name) || SIGNED_BITWISE.contains(&t.name))
             .collect();
         if !red.bitwise {
             types.push(LONGDOUBLE);
@@ -1016,6 +1016,12 @@ const FAMS: &[(&str, &str, usize, usize, bool, bool)] = &[
     ("sum_reduce", "sum_reduce", 1, 4, false, false),
     ("prod_reduce", "prod_reduce", 1, 4, false, false),
 ];
+
+/// Signed types the team bitwise reductions take beyond the specification's table (the unsigned
+/// and fixed-width types): Sandia OpenSHMEM has `shmem_{short,int,long,longlong}_{and,or,xor}_reduce`
+/// (the types of the 1.4 `_to_all` forms) and its type-generic names select them, so programs
+/// written for it (its own `c11_shmem_team_reduce` test) build unchanged.
+const SIGNED_BITWISE: &[&str] = &["short", "int", "long", "longlong"];
 
 /// Fixed-width and size types a generic name also selects on when the family has them but none
 /// of the basic types they can be on the supported ABIs (LP64 Linux): the bitwise AMOs of

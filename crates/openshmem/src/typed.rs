@@ -33472,6 +33472,86 @@ pub unsafe extern "C" fn shmem_alltoallsmem(
     )
 }
 
+/// `int shmem_short_and_reduce(shmem_team_t team, short *dest, const short *source, size_t nreduce)`
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the elements the call names; remote
+/// operands must be symmetric.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn shmem_short_and_reduce(
+    team: shmem_team_t,
+    dest: *mut c_short,
+    source: *const c_short,
+    nreduce: usize,
+) -> c_int {
+    guard(
+        "shmem_short_and_reduce",
+        -1,
+        || coll::reduce::<
+            c_short,
+        >(team, dest as usize, source as usize, nreduce, Op::And),
+    )
+}
+
+/// `int shmem_int_and_reduce(shmem_team_t team, int *dest, const int *source, size_t nreduce)`
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the elements the call names; remote
+/// operands must be symmetric.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn shmem_int_and_reduce(
+    team: shmem_team_t,
+    dest: *mut c_int,
+    source: *const c_int,
+    nreduce: usize,
+) -> c_int {
+    guard(
+        "shmem_int_and_reduce",
+        -1,
+        || coll::reduce::<c_int>(team, dest as usize, source as usize, nreduce, Op::And),
+    )
+}
+
+/// `int shmem_long_and_reduce(shmem_team_t team, long *dest, const long *source, size_t nreduce)`
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the elements the call names; remote
+/// operands must be symmetric.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn shmem_long_and_reduce(
+    team: shmem_team_t,
+    dest: *mut c_long,
+    source: *const c_long,
+    nreduce: usize,
+) -> c_int {
+    guard(
+        "shmem_long_and_reduce",
+        -1,
+        || coll::reduce::<c_long>(team, dest as usize, source as usize, nreduce, Op::And),
+    )
+}
+
+/// `int shmem_longlong_and_reduce(shmem_team_t team, long long *dest, const long long *source, size_t nreduce)`
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the elements the call names; remote
+/// operands must be symmetric.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn shmem_longlong_and_reduce(
+    team: shmem_team_t,
+    dest: *mut c_longlong,
+    source: *const c_longlong,
+    nreduce: usize,
+) -> c_int {
+    guard(
+        "shmem_longlong_and_reduce",
+        -1,
+        || coll::reduce::<
+            c_longlong,
+        >(team, dest as usize, source as usize, nreduce, Op::And),
+    )
+}
+
 /// `int shmem_uchar_and_reduce(shmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nreduce)`
 ///
 /// # Safety
@@ -33746,6 +33826,84 @@ pub unsafe extern "C" fn shmem_size_and_reduce(
     )
 }
 
+/// `int shmem_short_or_reduce(shmem_team_t team, short *dest, const short *source, size_t nreduce)`
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the elements the call names; remote
+/// operands must be symmetric.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn shmem_short_or_reduce(
+    team: shmem_team_t,
+    dest: *mut c_short,
+    source: *const c_short,
+    nreduce: usize,
+) -> c_int {
+    guard(
+        "shmem_short_or_reduce",
+        -1,
+        || coll::reduce::<c_short>(team, dest as usize, source as usize, nreduce, Op::Or),
+    )
+}
+
+/// `int shmem_int_or_reduce(shmem_team_t team, int *dest, const int *source, size_t nreduce)`
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the elements the call names; remote
+/// operands must be symmetric.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn shmem_int_or_reduce(
+    team: shmem_team_t,
+    dest: *mut c_int,
+    source: *const c_int,
+    nreduce: usize,
+) -> c_int {
+    guard(
+        "shmem_int_or_reduce",
+        -1,
+        || coll::reduce::<c_int>(team, dest as usize, source as usize, nreduce, Op::Or),
+    )
+}
+
+/// `int shmem_long_or_reduce(shmem_team_t team, long *dest, const long *source, size_t nreduce)`
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the elements the call names; remote
+/// operands must be symmetric.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn shmem_long_or_reduce(
+    team: shmem_team_t,
+    dest: *mut c_long,
+    source: *const c_long,
+    nreduce: usize,
+) -> c_int {
+    guard(
+        "shmem_long_or_reduce",
+        -1,
+        || coll::reduce::<c_long>(team, dest as usize, source as usize, nreduce, Op::Or),
+    )
+}
+
+/// `int shmem_longlong_or_reduce(shmem_team_t team, long long *dest, const long long *source, size_t nreduce)`
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the elements the call names; remote
+/// operands must be symmetric.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn shmem_longlong_or_reduce(
+    team: shmem_team_t,
+    dest: *mut c_longlong,
+    source: *const c_longlong,
+    nreduce: usize,
+) -> c_int {
+    guard(
+        "shmem_longlong_or_reduce",
+        -1,
+        || coll::reduce::<
+            c_longlong,
+        >(team, dest as usize, source as usize, nreduce, Op::Or),
+    )
+}
+
 /// `int shmem_uchar_or_reduce(shmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nreduce)`
 ///
 /// # Safety
@@ -34013,6 +34171,86 @@ pub unsafe extern "C" fn shmem_size_or_reduce(
         "shmem_size_or_reduce",
         -1,
         || coll::reduce::<usize>(team, dest as usize, source as usize, nreduce, Op::Or),
+    )
+}
+
+/// `int shmem_short_xor_reduce(shmem_team_t team, short *dest, const short *source, size_t nreduce)`
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the elements the call names; remote
+/// operands must be symmetric.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn shmem_short_xor_reduce(
+    team: shmem_team_t,
+    dest: *mut c_short,
+    source: *const c_short,
+    nreduce: usize,
+) -> c_int {
+    guard(
+        "shmem_short_xor_reduce",
+        -1,
+        || coll::reduce::<
+            c_short,
+        >(team, dest as usize, source as usize, nreduce, Op::Xor),
+    )
+}
+
+/// `int shmem_int_xor_reduce(shmem_team_t team, int *dest, const int *source, size_t nreduce)`
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the elements the call names; remote
+/// operands must be symmetric.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn shmem_int_xor_reduce(
+    team: shmem_team_t,
+    dest: *mut c_int,
+    source: *const c_int,
+    nreduce: usize,
+) -> c_int {
+    guard(
+        "shmem_int_xor_reduce",
+        -1,
+        || coll::reduce::<c_int>(team, dest as usize, source as usize, nreduce, Op::Xor),
+    )
+}
+
+/// `int shmem_long_xor_reduce(shmem_team_t team, long *dest, const long *source, size_t nreduce)`
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the elements the call names; remote
+/// operands must be symmetric.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn shmem_long_xor_reduce(
+    team: shmem_team_t,
+    dest: *mut c_long,
+    source: *const c_long,
+    nreduce: usize,
+) -> c_int {
+    guard(
+        "shmem_long_xor_reduce",
+        -1,
+        || coll::reduce::<c_long>(team, dest as usize, source as usize, nreduce, Op::Xor),
+    )
+}
+
+/// `int shmem_longlong_xor_reduce(shmem_team_t team, long long *dest, const long long *source, size_t nreduce)`
+///
+/// # Safety
+/// Pointer arguments must be NULL or valid for the elements the call names; remote
+/// operands must be symmetric.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn shmem_longlong_xor_reduce(
+    team: shmem_team_t,
+    dest: *mut c_longlong,
+    source: *const c_longlong,
+    nreduce: usize,
+) -> c_int {
+    guard(
+        "shmem_longlong_xor_reduce",
+        -1,
+        || coll::reduce::<
+            c_longlong,
+        >(team, dest as usize, source as usize, nreduce, Op::Xor),
     )
 }
 

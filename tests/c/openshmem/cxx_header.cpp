@@ -36,6 +36,14 @@ int main() {
     if (me == 0 && shmem_atomic_fetch_and(b, static_cast<int32_t>(-1), 0) != (n == 1 ? 1 : 3)) fails++;
     shmem_barrier_all();
     shmem_free(b);
+    // a signed basic type in a bitwise reduction (Sandia OpenSHMEM's extra types)
+    long long *ll = static_cast<long long *>(shmem_malloc(2 * sizeof(long long)));
+    ll[0] = 1LL << (40 + me % 20);
+    shmem_barrier_all();
+    shmem_or_reduce(SHMEM_TEAM_WORLD, &ll[1], &ll[0], 1);
+    long long want = 0;
+    for (int p = 0; p < n; p++) want |= 1LL << (40 + p % 20);
+    if (ll[1] != want) fails++;
     if (fails) std::printf("FAIL: [PE %d] %d checks failed\n", me, fails);
     shmem_barrier_all();
     if (me == 0 && !fails) std::printf("OK cxx\n");

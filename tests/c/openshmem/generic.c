@@ -86,6 +86,33 @@ int main(void) {
     CHECK(b8[1] == want8 && b16[1] == want16, "generic int8_t and / int16_t or reduce: %d %d", b8[1], b16[1]);
     CHECK(i64[1] == want_x, "generic in-place int64_t xor reduce: %ld", (long)i64[1]);
     CHECK(i32[0] == (n == 1 ? -1 : 0x0f0f), "generic int32_t and reduce: %d", (int)i32[0]);
+    /* the signed basic types Sandia OpenSHMEM also gives the bitwise team reductions (the 1.4
+     * `_to_all` types): by the generic names and by their own */
+    long long *ll = shmem_malloc(2 * sizeof(long long));
+    short *sh = shmem_malloc(2 * sizeof(short));
+    int *in = shmem_malloc(2 * sizeof(int));
+    long *lo = shmem_malloc(2 * sizeof(long));
+    ll[0] = (long long)1 << (32 + me % 31);
+    sh[0] = (short)(0x7ff0 | me);
+    in[0] = 1 << (me % 31);
+    lo[0] = -1L ^ (1L << (me % 63));
+    shmem_barrier_all();
+    shmem_or_reduce(SHMEM_TEAM_WORLD, &ll[1], &ll[0], 1);
+    shmem_and_reduce(SHMEM_TEAM_WORLD, &sh[1], &sh[0], 1);
+    shmem_int_xor_reduce(SHMEM_TEAM_WORLD, &in[1], &in[0], 1);
+    shmem_long_and_reduce(SHMEM_TEAM_WORLD, &lo[1], &lo[0], 1);
+    long long want_ll = 0;
+    short want_sh = 0x7fff;
+    int want_in = 0;
+    long want_lo = -1L;
+    for (int p = 0; p < n; p++) {
+        want_ll |= (long long)1 << (32 + p % 31);
+        want_sh &= (short)(0x7ff0 | p);
+        want_in ^= 1 << (p % 31);
+        want_lo &= -1L ^ (1L << (p % 63));
+    }
+    CHECK(ll[1] == want_ll && sh[1] == want_sh, "generic long long or / short and reduce: %llx %x", ll[1], sh[1]);
+    CHECK(in[1] == want_in && lo[1] == want_lo, "int xor / long and reduce: %x %lx", in[1], lo[1]);
     /* the deprecated (1.4) generic AMO names */
     shmem_barrier_all();
     if (me == 0) l[0] = 0;
