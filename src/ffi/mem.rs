@@ -9,17 +9,20 @@ use super::guard;
 use super::types::aclshmem_mem_type_t;
 use aclshmem_core::HeapKind;
 use aclshmem_core::error::{Error, Result};
-use aclshmem_core::runtime::{self, AllocRequest};
+use aclshmem_core::runtime::{self, Agreement, AllocRequest};
 
 fn allocate(kind: HeapKind, size: u64, align: u64, zero: bool) -> Result<*mut c_void> {
     let inst = runtime::current()?;
     Ok(inst
-        .allocate(AllocRequest {
-            kind,
-            size,
-            align,
-            zero,
-        })?
+        .allocate(
+            AllocRequest {
+                kind,
+                size,
+                align,
+                zero,
+            },
+            Agreement::Bootstrap,
+        )?
         .map_or(std::ptr::null_mut(), |p| p.cast()))
 }
 
@@ -53,7 +56,7 @@ fn free_in(ptr: *mut c_void, kind: Option<HeapKind>) -> Result<()> {
     if ptr.is_null() {
         return Ok(());
     }
-    inst.free(ptr as usize, kind)
+    inst.free(ptr as usize, kind, Agreement::Bootstrap)
 }
 
 /// Allocates `size` bytes in the symmetric (DEVICE_SIDE) heap. Collective: every PE must call it in

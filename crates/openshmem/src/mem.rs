@@ -10,7 +10,7 @@ use std::sync::Mutex;
 use crate::guard_soft;
 use aclshmem_core::HeapKind;
 use aclshmem_core::error::{Error, Result};
-use aclshmem_core::runtime::{self, AllocRequest};
+use aclshmem_core::runtime::{self, Agreement, AllocRequest};
 
 /// Sizes of the blocks this surface allocated (shmem_realloc copies the old contents).
 static SIZES: Mutex<Option<HashMap<usize, usize>>> = Mutex::new(None);
@@ -25,12 +25,15 @@ fn sizes<R>(f: impl FnOnce(&mut HashMap<usize, usize>) -> R) -> R {
 fn allocate(size: usize, align: usize, zero: bool) -> Result<*mut c_void> {
     let inst = runtime::current()?;
     let p = inst
-        .allocate(AllocRequest {
-            kind: HeapKind::Device,
-            size: size as u64,
-            align: align as u64,
-            zero,
-        })?
+        .allocate(
+            AllocRequest {
+                kind: HeapKind::Device,
+                size: size as u64,
+                align: align as u64,
+                zero,
+            },
+            Agreement::World,
+        )?
         .map_or(std::ptr::null_mut(), |p| p.cast::<c_void>());
     if !p.is_null() {
         sizes(|m| m.insert(p as usize, size));
@@ -45,7 +48,7 @@ fn free(ptr: *mut c_void) -> Result<()> {
         return aclshmem_core::host::barrier_all();
     }
     sizes(|m| m.remove(&(ptr as usize)));
-    inst.free(ptr as usize, Some(HeapKind::Device))
+    inst.free(ptr as usize, Some(HeapKind::Device), Agreement::World)
 }
 
 /// Allocates `size` bytes of symmetric memory (16-byte aligned). Collective. NULL for size 0, when
