@@ -408,6 +408,68 @@ fn oshrun_accepts_open_mpi_options_and_oshcc_showme() {
     );
 }
 
+/// `CC=oshcc` (as `CC=oshcc ./configure` or `CC=oshcc cmake` set it), `CXX=oshc++`, or
+/// `OSHCC_CC` naming a wrapper: the wrapper used to run itself for ever; it takes the plain
+/// compiler instead, and `-showme` names that compiler.
+#[test]
+fn oshcc_with_cc_naming_the_wrapper() {
+    let dir = repo_root().join("scripts/osh");
+    let scratch = target_dir()
+        .join("ctests")
+        .join(format!("cc_self_{}", std::process::id()));
+    std::fs::create_dir_all(&scratch).unwrap();
+    let prog = scratch.join("p.c");
+    std::fs::write(
+        &prog,
+        "#include <shmem.h>\nint main(void) { return shmem_my_pe() < 0; }\n",
+    )
+    .unwrap();
+    let path = format!("{}:{}", dir.display(), std::env::var("PATH").unwrap_or_default());
+    let cases: [(&str, &str, String, &str); 4] = [
+        ("oshcc", "CC", dir.join("oshcc").display().to_string(), "cc "),
+        ("oshcc", "CC", "oshcc".to_string(), "cc "),
+        (
+            "oshcc",
+            "OSHCC_CC",
+            dir.join("oshcxx").display().to_string(),
+            "cc ",
+        ),
+        ("oshc++", "CXX", dir.join("oshc++").display().to_string(), "c++ "),
+    ];
+    for (wrapper, var, value, plain) in cases {
+        let run = |args: &[&std::ffi::OsStr]| {
+            Command::new("timeout")
+                .arg("60")
+                .arg(dir.join(wrapper))
+                .args(args)
+                .env("ACLSHMEM_LIB_DIR", profile_dir())
+                .env("PATH", &path)
+                .env(var, &value)
+                .output()
+                .unwrap()
+        };
+        let exe = scratch.join(format!("p_{wrapper}"));
+        let lang: &[&std::ffi::OsStr] = if wrapper == "oshc++" {
+            &["-x".as_ref(), "c++".as_ref()]
+        } else {
+            &[]
+        };
+        let mut args = lang.to_vec();
+        args.extend([prog.as_os_str(), "-o".as_ref(), exe.as_os_str()]);
+        let out = run(&args);
+        assert!(
+            out.status.success() && exe.exists(),
+            "{var}={value} {wrapper}: {:?}\n{}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let show = run(&["-showme".as_ref(), "x.c".as_ref()]);
+        let line = String::from_utf8_lossy(&show.stdout);
+        assert!(line.starts_with(plain), "{var}={value} {wrapper} -showme: {line}");
+    }
+    let _ = std::fs::remove_dir_all(&scratch);
+}
+
 #[test]
 fn global_and_static_data_are_symmetric() {
     let bin = compile("statics");
