@@ -6,10 +6,16 @@ CPU tensors over symmetric memory. Importing ``shmem`` never imports torch.
 """
 
 from . import _loader  # noqa: F401  (loads libaclshmem.so RTLD_GLOBAL first)
+from . import _soc  # noqa: F401
 from . import _pyshmem
 from ._pyshmem import *  # noqa: F401,F403
 
 __all__ = [n for n in dir(_pyshmem) if not n.startswith("_")]
+
+def _ensure_native_libraries():
+    """The original's hook that loads the native libraries before ``_pyshmem``; here they are loaded
+    when ``shmem`` is imported, so this does nothing."""
+
 
 #: Deprecated misspelled alias kept by the original.
 aclshmem_finialize = _pyshmem.aclshmem_finalize

@@ -11,6 +11,7 @@ use pyo3::create_exception;
 use pyo3::exceptions::{PyBufferError, PyException};
 use pyo3::ffi;
 use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyDict, PyInt, PyTuple};
 
 create_exception!(_pyshmem, AclshmemError, PyException, "An aclshmem call failed.");
 create_exception!(
@@ -31,18 +32,19 @@ pub struct Buffer {
 
 #[pymethods]
 impl Buffer {
+    /// `addr` must be an `int` (not a `bool`) in `1..=INTPTR_MAX`, `length` an `int` (not a `bool`)
+    /// in `1..=SIZE_MAX`; anything else raises `AclshmemInvalid`. Further arguments are for
+    /// subclasses (`shmem.core.Buffer` takes a `mem_type`).
     #[new]
-    fn new(addr: i128, length: i128) -> PyResult<Self> {
-        if addr < 0 || addr > usize::MAX as i128 {
-            return Err(AclshmemInvalid::new_err(format!(
-                "Buffer address must be >= 0, got {addr}"
-            )));
-        }
-        if length <= 0 || length > isize::MAX as i128 {
-            return Err(AclshmemInvalid::new_err(format!(
-                "Buffer length must be > 0, got {length}"
-            )));
-        }
+    #[pyo3(signature = (addr, length, *_args, **_kwargs))]
+    fn new(
+        addr: &Bound<'_, PyAny>,
+        length: &Bound<'_, PyAny>,
+        _args: &Bound<'_, PyTuple>,
+        _kwargs: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<Self> {
+        let addr = int_arg(addr, "addr", 1, isize::MAX as u128)?;
+        let length = int_arg(length, "length", 1, usize::MAX as u128)?;
         Ok(Buffer {
             addr: addr as usize,
             length: length as usize,
@@ -67,8 +69,10 @@ impl Buffer {
             let b = slf.borrow();
             (b.addr, b.length)
         };
-        if addr == 0 {
-            return Err(PyBufferError::new_err("Buffer at address 0 has no memory"));
+        if len > isize::MAX as usize {
+            return Err(PyBufferError::new_err(format!(
+                "a Buffer of {len} bytes is longer than a memoryview can be (isize::MAX)"
+            )));
         }
         // SAFETY: `view` is non-null and CPython hands us the struct to fill; the memory is the
         // caller's symmetric allocation (alive until freed, documented in shmem.core).
@@ -103,6 +107,22 @@ impl Buffer {
     /// # Safety
     /// Called by CPython; nothing to release (the view's `obj` reference is dropped by CPython).
     unsafe fn __releasebuffer__(&self, _view: *mut ffi::Py_buffer) {}
+}
+
+/// `value` as an integer in `min..=max`: an `int`, not a `bool`, else `AclshmemInvalid`.
+fn int_arg(value: &Bound<'_, PyAny>, name: &str, min: u128, max: u128) -> PyResult<u128> {
+    if !value.is_instance_of::<PyInt>() || value.is_instance_of::<PyBool>() {
+        return Err(AclshmemInvalid::new_err(format!(
+            "Buffer {name} must be an int, got {}",
+            value.get_type().name()?
+        )));
+    }
+    match value.extract::<u128>() {
+        Ok(v) if (min..=max).contains(&v) => Ok(v),
+        _ => Err(AclshmemInvalid::new_err(format!(
+            "Buffer {name} must satisfy {min} <= {name} <= {max}, got {value}"
+        ))),
+    }
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

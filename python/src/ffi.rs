@@ -89,3 +89,26 @@ unsafe extern "C" {
     pub fn aclshmem_quiet();
     pub fn aclshmem_barrier_all();
 }
+
+// the newer original bindings (multi-instance, heap kinds, engine configuration, team barriers,
+// handles, profiling)
+unsafe extern "C" {
+    pub fn aclshmemx_instance_ctx_get() -> *mut abi::InstanceCtx;
+    pub fn aclshmemx_instance_ctx_set(instance_id: u64) -> c_int;
+    pub fn aclshmemx_malloc(size: usize, mem_type: c_int) -> *mut c_void;
+    pub fn aclshmemx_calloc(count: usize, size: usize, mem_type: c_int) -> *mut c_void;
+    pub fn aclshmemx_align(alignment: usize, size: usize, mem_type: c_int) -> *mut c_void;
+    pub fn aclshmemx_free(ptr: *mut c_void, mem_type: c_int);
+    pub fn aclshmemx_set_mte_config(offset: u64, ub_size: u32, sync_id: u32) -> c_int;
+    pub fn aclshmemx_set_sdma_config(offset: u64, ub_size: u32, sync_id: u32) -> c_int;
+    pub fn aclshmemx_set_rdma_config(offset: u64, ub_size: u32, sync_id: u32) -> c_int;
+    pub fn aclshmemx_set_udma_config(offset: u64, ub_size: u32, sync_id: u32) -> c_int;
+    pub fn aclshmem_barrier(team: c_int);
+    pub fn aclshmem_sync(team: c_int);
+    pub fn aclshmem_sync_all();
+    pub fn aclshmemx_barrier_on_stream(team: c_int, s: *mut c_void);
+    pub fn aclshmemx_barrier_all_on_stream(s: *mut c_void);
+    pub fn aclshmemx_handle_wait(handle: abi::Handle, s: *mut c_void);
+    pub fn aclshmemx_get_prof(out: *mut *mut abi::ProfPe, verbose: bool);
+    pub fn aclshmemx_show_prof();
+}

@@ -21,6 +21,7 @@ use pyo3::types::{PyBytes, PyDict, PyTuple};
 
 mod buffer;
 mod ffi;
+mod newer;
 mod typed;
 
 /// Length of `aclshmemx_uniqueid_t` in bytes.
@@ -112,9 +113,10 @@ impl OptionalAttr {
     }
 }
 
-/// `aclshmemx_init_attr_t` (`my_rank`/`n_ranks` are the C fields `my_pe`/`n_pes`).
+/// `aclshmemx_init_attr_t` (`my_rank`/`n_ranks` are the C fields `my_pe`/`n_pes`). `option_attr`
+/// is a member object, as in the original: `attr.option_attr.shm_init_timeout = 30` changes `attr`;
+/// assigning `attr.option_attr = o` copies `o`.
 #[pyclass(module = "shmem._pyshmem")]
-#[derive(Clone)]
 struct InitAttr {
     #[pyo3(get, set)]
     my_rank: i32,
@@ -123,29 +125,43 @@ struct InitAttr {
     ip_port: String,
     #[pyo3(get, set)]
     local_mem_size: u64,
-    #[pyo3(get, set)]
-    option_attr: OptionalAttr,
+    option_attr: Py<OptionalAttr>,
+    /// `instance_id` (0..=254).
+    instance_id: u64,
+    /// The unique id given to `aclshmemx_set_attr_uniqueid_args`, owned here (the C struct's
+    /// `comm_args` points at it), so the caller's `UniqueId` may go away before init.
+    uid: Option<Box<abi::UniqueId>>,
 }
 
 #[pymethods]
 impl InitAttr {
     #[new]
-    fn new() -> Self {
-        let d = abi::InitOptionalAttr::default();
-        InitAttr {
-            my_rank: 0,
-            n_ranks: 0,
-            ip_port: String::new(),
-            local_mem_size: 0,
-            option_attr: OptionalAttr {
-                version: d.version,
-                data_op_engine_type: d.data_op_engine_type,
-                shm_init_timeout: d.shm_init_timeout,
-                shm_create_timeout: d.shm_create_timeout,
-                control_operation_timeout: d.control_operation_timeout,
-                sock_fd: d.sock_fd,
-            },
-        }
+    fn new(py: Python<'_>) -> PyResult<Self> {
+        Self::from_c(py, &abi::InitAttr::default())
+    }
+
+    #[getter]
+    fn get_option_attr(&self, py: Python<'_>) -> Py<OptionalAttr> {
+        self.option_attr.clone_ref(py)
+    }
+
+    #[setter]
+    fn set_option_attr(&mut self, py: Python<'_>, v: PyRef<'_, OptionalAttr>) -> PyResult<()> {
+        self.option_attr = Py::new(py, v.clone())?;
+        Ok(())
+    }
+
+    /// The instance this attribute set initialises (0..=254; anything else, a bool included,
+    /// raises `ValueError`).
+    #[getter]
+    fn get_instance_id(&self) -> u64 {
+        self.instance_id
+    }
+
+    #[setter]
+    fn set_instance_id(&mut self, v: &Bound<'_, PyAny>) -> PyResult<()> {
+        self.instance_id = newer::instance_id_arg(v)?;
+        Ok(())
     }
 
     /// The config-store URL, truncated to 63 bytes as the C field holds.
@@ -167,28 +183,55 @@ impl InitAttr {
 
     fn __repr__(&self) -> String {
         format!(
-            "InitAttr(my_rank={}, n_ranks={}, ip_port={:?}, local_mem_size={})",
-            self.my_rank, self.n_ranks, self.ip_port, self.local_mem_size
+            "InitAttr(my_rank={}, n_ranks={}, ip_port={:?}, local_mem_size={}, instance_id={})",
+            self.my_rank, self.n_ranks, self.ip_port, self.local_mem_size, self.instance_id
         )
     }
 }
 
+/// A copy of an `InitAttr` as the C struct, with its own copy of the unique id, to hand to the
+/// library with the GIL released. `comm_args` is NULL except inside [`CInitAttr::with`].
+struct CInitAttr {
+    attr: abi::InitAttr,
+    uid: Option<Box<abi::UniqueId>>,
+}
+
+// SAFETY: the only pointer inside, `attr.comm_args`, is NULL outside `with`, which points it at
+// `uid`, owned by the same value.
+unsafe impl Send for CInitAttr {}
+
+impl CInitAttr {
+    /// Runs `f` with the C struct, `comm_args` pointing at the owned unique id (when there is one).
+    fn with<T>(&mut self, f: impl FnOnce(&mut abi::InitAttr) -> T) -> T {
+        if let Some(u) = &mut self.uid {
+            self.attr.comm_args = (&mut **u as *mut abi::UniqueId).cast();
+        }
+        let r = f(&mut self.attr);
+        self.attr.comm_args = std::ptr::null_mut();
+        r
+    }
+}
+
 impl InitAttr {
-    fn to_c(&self) -> abi::InitAttr {
+    fn to_c(&self, py: Python<'_>) -> CInitAttr {
         let mut a = abi::InitAttr {
             my_pe: self.my_rank,
             n_pes: self.n_ranks,
             local_mem_size: self.local_mem_size,
-            option_attr: self.option_attr.to_c(),
+            option_attr: self.option_attr.borrow(py).to_c(),
+            instance_id: self.instance_id,
             ..abi::InitAttr::default()
         };
         for (d, s) in a.ip_port.iter_mut().zip(self.ip_port.bytes()) {
             *d = s as c_char;
         }
-        a
+        CInitAttr {
+            attr: a,
+            uid: self.uid.clone(),
+        }
     }
 
-    fn from_c(a: &abi::InitAttr) -> Self {
+    fn from_c(py: Python<'_>, a: &abi::InitAttr) -> PyResult<Self> {
         let bytes: Vec<u8> = a
             .ip_port
             .iter()
@@ -196,20 +239,25 @@ impl InitAttr {
             .map(|&c| c as u8)
             .collect();
         let o = &a.option_attr;
-        InitAttr {
+        Ok(InitAttr {
             my_rank: a.my_pe,
             n_ranks: a.n_pes,
             ip_port: String::from_utf8_lossy(&bytes).into_owned(),
             local_mem_size: a.local_mem_size,
-            option_attr: OptionalAttr {
-                version: o.version,
-                data_op_engine_type: o.data_op_engine_type,
-                shm_init_timeout: o.shm_init_timeout,
-                shm_create_timeout: o.shm_create_timeout,
-                control_operation_timeout: o.control_operation_timeout,
-                sock_fd: o.sock_fd,
-            },
-        }
+            option_attr: Py::new(
+                py,
+                OptionalAttr {
+                    version: o.version,
+                    data_op_engine_type: o.data_op_engine_type,
+                    shm_init_timeout: o.shm_init_timeout,
+                    shm_create_timeout: o.shm_create_timeout,
+                    control_operation_timeout: o.control_operation_timeout,
+                    sock_fd: o.sock_fd,
+                },
+            )?,
+            instance_id: a.instance_id,
+            uid: None,
+        })
     }
 }
 
@@ -288,9 +336,15 @@ impl UniqueId {
         PyBytes::new(py, &out)
     }
 
-    /// Parses the first 136 bytes of `data`.
+    /// Parses the 136 bytes of a unique id (any other length raises `ValueError`).
     #[staticmethod]
     fn from_bytes(data: &[u8]) -> PyResult<Self> {
+        if data.len() != UID_LEN {
+            return Err(PyValueError::new_err(format!(
+                "a unique id is exactly {UID_LEN} bytes, got {}",
+                data.len()
+            )));
+        }
         let u = uid_from_bytes(data)?;
         Ok(UniqueId {
             version: u.version,
@@ -298,6 +352,21 @@ impl UniqueId {
             n_pes: u.n_pes,
             internal: u.internal.iter().map(|&c| c as u8).collect(),
         })
+    }
+}
+
+impl UniqueId {
+    fn to_c(&self) -> abi::UniqueId {
+        let mut internal = [0 as c_char; abi::ACLSHMEM_UNIQUE_ID_INNER_LEN];
+        for (d, s) in internal.iter_mut().zip(&self.internal) {
+            *d = *s as c_char;
+        }
+        abi::UniqueId {
+            version: self.version,
+            my_pe: self.my_pe,
+            n_pes: self.n_pes,
+            internal,
+        }
     }
 }
 
@@ -336,11 +405,13 @@ fn uid_to_bytes(u: &abi::UniqueId) -> Vec<u8> {
 /// `aclshmemx_init_attr(ACLSHMEMX_INIT_WITH_DEFAULT, attributes)`; returns the code.
 #[pyfunction]
 fn aclshmem_init(py: Python<'_>, attributes: PyRef<'_, InitAttr>) -> i32 {
-    let attr = attributes.clone();
+    let mut attr = attributes.to_c(py);
+    drop(attributes);
     nogil(py, move || {
-        let mut a = attr.to_c();
-        // SAFETY: `a` is a valid attribute struct that lives for the call.
-        unsafe { ffi::aclshmemx_init_attr(abi::ACLSHMEMX_INIT_WITH_DEFAULT, &mut a) }
+        attr.with(|a| {
+            // SAFETY: a valid attribute struct that lives for the call.
+            unsafe { ffi::aclshmemx_init_attr(abi::ACLSHMEMX_INIT_WITH_DEFAULT, a) }
+        })
     })
 }
 
@@ -382,7 +453,7 @@ fn aclshmemx_init_with_mpi(py: Python<'_>, my_pe: i32, n_pes: i32, mem_size: u64
 /// Extension: `aclshmemx_set_attr_from_env` (aclshmrun, torchrun or mpirun variables) as an
 /// `InitAttr`; raises `RuntimeError` when the environment names no job.
 #[pyfunction]
-fn aclshmemx_set_attr_from_env() -> PyResult<InitAttr> {
+fn aclshmemx_set_attr_from_env(py: Python<'_>) -> PyResult<InitAttr> {
     let mut a = abi::InitAttr::default();
     // SAFETY: `a` is valid for the call.
     let rc = unsafe { ffi::aclshmemx_set_attr_from_env(&mut a) };
@@ -391,7 +462,7 @@ fn aclshmemx_set_attr_from_env() -> PyResult<InitAttr> {
             "aclshmemx_set_attr_from_env failed ({rc}): no aclshmrun/torchrun/MPI job in the environment"
         )));
     }
-    Ok(InitAttr::from_c(&a))
+    InitAttr::from_c(py, &a)
 }
 
 /// The 136 bytes of a fresh unique id; raises `RuntimeError` on failure.
@@ -420,12 +491,6 @@ fn aclshmem_get_unique_id<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyBytes>>
 fn aclshmem_finalize(py: Python<'_>) -> i32 {
     // SAFETY: no arguments.
     nogil(py, || unsafe { ffi::aclshmem_finalize() })
-}
-
-#[pyfunction]
-fn aclshmemx_finalize(py: Python<'_>, instance_id: u64) -> i32 {
-    // SAFETY: plain value argument.
-    nogil(py, move || unsafe { ffi::aclshmemx_finalize(instance_id) })
 }
 
 /// `aclshmemx_set_qp_num(engine, qp_num)`: queue pairs per peer connection of `engine` (an
@@ -720,17 +785,6 @@ fn team_n_pes(team_id: i32) -> i32 {
     unsafe { ffi::aclshmem_team_n_pes(team_id) }
 }
 
-/// New team handle, -1 for a PE outside the new team, or the negative error code.
-#[pyfunction]
-fn team_split_strided(py: Python<'_>, parent: i32, start: i32, stride: i32, size: i32) -> i32 {
-    nogil(py, move || {
-        let mut t: c_int = -1;
-        // SAFETY: `t` is a valid out-pointer.
-        let rc = unsafe { ffi::aclshmem_team_split_strided(parent, start, stride, size, &mut t) };
-        if rc != 0 { rc } else { t }
-    })
-}
-
 /// `(x_team, y_team)`; raises `RuntimeError` on error.
 #[pyfunction]
 fn team_split_2d(py: Python<'_>, parent: i32, x_range: i32) -> PyResult<(i32, i32)> {
@@ -930,6 +984,14 @@ fn add_enums(m: &Bound<'_, PyModule>) -> PyResult<()> {
                 ("INVALID", i32::MAX as i64),
             ],
         ),
+        (
+            "InitMode",
+            &[
+                ("DEFAULT", abi::ACLSHMEMX_INIT_WITH_DEFAULT as i64),
+                ("MPI", abi::ACLSHMEMX_INIT_WITH_MPI as i64),
+                ("UNIQUEID", abi::ACLSHMEMX_INIT_WITH_UNIQUEID as i64),
+            ],
+        ),
         ("SignalOp", &[("SIGNAL_SET", 0), ("SIGNAL_ADD", 1)]),
         (
             "CmpOp",
@@ -985,7 +1047,6 @@ fn _pyshmem(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(aclshmemx_set_attr_from_env, m)?)?;
     m.add_function(wrap_pyfunction!(aclshmem_get_unique_id, m)?)?;
     m.add_function(wrap_pyfunction!(aclshmem_finalize, m)?)?;
-    m.add_function(wrap_pyfunction!(aclshmemx_finalize, m)?)?;
     m.add_function(wrap_pyfunction!(aclshmemx_set_qp_num, m)?)?;
     m.add_function(wrap_pyfunction!(aclshmemx_init_status, m)?)?;
     m.add_function(wrap_pyfunction!(aclshmem_info_get_version, m)?)?;
@@ -1006,7 +1067,6 @@ fn _pyshmem(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(pe_count, m)?)?;
     m.add_function(wrap_pyfunction!(team_my_pe, m)?)?;
     m.add_function(wrap_pyfunction!(team_n_pes, m)?)?;
-    m.add_function(wrap_pyfunction!(team_split_strided, m)?)?;
     m.add_function(wrap_pyfunction!(team_split_2d, m)?)?;
     m.add_function(wrap_pyfunction!(team_translate_pe, m)?)?;
     m.add_function(wrap_pyfunction!(team_destroy, m)?)?;
@@ -1027,5 +1087,6 @@ fn _pyshmem(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(aclshmem_barrier_all, m)?)?;
     typed::register(m)?;
     buffer::register(m)?;
+    newer::register(m)?;
     Ok(())
 }

@@ -8,8 +8,8 @@ SignalOp = _p.SignalOp
 ComparisonType = _p.CmpOp
 
 #: The world team handle.
-TEAM_WORLD = 0
-TEAM_INVALID = -1
+TEAM_WORLD = _p.ACLSHMEM_TEAM_WORLD
+TEAM_INVALID = _p.ACLSHMEM_TEAM_INVALID
 
 __all__ = ["my_pe", "n_pes", "team_my_pe", "team_n_pes", "init_status", "team_split_strided",
            "team_split_2d", "team_translate_pe", "team_destroy", "barrier_all", "InitStatus",
@@ -39,10 +39,10 @@ def init_status():
 def team_split_strided(parent, start, stride, size):
     """Collective over ``parent``: the new team's handle, or TEAM_INVALID on a PE outside it.
     Raises AclshmemError on error."""
-    t = _p.team_split_strided(parent, start, stride, size)
-    if t < -1:
-        raise AclshmemError("team_split_strided failed (%d)" % t)
-    return t
+    try:
+        return _p.team_split_strided(parent, start, stride, size)
+    except RuntimeError as exc:
+        raise AclshmemError(str(exc)) from exc
 
 
 def team_split_2d(parent, x_range):

@@ -1,16 +1,35 @@
-"""``Buffer``, the exceptions and the logger of :mod:`shmem.core`."""
+"""``Buffer``, ``MemType``, the exceptions, the logger and the argument checks shared by the modules
+of :mod:`shmem.core`.
 
+Instances: every call of :mod:`shmem.core` that touches the runtime runs under one process-wide
+re-entrant lock (``_instance_lock``), which :func:`shmem.core.multi_instance` holds for the whole of
+its block, so another thread's call cannot run against the instance the block switched to.
+"""
+
+import ctypes
 import logging
 import os
+import threading
 
-from .._pyshmem import AclshmemError, AclshmemInvalid, Buffer
+from .. import _pyshmem as _p
+from .._pyshmem import AclshmemError, AclshmemInvalid
 
-__all__ = ["Buffer", "AclshmemError", "AclshmemInvalid", "setup_aclshmem_logger", "logger"]
+__all__ = ["Buffer", "MemType", "AclshmemError", "AclshmemInvalid", "setup_aclshmem_logger", "logger"]
+
+MemType = _p.MemType
 
 logger = logging.getLogger("aclshmem")
 
 _LEVELS = {"DEBUG": logging.DEBUG, "INFO": logging.INFO, "WARN": logging.WARNING, "WARNING": logging.WARNING,
            "ERROR": logging.ERROR, "CRITICAL": logging.CRITICAL, "FATAL": logging.CRITICAL}
+
+#: Instance ids run from 0 to _MAX_INSTANCE_COUNT - 1.
+_MAX_INSTANCE_COUNT = 255
+_INTPTR_MAX = (1 << (8 * ctypes.sizeof(ctypes.c_void_p) - 1)) - 1
+_SIZE_T_MAX = (1 << (8 * ctypes.sizeof(ctypes.c_size_t))) - 1
+
+#: Serialises the calls of shmem.core against instance switches (see the module's doc).
+_instance_lock = threading.RLock()
 
 
 def setup_aclshmem_logger(log_level=None, log_file_path=None):
@@ -29,3 +48,135 @@ def setup_aclshmem_logger(log_level=None, log_file_path=None):
     handler.setFormatter(logging.Formatter("[aclshmem %(levelname)s] %(message)s"))
     logger.addHandler(handler)
     return logger
+
+
+def _is_int(value):
+    """An int that is not a bool."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _validate_instance_id(instance_id):
+    """Raises AclshmemInvalid unless ``instance_id`` is an int (not a bool) in 0..254."""
+    if not _is_int(instance_id) or not 0 <= instance_id < _MAX_INSTANCE_COUNT:
+        raise AclshmemInvalid("instance_id must be an int in 0..%d, got %r" % (_MAX_INSTANCE_COUNT - 1, instance_id))
+
+
+def _validate_stream(stream, *, allow_none):
+    """The stream handle as an int (``None`` -> 0 when ``allow_none``). A stream object with a
+    ``stream_id`` (:mod:`shmem.streams`) gives its handle. Anything but a non-negative int (a bool
+    included) raises AclshmemInvalid."""
+    if stream is None:
+        if allow_none:
+            return 0
+        raise AclshmemInvalid("a stream is required (a non-negative int handle, 0 = the default stream)")
+    if not isinstance(stream, int) and hasattr(stream, "stream_id"):
+        stream = stream.stream_id
+    if not _is_int(stream) or stream < 0 or stream > _SIZE_T_MAX:
+        raise AclshmemInvalid("stream must be a non-negative int handle, got %r" % (stream,))
+    return stream
+
+
+def _current_instance_id():
+    ctx = _p.aclshmemx_instance_ctx_get()
+    if ctx is None:
+        raise AclshmemError("the library has no current instance")
+    return ctx.id
+
+
+def _validate_buffer_instance(buf, name):
+    """Raises AclshmemInvalid when ``buf`` was allocated by another instance than the current one."""
+    owner = buf.instance_id
+    if owner is None:
+        return
+    current = _current_instance_id()
+    if owner != current:
+        raise AclshmemInvalid("%s was allocated by instance %d; the current instance is %d" % (name, owner, current))
+
+
+class Buffer(_p.Buffer):
+    """``length`` bytes at ``addr`` of the ``mem_type`` heap, with the buffer protocol
+    (``memoryview(buf)``, ``numpy.frombuffer(buf, ...)``, ``torch.frombuffer(buf, ...)``: zero copy).
+
+    ``addr`` must be an int (not a bool) in ``1..INTPTR_MAX``, ``length`` one in ``1..SIZE_MAX``
+    (else AclshmemInvalid); ``mem_type`` a :class:`MemType` (else TypeError).
+
+    A Buffer made directly describes memory it does not own: ``owned`` is False, ``instance_id``
+    None, and :func:`shmem.core.free` refuses it. :func:`shmem.core.buffer`, ``calloc`` and
+    ``align`` return owning Buffers (``owned`` True, ``instance_id`` = the instance that allocated
+    them); :func:`shmem.core.get_peer_buffer` returns a borrowed view of one, which shares its
+    owner's ``instance_id`` and ``release_called``. ``release_called`` turns True when
+    :func:`shmem.core.free` is called for the allocation (it is never reset); a Buffer whose
+    allocation was freed is refused by every call of :mod:`shmem.core`.
+    """
+
+    __slots__ = ("mem_type", "_owned", "_release_called", "_owner", "_instance_id")
+
+    def __init__(self, addr, length, mem_type=MemType.DEVICE_SIDE):
+        # addr and length were checked by the base class
+        self._setup(mem_type, False, None, None)
+
+    def _setup(self, mem_type, owned, owner, instance_id):
+        if not isinstance(mem_type, MemType):
+            raise TypeError("mem_type must be a MemType, got %r" % (mem_type,))
+        if owned:
+            _validate_instance_id(instance_id)
+        elif owner is not None:
+            if not isinstance(owner, Buffer):
+                raise TypeError("owner must be a Buffer or None")
+            instance_id = owner.instance_id
+        elif instance_id is not None:
+            raise ValueError("a Buffer that owns nothing has no allocating instance")
+        self.mem_type = mem_type
+        self._owned = owned
+        self._release_called = False
+        self._owner = owner
+        self._instance_id = instance_id
+
+    @classmethod
+    def _owning(cls, addr, length, mem_type, instance_id):
+        """An owning Buffer (for the allocation functions)."""
+        obj = cls.__new__(cls, addr, length)
+        obj._setup(mem_type, True, None, instance_id)
+        return obj
+
+    @classmethod
+    def _borrowed(cls, addr, length, mem_type, owner):
+        """A non-owning view tied to the owning Buffer ``owner``."""
+        if not isinstance(owner, Buffer):
+            raise TypeError("owner must be a Buffer")
+        obj = cls.__new__(cls, addr, length)
+        obj._setup(mem_type, False, owner, None)
+        return obj
+
+    @property
+    def owned(self):
+        """Whether this Buffer may be passed to :func:`shmem.core.free`."""
+        return self._owned
+
+    @property
+    def instance_id(self):
+        """The instance that allocated the memory (None for memory described directly)."""
+        return self._instance_id
+
+    @property
+    def release_called(self):
+        """Whether :func:`shmem.core.free` was called for this allocation (or its owner's)."""
+        if self._release_called:
+            return True
+        return self._owner is not None and self._owner.release_called
+
+    def _ensure_usable(self):
+        if self.release_called:
+            raise AclshmemInvalid("the Buffer's memory was freed")
+
+    def __eq__(self, other):
+        if not isinstance(other, Buffer):
+            return NotImplemented
+        return (self.addr, self.length, self.mem_type) == (other.addr, other.length, other.mem_type)
+
+    def __hash__(self):
+        return hash((self.addr, self.length, int(self.mem_type)))
+
+    def __repr__(self):
+        return "Buffer(addr=0x%x, length=%d, mem_type=%s, owned=%s, instance_id=%s, release_called=%s)" % (
+            self.addr, self.length, self.mem_type, self.owned, self.instance_id, self.release_called)
