@@ -214,16 +214,26 @@ pub fn last_n_pes() -> i32 {
 /// Makes `id` the current instance.
 pub fn set_current(id: u64) -> Result<()> {
     let _g = LIFECYCLE.locked();
-    let s = slot(id).ok_or_else(|| Error::Inner(format!("instance {id} does not exist")))?;
-    make_current(s);
+    make_current(switchable(id)?);
     Ok(())
+}
+
+/// The slot of instance `id` for a switch: instance 0 always (it exists from load time, as the
+/// original's), another one only while it is initialised (a finalized instance is gone: the
+/// original's context is destroyed, so its id is unknown again).
+fn switchable(id: u64) -> Result<&'static Slot> {
+    match slot(id) {
+        Some(s) if id == 0 || !s.live.load(Ordering::Acquire).is_null() => Ok(s),
+        Some(_) => Err(Error::Inner(format!("instance {id} was finalized"))),
+        None => Err(Error::Inner(format!("instance {id} does not exist"))),
+    }
 }
 
 /// Makes instance `id` current for the calling thread only (a kernel block: the device-side
 /// `aclshmemx_instance_ctx_set`), until [`clear_thread_current`]; other threads keep the
 /// process-wide current instance.
 pub fn set_thread_current(id: u64) -> Result<()> {
-    let s = slot(id).ok_or_else(|| Error::Inner(format!("instance {id} does not exist")))?;
+    let s = switchable(id)?;
     calls::set_override(Some(s));
     Ok(())
 }
