@@ -47,5 +47,12 @@ fn unique_id_over_ipv6_loopback() {
 fn two_instances_side_by_side() {
     let base = common::free_port_range();
     let range = format!("{base}:{}", base + 3);
-    run(2, "multi_instance", &[("SHMEM_INSTANCE_PORT_RANGE", &range)]);
+    run(
+        2,
+        "multi_instance",
+        &[
+            ("SHMEM_INSTANCE_PORT_RANGE", &range),
+            ("SHMEM_CYCLE_PROF_PE", "0"),
+        ],
+    );
 }

@@ -36,16 +36,18 @@ static int share_uid(const char *dir, const char *tag, aclshmemx_uniqueid_t *uid
 /* Each PE writes to its right neighbour: a store through aclshmem_ptr when the neighbour's heap is
  * mapped here (same node), else aclshmem_int_p (another node: UCX). */
 static int ring(void) {
+    /* the current instance's numbering (an instance may number the PEs its own way) */
+    int my = aclshmem_my_pe(), np = aclshmem_n_pes();
     int *x = (int *)aclshmem_malloc(sizeof(int));
     if (!x) return -1;
-    int *r = (int *)aclshmem_ptr(x, (me + 1) % n);
+    int *r = (int *)aclshmem_ptr(x, (my + 1) % np);
     if (r != NULL) {
-        *r = me + 1000;
+        *r = my + 1000;
     } else {
-        aclshmem_int32_p(x, me + 1000, (me + 1) % n);
+        aclshmem_int32_p(x, my + 1000, (my + 1) % np);
     }
     aclshmem_barrier_all();
-    int ok = *x == (me + n - 1) % n + 1000;
+    int ok = *x == (my + np - 1) % np + 1000;
     aclshmem_free(x);
     return ok ? 0 : -1;
 }
@@ -125,6 +127,7 @@ int main(int argc, char **argv) {
         CHECK(x0 != NULL);
         a1 = a0;
         a1.instance_id = 1;
+        a1.my_pe = (me + 1) % n; /* instance 1 numbers the PEs its own way */
         char host[sizeof a0.ip_port], port0[sizeof a0.ip_port + 8];
         strcpy(host, a0.ip_port);
         char *colon = strrchr(host, ':');
@@ -146,8 +149,16 @@ int main(int argc, char **argv) {
         aclshmem_team_t t;
         CHECK(aclshmem_team_split_strided(ACLSHMEM_TEAM_WORLD, 0, 1, n, &t) == ACLSHMEM_NOT_SUPPORTED);
         CHECK(aclshmem_team_my_pe(ACLSHMEM_TEAM_WORLD) == ACLSHMEM_NOT_SUPPORTED);
+        /* profiling is per instance: SHMEM_CYCLE_PROF_PE=0 names PE 0 of each instance's numbering,
+         * and the record carries that number */
+        aclshmem_prof_pe_t *prof = NULL;
+        aclshmemx_get_prof(&prof, false);
+        CHECK((a1.my_pe == 0) == (prof != NULL) && (prof == NULL || prof->pe_id == 0));
         /* switch back and forth */
         CHECK(aclshmemx_instance_ctx_set(0) == 0);
+        prof = NULL;
+        aclshmemx_get_prof(&prof, false);
+        CHECK((me == 0) == (prof != NULL) && (prof == NULL || prof->pe_id == 0));
         CHECK(aclshmemx_instance_ctx_get()->id == 0 && aclshmem_ptr(x0, me) != NULL && aclshmem_ptr(x1, me) == NULL);
         CHECK(ring() == 0);
         CHECK(aclshmem_team_my_pe(ACLSHMEM_TEAM_WORLD) == me);

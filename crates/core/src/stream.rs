@@ -100,10 +100,11 @@ fn run(task: Task) -> c_int {
             .unwrap_or_else(|_| Err(Error::Inner("panic in a stream-ordered operation".into())))
     };
     let pe = inst.my_pe();
+    let prof = crate::runtime::slot(inst.id()).map(|s| s.prof());
     // the instance may be released from here on (finalize waits for this count)
     drop(inst);
     let task = TaskDone { call, frame };
-    prof_record(task.frame, start.elapsed().as_nanos() as i64);
+    prof_record(prof, task.frame, start.elapsed().as_nanos() as i64);
     match r {
         Ok(()) => 0,
         Err(e) => {
@@ -437,25 +438,44 @@ pub enum Frame {
     HandleWait = 6,
 }
 
-/// Counters of the profiled PE: block 0 = this PE's stream-ordered operations; `cycles` holds
-/// nanoseconds.
-struct Prof {
-    count: Vec<AtomicI64>,
-    nanos: Vec<AtomicI64>,
+/// The profiling state of one instance id (kept in its runtime slot, for the whole process, so
+/// the tables handed to the program stay valid): whether this PE is the profiled one of that
+/// instance (`SHMEM_CYCLE_PROF_PE` names a PE of each instance's own numbering), its number there,
+/// and the counters. Block 0 = this PE's stream-ordered operations; `cycles` holds nanoseconds.
+pub struct Prof {
+    on: AtomicBool,
+    my_pe: AtomicUsize,
+    count: [AtomicI64; ACLSHMEM_CYCLE_PROF_FRAME_CNT],
+    nanos: [AtomicI64; ACLSHMEM_CYCLE_PROF_FRAME_CNT],
     out: AtomicPtr<ProfPe>,
     /// The table kernels write with `SHMEMI_PROF_START/END` (the device-state record's `profs`):
     /// per block, cycles and counts; merged into `out` by [`get_prof`].
     device: AtomicPtr<ProfPe>,
 }
 
-static PROF: OnceLock<Prof> = OnceLock::new();
-static PROF_ON: AtomicBool = AtomicBool::new(false);
-/// This PE's number, recorded by [`configure_prof`] at init for the records' `pe_id`.
-static PROF_MY_PE: AtomicUsize = AtomicUsize::new(0);
+impl Prof {
+    pub const fn new() -> Prof {
+        Prof {
+            on: AtomicBool::new(false),
+            my_pe: AtomicUsize::new(0),
+            count: [const { AtomicI64::new(0) }; ACLSHMEM_CYCLE_PROF_FRAME_CNT],
+            nanos: [const { AtomicI64::new(0) }; ACLSHMEM_CYCLE_PROF_FRAME_CNT],
+            out: AtomicPtr::new(std::ptr::null_mut()),
+            device: AtomicPtr::new(std::ptr::null_mut()),
+        }
+    }
+}
 
-/// Init: profiling is on when SHMEM_CYCLE_PROF_PE names this PE (invalid value: PE 0, warned).
-pub fn configure_prof(my_pe: usize) {
-    PROF_MY_PE.store(my_pe, Ordering::Relaxed);
+impl Default for Prof {
+    fn default() -> Prof {
+        Prof::new()
+    }
+}
+
+/// Init of an instance in which this PE is `my_pe`: profiling is on when SHMEM_CYCLE_PROF_PE names
+/// this PE (invalid value: PE 0, warned).
+pub fn configure_prof(prof: &Prof, my_pe: usize) {
+    prof.my_pe.store(my_pe, Ordering::Relaxed);
     let on = match crate::config::SHMEM_CYCLE_PROF_PE.get() {
         Ok(None) => false,
         Ok(Some(p)) if p < aclshmem_abi::ACLSHMEM_MAX_PES => p == my_pe,
@@ -465,24 +485,12 @@ pub fn configure_prof(my_pe: usize) {
             my_pe == 0
         }
     };
-    if on {
-        PROF.get_or_init(|| Prof {
-            count: (0..ACLSHMEM_CYCLE_PROF_FRAME_CNT)
-                .map(|_| AtomicI64::new(0))
-                .collect(),
-            nanos: (0..ACLSHMEM_CYCLE_PROF_FRAME_CNT)
-                .map(|_| AtomicI64::new(0))
-                .collect(),
-            out: AtomicPtr::new(std::ptr::null_mut()),
-            device: AtomicPtr::new(std::ptr::null_mut()),
-        });
-    }
-    PROF_ON.store(on, Ordering::Release);
+    prof.on.store(on, Ordering::Release);
 }
 
-fn prof_record(frame: Frame, nanos: i64) {
-    if PROF_ON.load(Ordering::Relaxed)
-        && let Some(p) = PROF.get()
+fn prof_record(prof: Option<&Prof>, frame: Frame, nanos: i64) {
+    if let Some(p) = prof
+        && p.on.load(Ordering::Relaxed)
     {
         p.count[frame as usize].fetch_add(1, Ordering::Relaxed);
         p.nanos[frame as usize].fetch_add(nanos, Ordering::Relaxed);
@@ -490,7 +498,7 @@ fn prof_record(frame: Frame, nanos: i64) {
 }
 
 /// A zeroed, library-owned `ProfPe` (1 MiB) in `slot`, allocated once for the process.
-fn prof_table(slot: &AtomicPtr<ProfPe>) -> Option<*mut ProfPe> {
+fn prof_table(slot: &AtomicPtr<ProfPe>, my_pe: usize) -> Option<*mut ProfPe> {
     let out = slot.load(Ordering::Acquire);
     if !out.is_null() {
         return Some(out);
@@ -502,7 +510,7 @@ fn prof_table(slot: &AtomicPtr<ProfPe>) -> Option<*mut ProfPe> {
         return None;
     }
     // SAFETY: fresh is a valid zeroed ProfPe not shared yet.
-    unsafe { (*fresh).pe_id = PROF_MY_PE.load(Ordering::Relaxed) as i32 };
+    unsafe { (*fresh).pe_id = my_pe as i32 };
     Some(
         match slot.compare_exchange(std::ptr::null_mut(), fresh, Ordering::AcqRel, Ordering::Acquire) {
             Ok(_) => fresh,
@@ -517,26 +525,23 @@ fn prof_table(slot: &AtomicPtr<ProfPe>) -> Option<*mut ProfPe> {
 
 /// The table kernels of this PE record `SHMEMI_PROF_START/END` into (`profs` of the device-state
 /// record, `pe_id` = this PE), or NULL when this PE is not profiled (the macros then do nothing).
-pub fn device_prof_table() -> *mut ProfPe {
-    if !PROF_ON.load(Ordering::Acquire) {
+pub fn device_prof_table(prof: &Prof) -> *mut ProfPe {
+    if !prof.on.load(Ordering::Acquire) {
         return std::ptr::null_mut();
     }
-    PROF.get()
-        .and_then(|p| prof_table(&p.device))
-        .unwrap_or(std::ptr::null_mut())
+    prof_table(&prof.device, prof.my_pe.load(Ordering::Relaxed)).unwrap_or(std::ptr::null_mut())
 }
 
 /// `aclshmemx_get_prof`: the library-owned record of this PE (None when this PE is not profiled),
 /// printed when `verbose`: the kernels' `SHMEMI_PROF_*` table, plus in block 0 this PE's
 /// stream-ordered operations.
-pub fn get_prof(verbose: bool) -> Option<*mut ProfPe> {
-    if !PROF_ON.load(Ordering::Acquire) {
+pub fn get_prof(p: &Prof, verbose: bool) -> Option<*mut ProfPe> {
+    if !p.on.load(Ordering::Acquire) {
         return None;
     }
-    let p = PROF.get()?;
-    let out = prof_table(&p.out)?;
+    let my_pe = p.my_pe.load(Ordering::Relaxed);
+    let out = prof_table(&p.out, my_pe)?;
     let device = p.device.load(Ordering::Acquire);
-    let my_pe = PROF_MY_PE.load(Ordering::Relaxed);
     // SAFETY: out points at the library-owned ProfPe; the program reads it between calls.
     let rec = unsafe { &mut *out };
     rec.pe_id = my_pe as i32;

@@ -42,6 +42,8 @@ pub struct Slot {
     status: AtomicI32,
     live: AtomicPtr<Instance>,
     ctx: UnsafeCell<InstanceCtx>,
+    /// `aclshmemx_get_prof`'s state of this instance id.
+    prof: crate::stream::Prof,
 }
 
 // SAFETY: `ctx` is written only at construction; C callers receive a pointer to it and may read it.
@@ -57,7 +59,13 @@ impl Slot {
                 id,
                 instance: std::ptr::null_mut(),
             }),
+            prof: crate::stream::Prof::new(),
         }
+    }
+
+    /// The profiling state of this instance id.
+    pub fn prof(&self) -> &crate::stream::Prof {
+        &self.prof
     }
 
     /// The `aclshmem_instance_ctx` of this id, as handed to C.
