@@ -6,27 +6,10 @@ mod common;
 use std::process::Command;
 use std::time::Duration;
 
-/// Launcher-style variables that could leak in from the environment running the tests.
-const JOB_VARS: &[&str] = &[
-    "ACLSHMEM_MY_PE",
-    "ACLSHMEM_N_PES",
-    "ACLSHMEM_IP_PORT",
-    "ACLSHMEM_LOCAL_MEM_SIZE",
-    "RANK",
-    "WORLD_SIZE",
-    "MASTER_ADDR",
-    "MASTER_PORT",
-    "OMPI_COMM_WORLD_RANK",
-    "OMPI_COMM_WORLD_SIZE",
-    "PMI_RANK",
-    "PMI_SIZE",
-    "PMIX_RANK",
-];
-
 fn probe(args: &[&str], env: &[(&str, &str)]) -> String {
     let mut cmd = Command::new(common::compile_c("api_probe"));
     cmd.args(args);
-    for v in JOB_VARS {
+    for v in common::JOB_VARS {
         cmd.env_remove(v);
     }
     cmd.envs(env.iter().copied());

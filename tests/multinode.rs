@@ -721,61 +721,51 @@ fn mpirun_across_nodes() {
     assert!(st.success(), "mpicc.openmpi failed");
     let rsh = format!("bash {} rsh", c.script.display());
     let subnet = format!("{}.0/24", names().net);
-    let out = Command::new("timeout")
-        .arg("180")
-        .arg("mpirun.openmpi")
-        .args(["--allow-run-as-root", "--mca", "osc", "^rdma", "-np", "2"])
-        .args(["--host", &c.nodes.join(",")])
-        .args(["--mca", "plm_rsh_agent", &rsh])
-        .args(["--mca", "oob_tcp_if_include", &subnet])
-        .args(["--mca", "btl_tcp_if_include", &subnet])
-        .args(["-x", "UCX_TLS=tcp", "-x", "SHMEM_LOG_TO_STDOUT=1"])
-        .arg(&exe)
-        .env("ACLSHMEM_VC_BRIDGE", &names().bridge)
-        .output()
-        .expect("mpirun.openmpi");
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
+    // mpirun.openmpi across the nodes (`hosts`) with `env` exported: the job's whole output
+    let mpirun = |np: usize, hosts: &str, env: &[&str], exe: &std::path::Path| {
+        let mut cmd = Command::new("timeout");
+        cmd.arg("180").arg("mpirun.openmpi");
+        cmd.args(["--allow-run-as-root", "--oversubscribe", "--mca", "osc", "^rdma"])
+            .args(["-np", &np.to_string(), "--host", hosts])
+            .args(["--mca", "plm_rsh_agent", &rsh])
+            .args(["--mca", "oob_tcp_if_include", &subnet])
+            .args(["--mca", "btl_tcp_if_include", &subnet]);
+        for e in env {
+            cmd.args(["-x", e]);
+        }
+        let out = cmd
+            .arg(exe)
+            .env("ACLSHMEM_VC_BRIDGE", &names().bridge)
+            .output()
+            .expect("mpirun.openmpi");
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        (out.status.success(), text)
+    };
+    let (ok, text) = mpirun(
+        2,
+        &c.nodes.join(","),
+        &["UCX_TLS=tcp", "SHMEM_LOG_TO_STDOUT=1"],
+        &exe,
     );
     assert!(
-        out.status.success() && text.contains("OK mpi") && !text.contains("FAIL:"),
+        ok && text.contains("OK mpi") && !text.contains("FAIL:"),
         "mpirun across 2 nodes:\n{text}"
     );
     // an OpenSHMEM program started by plain mpirun (no oshrun): shmem_init bootstraps over MPI,
     // 2 nodes x 2 PEs; each PE prints its number (four PEs of one job, not four PE 0s)
-    let osh = osh_program("first_puts");
     let hosts: Vec<String> = c.nodes.iter().map(|n| format!("{n}:2")).collect();
-    let out = Command::new("timeout")
-        .arg("180")
-        .arg("mpirun.openmpi")
-        .args([
-            "--allow-run-as-root",
-            "--oversubscribe",
-            "--mca",
-            "osc",
-            "^rdma",
-            "-np",
-            "4",
-        ])
-        .args(["--host", &hosts.join(",")])
-        .args(["--mca", "plm_rsh_agent", &rsh])
-        .args(["--mca", "oob_tcp_if_include", &subnet])
-        .args(["--mca", "btl_tcp_if_include", &subnet])
-        .args(["-x", "UCX_TLS=tcp", "-x", "SHMEM_SYMMETRIC_SIZE=64M"])
-        .arg(&osh)
-        .env("ACLSHMEM_VC_BRIDGE", &names().bridge)
-        .output()
-        .expect("mpirun.openmpi");
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
+    let (ok, text) = mpirun(
+        4,
+        &hosts.join(","),
+        &["UCX_TLS=tcp", "SHMEM_SYMMETRIC_SIZE=64M"],
+        &osh_program("first_puts"),
     );
     assert!(
-        out.status.success()
-            && (0..4).all(|pe| text.matches(&format!("OK first_puts PE {pe}\n")).count() == 1)
+        ok && (0..4).all(|pe| text.matches(&format!("OK first_puts PE {pe}\n")).count() == 1)
             && !text.contains("FAIL:"),
         "OpenSHMEM program under mpirun across 2 nodes x 2 PEs:\n{text}"
     );

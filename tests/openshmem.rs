@@ -158,29 +158,13 @@ fn collective_allocation_serves_peers_without_the_progress_thread() {
     run_on(&bin, "get_during_collective", &[2, 3]);
 }
 
-/// The launcher variables `shmem_init` reads (all removed before each case below sets its own).
-const LAUNCHER_VARS: [&str; 12] = [
-    "ACLSHMEM_MY_PE",
-    "ACLSHMEM_N_PES",
-    "ACLSHMEM_IP_PORT",
-    "RANK",
-    "WORLD_SIZE",
-    "MASTER_ADDR",
-    "MASTER_PORT",
-    "OMPI_COMM_WORLD_RANK",
-    "OMPI_COMM_WORLD_SIZE",
-    "PMI_RANK",
-    "PMI_SIZE",
-    "PMIX_RANK",
-];
-
 /// Runs `bin` by hand (no launcher) with only `env` of the launcher variables.
 fn run_alone(bin: &PathBuf, env: &[(&str, &str)]) -> (bool, String, String) {
     let mut cmd = Command::new("timeout");
-    cmd.arg("60").arg(bin).env("ACLSHMEM_LOCAL_MEM_SIZE", "16M");
-    for v in LAUNCHER_VARS {
+    for v in common::JOB_VARS {
         cmd.env_remove(v);
     }
+    cmd.arg("60").arg(bin).env("ACLSHMEM_LOCAL_MEM_SIZE", "16M");
     let out = cmd.envs(env.iter().copied()).output().unwrap();
     (
         out.status.success(),

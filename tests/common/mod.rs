@@ -13,6 +13,24 @@ use std::sync::{Mutex, mpsc};
 use std::thread;
 use std::time::{Duration, Instant, SystemTime};
 
+/// Launcher-style variables that could leak in from the environment running the tests (removed
+/// where a test sets its own).
+pub const JOB_VARS: &[&str] = &[
+    "ACLSHMEM_MY_PE",
+    "ACLSHMEM_N_PES",
+    "ACLSHMEM_IP_PORT",
+    "ACLSHMEM_LOCAL_MEM_SIZE",
+    "RANK",
+    "WORLD_SIZE",
+    "MASTER_ADDR",
+    "MASTER_PORT",
+    "OMPI_COMM_WORLD_RANK",
+    "OMPI_COMM_WORLD_SIZE",
+    "PMI_RANK",
+    "PMI_SIZE",
+    "PMIX_RANK",
+];
+
 /// The launcher (crate `crates/launcher`), built by [`ensure_built`] next to the library.
 pub fn launcher() -> PathBuf {
     ensure_built();
