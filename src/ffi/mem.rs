@@ -9,7 +9,7 @@ use super::guard;
 use super::types::aclshmem_mem_type_t;
 use aclshmem_core::HeapKind;
 use aclshmem_core::error::{Error, Result};
-use aclshmem_core::runtime::{self, Agreement, AllocRequest};
+use aclshmem_core::runtime::{self, AllocRequest, BootstrapAgreement};
 
 fn allocate(kind: HeapKind, size: u64, align: u64, zero: bool) -> Result<*mut c_void> {
     let inst = runtime::current()?;
@@ -21,7 +21,7 @@ fn allocate(kind: HeapKind, size: u64, align: u64, zero: bool) -> Result<*mut c_
                 align,
                 zero,
             },
-            Agreement::Bootstrap,
+            &BootstrapAgreement,
         )?
         .map_or(std::ptr::null_mut(), |p| p.cast()))
 }
@@ -56,7 +56,7 @@ fn free_in(ptr: *mut c_void, kind: Option<HeapKind>) -> Result<()> {
     if ptr.is_null() {
         return Ok(());
     }
-    inst.free(ptr as usize, kind, Agreement::Bootstrap)
+    inst.free(ptr as usize, kind, &BootstrapAgreement)
 }
 
 /// Allocates `size` bytes in the symmetric (DEVICE_SIDE) heap. Collective: every PE must call it in

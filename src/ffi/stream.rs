@@ -242,7 +242,7 @@ pub unsafe extern "C" fn aclshmemx_get_prof(out_profs: *mut *mut ProfPe, verbose
         if !verbose && out_profs.is_null() {
             return Ok(());
         }
-        if let Some(rec) = stream::get_prof(runtime::effective_slot().prof(), verbose)
+        if let Some(rec) = stream::get_prof(stream::prof_of(runtime::effective_slot().id()), verbose)
             && !out_profs.is_null()
         {
             // SAFETY: documented requirement of this function.
@@ -256,7 +256,7 @@ pub unsafe extern "C" fn aclshmemx_get_prof(out_profs: *mut *mut ProfPe, verbose
 #[unsafe(no_mangle)]
 pub extern "C" fn aclshmemx_show_prof() {
     guard("aclshmemx_show_prof", || {
-        stream::get_prof(runtime::effective_slot().prof(), true);
+        stream::get_prof(stream::prof_of(runtime::effective_slot().id()), true);
         Ok(())
     })
 }

@@ -237,19 +237,29 @@ pub struct StaticRegion {
     pub len: usize,
 }
 
-/// How the PEs of a collective allocation or free compare their requests.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Agreement {
-    /// The bootstrap's allgather and barrier (the config store, MPI): every step bounded by
-    /// `control_operation_timeout`, so a PE that never joins makes the others fail (NULL) in that
-    /// time. The aclshmem API's allocation, as the original's control plane does it.
-    Bootstrap,
-    /// The world team's own barriers and exchange area: a few microseconds on one node, where a
-    /// round through the config store takes 30 to 140 (Open MPI's OSHMEM allocates in about 1).
-    /// A PE that never joins is waited for as in any barrier (`ACLSHMEM_COLLECTIVE_TIMEOUT`; one
-    /// that died or left is named). OpenSHMEM's `shmem_malloc` and `shmem_free`: collective with
-    /// an implicit barrier, as the specification describes them.
-    World,
+/// How the PEs of a collective allocation or free compare their requests. Either way the
+/// transports are driven meanwhile (a peer may still wait on this PE, for a get say, before it
+/// joins).
+pub trait Agreement {
+    /// Every PE's `data` (a few bytes, the same length everywhere), in PE order.
+    fn allgather(&self, inst: &Instance, data: &[u8]) -> Result<Vec<Vec<u8>>>;
+    /// Returns once every PE arrived.
+    fn barrier(&self, inst: &Instance) -> Result<()>;
+}
+
+/// The bootstrap's allgather and barrier (the config store, MPI): every step bounded by
+/// `control_operation_timeout`, so a PE that never joins makes the others fail (NULL) in that
+/// time. The aclshmem API's allocation, as the original's control plane does it. (The other kind,
+/// over the world team's own barriers, is `sync::WorldAgreement`.)
+pub struct BootstrapAgreement;
+
+impl Agreement for BootstrapAgreement {
+    fn allgather(&self, inst: &Instance, data: &[u8]) -> Result<Vec<Vec<u8>>> {
+        inst.routes.drive_while(|| inst.boot.allgather(data))
+    }
+    fn barrier(&self, inst: &Instance) -> Result<()> {
+        inst.routes.drive_while(|| inst.boot.barrier())
+    }
 }
 
 /// What an allocation call asks for; compared across PEs to catch asymmetric calls.
@@ -665,29 +675,11 @@ impl Instance {
         Ok(self.host.get_or_init(|| h))
     }
 
-    /// Every PE's `data` (a few bytes, the same length everywhere), for the collective allocation
-    /// and free to compare the PEs' requests, the way `how` says. Either way the transports are
-    /// driven meanwhile (a peer may still wait on this PE, for a get say, before it joins).
-    fn agree(&self, data: &[u8], how: Agreement) -> Result<Vec<Vec<u8>>> {
-        match how {
-            Agreement::Bootstrap => self.routes.drive_while(|| self.boot.allgather(data)),
-            Agreement::World => crate::sync::exchange(self, &self.world_team(), data),
-        }
-    }
-
-    /// The barrier after a zeroing allocation, the way `how` says.
-    fn agree_barrier(&self, how: Agreement) -> Result<()> {
-        match how {
-            Agreement::Bootstrap => self.routes.drive_while(|| self.boot.barrier()),
-            Agreement::World => crate::sync::barrier(self, &self.world_team()),
-        }
-    }
-
     /// Collective allocation. Every PE must ask for the same thing; if they do not, every PE gets
     /// `Err` (and NULL) and nothing is allocated anywhere. `Ok(None)` is a silent NULL (size 0).
-    pub fn allocate(&self, req: AllocRequest, how: Agreement) -> Result<Option<*mut u8>> {
+    pub fn allocate(&self, req: AllocRequest, how: &dyn Agreement) -> Result<Option<*mut u8>> {
         let _g = self.collective();
-        let parts = self.agree(&req.encode(), how)?;
+        let parts = how.allgather(self, &req.encode())?;
         let reqs: Vec<Option<AllocRequest>> = parts.iter().map(|p| AllocRequest::decode(p)).collect();
         if reqs.iter().any(|r| *r != Some(req)) {
             let sizes: Vec<String> = reqs
@@ -737,13 +729,13 @@ impl Instance {
             // SAFETY: [p, p + size) is a block just allocated inside our own mapped segment.
             unsafe { std::ptr::write_bytes(p, 0, req.size as usize) };
             // nobody may write into the block before every PE zeroed its copy
-            self.agree_barrier(how)?;
+            how.barrier(self)?;
         }
         Ok(Some(p))
     }
 
     /// Collective free of `ptr` in the heap of `kind` (`None`: whichever heap holds it).
-    pub fn free(&self, ptr: usize, kind: Option<HeapKind>, how: Agreement) -> Result<()> {
+    pub fn free(&self, ptr: usize, kind: Option<HeapKind>, how: &dyn Agreement) -> Result<()> {
         let _g = self.collective();
         let found = match kind {
             Some(k) => self
@@ -755,7 +747,7 @@ impl Instance {
             Some((h, off)) => ((h.kind as u64) << 62) | off as u64,
             None => u64::MAX,
         };
-        let parts = self.agree(&code.to_le_bytes(), how)?;
+        let parts = how.allgather(self, &code.to_le_bytes())?;
         let (h, off) = found.ok_or_else(|| {
             Error::InvalidParam(format!("{}; nothing freed", self.not_symmetric("ptr", ptr, 1)))
         })?;

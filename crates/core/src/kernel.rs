@@ -431,8 +431,7 @@ pub fn device_state() -> Result<*mut aclshmem_abi::DeviceHostState> {
     state.sdma_config = inst.ub_config(Engine::Sdma);
     state.rdma_config = inst.ub_config(Engine::Rdma);
     state.udma_config = inst.ub_config(Engine::Udma);
-    state.profs =
-        crate::runtime::slot(inst.id()).map_or(std::ptr::null_mut(), |s| stream::device_prof_table(s.prof()));
+    state.profs = stream::device_prof_table(stream::prof_of(inst.id()));
     // the barriers' per-team lines and generation counters in the heap's reserved region, laid
     // out as the spec's record describes (team t at sync_pool + t * SYNC_ARRAY_SIZE, counters
     // SYNC_COUNTER_SIZE apart); the core barrier of one launch is the launcher's own rendezvous,

@@ -13,8 +13,8 @@
 use std::ffi::{c_int, c_void};
 
 use crate::acl::resolve;
-use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicPtr, AtomicUsize, Ordering};
+use std::sync::{Mutex, OnceLock};
 use std::time::Instant;
 
 use std::sync::Arc;
@@ -100,7 +100,7 @@ fn run(task: Task) -> c_int {
             .unwrap_or_else(|_| Err(Error::Inner("panic in a stream-ordered operation".into())))
     };
     let pe = inst.my_pe();
-    let prof = crate::runtime::slot(inst.id()).map(|s| s.prof());
+    let prof = prof_of(inst.id());
     // the instance may be released from here on (finalize waits for this count)
     drop(inst);
     let task = TaskDone { call, frame };
@@ -438,8 +438,7 @@ pub enum Frame {
     HandleWait = 6,
 }
 
-/// The profiling state of one instance id (kept in its runtime slot, for the whole process, so
-/// the tables handed to the program stay valid): whether this PE is the profiled one of that
+/// The profiling state of one instance id ([`prof_of`]): whether this PE is the profiled one of that
 /// instance (`SHMEM_CYCLE_PROF_PE` names a PE of each instance's own numbering), its number there,
 /// and the counters. Block 0 = this PE's stream-ordered operations; `cycles` holds nanoseconds.
 pub struct Prof {
@@ -472,6 +471,23 @@ impl Default for Prof {
     }
 }
 
+/// The profiling state of instance `id`, made at its first use and kept for the process (the
+/// tables handed to the program stay valid after a finalize).
+pub fn prof_of(id: u64) -> &'static Prof {
+    static SLOT0: Prof = Prof::new();
+    static OTHERS: Mutex<Vec<(u64, &'static Prof)>> = Mutex::new(Vec::new());
+    if id == 0 {
+        return &SLOT0;
+    }
+    let mut others = OTHERS.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((_, p)) = others.iter().find(|(i, _)| *i == id) {
+        return p;
+    }
+    let p: &'static Prof = Box::leak(Box::new(Prof::new()));
+    others.push((id, p));
+    p
+}
+
 /// Init of an instance in which this PE is `my_pe`: profiling is on when SHMEM_CYCLE_PROF_PE names
 /// this PE (invalid value: PE 0, warned).
 pub fn configure_prof(prof: &Prof, my_pe: usize) {
@@ -488,10 +504,8 @@ pub fn configure_prof(prof: &Prof, my_pe: usize) {
     prof.on.store(on, Ordering::Release);
 }
 
-fn prof_record(prof: Option<&Prof>, frame: Frame, nanos: i64) {
-    if let Some(p) = prof
-        && p.on.load(Ordering::Relaxed)
-    {
+fn prof_record(p: &Prof, frame: Frame, nanos: i64) {
+    if p.on.load(Ordering::Relaxed) {
         p.count[frame as usize].fetch_add(1, Ordering::Relaxed);
         p.nanos[frame as usize].fetch_add(nanos, Ordering::Relaxed);
     }

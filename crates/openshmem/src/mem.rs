@@ -10,7 +10,7 @@ use std::sync::Mutex;
 use crate::guard_soft;
 use aclshmem_core::HeapKind;
 use aclshmem_core::error::{Error, Result};
-use aclshmem_core::runtime::{self, Agreement, AllocRequest};
+use aclshmem_core::runtime::{self, AllocRequest, WorldAgreement};
 
 /// Sizes of the blocks this surface allocated (shmem_realloc copies the old contents).
 static SIZES: Mutex<Option<HashMap<usize, usize>>> = Mutex::new(None);
@@ -32,7 +32,7 @@ fn allocate(size: usize, align: usize, zero: bool) -> Result<*mut c_void> {
                 align: align as u64,
                 zero,
             },
-            Agreement::World,
+            &WorldAgreement,
         )?
         .map_or(std::ptr::null_mut(), |p| p.cast::<c_void>());
     if !p.is_null() {
@@ -48,7 +48,7 @@ fn free(ptr: *mut c_void) -> Result<()> {
         return aclshmem_core::host::barrier_all();
     }
     sizes(|m| m.remove(&(ptr as usize)));
-    inst.free(ptr as usize, Some(HeapKind::Device), Agreement::World)
+    inst.free(ptr as usize, Some(HeapKind::Device), &WorldAgreement)
 }
 
 /// Allocates `size` bytes of symmetric memory (16-byte aligned). Collective. NULL for size 0, when

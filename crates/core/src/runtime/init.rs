@@ -225,7 +225,7 @@ fn init_with(flags: u32, attr: &mut InitAttr, buffers: Option<&[BufferDesc]>) ->
                 .store(Arc::into_raw(Arc::new(inst)) as *mut Instance, Ordering::Release);
             slot.status
                 .store(ACLSHMEM_STATUS_IS_INITIALIZED, Ordering::Release);
-            crate::stream::configure_prof(slot.prof(), attr.my_pe as usize);
+            crate::stream::configure_prof(crate::stream::prof_of(id), attr.my_pe as usize);
             crate::stream::open_internal_stream();
             crate::util::at_normal_exit(finalize_at_exit);
             log::info!("PE {} of {}: instance {id} initialised", attr.my_pe, attr.n_pes);

@@ -22,7 +22,8 @@ pub mod exception;
 mod init;
 pub mod qp;
 
-pub use crate::instance::{Agreement, AllocRequest, Engine, Instance, StaticRegion};
+pub use crate::instance::{Agreement, AllocRequest, BootstrapAgreement, Engine, Instance, StaticRegion};
+pub use crate::sync::WorldAgreement;
 pub use crate::util::{at_normal_exit, ending, exit_process};
 pub use init::{finalize, finalizing_at_exit, global_exit, init, init_with_buffers};
 
@@ -42,8 +43,6 @@ pub struct Slot {
     status: AtomicI32,
     live: AtomicPtr<Instance>,
     ctx: UnsafeCell<InstanceCtx>,
-    /// `aclshmemx_get_prof`'s state of this instance id.
-    prof: crate::stream::Prof,
 }
 
 // SAFETY: `ctx` is written only at construction; C callers receive a pointer to it and may read it.
@@ -59,13 +58,12 @@ impl Slot {
                 id,
                 instance: std::ptr::null_mut(),
             }),
-            prof: crate::stream::Prof::new(),
         }
     }
 
-    /// The profiling state of this instance id.
-    pub fn prof(&self) -> &crate::stream::Prof {
-        &self.prof
+    /// The instance id of this slot.
+    pub fn id(&self) -> u64 {
+        self.id
     }
 
     /// The `aclshmem_instance_ctx` of this id, as handed to C.
