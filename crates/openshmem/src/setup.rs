@@ -356,6 +356,19 @@ fn finalize_at_exit(status: i32) {
     }
 }
 
+/// `shmemx_wtime()` (`<shmemx.h>`): seconds of the monotonic clock, as Sandia OpenSHMEM's extension
+/// of that name (its benchmarks time themselves with it). Any time, also before `shmem_init`.
+#[unsafe(no_mangle)]
+pub extern "C" fn shmemx_wtime() -> f64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes the timespec it is given.
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
+    ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
+}
+
 /// Deprecated: `shmem_my_pe`.
 #[unsafe(no_mangle)]
 pub extern "C" fn _my_pe() -> c_int {

@@ -1,6 +1,7 @@
 // <shmem.h> of the OpenSHMEM surface as C++ (oshc++): the C API and the C++ overloads of the generic
 // names (shmem_put, shmem_g, shmem_atomic_*, shmem_wait_until, shmem_sum_reduce, ...).
 #include <shmem.h>
+#include <shmemx.h>
 #include <cstdio>
 
 int main() {
@@ -44,6 +45,7 @@ int main() {
     long long want = 0;
     for (int p = 0; p < n; p++) want |= 1LL << (40 + p % 20);
     if (ll[1] != want) fails++;
+    if (!(shmemx_wtime() > 0.0)) fails++; // the extension header from C++ (C linkage)
     if (fails) std::printf("FAIL: [PE %d] %d checks failed\n", me, fails);
     shmem_barrier_all();
     if (me == 0 && !fails) std::printf("OK cxx\n");

@@ -1,9 +1,12 @@
 /* OpenSHMEM 1.5 chapters 9.1, 9.3, 9.6-9.8, 9.10-9.12 on every PE count: setup and query, memory,
  * RMA (typed, sized, mem, nbi, strided, p/g, ctx), AMOs (standard, bitwise, extended, nbi,
  * deprecated), signals, point-to-point waits and tests, ordering, locks. */
+#define _POSIX_C_SOURCE 200809L /* nanosleep */
 #include <string.h>
 #include <stdint.h>
 #include "osh_util.h"
+#include <shmemx.h>
+#include <time.h>
 
 int main(void) {
     shmem_init();
@@ -19,6 +22,15 @@ int main(void) {
     CHECK(strstr(name, "libaclshmem") != NULL, "name %s", name);
     CHECK(_my_pe() == me && _num_pes() == n, "deprecated queries");
     CHECK(shmem_pe_accessible(n - 1) && !shmem_pe_accessible(n), "pe_accessible");
+    /* the shmemx_wtime extension: a monotonic clock in seconds */
+#ifndef HAVE_SHMEMX_WTIME
+#error "shmemx.h defines HAVE_SHMEMX_WTIME"
+#endif
+    double t0 = shmemx_wtime();
+    struct timespec pause = {0, 20 * 1000 * 1000};
+    nanosleep(&pause, NULL);
+    double t1 = shmemx_wtime();
+    CHECK(t1 - t0 >= 0.019 && t1 - t0 < 60.0, "shmemx_wtime measures a 20 ms sleep: %f s", t1 - t0);
     shmem_pcontrol(0);
     shmem_pcontrol(2, "extra", 3.5); /* variadic: extra arguments are allowed and ignored */
 
