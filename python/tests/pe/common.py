@@ -14,6 +14,15 @@ def check(cond, what):
         sys.exit(1)
 
 
+def raises(exc, fn, *args, **kw):
+    """Whether fn(*args, **kw) raises exc."""
+    try:
+        fn(*args, **kw)
+    except exc:
+        return True
+    return False
+
+
 def share_uid(uid_or_none, path):
     """PE 0 writes the (512-byte padded) unique id to ``path``; the others wait for it."""
     if uid_or_none is not None:

@@ -8,21 +8,13 @@ import os
 
 import numpy as np
 
-from common import check, drop_uid, share_uid, uid_path
+from common import check, drop_uid, raises, share_uid, uid_path
 
 import shmem.core as core
 from shmem.core import direct
 
 me_env = int(os.environ["ACLSHMEM_MY_PE"])
 n = int(os.environ["ACLSHMEM_N_PES"])
-
-
-def raises(exc, fn, *args, **kw):
-    try:
-        fn(*args, **kw)
-    except exc:
-        return True
-    return False
 
 
 # init errors before init

@@ -10,7 +10,7 @@ import threading
 
 import numpy as np
 
-from common import check, drop_uid, share_uid, uid_path
+from common import check, drop_uid, raises, share_uid, uid_path
 
 import shmem
 import shmem.core as core
@@ -21,14 +21,6 @@ from shmem.core.utils import AclshmemInvalid
 me = int(os.environ["ACLSHMEM_MY_PE"])
 n = int(os.environ["ACLSHMEM_N_PES"])
 p = shmem._pyshmem
-
-
-def raises(exc, fn, *args, **kw):
-    try:
-        fn(*args, **kw)
-    except exc:
-        return True
-    return False
 
 
 def word(addr):
