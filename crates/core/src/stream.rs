@@ -472,19 +472,34 @@ impl Default for Prof {
 }
 
 /// The profiling state of instance `id`, made at its first use and kept for the process (the
-/// tables handed to the program stay valid after a finalize).
+/// tables handed to the program stay valid after a finalize). Every stream-ordered operation
+/// looks it up: instance 0's is a static, another instance's is remembered by the thread (a
+/// stream's worker runs one instance's operations in a row), so the list's lock is taken only
+/// when the thread meets another instance.
 pub fn prof_of(id: u64) -> &'static Prof {
     static SLOT0: Prof = Prof::new();
     static OTHERS: Mutex<Vec<(u64, &'static Prof)>> = Mutex::new(Vec::new());
+    thread_local! {
+        static LAST: std::cell::Cell<Option<(u64, &'static Prof)>> = const { std::cell::Cell::new(None) };
+    }
     if id == 0 {
         return &SLOT0;
     }
-    let mut others = OTHERS.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some((_, p)) = others.iter().find(|(i, _)| *i == id) {
+    if let Some((i, p)) = LAST.with(|l| l.get())
+        && i == id
+    {
         return p;
     }
-    let p: &'static Prof = Box::leak(Box::new(Prof::new()));
-    others.push((id, p));
+    let mut others = OTHERS.lock().unwrap_or_else(|e| e.into_inner());
+    let p = match others.iter().find(|(i, _)| *i == id) {
+        Some((_, p)) => *p,
+        None => {
+            let p: &'static Prof = Box::leak(Box::new(Prof::new()));
+            others.push((id, p));
+            p
+        }
+    };
+    LAST.with(|l| l.set(Some((id, p))));
     p
 }
 
