@@ -50,7 +50,7 @@ mod wait;
 mod word;
 
 pub use aclshmem_config as config;
-pub use bootstrap::env::{Launched, MPI_LAUNCHERS, job_from_env, launched};
+pub use bootstrap::env::{Launched, job_from_env, launched};
 pub use bootstrap::uid::get_uniqueid;
 pub use error::{Error, Result};
 pub use heap::HeapKind;

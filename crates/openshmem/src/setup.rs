@@ -69,7 +69,7 @@ fn job_attr() -> Result<(u32, InitAttr)> {
                 Some(url) => url,
                 // a job of one PE meets nobody
                 None if job.n_pes == 1 && job.my_pe == 0 => private()?,
-                None if aclshmem_core::MPI_LAUNCHERS.contains(&job.launcher) => {
+                None if job.mpi => {
                     log::debug!(
                         "shmem_init: started by {} without a rendezvous address; MPI bootstrap",
                         job.launcher

@@ -20,29 +20,37 @@ fn int(var: &PeVar) -> Result<Option<i32>> {
     Ok(var.get()?)
 }
 
-/// Rank, size and launcher name, from the first family of variables that is present; `None`
-/// when none is (no launcher). A rank without its size, or a malformed value, is an error.
-fn rank_and_size() -> Result<Option<(i32, i32, &'static str)>> {
-    let families: [(&PeVar, &[&PeVar], &'static str); 5] = [
-        (&config::ACLSHMEM_MY_PE, &[&config::ACLSHMEM_N_PES], "aclshmrun"),
-        (&config::RANK, &[&config::WORLD_SIZE], "torchrun"),
+/// Rank, size, launcher name and whether that launcher starts MPI jobs (an MPI library can then
+/// bootstrap them), from the first family of variables that is present; `None` when none is (no
+/// launcher). A rank without its size, or a malformed value, is an error.
+fn rank_and_size() -> Result<Option<(i32, i32, &'static str, bool)>> {
+    let families: [(&PeVar, &[&PeVar], &'static str, bool); 5] = [
+        (
+            &config::ACLSHMEM_MY_PE,
+            &[&config::ACLSHMEM_N_PES],
+            "aclshmrun",
+            false,
+        ),
+        (&config::RANK, &[&config::WORLD_SIZE], "torchrun", false),
         (
             &config::OMPI_COMM_WORLD_RANK,
             &[&config::OMPI_COMM_WORLD_SIZE],
-            MPI_LAUNCHERS[0],
+            "Open MPI",
+            true,
         ),
-        (&config::PMI_RANK, &[&config::PMI_SIZE], MPI_LAUNCHERS[1]),
+        (&config::PMI_RANK, &[&config::PMI_SIZE], "PMI", true),
         (
             &config::PMIX_RANK,
             &[&config::OMPI_COMM_WORLD_SIZE, &config::PMI_SIZE],
-            MPI_LAUNCHERS[2],
+            "PMIx",
+            true,
         ),
     ];
-    for (rank_var, size_vars, who) in families {
+    for (rank_var, size_vars, who, mpi) in families {
         if let Some(rank) = int(rank_var)? {
             for size_var in size_vars {
                 if let Some(size) = int(size_var)? {
-                    return Ok(Some((rank, size, who)));
+                    return Ok(Some((rank, size, who, mpi)));
                 }
             }
             return Err(Error::InvalidParam(format!(
@@ -53,9 +61,6 @@ fn rank_and_size() -> Result<Option<(i32, i32, &'static str)>> {
     }
     Ok(None)
 }
-
-/// The launchers of [`rank_and_size`] that start MPI jobs (an MPI library can bootstrap them).
-pub const MPI_LAUNCHERS: [&str; 3] = ["Open MPI", "PMI", "PMIx"];
 
 /// The rendezvous URL: ACLSHMEM_IP_PORT, else MASTER_ADDR with MASTER_PORT + 1 (torch's own store
 /// holds MASTER_PORT); `None` when neither is set.
@@ -87,8 +92,11 @@ fn rendezvous() -> Result<Option<String>> {
 pub struct Launched {
     pub my_pe: i32,
     pub n_pes: i32,
-    /// Which family of variables gave rank and size ("aclshmrun", "torchrun", [`MPI_LAUNCHERS`]).
+    /// Which family of variables gave rank and size ("aclshmrun", "torchrun", "Open MPI", "PMI",
+    /// "PMIx").
     pub launcher: &'static str,
+    /// Whether that launcher starts MPI jobs (Open MPI, PMI, PMIx): an MPI library can bootstrap it.
+    pub mpi: bool,
     /// The rendezvous address, when the environment names one.
     pub rendezvous: Option<String>,
 }
@@ -97,13 +105,14 @@ pub struct Launched {
 /// (a program started by hand), an error when one is set but unusable (malformed, a rank without
 /// a size, an address too long).
 pub fn launched() -> Result<Option<Launched>> {
-    let Some((my_pe, n_pes, launcher)) = rank_and_size()? else {
+    let Some((my_pe, n_pes, launcher, mpi)) = rank_and_size()? else {
         return Ok(None);
     };
     Ok(Some(Launched {
         my_pe,
         n_pes,
         launcher,
+        mpi,
         rendezvous: rendezvous()?,
     }))
 }
