@@ -52,8 +52,10 @@ int main(void) {
     shmem_barrier_all();
 
     /* ---- team-based collectives on the world ---- */
-    long *src = shmem_malloc(4 * (size_t)n * sizeof(long));
-    long *dst = shmem_malloc(4 * (size_t)n * sizeof(long));
+    /* 4 longs per PE, and room for collect32 of 1 + 2 + ... + n ints below */
+    size_t words = 4 * (size_t)n + (size_t)n * (n + 1) / 4 + 1;
+    long *src = shmem_malloc(words * sizeof(long));
+    long *dst = shmem_malloc(words * sizeof(long));
     for (int i = 0; i < 4 * n; i++) src[i] = me * 1000 + i;
     shmem_barrier_all();
     CHECK(shmem_long_broadcast(SHMEM_TEAM_WORLD, dst, src, 4, n - 1) == 0, "broadcast rc");
