@@ -937,6 +937,8 @@ fn openshmem_programs_across_nodes() {
         &[("ACLSHMEM_UCX_PROGRESS_THREAD", "0")],
     );
     c.osh("first_puts", &[], 2, NONE);
+    // the heaps lie at the same address on both nodes too
+    c.osh("heap_address", &[], 2, NONE);
     // programs that return from main without shmem_finalize (no_finalize.c): a PE that left
     // serves the others over UCX until they finish, and one left out of a barrier is named
     for mode in ["reads", "race", "subteam"] {

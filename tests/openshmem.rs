@@ -312,6 +312,27 @@ fn team_shared_is_the_directly_addressable_pes() {
     run.assert_ok("shared_team");
 }
 
+/// Every PE maps the heap at the same address (`ACLSHMEM_HEAP_SAME_ADDRESS`, on by default), so a
+/// pointer PE 0 stores in the heap leads to the same object on another PE (`heap_address.c`:
+/// PE 0's linked list walked by every PE); with the setting off the heaps lie where the system
+/// puts them and the program sees it.
+#[test]
+fn heap_pointers_mean_the_same_object_on_every_pe() {
+    let bin = compile("heap_address");
+    run_on(&bin, "heap_address", &[1, 2, 4]);
+    let run = run_pes(
+        2,
+        &[&bin],
+        &[("ACLSHMEM_HEAP_SAME_ADDRESS", "0")],
+        Duration::from_secs(120),
+    );
+    assert!(
+        !run.status.success() && run.stdout.contains("FAIL") && run.stdout.contains("on PE 0"),
+        "with the heaps at different addresses the program must see it\n{}",
+        run.dump()
+    );
+}
+
 #[test]
 fn c11_generic_selection() {
     let bin = compile("generic");

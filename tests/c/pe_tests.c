@@ -382,6 +382,7 @@ static void scenario_heap(void)
               (unsigned long long)offs[pe], (unsigned long long)my_off);
     }
     aclshmem_barrier_all();
+
     aclshmem_free(offs);
     aclshmem_free(p);
 
@@ -488,6 +489,23 @@ static void scenario_heap(void)
         CHECK((unsigned char)h[pe] == 0xC0 + pe, "host block byte %d is %#x", pe, (unsigned char)h[pe]);
     }
     aclshmem_barrier_all();
+    /* both heaps lie at the same address on every PE (ACLSHMEM_HEAP_SAME_ADDRESS, on by default) */
+    const char *same = getenv("ACLSHMEM_HEAP_SAME_ADDRESS");
+    uint64_t mine[2] = {(uint64_t)(uintptr_t)dbase, (uint64_t)(uintptr_t)aclshmemx_get_heap_base(HOST_SIDE)};
+    uint64_t *all = aclshmem_malloc((size_t)n * sizeof mine);
+    CHECK(all != NULL, "aclshmem_malloc(bases) NULL");
+    for (int pe = 0; pe < n; pe++) {
+        aclshmem_putmem(all + 2 * me, mine, sizeof mine, pe);
+    }
+    aclshmem_barrier_all();
+    for (int pe = 0; pe < n && !(same != NULL && strcmp(same, "0") == 0); pe++) {
+        CHECK(all[2 * pe] == mine[0] && all[2 * pe + 1] == mine[1],
+              "PE %d maps its heaps at %#llx / %#llx, this PE at %#llx / %#llx", pe,
+              (unsigned long long)all[2 * pe], (unsigned long long)all[2 * pe + 1],
+              (unsigned long long)mine[0], (unsigned long long)mine[1]);
+    }
+    aclshmem_barrier_all();
+    aclshmem_free(all);
     char *d = aclshmemx_malloc(4096, DEVICE_SIDE);
     CHECK(d != NULL && in_range(d, dbase, heap_size), "aclshmemx_malloc(DEVICE_SIDE) gave %p", (void *)d);
     aclshmemx_free(d, DEVICE_SIDE);

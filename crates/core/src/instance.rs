@@ -79,6 +79,9 @@ pub struct Instance {
     buffers: Vec<Placed>,
     /// The data engines the program chose at init (`data_op_engine_type`, `ACLSHMEM_DATA_OP_*`).
     engines: u32,
+    /// What the kernel layer keeps for this instance (its device-state record,
+    /// `kernel::device_state`), made on first use and dropped with the instance.
+    kernel_state: Mutex<Option<Box<dyn std::any::Any + Send>>>,
 }
 
 /// What init assembles into an [`Instance`].
@@ -331,6 +334,7 @@ impl Instance {
             closing: AtomicBool::new(false),
             buffers: p.buffers,
             engines: p.engines,
+            kernel_state: Mutex::new(None),
         }
     }
 
@@ -350,6 +354,11 @@ impl Instance {
 
     pub fn id(&self) -> u64 {
         self.id
+    }
+
+    /// The kernel layer's state for this instance (see the field); `None` until it makes it.
+    pub fn kernel_state(&self) -> std::sync::MutexGuard<'_, Option<Box<dyn std::any::Any + Send>>> {
+        self.kernel_state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     #[inline]
@@ -664,6 +673,7 @@ impl Instance {
         let h = self.routes.drive_while(|| -> Result<SymmetricHeap> {
             let h = SymmetricHeap::create(
                 boot,
+                self.id,
                 HeapKind::Host,
                 self.heap_size,
                 &self.job,

@@ -70,6 +70,32 @@ pub struct SymmetricHeap {
     pub alloc: Mutex<Allocator>,
 }
 
+/// Where the heaps' same-address windows start (16 TiB: far below where Linux places mappings
+/// and the program's own memory, inside every 47- and 48-bit user address space).
+const SAME_ADDRESS_START: usize = 16 << 40;
+/// Each heap's window (instance i: its device heap in window 2i, its `HOST_SIDE` heap in 2i + 1).
+const SAME_ADDRESS_WINDOW: usize = 1 << 40;
+/// Windows in all (up to 80 TiB).
+const SAME_ADDRESS_WINDOWS: u64 = 64;
+
+/// The address at which heap `kind` of instance `instance` is mapped when that range is free on
+/// this PE (`ACLSHMEM_HEAP_SAME_ADDRESS`, on by default): the same on every PE, so a pointer into
+/// the heap that a program stores in symmetric memory names the same object on every PE (OSHMEM
+/// maps its heap at one fixed address too, and programs written for it rely on that). `None`: the
+/// system chooses (the setting off, a heap larger than its window, an instance beyond the windows,
+/// the program's data). Remote addresses are always translated by offset from each PE's base,
+/// so where a heap lands changes nothing else.
+pub fn preferred_base(instance: u64, kind: HeapKind, size: usize) -> Option<usize> {
+    let window = match kind {
+        HeapKind::Device => instance.checked_mul(2)?,
+        HeapKind::Host => instance.checked_mul(2)?.checked_add(1)?,
+        HeapKind::Static => return None,
+    };
+    let on = config::ACLSHMEM_HEAP_SAME_ADDRESS.value().unwrap_or(true);
+    (on && window < SAME_ADDRESS_WINDOWS && size <= SAME_ADDRESS_WINDOW)
+        .then(|| SAME_ADDRESS_START + window as usize * SAME_ADDRESS_WINDOW)
+}
+
 /// Collective: the node of every PE (same host name and boot id, so same /dev/shm), numbered in
 /// the order of each node's first PE, so every PE computes the same numbers.
 pub fn node_map(boot: &dyn Bootstrap) -> Result<Vec<usize>> {
@@ -145,14 +171,16 @@ impl SymmetricHeap {
     /// Collective: creates this PE's segment of `size` bytes, maps every same-node peer's segment and
     /// unlinks the names once everyone has mapped. `job` goes into the object names; `direct` says
     /// whether the fast path may use the mappings (see `direct`).
+    /// `instance`: the instance's id, which chooses the heap's address (see [`preferred_base`]).
     pub fn create(
         boot: &dyn Bootstrap,
+        instance: u64,
         kind: HeapKind,
         size: usize,
         job: &str,
         direct: bool,
     ) -> Result<SymmetricHeap> {
-        Self::create_with_hole(boot, kind, size, 0..0, job, direct)
+        Self::create_with_hole(boot, instance, kind, size, 0..0, job, direct)
     }
 
     /// [`Self::create`] of a heap whose bytes `hole` are not the heap's own memory: they are mapped
@@ -161,6 +189,7 @@ impl SymmetricHeap {
     /// (`instance::reserve_internal`).
     pub fn create_with_hole(
         boot: &dyn Bootstrap,
+        instance: u64,
         kind: HeapKind,
         size: usize,
         hole: std::ops::Range<usize>,
@@ -174,7 +203,13 @@ impl SymmetricHeap {
         }
         let backed = size - hole.len();
         Self::create_with(boot, kind, size, backed, job, direct, |name| {
-            Segment::create(name, size, hole.clone(), preallocate()?)
+            Segment::create(
+                name,
+                size,
+                hole.clone(),
+                preallocate()?,
+                preferred_base(instance, kind, size),
+            )
         })
     }
 
@@ -250,12 +285,37 @@ impl SymmetricHeap {
             Self::check_space(backed, local_pes, free, preallocate()?).and_then(|_| make(&name))
         }
         .map_err(|e| e.to_string());
+        // each PE's name and base: the bases tell whether every PE got the same address
         let (created, my_name) = match created {
-            Ok(s) => (Some(s), Ok(name.clone())),
+            Ok(s) => {
+                let at = format!("{name}@{:x}", s.base() as usize);
+                (Some(s), Ok(at))
+            }
             Err(e) => (None, Err(e)),
         };
-        let names = agree(boot, my_name)?;
+        let named = agree(boot, my_name)?;
+        let mut names = Vec::with_capacity(named.len());
+        let mut bases = Vec::with_capacity(named.len());
+        for n in &named {
+            let (nm, at) = n
+                .rsplit_once('@')
+                .ok_or_else(|| Error::Inner(format!("bad heap name {n}")))?;
+            names.push(nm.to_string());
+            bases
+                .push(usize::from_str_radix(at, 16).map_err(|_| Error::Inner(format!("bad heap name {n}")))?);
+        }
         let mut local = created.ok_or_else(|| Error::Inner("segment missing".into()))?;
+        if kind != HeapKind::Static
+            && let Some(pe) = bases.iter().position(|&b| b != bases[me])
+        {
+            log::info!(
+                "the {kind:?} heap is at {:#x} on PE {me} but at {:#x} on PE {pe}: a pointer into it \
+                 stored by one PE means nothing to another (the same address was not free everywhere, \
+                 or ACLSHMEM_HEAP_SAME_ADDRESS=0)",
+                bases[me],
+                bases[pe]
+            );
+        }
 
         // 3. map same-node peers
         let mut peers = vec![0usize; names.len()];

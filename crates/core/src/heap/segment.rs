@@ -43,11 +43,55 @@ fn page_size() -> usize {
     if p > 0 { p as usize } else { 4096 }
 }
 
-/// Maps `len` bytes of `fd` at an address that is a multiple of [`BASE_ALIGN`]: reserve
+/// Reserves `span` bytes of address space (no memory) exactly at `at` if nothing is mapped there:
+/// `MAP_FIXED_NOREPLACE` fails rather than replace a mapping, and an address outside the
+/// process's address space fails too. `None` when the range is not free.
+fn reserve_at(at: usize, span: usize) -> Option<usize> {
+    // SAFETY: an anonymous, inaccessible reservation that never replaces an existing mapping.
+    let p = unsafe {
+        libc::mmap(
+            at as *mut libc::c_void,
+            span,
+            libc::PROT_NONE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE | libc::MAP_FIXED_NOREPLACE,
+            -1,
+            0,
+        )
+    };
+    if p == libc::MAP_FAILED {
+        return None;
+    }
+    if p as usize != at {
+        // a kernel older than 4.17 takes the flag for a hint and maps elsewhere
+        // SAFETY: the reservation just made, not used by anything.
+        unsafe { libc::munmap(p, span) };
+        return None;
+    }
+    Some(at)
+}
+
+/// Maps `len` bytes of `fd` at `prefer` when given and free (a multiple of [`BASE_ALIGN`]),
+/// otherwise at an address that is a multiple of [`BASE_ALIGN`] the system chooses: reserve
 /// `len + BASE_ALIGN` of address space (no memory), map the object over its aligned part, return
 /// the rest.
-fn map(fd: libc::c_int, len: usize, name: &str) -> Result<*mut u8> {
+fn map(fd: libc::c_int, len: usize, name: &str, prefer: Option<usize>) -> Result<*mut u8> {
     let span = len.div_ceil(page_size()) * page_size();
+    if let Some(at) = prefer
+        .filter(|a| a.is_multiple_of(BASE_ALIGN))
+        .and_then(|a| reserve_at(a, span))
+    {
+        // SAFETY: [at, at + span) is our own reservation just made; `fd` is open.
+        let mapped = unsafe { map_over(at, len, std::os::fd::BorrowedFd::borrow_raw(fd), 0) };
+        if let Err(err) = mapped {
+            // SAFETY: releases the reservation made above.
+            unsafe { libc::munmap(at as *mut libc::c_void, span) };
+            return Err(Error::Smem(format!(
+                "mmap of shared-memory object {name} failed: {err}"
+            )));
+        }
+        super::sigbus::track(at, span);
+        return Ok(at as *mut u8);
+    }
     let total = span + BASE_ALIGN;
     // SAFETY: an anonymous, inaccessible reservation; no existing mapping is touched.
     let reserve = unsafe {
@@ -90,12 +134,14 @@ fn map(fd: libc::c_int, len: usize, name: &str) -> Result<*mut u8> {
 impl Segment {
     /// Creates the object `name` (exclusive, mode 0600) of `len` bytes and maps it. With
     /// `preallocate` every page outside `hole` is reserved now (ENOSPC becomes an error here, not a
-    /// SIGBUS later); `hole` is mapped over by other memory and never touched.
+    /// SIGBUS later); `hole` is mapped over by other memory and never touched. The mapping goes at
+    /// `prefer` when that range is free (see [`super::preferred_base`]).
     pub fn create(
         name: &str,
         len: usize,
         hole: std::ops::Range<usize>,
         preallocate: bool,
+        prefer: Option<usize>,
     ) -> Result<Segment> {
         let cname = CString::new(name).map_err(|_| Error::Inner(format!("bad segment name {name}")))?;
         // SAFETY: cname is a valid NUL-terminated string.
@@ -134,7 +180,7 @@ impl Segment {
                 ))));
             }
         }
-        let base = map(fd, len, name).map_err(cleanup)?;
+        let base = map(fd, len, name, prefer).map_err(cleanup)?;
         // SAFETY: the mapping keeps the object alive; the descriptor is no longer needed.
         unsafe { libc::close(fd) };
         Ok(Segment {
@@ -152,7 +198,7 @@ impl Segment {
     /// over the range in place, so the program's pointers stay valid and peers can map the object.
     /// The range stays mapped (on the unlinked object) after the segment is dropped.
     pub fn adopt(name: &str, addr: usize, len: usize) -> Result<Segment> {
-        let mut tmp = Segment::create(name, len, 0..0, false)?;
+        let mut tmp = Segment::create(name, len, 0..0, false, None)?;
         // SAFETY: `addr..addr+len` is mapped program memory (caller's contract) and `tmp` a fresh
         // mapping of `len` bytes; they do not overlap.
         unsafe { std::ptr::copy_nonoverlapping(addr as *const u8, tmp.base, len) };
@@ -211,7 +257,7 @@ impl Segment {
                 st.st_size
             )));
         }
-        let mapped = map(fd, len, name);
+        let mapped = map(fd, len, name, None);
         // SAFETY: fd is open; the mapping (if any) keeps the object alive.
         unsafe { libc::close(fd) };
         Ok(Segment {

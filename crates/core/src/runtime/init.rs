@@ -350,6 +350,7 @@ fn build(
         log::debug!("PE {}: transports: {}", attr.my_pe, routes.describe());
         let mut device = SymmetricHeap::create_with_hole(
             boot.as_ref(),
+            attr.instance_id,
             HeapKind::Device,
             size,
             layout.buffers..layout.buffers + total,
