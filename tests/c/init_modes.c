@@ -81,6 +81,11 @@ int main(int argc, char **argv) {
             CHECK(rc == 0);
             CHECK(aclshmem_my_pe() == me && aclshmem_n_pes() == n);
             CHECK(ring() == 0);
+            /* the device-state record kernels read is this instance's (the heap sizes of the modes
+             * differ): a record of an earlier cycle was once found again at the same address */
+            aclshmem_device_host_state_t *st = aclshmemx_dev_state();
+            CHECK(st != NULL && st->heap_size == attr.local_mem_size + ACLSHMEM_EXTRA_SIZE);
+            CHECK(st->heap_base == aclshmemx_get_heap_base(DEVICE_SIDE));
             CHECK(aclshmem_finalize() == 0);
         }
     } else if (strcmp(scenario, "uid_errors") == 0) {
@@ -168,6 +173,16 @@ int main(int argc, char **argv) {
         CHECK(aclshmem_team_my_pe(ACLSHMEM_TEAM_WORLD) == me);
         CHECK(aclshmemx_instance_ctx_set(1) == 0 && aclshmem_ptr(x1, aclshmem_my_pe()) != NULL);
         CHECK(aclshmemx_instance_ctx_set(9) == ACLSHMEM_INNER_ERROR);
+        /* each instance has its own device-state record, and asking for one frees no other (one
+         * record per process was replaced, so instance 0's was freed while still in use) */
+        aclshmem_device_host_state_t *st1 = aclshmemx_dev_state();
+        void *base1 = aclshmemx_get_heap_base(DEVICE_SIDE);
+        CHECK(aclshmemx_instance_ctx_set(0) == 0);
+        aclshmem_device_host_state_t *st0 = aclshmemx_dev_state();
+        void *base0 = aclshmemx_get_heap_base(DEVICE_SIDE);
+        CHECK(st0 != NULL && st1 != NULL && st0 != st1 && base0 != base1);
+        CHECK(aclshmemx_instance_ctx_set(1) == 0 && aclshmemx_dev_state() == st1);
+        CHECK(st0->heap_base == base0 && st1->heap_base == base1 && st0->mype == me && st1->mype == a1.my_pe);
         /* bad multi-instance attributes */
         aclshmemx_init_attr_t a2 = a0;
         a2.instance_id = 2;

@@ -22,6 +22,7 @@ use std::sync::{Arc, Condvar, Mutex};
 
 use crate::block::{self, Block, KernelKind, Rendezvous, UB_SIZE};
 use crate::error::{Error, Result};
+use crate::instance::Instance;
 use crate::{runtime, stream, sync};
 
 /// Runs one block: the C trampoline of the launch, given the launch's closure. Returns 0, or
@@ -339,8 +340,6 @@ struct RdmaInfo {
 // the boxes owned next to it, which live as long as the record.
 unsafe impl Send for StateRecord {}
 
-static STATE: Mutex<Option<(usize, StateRecord)>> = Mutex::new(None);
-
 /// `aclshmem_transport_t` bits of the record's `topo_list`.
 const TRANSPORT_MTE: u8 = 1;
 const TRANSPORT_ROCE: u8 = 2;
@@ -368,33 +367,62 @@ fn topo_bits(engines: u32) -> u8 {
 /// and UDMA ones chosen for the PEs reached through a transport), the UB configurations, and
 /// `team_pools` (a record of every live team, refreshed when the team table changed), `profs` (the
 /// `SHMEMI_PROF_*` table when SHMEM_CYCLE_PROF_PE names this PE, else NULL). The sync-pool
-/// fields are 0 (the CPU barriers do not use them). Kernels may write it (device config setters); the record
-/// lives until the next instance asks for its own.
+/// fields are 0 (the CPU barriers do not use them). Kernels may write it (device config setters).
+/// Each instance has its own record, kept by the instance ([`Instance::kernel_state`]) until it
+/// is finalized: another instance asking for its own frees nothing (it once replaced a single
+/// record, freeing what a block of the other instance still read), and an instance initialized
+/// after a finalize gets a new one (the old one, found again at the same address, described the
+/// finalized heap).
 pub fn device_state() -> Result<*mut aclshmem_abi::DeviceHostState> {
-    use crate::heap::HeapKind;
-    use crate::instance::Engine;
     let inst = runtime::current()?;
-    let key = &*inst as *const _ as usize;
-    let mut slot = STATE.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some((k, rec)) = slot.as_mut()
-        && *k == key
-    {
+    let mut kept = inst.kernel_state();
+    if let Some(rec) = kept.as_mut().and_then(|b| b.downcast_mut::<StateRecord>()) {
+        refresh_host_heap(&inst, rec);
         refresh_teams(&inst, rec);
         return Ok(&mut *rec.state);
     }
+    let rec = kept.insert(Box::new(new_record(&inst)));
+    let rec = rec
+        .downcast_mut::<StateRecord>()
+        .ok_or_else(|| Error::Inner("device-state record of another type".into()))?;
+    Ok(&mut *rec.state)
+}
+
+/// Every PE's base of heap `kind` as `aclshmem_ptr` answers (mapped; NULL for PEs on other nodes),
+/// empty when the heap does not exist.
+fn heap_bases(inst: &Instance, kind: crate::heap::HeapKind) -> Vec<*mut c_void> {
+    match inst.heap(kind) {
+        Some(h) => (0..inst.n_pes())
+            // mapped, as `aclshmem_ptr` answers (also with the fast path off)
+            .map(|pe| h.mapped_addr(0, pe).unwrap_or(std::ptr::null_mut()).cast())
+            .collect(),
+        None => Vec::new(),
+    }
+}
+
+/// Fills in the `HOST_SIDE` heap's bases once that heap exists (its first allocation may come after
+/// the record was made).
+fn refresh_host_heap(inst: &Instance, rec: &mut StateRecord) {
+    use crate::heap::HeapKind;
+    if !rec.state.host_heap_base.is_null() {
+        return;
+    }
+    let Some(h) = inst.heap(HeapKind::Host) else {
+        return;
+    };
+    rec._host_bases = heap_bases(inst, HeapKind::Host);
+    rec.state.host_heap_base = h.base().cast();
+    rec.state.p2p_host_heap_base = rec._host_bases.as_mut_ptr();
+}
+
+/// A new record for `inst` (see [`device_state`]).
+fn new_record(inst: &Instance) -> StateRecord {
+    use crate::heap::HeapKind;
+    use crate::instance::Engine;
     let n = inst.n_pes();
     let me = inst.my_pe();
-    let bases = |kind: HeapKind| -> Vec<*mut c_void> {
-        match inst.heap(kind) {
-            Some(h) => (0..n)
-                // mapped, as `aclshmem_ptr` answers (also with the fast path off)
-                .map(|pe| h.mapped_addr(0, pe).unwrap_or(std::ptr::null_mut()).cast())
-                .collect(),
-            None => Vec::new(),
-        }
-    };
-    let mut device_bases = bases(HeapKind::Device);
-    let mut host_bases = bases(HeapKind::Host);
+    let mut device_bases = heap_bases(inst, HeapKind::Device);
+    let mut host_bases = heap_bases(inst, HeapKind::Host);
     // SAFETY: DeviceHostState and TeamRecord are plain integers, pointers and arrays: all-zero is
     // a valid value of each (NULL pointers, false flags).
     let mut state: Box<aclshmem_abi::DeviceHostState> = unsafe { boxed_zeroed() };
@@ -457,9 +485,8 @@ pub fn device_state() -> Result<*mut aclshmem_abi::DeviceHostState> {
         seen: Vec::new(),
         _rdma_info: rdma_info,
     };
-    refresh_teams(&inst, &mut rec);
-    let (_, rec) = slot.insert((key, rec));
-    Ok(&mut *rec.state)
+    refresh_teams(inst, &mut rec);
+    rec
 }
 
 /// Points `team_pools` at a record of every live team of this PE (filled as the original's
