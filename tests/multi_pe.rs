@@ -47,6 +47,14 @@ fn ucx_raises_a_low_open_file_limit_3pes() {
     );
 }
 
+/// PE 0's config store keeps two connections per PE: with a soft open-file limit of 64, a job of
+/// 40 PEs failed at init (the store turned the last PEs away until they gave up after 20 s); the
+/// store raises the limit before it accepts anyone.
+#[test]
+fn config_store_raises_a_low_open_file_limit_40pes() {
+    scenario_env("open_files", 40, &[]);
+}
+
 /// UCX's shared-memory transports cannot report a failed peer, which this library asks of every
 /// UCX connection: with only those allowed (`UCX_TLS=sm,self`) each call to a peer fails with an
 /// error that says so and names the transports to use (it used to say only "Destination is

@@ -159,3 +159,65 @@ pub fn at_normal_exit(hook: fn(i32)) {
         hooks.push(hook);
     }
 }
+
+/// Descriptors the library may need beyond what its parts reserve (the program's own, the
+/// heaps, the library's other sockets).
+const FILES_SPARE: u64 = 256;
+/// The descriptors the live [`FileReservation`]s of this process asked for.
+static FILES_RESERVED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// Descriptors one part of the library needs for as long as it lives (PE 0's config store: two
+/// connections per PE; UCX over tcp: up to two sockets per peer), counted while the reservation
+/// lives.
+#[derive(Debug)]
+pub struct FileReservation(u64);
+
+impl Drop for FileReservation {
+    fn drop(&mut self) {
+        FILES_RESERVED.fetch_sub(self.0, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
+/// Reserves `n` descriptors for `what`: raises this process's soft open-file limit when it is
+/// lower than every live reservation plus a spare 256 (the usual soft limit is 1024, so a job of
+/// 500 PEs exhausted PE 0's with the config store's connections alone, and one of a thousand
+/// across nodes would fail with `EMFILE` halfway through a collective): up to the hard limit, as
+/// Go's runtime does for every program. A hard limit that is itself too low is logged (raise it
+/// with `ulimit -Hn`); the job goes on, and fails only if it does open that many.
+pub fn reserve_files(n: u64, what: &str) -> FileReservation {
+    let want = FILES_RESERVED
+        .fetch_add(n, std::sync::atomic::Ordering::Relaxed)
+        .saturating_add(n)
+        .saturating_add(FILES_SPARE);
+    let mut lim = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: a valid out-pointer.
+    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) } != 0 || lim.rlim_cur >= want {
+        return FileReservation(n);
+    }
+    let new = if lim.rlim_max == libc::RLIM_INFINITY {
+        want
+    } else {
+        want.min(lim.rlim_max)
+    };
+    if new > lim.rlim_cur {
+        let raised = libc::rlimit {
+            rlim_cur: new,
+            rlim_max: lim.rlim_max,
+        };
+        // SAFETY: a valid rlimit; the soft limit stays within the hard one.
+        if unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &raised) } == 0 {
+            log::debug!("open-file limit raised from {} to {new} ({what})", lim.rlim_cur);
+        }
+    }
+    if new < want {
+        log::warn!(
+            "{what} may need {want} open files in all, but the hard limit is {}: \
+             connections beyond it will fail (raise it with `ulimit -Hn`)",
+            lim.rlim_max
+        );
+    }
+    FileReservation(n)
+}

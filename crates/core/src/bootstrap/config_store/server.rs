@@ -77,6 +77,8 @@ pub struct Server {
     shared: Arc<Shared>,
     waker: UnixStream,
     thread: Option<JoinHandle<()>>,
+    /// Two connections per PE (requests and watch), counted against the open-file limit.
+    _files: crate::util::FileReservation,
 }
 
 impl Server {
@@ -90,6 +92,12 @@ impl Server {
         published: Option<PublishedSecret>,
         heartbeat: Option<Duration>,
     ) -> std::io::Result<Server> {
+        // before the first connection: PE 0 of a job of 500 PEs ran out of descriptors at the
+        // usual soft limit of 1024, and the late PEs' connections were dropped until they gave up
+        let files = crate::util::reserve_files(
+            (n_pes as u64).saturating_mul(2).saturating_add(4),
+            &format!("the config store of {n_pes} PEs"),
+        );
         let mut session = [0u8; 8];
         getrandom::fill(&mut session).map_err(|e| std::io::Error::other(e.to_string()))?;
         listener.set_nonblocking(true)?;
@@ -111,6 +119,7 @@ impl Server {
             epoll,
             listener,
             listening: true,
+            out_of_files: false,
             accept_paused_until: None,
             _wake_end: wake_end,
             peers: HashMap::new(),
@@ -141,6 +150,7 @@ impl Server {
             shared,
             waker,
             thread: Some(thread),
+            _files: files,
         })
     }
 
@@ -438,6 +448,8 @@ struct Store {
     /// The listener is registered with epoll (it is taken out for a moment when accept fails
     /// for lack of descriptors).
     listening: bool,
+    /// Accepting failed for want of descriptors (logged once).
+    out_of_files: bool,
     accept_paused_until: Option<Instant>,
     _wake_end: UnixStream,
     peers: HashMap<u64, Peer>,
@@ -533,6 +545,14 @@ impl Store {
                         std::io::ErrorKind::Interrupted | std::io::ErrorKind::ConnectionAborted
                     ) => {}
                 Err(e) => {
+                    if matches!(e.raw_os_error(), Some(libc::EMFILE | libc::ENFILE)) && !self.out_of_files {
+                        self.out_of_files = true;
+                        log::error!(
+                            "config store: out of file descriptors ({e}) with {} PEs connected: PEs \
+                             still connecting are turned away; raise the open-file limit (`ulimit -n`)",
+                            self.peers.len()
+                        );
+                    }
                     // out of descriptors (or memory): make room by dropping the oldest stranger,
                     // or stop listening for a moment rather than spin on a readable listener
                     if self.n_strangers > 0 {

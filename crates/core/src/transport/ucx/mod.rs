@@ -304,6 +304,8 @@ struct Shared {
     replies: Mutex<Vec<(u32, Box<ReplyMsg>)>>,
     /// `replies` is not empty (read without the lock by every progress call).
     replies_due: AtomicBool,
+    /// The descriptors this PE's endpoints may take, counted against the open-file limit.
+    _files: Option<crate::util::FileReservation>,
 }
 
 // SAFETY: the context and worker are used only while `state` is locked (the worker is
@@ -861,52 +863,6 @@ pub(crate) struct Ucx {
 /// Descriptors to keep free per peer reached through UCX: over tcp an endpoint is a socket, and a
 /// pair of PEs that connect to each other at once may hold two.
 const FILES_PER_PEER: u64 = 2;
-/// Descriptors kept free besides the peers' (the program's own, the library's heaps and sockets).
-const FILES_SPARE: u64 = 256;
-
-/// Raises this process's soft open-file limit when it is too low for an endpoint to every peer
-/// reached through UCX (the usual soft limit is 1024, so a job of a thousand PEs across nodes
-/// would fail with `EMFILE` halfway through a collective): up to the hard limit, as Go's runtime
-/// does for every program. A hard limit that is itself too low is logged (raise it with
-/// `ulimit -Hn`); the job goes on, and fails only if it does open that many connections.
-fn ensure_open_files(peers: usize) {
-    let want = (peers as u64)
-        .saturating_mul(FILES_PER_PEER)
-        .saturating_add(FILES_SPARE);
-    let mut lim = libc::rlimit {
-        rlim_cur: 0,
-        rlim_max: 0,
-    };
-    // SAFETY: a valid out-pointer.
-    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) } != 0 || lim.rlim_cur >= want {
-        return;
-    }
-    let new = if lim.rlim_max == libc::RLIM_INFINITY {
-        want
-    } else {
-        want.min(lim.rlim_max)
-    };
-    if new > lim.rlim_cur {
-        let raised = libc::rlimit {
-            rlim_cur: new,
-            rlim_max: lim.rlim_max,
-        };
-        // SAFETY: a valid rlimit; the soft limit stays within the hard one.
-        if unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &raised) } == 0 {
-            log::debug!(
-                "UCX: open-file limit raised from {} to {new} for {peers} peer(s)",
-                lim.rlim_cur
-            );
-        }
-    }
-    if new < want {
-        log::warn!(
-            "UCX: {peers} peer(s) may need {want} open files, but the hard limit is {}: \
-             connections beyond it will fail (raise it with `ulimit -Hn`)",
-            lim.rlim_max
-        );
-    }
-}
 
 impl Ucx {
     /// Collective over every PE of `boot` (each calls it with the same `reach` decision for the
@@ -952,7 +908,10 @@ impl Ucx {
         let (mut sh, addr) = made?;
         sh.me = me as u32;
         let peers = reach.iter().filter(|&&r| r).count();
-        ensure_open_files(peers);
+        sh._files = Some(crate::util::reserve_files(
+            (peers as u64).saturating_mul(FILES_PER_PEER),
+            &format!("UCX endpoints to {peers} peer(s)"),
+        ));
         log::debug!(
             "PE {me}: UCX worker address {} bytes, {} peer(s) through UCX",
             addr.len(),
@@ -1130,6 +1089,7 @@ impl Ucx {
             gets: Mutex::new(Gets::default()),
             replies: Mutex::new(Vec::new()),
             replies_due: AtomicBool::new(false),
+            _files: None,
             state: Mutex::new(State {
                 addrs: Vec::new(),
                 eps: Vec::new(),
