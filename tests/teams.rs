@@ -57,6 +57,14 @@ fn splits_8pes() {
     scenario("splits", 8);
 }
 
+/// Other sizes: 3 PEs (a nested prefix of one member) and 12 (past the shapes the bad-split
+/// checks once assumed invalid).
+#[test]
+fn splits_3_and_12pes() {
+    scenario("splits", 3);
+    scenario("splits", 12);
+}
+
 #[test]
 fn translate_matrix_8pes() {
     scenario("translate_matrix", 8);

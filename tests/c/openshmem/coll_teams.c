@@ -81,9 +81,9 @@ int main(void) {
     shmem_int_min_reduce(SHMEM_TEAM_WORLD, ib, ia, 2);
     CHECK(ib[0] == 1 && ib[1] == -(n - 1), "int min");
     unsigned long *ua = shmem_malloc(sizeof(unsigned long)), *ub = shmem_malloc(sizeof(unsigned long));
-    *ua = 1UL << me;
+    *ua = 1UL << (me % 64);
     shmem_ulong_or_reduce(SHMEM_TEAM_WORLD, ub, ua, 1);
-    CHECK(*ub == (1UL << n) - 1, "ulong or");
+    CHECK(*ub == (n >= 64 ? ~0UL : (1UL << n) - 1), "ulong or");
     double *da = shmem_malloc(sizeof(double)), *db = shmem_malloc(sizeof(double));
     *da = 1.0 + me;
     shmem_double_prod_reduce(SHMEM_TEAM_WORLD, db, da, 1);
