@@ -490,8 +490,8 @@ fn new_record(inst: &Instance) -> StateRecord {
 }
 
 /// Points `team_pools` at a record of every live team of this PE (filled as the original's
-/// `aclshmemx_team_t`: rank, start, stride, size, index, both directions of `pe_mapping`), when the
-/// team table changed since the last call.
+/// `aclshmemx_team_t`: rank, start, stride, size, index, both directions of `pe_mapping`): the
+/// records of the teams that changed since the last call.
 fn refresh_teams(inst: &crate::instance::Instance, rec: &mut StateRecord) {
     let n = inst.n_pes();
     let now: Vec<Option<crate::team_table::Team>> = {
@@ -504,6 +504,11 @@ fn refresh_teams(inst: &crate::instance::Instance, rec: &mut StateRecord) {
         return;
     }
     for (slot, t) in now.iter().enumerate() {
+        // only the teams that changed: rewriting every live team's record on each split made a
+        // program splitting 2047 teams spend 40 % of its time here (16 PEs)
+        if rec.seen.get(slot) == Some(t) {
+            continue;
+        }
         let Some(t) = t else {
             rec.state.team_pools[slot] = std::ptr::null_mut();
             continue;
