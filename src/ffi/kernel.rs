@@ -249,7 +249,10 @@ fn global_is_ours<T>(p: *const T, name: &str) -> bool {
 /// Refreshes [`g_state`] from the current instance (zero without one).
 pub(crate) fn publish_state() {
     let dst = &raw mut g_state;
-    if !global_is_ours(dst.cast_const(), "g_state") {
+    // the reference resolves once, at load: asked every time, dladdr took 16 % of a program that
+    // splits teams (each split publishes)
+    static OURS: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    if !*OURS.get_or_init(|| global_is_ours(dst.cast_const(), "g_state")) {
         return;
     }
     let src = kernel::device_state().ok();

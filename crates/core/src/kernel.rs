@@ -497,7 +497,7 @@ fn refresh_teams(inst: &crate::instance::Instance, rec: &mut StateRecord) {
     let now: Vec<Option<crate::team_table::Team>> = {
         let teams = inst.teams();
         (0..aclshmem_abi::ACLSHMEM_MAX_TEAMS)
-            .map(|slot| teams.get(slot as i32).ok())
+            .map(|slot| teams.at(slot))
             .collect()
     };
     if now == rec.seen {

@@ -192,6 +192,11 @@ impl Teams {
     }
 
     /// The team of `handle`, or `ACLSHMEM_INVALID_PARAM`.
+    /// The team in `slot`, if one lives there (no error text made: see [`Self::get`]).
+    pub fn at(&self, slot: usize) -> Option<Team> {
+        self.slots.get(slot).copied().flatten()
+    }
+
     pub fn get(&self, handle: i32) -> Result<Team> {
         usize::try_from(handle)
             .ok()
