@@ -85,15 +85,39 @@ const SAME_ADDRESS_WINDOWS: u64 = 64;
 /// system chooses (the setting off, a heap larger than its window, an instance beyond the windows,
 /// the program's data). Remote addresses are always translated by offset from each PE's base,
 /// so where a heap lands changes nothing else.
-pub fn preferred_base(instance: u64, kind: HeapKind, size: usize) -> Option<usize> {
+/// A malformed `ACLSHMEM_HEAP_SAME_ADDRESS` is an error naming it.
+pub fn preferred_base(instance: u64, kind: HeapKind, size: usize) -> Result<Option<usize>> {
+    if !config::ACLSHMEM_HEAP_SAME_ADDRESS.value()? {
+        return Ok(None);
+    }
     let window = match kind {
-        HeapKind::Device => instance.checked_mul(2)?,
-        HeapKind::Host => instance.checked_mul(2)?.checked_add(1)?,
-        HeapKind::Static => return None,
+        HeapKind::Device => instance.checked_mul(2),
+        HeapKind::Host => instance.checked_mul(2).and_then(|w| w.checked_add(1)),
+        HeapKind::Static => None,
     };
-    let on = config::ACLSHMEM_HEAP_SAME_ADDRESS.value().unwrap_or(true);
-    (on && window < SAME_ADDRESS_WINDOWS && size <= SAME_ADDRESS_WINDOW)
-        .then(|| SAME_ADDRESS_START + window as usize * SAME_ADDRESS_WINDOW)
+    Ok(window
+        .filter(|&w| w < SAME_ADDRESS_WINDOWS && size <= SAME_ADDRESS_WINDOW)
+        .map(|w| SAME_ADDRESS_START + w as usize * SAME_ADDRESS_WINDOW))
+}
+
+#[cfg(test)]
+mod same_address_tests {
+    use super::*;
+
+    #[test]
+    fn windows_per_instance_and_kind() {
+        // (the variable is unset in unit tests: on by default)
+        let at = |i, k, s| preferred_base(i, k, s).unwrap();
+        assert_eq!(at(0, HeapKind::Device, 1 << 30), Some(16 << 40));
+        assert_eq!(at(0, HeapKind::Host, 1 << 30), Some(17 << 40));
+        assert_eq!(at(3, HeapKind::Device, 1 << 30), Some(22 << 40));
+        assert_eq!(at(31, HeapKind::Host, 1 << 40), Some(79 << 40));
+        // beyond the windows, larger than a window, the program's data: the system chooses
+        assert_eq!(at(32, HeapKind::Device, 4096), None);
+        assert_eq!(at(u64::MAX, HeapKind::Host, 4096), None);
+        assert_eq!(at(0, HeapKind::Device, (1 << 40) + 1), None);
+        assert_eq!(at(0, HeapKind::Static, 4096), None);
+    }
 }
 
 /// Collective: the node of every PE (same host name and boot id, so same /dev/shm), numbered in
@@ -208,7 +232,7 @@ impl SymmetricHeap {
                 size,
                 hole.clone(),
                 preallocate()?,
-                preferred_base(instance, kind, size),
+                preferred_base(instance, kind, size)?,
             )
         })
     }
