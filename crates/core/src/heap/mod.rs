@@ -100,26 +100,6 @@ pub fn preferred_base(instance: u64, kind: HeapKind, size: usize) -> Result<Opti
         .map(|w| SAME_ADDRESS_START + w as usize * SAME_ADDRESS_WINDOW))
 }
 
-#[cfg(test)]
-mod same_address_tests {
-    use super::*;
-
-    #[test]
-    fn windows_per_instance_and_kind() {
-        // (the variable is unset in unit tests: on by default)
-        let at = |i, k, s| preferred_base(i, k, s).unwrap();
-        assert_eq!(at(0, HeapKind::Device, 1 << 30), Some(16 << 40));
-        assert_eq!(at(0, HeapKind::Host, 1 << 30), Some(17 << 40));
-        assert_eq!(at(3, HeapKind::Device, 1 << 30), Some(22 << 40));
-        assert_eq!(at(31, HeapKind::Host, 1 << 40), Some(79 << 40));
-        // beyond the windows, larger than a window, the program's data: the system chooses
-        assert_eq!(at(32, HeapKind::Device, 4096), None);
-        assert_eq!(at(u64::MAX, HeapKind::Host, 4096), None);
-        assert_eq!(at(0, HeapKind::Device, (1 << 40) + 1), None);
-        assert_eq!(at(0, HeapKind::Static, 4096), None);
-    }
-}
-
 /// Collective: the node of every PE (same host name and boot id, so same /dev/shm), numbered in
 /// the order of each node's first PE, so every PE computes the same numbers.
 pub fn node_map(boot: &dyn Bootstrap) -> Result<Vec<usize>> {
@@ -568,4 +548,24 @@ impl SymmetricHeap {
 fn next_serial() -> u64 {
     static SERIAL: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     SERIAL.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+}
+
+#[cfg(test)]
+mod same_address_tests {
+    use super::*;
+
+    #[test]
+    fn windows_per_instance_and_kind() {
+        // (the variable is unset in unit tests: on by default)
+        let at = |i, k, s| preferred_base(i, k, s).unwrap();
+        assert_eq!(at(0, HeapKind::Device, 1 << 30), Some(16 << 40));
+        assert_eq!(at(0, HeapKind::Host, 1 << 30), Some(17 << 40));
+        assert_eq!(at(3, HeapKind::Device, 1 << 30), Some(22 << 40));
+        assert_eq!(at(31, HeapKind::Host, 1 << 40), Some(79 << 40));
+        // beyond the windows, larger than a window, the program's data: the system chooses
+        assert_eq!(at(32, HeapKind::Device, 4096), None);
+        assert_eq!(at(u64::MAX, HeapKind::Host, 4096), None);
+        assert_eq!(at(0, HeapKind::Device, (1 << 40) + 1), None);
+        assert_eq!(at(0, HeapKind::Static, 4096), None);
+    }
 }
