@@ -1113,6 +1113,33 @@ fn stopped_and_continued_pes_do_not_end_the_job() {
     eprintln!("PEs 2 and 0 stopped for 1 s each: the job finished normally");
 }
 
+/// The whole job paused longer than the heartbeat timeout (every PE stopped: a machine that
+/// stalls, a debugger holding the job), then resumed one PE after another 300 ms apart: a PE that
+/// runs first must not take the others for dead because they have not run yet. The others first,
+/// then PE 0 (each watcher judged PE 0's store silent as soon as it ran: "lost the config store
+/// run by PE 0 (no heartbeat)", seen in CI under load); PE 0 first (its store judged the others
+/// silent).
+#[test]
+fn a_paused_job_resumed_unevenly_goes_on() {
+    let _serial = serial();
+    let job = LoopJob::start(3, &[("ACLSHMEM_HEARTBEAT_TIMEOUT", "2s")], &[]);
+    let pids = job.pids();
+    for first in [[1usize, 2, 0], [0, 1, 2]] {
+        for &p in &pids {
+            common::signal(p, libc::SIGSTOP);
+        }
+        thread::sleep(Duration::from_secs(4));
+        for pe in first {
+            common::signal(pids[pe], libc::SIGCONT);
+            thread::sleep(Duration::from_millis(300));
+        }
+        thread::sleep(Duration::from_millis(500));
+    }
+    let ended = job.finish(Duration::from_secs(30));
+    assert_loop_ok(&ended);
+    eprintln!("the job paused for 4 s twice and resumed unevenly: it finished normally");
+}
+
 #[test]
 fn sigusr1_with_sa_restart_does_not_end_the_job() {
     let _serial = serial();

@@ -12,7 +12,7 @@ use rustls::pki_types::ServerName;
 use super::conn::Conn;
 use super::fork::ForkGuard;
 use super::protocol::{
-    FrameReader, HEARTBEAT_INTERVAL, MAX_CONTROL_FRAME, MAX_PART, Message, NOT_ADMITTED, VERSION,
+    FrameReader, HEARTBEAT_INTERVAL, MAX_CONTROL_FRAME, MAX_PART, Message, NOT_ADMITTED, VERSION, WATCH_GAP,
     max_result_frame, read_frame, write_frame,
 };
 use crate::error::{Error, Result};
@@ -330,6 +330,7 @@ impl Watcher {
                 let mut frames = FrameReader::new(MAX_CONTROL_FRAME);
                 let mut heard = Instant::now();
                 let mut next_ping = Instant::now();
+                let mut last_look = Instant::now();
                 loop {
                     let polled = {
                         let mut c = reader.locked();
@@ -343,6 +344,12 @@ impl Watcher {
                     if flag.load(Ordering::SeqCst) {
                         return;
                     }
+                    let now = Instant::now();
+                    if now.duration_since(last_look) > WATCH_GAP {
+                        // this thread did not run for a while: the silence does not count
+                        heard = now;
+                    }
+                    last_look = now;
                     match polled {
                         // silence is judged only once everything received was read (a PE that
                         // was stopped finds the store's pings waiting when it continues)

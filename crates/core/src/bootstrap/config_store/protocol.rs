@@ -359,6 +359,13 @@ impl FrameReader {
 
 /// How often each side of a watch connection sends [`Message::Ping`].
 pub const HEARTBEAT_INTERVAL: std::time::Duration = std::time::Duration::from_millis(500);
+/// Longest pause between two looks of a heartbeat check that still counts as watching. A thread
+/// that did not run for longer (its process stopped, the machine overloaded or paused) cannot
+/// tell a silent peer from one that did not run either: the silence before such a pause does not
+/// count, the peer gets a whole timeout from then on. (Under heavy load a PE took its own PE 0's
+/// store for dead: its watcher ran first after a pause of more than the timeout, before the store
+/// thread could send a ping.) The loops look every 50-100 ms when they run.
+pub const WATCH_GAP: std::time::Duration = std::time::Duration::from_secs(2);
 /// Shortest heartbeat timeout taken (a shorter setting is raised to it).
 pub const MIN_HEARTBEAT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(2);
 

@@ -29,7 +29,7 @@ use std::time::{Duration, Instant};
 
 use super::protocol::{
     FrameReader, HEARTBEAT_INTERVAL, MAX_CONTROL_FRAME, MAX_HELLO_FRAME, MAX_REQUEST_FRAME, Message,
-    NOT_ADMITTED, VERSION, encode, secrets_equal,
+    NOT_ADMITTED, VERSION, WATCH_GAP, encode, secrets_equal,
 };
 use super::secret::Published as PublishedSecret;
 use crate::util::Locked;
@@ -139,6 +139,7 @@ impl Server {
             published,
             heartbeat,
             next_ping: Instant::now(),
+            last_look: Instant::now(),
         };
         let thread = std::thread::Builder::new()
             .name("aclshmem-store".into())
@@ -481,6 +482,8 @@ struct Store {
     /// child it forked keeps its sockets open).
     heartbeat: Option<Duration>,
     next_ping: Instant,
+    /// When [`Store::heartbeats`] last looked (see [`WATCH_GAP`]).
+    last_look: Instant,
 }
 
 impl Store {
@@ -1052,6 +1055,15 @@ impl Store {
     /// Sends the store's heartbeat to every watcher, and declares dead the PEs whose watch
     /// connection has been silent for `hb`.
     fn heartbeats(&mut self, now: Instant, hb: Duration) {
+        if now.duration_since(self.last_look) > WATCH_GAP {
+            // this thread did not run for a while: the silence before does not count
+            for p in &mut self.pes {
+                if p.heard.is_some() {
+                    p.heard = Some(now);
+                }
+            }
+        }
+        self.last_look = now;
         if now >= self.next_ping {
             self.next_ping = now + HEARTBEAT_INTERVAL;
             self.notify(&Message::Ping);
