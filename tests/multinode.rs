@@ -424,6 +424,9 @@ fn two_nodes() {
             // the eager broadcast (one member per node: 2-PE team splits inside the program)
             ("bcast_tests", "back_to_back", 1, NONE),
             ("bcast_tests", "asymmetric", 1, NONE),
+            // the hierarchical broadcast (2 PEs per node): a member alone naming itself the root
+            // fails and sends nothing
+            ("bcast_tests", "asymmetric_nodes", 2, NONE),
             (
                 "team_tests",
                 "collectives",

@@ -17,7 +17,10 @@
  *                 the others 64 (then 40000 against 64, 64000 against 40000, and 131072 against 65536: the
  *                 mailboxes, 2 parts against 1):
  *                 member 1 fails instead of waiting for ever, every member learns within 32
- *                 calls, the world team still works.
+ *                 calls, the world team still works;
+ *   asymmetric_nodes  (across nodes, several PEs per node: the hierarchical broadcast) member 1
+ *                 names itself the root, the others member 0: member 1 fails, nobody returns 0
+ *                 with member 1's data.
  * Prints "OK <scenario>" from PE 0 when nothing failed.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -186,6 +189,41 @@ static void scenario_asymmetric(void)
     finish();
 }
 
+/* Across nodes with several PEs per node (the hierarchical broadcast): member 1, on member 0's
+ * node, believes it is the root while everybody else names member 0, 20 times on fresh teams.
+ * Member 1 fails every call (it compares with its node's leader before it sends), and a call
+ * that returns 0 anywhere delivered member 0's data: member 1's once reached the other nodes'
+ * destinations, and their calls returned 0 with it. */
+static void scenario_asymmetric_nodes(void)
+{
+    init();
+    const int me = aclshmem_my_pe(), n = aclshmem_n_pes();
+    int64_t *src = aclshmem_malloc(2 * sizeof(int64_t)), *dst = aclshmem_malloc(2 * sizeof(int64_t));
+    CHECK(src && dst, "malloc");
+    for (int call = 0; call < 20; call++) {
+        src[0] = (int64_t)me * 1000 + call;
+        src[1] = (int64_t)me * 1000 + call + 1;
+        aclshmem_team_t t = ACLSHMEM_TEAM_INVALID;
+        CHECK_RC(aclshmem_team_split_strided(ACLSHMEM_TEAM_WORLD, 0, 1, n, &t), 0);
+        memset(dst, 0xff, 2 * sizeof(int64_t));
+        int rc = aclshmem_int64_broadcast(t, dst, src, 2, me == 1 ? 1 : 0);
+        if (me == 1) {
+            CHECK(rc == ACLSHMEM_INVALID_PARAM, "call %d: the member naming itself got %d", call, rc);
+        } else if (rc == 0) {
+            CHECK(dst[0] == call && dst[1] == call + 1, "call %d returned 0 with %lld, %lld (root 0's: %d, %d)",
+                  call, (long long)dst[0], (long long)dst[1], call, call + 1);
+        } else {
+            CHECK_RC(rc, ACLSHMEM_INVALID_PARAM);
+        }
+        aclshmem_barrier_all();
+        aclshmem_team_destroy(t);
+        aclshmem_barrier_all();
+    }
+    aclshmem_free(dst);
+    aclshmem_free(src);
+    finish();
+}
+
 static void scenario_asymmetric_length(void)
 {
     init();
@@ -249,6 +287,8 @@ int main(int argc, char **argv)
         scenario_back_to_back();
     } else if (strcmp(argv[1], "asymmetric") == 0) {
         scenario_asymmetric();
+    } else if (strcmp(argv[1], "asymmetric_nodes") == 0) {
+        scenario_asymmetric_nodes();
     } else {
         fail("unknown scenario");
     }

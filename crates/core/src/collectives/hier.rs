@@ -32,10 +32,12 @@ const COMPARE_AFTER: std::time::Duration = std::time::Duration::from_millis(2);
 ///    leader's destination and, after a fence, increments the leader's data counter by a value
 ///    naming the call and the root; the leader waits for exactly that total. Larger, each leader
 ///    gets the root's source and acknowledges; the root waits for every acknowledgement.
-///    Meanwhile each member compares the root it named with its leader's (leaders: with member
-///    0's) before it waits; a member that finds a difference marks the call failed in every
-///    member, which ends every wait of the call with `ACLSHMEM_INVALID_PARAM` (a member that does
-///    not wait, the root of a small broadcast say, may have returned already);
+///    Before that each member compares the root it named with its leader's (leaders: with member
+///    0's; a leader waiting for pushed data only once its wait lasts), the root before it sends;
+///    a member that finds a difference marks the call failed in every member, which ends every
+///    wait of the call with `ACLSHMEM_INVALID_PARAM` (a member that does not wait may have
+///    returned already, with its destination untouched: only the root all of its node named
+///    sends);
 /// 3. inside each node: the members copy from the member that holds the data (the root on its
 ///    node, else the leader) between two shared-memory barriers.
 ///
@@ -72,30 +74,15 @@ pub(super) fn broadcast(
         || sync::own_word(inst, t.slot, sync::BCAST_FAILED).load(Ordering::Acquire) & !0xffff_ffff == tag;
     let routes = inst.routes();
     let mut result = Ok(());
-    // 2. between nodes (the root, and the leaders of the other nodes); the root sends before it
-    // checks, everybody else checks before waiting
+    // 2. between nodes (the root, and the leaders of the other nodes); everybody checks before
+    // sending or waiting (a root that alone named itself once wrote its data into the other
+    // leaders' destinations before it found out, and they returned it as the call's result)
     let others: Vec<usize> = g
         .leaders
         .iter()
         .map(|&i| t.world_pe(i))
         .filter(|&pe| inst.node_of(pe) != root_node)
         .collect();
-    if len > 0 && len <= PULL_ABOVE && t.my_index == root {
-        for &pe in &others {
-            // the data, then the word naming the call and root (one active message over UCX: no
-            // fence, whose round trip cost more than the rest); the leader waits for the word in
-            // this call, so it lands before anybody goes on
-            let at = sync::slot_remote(inst, t.slot, sync::BCAST_DATA, pe);
-            // SAFETY: checked symmetric buffers of `len` bytes; source and dest do not overlap;
-            // the word lies in the leader's sync area.
-            result = routes
-                .to(pe)
-                .and_then(|to| unsafe { to.put_notify(d.remote(pe, 0), s.mine(), len, at, named) });
-            if result.is_err() {
-                break;
-            }
-        }
-    }
     // the root each member named: against its leader's, the leaders' against member 0's
     let reference = if leading {
         t.world_pe(0)
@@ -131,6 +118,22 @@ pub(super) fn broadcast(
     };
     if reference != me && !waits_for_data {
         result = result.and(compare());
+    }
+    if len > 0 && len <= PULL_ABOVE && t.my_index == root && result.is_ok() {
+        for &pe in &others {
+            // the data, then the word naming the call and root (one active message over UCX: no
+            // fence, whose round trip cost more than the rest); the leader waits for the word in
+            // this call, so it lands before anybody goes on
+            let at = sync::slot_remote(inst, t.slot, sync::BCAST_DATA, pe);
+            // SAFETY: checked symmetric buffers of `len` bytes; source and dest do not overlap;
+            // the word lies in the leader's sync area.
+            result = routes
+                .to(pe)
+                .and_then(|to| unsafe { to.put_notify(d.remote(pe, 0), s.mine(), len, at, named) });
+            if result.is_err() {
+                break;
+            }
+        }
     }
     if len > PULL_ABOVE && t.my_index == root && !others.is_empty() && result.is_ok() {
         {
