@@ -276,23 +276,7 @@ pub fn reserve_low_addresses() {
             return;
         }
         let len = UB_SIZE - start;
-        // SAFETY: MAP_FIXED_NOREPLACE never replaces an existing mapping; a new PROT_NONE mapping
-        // of unused low addresses changes nothing else.
-        let p = unsafe {
-            libc::mmap(
-                start as *mut libc::c_void,
-                len,
-                libc::PROT_NONE,
-                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_FIXED_NOREPLACE | libc::MAP_NORESERVE,
-                -1,
-                0,
-            )
-        };
-        if p == libc::MAP_FAILED || p as usize != start {
-            if p != libc::MAP_FAILED {
-                // SAFETY: the mapping just made at another address, unused.
-                unsafe { libc::munmap(p, len) };
-            }
+        if crate::util::reserve_exactly(start, len).is_none() {
             log::debug!(
                 "cannot reserve [{start:#x}, {UB_SIZE:#x}) (UB offsets used as plain pointers may not fault)"
             );

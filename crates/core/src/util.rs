@@ -221,3 +221,30 @@ pub fn reserve_files(n: u64, what: &str) -> FileReservation {
     }
     FileReservation(n)
 }
+
+/// Reserves `len` bytes of address space (no memory, `PROT_NONE`) exactly at `at` if nothing is
+/// mapped there: `MAP_FIXED_NOREPLACE` fails rather than replace a mapping, and so does an address
+/// outside the process's address space. `None` when the range is not free.
+pub fn reserve_exactly(at: usize, len: usize) -> Option<usize> {
+    // SAFETY: an anonymous, inaccessible reservation that never replaces an existing mapping.
+    let p = unsafe {
+        libc::mmap(
+            at as *mut libc::c_void,
+            len,
+            libc::PROT_NONE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE | libc::MAP_FIXED_NOREPLACE,
+            -1,
+            0,
+        )
+    };
+    if p == libc::MAP_FAILED {
+        return None;
+    }
+    if p as usize != at {
+        // a kernel older than 4.17 takes the flag for a hint and maps elsewhere
+        // SAFETY: the reservation just made, not used by anything.
+        unsafe { libc::munmap(p, len) };
+        return None;
+    }
+    Some(at)
+}

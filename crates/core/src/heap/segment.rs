@@ -43,33 +43,6 @@ fn page_size() -> usize {
     if p > 0 { p as usize } else { 4096 }
 }
 
-/// Reserves `span` bytes of address space (no memory) exactly at `at` if nothing is mapped there:
-/// `MAP_FIXED_NOREPLACE` fails rather than replace a mapping, and an address outside the
-/// process's address space fails too. `None` when the range is not free.
-fn reserve_at(at: usize, span: usize) -> Option<usize> {
-    // SAFETY: an anonymous, inaccessible reservation that never replaces an existing mapping.
-    let p = unsafe {
-        libc::mmap(
-            at as *mut libc::c_void,
-            span,
-            libc::PROT_NONE,
-            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE | libc::MAP_FIXED_NOREPLACE,
-            -1,
-            0,
-        )
-    };
-    if p == libc::MAP_FAILED {
-        return None;
-    }
-    if p as usize != at {
-        // a kernel older than 4.17 takes the flag for a hint and maps elsewhere
-        // SAFETY: the reservation just made, not used by anything.
-        unsafe { libc::munmap(p, span) };
-        return None;
-    }
-    Some(at)
-}
-
 /// Maps `len` bytes of `fd` at `prefer` when given and free (a multiple of [`BASE_ALIGN`]),
 /// otherwise at an address that is a multiple of [`BASE_ALIGN`] the system chooses: reserve
 /// `len + BASE_ALIGN` of address space (no memory), map the object over its aligned part, return
@@ -78,7 +51,7 @@ fn map(fd: libc::c_int, len: usize, name: &str, prefer: Option<usize>) -> Result
     let span = len.div_ceil(page_size()) * page_size();
     if let Some(at) = prefer
         .filter(|a| a.is_multiple_of(BASE_ALIGN))
-        .and_then(|a| reserve_at(a, span))
+        .and_then(|a| crate::util::reserve_exactly(a, span))
     {
         // SAFETY: [at, at + span) is our own reservation just made; `fd` is open.
         let mapped = unsafe { map_over(at, len, std::os::fd::BorrowedFd::borrow_raw(fd), 0) };
