@@ -400,8 +400,8 @@ fn heap_bases(inst: &Instance, kind: crate::heap::HeapKind) -> Vec<*mut c_void> 
     }
 }
 
-/// Fills in the `HOST_SIDE` heap's bases once that heap exists (its first allocation may come after
-/// the record was made).
+/// Fills in the `HOST_SIDE` heap's bases once that heap exists (it may appear after the record was
+/// made: its first allocation creates it).
 fn refresh_host_heap(inst: &Instance, rec: &mut StateRecord) {
     use crate::heap::HeapKind;
     if !rec.state.host_heap_base.is_null() {
@@ -422,7 +422,6 @@ fn new_record(inst: &Instance) -> StateRecord {
     let n = inst.n_pes();
     let me = inst.my_pe();
     let mut device_bases = heap_bases(inst, HeapKind::Device);
-    let mut host_bases = heap_bases(inst, HeapKind::Host);
     // SAFETY: DeviceHostState and TeamRecord are plain integers, pointers and arrays: all-zero is
     // a valid value of each (NULL pointers, false flags).
     let mut state: Box<aclshmem_abi::DeviceHostState> = unsafe { boxed_zeroed() };
@@ -430,15 +429,9 @@ fn new_record(inst: &Instance) -> StateRecord {
     state.mype = me as c_int;
     state.npes = n as c_int;
     state.heap_base = inst.heap_base(HeapKind::Device).cast();
-    state.host_heap_base = inst
-        .heap(HeapKind::Host)
-        .map_or(std::ptr::null_mut(), |h| h.base().cast());
     state.heap_size = inst.heap(HeapKind::Device).map_or(0, |h| h.size());
     if !device_bases.is_empty() {
         state.p2p_device_heap_base = device_bases.as_mut_ptr();
-    }
-    if !host_bases.is_empty() {
-        state.p2p_host_heap_base = host_bases.as_mut_ptr();
     }
     let reach = topo_bits(inst.engines());
     for (pe, b) in device_bases.iter().enumerate() {
@@ -480,11 +473,12 @@ fn new_record(inst: &Instance) -> StateRecord {
     let mut rec = StateRecord {
         state,
         _device_bases: device_bases,
-        _host_bases: host_bases,
+        _host_bases: Vec::new(),
         teams: (0..aclshmem_abi::ACLSHMEM_MAX_TEAMS).map(|_| None).collect(),
         seen: Vec::new(),
         _rdma_info: rdma_info,
     };
+    refresh_host_heap(inst, &mut rec);
     refresh_teams(inst, &mut rec);
     rec
 }
