@@ -13,8 +13,9 @@
 //!   every type, the byte forms, and every reduction of every type on 1, 3, 1000 and (some types)
 //!   70000 elements, in place too, on the world, strided sub-teams and concurrent 2-D x teams,
 //!   against a reference computed in C; once per algorithm setting as well;
-//! * `asymmetric`, `asymmetric_broadcast`: splits and broadcasts whose arguments differ between
-//!   members fail on every member instead of hanging;
+//! * `asymmetric`, `asymmetric_broadcast`, `asymmetric_lengths`: splits, broadcasts and
+//!   collectives whose arguments differ between members fail instead of hanging, and write nothing
+//!   outside the calls' buffers;
 //! * `bad_input`, `bad_algo`: error codes, before init and after finalize included.
 //!
 //! Every run has the launcher's own `--timeout` and a harness-side limit on top.
@@ -176,6 +177,36 @@ fn asymmetric_broadcast_3pes() {
 #[test]
 fn asymmetric_broadcast_4pes_push() {
     scenario_env("asymmetric_broadcast", &[], 4, &[("ACLSHMEM_BCAST_ALGO", "push")]);
+}
+
+/// Collectives whose members pass different lengths fail (fcollect, alltoall, reductions: on every
+/// member; broadcast: on every member whose length differs from the root's) and write nothing
+/// outside any member's dest; the team works afterwards. Each length pair meets a path: one ring,
+/// the two rings, a ring and the barrier path, the barrier path alone.
+#[test]
+fn asymmetric_lengths_3pes() {
+    scenario("asymmetric_lengths", 3);
+}
+
+#[test]
+fn asymmetric_lengths_2pes_push_scatter() {
+    let env = [
+        ("ACLSHMEM_BCAST_ALGO", "push"),
+        ("ACLSHMEM_COLLECT_ALGO", "push"),
+        ("ACLSHMEM_ALLTOALL_ALGO", "push"),
+        ("ACLSHMEM_REDUCE_ALGO", "scatter"),
+    ];
+    scenario_env("asymmetric_lengths", &[], 2, &env);
+}
+
+#[test]
+fn asymmetric_lengths_4pes_direct() {
+    scenario_env(
+        "asymmetric_lengths",
+        &[],
+        4,
+        &[("ACLSHMEM_REDUCE_ALGO", "direct")],
+    );
 }
 
 #[test]

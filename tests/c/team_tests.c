@@ -1616,6 +1616,95 @@ static void scenario_asymmetric_broadcast(void)
     finish();
 }
 
+/* Collectives whose members pass different lengths (member 1 one length, the others another):
+   on the same ring, on the two rings, on a ring and the barrier path, both on the barrier path.
+   Every member of an fcollect, alltoall or reduction fails with ACLSHMEM_INVALID_PARAM; in a
+   broadcast every member whose length differs from the root's does. Nothing is written outside
+   any member's dest (canaries after each dest and in a buffer allocated after it), and the team
+   works afterwards. Run once per algorithm setting. */
+static int asym_canaries_ok(const unsigned char *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (p[i] != 0xAB) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static void scenario_asymmetric_lengths(void)
+{
+    init();
+    const int me = aclshmem_my_pe(), n = aclshmem_n_pes();
+    CHECK(n >= 2, "needs 2 PEs");
+    enum { MAXLEN = 8192, SLACK = 4096 };
+    const size_t room = (size_t)MAXLEN * n + SLACK;
+    unsigned char *src = aclshmem_malloc((size_t)MAXLEN * n);
+    unsigned char *dst = aclshmem_malloc(room);
+    unsigned char *victim = aclshmem_malloc(SLACK);
+    int64_t *a = aclshmem_malloc(8 * sizeof(int64_t)), *b = aclshmem_malloc(8 * sizeof(int64_t) * n);
+    CHECK(src && dst && victim && a && b, "malloc");
+    memset(src, me + 1, (size_t)MAXLEN * n);
+    const size_t pairs[][2] = {{48, 32}, {128, 64}, {2048, 64}, {64, 2048}, {8192, 4096}};
+    const char *fams[] = {"fcollect", "alltoall", "sum", "broadcast0", "broadcast1"};
+    for (size_t k = 0; k < sizeof(pairs) / sizeof(pairs[0]); k++) {
+        for (int f = 0; f < 5; f++) {
+            const size_t len = me == 1 ? pairs[k][0] : pairs[k][1];
+            const size_t used = f <= 1 ? len * n : len;
+            memset(dst, 0, used);
+            memset(dst + used, 0xAB, room - used);
+            memset(victim, 0xAB, SLACK);
+            aclshmem_barrier_all();
+            int rc = -1;
+            int must_fail = 1;
+            switch (f) {
+                case 0: rc = aclshmem_fcollectmem(ACLSHMEM_TEAM_WORLD, dst, src, len); break;
+                case 1: rc = aclshmem_alltoallmem(ACLSHMEM_TEAM_WORLD, dst, src, len); break;
+                case 2: rc = aclshmem_int64_sum_reduce(ACLSHMEM_TEAM_WORLD, (int64_t *)dst, (int64_t *)src, len / 8); break;
+                default: {
+                    const int root = f - 3;
+                    /* members with the root's length may succeed: the root's data reached them */
+                    must_fail = (me == 1) != (root == 1);
+                    rc = aclshmem_broadcastmem(ACLSHMEM_TEAM_WORLD, dst, src, len, root);
+                    break;
+                }
+            }
+            if (must_fail) {
+                CHECK(rc == ACLSHMEM_INVALID_PARAM, "%s of %zu (member 1: %zu) returned %d, expected %d",
+                      fams[f], len, pairs[k][0], rc, ACLSHMEM_INVALID_PARAM);
+            } else {
+                CHECK(rc == 0 || rc == ACLSHMEM_INVALID_PARAM, "%s of %zu returned %d", fams[f], len, rc);
+            }
+            /* late writes would land after the call: everybody is out of it after this barrier */
+            aclshmem_barrier_all();
+            CHECK(asym_canaries_ok(dst + used, room - used), "%s of %zu (member 1: %zu): written past dest",
+                  fams[f], len, pairs[k][0]);
+            CHECK(asym_canaries_ok(victim, SLACK), "%s of %zu (member 1: %zu): another buffer written", fams[f],
+                  len, pairs[k][0]);
+            /* the team still works */
+            for (int i = 0; i < 8; i++) {
+                a[i] = (int64_t)me * 1000 + i + (int64_t)k * 10 + f;
+            }
+            CHECK_RC(aclshmem_fcollectmem(ACLSHMEM_TEAM_WORLD, b, a, 8 * sizeof(int64_t)), 0);
+            for (int p = 0; p < n; p++) {
+                for (int i = 0; i < 8; i++) {
+                    CHECK(b[p * 8 + i] == (int64_t)p * 1000 + i + (int64_t)k * 10 + f, "fcollect after %s: b[%d]",
+                          fams[f], p * 8 + i);
+                }
+            }
+            CHECK_RC(aclshmem_int64_sum_reduce(ACLSHMEM_TEAM_WORLD, b, a, 8), 0);
+            CHECK(b[0] == (int64_t)n * (n - 1) / 2 * 1000 + (int64_t)n * ((int64_t)k * 10 + f), "sum after %s",
+                  fams[f]);
+        }
+    }
+    aclshmem_free(b);
+    aclshmem_free(a);
+    aclshmem_free(victim);
+    aclshmem_free(dst);
+    aclshmem_free(src);
+    finish();
+}
+
 int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
@@ -1643,6 +1732,8 @@ int main(int argc, char **argv)
         scenario_asymmetric();
     } else if (strcmp(argv[1], "asymmetric_broadcast") == 0) {
         scenario_asymmetric_broadcast();
+    } else if (strcmp(argv[1], "asymmetric_lengths") == 0) {
+        scenario_asymmetric_lengths();
     } else if (strcmp(argv[1], "bad_algo") == 0) {
         scenario_bad_algo(argc, argv);
     } else {

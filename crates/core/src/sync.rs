@@ -136,6 +136,7 @@ pub(crate) fn reset(inst: &Instance, slot: usize) {
     arrived(inst, slot, u64::MAX);
     for off in [
         AGREE_VALUE,
+        AGREE_LEN,
         AGREE_FAILED,
         BCAST_FAILED,
         BCAST_COUNT,
@@ -390,11 +391,12 @@ const ROUNDS: usize = 5;
 /// root stores in each other node's leader after the data (`BCAST_DATA`: the call and root it
 /// named, sent with the data in one notification), and the acknowledgements leaders send a root
 /// that let them read its source (`BCAST_ACK`, expected total in `BCAST_ACKED`, cumulative like
-/// the round words). `BCAST_SEEN` is spare.
+/// the round words). `BCAST_HELD`: whether the member the others of its node copy from holds the
+/// call's data (written by that member in every call before the node's first barrier).
 pub(crate) const BCAST_DATA: usize = ROUND + 8 * ROUNDS;
 pub(crate) const BCAST_ACK: usize = BCAST_DATA + 8;
-pub(crate) const BCAST_SEEN: usize = ROUND_SEEN + 8 * ROUNDS;
-pub(crate) const BCAST_ACKED: usize = BCAST_SEEN + 8;
+pub(crate) const BCAST_HELD: usize = ROUND_SEEN + 8 * ROUNDS;
+pub(crate) const BCAST_ACKED: usize = BCAST_HELD + 8;
 const _: () = assert!(BCAST_ACK + 8 <= GENERATION && BCAST_ACKED + 8 <= EXCHANGE_OFFSET);
 /// The last 32 bytes of the exchange area: the call and root each member named in the
 /// hierarchical broadcast, by the parity of its count of hierarchical broadcasts on the team
@@ -412,10 +414,10 @@ pub(crate) const PUSH_COUNT: usize = BCAST_COUNT + 8;
 const EXCHANGE_USABLE: usize = EXCHANGE_BYTES - 40;
 const _: () = assert!(PUSH_COUNT + 8 == EXCHANGE_OFFSET + EXCHANGE_BYTES);
 /// The partials area of the hierarchical reduction's pushed exchange (`collectives::hier`): the
-/// exchange area after [`agreed`]'s two words, up to the broadcast views. Leaders write into each
+/// exchange area after [`agreed`]'s three words, up to the broadcast views. Leaders write into each
 /// other's copies; see `hier::exchange_partials` for why it never meets the area's other uses.
-pub(crate) const PARTIALS: usize = EXCHANGE_OFFSET + 16;
-pub(crate) const PARTIALS_BYTES: usize = EXCHANGE_USABLE - 16;
+pub(crate) const PARTIALS: usize = EXCHANGE_OFFSET + 24;
+pub(crate) const PARTIALS_BYTES: usize = EXCHANGE_USABLE - 24;
 /// Most node leaders the hierarchical barrier handles (2^ROUNDS); larger teams use the generic
 /// barrier.
 pub(crate) const MAX_LEADERS: usize = 1 << ROUNDS;
@@ -609,7 +611,7 @@ pub fn barrier_all(inst: &Instance) -> Result<()> {
 /// Collective over `team`: every member publishes `data` (at most EXCHANGE_BYTES, the same length
 /// everywhere); returns all members' data in team order.
 pub fn exchange(inst: &Instance, team: &Team, data: &[u8]) -> Result<Vec<Vec<u8>>> {
-    if data.len() > EXCHANGE_USABLE {
+    if data.len() > EXCHANGE_USABLE - EXCHANGE_DATA {
         return Err(Error::Inner(format!(
             "exchange of {} bytes exceeds the area",
             data.len()
@@ -617,7 +619,7 @@ pub fn exchange(inst: &Instance, team: &Team, data: &[u8]) -> Result<Vec<Vec<u8>
     }
     let mine = inst
         .device()
-        .local_addr(slot_off(inst, team.slot, EXCHANGE_OFFSET));
+        .local_addr(slot_off(inst, team.slot, EXCHANGE_OFFSET + EXCHANGE_DATA));
     // SAFETY: the exchange area of this slot in our own heap holds EXCHANGE_BYTES bytes; peers
     // read it only between the two barriers below.
     unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), mine, data.len()) };
@@ -626,7 +628,7 @@ pub fn exchange(inst: &Instance, team: &Team, data: &[u8]) -> Result<Vec<Vec<u8>
     for i in 0..team.size {
         let pe = team.world_pe(i);
         let mut part = vec![0u8; data.len()];
-        let at = slot_remote(inst, team.slot, EXCHANGE_OFFSET, pe);
+        let at = slot_remote(inst, team.slot, EXCHANGE_OFFSET + EXCHANGE_DATA, pe);
         match at.direct() {
             // SAFETY: as above; every member wrote its data before the barrier.
             Some(p) => unsafe { std::ptr::copy_nonoverlapping(p, part.as_mut_ptr(), part.len()) },
@@ -656,10 +658,15 @@ impl crate::instance::Agreement for WorldAgreement {
     }
 }
 
-/// Words of a slot's exchange area that [`agreed`] uses (the area is otherwise only used inside
-/// [`exchange`], between its own two barriers, so the uses never overlap in time).
+/// Words of a slot's exchange area that [`agreed`] uses, before the data of [`exchange`] (which
+/// must not pass for a record of a call: a member waiting for another's publication reads its
+/// record, `collectives::small`). The hierarchical reduction's partials overlap that data (the
+/// two are never used at the same time).
 const AGREE_VALUE: usize = EXCHANGE_OFFSET;
-pub(crate) const AGREE_FAILED: usize = EXCHANGE_OFFSET + 8;
+pub(crate) const AGREE_FAILED: usize = EXCHANGE_OFFSET + 16;
+const AGREE_LEN: usize = EXCHANGE_OFFSET + 8;
+/// Where [`exchange`]'s data starts in the exchange area (after the [`agreed`] words).
+const EXCHANGE_DATA: usize = 24;
 
 /// A 64-bit word of `slot`'s sync area in world PE `pe`'s copy: read (`AmoOp::Fetch`) or changed,
 /// directly when mapped here, else through the PE's transport (the library's internal path, which
@@ -680,44 +687,165 @@ pub(crate) fn remote_word(inst: &Instance, slot: usize, off: usize, pe: usize, o
         .atomic(slot_remote(inst, slot, off, pe), Width::W64, op)
 }
 
+/// The two words a member stores for [`agreed`]: the call (high half) with its argument word,
+/// and its length. Direct loads where `pe`'s copy is mapped here, else one 16-byte get.
+fn agree_words(inst: &Instance, slot: usize, pe: usize) -> Result<(u64, u64)> {
+    if let (Ok(v), Ok(l)) = (word(inst, slot, AGREE_VALUE, pe), word(inst, slot, AGREE_LEN, pe)) {
+        return Ok((v.load(Ordering::Acquire), l.load(Ordering::Acquire)));
+    }
+    let mut b = [0u8; 16];
+    // SAFETY: `b` is writable for 16 bytes; the two words lie next to each other in the sync pool.
+    unsafe {
+        inst.routes()
+            .to(pe)?
+            .get(slot_remote(inst, slot, AGREE_VALUE, pe), b.as_mut_ptr(), 16)?
+    };
+    let w = |i: usize| u64::from_le_bytes(b[i..i + 8].try_into().unwrap_or_default());
+    Ok((w(0), w(8)))
+}
+
+const _: () = assert!(AGREE_LEN == AGREE_VALUE + 8);
+
+/// What a member of an [`agreed`] call says of it: the call's low 32 bits, the argument word and
+/// the length it passed. Two members' records of one call must be equal.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) struct Said {
+    pub call: u32,
+    pub arg: u32,
+    pub len: u64,
+}
+
+impl Said {
+    fn words(&self) -> (u64, u64) {
+        ((u64::from(self.call) << 32) | u64::from(self.arg), self.len)
+    }
+
+    fn from_words((v, len): (u64, u64)) -> Said {
+        Said {
+            call: (v >> 32) as u32,
+            arg: v as u32,
+            len,
+        }
+    }
+}
+
+/// The record world PE `pe` stored for the [`agreed`] call it is in on `slot` (or was in last).
+fn said(inst: &Instance, slot: usize, pe: usize) -> Result<Said> {
+    agree_words(inst, slot, pe).map(Said::from_words)
+}
+
+/// The members of an [`agreed`] call, for its body: [`Members::check`] compares a member's record
+/// with this PE's before the body moves data to or from that member's buffers.
+pub(crate) struct Members<'a, D: Fn(Said, usize) -> String + ?Sized> {
+    inst: &'a Instance,
+    team: &'a Team,
+    /// None: every member's call was compared already.
+    mine: Option<Said>,
+    describe: &'a D,
+}
+
+impl<'a, D: Fn(Said, usize) -> String + ?Sized> Members<'a, D> {
+    /// The members of a call whose records every member compared before the body.
+    pub(crate) fn compared(inst: &'a Instance, team: &'a Team, describe: &'a D) -> Self {
+        Members {
+            inst,
+            team,
+            mine: None,
+            describe,
+        }
+    }
+
+    /// Fails (and marks the call failed on every member) when member `i`'s record of the call
+    /// differs from this PE's. Only members whose copy is mapped here are compared (a load of
+    /// their line); the others cost a network round trip each and are not (member 0's record is
+    /// compared by every member in [`agreed`] all the same).
+    pub(crate) fn check(&self, i: usize) -> Result<()> {
+        let pe = self.team.world_pe(i);
+        let Some(mine) = self.mine else {
+            return Ok(());
+        };
+        if i == self.team.my_index || slot_addr(self.inst, self.team.slot, AGREE_VALUE, pe).is_err() {
+            return Ok(());
+        }
+        let theirs = said(self.inst, self.team.slot, pe)?;
+        if theirs == mine {
+            return Ok(());
+        }
+        Err(fail_all(
+            self.inst,
+            self.team,
+            mine.call,
+            (self.describe)(theirs, pe),
+        ))
+    }
+}
+
+/// Marks call `call` failed in every member's copy (so every member's [`agreed`] fails) and
+/// returns the error `msg` describes.
+fn fail_all(inst: &Instance, team: &Team, call: u32, msg: String) -> Error {
+    let mark = (u64::from(call) << 32) | (inst.my_pe() as u64 + 1);
+    for i in 0..team.size {
+        if let Err(e) = remote_word(inst, team.slot, AGREE_FAILED, team.world_pe(i), AmoOp::Set(mark)) {
+            log::error!(
+                "[PE {}] marking an asymmetric call failed on member {i}: {e}",
+                inst.my_pe()
+            );
+        }
+    }
+    Error::InvalidParam(msg)
+}
+
 /// Collective over `team` that runs `body` between two barriers, once every member is known to
-/// have passed the same `arg` (a root, say) as member 0.
+/// have made the same call as member 0: the same `arg` (the family of the call and, say, its root)
+/// and `len`.
 ///
-/// Before the first barrier each member stores `call` and its `arg` in its own exchange area;
-/// after it, every other member compares member 0's with its own (one read). A member that finds
-/// a difference skips `body` and marks the call failed in every member's copy before the second
-/// barrier, so the call fails on every member with `ACLSHMEM_INVALID_PARAM`, the detecting ones
-/// naming what differed (`describe(mine, member 0's)`). The second barrier is always entered, so a
-/// failed `body` or a disagreement never leaves the others waiting.
-pub(crate) fn agreed(
+/// Before the first barrier each member stores `call`, `arg` and `len` in its own exchange area;
+/// after it, every other member compares member 0's record with its own (one read), and the body
+/// compares the record of each member whose buffers it is about to touch ([`Members::check`]), so
+/// a member that passed another length is never read beyond its source or written beyond its
+/// dest. A member that finds a difference skips the rest of the body and marks the call failed in
+/// every member's copy before the second barrier, so the call fails on every member with
+/// `ACLSHMEM_INVALID_PARAM`, the detecting ones naming what differed (`describe(theirs, their
+/// PE)`). The second barrier is always entered, so a failed `body` or a disagreement never leaves
+/// the others waiting.
+pub(crate) fn agreed<D: Fn(Said, usize) -> String + ?Sized>(
     inst: &Instance,
     team: &Team,
     call: u64,
     arg: u32,
-    describe: impl Fn(u32, u32) -> String,
-    body: impl FnOnce() -> Result<()>,
+    len: u64,
+    describe: &D,
+    body: impl FnOnce(&Members<'_, D>) -> Result<()>,
 ) -> Result<()> {
-    let tag = (call as u32 as u64) << 32;
-    let mine = tag | u64::from(arg);
-    own_word(inst, team.slot, AGREE_VALUE).store(mine, Ordering::Relaxed);
+    let mine = Said {
+        call: call as u32,
+        arg,
+        len,
+    };
+    let (v, l) = mine.words();
+    own_word(inst, team.slot, AGREE_VALUE).store(v, Ordering::Relaxed);
+    own_word(inst, team.slot, AGREE_LEN).store(l, Ordering::Relaxed);
     barrier(inst, team)?;
     let mut result = Ok(());
     if team.my_index != 0 {
-        let first = remote_word(inst, team.slot, AGREE_VALUE, team.world_pe(0), AmoOp::Fetch)?;
+        let pe = team.world_pe(0);
+        let first = said(inst, team.slot, pe)?;
         if first != mine {
-            let mark = tag | (inst.my_pe() as u64 + 1);
-            for i in 0..team.size {
-                remote_word(inst, team.slot, AGREE_FAILED, team.world_pe(i), AmoOp::Set(mark))?;
-            }
-            result = Err(Error::InvalidParam(describe(arg, first as u32)));
+            result = Err(fail_all(inst, team, mine.call, describe(first, pe)));
         }
     }
     if result.is_ok() {
-        result = body();
+        let members = Members {
+            inst,
+            team,
+            mine: Some(mine),
+            describe,
+        };
+        result = body(&members);
     }
     barrier(inst, team)?;
     let failed = own_word(inst, team.slot, AGREE_FAILED).load(Ordering::Acquire);
-    if result.is_ok() && failed & !0xffff_ffff == tag && failed as u32 != 0 {
+    if result.is_ok() && failed >> 32 == u64::from(mine.call) && failed as u32 != 0 {
         result = Err(Error::InvalidParam(format!(
             "the members passed different arguments to this collective (PE {} found the difference \
              and names it in its own error)",

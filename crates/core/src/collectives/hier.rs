@@ -210,14 +210,35 @@ pub(super) fn broadcast(
     }
     // 3. inside each node: the holder has the data once it arrives here
     if g.local.len() > 1 {
+        let holder = if on_root_node { root } else { g.local[0] };
+        // whether the holder has the data: a leader whose wait was ended by another member's
+        // failure mark has not, and the mark may reach the other members of its node only after
+        // they copied its destination (the marking member sets one member after another)
+        let held = tag | if result.is_ok() && !failed() { 1 } else { 2 };
+        if t.my_index == holder {
+            sync::own_word(inst, t.slot, sync::BCAST_HELD).store(held, Ordering::Relaxed);
+        }
         let r = sync::local_barrier(inst, t, g);
         result = result.and(r);
-        let holder = if on_root_node { root } else { g.local[0] };
         if len > 0 && result.is_ok() && t.my_index != holder && !failed() {
-            let from = if on_root_node { s } else { d };
-            // SAFETY: the holder is on this node (mapped); its buffer holds `len` bytes and stays
-            // unchanged until the local barrier below.
-            result = unsafe { from.read(inst, t.world_pe(holder), 0, d.mine(), len) };
+            // (the holder is on this node: a load; an error keeps the word unlike any call's, and
+            // the local barrier below is entered all the same)
+            let theirs = sync::remote_word(inst, t.slot, sync::BCAST_HELD, t.world_pe(holder), AmoOp::Fetch);
+            if let Err(e) = theirs {
+                result = Err(e);
+            } else if theirs.ok() != Some(tag | 1) {
+                result = Err(Error::InvalidParam(format!(
+                    "asymmetric broadcast on team {}: the data did not reach this node (member {holder}, \
+                     PE {}, found the call asymmetric; the PE that found it names the roots in its own error)",
+                    t.slot,
+                    t.world_pe(holder)
+                )));
+            } else {
+                let from = if on_root_node { s } else { d };
+                // SAFETY: the holder is on this node (mapped); its buffer holds `len` bytes and
+                // stays unchanged until the local barrier below.
+                result = unsafe { from.read(inst, t.world_pe(holder), 0, d.mine(), len) };
+            }
         }
         let r = sync::local_barrier(inst, t, g);
         result = result.and(r);

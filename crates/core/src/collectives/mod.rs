@@ -44,6 +44,175 @@ use crate::sync;
 use crate::team_table::Team;
 use crate::transport::Remote;
 
+/// A collective call as every member must make it: its family (a reduction's with its operator),
+/// the root a broadcast names and the bytes per member (per block for alltoall; 0 for collect,
+/// whose lengths may differ). Members compare calls to find asymmetric ones, which would otherwise
+/// read or write another member's buffers by the wrong length or wait for ever: the barrier-free
+/// path by [`Call::tag`] in every publication ([`small`]), the barrier path through [`agreed`]
+/// (before any data moves to or from a member's buffers). A reduction's element
+/// type is not compared: two types of one size look alike.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) struct Call {
+    kind: u8,
+    root: u32,
+    len: u64,
+}
+
+const BROADCAST: u8 = 1;
+const FCOLLECT: u8 = 2;
+const ALLTOALL: u8 = 3;
+const COLLECT: u8 = 4;
+/// Reductions: this plus the operator's number.
+const REDUCE: u8 = 8;
+const OPS: [(Op, &str); 7] = [
+    (Op::And, "and"),
+    (Op::Or, "or"),
+    (Op::Xor, "xor"),
+    (Op::Max, "max"),
+    (Op::Min, "min"),
+    (Op::Sum, "sum"),
+    (Op::Prod, "prod"),
+];
+/// Lengths a tag holds exactly (every ring payload is shorter).
+const TAG_LEN: u64 = 0xfff;
+const _: () = assert!((small::WIDE_MAX as u64) < TAG_LEN);
+
+impl Call {
+    fn broadcast(root: usize, len: usize) -> Call {
+        Call {
+            kind: BROADCAST,
+            root: root as u32,
+            len: len as u64,
+        }
+    }
+
+    fn of(kind: u8, len: usize) -> Call {
+        Call {
+            kind,
+            root: 0,
+            len: len as u64,
+        }
+    }
+
+    fn reduce(op: Op, len: usize) -> Call {
+        let k = OPS.iter().position(|(o, _)| *o == op).unwrap_or(0);
+        Call::of(REDUCE + k as u8, len)
+    }
+
+    /// The call in 16 bits, for a ring publication: family, then length (saturated; exact for
+    /// every ring payload). A broadcast's root travels separately (the record's view).
+    pub(crate) fn tag(&self) -> u16 {
+        (u16::from(self.kind) << 12) | self.len.min(TAG_LEN) as u16
+    }
+
+    pub(crate) fn from_tag(t: u16) -> Call {
+        Call {
+            kind: (t >> 12) as u8,
+            root: u32::MAX,
+            len: u64::from(t) & TAG_LEN,
+        }
+    }
+
+    /// The family and root as [`sync::agreed`]'s argument word.
+    fn arg(&self) -> u32 {
+        (u32::from(self.kind) << 24) | (self.root & 0xff_ffff)
+    }
+
+    pub(crate) fn from_said(s: sync::Said) -> Call {
+        Call {
+            kind: (s.arg >> 24) as u8,
+            root: s.arg & 0xff_ffff,
+            len: s.len,
+        }
+    }
+
+    /// For an error message: "a broadcast of 64 bytes from root 1".
+    pub(crate) fn name(&self) -> String {
+        let len = if self.len == TAG_LEN && self.root == u32::MAX {
+            format!("{TAG_LEN} bytes or more")
+        } else {
+            format!("{} bytes", self.len)
+        };
+        match self.kind {
+            BROADCAST if self.root == u32::MAX => format!("a broadcast of {len}"),
+            BROADCAST => format!("a broadcast of {len} from root {}", self.root),
+            FCOLLECT => format!("an fcollect of {len} per member"),
+            ALLTOALL => format!("an alltoall of {len} per block"),
+            COLLECT => "a collect".to_string(),
+            k if k >= REDUCE && usize::from(k - REDUCE) < OPS.len() => {
+                format!("a {} reduction of {len}", OPS[usize::from(k - REDUCE)].1)
+            }
+            _ => "no collective call the library knows (a barrier, or memory not written by a call)"
+                .to_string(),
+        }
+    }
+}
+
+/// Runs `body`, which moves the data of call `seq` (`call` on this PE), once every member is known
+/// to make the same call, then a closing barrier (nobody reuses a buffer another member still
+/// reads or writes). `body` compares a member's call before it touches that member's buffers
+/// ([`sync::Members::check`]; a no-op where every call was compared already).
+///
+/// Every member's heap mapped here: every member publishes its call (tag, argument word, length)
+/// in its narrow ring as call `seq` and reads every other member's, which replaces the opening
+/// barrier (each member's flag is read with Acquire, so what the member wrote before is visible)
+/// and compares every pair of calls: either every member finds a difference and fails with
+/// `ACLSHMEM_INVALID_PARAM` before any data moves and before the closing barrier, or none does. A
+/// member that made the call on the barrier-free path (a length that fits the rings) is found by
+/// the same records ([`small::wait_published`]), so nobody waits for ever in a barrier the others
+/// never enter. Otherwise (peers reached through a transport): [`sync::agreed`].
+fn agreed<'a>(
+    inst: &'a Instance,
+    t: &'a Team,
+    seq: u64,
+    call: Call,
+    body: impl FnOnce(&sync::Members<'_, dyn Fn(sync::Said, usize) -> String + 'a>) -> Result<()>,
+) -> Result<()> {
+    let describe = move |theirs: sync::Said, pe: usize| differ(inst, t, seq, call, theirs, pe);
+    let describe: &(dyn Fn(sync::Said, usize) -> String + 'a) = &describe;
+    if t.size > 1 && inst.all_direct() {
+        let mut rec = [0u8; 16];
+        rec[..4].copy_from_slice(&call.arg().to_le_bytes());
+        rec[8..].copy_from_slice(&call.len.to_le_bytes());
+        let (ring, tag) = (small::Ring::Narrow, call.tag());
+        small::publish(inst, t, ring, seq, &rec, 0, tag)?;
+        for i in (0..t.size).filter(|&i| i != t.my_index) {
+            let mut theirs = [0u8; 16];
+            small::read(inst, t, ring, i, seq, 0, tag, 0, &mut theirs)?;
+            if theirs != rec {
+                small::complete(inst, t, seq)?;
+                let said = sync::Said {
+                    call: seq as u32,
+                    arg: u32::from_le_bytes(theirs[..4].try_into().unwrap_or_default()),
+                    len: u64::from_le_bytes(theirs[8..].try_into().unwrap_or_default()),
+                };
+                return Err(Error::InvalidParam(describe(said, t.world_pe(i))));
+            }
+        }
+        small::complete(inst, t, seq)?;
+        let r = body(&sync::Members::compared(inst, t, describe));
+        sync::barrier(inst, t)?;
+        return r;
+    }
+    sync::agreed(inst, t, seq, call.arg(), call.len, describe, body)
+}
+
+/// The error of a member found making call `seq` as `theirs` where this PE made `mine`.
+fn differ(inst: &Instance, t: &Team, seq: u64, mine: Call, theirs: sync::Said, pe: usize) -> String {
+    let other = if theirs.call == seq as u32 {
+        Call::from_said(theirs).name()
+    } else {
+        format!("another call (its call {} on the team)", theirs.call)
+    };
+    format!(
+        "asymmetric collective call {seq} on team {}: every member must make the same call; this PE \
+         (PE {}) made {}, PE {pe} made {other}",
+        t.slot,
+        inst.my_pe(),
+        mine.name()
+    )
+}
+
 /// A checked symmetric buffer: which heap, and the offset in it.
 #[derive(Clone, Copy)]
 struct Sym<'a> {
@@ -193,6 +362,7 @@ fn broadcast_impl(
     let root_pe = t.world_pe(root as usize);
     // what every member records of this call, to find members that named another root
     let view = (root + 1) as u16;
+    let call = Call::broadcast(root as usize, len);
     if let Some(ring) = small::ring_for(t, len)
         && t.size > 1
         && inst.all_direct()
@@ -206,28 +376,43 @@ fn broadcast_impl(
             )
         };
         if t.my_index == root as usize {
-            small::publish(inst, t, ring, seq, src, view)?;
+            small::publish(inst, t, ring, seq, src, view, call.tag())?;
             if root_dest {
                 dst.copy_from_slice(src);
             }
         } else {
-            small::read(inst, t, ring, root as usize, seq, view, 0, dst)?;
+            small::read(inst, t, ring, root as usize, seq, view, call.tag(), 0, dst)?;
         }
         return small::complete(inst, t, seq);
     }
     if inst.algos().broadcast == Move::Pull && t.size > 1 && inst.all_direct() {
         // one round trip instead of two barriers: the root announces its source, the members copy
         // it straight from the root's heap and complete the call, the root returns once all did
+        // the root publishes its length (the tag holds lengths this large only saturated)
         let seq = small::next_seq(inst, t);
+        let said = (len as u64).to_le_bytes();
         if t.my_index == root as usize {
-            small::publish(inst, t, small::Ring::Narrow, seq, &[], view)?;
+            small::publish(inst, t, small::Ring::Narrow, seq, &said, view, call.tag())?;
             if root_dest {
                 // SAFETY: checked symmetric, non-overlapping buffers of `len` bytes in our own heap.
                 unsafe { copy(s.mine(), d.mine(), len) };
             }
             return small::wait_all_completed(inst, t, seq);
         }
-        small::wait_published(inst, t, small::Ring::Narrow, root as usize, seq, view)?;
+        let p = small::wait_published(inst, t, small::Ring::Narrow, root as usize, seq, view, call.tag())?;
+        let mut theirs = [0u8; 8];
+        // SAFETY: the root's published buffer holds its 8-byte length, unchanged until we complete.
+        unsafe { copy(p, theirs.as_mut_ptr(), 8) };
+        if theirs != said {
+            small::complete(inst, t, seq)?;
+            return Err(Error::InvalidParam(format!(
+                "asymmetric broadcast on team {} (call {seq}): every member must pass the same length; \
+                 this PE (PE {}) passed {len} bytes, the root (PE {root_pe}) {}",
+                t.slot,
+                inst.my_pe(),
+                u64::from_le_bytes(theirs)
+            )));
+        }
         // SAFETY: the root's checked source (symmetric) stays unchanged until we complete the call.
         unsafe { s.read(inst, root_pe, 0, d.mine(), len)? };
         return small::complete(inst, t, seq);
@@ -252,30 +437,23 @@ fn broadcast_impl(
         }
     }
     let seq = small::next_seq(inst, t);
-    let differ = |mine: u32, first: u32| {
-        format!(
-            "asymmetric broadcast on team {}: every member must name the same root; this PE (PE {}) \
-             named root {}, member 0 (PE {}) named root {}",
-            t.slot,
-            inst.my_pe(),
-            mine,
-            t.world_pe(0),
-            first
-        )
-    };
-    sync::agreed(inst, t, seq, root as u32, differ, || {
+    agreed(inst, t, seq, call, |m| {
         if len == 0 {
             return Ok(());
         }
         match inst.algos().broadcast {
             // the root of a broadcast that leaves its own dest alone has nothing to copy
             Move::Pull if !root_dest && t.my_index == root as usize => Ok(()),
-            // SAFETY: addresses come from checked symmetric buffers of `len` bytes in mapped
-            // heaps; source and dest do not overlap.
-            Move::Pull => unsafe { s.read(inst, root_pe, 0, d.mine(), len) },
+            Move::Pull => {
+                m.check(root as usize)?;
+                // SAFETY: addresses come from checked symmetric buffers of `len` bytes in mapped
+                // heaps (the root's as long as ours: checked); source and dest do not overlap.
+                unsafe { s.read(inst, root_pe, 0, d.mine(), len) }
+            }
             Move::Push => {
                 if t.my_index == root as usize {
                     for i in (0..t.size).filter(|&i| root_dest || i != root as usize) {
+                        m.check(i)?;
                         // SAFETY: as above.
                         unsafe { d.write(inst, t.world_pe(i), 0, s.mine(), len)? };
                     }
@@ -306,13 +484,14 @@ pub fn fcollect(inst: &Instance, t: &Team, dest: usize, source: usize, len: usiz
                 std::slice::from_raw_parts_mut(d.mine(), total),
             )
         };
-        small::publish(inst, t, ring, seq, src, 0)?;
+        let tag = Call::of(FCOLLECT, len).tag();
+        small::publish(inst, t, ring, seq, src, 0, tag)?;
         for i in 0..t.size {
             let block = &mut dst[i * len..(i + 1) * len];
             if i == t.my_index {
                 block.copy_from_slice(src);
             } else {
-                small::read(inst, t, ring, i, seq, 0, 0, block)?;
+                small::read(inst, t, ring, i, seq, 0, tag, 0, block)?;
             }
         }
         return small::complete(inst, t, seq);
@@ -341,7 +520,18 @@ pub fn fcollect(inst: &Instance, t: &Team, dest: usize, source: usize, len: usiz
         }
     }
     let offsets: Vec<usize> = (0..t.size).map(|i| i * len).collect();
-    gather(inst, t, dest, source, len, total, &offsets, &vec![len; t.size])
+    let call = Call::of(FCOLLECT, len);
+    gather(
+        inst,
+        t,
+        call,
+        dest,
+        source,
+        len,
+        total,
+        &offsets,
+        &vec![len; t.size],
+    )
 }
 
 /// Concatenation of every member's `source` (`len` bytes here, may differ per member) in `dest`.
@@ -381,7 +571,17 @@ pub fn collect(inst: &Instance, t: &Team, dest: usize, source: usize, len: usize
             .collect(),
     };
     let (offsets, total) = placement(&lens)?;
-    gather(inst, t, dest, source, len, total, &offsets, &lens)
+    gather(
+        inst,
+        t,
+        Call::of(COLLECT, 0),
+        dest,
+        source,
+        len,
+        total,
+        &offsets,
+        &lens,
+    )
 }
 
 /// Where each member's block of a collect starts in `dest`, and the total size.
@@ -413,7 +613,8 @@ fn collect_small(inst: &Instance, t: &Team, dest: usize, source: usize, len: usi
     if len <= room {
         payload.extend_from_slice(mine);
     }
-    small::publish(inst, t, ring, seq, &payload, 0)?;
+    let tag = Call::of(COLLECT, 0).tag();
+    small::publish(inst, t, ring, seq, &payload, 0, tag)?;
     let mut lens = vec![0usize; t.size];
     let mut data: Vec<u8> = Vec::new();
     let mut all_fit = true;
@@ -426,7 +627,7 @@ fn collect_small(inst: &Instance, t: &Team, dest: usize, source: usize, len: usi
             }
             continue;
         }
-        let p = small::wait_published(inst, t, ring, i, seq, 0)?;
+        let p = small::wait_published(inst, t, ring, i, seq, 0, tag)?;
         let mut word = [0u8; 8];
         // SAFETY: member i's published buffer starts with its 8-byte length and is not rewritten
         // before we complete the call.
@@ -441,7 +642,17 @@ fn collect_small(inst: &Instance, t: &Team, dest: usize, source: usize, len: usi
     small::complete(inst, t, seq)?;
     let (offsets, total) = placement(&lens)?;
     if !all_fit {
-        return gather(inst, t, dest, source, len, total, &offsets, &lens);
+        return gather(
+            inst,
+            t,
+            Call::of(COLLECT, 0),
+            dest,
+            source,
+            len,
+            total,
+            &offsets,
+            &lens,
+        );
     }
     let d = sym(inst, dest, total, "dest", 1)?;
     no_overlap(dest, total, source, len)?;
@@ -450,10 +661,13 @@ fn collect_small(inst: &Instance, t: &Team, dest: usize, source: usize, len: usi
     Ok(())
 }
 
+/// The barrier path of fcollect and collect: member i's `lens[i]` bytes go to `offsets[i]` of
+/// every member's `dest` (`total` bytes), once every member is known to make `call` ([`agreed`]).
 #[allow(clippy::too_many_arguments)]
 fn gather(
     inst: &Instance,
     t: &Team,
+    call: Call,
     dest: usize,
     source: usize,
     len: usize,
@@ -464,27 +678,31 @@ fn gather(
     let d = sym(inst, dest, total, "dest", 1)?;
     let s = sym(inst, source, len, "source", 1)?;
     no_overlap(dest, total, source, len)?;
-    sync::barrier(inst, t)?;
-    match inst.algos().collect {
-        Move::Pull => {
-            for i in 0..t.size {
-                if lens[i] > 0 {
-                    // SAFETY: member i's source holds lens[i] bytes; our dest holds `total`
-                    // bytes, of which [offsets[i], offsets[i] + lens[i]) belongs to member i.
-                    unsafe { s.read(inst, t.world_pe(i), 0, d.mine().add(offsets[i]), lens[i])? };
-                }
-            }
-        }
-        Move::Push => {
-            if len > 0 {
+    let seq = small::next_seq(inst, t);
+    agreed(inst, t, seq, call, |m| {
+        match inst.algos().collect {
+            Move::Pull => {
                 for i in 0..t.size {
-                    // SAFETY: as above, with our part written into member i's dest.
-                    unsafe { d.write(inst, t.world_pe(i), offsets[t.my_index], s.mine(), len)? };
+                    if lens[i] > 0 {
+                        m.check(i)?;
+                        // SAFETY: member i's source holds lens[i] bytes; our dest holds `total`
+                        // bytes, of which [offsets[i], offsets[i] + lens[i]) belongs to member i.
+                        unsafe { s.read(inst, t.world_pe(i), 0, d.mine().add(offsets[i]), lens[i])? };
+                    }
+                }
+            }
+            Move::Push => {
+                if len > 0 {
+                    for i in 0..t.size {
+                        m.check(i)?;
+                        // SAFETY: as above, with our part written into member i's dest.
+                        unsafe { d.write(inst, t.world_pe(i), offsets[t.my_index], s.mine(), len)? };
+                    }
                 }
             }
         }
-    }
-    sync::barrier(inst, t)
+        Ok(())
+    })
 }
 
 /// Block j of member i's `source` (`len` bytes per block) goes to block i of member j's `dest`.
@@ -507,14 +725,15 @@ pub fn alltoall(inst: &Instance, t: &Team, dest: usize, source: usize, len: usiz
                 std::slice::from_raw_parts_mut(d.mine(), total),
             )
         };
-        small::publish(inst, t, ring, seq, src, 0)?;
+        let tag = Call::of(ALLTOALL, len).tag();
+        small::publish(inst, t, ring, seq, src, 0, tag)?;
         let me = t.my_index;
         for i in 0..t.size {
             let block = &mut dst[i * len..(i + 1) * len];
             if i == me {
                 block.copy_from_slice(&src[me * len..(me + 1) * len]);
             } else {
-                small::read(inst, t, ring, i, seq, 0, me * len, block)?;
+                small::read(inst, t, ring, i, seq, 0, tag, me * len, block)?;
             }
         }
         return small::complete(inst, t, seq);
@@ -534,21 +753,30 @@ pub fn alltoall(inst: &Instance, t: &Team, dest: usize, source: usize, len: usiz
             return hier::push_direct(inst, t, &g, d, |i| (at, &src[i * len..(i + 1) * len]), "alltoall");
         }
     }
-    sync::barrier(inst, t)?;
-    if len > 0 {
-        let me = t.my_index;
-        for k in 0..t.size {
-            // start with the next member so not everyone reads the same PE at once
-            let i = (me + k) % t.size;
-            match inst.algos().alltoall {
-                // SAFETY: blocks of `len` bytes inside checked buffers of `total`.
-                Move::Pull => unsafe { s.read(inst, t.world_pe(i), me * len, d.mine().add(i * len), len)? },
-                // SAFETY: as above.
-                Move::Push => unsafe { d.write(inst, t.world_pe(i), me * len, s.mine().add(i * len), len)? },
+    let seq = small::next_seq(inst, t);
+    let call = Call::of(ALLTOALL, len);
+    agreed(inst, t, seq, call, |m| {
+        if len > 0 {
+            let me = t.my_index;
+            for k in 0..t.size {
+                // start with the next member so not everyone reads the same PE at once
+                let i = (me + k) % t.size;
+                m.check(i)?;
+                match inst.algos().alltoall {
+                    // SAFETY: blocks of `len` bytes inside checked buffers of `total` (member i's
+                    // as large: checked).
+                    Move::Pull => unsafe {
+                        s.read(inst, t.world_pe(i), me * len, d.mine().add(i * len), len)?
+                    },
+                    // SAFETY: as above.
+                    Move::Push => unsafe {
+                        d.write(inst, t.world_pe(i), me * len, s.mine().add(i * len), len)?
+                    },
+                }
             }
         }
-    }
-    sync::barrier(inst, t)
+        Ok(())
+    })
 }
 
 /// The small reduction's accumulator: a ring payload's size, aligned for every element type
@@ -655,7 +883,8 @@ pub fn reduce<T: Element>(
         let seq = small::next_seq(inst, t);
         // SAFETY: checked symmetric source of `len` bytes in our own mapped heap.
         let src = unsafe { std::slice::from_raw_parts(s.mine(), len) };
-        small::publish(inst, t, ring, seq, src, 0)?;
+        let tag = Call::reduce(op, len).tag();
+        small::publish(inst, t, ring, seq, src, 0, tag)?;
         // combine in member order (the same order, so the same result, on every member), reading
         // every member's published data where it lies; the accumulator is on the stack (the
         // ring's payloads are at most WIDE_MAX bytes)
@@ -668,7 +897,7 @@ pub fn reduce<T: Element>(
                 // unchanged until dest is written below, even when dest is the source
                 s.mine() as *const T
             } else {
-                let p = small::wait_published(inst, t, ring, i, seq, 0)?;
+                let p = small::wait_published(inst, t, ring, i, seq, 0, tag)?;
                 if !(p as usize).is_multiple_of(std::mem::align_of::<T>()) {
                     return Err(Error::Inner(
                         "a ring buffer is not aligned for the element type".into(),
@@ -718,7 +947,8 @@ pub fn reduce<T: Element>(
         ReduceAlgo::Auto => ReduceAlgo::Scatter,
         a => a,
     };
-    sync::barrier(inst, t)?;
+    let seq = small::next_seq(inst, t);
+    let call = Call::reduce(op, len);
     if algo == ReduceAlgo::Direct && pair_apart {
         // two members, the other not mapped (another node): fetch its source, meet (both
         // sources read), then combine both straight into our dest in member order; our source is
@@ -727,17 +957,12 @@ pub fn reduce<T: Element>(
         let mut bufs = Buffers::take();
         let (_, fetch_buf) = bufs.split();
         let fetched: &mut [T] = scratch_slice(fetch_buf, n);
-        // SAFETY: `fetched` holds n elements, which the get fills entirely.
-        unsafe {
-            s.read(
-                inst,
-                t.world_pe(1 - t.my_index),
-                0,
-                fetched.as_mut_ptr().cast(),
-                len,
-            )?
-        };
-        sync::barrier(inst, t)?;
+        let other = 1 - t.my_index;
+        agreed(inst, t, seq, call, |m| {
+            m.check(other)?;
+            // SAFETY: `fetched` holds n elements, which the get fills entirely.
+            unsafe { s.read(inst, t.world_pe(other), 0, fetched.as_mut_ptr().cast(), len) }
+        })?;
         let mine = s.mine() as *const T;
         let (a, b) = if t.my_index == 0 {
             (mine, fetched.as_ptr())
@@ -763,34 +988,39 @@ pub fn reduce<T: Element>(
     let mut bufs = Buffers::take();
     let (acc_buf, fetch_buf) = bufs.split();
     let acc: &mut [T] = scratch_slice(acc_buf, hi - lo);
-    for i in 0..t.size {
-        let pe = t.world_pe(i);
-        let part: &[T] = match s.remote(pe, lo * size).direct() {
-            // SAFETY: member i's source holds n aligned elements (checked on this PE, symmetric on
-            // all); nobody writes sources between the barriers.
-            Some(p) => unsafe { std::slice::from_raw_parts(p as *const T, hi - lo) },
-            None => {
-                let fetched: &mut [T] = scratch_slice(fetch_buf, hi - lo);
-                // SAFETY: `fetched` holds hi - lo elements, which the get fills entirely.
-                unsafe {
-                    s.read(inst, pe, lo * size, fetched.as_mut_ptr().cast(), (hi - lo) * size)?;
+    // the reads (and scatter's writes) lie between the two barriers of the agreement; every
+    // member's call is compared with ours before we read its source or write its dest
+    agreed(inst, t, seq, call, |m| {
+        for i in 0..t.size {
+            m.check(i)?;
+            let pe = t.world_pe(i);
+            let part: &[T] = match s.remote(pe, lo * size).direct() {
+                // SAFETY: member i's source holds n aligned elements (checked on this PE, the
+                // same length on member i: compared); nobody writes sources between the barriers.
+                Some(p) => unsafe { std::slice::from_raw_parts(p as *const T, hi - lo) },
+                None => {
+                    let fetched: &mut [T] = scratch_slice(fetch_buf, hi - lo);
+                    // SAFETY: `fetched` holds hi - lo elements, which the get fills entirely.
+                    unsafe {
+                        s.read(inst, pe, lo * size, fetched.as_mut_ptr().cast(), (hi - lo) * size)?;
+                    }
+                    fetched
                 }
-                fetched
+            };
+            if i == 0 {
+                acc.copy_from_slice(part);
+            } else {
+                reduce::combine(acc, part, op);
             }
-        };
-        if i == 0 {
-            acc.copy_from_slice(part);
-        } else {
-            reduce::combine(acc, part, op);
         }
-    }
-    match algo {
-        // no barrier before these writes: chunk [lo, hi) of every source is read by this member
-        // alone (above, finished), and chunk [lo, hi) of every dest is written by it alone, so
-        // writing member i's dest (even when it is member i's source) disturbs nobody's reads
-        ReduceAlgo::Scatter => {
+        if algo == ReduceAlgo::Scatter {
+            // no barrier before these writes: chunk [lo, hi) of every source is read by this
+            // member alone (above, finished), and chunk [lo, hi) of every dest is written by it
+            // alone, so writing member i's dest (even when it is member i's source) disturbs
+            // nobody's reads
             for i in 0..t.size {
-                // SAFETY: [lo, hi) of member i's dest, inside its checked buffer.
+                // SAFETY: [lo, hi) of member i's dest, inside its checked buffer (member i's call
+                // compared above).
                 unsafe {
                     d.write(
                         inst,
@@ -802,20 +1032,16 @@ pub fn reduce<T: Element>(
                 };
             }
         }
-        _ => {
-            // every member has read every source before anyone writes its dest (which may be
-            // its source)
-            sync::barrier(inst, t)?;
-            // SAFETY: our own dest holds n elements.
-            unsafe { copy(acc.as_ptr().cast(), d.mine(), len) }
-        }
+        Ok(())
+    })?;
+    if algo != ReduceAlgo::Scatter {
+        // every member has read every source before anyone writes its dest (which may be its
+        // source): the agreement's second barrier. Every member wrote only its own dest after
+        // that, so no other member touches this call's buffers any more, and the next call
+        // starts with a barrier: no third one
+        // SAFETY: our own dest holds n elements.
+        unsafe { copy(acc.as_ptr().cast(), d.mine(), len) }
     }
     bufs.keep();
-    if algo == ReduceAlgo::Direct {
-        // every member wrote only its own dest, after every source was read (second barrier): no
-        // other member touches this call's buffers any more, and the next call starts with a
-        // barrier, so a third one would only add latency
-        return Ok(());
-    }
-    sync::barrier(inst, t)
+    Ok(())
 }

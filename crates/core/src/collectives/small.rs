@@ -222,10 +222,15 @@ const COMPARE_AFTER: u64 = 256;
 /// fail instead of waiting.
 const FAILED: u64 = 1 << 63;
 
-/// A record: the call (low 32 bits of its sequence number) and the view a member had of it (for
-/// a broadcast, root + 1; 0 for calls without one, which are never compared).
-fn record(seq: u64, view: u16) -> u64 {
-    (seq as u32 as u64) << 32 | u64::from(view) << 16
+/// A record: the call (low 32 bits of its sequence number), the view a member had of it (for
+/// a broadcast, root + 1; 0 for calls without one, which are never compared) and the call's tag
+/// (`Call::tag`: its family and length; a reader compares the publisher's with its own).
+fn record(seq: u64, view: u16, tag: u16) -> u64 {
+    (seq as u32 as u64) << 32 | u64::from(view) << 16 | u64::from(tag)
+}
+
+fn record_tag(r: u64) -> u16 {
+    r as u16
 }
 
 fn record_call(r: u64) -> u32 {
@@ -329,8 +334,18 @@ pub fn complete(inst: &Instance, team: &Team, seq: u64) -> Result<()> {
     Ok(())
 }
 
-/// Publishes `data` (at most the ring's buffer size) as call `seq`; `view` as in [`record`].
-pub fn publish(inst: &Instance, team: &Team, ring: Ring, seq: u64, data: &[u8], view: u16) -> Result<()> {
+/// Publishes `data` (at most the ring's buffer size) as call `seq`; `view` and `tag` as in
+/// [`record`].
+#[allow(clippy::too_many_arguments)]
+pub fn publish(
+    inst: &Instance,
+    team: &Team,
+    ring: Ring,
+    seq: u64,
+    data: &[u8],
+    view: u16,
+    tag: u16,
+) -> Result<()> {
     if data.len() > ring_capacity(ring) {
         return Err(Error::Inner(format!(
             "{} bytes do not fit a ring buffer",
@@ -370,13 +385,13 @@ pub fn publish(inst: &Instance, team: &Team, ring: Ring, seq: u64, data: &[u8], 
     unsafe {
         std::ptr::copy_nonoverlapping(data.as_ptr(), buffer(inst, team.slot, ring, p, me)?, data.len())
     };
-    ring::announce(slot, seq, record(seq, view));
+    ring::announce(slot, seq, record(seq, view, tag));
     cells.set_published(team.slot, seq, view != 0);
     Ok(())
 }
 
 /// Waits for member `owner`'s call `seq` and copies `out.len()` bytes of it starting at `at`;
-/// `view` as in [`record`]. The caller ends the call with [`complete`].
+/// `view` and `tag` as in [`record`]. The caller ends the call with [`complete`].
 #[allow(clippy::too_many_arguments)]
 pub fn read(
     inst: &Instance,
@@ -385,6 +400,7 @@ pub fn read(
     owner: usize,
     seq: u64,
     view: u16,
+    tag: u16,
     at: usize,
     out: &mut [u8],
 ) -> Result<()> {
@@ -397,7 +413,7 @@ pub fn read(
             out.len()
         )));
     }
-    let src = wait_published(inst, team, ring, owner, seq, view)?;
+    let src = wait_published(inst, team, ring, owner, seq, view, tag)?;
     // SAFETY: the owner's buffer holds its published bytes (at + out.len() <= ring_capacity(ring), checked
     // above) and is not rewritten before we complete the call.
     unsafe { std::ptr::copy_nonoverlapping(src.add(at), out.as_mut_ptr(), out.len()) };
@@ -406,6 +422,11 @@ pub fn read(
 
 /// Waits until member `owner` published call `seq`; returns the address of its buffer. A non-zero
 /// `view` is recorded first and compared with the other members' records if the wait is long.
+/// The publisher's tag must be `tag` (this PE's): a call of another family or length fails with
+/// `ACLSHMEM_INVALID_PARAM` naming both, as does, once the wait is long, a publisher that made
+/// this call on the other ring (another length) or on the barrier path (see [`elsewhere`]). A
+/// failed wait completes the call (this PE reads nothing more of it).
+#[allow(clippy::too_many_arguments)]
 pub fn wait_published(
     inst: &Instance,
     team: &Team,
@@ -413,12 +434,31 @@ pub fn wait_published(
     owner: usize,
     seq: u64,
     view: u16,
+    tag: u16,
+) -> Result<*const u8> {
+    let r = wait_flagged(inst, team, ring, owner, seq, view, tag);
+    if let Err(Error::InvalidParam(_)) = r {
+        let _ = complete(inst, team, seq);
+    }
+    r
+}
+
+#[allow(clippy::too_many_arguments)]
+fn wait_flagged(
+    inst: &Instance,
+    team: &Team,
+    ring: Ring,
+    owner: usize,
+    seq: u64,
+    view: u16,
+    tag: u16,
 ) -> Result<*const u8> {
     let p = index(team.slot, ring, seq);
     let pe = team.world_pe(owner);
     let flag = word(inst, team.slot, ring, Word::Flag, p, pe)?;
     if view != 0 {
-        word(inst, team.slot, ring, Word::View, p, inst.my_pe())?.store(record(seq, view), Ordering::Relaxed);
+        word(inst, team.slot, ring, Word::View, p, inst.my_pe())?
+            .store(record(seq, view, tag), Ordering::Relaxed);
     }
     let mut w = Watch::new(inst.limits());
     let mut dep = crate::sync::Departure::default();
@@ -440,12 +480,78 @@ pub fn wait_published(
                 team.slot
             )));
         }
-        if view != 0 && snoozes >= COMPARE_AFTER && snoozes.is_power_of_two() {
-            disagreement(inst, team, ring, p)?;
+        if snoozes >= COMPARE_AFTER && snoozes.is_power_of_two() {
+            if view != 0 {
+                disagreement(inst, team, ring, p)?;
+            }
+            elsewhere(inst, team, ring, owner, seq, tag)?;
         }
         Ok(())
     })?;
+    let theirs = record_tag(word(inst, team.slot, ring, Word::Pending, p, pe)?.load(Ordering::Relaxed));
+    if theirs != tag {
+        return Err(asymmetric(
+            inst,
+            team,
+            seq,
+            tag,
+            owner,
+            super::Call::from_tag(theirs),
+        ));
+    }
     Ok(buffer(inst, team.slot, ring, p, pe)? as *const u8)
+}
+
+/// The error of member `owner` making call `seq` as `theirs` where this PE made it with `tag`.
+fn asymmetric(inst: &Instance, team: &Team, seq: u64, tag: u16, owner: usize, theirs: super::Call) -> Error {
+    Error::InvalidParam(format!(
+        "asymmetric collective call {seq} on team {}: every member must make the same call; this PE \
+         (PE {}) made {}, member {owner} (PE {}) made {}",
+        team.slot,
+        inst.my_pe(),
+        super::Call::from_tag(tag).name(),
+        team.world_pe(owner),
+        theirs.name()
+    ))
+}
+
+/// A long wait for member `owner`'s publication of call `seq`: fails when the owner made the call
+/// where this PE does not look for it, so that neither waits for ever: published on the slot's
+/// other ring (another length), or only read as a broadcast's reader (its view word of the call),
+/// or failed its publication there.
+/// A member that made the call on the barrier path publishes its call in the narrow ring
+/// (`collectives::agreed`), so it is found here or by its tag.
+fn elsewhere(inst: &Instance, team: &Team, ring: Ring, owner: usize, seq: u64, tag: u16) -> Result<()> {
+    let pe = team.world_pe(owner);
+    for &r in rings_of(team.slot) {
+        let p = index(team.slot, r, seq);
+        if r != ring && word(inst, team.slot, r, Word::Flag, p, pe)?.load(Ordering::Acquire) == seq | FAILED {
+            return Err(Error::InvalidParam(format!(
+                "collective call {seq} on team {}: member {owner} (PE {pe}) found an asymmetric earlier \
+                 call and could not publish its data (its error names the call)",
+                team.slot
+            )));
+        }
+        let kinds: &[Word] = if r == ring {
+            &[Word::View]
+        } else {
+            &[Word::Pending, Word::View]
+        };
+        for &w in kinds {
+            let rec = word(inst, team.slot, r, w, p, pe)?.load(Ordering::Relaxed);
+            if record_call(rec) == seq as u32 && record_tag(rec) != tag && record_tag(rec) != 0 {
+                return Err(asymmetric(
+                    inst,
+                    team,
+                    seq,
+                    tag,
+                    owner,
+                    super::Call::from_tag(record_tag(rec)),
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Every ring is deeper than this (see [`publish`]).
@@ -554,7 +660,16 @@ fn verify(inst: &Instance, team: &Team, upto: u64) -> Result<()> {
             }) else {
                 continue;
             };
-            let theirs = load(views[k], p);
+            let mut theirs = load(views[k], p);
+            if record_call(theirs) != c as u32 {
+                // a reader of another length read (and failed) on the other ring: it took part
+                for (j, &other) in rings.iter().enumerate().filter(|&(j, _)| j != k) {
+                    let r = load(views[j], index(team.slot, other, c));
+                    if record_call(r) == c as u32 {
+                        theirs = r;
+                    }
+                }
+            }
             let behind = (c as u32).wrapping_sub(record_call(theirs)) as i32 > 0;
             if behind || (record_call(theirs) == c as u32 && record_view(theirs) != record_view(mine)) {
                 let named = if behind {
