@@ -444,6 +444,7 @@ pub fn wait_published(
 }
 
 #[allow(clippy::too_many_arguments)]
+#[inline(always)]
 fn wait_flagged(
     inst: &Instance,
     team: &Team,
@@ -488,7 +489,13 @@ fn wait_flagged(
         }
         Ok(())
     })?;
-    let theirs = record_tag(word(inst, team.slot, ring, Word::Pending, p, pe)?.load(Ordering::Relaxed));
+    // the pending word follows the flag in its line (see `word_off`): no further miss
+    const _: () = assert!(std::mem::size_of::<AtomicU64>() == 8);
+    let theirs = record_tag(
+        // SAFETY: as in `word`: the word after the flag, the pending word of the same buffer
+        // index of a mapped ring
+        unsafe { &*(flag as *const AtomicU64).add(1) }.load(Ordering::Relaxed),
+    );
     if theirs != tag {
         return Err(asymmetric(
             inst,
