@@ -734,8 +734,9 @@ fn said(inst: &Instance, slot: usize, pe: usize) -> Result<Said> {
     agree_words(inst, slot, pe).map(Said::from_words)
 }
 
-/// The members of an [`agreed`] call, for its body: [`Members::check`] compares a member's record
-/// with this PE's before the body moves data to or from that member's buffers.
+/// The members of an [`agreed`] call, for its body: [`Members::before_read`] and
+/// [`Members::before_write`] compare a member's record with this PE's before the body moves data
+/// from or to that member's buffers.
 pub(crate) struct Members<'a, D: Fn(Said, usize) -> String + ?Sized> {
     inst: &'a Instance,
     team: &'a Team,
@@ -755,16 +756,28 @@ impl<'a, D: Fn(Said, usize) -> String + ?Sized> Members<'a, D> {
         }
     }
 
-    /// Fails (and marks the call failed on every member) when member `i`'s record of the call
-    /// differs from this PE's. Only members whose copy is mapped here are compared (a load of
-    /// their line); the others cost a network round trip each and are not (member 0's record is
-    /// compared by every member in [`agreed`] all the same).
-    pub(crate) fn check(&self, i: usize) -> Result<()> {
+    /// Before reading member `i`'s buffers: fails (and marks the call failed on every member)
+    /// when its record of the call differs from this PE's. Only members whose copy is mapped here
+    /// are compared (a load of their line): reading another one's record costs a round trip, and
+    /// a read by the wrong length writes only this PE's own buffer, while the member that differs
+    /// finds the difference with member 0's record and fails the call on every member.
+    pub(crate) fn before_read(&self, i: usize) -> Result<()> {
+        let pe = self.team.world_pe(i);
+        if slot_addr(self.inst, self.team.slot, AGREE_VALUE, pe).is_err() {
+            return Ok(());
+        }
+        self.before_write(i)
+    }
+
+    /// Before writing member `i`'s buffers: as [`Members::before_read`], but every member is
+    /// compared, through its transport where its copy is not mapped (a write sized by a length
+    /// the member did not pass would land outside its buffer).
+    pub(crate) fn before_write(&self, i: usize) -> Result<()> {
         let pe = self.team.world_pe(i);
         let Some(mine) = self.mine else {
             return Ok(());
         };
-        if i == self.team.my_index || slot_addr(self.inst, self.team.slot, AGREE_VALUE, pe).is_err() {
+        if i == self.team.my_index {
             return Ok(());
         }
         let theirs = said(self.inst, self.team.slot, pe)?;
@@ -801,7 +814,7 @@ fn fail_all(inst: &Instance, team: &Team, call: u32, msg: String) -> Error {
 ///
 /// Before the first barrier each member stores `call`, `arg` and `len` in its own exchange area;
 /// after it, every other member compares member 0's record with its own (one read), and the body
-/// compares the record of each member whose buffers it is about to touch ([`Members::check`]), so
+/// compares the record of each member whose buffers it is about to touch ([`Members`]), so
 /// a member that passed another length is never read beyond its source or written beyond its
 /// dest. A member that finds a difference skips the rest of the body and marks the call failed in
 /// every member's copy before the second barrier, so the call fails on every member with

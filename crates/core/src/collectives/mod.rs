@@ -151,7 +151,7 @@ impl Call {
 /// Runs `body`, which moves the data of call `seq` (`call` on this PE), once every member is known
 /// to make the same call, then a closing barrier (nobody reuses a buffer another member still
 /// reads or writes). `body` compares a member's call before it touches that member's buffers
-/// ([`sync::Members::check`]; a no-op where every call was compared already).
+/// ([`sync::Members`]; no-ops where every call was compared already).
 ///
 /// Every member's heap mapped here: every member publishes its call (tag, argument word, length)
 /// in its narrow ring as call `seq` and reads every other member's, which replaces the opening
@@ -445,7 +445,7 @@ fn broadcast_impl(
             // the root of a broadcast that leaves its own dest alone has nothing to copy
             Move::Pull if !root_dest && t.my_index == root as usize => Ok(()),
             Move::Pull => {
-                m.check(root as usize)?;
+                m.before_read(root as usize)?;
                 // SAFETY: addresses come from checked symmetric buffers of `len` bytes in mapped
                 // heaps (the root's as long as ours: checked); source and dest do not overlap.
                 unsafe { s.read(inst, root_pe, 0, d.mine(), len) }
@@ -453,7 +453,7 @@ fn broadcast_impl(
             Move::Push => {
                 if t.my_index == root as usize {
                     for i in (0..t.size).filter(|&i| root_dest || i != root as usize) {
-                        m.check(i)?;
+                        m.before_write(i)?;
                         // SAFETY: as above.
                         unsafe { d.write(inst, t.world_pe(i), 0, s.mine(), len)? };
                     }
@@ -684,7 +684,7 @@ fn gather(
             Move::Pull => {
                 for i in 0..t.size {
                     if lens[i] > 0 {
-                        m.check(i)?;
+                        m.before_read(i)?;
                         // SAFETY: member i's source holds lens[i] bytes; our dest holds `total`
                         // bytes, of which [offsets[i], offsets[i] + lens[i]) belongs to member i.
                         unsafe { s.read(inst, t.world_pe(i), 0, d.mine().add(offsets[i]), lens[i])? };
@@ -694,7 +694,7 @@ fn gather(
             Move::Push => {
                 if len > 0 {
                     for i in 0..t.size {
-                        m.check(i)?;
+                        m.before_write(i)?;
                         // SAFETY: as above, with our part written into member i's dest.
                         unsafe { d.write(inst, t.world_pe(i), offsets[t.my_index], s.mine(), len)? };
                     }
@@ -761,7 +761,10 @@ pub fn alltoall(inst: &Instance, t: &Team, dest: usize, source: usize, len: usiz
             for k in 0..t.size {
                 // start with the next member so not everyone reads the same PE at once
                 let i = (me + k) % t.size;
-                m.check(i)?;
+                match inst.algos().alltoall {
+                    Move::Pull => m.before_read(i)?,
+                    Move::Push => m.before_write(i)?,
+                }
                 match inst.algos().alltoall {
                     // SAFETY: blocks of `len` bytes inside checked buffers of `total` (member i's
                     // as large: checked).
@@ -959,7 +962,7 @@ pub fn reduce<T: Element>(
         let fetched: &mut [T] = scratch_slice(fetch_buf, n);
         let other = 1 - t.my_index;
         agreed(inst, t, seq, call, |m| {
-            m.check(other)?;
+            m.before_read(other)?;
             // SAFETY: `fetched` holds n elements, which the get fills entirely.
             unsafe { s.read(inst, t.world_pe(other), 0, fetched.as_mut_ptr().cast(), len) }
         })?;
@@ -992,7 +995,11 @@ pub fn reduce<T: Element>(
     // member's call is compared with ours before we read its source or write its dest
     agreed(inst, t, seq, call, |m| {
         for i in 0..t.size {
-            m.check(i)?;
+            if algo == ReduceAlgo::Scatter {
+                m.before_write(i)?;
+            } else {
+                m.before_read(i)?;
+            }
             let pe = t.world_pe(i);
             let part: &[T] = match s.remote(pe, lo * size).direct() {
                 // SAFETY: member i's source holds n aligned elements (checked on this PE, the
