@@ -427,6 +427,7 @@ fn two_nodes() {
             // the hierarchical broadcast (2 PEs per node): a member alone naming itself the root
             // fails and sends nothing
             ("bcast_tests", "asymmetric_nodes", 2, NONE),
+            ("team_tests", "asymmetric_lengths nobcast", 1, NONE),
             (
                 "team_tests",
                 "collectives",
@@ -502,6 +503,9 @@ fn four_nodes_one_pe_each() {
             ("bcast_tests", "back_to_back", 1, NONE),
             ("bcast_tests", "asymmetric", 1, NONE),
             ("bcast_tests", "asymmetric_length", 1, NONE),
+            // fcollect, alltoall and reductions of different lengths: the pushed exchange, the
+            // direct pushes (after an exchange of the calls), the flat paths, the leaders' partials
+            ("team_tests", "asymmetric_lengths nobcast", 1, NONE),
             ("pe_tests", "barrier", 1, NONE),
             ("pe_tests", "init_finalize", 1, NONE),
             ("stream_tests", "ring", 1, NONE),

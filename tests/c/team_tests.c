@@ -1632,8 +1632,10 @@ static int asym_canaries_ok(const unsigned char *p, size_t n)
     return 1;
 }
 
-static void scenario_asymmetric_lengths(void)
+static void scenario_asymmetric_lengths(int argc, char **argv)
 {
+    /* "nobcast": across nodes the hierarchical broadcast does not compare lengths (README) */
+    const int families = (argc > 2 && strcmp(argv[2], "nobcast") == 0) ? 3 : 5;
     init();
     const int me = aclshmem_my_pe(), n = aclshmem_n_pes();
     CHECK(n >= 2, "needs 2 PEs");
@@ -1648,7 +1650,7 @@ static void scenario_asymmetric_lengths(void)
     const size_t pairs[][2] = {{48, 32}, {128, 64}, {2048, 64}, {64, 2048}, {8192, 4096}};
     const char *fams[] = {"fcollect", "alltoall", "sum", "broadcast0", "broadcast1"};
     for (size_t k = 0; k < sizeof(pairs) / sizeof(pairs[0]); k++) {
-        for (int f = 0; f < 5; f++) {
+        for (int f = 0; f < families; f++) {
             const size_t len = me == 1 ? pairs[k][0] : pairs[k][1];
             const size_t used = f <= 1 ? len * n : len;
             memset(dst, 0, used);
@@ -1733,7 +1735,7 @@ int main(int argc, char **argv)
     } else if (strcmp(argv[1], "asymmetric_broadcast") == 0) {
         scenario_asymmetric_broadcast();
     } else if (strcmp(argv[1], "asymmetric_lengths") == 0) {
-        scenario_asymmetric_lengths();
+        scenario_asymmetric_lengths(argc, argv);
     } else if (strcmp(argv[1], "bad_algo") == 0) {
         scenario_bad_algo(argc, argv);
     } else {

@@ -412,15 +412,8 @@ fn exchange_mailed<T: Element>(
     let count = sync::own_word(inst, t.slot, sync::PUSH_COUNT);
     let x = count.load(Ordering::Relaxed) + 1;
     count.store(x, Ordering::Relaxed);
-    let inc = inst.team_cells().incarnation(t.slot);
     // part i of leader `from`'s partial
-    let key = |from: usize| {
-        move |part: usize| crate::transport::MailKey {
-            slot: t.slot as u32,
-            part: part as u32,
-            tag: 0x4d << 56 | ((inc & 0xffff) as u64) << 40 | (from as u64) << 32 | x as u32 as u64,
-        }
-    };
+    let key = |from: usize| move |part: usize| mail_key(inst, t, from, x, part);
     let routes = inst.routes();
     for (j, &li) in g.leaders.iter().enumerate() {
         if j == g.my_leader {
@@ -446,7 +439,9 @@ fn exchange_mailed<T: Element>(
                     t.slot
                 )
             };
-            wait_for(inst, arrived, &|| false, stalled)?;
+            let started = std::time::Instant::now();
+            let otherwise = || started.elapsed() >= COMPARE_AFTER && sent_otherwise(inst, t, g, j, x, false);
+            wait_for(inst, arrived, &otherwise, stalled)?;
             if let Err(m) = rx.outcome() {
                 let msg = format!(
                     "asymmetric reduction on team {}: every member must name the same count; this \
@@ -467,6 +462,35 @@ fn exchange_mailed<T: Element>(
         }
     }
     Ok(())
+}
+
+/// The mailbox key of part `part` of leader `from`'s partial in exchange `x` on `t`
+/// ([`exchange_mailed`]).
+fn mail_key(inst: &Instance, t: &Team, from: usize, x: u64, part: usize) -> crate::transport::MailKey {
+    let inc = inst.team_cells().incarnation(t.slot);
+    crate::transport::MailKey {
+        slot: t.slot as u32,
+        part: part as u32,
+        tag: 0x4d << 56 | ((inc & 0xffff) as u64) << 40 | (from as u64) << 32 | x as u32 as u64,
+    }
+}
+
+/// A leader waiting in exchange `x` for leader `j`'s partial the way it sent its own finds, once
+/// the wait lasted [`COMPARE_AFTER`], whether `j` sent it the other way (a partial of another
+/// length: pushed where this one mailed, or mailed where it pushed), so neither waits for ever.
+fn sent_otherwise(inst: &Instance, t: &Team, g: &Groups, j: usize, x: u64, pushed: bool) -> bool {
+    if pushed {
+        let Ok(to) = inst.routes().to(t.world_pe(g.leaders[j])) else {
+            return false;
+        };
+        // SAFETY: a length of 0: nothing is written through the pointer (a message found is
+        // dropped: this exchange fails)
+        unsafe { to.take_mail(mail_key(inst, t, j, x, 0), std::ptr::null_mut(), 0) }.is_some()
+    } else {
+        let e = entry(t.slot, g.leaders.len());
+        let w = area_word(inst, t.slot, ((x % 2) as usize * g.leaders.len() + j) * e);
+        announces(w.load(Ordering::Acquire), call_word(x, 0))
+    }
 }
 
 /// Where `slot`'s partials area lies (offset in the device heap) and its bytes. Slots below
@@ -536,10 +560,39 @@ fn area_word(inst: &Instance, slot: usize, off: usize) -> &AtomicU64 {
     unsafe { &*(p as *const AtomicU64) }
 }
 
-/// The word that marks leader entries of exchange `seq` (a mark in the high half, so the area's
-/// other uses, which hold small values there, are not mistaken for it).
-fn call_word(seq: u64) -> u64 {
-    0x5244_4350 << 32 | seq as u32 as u64
+/// The word that marks leader entries of exchange `seq` of call `tag` (`Call::tag`: a sender
+/// whose call differs is found by it): a mark in the high 16 bits, so the area's other uses,
+/// which hold small values there, are not mistaken for it, then the tag, then the exchange.
+fn call_word(seq: u64, tag: u16) -> u64 {
+    0x5244 << 48 | u64::from(tag) << 32 | seq as u32 as u64
+}
+
+/// Whether entry word `v` announces the exchange of `word` (whatever the sender's call).
+fn announces(v: u64, word: u64) -> bool {
+    v & !(0xffff << 32) == word & !(0xffff << 32)
+}
+
+/// The error of an exchange whose sender `from` marked its entry with call tag `theirs` where
+/// this PE made `mine`.
+fn differs(inst: &Instance, t: &Team, what: &str, mine: super::Call, from: usize, theirs: u16) -> Error {
+    Error::InvalidParam(format!(
+        "asymmetric {what} on team {}: every member must make the same call; this PE (PE {}) made {}, \
+         PE {from} made {}",
+        t.slot,
+        inst.my_pe(),
+        mine.name(),
+        super::Call::from_tag(theirs).name()
+    ))
+}
+
+/// What a pushed exchange carries, for the tag of its words: a call's record (an agreement), a
+/// call's data, or a reduction's partial (which a leader with another length may have mailed
+/// instead).
+#[derive(Clone, Copy)]
+enum Tag {
+    Record,
+    Data,
+    Partial,
 }
 
 /// The pushed exchange of [`reduce`]: sends this leader's `partial` to every other leader,
@@ -574,6 +627,7 @@ fn exchange_partials<T: Element>(
         t,
         g,
         bytes.len(),
+        (super::Call::reduce(op, bytes.len()), Tag::Partial),
         |_| bytes,
         "reduction",
         "partial result",
@@ -602,40 +656,48 @@ fn exchange_partials<T: Element>(
     Ok(())
 }
 
-/// The next pushed exchange on `t` among `l` leaders (this PE's count of them, `sync::PUSH_COUNT`):
-/// where leader j's entry lies in every leader's partials area, and the word that marks it.
-fn next_exchange(inst: &Instance, t: &Team, l: usize) -> (impl Fn(usize) -> usize, u64) {
+/// The next pushed exchange on `t` among `l` leaders (this PE's count of them, `sync::PUSH_COUNT`)
+/// for call `tag`: where leader j's entry lies in every leader's partials area, and the word that
+/// marks it.
+fn next_exchange(inst: &Instance, t: &Team, l: usize, tag: u16) -> (impl Fn(usize) -> usize, u64) {
     let count = sync::own_word(inst, t.slot, sync::PUSH_COUNT);
     let x = count.load(Ordering::Relaxed) + 1;
     count.store(x, Ordering::Relaxed);
     let e = entry(t.slot, l);
     let at = move |j: usize| ((x % 2) as usize * l + j) * e;
-    (at, call_word(x))
+    (at, call_word(x, tag))
 }
 
 /// The pushed exchange itself (see [`exchange_partials`]): sends `mine(j)` (at most `len` bytes,
 /// `len` the same on every leader) to every other node leader j, then hands every leader's entry
 /// for this one to `each` in leader order: `len` bytes, of which the sender wrote as many as it
 /// sent (its own: `mine` of itself). `what`/`item` name the collective and its data in a stall or
-/// timeout message.
+/// timeout message. A leader whose entry names another call than `tag` (another length, say)
+/// makes the exchange fail with `ACLSHMEM_INVALID_PARAM` once every entry arrived (each is
+/// consumed all the same, and `each` is not given it).
 #[allow(clippy::too_many_arguments)]
 fn exchange_pushed<'a>(
     inst: &Instance,
     t: &Team,
     g: &Groups,
     len: usize,
+    call: (super::Call, Tag),
     mine: impl Fn(usize) -> &'a [u8],
     what: &str,
     item: &str,
     mut each: impl FnMut(usize, &[u8]),
 ) -> Result<()> {
     let l = g.leaders.len();
+    let tag = match call.1 {
+        Tag::Record => call.0.agree_tag(),
+        Tag::Data | Tag::Partial => call.0.tag(),
+    };
     if !eager_fits(t.slot, l, len) {
         return Err(Error::Inner(format!(
             "{len} bytes do not fit a pushed exchange entry"
         )));
     }
-    let (at, word) = next_exchange(inst, t, l);
+    let (at, word) = next_exchange(inst, t, l, tag);
     let routes = inst.routes();
     let own = at(g.my_leader);
     for (j, &li) in g.leaders.iter().enumerate() {
@@ -665,9 +727,12 @@ fn exchange_pushed<'a>(
             )?
         };
     }
+    let mut result = Ok(());
     for j in 0..l {
         if j == g.my_leader {
-            each(j, mine(j));
+            if result.is_ok() {
+                each(j, mine(j));
+            }
             continue;
         }
         let flag = area_word(inst, t.slot, at(j));
@@ -678,18 +743,86 @@ fn exchange_pushed<'a>(
                 t.slot
             )
         };
-        // Acquire: pairs with the leader's data-before-word order
-        wait_for(inst, || flag.load(Ordering::Acquire) == word, &|| false, stalled)?;
-        let src = inst.device().local_addr(area(inst, t.slot).0 + at(j) + 8);
-        // SAFETY: the entry's `len` bytes lie in our own partials area (the leader's data,
-        // announced by its word above, at their start) and nobody writes this entry again before
-        // we clear its word below.
-        each(j, unsafe { std::slice::from_raw_parts(src as *const u8, len) });
+        // Acquire: pairs with the leader's data-before-word order; a partial may have been
+        // mailed instead (another length)
+        let started = std::time::Instant::now();
+        let x = word as u32 as u64;
+        let otherwise = || {
+            matches!(call.1, Tag::Partial)
+                && started.elapsed() >= COMPARE_AFTER
+                && sent_otherwise(inst, t, g, j, x, true)
+        };
+        wait_for(
+            inst,
+            || announces(flag.load(Ordering::Acquire), word),
+            &otherwise,
+            stalled,
+        )?;
+        let theirs = flag.load(Ordering::Relaxed);
+        if theirs != word {
+            if result.is_ok() {
+                result = Err(differs(inst, t, what, call.0, from, (theirs >> 32) as u16));
+            }
+        } else if result.is_ok() {
+            let src = inst.device().local_addr(area(inst, t.slot).0 + at(j) + 8);
+            // SAFETY: the entry's `len` bytes lie in our own partials area (the leader's data,
+            // announced by its word above, at their start) and nobody writes this entry again
+            // before we clear its word below.
+            each(j, unsafe { std::slice::from_raw_parts(src as *const u8, len) });
+        }
         // consumed: a later team on this slot restarts the count, so an entry left marked could
         // pass for one of its exchanges
         flag.store(0, Ordering::Relaxed);
     }
-    Ok(())
+    result
+}
+
+/// For a team with one member per node: every member sends `call`'s record (its argument word
+/// and length) to every other in a pushed exchange and compares theirs with its own, before
+/// [`push_direct`] writes into their destinations. It stands for the barrier that call needs
+/// (a member's entry arrives once it entered the call) and fails on every member, before any
+/// block moves, when one passed another length. Teams whose exchange entries are too small for
+/// the record take the barrier, unchecked.
+pub(super) fn agree_pushed(inst: &Instance, t: &Team, g: &Groups, call: super::Call) -> Result<()> {
+    let what = call.family();
+    if !eager_fits(t.slot, g.leaders.len(), 16) {
+        return sync::barrier(inst, t);
+    }
+    let mut rec = [0u8; 16];
+    rec[..4].copy_from_slice(&call.arg().to_le_bytes());
+    rec[8..].copy_from_slice(&call.len.to_le_bytes());
+    let mut differ = None;
+    exchange_pushed(
+        inst,
+        t,
+        g,
+        16,
+        (call, Tag::Record),
+        |_| &rec,
+        what,
+        "call",
+        |j, data| {
+            if differ.is_none() && data[..16] != rec {
+                let theirs = super::Call::from_said(sync::Said {
+                    call: 0,
+                    arg: u32::from_le_bytes(data[..4].try_into().unwrap_or_default()),
+                    len: u64::from_le_bytes(data[8..16].try_into().unwrap_or_default()),
+                });
+                differ = Some((t.world_pe(g.leaders[j]), theirs));
+            }
+        },
+    )?;
+    match differ {
+        None => Ok(()),
+        Some((pe, theirs)) => Err(Error::InvalidParam(format!(
+            "asymmetric {what} on team {}: every member must make the same call; this PE (PE {}) made {}, \
+             PE {pe} made {}",
+            t.slot,
+            inst.my_pe(),
+            call.name(),
+            theirs.name()
+        ))),
+    }
 }
 
 /// Largest block [`push_direct`] takes (the UCX transport sends up to 8 KiB as one active message
@@ -718,7 +851,8 @@ pub(super) fn push_direct<'a>(
     what: &str,
 ) -> Result<()> {
     let l = g.leaders.len();
-    let (at, word) = next_exchange(inst, t, l);
+    // the members agreed on the call before (`agree_pushed`, or collect's exchange of lengths)
+    let (at, word) = next_exchange(inst, t, l, 0);
     let routes = inst.routes();
     let own = at(g.my_leader);
     for (j, &i) in g.leaders.iter().enumerate() {
@@ -782,6 +916,7 @@ pub(super) fn fcollect_pushed(
         t,
         g,
         len,
+        (super::Call::of(super::FCOLLECT, len), Tag::Data),
         |_| mine,
         "fcollect",
         "block",
@@ -825,6 +960,7 @@ pub(super) fn collect_pushed(
         t,
         g,
         room,
+        (super::Call::of(super::COLLECT, 0), Tag::Data),
         |_| &msg[..sent],
         "collect",
         "length and block",
@@ -871,6 +1007,7 @@ pub(super) fn alltoall_pushed(
         t,
         g,
         len,
+        (super::Call::of(super::ALLTOALL, len), Tag::Data),
         |j| {
             let i = g.leaders[j];
             &src[i * len..(i + 1) * len]

@@ -64,6 +64,8 @@ const ALLTOALL: u8 = 3;
 const COLLECT: u8 = 4;
 /// Reductions: this plus the operator's number.
 const REDUCE: u8 = 8;
+/// The family of the tag of a call's record in an agreement ([`Call::agree_tag`]).
+const AGREE: u8 = 15;
 const OPS: [(Op, &str); 7] = [
     (Op::And, "and"),
     (Op::Or, "or"),
@@ -105,7 +107,21 @@ impl Call {
         (u16::from(self.kind) << 12) | self.len.min(TAG_LEN) as u16
     }
 
+    /// The tag of this call's record in an agreement ([`agreed`], [`hier::agree_pushed`]): a
+    /// family of its own, so a record never passes for a data publication of the same call (a
+    /// saturated length would), then the call's family; the record itself holds the rest.
+    pub(crate) fn agree_tag(&self) -> u16 {
+        (u16::from(AGREE) << 12) | u16::from(self.kind)
+    }
+
     pub(crate) fn from_tag(t: u16) -> Call {
+        if (t >> 12) as u8 == AGREE {
+            return Call {
+                kind: (t & 0xff) as u8,
+                root: u32::MAX,
+                len: u64::MAX,
+            };
+        }
         Call {
             kind: (t >> 12) as u8,
             root: u32::MAX,
@@ -126,9 +142,23 @@ impl Call {
         }
     }
 
+    /// The family's name ("fcollect", "reduction").
+    fn family(&self) -> &'static str {
+        match self.kind {
+            BROADCAST => "broadcast",
+            FCOLLECT => "fcollect",
+            ALLTOALL => "alltoall",
+            COLLECT => "collect",
+            _ => "reduction",
+        }
+    }
+
     /// For an error message: "a broadcast of 64 bytes from root 1".
     pub(crate) fn name(&self) -> String {
-        let len = if self.len == TAG_LEN && self.root == u32::MAX {
+        let len = if self.len == u64::MAX {
+            // a record's tag: its length is in the record
+            "another length".to_string()
+        } else if self.len == TAG_LEN && self.root == u32::MAX {
             format!("{TAG_LEN} bytes or more")
         } else {
             format!("{} bytes", self.len)
@@ -160,7 +190,11 @@ impl Call {
 /// `ACLSHMEM_INVALID_PARAM` before any data moves and before the closing barrier, or none does. A
 /// member that made the call on the barrier-free path (a length that fits the rings) is found by
 /// the same records ([`small::wait_published`]), so nobody waits for ever in a barrier the others
-/// never enter. Otherwise (peers reached through a transport): [`sync::agreed`].
+/// never enter. Across nodes with one member per node: the same through a pushed exchange of the
+/// calls between the members ([`hier::agree_pushed`]; the direct pushes of fcollect and alltoall
+/// agree the same way, so members whose lengths put them on different paths find each other by the
+/// exchange's tags). Otherwise (several members per node, or one node with peers reached through
+/// a transport): [`sync::agreed`].
 fn agreed<'a>(
     inst: &'a Instance,
     t: &'a Team,
@@ -174,7 +208,7 @@ fn agreed<'a>(
         let mut rec = [0u8; 16];
         rec[..4].copy_from_slice(&call.arg().to_le_bytes());
         rec[8..].copy_from_slice(&call.len.to_le_bytes());
-        let (ring, tag) = (small::Ring::Narrow, call.tag());
+        let (ring, tag) = (small::Ring::Narrow, call.agree_tag());
         small::publish(inst, t, ring, seq, &rec, 0, tag)?;
         for i in (0..t.size).filter(|&i| i != t.my_index) {
             let mut theirs = [0u8; 16];
@@ -193,6 +227,15 @@ fn agreed<'a>(
         let r = body(&sync::Members::compared(inst, t, describe));
         sync::barrier(inst, t)?;
         return r;
+    }
+    if t.size > 1 && inst.hierarchical() {
+        let g = sync::groups(inst, t);
+        if g.leaders.len() == t.size && hier::eager_fits(t.slot, t.size, 16) {
+            hier::agree_pushed(inst, t, &g, call)?;
+            let r = body(&sync::Members::compared(inst, t, describe));
+            sync::barrier(inst, t)?;
+            return r;
+        }
     }
     sync::agreed(inst, t, seq, call.arg(), call.len, describe, body)
 }
@@ -512,7 +555,8 @@ pub fn fcollect(inst: &Instance, t: &Team, dest: usize, source: usize, len: usiz
             let d = sym(inst, dest, total, "dest", 1)?;
             let s = sym(inst, source, len, "source", 1)?;
             no_overlap(dest, total, source, len)?;
-            sync::barrier(inst, t)?;
+            small::next_seq(inst, t);
+            hier::agree_pushed(inst, t, &g, Call::of(FCOLLECT, len))?;
             // SAFETY: our own checked source of `len` bytes.
             let mine = unsafe { std::slice::from_raw_parts(s.mine() as *const u8, len) };
             let at = t.my_index * len;
@@ -746,7 +790,8 @@ pub fn alltoall(inst: &Instance, t: &Team, dest: usize, source: usize, len: usiz
         }
         if hier::direct_fits(t, &g, len) {
             // larger blocks: as fcollect's, each member's block for member i into i's dest
-            sync::barrier(inst, t)?;
+            small::next_seq(inst, t);
+            hier::agree_pushed(inst, t, &g, Call::of(ALLTOALL, len))?;
             // SAFETY: our own checked source of t.size * len bytes.
             let src = unsafe { std::slice::from_raw_parts(s.mine() as *const u8, total) };
             let at = t.my_index * len;
