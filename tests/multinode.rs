@@ -427,7 +427,10 @@ fn two_nodes() {
             // the hierarchical broadcast (2 PEs per node): a member alone naming itself the root
             // fails and sends nothing
             ("bcast_tests", "asymmetric_nodes", 2, NONE),
+            // collectives of different lengths: one member per node (pushed exchanges of the
+            // calls, tags) and two (the leaders compare their node's calls)
             ("team_tests", "asymmetric_lengths nobcast", 1, NONE),
+            ("team_tests", "asymmetric_lengths nobcast", 2, NONE),
             (
                 "team_tests",
                 "collectives",

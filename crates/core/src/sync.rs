@@ -391,12 +391,13 @@ const ROUNDS: usize = 5;
 /// root stores in each other node's leader after the data (`BCAST_DATA`: the call and root it
 /// named, sent with the data in one notification), and the acknowledgements leaders send a root
 /// that let them read its source (`BCAST_ACK`, expected total in `BCAST_ACKED`, cumulative like
-/// the round words). `BCAST_HELD`: whether the member the others of its node copy from holds the
-/// call's data (written by that member in every call before the node's first barrier).
+/// the round words). `HELD`: whether the member the others of its node copy from (in a
+/// hierarchical broadcast or reduction) holds the call's result (written by that member in every
+/// such call before the others read it).
 pub(crate) const BCAST_DATA: usize = ROUND + 8 * ROUNDS;
 pub(crate) const BCAST_ACK: usize = BCAST_DATA + 8;
-pub(crate) const BCAST_HELD: usize = ROUND_SEEN + 8 * ROUNDS;
-pub(crate) const BCAST_ACKED: usize = BCAST_HELD + 8;
+pub(crate) const HELD: usize = ROUND_SEEN + 8 * ROUNDS;
+pub(crate) const BCAST_ACKED: usize = HELD + 8;
 const _: () = assert!(BCAST_ACK + 8 <= GENERATION && BCAST_ACKED + 8 <= EXCHANGE_OFFSET);
 /// The last 32 bytes of the exchange area: the call and root each member named in the
 /// hierarchical broadcast, by the parity of its count of hierarchical broadcasts on the team
@@ -730,8 +731,16 @@ impl Said {
 }
 
 /// The record world PE `pe` stored for the [`agreed`] call it is in on `slot` (or was in last).
-fn said(inst: &Instance, slot: usize, pe: usize) -> Result<Said> {
+pub(crate) fn said(inst: &Instance, slot: usize, pe: usize) -> Result<Said> {
     agree_words(inst, slot, pe).map(Said::from_words)
+}
+
+/// Stores this PE's record of a call (as [`agreed`] does) for members of its node to compare
+/// ([`said`]) after a barrier.
+pub(crate) fn record(inst: &Instance, slot: usize, mine: Said) {
+    let (v, l) = mine.words();
+    own_word(inst, slot, AGREE_VALUE).store(v, Ordering::Relaxed);
+    own_word(inst, slot, AGREE_LEN).store(l, Ordering::Relaxed);
 }
 
 /// The members of an [`agreed`] call, for its body: [`Members::before_read`] and
@@ -796,7 +805,13 @@ impl<'a, D: Fn(Said, usize) -> String + ?Sized> Members<'a, D> {
 /// Marks call `call` failed in every member's copy (so every member's [`agreed`] fails) and
 /// returns the error `msg` describes.
 fn fail_all(inst: &Instance, team: &Team, call: u32, msg: String) -> Error {
-    let mark = (u64::from(call) << 32) | (inst.my_pe() as u64 + 1);
+    mark_failed(inst, team, u64::from(call));
+    Error::InvalidParam(msg)
+}
+
+/// Marks call `call` (its low 32 bits) failed in every member's copy; [`marked_failed`] tells.
+pub(crate) fn mark_failed(inst: &Instance, team: &Team, call: u64) {
+    let mark = (u64::from(call as u32) << 32) | (inst.my_pe() as u64 + 1);
     for i in 0..team.size {
         if let Err(e) = remote_word(inst, team.slot, AGREE_FAILED, team.world_pe(i), AmoOp::Set(mark)) {
             log::error!(
@@ -805,7 +820,12 @@ fn fail_all(inst: &Instance, team: &Team, call: u32, msg: String) -> Error {
             );
         }
     }
-    Error::InvalidParam(msg)
+}
+
+/// Whether some member marked call `call` failed ([`mark_failed`]).
+pub(crate) fn marked_failed(inst: &Instance, team: &Team, call: u64) -> bool {
+    let failed = own_word(inst, team.slot, AGREE_FAILED).load(Ordering::Acquire);
+    failed >> 32 == u64::from(call as u32) && failed as u32 != 0
 }
 
 /// Collective over `team` that runs `body` between two barriers, once every member is known to
@@ -835,9 +855,7 @@ pub(crate) fn agreed<D: Fn(Said, usize) -> String + ?Sized>(
         arg,
         len,
     };
-    let (v, l) = mine.words();
-    own_word(inst, team.slot, AGREE_VALUE).store(v, Ordering::Relaxed);
-    own_word(inst, team.slot, AGREE_LEN).store(l, Ordering::Relaxed);
+    record(inst, team.slot, mine);
     barrier(inst, team)?;
     let mut result = Ok(());
     if team.my_index != 0 {

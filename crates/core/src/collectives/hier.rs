@@ -216,14 +216,14 @@ pub(super) fn broadcast(
         // they copied its destination (the marking member sets one member after another)
         let held = tag | if result.is_ok() && !failed() { 1 } else { 2 };
         if t.my_index == holder {
-            sync::own_word(inst, t.slot, sync::BCAST_HELD).store(held, Ordering::Relaxed);
+            sync::own_word(inst, t.slot, sync::HELD).store(held, Ordering::Relaxed);
         }
         let r = sync::local_barrier(inst, t, g);
         result = result.and(r);
         if len > 0 && result.is_ok() && t.my_index != holder && !failed() {
             // (the holder is on this node: a load; an error keeps the word unlike any call's, and
             // the local barrier below is entered all the same)
-            let theirs = sync::remote_word(inst, t.slot, sync::BCAST_HELD, t.world_pe(holder), AmoOp::Fetch);
+            let theirs = sync::remote_word(inst, t.slot, sync::HELD, t.world_pe(holder), AmoOp::Fetch);
             if let Err(e) = theirs {
                 result = Err(e);
             } else if theirs.ok() != Some(tag | 1) {
@@ -298,68 +298,150 @@ pub(super) fn reduce<T: Element>(
     let size = std::mem::size_of::<T>();
     let len = n * size;
     // every member numbers the call (the same on all: collectives are called in the same order)
-    super::small::next_seq(inst, t);
+    let seq = super::small::next_seq(inst, t);
+    let call = super::Call::reduce(op, len);
+    let mine = sync::Said {
+        call: seq as u32,
+        arg: call.arg(),
+        len: len as u64,
+    };
+    // the leader compares its node's calls with its own (a load each: same node)
+    sync::record(inst, t.slot, mine);
     // sources of this node ready, destinations free (only a leader reads others' sources, and
     // only leaders' destinations are read from other nodes, after the leaders met)
     sync::local_barrier(inst, t, g)?;
     let leading = g.leading(t);
+    let tag = (seq as u32 as u64) << 32;
+    let mut result = Ok(());
     if leading {
-        // the node's partial, the fetched parts, the total and another leader's partial, in
-        // this thread's reused buffers
-        let mut bufs = super::Buffers::take();
-        let [b_node, b_fetch, b_total, b_theirs] = bufs.all();
-        let node: &mut [T] = super::scratch_slice(b_node, n);
-        gather::<T>(inst, t, s, &g.local, node, super::scratch_slice(b_fetch, n), op)?;
-        let pushed = eager_fits(t.slot, g.leaders.len(), len);
-        let total: &[T] = if g.leaders.len() > 1 && (pushed || mail_fits(inst, t, g, len)) {
-            let (total, theirs) = (
-                super::scratch_slice(b_total, n),
-                super::scratch_slice(b_theirs, n),
-            );
-            if pushed {
-                exchange_partials(inst, t, g, node, total, theirs, op)?;
-            } else {
-                exchange_mailed(inst, t, g, node, total, theirs, op)?;
-            }
-            total
-        } else if g.leaders.len() > 1 {
-            // SAFETY: our own dest holds n elements.
-            unsafe { copy(node.as_ptr().cast(), d.mine(), len) };
-            sync::leaders_barrier(inst, t, g)?;
-            let partial: &[T] = node;
-            let total: &mut [T] = super::scratch_slice(b_total, n);
-            let fetched: &mut [T] = super::scratch_slice(b_fetch, n);
-            for (j, &li) in g.leaders.iter().enumerate() {
-                let part: &[T] = if j == g.my_leader {
-                    partial
-                } else {
-                    // SAFETY: `fetched` holds n elements, which the read fills; the leader's dest
-                    // holds its partial until the second leaders' barrier.
-                    unsafe { d.read(inst, t.world_pe(li), 0, fetched.as_mut_ptr().cast(), len)? };
-                    fetched
-                };
-                if j == 0 {
-                    total.copy_from_slice(part);
-                } else {
-                    reduce::combine(total, part, op);
+        for &m in g.local.iter().filter(|&&m| m != t.my_index) {
+            let pe = t.world_pe(m);
+            match sync::said(inst, t.slot, pe) {
+                Ok(theirs) if theirs == mine => {}
+                Ok(theirs) => {
+                    result = Err(Error::InvalidParam(super::differ(inst, t, seq, call, theirs, pe)));
+                    break;
+                }
+                Err(e) => {
+                    result = Err(e);
+                    break;
                 }
             }
-            sync::leaders_barrier(inst, t, g)?;
-            total
-        } else {
-            node
+        }
+        // every step below is taken even after a failure (with what the leader has), so the
+        // other leaders and this node's members are never left waiting; a leader whose node
+        // disagreed sends its partial marked as another call, so the other leaders fail too
+        let r = reduce_leader::<T>(inst, t, g, d, s, n, op, result.is_err(), seq);
+        result = result.and(r);
+    }
+    // whether the leader holds the result (its node's members fail with it)
+    if leading {
+        let held = tag | if result.is_ok() { 1 } else { 2 };
+        sync::own_word(inst, t.slot, sync::HELD).store(held, Ordering::Relaxed);
+    }
+    let r = sync::local_barrier(inst, t, g);
+    result = result.and(r);
+    if !leading && result.is_ok() {
+        let leader = t.world_pe(g.local[0]);
+        result = match sync::remote_word(inst, t.slot, sync::HELD, leader, AmoOp::Fetch) {
+            Ok(w) if w == tag | 1 => {
+                // SAFETY: the leader is on this node (mapped) and its dest holds the n-element
+                // result until the local barrier below.
+                unsafe { d.read(inst, leader, 0, d.mine(), len) }
+            }
+            Ok(_) => Err(Error::InvalidParam(format!(
+                "asymmetric reduction on team {}: this node's leader (PE {leader}) or another node's \
+                 found members that made another call (the PE that found it names the calls)",
+                t.slot
+            ))),
+            Err(e) => Err(e),
         };
+    }
+    let r = sync::local_barrier(inst, t, g);
+    result.and(r)
+}
+
+/// A leader's part of [`reduce`]: its node's partial, the leaders' exchange and the result in its
+/// own dest. `poisoned`: its node's members disagreed, so its partial goes out as another call's
+/// (the other leaders fail) and the call fails here too.
+#[allow(clippy::too_many_arguments)]
+fn reduce_leader<T: Element>(
+    inst: &Instance,
+    t: &Team,
+    g: &Groups,
+    d: Sym<'_>,
+    s: Sym<'_>,
+    n: usize,
+    op: Op,
+    poisoned: bool,
+    seq: u64,
+) -> Result<()> {
+    let len = n * std::mem::size_of::<T>();
+    // the node's partial, the fetched parts, the total and another leader's partial, in this
+    // thread's reused buffers
+    let mut bufs = super::Buffers::take();
+    let [b_node, b_fetch, b_total, b_theirs] = bufs.all();
+    let node: &mut [T] = super::scratch_slice(b_node, n);
+    if !poisoned {
+        gather::<T>(inst, t, s, &g.local, node, super::scratch_slice(b_fetch, n), op)?;
+    }
+    let pushed = eager_fits(t.slot, g.leaders.len(), len);
+    let total: &[T] = if g.leaders.len() > 1 && (pushed || mail_fits(inst, t, g, len)) {
+        let (total, theirs) = (
+            super::scratch_slice(b_total, n),
+            super::scratch_slice(b_theirs, n),
+        );
+        if pushed {
+            exchange_partials(inst, t, g, node, total, theirs, op, poisoned)?;
+        } else {
+            exchange_mailed(inst, t, g, node, total, theirs, op, poisoned)?;
+        }
+        total
+    } else if g.leaders.len() > 1 {
         // SAFETY: our own dest holds n elements.
-        unsafe { copy(total.as_ptr().cast(), d.mine(), len) };
-        bufs.keep();
+        unsafe { copy(node.as_ptr().cast(), d.mine(), len) };
+        if poisoned {
+            // the other leaders learn it from the mark, after the second leaders' barrier
+            sync::mark_failed(inst, t, seq);
+        }
+        sync::leaders_barrier(inst, t, g)?;
+        let partial: &[T] = node;
+        let total: &mut [T] = super::scratch_slice(b_total, n);
+        let fetched: &mut [T] = super::scratch_slice(b_fetch, n);
+        for (j, &li) in g.leaders.iter().enumerate() {
+            let part: &[T] = if j == g.my_leader {
+                partial
+            } else {
+                // SAFETY: `fetched` holds n elements, which the read fills; the leader's dest
+                // holds its partial until the second leaders' barrier.
+                unsafe { d.read(inst, t.world_pe(li), 0, fetched.as_mut_ptr().cast(), len)? };
+                fetched
+            };
+            if j == 0 {
+                total.copy_from_slice(part);
+            } else {
+                reduce::combine(total, part, op);
+            }
+        }
+        sync::leaders_barrier(inst, t, g)?;
+        if sync::marked_failed(inst, t, seq) {
+            return Err(Error::InvalidParam(format!(
+                "asymmetric reduction on team {}: another node's members made another call (its \
+                 leader names the calls)",
+                t.slot
+            )));
+        }
+        total
+    } else {
+        node
+    };
+    if poisoned {
+        return Err(Error::InvalidParam("poisoned".into()));
     }
-    sync::local_barrier(inst, t, g)?;
-    if !leading {
-        // SAFETY: the leader is on this node (mapped) and its dest holds the n-element result
-        // until the local barrier below.
-        unsafe { d.read(inst, t.world_pe(g.local[0]), 0, d.mine(), len)? };
-    }
-    sync::local_barrier(inst, t, g)
+    // SAFETY: our own dest holds n elements.
+    unsafe { copy(total.as_ptr().cast(), d.mine(), len) };
+    bufs.keep();
+    Ok(())
 }
 
 /// Largest partial the leaders exchange through their mailboxes ([`exchange_mailed`]) when there
@@ -399,6 +481,7 @@ pub(super) fn mail_fits(inst: &Instance, t: &Team, g: &Groups, len: usize) -> bo
 /// are never reused while a message under them is in flight. (2 nodes: the leaders met, read
 /// each other's destination and met again.) A partial of another length (members that named
 /// different counts) fails the call with `ACLSHMEM_INVALID_PARAM` on both sides.
+#[allow(clippy::too_many_arguments)]
 fn exchange_mailed<T: Element>(
     inst: &Instance,
     t: &Team,
@@ -407,6 +490,7 @@ fn exchange_mailed<T: Element>(
     total: &mut [T],
     theirs: &mut [T],
     op: Op,
+    poisoned: bool,
 ) -> Result<()> {
     let len = std::mem::size_of_val(partial);
     let count = sync::own_word(inst, t.slot, sync::PUSH_COUNT);
@@ -420,6 +504,13 @@ fn exchange_mailed<T: Element>(
             continue;
         }
         let pe = t.world_pe(li);
+        if poisoned {
+            // another length: the other leaders fail with "sent another length"
+            let other = vec![0u8; len + 8];
+            // SAFETY: `other` holds `len + 8` bytes.
+            unsafe { super::mail::send(routes.to(pe)?, pe, key(g.my_leader), other.as_ptr(), len + 8)? };
+            continue;
+        }
         // SAFETY: `partial` holds `len` bytes.
         unsafe { super::mail::send(routes.to(pe)?, pe, key(g.my_leader), partial.as_ptr().cast(), len)? };
     }
@@ -610,6 +701,7 @@ enum Tag {
 /// could then push exchange x + 2 into the entry of x before a descheduled leader read it.) The
 /// area's other users ([`sync::exchange`], a broadcast's views) write only a PE's own copy,
 /// between barriers of their own, so never while a partial is in flight to it.
+#[allow(clippy::too_many_arguments)]
 fn exchange_partials<T: Element>(
     inst: &Instance,
     t: &Team,
@@ -618,6 +710,7 @@ fn exchange_partials<T: Element>(
     total: &mut [T],
     theirs: &mut [T],
     op: Op,
+    poisoned: bool,
 ) -> Result<()> {
     // SAFETY: `partial` is n plain elements, viewed as their bytes.
     let bytes =
@@ -627,7 +720,11 @@ fn exchange_partials<T: Element>(
         t,
         g,
         bytes.len(),
-        (super::Call::reduce(op, bytes.len()), Tag::Partial),
+        // a poisoned partial goes out as a record: the other leaders find another call
+        (
+            super::Call::reduce(op, bytes.len()),
+            if poisoned { Tag::Record } else { Tag::Partial },
+        ),
         |_| bytes,
         "reduction",
         "partial result",
