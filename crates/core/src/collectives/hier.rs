@@ -497,7 +497,8 @@ fn exchange_mailed<T: Element>(
     let x = count.load(Ordering::Relaxed) + 1;
     count.store(x, Ordering::Relaxed);
     // part i of leader `from`'s partial
-    let key = |from: usize| move |part: usize| mail_key(inst, t, from, x, part);
+    let inc = inst.team_cells().incarnation(t.slot);
+    let key = |from: usize| move |part: usize| mail_key(t, inc, from, x, part);
     let routes = inst.routes();
     for (j, &li) in g.leaders.iter().enumerate() {
         if j == g.my_leader {
@@ -557,8 +558,7 @@ fn exchange_mailed<T: Element>(
 
 /// The mailbox key of part `part` of leader `from`'s partial in exchange `x` on `t`
 /// ([`exchange_mailed`]).
-fn mail_key(inst: &Instance, t: &Team, from: usize, x: u64, part: usize) -> crate::transport::MailKey {
-    let inc = inst.team_cells().incarnation(t.slot);
+fn mail_key(t: &Team, inc: u32, from: usize, x: u64, part: usize) -> crate::transport::MailKey {
     crate::transport::MailKey {
         slot: t.slot as u32,
         part: part as u32,
@@ -574,9 +574,10 @@ fn sent_otherwise(inst: &Instance, t: &Team, g: &Groups, j: usize, x: u64, pushe
         let Ok(to) = inst.routes().to(t.world_pe(g.leaders[j])) else {
             return false;
         };
+        let inc = inst.team_cells().incarnation(t.slot);
         // SAFETY: a length of 0: nothing is written through the pointer (a message found is
         // dropped: this exchange fails)
-        unsafe { to.take_mail(mail_key(inst, t, j, x, 0), std::ptr::null_mut(), 0) }.is_some()
+        unsafe { to.take_mail(mail_key(t, inc, j, x, 0), std::ptr::null_mut(), 0) }.is_some()
     } else {
         let e = entry(t.slot, g.leaders.len());
         let w = area_word(inst, t.slot, ((x % 2) as usize * g.leaders.len() + j) * e);
