@@ -1634,7 +1634,8 @@ static int asym_canaries_ok(const unsigned char *p, size_t n)
 
 static void scenario_asymmetric_lengths(int argc, char **argv)
 {
-    /* "nobcast": across nodes the hierarchical broadcast does not compare lengths (README) */
+    /* "nobcast": across nodes with one PE per node the eager broadcast's ring does not compare
+       lengths (README) */
     const int families = (argc > 2 && strcmp(argv[2], "nobcast") == 0) ? 3 : 5;
     init();
     const int me = aclshmem_my_pe(), n = aclshmem_n_pes();

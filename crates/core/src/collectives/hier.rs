@@ -60,7 +60,8 @@ pub(super) fn broadcast(
     let root_node = inst.node_of(root_pe);
     let on_root_node = inst.node_of(me) == root_node;
     let tag = (seq as u32 as u64) << 32;
-    let named = tag | (root as u64 + 1);
+    // the call, a fold of the length (teams of fewer than 65535 members) and the root
+    let named = tag | named_len(t, len) << 16 | (root as u64 + 1);
     // this member's count of hierarchical broadcasts on the team picks the view (see
     // sync::BCAST_VIEW: every member counts the same calls, each of which begins with a barrier)
     let count = sync::own_word(inst, t.slot, sync::BCAST_COUNT);
@@ -93,17 +94,8 @@ pub(super) fn broadcast(
     // alone named never comes, and its wait then finds the difference): reading member 0's view
     // on another node costs a round trip, which a correct call need not pay.
     let waits_for_data = len > 0 && len <= PULL_ABOVE && leading && !on_root_node;
-    let compare = || -> Result<()> {
-        let theirs = sync::remote_word(inst, t.slot, view, reference, AmoOp::Fetch)?;
-        if theirs == named {
-            return Ok(());
-        }
-        let msg = format!(
-            "asymmetric broadcast on team {}: every member must name the same root; this PE (PE {me}) \
-             named root {root}, PE {reference} named root {}",
-            t.slot,
-            (theirs as u32).wrapping_sub(1)
-        );
+    // marks the call failed on every member and returns `msg` as the error
+    let fail = |msg: String| -> Error {
         crate::logging::write_stderr(&format!("aclshmem: [PE {me}] {msg}\n"));
         for i in 0..t.size {
             let _ = sync::remote_word(
@@ -114,7 +106,37 @@ pub(super) fn broadcast(
                 AmoOp::Set(tag | 1),
             );
         }
-        Err(Error::InvalidParam(msg))
+        Error::InvalidParam(msg)
+    };
+    let compare = || -> Result<()> {
+        let theirs = sync::remote_word(inst, t.slot, view, reference, AmoOp::Fetch)?;
+        if theirs == named {
+            return Ok(());
+        }
+        let (their_root, mine_root) = (named_root(t, theirs), named_root(t, named));
+        let msg = if their_root == mine_root {
+            format!(
+                "asymmetric broadcast on team {}: every member must pass the same length; this PE (PE \
+                 {me}) passed {len} bytes, PE {reference} another length",
+                t.slot
+            )
+        } else {
+            format!(
+                "asymmetric broadcast on team {}: every member must name the same root; this PE (PE {me}) \
+                 named root {root}, PE {reference} named root {}",
+                t.slot,
+                their_root.wrapping_sub(1)
+            )
+        };
+        Err(fail(msg))
+    };
+    // the data between nodes goes through the mailboxes where the transports have them: a leader
+    // takes a message of its own length only (another length fails the call, its dest untouched)
+    let inc = inst.team_cells().incarnation(t.slot);
+    let key = |part: usize| crate::transport::MailKey {
+        slot: t.slot as u32,
+        part: part as u32,
+        tag: 0x48 << 56 | u64::from(inc & 0xffff) << 40 | (root as u64 + 1) << 32 | seq as u32 as u64,
     };
     if reference != me && !waits_for_data {
         result = result.and(compare());
@@ -125,11 +147,16 @@ pub(super) fn broadcast(
             // fence, whose round trip cost more than the rest); the leader waits for the word in
             // this call, so it lands before anybody goes on
             let at = sync::slot_remote(inst, t.slot, sync::BCAST_DATA, pe);
-            // SAFETY: checked symmetric buffers of `len` bytes; source and dest do not overlap;
-            // the word lies in the leader's sync area.
-            result = routes
-                .to(pe)
-                .and_then(|to| unsafe { to.put_notify(d.remote(pe, 0), s.mine(), len, at, named) });
+            result = routes.to(pe).and_then(|to| {
+                if to.has_mail() {
+                    // SAFETY: our checked source holds `len` bytes.
+                    unsafe { super::mail::send(to, pe, key, s.mine(), len) }
+                } else {
+                    // SAFETY: checked symmetric buffers of `len` bytes; source and dest do not
+                    // overlap; the word lies in the leader's sync area.
+                    unsafe { to.put_notify(d.remote(pe, 0), s.mine(), len, at, named) }
+                }
+            });
             if result.is_err() {
                 break;
             }
@@ -177,16 +204,28 @@ pub(super) fn broadcast(
                 }
                 failed()
             };
-            let r = wait_for(
-                inst,
-                || count.load(Ordering::Acquire) == target,
-                &failed_or_differs,
-                what,
-            );
+            let mailed = routes.to(root_pe).ok().filter(|to| to.has_mail());
+            let rx = super::mail::Receiver::new();
+            let arrived = || match mailed {
+                // SAFETY: our checked dest holds `len` bytes, apart from the mailbox.
+                Some(to) => unsafe { rx.poll(to, key, d.mine(), len) },
+                None => count.load(Ordering::Acquire) == target,
+            };
+            let r = wait_for(inst, arrived, &failed_or_differs, what);
             result = result.and(match mismatch.take() {
                 Some(e) => Err(e),
                 None => r,
             });
+            if result.is_ok()
+                && mailed.is_some()
+                && let Err(m) = rx.outcome()
+            {
+                result = Err(fail(format!(
+                    "asymmetric broadcast on team {}: every member must pass the same length; this PE \
+                     (PE {me}) passed {len} bytes, the root (PE {root_pe}) {m}",
+                    t.slot
+                )));
+            }
             if result.is_ok() {
                 // consumed: the word names this call only (a later team on the slot restarts the
                 // call numbers; the slot's reset clears it too)
@@ -251,6 +290,25 @@ pub(super) fn broadcast(
         )));
     }
     result
+}
+
+/// The length's part of a hierarchical broadcast's record (`named`): a fold of it in 16 bits, or
+/// nothing on teams too large for the root to fit the other 16.
+fn named_len(t: &Team, len: usize) -> u64 {
+    if t.size >= 0xffff {
+        return 0;
+    }
+    let l = len as u64;
+    (l ^ l >> 16 ^ l >> 32 ^ l >> 48) & 0xffff
+}
+
+/// The root + 1 a hierarchical broadcast's record names (see [`named_len`]).
+fn named_root(t: &Team, named: u64) -> u32 {
+    if t.size >= 0xffff {
+        named as u32
+    } else {
+        named as u32 & 0xffff
+    }
 }
 
 /// Waits until `done`, driving the transports' progress; fails when the call is marked failed
