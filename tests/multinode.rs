@@ -428,9 +428,9 @@ fn two_nodes() {
             // fails and sends nothing
             ("bcast_tests", "asymmetric_nodes", 2, NONE),
             // collectives of different lengths: one member per node (pushed exchanges of the
-            // calls, tags; without broadcasts: the eager ring does not compare lengths) and two
-            // (the leaders compare their node's calls; the hierarchical broadcast's mail)
-            ("team_tests", "asymmetric_lengths nobcast", 1, NONE),
+            // calls, tags; the eager broadcast's words name the length) and two (the leaders
+            // compare their node's calls; the hierarchical broadcast's mail)
+            ("team_tests", "asymmetric_lengths", 1, NONE),
             ("team_tests", "asymmetric_lengths", 2, NONE),
             (
                 "team_tests",
@@ -509,7 +509,7 @@ fn four_nodes_one_pe_each() {
             ("bcast_tests", "asymmetric_length", 1, NONE),
             // fcollect, alltoall and reductions of different lengths: the pushed exchange, the
             // direct pushes (after an exchange of the calls), the flat paths, the leaders' partials
-            ("team_tests", "asymmetric_lengths nobcast", 1, NONE),
+            ("team_tests", "asymmetric_lengths", 1, NONE),
             ("pe_tests", "barrier", 1, NONE),
             ("pe_tests", "init_finalize", 1, NONE),
             ("stream_tests", "ring", 1, NONE),

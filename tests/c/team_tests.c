@@ -1632,11 +1632,9 @@ static int asym_canaries_ok(const unsigned char *p, size_t n)
     return 1;
 }
 
-static void scenario_asymmetric_lengths(int argc, char **argv)
+static void scenario_asymmetric_lengths(void)
 {
-    /* "nobcast": across nodes with one PE per node the eager broadcast's ring does not compare
-       lengths (README) */
-    const int families = (argc > 2 && strcmp(argv[2], "nobcast") == 0) ? 3 : 5;
+    const int families = 5;
     init();
     const int me = aclshmem_my_pe(), n = aclshmem_n_pes();
     CHECK(n >= 2, "needs 2 PEs");
@@ -1736,7 +1734,7 @@ int main(int argc, char **argv)
     } else if (strcmp(argv[1], "asymmetric_broadcast") == 0) {
         scenario_asymmetric_broadcast();
     } else if (strcmp(argv[1], "asymmetric_lengths") == 0) {
-        scenario_asymmetric_lengths(argc, argv);
+        scenario_asymmetric_lengths();
     } else if (strcmp(argv[1], "bad_algo") == 0) {
         scenario_bad_algo(argc, argv);
     } else {

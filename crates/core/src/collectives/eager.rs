@@ -27,7 +27,7 @@
 //! * `NET[depth][members]`: entries of a word and the data ([`entry_size`] bytes), entry
 //!   (e % depth, r) written by root r of call e in one notification
 //!   ([`crate::transport::Transport::put_notify`]: one active message over UCX, applied data
-//!   first): the data, then the word `net_word(e, r, incarnation)`.
+//!   first): the data, then the word `net_word(e, r, incarnation, length)`.
 //!
 //! Protocol of call e with root r: every member stores its record in `VIEW`. The root, for each
 //! other member j, waits until j's credit says it finished call e - depth (so j has consumed
@@ -173,13 +173,9 @@ impl Kind {
         }
     }
 
-    /// The lengths a record of kind `k` (and mail length `len`) names, for an error message.
-    fn lengths(k: u64, len: usize, slot: usize) -> String {
-        match k {
-            0 => format!("at most {} bytes", max_len(slot)),
-            1 => format!("{}..{BIG_MAX} bytes", max_len(slot) + 1),
-            _ => format!("{len} bytes"),
-        }
+    /// The length a record names (its low 22 bits), for an error message.
+    fn lengths(len: usize) -> String {
+        format!("{len} bytes")
     }
 }
 
@@ -267,22 +263,21 @@ fn remote<'a>(inst: &'a Instance, t: &Team, off: usize, pe: usize) -> Remote<'a>
     }
 }
 
-/// The word that announces the entry of call `e` with root `root` of the team of incarnation
-/// `inc`: a mark (never 0, so a cleared word never passes for one), 16 bits of the incarnation,
-/// root + 1, the call.
-fn net_word(e: u64, root: usize, inc: u32) -> u64 {
-    0x42 << 56 | ((inc & 0xffff) as u64) << 40 | (root as u64 + 1) << 32 | e as u32 as u64
+/// The word that announces the entry of call `e` with root `root` and `len` bytes of the team of
+/// incarnation `inc`: a mark (never 0, so a cleared word never passes for one), 16 bits of the
+/// incarnation with a fold of the length mixed in (a member of another length waits for another
+/// word, and its wait finds the root's record different), root + 1, the call.
+fn net_word(e: u64, root: usize, inc: u32, len: usize) -> u64 {
+    let l = len as u64;
+    let fold = (l ^ l >> 16 ^ l >> 32 ^ l >> 48) & 0xffff;
+    0x42 << 56 | ((u64::from(inc) ^ fold) & 0xffff) << 40 | (root as u64 + 1) << 32 | e as u32 as u64
 }
 
-/// The record of call `e` with root `root` and data of `kind`, and for a mail call its length
-/// (members that disagree on the kind named different lengths and wait in different places;
-/// mail calls of different lengths wait for different parts).
+/// The record of call `e` with root `root`, data of `kind` and its length (22 bits; members
+/// that disagree on the kind named different lengths and wait in different places, members of
+/// one kind and different lengths wait for different words or mail parts).
 fn record(e: u64, root: usize, kind: Kind, len: usize) -> u64 {
-    let len = if kind == Kind::Mail {
-        len as u64 & 0x3f_ffff
-    } else {
-        0
-    };
+    let len = len as u64 & 0x3f_ffff;
     (e as u32 as u64) << 32 | (kind as u64) << 30 | len << 8 | (root as u64 + 1)
 }
 
@@ -344,7 +339,14 @@ pub(super) fn broadcast(
     let routes = inst.routes();
     let mut result = Ok(());
     let mut contribution = rec & 0xffff_ffff;
-    let word = net_word(e, root, inst.team_cells().incarnation(t.slot));
+    // (a mail call's keys leave the length out: a message of another length is told apart by
+    // its size when taken)
+    let word = net_word(
+        e,
+        root,
+        inst.team_cells().incarnation(t.slot),
+        if kind == Kind::Mail { 0 } else { len },
+    );
     // a mail call's keys: the word names the call, root and team
     let key = |part: usize| crate::transport::MailKey {
         slot: t.slot as u32,
@@ -431,7 +433,7 @@ pub(super) fn broadcast(
                          named root {} and {}",
                         t.slot,
                         (r as u32 & 0xff).wrapping_sub(1),
-                        Kind::lengths((r >> 30) & 3, (r >> 8) as usize & 0x3f_ffff, t.slot)
+                        Kind::lengths((r >> 8) as usize & 0x3f_ffff)
                     );
                     crate::logging::write_stderr(&format!("aclshmem: [PE {me}] {msg}\n"));
                     mismatch.set(Some(Error::InvalidParam(msg)));
