@@ -1097,3 +1097,49 @@ pub fn reduce<T: Element>(
     bufs.keep();
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn call_tags_tell_families_lengths_and_records_apart() {
+        let f64b = Call::of(FCOLLECT, 64);
+        assert_eq!(
+            Call::from_tag(f64b.tag()).name(),
+            "an fcollect of 64 bytes per member"
+        );
+        // every ring payload's length is exact in a tag; longer ones saturate
+        assert_ne!(Call::of(FCOLLECT, 1024).tag(), Call::of(FCOLLECT, 1023).tag());
+        assert_eq!(Call::of(FCOLLECT, 5000).tag(), Call::of(FCOLLECT, 8000).tag());
+        // families differ at one length, and so do reduction operators
+        assert_ne!(f64b.tag(), Call::of(ALLTOALL, 64).tag());
+        assert_ne!(Call::reduce(Op::Sum, 64).tag(), Call::reduce(Op::Max, 64).tag());
+        assert_eq!(
+            Call::from_tag(Call::reduce(Op::Prod, 8).tag()).name(),
+            "a prod reduction of 8 bytes"
+        );
+        // a record's tag never equals a data tag of any length
+        for len in [0, 64, 4095, 4096, 1 << 20] {
+            for kind in [BROADCAST, FCOLLECT, ALLTOALL, COLLECT, REDUCE, REDUCE + 6] {
+                assert_ne!(Call::of(kind, len).agree_tag(), Call::of(kind, len).tag());
+            }
+        }
+        assert_eq!(
+            Call::from_tag(f64b.agree_tag()).name(),
+            "an fcollect of another length per member"
+        );
+        // the barrier path's argument word and length carry the root
+        let b = Call::broadcast(3, 100_000);
+        let said = sync::Said {
+            call: 7,
+            arg: b.arg(),
+            len: b.len,
+        };
+        assert_eq!(Call::from_said(said), b);
+        assert_eq!(
+            Call::from_said(said).name(),
+            "a broadcast of 100000 bytes from root 3"
+        );
+    }
+}
