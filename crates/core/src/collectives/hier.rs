@@ -725,13 +725,13 @@ fn announces(v: u64, word: u64) -> bool {
 /// The error of an exchange whose sender `from` marked its entry with call tag `theirs` where
 /// this PE made `mine`.
 fn differs(inst: &Instance, t: &Team, what: &str, mine: super::Call, from: usize, theirs: u16) -> Error {
-    Error::InvalidParam(format!(
-        "asymmetric {what} on team {}: every member must make the same call; this PE (PE {}) made {}, \
-         PE {from} made {}",
-        t.slot,
-        inst.my_pe(),
-        mine.name(),
-        super::Call::from_tag(theirs).name()
+    Error::InvalidParam(super::mismatch(
+        inst,
+        t,
+        what,
+        &mine,
+        &format!("PE {from}"),
+        &super::Call::from_tag(theirs).name(),
     ))
 }
 
@@ -944,9 +944,7 @@ pub(super) fn agree_pushed(inst: &Instance, t: &Team, g: &Groups, call: super::C
     if !eager_fits(t.slot, g.leaders.len(), 16) {
         return sync::barrier(inst, t);
     }
-    let mut rec = [0u8; 16];
-    rec[..4].copy_from_slice(&call.arg().to_le_bytes());
-    rec[8..].copy_from_slice(&call.len.to_le_bytes());
+    let rec = call.record();
     let mut differ = None;
     exchange_pushed(
         inst,
@@ -959,24 +957,20 @@ pub(super) fn agree_pushed(inst: &Instance, t: &Team, g: &Groups, call: super::C
         "call",
         |j, data| {
             if differ.is_none() && data[..16] != rec {
-                let theirs = super::Call::from_said(sync::Said {
-                    call: 0,
-                    arg: u32::from_le_bytes(data[..4].try_into().unwrap_or_default()),
-                    len: u64::from_le_bytes(data[8..16].try_into().unwrap_or_default()),
-                });
+                let theirs = super::Call::from_said(super::Call::said_of(data, 0));
                 differ = Some((t.world_pe(g.leaders[j]), theirs));
             }
         },
     )?;
     match differ {
         None => Ok(()),
-        Some((pe, theirs)) => Err(Error::InvalidParam(format!(
-            "asymmetric {what} on team {}: every member must make the same call; this PE (PE {}) made {}, \
-             PE {pe} made {}",
-            t.slot,
-            inst.my_pe(),
-            call.name(),
-            theirs.name()
+        Some((pe, theirs)) => Err(Error::InvalidParam(super::mismatch(
+            inst,
+            t,
+            what,
+            &call,
+            &format!("PE {pe}"),
+            &theirs.name(),
         ))),
     }
 }

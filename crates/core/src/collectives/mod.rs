@@ -129,6 +129,25 @@ impl Call {
         }
     }
 
+    /// The call's record in an agreement: its argument word, then (at 8) its length.
+    pub(crate) fn record(&self) -> [u8; 16] {
+        let mut rec = [0u8; 16];
+        rec[..4].copy_from_slice(&self.arg().to_le_bytes());
+        rec[8..].copy_from_slice(&self.len.to_le_bytes());
+        rec
+    }
+
+    /// The argument word and length of a [`Call::record`], as call `call`'s [`sync::Said`].
+    pub(crate) fn said_of(rec: &[u8], call: u64) -> sync::Said {
+        let arg = rec.get(..4).and_then(|b| b.try_into().ok());
+        let len = rec.get(8..16).and_then(|b| b.try_into().ok());
+        sync::Said {
+            call: call as u32,
+            arg: arg.map(u32::from_le_bytes).unwrap_or_default(),
+            len: len.map(u64::from_le_bytes).unwrap_or_default(),
+        }
+    }
+
     /// The family and root as [`sync::agreed`]'s argument word.
     fn arg(&self) -> u32 {
         (u32::from(self.kind) << 24) | (self.root & 0xff_ffff)
@@ -205,9 +224,7 @@ fn agreed<'a>(
     let describe = move |theirs: sync::Said, pe: usize| differ(inst, t, seq, call, theirs, pe);
     let describe: &(dyn Fn(sync::Said, usize) -> String + 'a) = &describe;
     if t.size > 1 && inst.all_direct() {
-        let mut rec = [0u8; 16];
-        rec[..4].copy_from_slice(&call.arg().to_le_bytes());
-        rec[8..].copy_from_slice(&call.len.to_le_bytes());
+        let rec = call.record();
         let (ring, tag) = (small::Ring::Narrow, call.agree_tag());
         small::publish(inst, t, ring, seq, &rec, 0, tag)?;
         for i in (0..t.size).filter(|&i| i != t.my_index) {
@@ -215,12 +232,10 @@ fn agreed<'a>(
             small::read(inst, t, ring, i, seq, 0, tag, 0, &mut theirs)?;
             if theirs != rec {
                 small::complete(inst, t, seq)?;
-                let said = sync::Said {
-                    call: seq as u32,
-                    arg: u32::from_le_bytes(theirs[..4].try_into().unwrap_or_default()),
-                    len: u64::from_le_bytes(theirs[8..].try_into().unwrap_or_default()),
-                };
-                return Err(Error::InvalidParam(describe(said, t.world_pe(i))));
+                return Err(Error::InvalidParam(describe(
+                    Call::said_of(&theirs, seq),
+                    t.world_pe(i),
+                )));
             }
         }
         small::complete(inst, t, seq)?;
@@ -247,9 +262,22 @@ fn differ(inst: &Instance, t: &Team, seq: u64, mine: Call, theirs: sync::Said, p
     } else {
         format!("another call (its call {} on the team)", theirs.call)
     };
+    mismatch(
+        inst,
+        t,
+        &format!("collective call {seq}"),
+        &mine,
+        &format!("PE {pe}"),
+        &other,
+    )
+}
+
+/// The message of an asymmetric call: `what` ("collective call 7", "fcollect") on `t`, where this
+/// PE made `mine` and `who` ("PE 3") made `theirs`.
+fn mismatch(inst: &Instance, t: &Team, what: &str, mine: &Call, who: &str, theirs: &str) -> String {
     format!(
-        "asymmetric collective call {seq} on team {}: every member must make the same call; this PE \
-         (PE {}) made {}, PE {pe} made {other}",
+        "asymmetric {what} on team {}: every member must make the same call; this PE (PE {}) made {}, \
+         {who} made {theirs}",
         t.slot,
         inst.my_pe(),
         mine.name()

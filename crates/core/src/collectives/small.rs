@@ -511,14 +511,13 @@ fn wait_flagged(
 
 /// The error of member `owner` making call `seq` as `theirs` where this PE made it with `tag`.
 fn asymmetric(inst: &Instance, team: &Team, seq: u64, tag: u16, owner: usize, theirs: super::Call) -> Error {
-    Error::InvalidParam(format!(
-        "asymmetric collective call {seq} on team {}: every member must make the same call; this PE \
-         (PE {}) made {}, member {owner} (PE {}) made {}",
-        team.slot,
-        inst.my_pe(),
-        super::Call::from_tag(tag).name(),
-        team.world_pe(owner),
-        theirs.name()
+    Error::InvalidParam(super::mismatch(
+        inst,
+        team,
+        &format!("collective call {seq}"),
+        &super::Call::from_tag(tag),
+        &format!("member {owner} (PE {})", team.world_pe(owner)),
+        &theirs.name(),
     ))
 }
 
