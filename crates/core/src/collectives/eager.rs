@@ -22,7 +22,8 @@
 //! * `CHAIN`: a running hash of the roots this member named (own, see below);
 //! * `CREDIT[j]`: the last call member j finished and its chain then (written by j);
 //! * `HIST[4]`: this member's chain at its last four credit points (own);
-//! * `VIEW[32]`: the record (call, root) of this member's last 32 calls (own; read remotely by a
+//! * `VIEW[views]`: the record (call, root, length) of this member's last 64 calls (32 on a
+//!   sync-pool slot; more than a root can be ahead: [`WIDE_VIEWS`]) (own; read remotely by a
 //!   member whose wait for data lasts);
 //! * `NET[depth][members]`: entries of a word and the data ([`entry_size`] bytes), entry
 //!   (e % depth, r) written by root r of call e in one notification
@@ -87,17 +88,31 @@ const COUNT: usize = 0;
 const CHAIN: usize = 8;
 const CREDIT: usize = 16; // [u64; MAX_MEMBERS]
 const HIST: usize = CREDIT + 8 * MAX_MEMBERS; // [u64; 4]
-/// Records kept, and the deepest ring: 2 members on slots 0-7 get 32 entries each, so credits go
-/// every 16 calls (2 nodes, 8-byte broadcast: 4.18 -> 3.59 us against a ring of 16; 4 members
-/// keep 16, all that fits).
-const VIEWS: usize = 32;
-const VIEW: usize = HIST + 32; // [u64; VIEWS]
-const NET: usize = VIEW + 8 * VIEWS;
+/// The deepest ring: 2 members on slots 0-7 get 32 entries each, so credits go every 16 calls (2
+/// nodes, 8-byte broadcast: 4.18 -> 3.59 us against a ring of 16; 4 members keep 16, all that
+/// fits).
+const MAX_DEPTH: usize = 32;
+/// Records kept on slots below [`WIDE_SLOTS`], and on the others ([`views`]): more calls than a
+/// root can be ahead of a member. A root enters call e + depth (and stores its record) before it
+/// waits there for the credit of a member still in call e, so a member that waits in call e for
+/// data that will not come must still find the root's record of call e (with as many records as
+/// entries, a root that ran a whole ring ahead had overwritten it: the member waited for ever for
+/// data, the root for its credit; 2 nodes, member 1 naming another length).
+const WIDE_VIEWS: usize = 2 * MAX_DEPTH;
+const SMALL_VIEWS: usize = 32;
+const VIEW: usize = HIST + 32; // [u64; views]
+/// Where the entries start in a slot's area ([`net`]).
+const WIDE_NET: usize = VIEW + 8 * WIDE_VIEWS;
+const SMALL_NET: usize = VIEW + 8 * SMALL_VIEWS;
 // a sync-pool area holds 2 entries for each of 8 members, a wide-ring region 8 for each of 8
 // and 16 for each of 4
-const _: () = assert!(NET + 2 * MAX_MEMBERS * (8 + EAGER_MAX) <= SMALL_BYTES);
-const _: () = assert!(NET + 8 * MAX_MEMBERS * (8 + WIDE_EAGER_MAX) <= WIDE_SLOT_BYTES);
-const _: () = assert!(NET + 16 * 4 * (8 + WIDE_EAGER_MAX) <= WIDE_SLOT_BYTES);
+const _: () = assert!(SMALL_NET + 2 * MAX_MEMBERS * (8 + EAGER_MAX) <= SMALL_BYTES);
+const _: () = assert!(WIDE_NET + 8 * MAX_MEMBERS * (8 + WIDE_EAGER_MAX) <= WIDE_SLOT_BYTES);
+const _: () = assert!(WIDE_NET + 16 * 4 * (8 + WIDE_EAGER_MAX) <= WIDE_SLOT_BYTES);
+// every ring is shallower than the records kept: on a sync-pool slot its ring (2 members hold
+// the most entries) and the mailboxes; on a wide slot any ring
+const _: () = assert!((SMALL_BYTES - SMALL_NET) / (2 * (8 + EAGER_MAX)) < SMALL_VIEWS);
+const _: () = assert!(MAIL_DEPTH < SMALL_VIEWS && MAX_DEPTH < WIDE_VIEWS);
 
 /// How long a member waits for pushed data before it reads the root's record of the call.
 const COMPARE_AFTER: std::time::Duration = std::time::Duration::from_millis(2);
@@ -136,16 +151,30 @@ fn entry_size(slot: usize) -> usize {
     8 + max_len(slot)
 }
 
-/// Entries per member in `slot`'s area: as many as fit, at most VIEWS (a member is never that many
-/// calls ahead of one whose record it reads).
-fn depth(members: usize, slot: usize) -> usize {
-    ((area_bytes(slot) - NET) / (members.max(1) * entry_size(slot))).min(VIEWS)
+/// Records of calls kept in `slot`'s area.
+fn views(slot: usize) -> usize {
+    if slot < WIDE_SLOTS {
+        WIDE_VIEWS
+    } else {
+        SMALL_VIEWS
+    }
 }
 
-/// Entries per member of `slot`'s big ring (0: the slot has none), at most VIEWS.
+/// Where the entries start in `slot`'s area, after its records.
+fn net(slot: usize) -> usize {
+    VIEW + 8 * views(slot)
+}
+
+/// Entries per member in `slot`'s area: as many as fit, at most [`MAX_DEPTH`] (fewer than the
+/// records kept: a root is never as many calls ahead of a member whose wait reads its record).
+fn depth(members: usize, slot: usize) -> usize {
+    ((area_bytes(slot) - net(slot)) / (members.max(1) * entry_size(slot))).min(MAX_DEPTH)
+}
+
+/// Entries per member of `slot`'s big ring (0: the slot has none), at most [`MAX_DEPTH`].
 fn big_depth(members: usize, slot: usize) -> usize {
     if slot < BIG_SLOTS {
-        (BIG_SLOT_BYTES / (members.max(1) * (8 + BIG_MAX))).min(VIEWS)
+        (BIG_SLOT_BYTES / (members.max(1) * (8 + BIG_MAX))).min(MAX_DEPTH)
     } else {
         0
     }
@@ -186,7 +215,7 @@ impl Kind {
 /// keep the members' reads of the root's source.)
 pub(super) const MAIL_MAX: usize = 256 * 1024;
 /// Calls a root may be ahead of a member with data in its mailbox (at least every credit period,
-/// see [`credit_period`], and at most VIEWS).
+/// see [`credit_period`], and at most [`MAX_DEPTH`]).
 const MAIL_DEPTH: usize = 16;
 
 /// Where one call's entries live, as device-heap offsets (a mail call has no entries).
@@ -205,7 +234,7 @@ impl Ring {
                 depth: big_depth(t.size, t.slot),
             },
             Kind::Small => Ring {
-                start: base(inst, t.slot) + NET,
+                start: base(inst, t.slot) + net(t.slot),
                 entry: entry_size(t.slot),
                 depth: depth(t.size, t.slot),
             },
@@ -224,7 +253,7 @@ impl Ring {
 /// (Half the big ring's depth doubled the credits of small calls on the world team: 2 nodes,
 /// 8-byte broadcast 10.1 -> 10.7 µs.)
 fn credit_period(members: usize, slot: usize) -> u64 {
-    // (every depth here is at most VIEWS = 2 * MAIL_DEPTH, so h <= MAIL_DEPTH too)
+    // (every depth here is at most MAX_DEPTH = 2 * MAIL_DEPTH, so h <= MAIL_DEPTH too)
     let h = (depth(members, slot) / 2).max(1);
     match big_depth(members, slot) {
         0 => h as u64,
@@ -328,7 +357,7 @@ pub(super) fn broadcast(
     let e = count.load(Ordering::Relaxed) + 1;
     count.store(e, Ordering::Relaxed);
     let rec = record(e, root, kind, len);
-    own(inst, t, VIEW + 8 * (e as usize % VIEWS)).store(rec, Ordering::Release);
+    own(inst, t, VIEW + 8 * (e as usize % views(t.slot))).store(rec, Ordering::Release);
     // entry (e % depth, r) of the call's ring, as a device-heap offset
     let entry = |r: usize| ring.start + ((e as usize % depth) * l + r) * ring.entry;
     let at = |off: usize, pe: usize| Remote {
@@ -420,7 +449,7 @@ pub(super) fn broadcast(
                 return false;
             }
             next_check.set(next_check.get() * 2);
-            let at = remote(inst, t, VIEW + 8 * (e as usize % VIEWS), root_pe);
+            let at = remote(inst, t, VIEW + 8 * (e as usize % views(t.slot)), root_pe);
             match inst
                 .routes()
                 .to(root_pe)
