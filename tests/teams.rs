@@ -15,7 +15,8 @@
 //!   against a reference computed in C; once per algorithm setting as well;
 //! * `asymmetric`, `asymmetric_broadcast`, `asymmetric_lengths`: splits, broadcasts and
 //!   collectives whose arguments differ between members fail instead of hanging, and write nothing
-//!   outside the calls' buffers;
+//!   outside the calls' buffers; `barrier_against_collective`: a member in a barrier while the
+//!   others make a collective call;
 //! * `bad_input`, `bad_algo`: error codes, before init and after finalize included.
 //!
 //! Every run has the launcher's own `--timeout` and a harness-side limit on top.
@@ -207,6 +208,32 @@ fn asymmetric_lengths_4pes_direct() {
         4,
         &[("ACLSHMEM_REDUCE_ALGO", "direct")],
     );
+}
+
+/// A member in a team barrier while the others make a collective call that waits for it: the
+/// call fails on the others instead of waiting for ever, the member's barrier counts the call as
+/// made and failed, and the team's calls match again (`team_tests.c barrier_against_collective`,
+/// one and two members in the barrier, the world team too). The detection reads the members'
+/// barrier words where they are mapped: the job runs with the inline path and shared memory
+/// whatever the suite's transport settings (through a transport such calls still wait, with
+/// warnings, as documented).
+fn barrier_against_collective(n: usize) {
+    scenario_env(
+        "barrier_against_collective",
+        &[],
+        n,
+        &[("ACLSHMEM_DIRECT_ACCESS", "1"), ("ACLSHMEM_TRANSPORT", "auto")],
+    );
+}
+
+#[test]
+fn barrier_against_collective_2pes() {
+    barrier_against_collective(2);
+}
+
+#[test]
+fn barrier_against_collective_4pes() {
+    barrier_against_collective(4);
 }
 
 #[test]

@@ -1706,6 +1706,87 @@ static void scenario_asymmetric_lengths(void)
     finish();
 }
 
+/* barrier_against_collective: on a team of every PE, member 0 (then members 0 and 1, with 3 PEs or
+   more) calls a team barrier while the others make a collective call in which they wait for member
+   0 (fcollect, alltoall, sum reduction and broadcast from member 0; on the rings and on the barrier
+   path). The others' call fails with ACLSHMEM_INVALID_PARAM instead of waiting for ever, they then
+   call the barrier, which lets the members in it out (their barrier counts the call as made and
+   failed), and the team's next calls match again: an fcollect and a reduction return every
+   member's data. */
+static void scenario_barrier_against_collective(void)
+{
+    init();
+    const int me = aclshmem_my_pe(), n = aclshmem_n_pes();
+    CHECK(n >= 2, "needs 2 PEs");
+    enum { BIG = 8192 };
+    unsigned char *src = aclshmem_malloc((size_t)BIG * n), *dst = aclshmem_malloc((size_t)BIG * n);
+    int64_t *a = aclshmem_malloc(8 * sizeof(int64_t)), *b = aclshmem_malloc(8 * sizeof(int64_t) * n);
+    CHECK(src && dst && a && b, "malloc");
+    memset(src, me + 1, (size_t)BIG * n);
+    aclshmem_team_t t = ACLSHMEM_TEAM_INVALID;
+    CHECK_RC(aclshmem_team_split_strided(ACLSHMEM_TEAM_WORLD, 0, 1, n, &t), 0);
+    const char *fams[] = {"fcollect", "alltoall", "sum", "broadcast"};
+    const size_t lens[] = {64, BIG};
+    for (int nb = 1; nb <= (n >= 3 ? 2 : 1); nb++) {
+        for (size_t k = 0; k < sizeof(lens) / sizeof(lens[0]); k++) {
+            for (int f = 0; f < 4; f++) {
+                const size_t len = lens[k];
+                aclshmem_barrier_all();
+                if (me < nb) {
+                    aclshmem_barrier(t);
+                } else {
+                    int rc = -1;
+                    switch (f) {
+                        case 0: rc = aclshmem_fcollectmem(t, dst, src, len); break;
+                        case 1: rc = aclshmem_alltoallmem(t, dst, src, len); break;
+                        case 2: rc = aclshmem_int64_sum_reduce(t, (int64_t *)dst, (int64_t *)src, len / 8); break;
+                        default: rc = aclshmem_broadcastmem(t, dst, src, len, 0); break;
+                    }
+                    CHECK(rc == ACLSHMEM_INVALID_PARAM, "%s of %zu against a barrier returned %d, expected %d", fams[f],
+                          len, rc, ACLSHMEM_INVALID_PARAM);
+                    aclshmem_barrier(t);
+                }
+                /* the team's calls match again */
+                for (int i = 0; i < 8; i++) {
+                    a[i] = (int64_t)me * 1000 + i + (int64_t)k * 10 + f;
+                }
+                CHECK_RC(aclshmem_fcollectmem(t, b, a, 8 * sizeof(int64_t)), 0);
+                for (int p = 0; p < n; p++) {
+                    for (int i = 0; i < 8; i++) {
+                        CHECK(b[p * 8 + i] == (int64_t)p * 1000 + i + (int64_t)k * 10 + f, "fcollect after %s of %zu: b[%d]",
+                              fams[f], len, p * 8 + i);
+                    }
+                }
+                CHECK_RC(aclshmem_int64_sum_reduce(t, b, a, 8), 0);
+                CHECK(b[0] == (int64_t)n * (n - 1) / 2 * 1000 + (int64_t)n * ((int64_t)k * 10 + f), "sum after %s of %zu",
+                      fams[f], len);
+            }
+        }
+    }
+    aclshmem_team_destroy(t);
+    /* the world team: barrier_all against a reduction, then the world's calls match again */
+    aclshmem_barrier_all();
+    if (me == 0) {
+        aclshmem_barrier_all();
+    } else {
+        int rc = aclshmem_int64_sum_reduce(ACLSHMEM_TEAM_WORLD, (int64_t *)dst, (int64_t *)src, 8);
+        CHECK(rc == ACLSHMEM_INVALID_PARAM, "world reduction against barrier_all returned %d", rc);
+        aclshmem_barrier_all();
+    }
+    for (int i = 0; i < 8; i++) {
+        a[i] = (int64_t)me * 1000 + i;
+    }
+    CHECK_RC(aclshmem_fcollectmem(ACLSHMEM_TEAM_WORLD, b, a, 8 * sizeof(int64_t)), 0);
+    for (int p = 0; p < n; p++) {
+        CHECK(b[p * 8 + 3] == (int64_t)p * 1000 + 3, "world fcollect after the asymmetric calls: b[%d]", p * 8 + 3);
+    }
+    aclshmem_free(b);
+    aclshmem_free(a);
+    aclshmem_free(dst);
+    aclshmem_free(src);
+    finish();
+}
+
 int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
@@ -1735,6 +1816,8 @@ int main(int argc, char **argv)
         scenario_asymmetric_broadcast();
     } else if (strcmp(argv[1], "asymmetric_lengths") == 0) {
         scenario_asymmetric_lengths();
+    } else if (strcmp(argv[1], "barrier_against_collective") == 0) {
+        scenario_barrier_against_collective();
     } else if (strcmp(argv[1], "bad_algo") == 0) {
         scenario_bad_algo(argc, argv);
     } else {

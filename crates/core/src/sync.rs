@@ -67,14 +67,95 @@ fn epoch_remote(inst: &Instance, slot: usize, pe: usize) -> Remote<'_> {
     }
 }
 
+/// Word `off` of `slot`'s line of the sync counters in world PE `pe`'s copy (0: the arrival word,
+/// [`epoch_remote`]; [`SKIPPED`]).
+fn counter_word(inst: &Instance, slot: usize, off: usize, pe: usize) -> Option<&AtomicU64> {
+    let p = inst
+        .device()
+        .direct_addr(inst.sync_counters() + slot * SYNC_COUNTER_SIZE + off, pe)?;
+    // SAFETY: an 8-byte aligned word of the slot's line (64 bytes) in the sync counters of a
+    // mapped heap, for the instance's lifetime, only accessed atomically.
+    Some(unsafe { &*(p as *const AtomicU64) })
+}
+
+/// In a member's line of the sync counters: the collective call the other members made while
+/// this member waited in a barrier of the team instead (written by them, [`skipped`]; read by
+/// the member when its barrier ends, [`barrier`]).
+const SKIPPED: usize = 8;
+const _: () = assert!(SKIPPED + 8 <= SYNC_COUNTER_SIZE);
+
+/// A member of `team` waits in a barrier ([`waits_in_barrier`]) where this PE made call `seq`,
+/// which fails: every other member is told, before this PE can arrive at that barrier, so that
+/// the members in the barrier count call `seq` as made (and failed) when it ends, and the team's
+/// later calls match again on every member (the members that made the call have counted it
+/// already: the mark is not theirs, [`skipped_call`]).
+pub(crate) fn skipped(inst: &Instance, team: &Team, seq: u64) {
+    for i in (0..team.size).filter(|&i| i != team.my_index) {
+        if let Some(w) = counter_word(inst, team.slot, SKIPPED, team.world_pe(i)) {
+            w.store(seq, Ordering::Release);
+        }
+    }
+}
+
+/// A barrier of `team` ended (every member mapped here): if the others made collective call
+/// `seq` while this PE waited in it ([`skipped`]; their marks were stored before they arrived,
+/// so they are visible now), the call is counted as made here too, and failed, and so is the
+/// barrier.
+fn skipped_call(inst: &Instance, team: &Team) -> Result<()> {
+    let cells = inst.team_cells();
+    let next = cells.seq(team.slot) + 1;
+    let Some(w) = counter_word(inst, team.slot, SKIPPED, inst.my_pe()) else {
+        return Ok(());
+    };
+    if w.load(Ordering::Acquire) != next {
+        return Ok(());
+    }
+    let seq = crate::collectives::skip_call(inst, team);
+    let msg = format!(
+        "asymmetric calls on team {}: this PE (PE {}) waited in a barrier (or sync) while the other \
+         members made collective call {seq}; the call failed on every member",
+        team.slot,
+        inst.my_pe()
+    );
+    crate::logging::write_stderr(&format!("aclshmem: [PE {}] {msg}\n", inst.my_pe()));
+    Err(Error::InvalidParam(msg))
+}
+
 /// Records that this PE arrived at the barrier that ends generation `seen`.
 fn arrived(inst: &Instance, slot: usize, seen: u64) {
     let p = inst
         .device()
         .local_addr(epoch_remote(inst, slot, inst.my_pe()).off);
     // SAFETY: an 8-byte word of this slot's line in the sync counters of our own heap, accessed
-    // only atomically; Relaxed: it is diagnostic only and orders nothing.
-    unsafe { AtomicU64::from_ptr(p.cast()) }.store(seen.wrapping_add(1), Ordering::Relaxed);
+    // only atomically. Release: a member that sees it ([`waits_in_barrier`]) also sees what this
+    // PE published before the barrier.
+    unsafe { AtomicU64::from_ptr(p.cast()) }.store(seen.wrapping_add(1), Ordering::Release);
+}
+
+/// Whether member `member` of `team` waits in a barrier of the team that this PE, which is not in
+/// one, has not entered: it cannot leave before this PE arrives, so whatever it publishes before
+/// that barrier (a collective call's data or record) it published already, and what this PE
+/// waits for from it (a call it has not published) it will never publish there. Every member
+/// mapped here only (else `false`). Two members: the other's arrivals counted in this PE's
+/// `ROUND` outnumber this PE's barriers (`ROUND_SEEN`); more: the member recorded its arrival at
+/// the barrier that ends the team's current generation (members record once their wait lasts,
+/// [`record_once`]; before that this answers `false`). Acquire: what the member wrote before the
+/// barrier is visible to this PE afterwards.
+pub(crate) fn waits_in_barrier(inst: &Instance, team: &Team, member: usize) -> bool {
+    if !inst.all_direct() || team.size < 2 || member == team.my_index || member >= team.size {
+        return false;
+    }
+    if team.size == 2 {
+        let arrivals = own_word(inst, team.slot, ROUND).load(Ordering::Acquire);
+        let entered = own_word(inst, team.slot, ROUND_SEEN).load(Ordering::Relaxed);
+        return (arrivals.wrapping_sub(entered) as i64) > 0;
+    }
+    let Ok(generation) = word(inst, team.slot, GENERATION, team.world_pe(0)) else {
+        return false;
+    };
+    let current = generation.load(Ordering::Acquire);
+    counter_word(inst, team.slot, 0, team.world_pe(member))
+        .is_some_and(|epoch| epoch.load(Ordering::Acquire) == current.wrapping_add(1))
 }
 
 /// A waiter records its arrival once its wait has lasted long enough to be watched: before
@@ -134,6 +215,9 @@ fn timed_out(inst: &Instance, team: &Team, seen: u64, e: Expired) -> Error {
 /// (called before the team's first barrier).
 pub(crate) fn reset(inst: &Instance, slot: usize) {
     arrived(inst, slot, u64::MAX);
+    if let Some(w) = counter_word(inst, slot, SKIPPED, inst.my_pe()) {
+        w.store(0, Ordering::Relaxed);
+    }
     for off in [
         AGREE_VALUE,
         AGREE_LEN,
@@ -338,7 +422,8 @@ pub fn barrier(inst: &Instance, team: &Team) -> Result<()> {
         return barrier_generic(inst, team);
     }
     if team.size == 2 {
-        return barrier_pair(inst, team);
+        barrier_pair(inst, team)?;
+        return skipped_call(inst, team);
     }
     let root = team.world_pe(0);
     let arrive = word(inst, team.slot, ARRIVE, root)?;
@@ -349,7 +434,8 @@ pub fn barrier(inst: &Instance, team: &Team) -> Result<()> {
     let mut dep = Departure::default();
     aclshmem_protocol::barrier::central(arrive, generation, team.size as u64, |seen| {
         barrier_snooze(inst, team, seen, &mut w, &mut recorded, &mut dep)
-    })
+    })?;
+    skipped_call(inst, team)
 }
 
 /// Barrier of a team of two directly addressable members: each increments the other's round-0

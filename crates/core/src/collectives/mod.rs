@@ -172,6 +172,18 @@ impl Call {
         }
     }
 
+    /// For an error message, the family alone: "a broadcast", "a sum reduction".
+    pub(crate) fn family_name(&self) -> String {
+        match self.kind {
+            k if k >= REDUCE && usize::from(k - REDUCE) < OPS.len() => {
+                format!("a {} reduction", OPS[usize::from(k - REDUCE)].1)
+            }
+            ALLTOALL => "an alltoall".to_string(),
+            FCOLLECT => "an fcollect".to_string(),
+            _ => format!("a {}", self.family()),
+        }
+    }
+
     /// For an error message: "a broadcast of 64 bytes from root 1".
     pub(crate) fn name(&self) -> String {
         let len = if self.len == u64::MAX {
@@ -195,6 +207,15 @@ impl Call {
                 .to_string(),
         }
     }
+}
+
+/// Counts the next collective call on `t` as made by this PE and failed (the other members made
+/// it while this PE waited in a barrier, `sync::skipped`): its number, completed here so that
+/// nobody waits for this PE to read it. Returns the call's number.
+pub(crate) fn skip_call(inst: &Instance, t: &Team) -> u64 {
+    let seq = small::next_seq(inst, t);
+    let _ = small::complete(inst, t, seq);
+    seq
 }
 
 /// Runs `body`, which moves the data of call `seq` (`call` on this PE), once every member is known

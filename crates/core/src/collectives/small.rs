@@ -486,6 +486,14 @@ fn wait_flagged(
                 disagreement(inst, team, ring, p)?;
             }
             elsewhere(inst, team, ring, owner, seq, tag)?;
+            // the owner waits in a barrier this PE never entered: what it published before that
+            // barrier is visible now (`waits_in_barrier`), so a call still missing never comes
+            if crate::sync::waits_in_barrier(inst, team, owner)
+                && flag.load(Ordering::Acquire) & !FAILED != seq
+            {
+                crate::sync::skipped(inst, team, seq);
+                return Err(in_barrier(inst, team, seq, tag, owner));
+            }
         }
         Ok(())
     })?;
@@ -519,6 +527,22 @@ fn asymmetric(inst: &Instance, team: &Team, seq: u64, tag: u16, owner: usize, th
         &format!("member {owner} (PE {})", team.world_pe(owner)),
         &theirs.name(),
     ))
+}
+
+/// The error of member `owner` waiting in a barrier of the team where this PE makes call `seq`
+/// (as `tag`).
+fn in_barrier(inst: &Instance, team: &Team, seq: u64, tag: u16, owner: usize) -> Error {
+    let msg = format!(
+        "asymmetric collective call {seq} on team {}: every member must make the same collective calls \
+         in the same order; this PE (PE {}) made {}, member {owner} (PE {}) waits in a barrier (or \
+         sync) of the team instead",
+        team.slot,
+        inst.my_pe(),
+        super::Call::from_tag(tag).family_name(),
+        team.world_pe(owner)
+    );
+    crate::logging::write_stderr(&format!("aclshmem: [PE {}] {msg}\n", inst.my_pe()));
+    Error::InvalidParam(msg)
 }
 
 /// A long wait for member `owner`'s publication of call `seq`: fails when the owner made the call
