@@ -110,7 +110,10 @@ fn skipped_call(inst: &Instance, team: &Team) -> Result<()> {
     if w.load(Ordering::Acquire) != next {
         return Ok(());
     }
-    let seq = crate::collectives::skip_call(inst, team);
+    // the call is made here by taking its number; its completion is recorded when this PE's next
+    // call on the team starts (as for every call, `collectives::small::next_seq`), and nobody
+    // waits for it before then: the others' later calls wait for that next call anyway
+    let seq = cells.next_seq(team.slot);
     let msg = format!(
         "asymmetric calls on team {}: this PE (PE {}) waited in a barrier (or sync) while the other \
          members made collective call {seq}; the call failed on every member",

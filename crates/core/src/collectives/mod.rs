@@ -209,15 +209,6 @@ impl Call {
     }
 }
 
-/// Counts the next collective call on `t` as made by this PE and failed (the other members made
-/// it while this PE waited in a barrier, `sync::skipped`): its number, completed here so that
-/// nobody waits for this PE to read it. Returns the call's number.
-pub(crate) fn skip_call(inst: &Instance, t: &Team) -> u64 {
-    let seq = small::next_seq(inst, t);
-    let _ = small::complete(inst, t, seq);
-    seq
-}
-
 /// Runs `body`, which moves the data of call `seq` (`call` on this PE), once every member is known
 /// to make the same call, then a closing barrier (nobody reuses a buffer another member still
 /// reads or writes). `body` compares a member's call before it touches that member's buffers
