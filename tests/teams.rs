@@ -16,7 +16,7 @@
 //! * `asymmetric`, `asymmetric_broadcast`, `asymmetric_lengths`: splits, broadcasts and
 //!   collectives whose arguments differ between members fail instead of hanging, and write nothing
 //!   outside the calls' buffers; `barrier_against_collective`: a member in a barrier while the
-//!   others make a collective call;
+//!   others make a collective call; `asymmetric_mix`: a random mix of all of these;
 //! * `bad_input`, `bad_algo`: error codes, before init and after finalize included.
 //!
 //! Every run has the launcher's own `--timeout` and a harness-side limit on top.
@@ -234,6 +234,26 @@ fn barrier_against_collective_2pes() {
 #[test]
 fn barrier_against_collective_4pes() {
     barrier_against_collective(4);
+}
+
+/// A reproducible random mix of well-formed calls, calls of another length and a member in a
+/// barrier instead (`team_tests.c asymmetric_mix`): documented returns, nothing written past a
+/// dest, the team's calls matching after each one. Two seeds on 3 and 4 PEs, one with the push
+/// and scatter algorithms (their barrier path for every length above the rings).
+#[test]
+fn asymmetric_mix_3_and_4pes() {
+    let env = [("ACLSHMEM_DIRECT_ACCESS", "1"), ("ACLSHMEM_TRANSPORT", "auto")];
+    scenario_env("asymmetric_mix", &["1", "150"], 3, &env);
+    scenario_env("asymmetric_mix", &["7", "150"], 4, &env);
+    let push = [
+        ("ACLSHMEM_DIRECT_ACCESS", "1"),
+        ("ACLSHMEM_TRANSPORT", "auto"),
+        ("ACLSHMEM_BCAST_ALGO", "push"),
+        ("ACLSHMEM_COLLECT_ALGO", "push"),
+        ("ACLSHMEM_ALLTOALL_ALGO", "push"),
+        ("ACLSHMEM_REDUCE_ALGO", "scatter"),
+    ];
+    scenario_env("asymmetric_mix", &["11", "150"], 3, &push);
 }
 
 #[test]

@@ -1787,6 +1787,104 @@ static void scenario_barrier_against_collective(void)
     finish();
 }
 
+/* asymmetric_mix <seed> <calls>: a reproducible random mix of well-formed and asymmetric calls on a
+   team of every PE: fcollect, alltoall, sum reduction and broadcast (root 0 or any), 8 B to 8 KiB
+   (both rings and the barrier path), each either made alike by every member, or with one member
+   naming another length, or with one member in a team barrier instead. Every call returns 0 or
+   ACLSHMEM_INVALID_PARAM as documented (well-formed calls 0; fcollect, alltoall and reductions
+   of another length, and calls that wait for the member in the barrier, INVALID_PARAM), nothing
+   is written past any member's dest, and after each call an fcollect on the team returns every
+   member's data. The one documented exception: a broadcast from a root that did not wait for the
+   member in the barrier (the rings) leaves that member a call behind: the team is made anew. */
+static uint64_t g_mix;
+
+static uint32_t mix_next(void)
+{
+    g_mix = g_mix * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (uint32_t)(g_mix >> 33);
+}
+
+static void scenario_asymmetric_mix(int argc, char **argv)
+{
+    init();
+    const int me = aclshmem_my_pe(), n = aclshmem_n_pes();
+    g_mix = argc > 2 ? strtoull(argv[2], NULL, 0) : 1;
+    const int calls = argc > 3 ? atoi(argv[3]) : 100;
+    enum { MAXLEN = 8192, SLACK = 256 };
+    const size_t room = (size_t)MAXLEN * n + SLACK;
+    unsigned char *src = aclshmem_malloc((size_t)MAXLEN * n), *dst = aclshmem_malloc(room);
+    int64_t *a = aclshmem_malloc(8 * sizeof(int64_t)), *b = aclshmem_malloc(8 * sizeof(int64_t) * n);
+    CHECK(src && dst && a && b, "malloc");
+    memset(src, me + 1, (size_t)MAXLEN * n);
+    aclshmem_team_t t = ACLSHMEM_TEAM_INVALID;
+    CHECK_RC(aclshmem_team_split_strided(ACLSHMEM_TEAM_WORLD, 0, 1, n, &t), 0);
+    static const size_t lens[] = {8, 32, 64, 128, 512, 1024, 2048, 4096, 8192};
+    const int nl = (int)(sizeof lens / sizeof lens[0]);
+    for (int c = 0; c < calls; c++) {
+        const int fam = (int)(mix_next() % 5); /* fcollect, alltoall, sum, broadcast from 0, from any */
+        const size_t len = lens[mix_next() % nl];
+        int kind = (int)(mix_next() % 3); /* alike, another length, a barrier instead */
+        const int who = (int)(mix_next() % n);
+        const size_t len2 = lens[mix_next() % nl];
+        const int root = fam == 4 ? (int)(mix_next() % n) : 0;
+        if (kind == 1 && len2 == len) {
+            kind = 0;
+        }
+        const size_t mine = (kind == 1 && me == who) ? len2 : len;
+        const size_t used = fam <= 1 ? mine * n : mine;
+        memset(dst, 0, used);
+        memset(dst + used, 0xAB, room - used);
+        aclshmem_barrier_all();
+        if (kind == 2 && me == who) {
+            aclshmem_barrier(t);
+        } else {
+            int rc = -1;
+            switch (fam) {
+                case 0: rc = aclshmem_fcollectmem(t, dst, src, mine); break;
+                case 1: rc = aclshmem_alltoallmem(t, dst, src, mine); break;
+                case 2: rc = aclshmem_int64_sum_reduce(t, (int64_t *)dst, (int64_t *)src, mine / 8); break;
+                default: rc = aclshmem_broadcastmem(t, dst, src, mine, root); break;
+            }
+            const char *what = fam == 0 ? "fcollect" : fam == 1 ? "alltoall" : fam == 2 ? "sum" : "broadcast";
+            if (kind == 0) {
+                CHECK(rc == 0, "call %d: %s of %zu returned %d", c, what, len, rc);
+            } else if (kind == 1) {
+                CHECK(rc == 0 || rc == ACLSHMEM_INVALID_PARAM, "call %d: %s of %zu / %zu returned %d", c, what, len,
+                      len2, rc);
+                CHECK(fam >= 3 || rc != 0, "call %d: %s of %zu (member %d: %zu) succeeded", c, what, len, who, len2);
+            } else {
+                CHECK(rc == ACLSHMEM_INVALID_PARAM || (fam >= 3 && root != who && rc == 0),
+                      "call %d: %s of %zu (root %d) against member %d's barrier returned %d", c, what, len, root, who,
+                      rc);
+                aclshmem_barrier(t);
+            }
+        }
+        aclshmem_barrier_all();
+        CHECK(asym_canaries_ok(dst + used, room - used), "call %d: written past dest (family %d, kind %d)", c, fam,
+              kind);
+        if (kind == 2 && fam >= 3 && root != who) {
+            aclshmem_team_destroy(t);
+            CHECK_RC(aclshmem_team_split_strided(ACLSHMEM_TEAM_WORLD, 0, 1, n, &t), 0);
+        }
+        for (int i = 0; i < 8; i++) {
+            a[i] = (int64_t)me * 1000 + i + c;
+        }
+        CHECK_RC(aclshmem_fcollectmem(t, b, a, 8 * sizeof(int64_t)), 0);
+        for (int p = 0; p < n; p++) {
+            for (int i = 0; i < 8; i++) {
+                CHECK(b[p * 8 + i] == (int64_t)p * 1000 + i + c, "call %d (family %d, kind %d, member %d): b[%d]", c,
+                      fam, kind, who, p * 8 + i);
+            }
+        }
+    }
+    aclshmem_team_destroy(t);
+    aclshmem_free(b);
+    aclshmem_free(a);
+    aclshmem_free(dst);
+    aclshmem_free(src);
+    finish();
+}
+
 int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
@@ -1818,6 +1916,8 @@ int main(int argc, char **argv)
         scenario_asymmetric_lengths();
     } else if (strcmp(argv[1], "barrier_against_collective") == 0) {
         scenario_barrier_against_collective();
+    } else if (strcmp(argv[1], "asymmetric_mix") == 0) {
+        scenario_asymmetric_mix(argc, argv);
     } else if (strcmp(argv[1], "bad_algo") == 0) {
         scenario_bad_algo(argc, argv);
     } else {

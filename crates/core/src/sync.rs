@@ -78,17 +78,18 @@ fn counter_word(inst: &Instance, slot: usize, off: usize, pe: usize) -> Option<&
     Some(unsafe { &*(p as *const AtomicU64) })
 }
 
-/// In a member's line of the sync counters: the collective call the other members made while
-/// this member waited in a barrier of the team instead (written by them, [`skipped`]; read by
-/// the member when its barrier ends, [`barrier`]).
+/// In a member's line of the sync counters: the last collective call the other members made
+/// while this member waited in a barrier of the team instead (written by them, [`skipped`]; read
+/// by the member when its barrier ends, [`barrier`]).
 const SKIPPED: usize = 8;
 const _: () = assert!(SKIPPED + 8 <= SYNC_COUNTER_SIZE);
 
 /// A member of `team` waits in a barrier ([`waits_in_barrier`]) where this PE made call `seq`,
 /// which fails: every other member is told, before this PE can arrive at that barrier, so that
-/// the members in the barrier count call `seq` as made (and failed) when it ends, and the team's
-/// later calls match again on every member (the members that made the call have counted it
-/// already: the mark is not theirs, [`skipped_call`]).
+/// the members in the barrier count the calls up to `seq` as made (and failed) when it ends, and
+/// the team's later calls match again on every member (the members that made the call have
+/// counted it already: the mark is not theirs, [`skipped_call`]). (Several calls: broadcasts from
+/// a root that waits for nobody until its ring comes round.)
 pub(crate) fn skipped(inst: &Instance, team: &Team, seq: u64) {
     for i in (0..team.size).filter(|&i| i != team.my_index) {
         if let Some(w) = counter_word(inst, team.slot, SKIPPED, team.world_pe(i)) {
@@ -97,26 +98,32 @@ pub(crate) fn skipped(inst: &Instance, team: &Team, seq: u64) {
     }
 }
 
-/// A barrier of `team` ended (every member mapped here): if the others made collective call
-/// `seq` while this PE waited in it ([`skipped`]; their marks were stored before they arrived,
-/// so they are visible now), the call is counted as made here too, and failed, and so is the
-/// barrier.
+/// A barrier of `team` ended (every member mapped here): if the others made collective calls
+/// while this PE waited in it ([`skipped`]: the call in which they found this PE, or another
+/// member, in the barrier; their marks were stored before they arrived, so they are visible now),
+/// those calls are counted as made here too, and failed, and so is the barrier.
 fn skipped_call(inst: &Instance, team: &Team) -> Result<()> {
     let cells = inst.team_cells();
     let next = cells.seq(team.slot) + 1;
     let Some(w) = counter_word(inst, team.slot, SKIPPED, inst.my_pe()) else {
         return Ok(());
     };
-    if w.load(Ordering::Acquire) != next {
+    let last = w.load(Ordering::Acquire);
+    if last < next {
         return Ok(());
     }
-    // the call is made here by taking its number; its completion is recorded when this PE's next
-    // call on the team starts (as for every call, `collectives::small::next_seq`), and nobody
-    // waits for it before then: the others' later calls wait for that next call anyway
-    let seq = cells.next_seq(team.slot);
+    // the calls are made here by taking their numbers; their completion is recorded when this
+    // PE's next call on the team starts (as for every call, `collectives::small::next_seq`), and
+    // nobody waits for it before then: the others' later calls wait for that next call anyway
+    cells.skip_to(team.slot, last);
+    let calls = if last == next {
+        format!("collective call {next}")
+    } else {
+        format!("collective calls {next} to {last}")
+    };
     let msg = format!(
         "asymmetric calls on team {}: this PE (PE {}) waited in a barrier (or sync) while the other \
-         members made collective call {seq}; the call failed on every member",
+         members made {calls}; they failed there",
         team.slot,
         inst.my_pe()
     );

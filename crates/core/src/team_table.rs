@@ -377,6 +377,14 @@ impl TeamCells {
         self.seq[slot].load(Ordering::Relaxed)
     }
 
+    /// Counts the calls of `slot` up to `seq` as made (the other members made them while this PE
+    /// waited in a barrier, `sync::skipped`): [`TeamCells::next_seq`] gives out `seq + 1` next.
+    pub fn skip_to(&self, slot: usize, seq: u64) {
+        if seq > self.seq(slot) {
+            self.seq[slot].store(seq, Ordering::Relaxed);
+        }
+    }
+
     /// A call of `slot` every other member is known to have completed (0: none yet).
     #[inline]
     pub fn known(&self, slot: usize) -> u64 {

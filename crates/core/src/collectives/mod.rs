@@ -239,6 +239,10 @@ fn agreed<'a>(
         let rec = call.record();
         let (ring, tag) = (small::Ring::Narrow, call.agree_tag());
         small::publish(inst, t, ring, seq, &rec, 0, tag)?;
+        if call.kind == BROADCAST {
+            // the root that took the rings (another length) finds this member's view of the call
+            small::note_view(inst, t, ring, seq, (call.root + 1) as u16, call.tag())?;
+        }
         for i in (0..t.size).filter(|&i| i != t.my_index) {
             let mut theirs = [0u8; 16];
             small::read(inst, t, ring, i, seq, 0, tag, 0, &mut theirs)?;
@@ -489,6 +493,9 @@ fn broadcast_impl(
                 // SAFETY: checked symmetric, non-overlapping buffers of `len` bytes in our own heap.
                 unsafe { copy(s.mine(), d.mine(), len) };
             }
+            // the root reads nothing of the call: complete, as every call does before it returns
+            // (a member waiting for this PE's completion looks for it in a barrier otherwise)
+            small::complete(inst, t, seq)?;
             return small::wait_all_completed(inst, t, seq);
         }
         let p = small::wait_published(inst, t, small::Ring::Narrow, root as usize, seq, view, call.tag())?;

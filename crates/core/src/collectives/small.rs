@@ -263,6 +263,10 @@ fn done(inst: &Instance, slot: usize, pe: usize) -> Result<&AtomicU64> {
 /// Bits of a done word holding the call (the rest: the team's incarnation).
 const CALL_BITS: u32 = 40;
 const CALL_MASK: u64 = (1 << CALL_BITS) - 1;
+/// How far ahead of its own calls a member that leaves a team marks its done word ([`drain`]):
+/// past any call the others can be in, within the half of the call space [`done_reached`] takes
+/// for "at or after".
+const LEFT_AHEAD: u64 = 1 << (CALL_BITS - 2);
 
 /// A done word: member completed call `seq` of the team of incarnation `inc` (both truncated;
 /// calls compare modulo 2^40, and members are never that many calls apart).
@@ -390,6 +394,16 @@ pub fn publish(
     Ok(())
 }
 
+/// Records `view` (a broadcast's root + 1) as this PE's view of call `seq` in `ring`, as a
+/// reader's wait does: a member that made a broadcast on the barrier path (its length) read
+/// nothing from the root's ring, and the root's [`verify`] looks for the view of every member.
+pub fn note_view(inst: &Instance, team: &Team, ring: Ring, seq: u64, view: u16, tag: u16) -> Result<()> {
+    let p = index(team.slot, ring, seq);
+    word(inst, team.slot, ring, Word::View, p, inst.my_pe())?
+        .store(record(seq, view, tag), Ordering::Relaxed);
+    Ok(())
+}
+
 /// Waits for member `owner`'s call `seq` and copies `out.len()` bytes of it starting at `at`;
 /// `view` and `tag` as in [`record`]. The caller ends the call with [`complete`].
 #[allow(clippy::too_many_arguments)]
@@ -491,8 +505,7 @@ fn wait_flagged(
             if crate::sync::waits_in_barrier(inst, team, owner)
                 && flag.load(Ordering::Acquire) & !FAILED != seq
             {
-                crate::sync::skipped(inst, team, seq);
-                return Err(in_barrier(inst, team, seq, tag, owner));
+                return Err(in_barrier(inst, team, seq, Some(tag), owner));
             }
         }
         Ok(())
@@ -530,15 +543,20 @@ fn asymmetric(inst: &Instance, team: &Team, seq: u64, tag: u16, owner: usize, th
 }
 
 /// The error of member `owner` waiting in a barrier of the team where this PE makes call `seq`
-/// (as `tag`).
-fn in_barrier(inst: &Instance, team: &Team, seq: u64, tag: u16, owner: usize) -> Error {
+/// (`tag`, when known), which it will never make: the members in the barrier are told
+/// ([`crate::sync::skipped`]) before this PE can arrive there.
+fn in_barrier(inst: &Instance, team: &Team, seq: u64, tag: Option<u16>, owner: usize) -> Error {
+    crate::sync::skipped(inst, team, seq);
+    let mine = match tag {
+        Some(tag) => super::Call::from_tag(tag).family_name(),
+        None => "a collective call".to_string(),
+    };
     let msg = format!(
         "asymmetric collective call {seq} on team {}: every member must make the same collective calls \
-         in the same order; this PE (PE {}) made {}, member {owner} (PE {}) waits in a barrier (or \
+         in the same order; this PE (PE {}) made {mine}, member {owner} (PE {}) waits in a barrier (or \
          sync) of the team instead",
         team.slot,
         inst.my_pe(),
-        super::Call::from_tag(tag).family_name(),
         team.world_pe(owner)
     );
     crate::logging::write_stderr(&format!("aclshmem: [PE {}] {msg}\n", inst.my_pe()));
@@ -623,6 +641,13 @@ fn wait_completed(inst: &Instance, team: &Team, seq: u64, want: u64) -> Result<(
                 if snoozes >= COMPARE_AFTER && snoozes.is_power_of_two() {
                     for &ring in rings_of(team.slot) {
                         disagreement(inst, team, ring, index(team.slot, ring, seq))?;
+                    }
+                    // every call completes before it returns, so a member in a barrier this PE
+                    // has not entered (whatever it did is visible now) never completes `want`
+                    if crate::sync::waits_in_barrier(inst, team, i)
+                        && !done_reached(d.load(Ordering::Acquire), inc, want)
+                    {
+                        return Err(in_barrier(inst, team, seq, None, i));
                     }
                 }
                 Ok::<(), Error>(())
@@ -774,12 +799,18 @@ pub fn drain(inst: &Instance, team: &Team) -> Result<()> {
     }
     let cells = inst.team_cells();
     let seq = cells.seq(team.slot);
-    complete(inst, team, seq)?;
+    let inc = cells.incarnation(team.slot);
+    // This PE reads nothing more of the team: its done word says so for every call the others
+    // made, not only for its own last one. A member that is calls behind the others (it waited in
+    // a barrier while they broadcast from a root that did not wait for it) would otherwise leave
+    // the root waiting here for ever for calls it never made, while it went on to the slot's next
+    // team, which needs that root.
+    let d = done(inst, team.slot, inst.my_pe())?;
+    ring::complete(d, done_value(inc, seq + LEFT_AHEAD));
     let last = cells.published(team.slot);
     if last == 0 {
         return Ok(());
     }
-    let inc = cells.incarnation(team.slot);
     for i in (0..team.size).filter(|&i| i != team.my_index) {
         let pe = team.world_pe(i);
         let d = done(inst, team.slot, pe)?;
