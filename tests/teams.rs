@@ -236,9 +236,9 @@ fn barrier_against_collective_4pes() {
     barrier_against_collective(4);
 }
 
-/// A reproducible random mix of well-formed calls, calls of another length and a member in a
-/// barrier instead (`team_tests.c asymmetric_mix`): documented returns, nothing written past a
-/// dest, the team's calls matching after each one. Two seeds on 3 and 4 PEs, one with the push
+/// A reproducible random mix of well-formed calls, calls of another length, family or root and a
+/// member in a barrier instead (`team_tests.c asymmetric_mix`): documented returns, nothing
+/// written past a dest, the team's calls matching after each one (made anew where documented). Two seeds on 3 and 4 PEs, one with the push
 /// and scatter algorithms (their barrier path for every length above the rings).
 #[test]
 fn asymmetric_mix_3_and_4pes() {

@@ -1790,12 +1790,14 @@ static void scenario_barrier_against_collective(void)
 /* asymmetric_mix <seed> <calls>: a reproducible random mix of well-formed and asymmetric calls on a
    team of every PE: fcollect, alltoall, sum reduction and broadcast (root 0 or any), 8 B to 8 KiB
    (both rings and the barrier path), each either made alike by every member, or with one member
-   naming another length, or with one member in a team barrier instead. Every call returns 0 or
-   ACLSHMEM_INVALID_PARAM as documented (well-formed calls 0; fcollect, alltoall and reductions
-   of another length, and calls that wait for the member in the barrier, INVALID_PARAM), nothing
-   is written past any member's dest, and after each call an fcollect on the team returns every
-   member's data. The one documented exception: a broadcast from a root that did not wait for the
-   member in the barrier (the rings) leaves that member a call behind: the team is made anew. */
+   naming another length, or another family, or another root, or with one member in a team barrier
+   instead. Every call returns 0 or ACLSHMEM_INVALID_PARAM as documented (well-formed calls 0;
+   fcollect, alltoall and reductions against another length or another of these families, and
+   calls that wait for the member in the barrier, INVALID_PARAM), nothing is written past any
+   member's dest, and after each call an fcollect on the team returns every member's data. The
+   documented exceptions, after which the team is made anew: members naming different roots, and
+   a broadcast from a root that did not wait for the member in the barrier (the rings), which
+   leaves that member a call behind. */
 static uint64_t g_mix;
 
 static uint32_t mix_next(void)
@@ -1823,15 +1825,19 @@ static void scenario_asymmetric_mix(int argc, char **argv)
     for (int c = 0; c < calls; c++) {
         const int fam = (int)(mix_next() % 5); /* fcollect, alltoall, sum, broadcast from 0, from any */
         const size_t len = lens[mix_next() % nl];
-        int kind = (int)(mix_next() % 3); /* alike, another length, a barrier instead */
+        /* alike, another length, a barrier instead, another family, another root */
+        int kind = (int)(mix_next() % 5);
+        const int fam2 = (fam + 1 + (int)(mix_next() % 3)) % 4;
         const int who = (int)(mix_next() % n);
         const size_t len2 = lens[mix_next() % nl];
         const int root = fam == 4 ? (int)(mix_next() % n) : 0;
-        if (kind == 1 && len2 == len) {
+        if ((kind == 1 && len2 == len) || (kind == 4 && fam < 3)) {
             kind = 0;
         }
         const size_t mine = (kind == 1 && me == who) ? len2 : len;
-        const size_t used = fam <= 1 ? mine * n : mine;
+        const int my_fam = (kind == 3 && me == who) ? fam2 : fam;
+        const int my_root = (kind == 4 && me == who) ? (root + 1) % n : root;
+        const size_t used = (fam <= 1 || my_fam <= 1) ? mine * n : mine;
         memset(dst, 0, used);
         memset(dst + used, 0xAB, room - used);
         aclshmem_barrier_all();
@@ -1839,30 +1845,33 @@ static void scenario_asymmetric_mix(int argc, char **argv)
             aclshmem_barrier(t);
         } else {
             int rc = -1;
-            switch (fam) {
+            switch (my_fam) {
                 case 0: rc = aclshmem_fcollectmem(t, dst, src, mine); break;
                 case 1: rc = aclshmem_alltoallmem(t, dst, src, mine); break;
                 case 2: rc = aclshmem_int64_sum_reduce(t, (int64_t *)dst, (int64_t *)src, mine / 8); break;
-                default: rc = aclshmem_broadcastmem(t, dst, src, mine, root); break;
+                default: rc = aclshmem_broadcastmem(t, dst, src, mine, my_root); break;
             }
             const char *what = fam == 0 ? "fcollect" : fam == 1 ? "alltoall" : fam == 2 ? "sum" : "broadcast";
             if (kind == 0) {
                 CHECK(rc == 0, "call %d: %s of %zu returned %d", c, what, len, rc);
-            } else if (kind == 1) {
-                CHECK(rc == 0 || rc == ACLSHMEM_INVALID_PARAM, "call %d: %s of %zu / %zu returned %d", c, what, len,
-                      len2, rc);
-                CHECK(fam >= 3 || rc != 0, "call %d: %s of %zu (member %d: %zu) succeeded", c, what, len, who, len2);
-            } else {
+            } else if (kind == 2) {
                 CHECK(rc == ACLSHMEM_INVALID_PARAM || (fam >= 3 && root != who && rc == 0),
                       "call %d: %s of %zu (root %d) against member %d's barrier returned %d", c, what, len, root, who,
                       rc);
                 aclshmem_barrier(t);
+            } else {
+                CHECK(rc == 0 || rc == ACLSHMEM_INVALID_PARAM, "call %d: %s of %zu (kind %d, member %d) returned %d",
+                      c, what, len, kind, who, rc);
+                CHECK(kind != 1 || fam >= 3 || rc != 0, "call %d: %s of %zu (member %d: %zu) succeeded", c, what, len,
+                      who, len2);
+                CHECK(kind != 3 || fam >= 3 || fam2 >= 3 || rc != 0, "call %d: %s against family %d of member %d succeeded",
+                      c, what, fam2, who);
             }
         }
         aclshmem_barrier_all();
         CHECK(asym_canaries_ok(dst + used, room - used), "call %d: written past dest (family %d, kind %d)", c, fam,
               kind);
-        if (kind == 2 && fam >= 3 && root != who) {
+        if ((kind == 2 && fam >= 3 && root != who) || kind == 4) {
             aclshmem_team_destroy(t);
             CHECK_RC(aclshmem_team_split_strided(ACLSHMEM_TEAM_WORLD, 0, 1, n, &t), 0);
         }

@@ -172,6 +172,10 @@ impl Call {
         }
     }
 
+    pub(crate) fn is_broadcast(&self) -> bool {
+        self.kind == BROADCAST
+    }
+
     /// For an error message, the family alone: "a broadcast", "a sum reduction".
     pub(crate) fn family_name(&self) -> String {
         match self.kind {
@@ -240,8 +244,11 @@ fn agreed<'a>(
         let (ring, tag) = (small::Ring::Narrow, call.agree_tag());
         small::publish(inst, t, ring, seq, &rec, 0, tag)?;
         if call.kind == BROADCAST {
-            // the root that took the rings (another length) finds this member's view of the call
-            small::note_view(inst, t, ring, seq, (call.root + 1) as u16, call.tag())?;
+            // the root that took the rings (another length) finds this member's view of the call;
+            // under the agreement's tag, which the other members of this agreement compare with
+            // their own when their wait lasts (`small::elsewhere`; the broadcast's own tag there
+            // failed well-formed calls: 7 PEs, push)
+            small::note_view(inst, t, ring, seq, (call.root + 1) as u16, tag)?;
         }
         for i in (0..t.size).filter(|&i| i != t.my_index) {
             let mut theirs = [0u8; 16];

@@ -499,7 +499,7 @@ fn wait_flagged(
             if view != 0 {
                 disagreement(inst, team, ring, p)?;
             }
-            elsewhere(inst, team, ring, owner, seq, tag)?;
+            elsewhere(inst, team, ring, owner, seq, tag, view != 0)?;
             // the owner waits in a barrier this PE never entered: what it published before that
             // barrier is visible now (`waits_in_barrier`), so a call still missing never comes
             if crate::sync::waits_in_barrier(inst, team, owner)
@@ -518,14 +518,15 @@ fn wait_flagged(
         unsafe { &*(flag as *const AtomicU64).add(1) }.load(Ordering::Relaxed),
     );
     if theirs != tag {
-        return Err(asymmetric(
-            inst,
-            team,
-            seq,
-            tag,
-            owner,
-            super::Call::from_tag(theirs),
-        ));
+        let call = super::Call::from_tag(theirs);
+        if call.is_broadcast() && view == 0 {
+            // the owner published a broadcast as its root: this PE took part (and fails), which
+            // the root's `verify` must find in its view of the call. (A broadcast's reader keeps
+            // the view it recorded, under its own tag: the members comparing theirs with it must
+            // still find the difference.)
+            note_view(inst, team, ring, seq, (owner + 1) as u16, theirs)?;
+        }
+        return Err(asymmetric(inst, team, seq, tag, owner, call));
     }
     Ok(buffer(inst, team.slot, ring, p, pe)? as *const u8)
 }
@@ -568,8 +569,17 @@ fn in_barrier(inst: &Instance, team: &Team, seq: u64, tag: Option<u16>, owner: u
 /// other ring (another length), or only read as a broadcast's reader (its view word of the call),
 /// or failed its publication there.
 /// A member that made the call on the barrier path publishes its call in the narrow ring
-/// (`collectives::agreed`), so it is found here or by its tag.
-fn elsewhere(inst: &Instance, team: &Team, ring: Ring, owner: usize, seq: u64, tag: u16) -> Result<()> {
+/// (`collectives::agreed`), so it is found here or by its tag. `viewed`: this PE recorded its own
+/// view of the call (a broadcast's reader).
+fn elsewhere(
+    inst: &Instance,
+    team: &Team,
+    ring: Ring,
+    owner: usize,
+    seq: u64,
+    tag: u16,
+    viewed: bool,
+) -> Result<()> {
     let pe = team.world_pe(owner);
     for &r in rings_of(team.slot) {
         let p = index(team.slot, r, seq);
@@ -588,14 +598,18 @@ fn elsewhere(inst: &Instance, team: &Team, ring: Ring, owner: usize, seq: u64, t
         for &w in kinds {
             let rec = word(inst, team.slot, r, w, p, pe)?.load(Ordering::Relaxed);
             if record_call(rec) == seq as u32 && record_tag(rec) != tag && record_tag(rec) != 0 {
-                return Err(asymmetric(
-                    inst,
-                    team,
-                    seq,
-                    tag,
-                    owner,
-                    super::Call::from_tag(record_tag(rec)),
-                ));
+                let call = super::Call::from_tag(record_tag(rec));
+                if call.is_broadcast() && !viewed {
+                    // the owner published a broadcast there as its root, or read one as the view
+                    // names it: this PE took part, which the root's `verify` must find (see
+                    // `wait_flagged`)
+                    let view = match w {
+                        Word::Pending => (owner + 1) as u16,
+                        _ => record_view(rec),
+                    };
+                    note_view(inst, team, r, seq, view, record_tag(rec))?;
+                }
+                return Err(asymmetric(inst, team, seq, tag, owner, call));
             }
         }
     }
