@@ -1632,6 +1632,37 @@ static int asym_canaries_ok(const unsigned char *p, size_t n)
     return 1;
 }
 
+/* The team still works after an asymmetric call: an fcollect and an int64 sum on `t` (8 elements
+   each, `a` and `b` symmetric, `b` of 8 * n) return every member's data (`base` makes each
+   round's values its own; `after` names the call before, for a failure). */
+static void team_works(aclshmem_team_t t, int64_t *a, int64_t *b, int64_t base, const char *after)
+{
+    const int me = aclshmem_team_my_pe(t), n = aclshmem_team_n_pes(t);
+    for (int i = 0; i < 8; i++) {
+        a[i] = (int64_t)me * 1000 + i + base;
+    }
+    CHECK_RC(aclshmem_fcollectmem(t, b, a, 8 * sizeof(int64_t)), 0);
+    for (int p = 0; p < n; p++) {
+        for (int i = 0; i < 8; i++) {
+            CHECK(b[p * 8 + i] == (int64_t)p * 1000 + i + base, "fcollect after %s: b[%d]", after, p * 8 + i);
+        }
+    }
+    CHECK_RC(aclshmem_int64_sum_reduce(t, b, a, 8), 0);
+    CHECK(b[0] == (int64_t)n * (n - 1) / 2 * 1000 + (int64_t)n * base, "sum after %s", after);
+}
+
+/* One collective of `fam` (0 fcollect, 1 alltoall, 2 int64 sum, 3 broadcast from `root`) over `len`
+   bytes per member (per block) on `t`; returns its code. */
+static int family_call(int fam, aclshmem_team_t t, unsigned char *dst, unsigned char *src, size_t len, int root)
+{
+    switch (fam) {
+        case 0: return aclshmem_fcollectmem(t, dst, src, len);
+        case 1: return aclshmem_alltoallmem(t, dst, src, len);
+        case 2: return aclshmem_int64_sum_reduce(t, (int64_t *)dst, (int64_t *)src, len / 8);
+        default: return aclshmem_broadcastmem(t, dst, src, len, root);
+    }
+}
+
 static void scenario_asymmetric_lengths(void)
 {
     const int families = 5;
@@ -1656,20 +1687,11 @@ static void scenario_asymmetric_lengths(void)
             memset(dst + used, 0xAB, room - used);
             memset(victim, 0xAB, SLACK);
             aclshmem_barrier_all();
-            int rc = -1;
-            int must_fail = 1;
-            switch (f) {
-                case 0: rc = aclshmem_fcollectmem(ACLSHMEM_TEAM_WORLD, dst, src, len); break;
-                case 1: rc = aclshmem_alltoallmem(ACLSHMEM_TEAM_WORLD, dst, src, len); break;
-                case 2: rc = aclshmem_int64_sum_reduce(ACLSHMEM_TEAM_WORLD, (int64_t *)dst, (int64_t *)src, len / 8); break;
-                default: {
-                    const int root = f - 3;
-                    /* members with the root's length may succeed: the root's data reached them */
-                    must_fail = (me == 1) != (root == 1);
-                    rc = aclshmem_broadcastmem(ACLSHMEM_TEAM_WORLD, dst, src, len, root);
-                    break;
-                }
-            }
+            const int root = f >= 3 ? f - 3 : 0;
+            /* in a broadcast, members with the root's length may succeed: the root's data reached
+               them */
+            const int must_fail = f < 3 || (me == 1) != (root == 1);
+            const int rc = family_call(f < 3 ? f : 3, ACLSHMEM_TEAM_WORLD, dst, src, len, root);
             if (must_fail) {
                 CHECK(rc == ACLSHMEM_INVALID_PARAM, "%s of %zu (member 1: %zu) returned %d, expected %d",
                       fams[f], len, pairs[k][0], rc, ACLSHMEM_INVALID_PARAM);
@@ -1682,20 +1704,7 @@ static void scenario_asymmetric_lengths(void)
                   fams[f], len, pairs[k][0]);
             CHECK(asym_canaries_ok(victim, SLACK), "%s of %zu (member 1: %zu): another buffer written", fams[f],
                   len, pairs[k][0]);
-            /* the team still works */
-            for (int i = 0; i < 8; i++) {
-                a[i] = (int64_t)me * 1000 + i + (int64_t)k * 10 + f;
-            }
-            CHECK_RC(aclshmem_fcollectmem(ACLSHMEM_TEAM_WORLD, b, a, 8 * sizeof(int64_t)), 0);
-            for (int p = 0; p < n; p++) {
-                for (int i = 0; i < 8; i++) {
-                    CHECK(b[p * 8 + i] == (int64_t)p * 1000 + i + (int64_t)k * 10 + f, "fcollect after %s: b[%d]",
-                          fams[f], p * 8 + i);
-                }
-            }
-            CHECK_RC(aclshmem_int64_sum_reduce(ACLSHMEM_TEAM_WORLD, b, a, 8), 0);
-            CHECK(b[0] == (int64_t)n * (n - 1) / 2 * 1000 + (int64_t)n * ((int64_t)k * 10 + f), "sum after %s",
-                  fams[f]);
+            team_works(ACLSHMEM_TEAM_WORLD, a, b, (int64_t)k * 10 + f, fams[f]);
         }
     }
     aclshmem_free(b);
@@ -1735,31 +1744,13 @@ static void scenario_barrier_against_collective(void)
                 if (me < nb) {
                     aclshmem_barrier(t);
                 } else {
-                    int rc = -1;
-                    switch (f) {
-                        case 0: rc = aclshmem_fcollectmem(t, dst, src, len); break;
-                        case 1: rc = aclshmem_alltoallmem(t, dst, src, len); break;
-                        case 2: rc = aclshmem_int64_sum_reduce(t, (int64_t *)dst, (int64_t *)src, len / 8); break;
-                        default: rc = aclshmem_broadcastmem(t, dst, src, len, 0); break;
-                    }
+                    const int rc = family_call(f, t, dst, src, len, 0);
                     CHECK(rc == ACLSHMEM_INVALID_PARAM, "%s of %zu against a barrier returned %d, expected %d", fams[f],
                           len, rc, ACLSHMEM_INVALID_PARAM);
                     aclshmem_barrier(t);
                 }
                 /* the team's calls match again */
-                for (int i = 0; i < 8; i++) {
-                    a[i] = (int64_t)me * 1000 + i + (int64_t)k * 10 + f;
-                }
-                CHECK_RC(aclshmem_fcollectmem(t, b, a, 8 * sizeof(int64_t)), 0);
-                for (int p = 0; p < n; p++) {
-                    for (int i = 0; i < 8; i++) {
-                        CHECK(b[p * 8 + i] == (int64_t)p * 1000 + i + (int64_t)k * 10 + f, "fcollect after %s of %zu: b[%d]",
-                              fams[f], len, p * 8 + i);
-                    }
-                }
-                CHECK_RC(aclshmem_int64_sum_reduce(t, b, a, 8), 0);
-                CHECK(b[0] == (int64_t)n * (n - 1) / 2 * 1000 + (int64_t)n * ((int64_t)k * 10 + f), "sum after %s of %zu",
-                      fams[f], len);
+                team_works(t, a, b, (int64_t)k * 10 + f, fams[f]);
             }
         }
     }
@@ -1773,13 +1764,7 @@ static void scenario_barrier_against_collective(void)
         CHECK(rc == ACLSHMEM_INVALID_PARAM, "world reduction against barrier_all returned %d", rc);
         aclshmem_barrier_all();
     }
-    for (int i = 0; i < 8; i++) {
-        a[i] = (int64_t)me * 1000 + i;
-    }
-    CHECK_RC(aclshmem_fcollectmem(ACLSHMEM_TEAM_WORLD, b, a, 8 * sizeof(int64_t)), 0);
-    for (int p = 0; p < n; p++) {
-        CHECK(b[p * 8 + 3] == (int64_t)p * 1000 + 3, "world fcollect after the asymmetric calls: b[%d]", p * 8 + 3);
-    }
+    team_works(ACLSHMEM_TEAM_WORLD, a, b, 0, "barrier_all against a reduction");
     aclshmem_free(b);
     aclshmem_free(a);
     aclshmem_free(dst);
@@ -1844,13 +1829,7 @@ static void scenario_asymmetric_mix(int argc, char **argv)
         if (kind == 2 && me == who) {
             aclshmem_barrier(t);
         } else {
-            int rc = -1;
-            switch (my_fam) {
-                case 0: rc = aclshmem_fcollectmem(t, dst, src, mine); break;
-                case 1: rc = aclshmem_alltoallmem(t, dst, src, mine); break;
-                case 2: rc = aclshmem_int64_sum_reduce(t, (int64_t *)dst, (int64_t *)src, mine / 8); break;
-                default: rc = aclshmem_broadcastmem(t, dst, src, mine, my_root); break;
-            }
+            const int rc = family_call(my_fam, t, dst, src, mine, my_root);
             const char *what = fam == 0 ? "fcollect" : fam == 1 ? "alltoall" : fam == 2 ? "sum" : "broadcast";
             if (kind == 0) {
                 CHECK(rc == 0, "call %d: %s of %zu returned %d", c, what, len, rc);
@@ -1875,16 +1854,9 @@ static void scenario_asymmetric_mix(int argc, char **argv)
             aclshmem_team_destroy(t);
             CHECK_RC(aclshmem_team_split_strided(ACLSHMEM_TEAM_WORLD, 0, 1, n, &t), 0);
         }
-        for (int i = 0; i < 8; i++) {
-            a[i] = (int64_t)me * 1000 + i + c;
-        }
-        CHECK_RC(aclshmem_fcollectmem(t, b, a, 8 * sizeof(int64_t)), 0);
-        for (int p = 0; p < n; p++) {
-            for (int i = 0; i < 8; i++) {
-                CHECK(b[p * 8 + i] == (int64_t)p * 1000 + i + c, "call %d (family %d, kind %d, member %d): b[%d]", c,
-                      fam, kind, who, p * 8 + i);
-            }
-        }
+        char after[96];
+        snprintf(after, sizeof after, "call %d (family %d, kind %d, member %d)", c, fam, kind, who);
+        team_works(t, a, b, c, after);
     }
     aclshmem_team_destroy(t);
     aclshmem_free(b);
