@@ -238,8 +238,9 @@ fn barrier_against_collective_4pes() {
 
 /// A reproducible random mix of well-formed calls, calls of another length, family or root and a
 /// member in a barrier instead (`team_tests.c asymmetric_mix`): documented returns, nothing
-/// written past a dest, the team's calls matching after each one (made anew where documented). Two seeds on 3 and 4 PEs, one with the push
-/// and scatter algorithms (their barrier path for every length above the rings).
+/// written past a dest, the team's calls matching after each one (made anew where documented).
+/// On a split team: two seeds on 3 and 4 PEs, one with the push and scatter algorithms (their
+/// barrier path for every length above the rings); on the world team, both settings again.
 #[test]
 fn asymmetric_mix_3_and_4pes() {
     let env = [("ACLSHMEM_DIRECT_ACCESS", "1"), ("ACLSHMEM_TRANSPORT", "auto")];
@@ -254,6 +255,9 @@ fn asymmetric_mix_3_and_4pes() {
         ("ACLSHMEM_REDUCE_ALGO", "scatter"),
     ];
     scenario_env("asymmetric_mix", &["11", "150"], 3, &push);
+    // the world team (its own rings; the calls after which a team is made anew are made alike)
+    scenario_env("asymmetric_mix", &["3", "150", "world"], 4, &env);
+    scenario_env("asymmetric_mix", &["8", "150", "world"], 3, &push);
 }
 
 #[test]

@@ -1772,7 +1772,7 @@ static void scenario_barrier_against_collective(void)
     finish();
 }
 
-/* asymmetric_mix <seed> <calls>: a reproducible random mix of well-formed and asymmetric calls on a
+/* asymmetric_mix <seed> <calls> [world]: a reproducible random mix of well-formed and asymmetric calls on a
    team of every PE: fcollect, alltoall, sum reduction and broadcast (root 0 or any), 8 B to 8 KiB
    (both rings and the barrier path), each either made alike by every member, or with one member
    naming another length, or another family, or another root, or with one member in a team barrier
@@ -1803,8 +1803,13 @@ static void scenario_asymmetric_mix(int argc, char **argv)
     int64_t *a = aclshmem_malloc(8 * sizeof(int64_t)), *b = aclshmem_malloc(8 * sizeof(int64_t) * n);
     CHECK(src && dst && a && b, "malloc");
     memset(src, me + 1, (size_t)MAXLEN * n);
-    aclshmem_team_t t = ACLSHMEM_TEAM_INVALID;
-    CHECK_RC(aclshmem_team_split_strided(ACLSHMEM_TEAM_WORLD, 0, 1, n, &t), 0);
+    /* "world" as the third argument: the world team (its deeper rings), which cannot be made anew,
+       so the calls after which a team is made anew are made alike there */
+    const int world = argc > 4 && strcmp(argv[4], "world") == 0;
+    aclshmem_team_t t = ACLSHMEM_TEAM_WORLD;
+    if (!world) {
+        CHECK_RC(aclshmem_team_split_strided(ACLSHMEM_TEAM_WORLD, 0, 1, n, &t), 0);
+    }
     static const size_t lens[] = {8, 32, 64, 128, 512, 1024, 2048, 4096, 8192};
     const int nl = (int)(sizeof lens / sizeof lens[0]);
     for (int c = 0; c < calls; c++) {
@@ -1816,7 +1821,8 @@ static void scenario_asymmetric_mix(int argc, char **argv)
         const int who = (int)(mix_next() % n);
         const size_t len2 = lens[mix_next() % nl];
         const int root = fam == 4 ? (int)(mix_next() % n) : 0;
-        if ((kind == 1 && len2 == len) || (kind == 4 && fam < 3)) {
+        if ((kind == 1 && len2 == len) || (kind == 4 && fam < 3) ||
+            (world && (kind == 4 || (kind == 2 && fam >= 3 && root != who)))) {
             kind = 0;
         }
         const size_t mine = (kind == 1 && me == who) ? len2 : len;
@@ -1858,7 +1864,9 @@ static void scenario_asymmetric_mix(int argc, char **argv)
         snprintf(after, sizeof after, "call %d (family %d, kind %d, member %d)", c, fam, kind, who);
         team_works(t, a, b, c, after);
     }
-    aclshmem_team_destroy(t);
+    if (!world) {
+        aclshmem_team_destroy(t);
+    }
     aclshmem_free(b);
     aclshmem_free(a);
     aclshmem_free(dst);
