@@ -436,6 +436,14 @@ fn two_nodes() {
             // compare their node's calls; the hierarchical broadcast's mail)
             ("team_tests", "asymmetric_lengths", 1, NONE),
             ("team_tests", "asymmetric_lengths", 2, NONE),
+            // reductions of different element types of one length: a member of node 0 (its
+            // leader compares it), the leader of node 1 alone, the whole of node 1 (the leaders'
+            // records: pushed, mailed and, at 256 KiB, the leaders' reads of each other's
+            // partials); one member per node: the pushed and mailed exchanges, the flat path
+            ("team_tests", "asymmetric_types 1", 2, NONE),
+            ("team_tests", "asymmetric_types 2", 2, NONE),
+            ("team_tests", "asymmetric_types 2 3", 2, NONE),
+            ("team_tests", "asymmetric_types 1", 1, NONE),
             (
                 "team_tests",
                 "collectives",
@@ -514,6 +522,7 @@ fn four_nodes_one_pe_each() {
             // fcollect, alltoall and reductions of different lengths: the pushed exchange, the
             // direct pushes (after an exchange of the calls), the flat paths, the leaders' partials
             ("team_tests", "asymmetric_lengths", 1, NONE),
+            ("team_tests", "asymmetric_types 2", 1, NONE),
             ("pe_tests", "barrier", 1, NONE),
             ("pe_tests", "init_finalize", 1, NONE),
             ("stream_tests", "ring", 1, NONE),

@@ -16,7 +16,8 @@
 //! * `asymmetric`, `asymmetric_broadcast`, `asymmetric_lengths`: splits, broadcasts and
 //!   collectives whose arguments differ between members fail instead of hanging, and write nothing
 //!   outside the calls' buffers; `barrier_against_collective`: a member in a barrier while the
-//!   others make a collective call; `asymmetric_mix`: a random mix of all of these;
+//!   others make a collective call; `asymmetric_types`: reductions of different element types;
+//!   `asymmetric_mix`: a random mix of all of these;
 //! * `bad_input`, `bad_algo`: error codes, before init and after finalize included.
 //!
 //! Every run has the launcher's own `--timeout` and a harness-side limit on top.
@@ -207,6 +208,25 @@ fn asymmetric_lengths_4pes_direct() {
         &[],
         4,
         &[("ACLSHMEM_REDUCE_ALGO", "direct")],
+    );
+}
+
+/// Reductions whose members name different element types of one length (int32 and float, int64
+/// and int32, uint64 and int64, double and int64; on the rings, the barrier path and beyond):
+/// every member fails with `ACLSHMEM_INVALID_PARAM`, nothing written past any dest, the team works
+/// afterwards (`team_tests.c asymmetric_types`).
+#[test]
+fn asymmetric_types_3pes() {
+    scenario("asymmetric_types", 3);
+}
+
+#[test]
+fn asymmetric_types_4pes_scatter_last_member() {
+    scenario_env(
+        "asymmetric_types",
+        &["3"],
+        4,
+        &[("ACLSHMEM_REDUCE_ALGO", "scatter")],
     );
 }
 

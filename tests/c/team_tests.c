@@ -1715,6 +1715,61 @@ static void scenario_asymmetric_lengths(void)
     finish();
 }
 
+/* asymmetric_types [first [last]]: reductions whose members name different element types of one
+   byte length (int32 and float sums, int64 and int32 sums, uint64 and int64 max, double and int64
+   sums) on the world team, members `first` to `last` (default 1 to `first`) naming the other type
+   (a whole node of a multi-node job: its leader's partial is of the other type): on the rings (16 and 512 bytes),
+   on the barrier path (8 KiB) and larger (64 and 256 KiB: across nodes, the leaders' pushed and
+   mailed exchanges). Every member's call fails with ACLSHMEM_INVALID_PARAM (no member combines
+   another's bits as its own type), nothing is written past any dest, and the team works
+   afterwards. */
+static int typed_reduce(int ty, aclshmem_team_t t, void *dst, void *src, size_t bytes)
+{
+    switch (ty) {
+        case 0: return aclshmem_int32_sum_reduce(t, dst, src, bytes / 4);
+        case 1: return aclshmem_float_sum_reduce(t, dst, src, bytes / 4);
+        case 2: return aclshmem_int64_sum_reduce(t, dst, src, bytes / 8);
+        case 3: return aclshmem_double_sum_reduce(t, dst, src, bytes / 8);
+        case 4: return aclshmem_uint64_max_reduce(t, dst, src, bytes / 8);
+        default: return aclshmem_int64_max_reduce(t, dst, src, bytes / 8);
+    }
+}
+
+static void scenario_asymmetric_types(int argc, char **argv)
+{
+    init();
+    const int me = aclshmem_my_pe(), n = aclshmem_n_pes();
+    const int odd = argc > 2 ? atoi(argv[2]) : 1, last = argc > 3 ? atoi(argv[3]) : odd;
+    CHECK(n >= 2 && odd >= 0 && odd <= last && last < n && last - odd < n - 1, "needs 2 PEs and members below %d",
+          n);
+    enum { MAXLEN = 256 * 1024, SLACK = 4096 };
+    unsigned char *src = aclshmem_malloc(MAXLEN), *dst = aclshmem_malloc(MAXLEN + SLACK);
+    int64_t *a = aclshmem_malloc(8 * sizeof(int64_t)), *b = aclshmem_malloc(8 * sizeof(int64_t) * n);
+    CHECK(src && dst && a && b, "malloc");
+    memset(src, 0x11 * (me + 1), MAXLEN);
+    const int pairs[][2] = {{0, 1}, {2, 0}, {4, 5}, {3, 2}};
+    const char *names[] = {"int32 sum", "float sum", "int64 sum", "double sum", "uint64 max", "int64 max"};
+    const size_t lens[] = {16, 512, 8192, 64 * 1024, MAXLEN};
+    for (size_t k = 0; k < sizeof(lens) / sizeof(lens[0]); k++) {
+        for (size_t p = 0; p < sizeof(pairs) / sizeof(pairs[0]); p++) {
+            const int ty = pairs[p][me >= odd && me <= last];
+            memset(dst, 0xAB, MAXLEN + SLACK);
+            aclshmem_barrier_all();
+            const int rc = typed_reduce(ty, ACLSHMEM_TEAM_WORLD, dst, src, lens[k]);
+            CHECK(rc == ACLSHMEM_INVALID_PARAM, "%s of %zu bytes (member %d: %s) returned %d, expected %d", names[ty],
+                  lens[k], odd, names[pairs[p][1]], rc, ACLSHMEM_INVALID_PARAM);
+            aclshmem_barrier_all();
+            CHECK(asym_canaries_ok(dst + lens[k], SLACK), "%s of %zu bytes: written past dest", names[ty], lens[k]);
+            team_works(ACLSHMEM_TEAM_WORLD, a, b, (int64_t)k * 10 + (int64_t)p, names[ty]);
+        }
+    }
+    aclshmem_free(b);
+    aclshmem_free(a);
+    aclshmem_free(dst);
+    aclshmem_free(src);
+    finish();
+}
+
 /* barrier_against_collective: on a team of every PE, member 0 (then members 0 and 1, with 3 PEs or
    more) calls a team barrier while the others make a collective call in which they wait for member
    0 (fcollect, alltoall, sum reduction and broadcast from member 0; on the rings and on the barrier
@@ -1903,6 +1958,8 @@ int main(int argc, char **argv)
         scenario_asymmetric_broadcast();
     } else if (strcmp(argv[1], "asymmetric_lengths") == 0) {
         scenario_asymmetric_lengths();
+    } else if (strcmp(argv[1], "asymmetric_types") == 0) {
+        scenario_asymmetric_types(argc, argv);
     } else if (strcmp(argv[1], "barrier_against_collective") == 0) {
         scenario_barrier_against_collective();
     } else if (strcmp(argv[1], "asymmetric_mix") == 0) {

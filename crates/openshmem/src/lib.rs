@@ -59,6 +59,7 @@ pub struct Complex<F> {
 macro_rules! complex_element {
     ($($f:ty),*) => {$(
         impl aclshmem_core::collectives::Element for Complex<$f> {
+            const NUMBER: aclshmem_core::collectives::Number = aclshmem_core::collectives::Number::Complex;
             #[inline]
             fn apply(op: aclshmem_core::collectives::Op, a: Self, b: Self) -> Self {
                 use aclshmem_core::collectives::Op;

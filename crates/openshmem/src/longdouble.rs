@@ -55,6 +55,7 @@ pub fn combine_c(acc: &mut [LongDouble], x: &[LongDouble], op: Op) {
 }
 
 impl Element for LongDouble {
+    const NUMBER: aclshmem_core::collectives::Number = aclshmem_core::collectives::Number::Extended;
     #[inline]
     fn apply(op: Op, a: Self, b: Self) -> Self {
         let mut acc = [a];

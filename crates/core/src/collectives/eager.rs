@@ -415,7 +415,7 @@ pub(super) fn broadcast(
             result = if kind == Kind::Mail {
                 // SAFETY: `s` holds `len` bytes; the member keeps the parts until its call
                 // takes them (at most MAIL_DEPTH calls: credit above).
-                unsafe { super::mail::send(to, pe, key, s.mine(), len) }
+                unsafe { super::mail::send(to, pe, key, 0, s.mine(), len) }
             } else {
                 // one notification (an active message over UCX: one message, no
                 // acknowledgement): the data, then the word. The member consumes it in this

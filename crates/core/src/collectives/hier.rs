@@ -150,7 +150,7 @@ pub(super) fn broadcast(
             result = routes.to(pe).and_then(|to| {
                 if to.has_mail() {
                     // SAFETY: our checked source holds `len` bytes.
-                    unsafe { super::mail::send(to, pe, key, s.mine(), len) }
+                    unsafe { super::mail::send(to, pe, key, 0, s.mine(), len) }
                 } else {
                     // SAFETY: checked symmetric buffers of `len` bytes; source and dest do not
                     // overlap; the word lies in the leader's sync area.
@@ -357,7 +357,7 @@ pub(super) fn reduce<T: Element>(
     let len = n * size;
     // every member numbers the call (the same on all: collectives are called in the same order)
     let seq = super::small::next_seq(inst, t);
-    let call = super::Call::reduce(op, len);
+    let call = super::Call::reduce::<T>(op, len);
     let mine = sync::Said {
         call: seq as u32,
         arg: call.arg(),
@@ -463,10 +463,29 @@ fn reduce_leader<T: Element>(
             sync::mark_failed(inst, t, seq);
         }
         sync::leaders_barrier(inst, t, g)?;
+        // every leader compares its call with the first leader's (which every member of that
+        // node matched), as `sync::agreed` does: a leader whose members named another element
+        // type of one length would otherwise read the others' partials as its own type
+        let differs = if g.my_leader != 0 && !poisoned {
+            let first = t.world_pe(g.leaders[0]);
+            let call = super::Call::reduce::<T>(op, len);
+            let mine = sync::Said {
+                call: seq as u32,
+                arg: call.arg(),
+                len: len as u64,
+            };
+            let theirs = sync::said(inst, t.slot, first)?;
+            (theirs != mine).then(|| {
+                sync::mark_failed(inst, t, seq);
+                super::differ(inst, t, seq, call, theirs, first)
+            })
+        } else {
+            None
+        };
         let partial: &[T] = node;
         let total: &mut [T] = super::scratch_slice(b_total, n);
         let fetched: &mut [T] = super::scratch_slice(b_fetch, n);
-        for (j, &li) in g.leaders.iter().enumerate() {
+        for (j, &li) in g.leaders.iter().enumerate().filter(|_| differs.is_none()) {
             let part: &[T] = if j == g.my_leader {
                 partial
             } else {
@@ -482,6 +501,9 @@ fn reduce_leader<T: Element>(
             }
         }
         sync::leaders_barrier(inst, t, g)?;
+        if let Some(msg) = differs {
+            return Err(Error::InvalidParam(msg));
+        }
         if sync::marked_failed(inst, t, seq) {
             return Err(Error::InvalidParam(format!(
                 "asymmetric reduction on team {}: another node's members made another call (its \
@@ -537,8 +559,10 @@ pub(super) fn mail_fits(inst: &Instance, t: &Team, g: &Groups, len: usize) -> bo
 /// a partial that arrives before its receiver is in the call waits in the mailbox, and a leader
 /// is at most one exchange ahead of another (it needs the other's partial to finish), so keys
 /// are never reused while a message under them is in flight. (2 nodes: the leaders met, read
-/// each other's destination and met again.) A partial of another length (members that named
-/// different counts) fails the call with `ACLSHMEM_INVALID_PARAM` on both sides.
+/// each other's destination and met again.) Every part carries the call's note (operator,
+/// element type, length; [`POISONED`] when the sender's node's members disagreed): a partial of
+/// another length or note fails the call with `ACLSHMEM_INVALID_PARAM` on both sides before it is
+/// combined.
 #[allow(clippy::too_many_arguments)]
 fn exchange_mailed<T: Element>(
     inst: &Instance,
@@ -558,20 +582,26 @@ fn exchange_mailed<T: Element>(
     let inc = inst.team_cells().incarnation(t.slot);
     let key = |from: usize| move |part: usize| mail_key(t, inc, from, x, part);
     let routes = inst.routes();
+    // every part carries the call's note: a leader whose members named another element type
+    // (of one length) is found by it; a poisoned leader's note is no call's
+    let call = super::Call::reduce::<T>(op, len);
+    let note = if poisoned { POISONED } else { mail_note(call) };
     for (j, &li) in g.leaders.iter().enumerate() {
         if j == g.my_leader {
             continue;
         }
         let pe = t.world_pe(li);
-        if poisoned {
-            // another length: the other leaders fail with "sent another length"
-            let other = vec![0u8; len + 8];
-            // SAFETY: `other` holds `len + 8` bytes.
-            unsafe { super::mail::send(routes.to(pe)?, pe, key(g.my_leader), other.as_ptr(), len + 8)? };
-            continue;
-        }
         // SAFETY: `partial` holds `len` bytes.
-        unsafe { super::mail::send(routes.to(pe)?, pe, key(g.my_leader), partial.as_ptr().cast(), len)? };
+        unsafe {
+            super::mail::send(
+                routes.to(pe)?,
+                pe,
+                key(g.my_leader),
+                note,
+                partial.as_ptr().cast(),
+                len,
+            )?
+        };
     }
     for (j, &li) in g.leaders.iter().enumerate() {
         let part: &[T] = if j == g.my_leader {
@@ -592,6 +622,31 @@ fn exchange_mailed<T: Element>(
             let started = std::time::Instant::now();
             let otherwise = || started.elapsed() >= COMPARE_AFTER && sent_otherwise(inst, t, g, j, x, false);
             wait_for(inst, arrived, &otherwise, stalled)?;
+            if rx.note() == Some(POISONED) {
+                return Err(Error::InvalidParam(format!(
+                    "asymmetric reduction on team {}: node leader PE {from} found members of its node \
+                     that made another call (the PE that found it names the calls)",
+                    t.slot
+                )));
+            }
+            if let Some(theirs) = rx.note().filter(|&n| n != note) {
+                let said = sync::Said {
+                    call: x as u32,
+                    arg: (theirs >> 32) as u32,
+                    len: u64::from(theirs as u32),
+                };
+                let theirs = super::Call::from_said(said).name();
+                let msg = super::mismatch(
+                    inst,
+                    t,
+                    "reduction",
+                    &call,
+                    &format!("node leader PE {from}"),
+                    &theirs,
+                );
+                crate::logging::write_stderr(&format!("aclshmem: [PE {}] {msg}\n", inst.my_pe()));
+                return Err(Error::InvalidParam(msg));
+            }
             if let Err(m) = rx.outcome() {
                 let msg = format!(
                     "asymmetric reduction on team {}: every member must name the same count; this \
@@ -613,6 +668,17 @@ fn exchange_mailed<T: Element>(
     }
     Ok(())
 }
+
+/// The note of a mailed partial of `call` ([`exchange_mailed`]): its argument word (operator and
+/// element type) above the low 32 bits of its length (partials of another length are found by
+/// their parts' lengths too).
+fn mail_note(call: super::Call) -> u64 {
+    u64::from(call.arg()) << 32 | u64::from(call.len as u32)
+}
+
+/// The note of a partial mailed by a leader whose node's members disagreed: no call's (no family
+/// has an argument word of all ones).
+const POISONED: u64 = u64::MAX;
 
 /// The mailbox key of part `part` of leader `from`'s partial in exchange `x` on `t`
 /// ([`exchange_mailed`]).
@@ -781,7 +847,7 @@ fn exchange_partials<T: Element>(
         bytes.len(),
         // a poisoned partial goes out as a record: the other leaders find another call
         (
-            super::Call::reduce(op, bytes.len()),
+            super::Call::reduce::<T>(op, bytes.len()),
             if poisoned { Tag::Record } else { Tag::Partial },
         ),
         |_| bytes,

@@ -29,7 +29,7 @@ mod mail;
 mod reduce;
 pub(crate) mod small;
 
-pub use reduce::{Element, Op, combine};
+pub use reduce::{Element, Number, Op, combine};
 
 /// A new team in `slot`: clears this PE's eager-broadcast state (see [`eager`]).
 pub(crate) fn eager_reset(inst: &Instance, slot: usize) {
@@ -49,11 +49,13 @@ use crate::transport::Remote;
 /// whose lengths may differ). Members compare calls to find asymmetric ones, which would otherwise
 /// read or write another member's buffers by the wrong length or wait for ever: the barrier-free
 /// path by [`Call::tag`] in every publication ([`small`]), the barrier path through [`agreed`]
-/// (before any data moves to or from a member's buffers). A reduction's element
-/// type is not compared: two types of one size look alike.
+/// (before any data moves to or from a member's buffers). A reduction's element type (its kind
+/// of number and size, [`elem_code`]) takes the root's place: two members reducing `int32_t` and
+/// `float` of one length are an asymmetric call as two lengths are.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(crate) struct Call {
     kind: u8,
+    /// A broadcast's root; a reduction's [`elem_code`]; 0 otherwise.
     root: u32,
     len: u64,
 }
@@ -78,6 +80,128 @@ const OPS: [(Op, &str); 7] = [
 /// Lengths a tag holds exactly (every ring payload is shorter).
 const TAG_LEN: u64 = 0xfff;
 const _: () = assert!((small::WIDE_MAX as u64) < TAG_LEN);
+/// The family of the tags of reductions of floating-point and complex elements (those of
+/// integers: [`REDUCE`] plus the operator), whose 12 bits name operator, type and count.
+const FLOAT_REDUCE: u8 = 5;
+/// The length of a reduction rebuilt from a tag that names only "longer than any ring payload".
+const LONGER: u64 = u64::MAX - 1;
+
+const NUMBERS: [Number; 5] = [
+    Number::Signed,
+    Number::Unsigned,
+    Number::Float,
+    Number::Complex,
+    Number::Extended,
+];
+
+/// A reduction's element type as its calls compare it: the kind of number (1-based index in
+/// [`NUMBERS`]) above the size in bytes.
+pub(crate) fn elem_code<T: Element>() -> u32 {
+    code(T::NUMBER, std::mem::size_of::<T>() as u32)
+}
+
+const fn code(n: Number, size: u32) -> u32 {
+    (n as u32 + 1) << 8 | size
+}
+
+const _: () = {
+    let mut i = 0;
+    while i < NUMBERS.len() {
+        assert!(NUMBERS[i] as usize == i);
+        i += 1;
+    }
+};
+
+/// The C name of element type `code` ("int64", "double"), for messages.
+fn elem_name(code: u32) -> Option<String> {
+    let (k, size) = ((code >> 8) as usize, code & 0xff);
+    let bits = size * 8;
+    Some(match NUMBERS.get(k.checked_sub(1)?)? {
+        Number::Signed => format!("int{bits}"),
+        Number::Unsigned => format!("uint{bits}"),
+        Number::Float if size == 4 => "float".into(),
+        Number::Float if size == 8 => "double".into(),
+        Number::Float => format!("float{bits}"),
+        Number::Complex if size == 8 => "float complex".into(),
+        Number::Complex if size == 16 => "double complex".into(),
+        Number::Complex => format!("complex{bits}"),
+        Number::Extended => "long double".into(),
+    })
+}
+
+/// The element types of integer reductions' tags (family [`REDUCE`] + operator), in tag order.
+const INT_TYPES: [u32; 8] = [
+    code(Number::Signed, 1),
+    code(Number::Signed, 2),
+    code(Number::Signed, 4),
+    code(Number::Signed, 8),
+    code(Number::Unsigned, 1),
+    code(Number::Unsigned, 2),
+    code(Number::Unsigned, 4),
+    code(Number::Unsigned, 8),
+];
+/// The element types of [`FLOAT_REDUCE`] tags, in tag order, for each of [`FLOAT_OPS`].
+const FLOAT_TYPES: [u32; 5] = [
+    code(Number::Float, 4),
+    code(Number::Float, 8),
+    code(Number::Complex, 8),
+    code(Number::Complex, 16),
+    code(Number::Extended, 16),
+];
+/// The operators of [`FLOAT_REDUCE`] tags (OpenSHMEM reduces no floating type bitwise).
+const FLOAT_OPS: [Op; 4] = [Op::Max, Op::Min, Op::Sum, Op::Prod];
+
+/// Values a tag gives element type `code`: every count of a ring payload, and one for "longer".
+const fn counts(code: u32) -> u32 {
+    (small::WIDE_MAX as u32) / (code & 0xff) + 2
+}
+
+const fn total(types: &[u32]) -> u32 {
+    let mut i = 0;
+    let mut t = 0;
+    while i < types.len() {
+        t += counts(types[i]);
+        i += 1;
+    }
+    t
+}
+
+// every reduction's tag is exact (none is the saturated TAG_LEN of an untyped one)
+const _: () = assert!(total(&INT_TYPES) < TAG_LEN as u32);
+const _: () = assert!(FLOAT_OPS.len() as u32 * total(&FLOAT_TYPES) < TAG_LEN as u32);
+
+/// The 12 bits of a reduction's tag for element type `code` and `len` bytes, among `types`
+/// (None: not one of them).
+fn type_count(types: &[u32], code: u32, len: u64) -> Option<u16> {
+    let k = types.iter().position(|&c| c == code)?;
+    let size = u64::from(code & 0xff);
+    let count = if len <= small::WIDE_MAX as u64 {
+        len / size
+    } else {
+        small::WIDE_MAX as u64 / size + 1
+    };
+    Some((total(&types[..k]) as u64 + count) as u16)
+}
+
+/// Element type and length of the 12 bits `v` of a reduction's tag (see [`type_count`]).
+fn type_count_of(types: &[u32], v: u32) -> Option<(u32, u64)> {
+    let mut base = 0;
+    for &c in types {
+        let n = counts(c);
+        if v < base + n {
+            let count = u64::from(v - base);
+            let size = u64::from(c & 0xff);
+            let len = if count * size > small::WIDE_MAX as u64 {
+                LONGER
+            } else {
+                count * size
+            };
+            return Some((c, len));
+        }
+        base += n;
+    }
+    None
+}
 
 impl Call {
     fn broadcast(root: usize, len: usize) -> Call {
@@ -96,15 +220,50 @@ impl Call {
         }
     }
 
-    fn reduce(op: Op, len: usize) -> Call {
+    fn reduce<T: Element>(op: Op, len: usize) -> Call {
         let k = OPS.iter().position(|(o, _)| *o == op).unwrap_or(0);
-        Call::of(REDUCE + k as u8, len)
+        Call {
+            kind: REDUCE + k as u8,
+            root: elem_code::<T>(),
+            len: len as u64,
+        }
     }
 
     /// The call in 16 bits, for a ring publication: family, then length (saturated; exact for
-    /// every ring payload). A broadcast's root travels separately (the record's view).
+    /// every ring payload). A broadcast's root travels separately (the record's view). A
+    /// reduction's 12 bits name its element type and count instead (every length of a ring
+    /// payload exactly, longer ones as one value per type), those of floating-point types under
+    /// a family of their own with the operator.
     pub(crate) fn tag(&self) -> u16 {
+        if let Some(tag) = self.reduce_tag() {
+            return tag;
+        }
         (u16::from(self.kind) << 12) | self.len.min(TAG_LEN) as u16
+    }
+
+    fn reduce_tag(&self) -> Option<u16> {
+        let op = OPS.get(usize::from(self.kind.checked_sub(REDUCE)?))?.0;
+        if let Some(v) = type_count(&INT_TYPES, self.root, self.len) {
+            return Some((u16::from(self.kind) << 12) | v);
+        }
+        let o = FLOAT_OPS.iter().position(|&f| f == op)? as u32;
+        let v = type_count(&FLOAT_TYPES, self.root, self.len)?;
+        Some((u16::from(FLOAT_REDUCE) << 12) | ((o * total(&FLOAT_TYPES)) as u16 + v))
+    }
+
+    /// A reduction rebuilt from `tag`'s family `kind` and 12 bits `v` (None: not a reduction's).
+    fn reduce_from_tag(kind: u8, v: u32) -> Option<Call> {
+        let (kind, (root, len)) = if kind == FLOAT_REDUCE {
+            let per = total(&FLOAT_TYPES);
+            let op = FLOAT_OPS.get((v / per) as usize)?;
+            let k = OPS.iter().position(|(o, _)| o == op)?;
+            (REDUCE + k as u8, type_count_of(&FLOAT_TYPES, v % per)?)
+        } else if kind >= REDUCE && usize::from(kind - REDUCE) < OPS.len() {
+            (kind, type_count_of(&INT_TYPES, v)?)
+        } else {
+            return None;
+        };
+        Some(Call { kind, root, len })
     }
 
     /// The tag of this call's record in an agreement ([`agreed`], [`hier::agree_pushed`]): a
@@ -121,6 +280,9 @@ impl Call {
                 root: u32::MAX,
                 len: u64::MAX,
             };
+        }
+        if let Some(c) = Call::reduce_from_tag((t >> 12) as u8, u32::from(t) & TAG_LEN as u32) {
+            return c;
         }
         Call {
             kind: (t >> 12) as u8,
@@ -195,6 +357,8 @@ impl Call {
             "another length".to_string()
         } else if self.len == TAG_LEN && self.root == u32::MAX {
             format!("{TAG_LEN} bytes or more")
+        } else if self.len == LONGER {
+            format!("more than {} bytes", small::WIDE_MAX)
         } else {
             format!("{} bytes", self.len)
         };
@@ -205,7 +369,11 @@ impl Call {
             ALLTOALL => format!("an alltoall of {len} per block"),
             COLLECT => "a collect".to_string(),
             k if k >= REDUCE && usize::from(k - REDUCE) < OPS.len() => {
-                format!("a {} reduction of {len}", OPS[usize::from(k - REDUCE)].1)
+                let op = OPS[usize::from(k - REDUCE)].1;
+                match elem_name(self.root) {
+                    Some(ty) => format!("a {op} reduction of {len} of {ty}"),
+                    None => format!("a {op} reduction of {len}"),
+                }
             }
             _ => "no collective call the library knows (a barrier, or memory not written by a call)"
                 .to_string(),
@@ -993,7 +1161,7 @@ pub fn reduce<T: Element>(
         let seq = small::next_seq(inst, t);
         // SAFETY: checked symmetric source of `len` bytes in our own mapped heap.
         let src = unsafe { std::slice::from_raw_parts(s.mine(), len) };
-        let tag = Call::reduce(op, len).tag();
+        let tag = Call::reduce::<T>(op, len).tag();
         small::publish(inst, t, ring, seq, src, 0, tag)?;
         // combine in member order (the same order, so the same result, on every member), reading
         // every member's published data where it lies; the accumulator is on the stack (the
@@ -1058,7 +1226,7 @@ pub fn reduce<T: Element>(
         a => a,
     };
     let seq = small::next_seq(inst, t);
-    let call = Call::reduce(op, len);
+    let call = Call::reduce::<T>(op, len);
     if algo == ReduceAlgo::Direct && pair_apart {
         // two members, the other not mapped (another node): fetch its source, meet (both
         // sources read), then combine both straight into our dest in member order; our source is
@@ -1164,6 +1332,92 @@ pub fn reduce<T: Element>(
 mod tests {
     use super::*;
 
+    /// Every reduction's tag names its operator, element type and length (exactly up to the
+    /// rings' largest payload, as "longer" above it): no two of them alike, none a tag of another
+    /// family, and each rebuilt from its tag.
+    #[test]
+    fn reduction_tags_tell_operators_types_and_lengths_apart() {
+        fn calls<T: Element>(out: &mut Vec<Call>) {
+            let size = std::mem::size_of::<T>();
+            for (op, _) in OPS {
+                if T::NUMBER != Number::Signed
+                    && T::NUMBER != Number::Unsigned
+                    && matches!(op, Op::And | Op::Or | Op::Xor)
+                {
+                    continue;
+                }
+                for n in (0..=small::WIDE_MAX / size).chain([small::WIDE_MAX / size + 1, 1 << 20]) {
+                    out.push(Call::reduce::<T>(op, n * size));
+                }
+            }
+        }
+        // complex and long double types (the OpenSHMEM surface's) by their kind and size
+        macro_rules! element {
+            ($name:ident, $number:ident, $parts:ty) => {
+                #[derive(Clone, Copy)]
+                #[allow(dead_code)]
+                struct $name($parts);
+                impl Element for $name {
+                    const NUMBER: Number = Number::$number;
+                    fn apply(_: Op, a: Self, _: Self) -> Self {
+                        a
+                    }
+                }
+            };
+        }
+        element!(Narrow, Complex, [f32; 2]);
+        element!(Wide, Complex, [f64; 2]);
+        element!(Extended, Extended, [u64; 2]);
+        let mut all = Vec::new();
+        calls::<i8>(&mut all);
+        calls::<i16>(&mut all);
+        calls::<i32>(&mut all);
+        calls::<i64>(&mut all);
+        calls::<u8>(&mut all);
+        calls::<u16>(&mut all);
+        calls::<u32>(&mut all);
+        calls::<u64>(&mut all);
+        calls::<f32>(&mut all);
+        calls::<f64>(&mut all);
+        calls::<Narrow>(&mut all);
+        calls::<Wide>(&mut all);
+        calls::<Extended>(&mut all);
+        let mut seen = std::collections::HashMap::new();
+        for c in &all {
+            let tag = c.tag();
+            let longer = c.len > small::WIDE_MAX as u64;
+            let back = Call::from_tag(tag);
+            assert_eq!((back.kind, back.root), (c.kind, c.root), "{c:?}");
+            assert_eq!(back.len, if longer { LONGER } else { c.len }, "{c:?}");
+            if let Some(other) = seen.insert(tag, *c) {
+                // only the two "longer" calls of one operator and type share a tag
+                assert!(
+                    longer
+                        && other.len > small::WIDE_MAX as u64
+                        && (other.kind, other.root) == (c.kind, c.root),
+                    "{c:?} and {other:?} share tag {tag:#x}"
+                );
+            }
+            for kind in [BROADCAST, FCOLLECT, ALLTOALL, COLLECT] {
+                assert_ne!(Call::of(kind, c.len as usize).tag(), tag);
+            }
+            assert_ne!(c.agree_tag(), tag);
+        }
+        // long and int64_t are alike, int32_t and float (one size) are not
+        assert_eq!(
+            Call::reduce::<isize>(Op::Sum, 64),
+            Call::reduce::<i64>(Op::Sum, 64)
+        );
+        assert_ne!(
+            Call::reduce::<i32>(Op::Sum, 64).tag(),
+            Call::reduce::<f32>(Op::Sum, 64).tag()
+        );
+        assert_eq!(
+            Call::from_tag(Call::reduce::<f64>(Op::Max, 4096).tag()).name(),
+            "a max reduction of more than 1024 bytes of double"
+        );
+    }
+
     #[test]
     fn call_tags_tell_families_lengths_and_records_apart() {
         let f64b = Call::of(FCOLLECT, 64);
@@ -1176,10 +1430,13 @@ mod tests {
         assert_eq!(Call::of(FCOLLECT, 5000).tag(), Call::of(FCOLLECT, 8000).tag());
         // families differ at one length, and so do reduction operators
         assert_ne!(f64b.tag(), Call::of(ALLTOALL, 64).tag());
-        assert_ne!(Call::reduce(Op::Sum, 64).tag(), Call::reduce(Op::Max, 64).tag());
+        assert_ne!(
+            Call::reduce::<i64>(Op::Sum, 64).tag(),
+            Call::reduce::<i64>(Op::Max, 64).tag()
+        );
         assert_eq!(
-            Call::from_tag(Call::reduce(Op::Prod, 8).tag()).name(),
-            "a prod reduction of 8 bytes"
+            Call::from_tag(Call::reduce::<i64>(Op::Prod, 8).tag()).name(),
+            "a prod reduction of 8 bytes of int64"
         );
         // a record's tag never equals a data tag of any length
         for len in [0, 64, 4095, 4096, 1 << 20] {
@@ -1190,6 +1447,19 @@ mod tests {
         assert_eq!(
             Call::from_tag(f64b.agree_tag()).name(),
             "an fcollect of another length per member"
+        );
+        // the barrier path's argument word carries a reduction's element type
+        let r = Call::reduce::<f32>(Op::Sum, 100_000);
+        let said = sync::Said {
+            call: 7,
+            arg: r.arg(),
+            len: r.len,
+        };
+        assert_eq!(Call::from_said(said), r);
+        assert_ne!(Call::reduce::<i32>(Op::Sum, 100_000).arg(), r.arg());
+        assert_eq!(
+            Call::from_said(said).name(),
+            "a sum reduction of 100000 bytes of float"
         );
         // the barrier path's argument word and length carry the root
         let b = Call::broadcast(3, 100_000);

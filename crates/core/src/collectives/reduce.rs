@@ -12,15 +12,31 @@ pub enum Op {
     Prod,
 }
 
+/// What kind of number an element is. With the element's size it names the type a member
+/// reduces, which the members compare (a reduction whose members name different types of one
+/// size would otherwise combine one member's bits as another type).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Number {
+    Signed,
+    Unsigned,
+    Float,
+    Complex,
+    /// C `long double`.
+    Extended,
+}
+
 /// An element type that can be reduced. Integer sums and products wrap; bitwise operators on
 /// floats are never generated.
 pub trait Element: Copy + Send + 'static {
+    /// The kind of number (C types of one kind and size, `long` and `int64_t` say, are alike).
+    const NUMBER: Number;
     fn apply(op: Op, a: Self, b: Self) -> Self;
 }
 
 macro_rules! int_element {
-    ($($t:ty),*) => {$(
+    ($number:ident: $($t:ty),*) => {$(
         impl Element for $t {
+            const NUMBER: Number = Number::$number;
             #[inline]
             fn apply(op: Op, a: Self, b: Self) -> Self {
                 match op {
@@ -37,11 +53,13 @@ macro_rules! int_element {
     )*};
 }
 
-int_element!(i8, i16, i32, i64, isize, u8, u16, u32, u64, usize);
+int_element!(Signed: i8, i16, i32, i64, isize);
+int_element!(Unsigned: u8, u16, u32, u64, usize);
 
 macro_rules! float_element {
     ($($t:ty),*) => {$(
         impl Element for $t {
+            const NUMBER: Number = Number::Float;
             #[inline]
             fn apply(op: Op, a: Self, b: Self) -> Self {
                 match op {

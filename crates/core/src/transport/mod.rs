@@ -257,8 +257,10 @@ pub(crate) trait Transport: Send + Sync {
         false
     }
 
-    /// Sends `len` bytes to PE `pe`'s mailbox under `key`, where they stay until the call they
-    /// are for takes them ([`Transport::take_mail`]) or the team slot is reused
+    /// Sends `len` bytes to PE `pe`'s mailbox under `key`, with a `note` the receiver reads (what
+    /// the sender makes of the call, say, for the receiver to compare with its own), where they
+    /// stay until the call they are for takes them ([`Transport::take_mail`]) or the team slot is
+    /// reused
     /// ([`Transport::drop_mail`]): a collective's data that may arrive before its receiver is in
     /// the call, so the sender need not wait for the receiver. The source is reusable on return;
     /// like [`Transport::notify`], the target waits for it, so `quiet` need not complete it.
@@ -267,8 +269,8 @@ pub(crate) trait Transport: Send + Sync {
     ///
     /// # Safety
     /// `src` holds `len` readable bytes.
-    unsafe fn mail(&self, pe: usize, key: MailKey, src: *const u8, len: usize) -> Result<()> {
-        let _ = (key, src, len);
+    unsafe fn mail(&self, pe: usize, key: MailKey, note: u64, src: *const u8, len: usize) -> Result<()> {
+        let _ = (key, note, src, len);
         Err(Error::NotSupported(format!(
             "the {} transport to PE {pe} has no mailboxes",
             self.name()
@@ -276,8 +278,8 @@ pub(crate) trait Transport: Send + Sync {
     }
 
     /// Takes the message under `key` from this PE's mailbox: `None` while it has not arrived,
-    /// `Some(Ok(()))` once its `len` bytes are copied to `dst`, `Some(Err(n))` when it holds `n`
-    /// bytes instead (the message is dropped, `dst` untouched).
+    /// `Some(Ok(note))` once its `len` bytes are copied to `dst` (`note`: the sender's),
+    /// `Some(Err(n))` when it holds `n` bytes instead (the message is dropped, `dst` untouched).
     ///
     /// # Safety
     /// `dst` holds `len` writable bytes.
@@ -286,7 +288,7 @@ pub(crate) trait Transport: Send + Sync {
         key: MailKey,
         dst: *mut u8,
         len: usize,
-    ) -> Option<std::result::Result<(), usize>> {
+    ) -> Option<std::result::Result<u64, usize>> {
         let _ = (key, dst, len);
         None
     }

@@ -2307,13 +2307,14 @@ unsafe extern "C" fn on_ack(
 const MAIL_ID: u32 = 5;
 
 /// The header of a message for a mailbox ([`Transport::mail`]): the key it is kept under (team
-/// slot, part, tag); the data are the message's payload.
+/// slot, part, tag) and the sender's note; the data are the message's payload.
 #[repr(C)]
 #[derive(Clone, Copy)]
 struct MailHeader {
     slot: u32,
     part: u32,
     tag: u64,
+    note: u64,
 }
 
 /// This PE's mailbox ([`Shared::mailbox`]): the messages by key, and emptied buffers of taken
@@ -2323,7 +2324,8 @@ struct MailHeader {
 /// trim.)
 #[derive(Default)]
 struct Mailbox {
-    letters: std::collections::HashMap<MailKey, Vec<u8>>,
+    /// The messages by key: the sender's note and the data.
+    letters: std::collections::HashMap<MailKey, (u64, Vec<u8>)>,
     spare: Vec<Vec<u8>>,
 }
 
@@ -2385,7 +2387,7 @@ unsafe extern "C" fn on_mail(
     };
     let mut box_ = sh.mailbox.lock().unwrap_or_else(|e| e.into_inner());
     let bytes = box_.letter(data);
-    if box_.letters.insert(key, bytes).is_some() {
+    if box_.letters.insert(key, (m.note, bytes)).is_some() {
         log::warn!(
             "UCX: a second message for team slot {} tag {:#x} replaced the first",
             m.slot,
@@ -3036,7 +3038,7 @@ impl Transport for Ucx {
         true
     }
 
-    unsafe fn mail(&self, pe: usize, key: MailKey, src: *const u8, len: usize) -> Result<()> {
+    unsafe fn mail(&self, pe: usize, key: MailKey, note: u64, src: *const u8, len: usize) -> Result<()> {
         let sh = &*self.sh;
         let mut g = sh.lock();
         sh.send_batches(&mut g)?;
@@ -3045,6 +3047,7 @@ impl Transport for Ucx {
             slot: key.slot,
             part: key.part,
             tag: key.tag,
+            note,
         };
         // SAFETY: `src` holds `len` bytes (contract).
         unsafe { sh.send_eager(&mut g, ep, MAIL_ID, &header, src, len, pe, "message") }
@@ -3055,8 +3058,8 @@ impl Transport for Ucx {
         key: MailKey,
         dst: *mut u8,
         len: usize,
-    ) -> Option<std::result::Result<(), usize>> {
-        let letter = {
+    ) -> Option<std::result::Result<u64, usize>> {
+        let (note, letter) = {
             let mut box_ = self.sh.mailbox.lock().unwrap_or_else(|e| e.into_inner());
             box_.letters.remove(&key)?
         };
@@ -3065,7 +3068,7 @@ impl Transport for Ucx {
         } else {
             // SAFETY: `dst` holds `len` bytes (contract), apart from the letter.
             unsafe { std::ptr::copy_nonoverlapping(letter.as_ptr(), dst, len) };
-            Ok(())
+            Ok(note)
         };
         self.sh
             .mailbox
