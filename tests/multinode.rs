@@ -444,6 +444,29 @@ fn two_nodes() {
             ("team_tests", "asymmetric_types 2", 2, NONE),
             ("team_tests", "asymmetric_types 2 3", 2, NONE),
             ("team_tests", "asymmetric_types 1", 1, NONE),
+            // random well-formed and asymmetric calls (lengths, roots, families but a broadcast
+            // against another family; no member in a barrier instead: across nodes those wait,
+            // as documented): one member per node (eager broadcasts, pushed and mailed
+            // exchanges: a reduction mailing its partial against an exchange of calls hung both;
+            // reductions of 2 and 4 KiB succeeded), and two (hierarchical paths)
+            (
+                "team_tests",
+                "asymmetric_mix 8 150 nobarrier nobcastfamily eager",
+                1,
+                NONE,
+            ),
+            (
+                "team_tests",
+                "asymmetric_mix 19 150 nobarrier nobcastfamily eager",
+                1,
+                NONE,
+            ),
+            (
+                "team_tests",
+                "asymmetric_mix 3 60 nobarrier nobcastfamily",
+                2,
+                NONE,
+            ),
             (
                 "team_tests",
                 "collectives",

@@ -1677,7 +1677,7 @@ static void scenario_asymmetric_lengths(void)
     int64_t *a = aclshmem_malloc(8 * sizeof(int64_t)), *b = aclshmem_malloc(8 * sizeof(int64_t) * n);
     CHECK(src && dst && victim && a && b, "malloc");
     memset(src, me + 1, (size_t)MAXLEN * n);
-    const size_t pairs[][2] = {{48, 32}, {128, 64}, {2048, 64}, {64, 2048}, {8192, 4096}};
+    const size_t pairs[][2] = {{48, 32}, {128, 64}, {2048, 64}, {64, 2048}, {4096, 2048}, {8192, 4096}};
     const char *fams[] = {"fcollect", "alltoall", "sum", "broadcast0", "broadcast1"};
     for (size_t k = 0; k < sizeof(pairs) / sizeof(pairs[0]); k++) {
         for (int f = 0; f < families; f++) {
@@ -1827,7 +1827,7 @@ static void scenario_barrier_against_collective(void)
     finish();
 }
 
-/* asymmetric_mix <seed> <calls> [world]: a reproducible random mix of well-formed and asymmetric calls on a
+/* asymmetric_mix <seed> <calls> [world] [nobarrier] [nobcastfamily] [eager]: a reproducible random mix of well-formed and asymmetric calls on a
    team of every PE: fcollect, alltoall, sum reduction and broadcast (root 0 or any), 8 B to 8 KiB
    (both rings and the barrier path), each either made alike by every member, or with one member
    naming another length, or another family, or another root, or with one member in a team barrier
@@ -1858,9 +1858,22 @@ static void scenario_asymmetric_mix(int argc, char **argv)
     int64_t *a = aclshmem_malloc(8 * sizeof(int64_t)), *b = aclshmem_malloc(8 * sizeof(int64_t) * n);
     CHECK(src && dst && a && b, "malloc");
     memset(src, me + 1, (size_t)MAXLEN * n);
-    /* "world" as the third argument: the world team (its deeper rings), which cannot be made anew,
-       so the calls after which a team is made anew are made alike there */
-    const int world = argc > 4 && strcmp(argv[4], "world") == 0;
+    /* options after the count: "world", the world team (its deeper rings), which cannot be made
+       anew, so the calls after which a team is made anew are made alike there; "nobarrier", no
+       member in a barrier instead (recognised only where every member is mapped: through a
+       transport and across nodes such a call waits, as documented) */
+    int world = 0, nobarrier = 0, nobcastfamily = 0, eager = 0;
+    for (int k = 4; k < argc; k++) {
+        world |= strcmp(argv[k], "world") == 0;
+        nobarrier |= strcmp(argv[k], "nobarrier") == 0;
+        /* "nobcastfamily": no member makes a broadcast where the others make another family, or
+           the other way round (across nodes such a call waits, as documented) */
+        nobcastfamily |= strcmp(argv[k], "nobcastfamily") == 0;
+        /* "eager": one member per node, whose small broadcasts are eager: after a broadcast of
+           another length the team's later small broadcasts fail, as documented, so the team is
+           made anew (on the world team such calls are made alike) */
+        eager |= strcmp(argv[k], "eager") == 0;
+    }
     aclshmem_team_t t = ACLSHMEM_TEAM_WORLD;
     if (!world) {
         CHECK_RC(aclshmem_team_split_strided(ACLSHMEM_TEAM_WORLD, 0, 1, n, &t), 0);
@@ -1876,7 +1889,8 @@ static void scenario_asymmetric_mix(int argc, char **argv)
         const int who = (int)(mix_next() % n);
         const size_t len2 = lens[mix_next() % nl];
         const int root = fam == 4 ? (int)(mix_next() % n) : 0;
-        if ((kind == 1 && len2 == len) || (kind == 4 && fam < 3) ||
+        if ((kind == 1 && len2 == len) || (kind == 4 && fam < 3) || (kind == 2 && nobarrier) ||
+            (kind == 3 && nobcastfamily && (fam >= 3 || fam2 >= 3)) || (world && eager && kind == 1 && fam >= 3) ||
             (world && (kind == 4 || (kind == 2 && fam >= 3 && root != who)))) {
             kind = 0;
         }
@@ -1911,7 +1925,7 @@ static void scenario_asymmetric_mix(int argc, char **argv)
         aclshmem_barrier_all();
         CHECK(asym_canaries_ok(dst + used, room - used), "call %d: written past dest (family %d, kind %d)", c, fam,
               kind);
-        if ((kind == 2 && fam >= 3 && root != who) || kind == 4) {
+        if ((kind == 2 && fam >= 3 && root != who) || kind == 4 || (eager && kind == 1 && fam >= 3)) {
             aclshmem_team_destroy(t);
             CHECK_RC(aclshmem_team_split_strided(ACLSHMEM_TEAM_WORLD, 0, 1, n, &t), 0);
         }

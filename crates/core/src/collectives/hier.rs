@@ -705,7 +705,7 @@ fn sent_otherwise(inst: &Instance, t: &Team, g: &Groups, j: usize, x: u64, pushe
     } else {
         let e = entry(t.slot, g.leaders.len());
         let w = area_word(inst, t.slot, ((x % 2) as usize * g.leaders.len() + j) * e);
-        announces(w.load(Ordering::Acquire), call_word(x, 0))
+        announces(w.load(Ordering::Acquire), call_word(x, 0, 0))
     }
 }
 
@@ -776,28 +776,31 @@ fn area_word(inst: &Instance, slot: usize, off: usize) -> &AtomicU64 {
     unsafe { &*(p as *const AtomicU64) }
 }
 
-/// The word that marks leader entries of exchange `seq` of call `tag` (`Call::tag`: a sender
-/// whose call differs is found by it): a mark in the high 16 bits, so the area's other uses,
-/// which hold small values there, are not mistaken for it, then the tag, then the exchange.
-fn call_word(seq: u64, tag: u16) -> u64 {
-    0x5244 << 48 | u64::from(tag) << 32 | seq as u32 as u64
+/// The word that marks leader entries of exchange `seq` of call `tag` (`Call::tag`) and element
+/// type `elem` (`Call::elem8`; a sender whose call differs is found by them): a mark in the high
+/// byte, so the area's other uses, which hold small values there, are not mistaken for it, then
+/// the type, the tag, the exchange.
+fn call_word(seq: u64, tag: u16, elem: u8) -> u64 {
+    0x52 << 56 | u64::from(elem) << 48 | u64::from(tag) << 32 | seq as u32 as u64
 }
 
 /// Whether entry word `v` announces the exchange of `word` (whatever the sender's call).
 fn announces(v: u64, word: u64) -> bool {
-    v & !(0xffff << 32) == word & !(0xffff << 32)
+    const CALL: u64 = 0xff_ffff << 32;
+    v & !CALL == word & !CALL
 }
 
-/// The error of an exchange whose sender `from` marked its entry with call tag `theirs` where
-/// this PE made `mine`.
-fn differs(inst: &Instance, t: &Team, what: &str, mine: super::Call, from: usize, theirs: u16) -> Error {
+/// The error of an exchange whose sender `from` marked its entry with word `theirs` (another
+/// call: [`call_word`]) where this PE made `mine`.
+fn differs(inst: &Instance, t: &Team, what: &str, mine: super::Call, from: usize, theirs: u64) -> Error {
+    let call = super::Call::from_tag((theirs >> 32) as u16).with_elem8((theirs >> 48) as u8);
     Error::InvalidParam(super::mismatch(
         inst,
         t,
         what,
         &mine,
         &format!("PE {from}"),
-        &super::Call::from_tag(theirs).name(),
+        &call.name(),
     ))
 }
 
@@ -881,13 +884,13 @@ fn exchange_partials<T: Element>(
 /// The next pushed exchange on `t` among `l` leaders (this PE's count of them, `sync::PUSH_COUNT`)
 /// for call `tag`: where leader j's entry lies in every leader's partials area, and the word that
 /// marks it.
-fn next_exchange(inst: &Instance, t: &Team, l: usize, tag: u16) -> (impl Fn(usize) -> usize, u64) {
+fn next_exchange(inst: &Instance, t: &Team, l: usize, tag: u16, elem: u8) -> (impl Fn(usize) -> usize, u64) {
     let count = sync::own_word(inst, t.slot, sync::PUSH_COUNT);
     let x = count.load(Ordering::Relaxed) + 1;
     count.store(x, Ordering::Relaxed);
     let e = entry(t.slot, l);
     let at = move |j: usize| ((x % 2) as usize * l + j) * e;
-    (at, call_word(x, tag))
+    (at, call_word(x, tag, elem))
 }
 
 /// The pushed exchange itself (see [`exchange_partials`]): sends `mine(j)` (at most `len` bytes,
@@ -919,7 +922,12 @@ fn exchange_pushed<'a>(
             "{len} bytes do not fit a pushed exchange entry"
         )));
     }
-    let (at, word) = next_exchange(inst, t, l, tag);
+    // a record compares the whole call itself; a partial names its element type beside the tag
+    let elem = match call.1 {
+        Tag::Partial => call.0.elem8(),
+        Tag::Record | Tag::Data => 0,
+    };
+    let (at, word) = next_exchange(inst, t, l, tag, elem);
     let routes = inst.routes();
     let own = at(g.my_leader);
     for (j, &li) in g.leaders.iter().enumerate() {
@@ -965,15 +973,12 @@ fn exchange_pushed<'a>(
                 t.slot
             )
         };
-        // Acquire: pairs with the leader's data-before-word order; a partial may have been
-        // mailed instead (another length)
+        // Acquire: pairs with the leader's data-before-word order; the leader may have mailed a
+        // reduction's partial in this exchange instead (a partial of another length, or another
+        // family: a reduction whose partials go by mail against this exchange of calls or blocks)
         let started = std::time::Instant::now();
         let x = word as u32 as u64;
-        let otherwise = || {
-            matches!(call.1, Tag::Partial)
-                && started.elapsed() >= COMPARE_AFTER
-                && sent_otherwise(inst, t, g, j, x, true)
-        };
+        let otherwise = || started.elapsed() >= COMPARE_AFTER && sent_otherwise(inst, t, g, j, x, true);
         wait_for(
             inst,
             || announces(flag.load(Ordering::Acquire), word),
@@ -983,7 +988,7 @@ fn exchange_pushed<'a>(
         let theirs = flag.load(Ordering::Relaxed);
         if theirs != word {
             if result.is_ok() {
-                result = Err(differs(inst, t, what, call.0, from, (theirs >> 32) as u16));
+                result = Err(differs(inst, t, what, call.0, from, theirs));
             }
         } else if result.is_ok() {
             let src = inst.device().local_addr(area(inst, t.slot).0 + at(j) + 8);
@@ -1068,7 +1073,7 @@ pub(super) fn push_direct<'a>(
 ) -> Result<()> {
     let l = g.leaders.len();
     // the members agreed on the call before (`agree_pushed`, or collect's exchange of lengths)
-    let (at, word) = next_exchange(inst, t, l, 0);
+    let (at, word) = next_exchange(inst, t, l, 0, 0);
     let routes = inst.routes();
     let own = at(g.my_leader);
     for (j, &i) in g.leaders.iter().enumerate() {

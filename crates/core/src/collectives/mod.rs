@@ -48,7 +48,7 @@ use crate::transport::Remote;
 /// the root a broadcast names and the bytes per member (per block for alltoall; 0 for collect,
 /// whose lengths may differ). Members compare calls to find asymmetric ones, which would otherwise
 /// read or write another member's buffers by the wrong length or wait for ever: the barrier-free
-/// path by [`Call::tag`] in every publication ([`small`]), the barrier path through [`agreed`]
+/// path by [`Call::ring_tag`] in every publication ([`small`]), the barrier path through [`agreed`]
 /// (before any data moves to or from a member's buffers). A reduction's element type (its kind
 /// of number and size, [`elem_code`]) takes the root's place: two members reducing `int32_t` and
 /// `float` of one length are an asymmetric call as two lengths are.
@@ -229,16 +229,42 @@ impl Call {
         }
     }
 
-    /// The call in 16 bits, for a ring publication: family, then length (saturated; exact for
-    /// every ring payload). A broadcast's root travels separately (the record's view). A
-    /// reduction's 12 bits name its element type and count instead (every length of a ring
-    /// payload exactly, longer ones as one value per type), those of floating-point types under
-    /// a family of their own with the operator.
+    /// The call in 16 bits, for the words of the leaders' pushed exchanges ([`hier`]): family,
+    /// then length (saturated at 4095, exact for every pushed block and partial). A reduction's
+    /// element type travels beside it there ([`Call::elem8`]).
     pub(crate) fn tag(&self) -> u16 {
-        if let Some(tag) = self.reduce_tag() {
-            return tag;
-        }
         (u16::from(self.kind) << 12) | self.len.min(TAG_LEN) as u16
+    }
+
+    /// The call in 16 bits, for a ring publication ([`small`]): as [`Call::tag`] (exact for every
+    /// ring payload; a broadcast's root travels separately, the record's view), except that a
+    /// reduction's 12 bits name its element type and count (every length of a ring payload
+    /// exactly, longer ones as one value per type), those of floating-point types under a family
+    /// of their own with the operator. Rebuilt by [`Call::from_ring_tag`].
+    pub(crate) fn ring_tag(&self) -> u16 {
+        self.reduce_tag().unwrap_or_else(|| self.tag())
+    }
+
+    /// A reduction's element type in 8 bits (kind of number, size up to 16; 0 for other calls),
+    /// for the pushed exchanges' words ([`hier`]).
+    pub(crate) fn elem8(&self) -> u8 {
+        if self.kind < REDUCE || usize::from(self.kind - REDUCE) >= OPS.len() {
+            return 0;
+        }
+        ((self.root >> 8) << 5 | (self.root & 0x1f)) as u8
+    }
+
+    /// The element type code (as [`elem_code`]) of an [`Call::elem8`].
+    pub(crate) fn elem_of8(e: u8) -> u32 {
+        u32::from(e >> 5) << 8 | u32::from(e & 0x1f)
+    }
+
+    /// This call with the element type of an [`Call::elem8`] (for a message).
+    pub(crate) fn with_elem8(mut self, e: u8) -> Call {
+        if e != 0 {
+            self.root = Call::elem_of8(e);
+        }
+        self
     }
 
     fn reduce_tag(&self) -> Option<u16> {
@@ -281,14 +307,21 @@ impl Call {
                 len: u64::MAX,
             };
         }
-        if let Some(c) = Call::reduce_from_tag((t >> 12) as u8, u32::from(t) & TAG_LEN as u32) {
-            return c;
-        }
         Call {
             kind: (t >> 12) as u8,
             root: u32::MAX,
             len: u64::from(t) & TAG_LEN,
         }
+    }
+
+    /// The call of a [`Call::ring_tag`].
+    pub(crate) fn from_ring_tag(t: u16) -> Call {
+        if (t >> 12) as u8 != AGREE
+            && let Some(c) = Call::reduce_from_tag((t >> 12) as u8, u32::from(t) & TAG_LEN as u32)
+        {
+            return c;
+        }
+        Call::from_tag(t)
     }
 
     /// The call's record in an agreement: its argument word, then (at 8) its length.
@@ -646,12 +679,12 @@ fn broadcast_impl(
             )
         };
         if t.my_index == root as usize {
-            small::publish(inst, t, ring, seq, src, view, call.tag())?;
+            small::publish(inst, t, ring, seq, src, view, call.ring_tag())?;
             if root_dest {
                 dst.copy_from_slice(src);
             }
         } else {
-            small::read(inst, t, ring, root as usize, seq, view, call.tag(), 0, dst)?;
+            small::read(inst, t, ring, root as usize, seq, view, call.ring_tag(), 0, dst)?;
         }
         return small::complete(inst, t, seq);
     }
@@ -662,7 +695,7 @@ fn broadcast_impl(
         let seq = small::next_seq(inst, t);
         let said = (len as u64).to_le_bytes();
         if t.my_index == root as usize {
-            small::publish(inst, t, small::Ring::Narrow, seq, &said, view, call.tag())?;
+            small::publish(inst, t, small::Ring::Narrow, seq, &said, view, call.ring_tag())?;
             if root_dest {
                 // SAFETY: checked symmetric, non-overlapping buffers of `len` bytes in our own heap.
                 unsafe { copy(s.mine(), d.mine(), len) };
@@ -672,7 +705,15 @@ fn broadcast_impl(
             small::complete(inst, t, seq)?;
             return small::wait_all_completed(inst, t, seq);
         }
-        let p = small::wait_published(inst, t, small::Ring::Narrow, root as usize, seq, view, call.tag())?;
+        let p = small::wait_published(
+            inst,
+            t,
+            small::Ring::Narrow,
+            root as usize,
+            seq,
+            view,
+            call.ring_tag(),
+        )?;
         let mut theirs = [0u8; 8];
         // SAFETY: the root's published buffer holds its 8-byte length, unchanged until we complete.
         unsafe { copy(p, theirs.as_mut_ptr(), 8) };
@@ -757,7 +798,7 @@ pub fn fcollect(inst: &Instance, t: &Team, dest: usize, source: usize, len: usiz
                 std::slice::from_raw_parts_mut(d.mine(), total),
             )
         };
-        let tag = Call::of(FCOLLECT, len).tag();
+        let tag = Call::of(FCOLLECT, len).ring_tag();
         small::publish(inst, t, ring, seq, src, 0, tag)?;
         for i in 0..t.size {
             let block = &mut dst[i * len..(i + 1) * len];
@@ -887,7 +928,7 @@ fn collect_small(inst: &Instance, t: &Team, dest: usize, source: usize, len: usi
     if len <= room {
         payload.extend_from_slice(mine);
     }
-    let tag = Call::of(COLLECT, 0).tag();
+    let tag = Call::of(COLLECT, 0).ring_tag();
     small::publish(inst, t, ring, seq, &payload, 0, tag)?;
     let mut lens = vec![0usize; t.size];
     let mut data: Vec<u8> = Vec::new();
@@ -999,7 +1040,7 @@ pub fn alltoall(inst: &Instance, t: &Team, dest: usize, source: usize, len: usiz
                 std::slice::from_raw_parts_mut(d.mine(), total),
             )
         };
-        let tag = Call::of(ALLTOALL, len).tag();
+        let tag = Call::of(ALLTOALL, len).ring_tag();
         small::publish(inst, t, ring, seq, src, 0, tag)?;
         let me = t.my_index;
         for i in 0..t.size {
@@ -1161,7 +1202,7 @@ pub fn reduce<T: Element>(
         let seq = small::next_seq(inst, t);
         // SAFETY: checked symmetric source of `len` bytes in our own mapped heap.
         let src = unsafe { std::slice::from_raw_parts(s.mine(), len) };
-        let tag = Call::reduce::<T>(op, len).tag();
+        let tag = Call::reduce::<T>(op, len).ring_tag();
         small::publish(inst, t, ring, seq, src, 0, tag)?;
         // combine in member order (the same order, so the same result, on every member), reading
         // every member's published data where it lies; the accumulator is on the stack (the
@@ -1384,9 +1425,9 @@ mod tests {
         calls::<Extended>(&mut all);
         let mut seen = std::collections::HashMap::new();
         for c in &all {
-            let tag = c.tag();
+            let tag = c.ring_tag();
             let longer = c.len > small::WIDE_MAX as u64;
-            let back = Call::from_tag(tag);
+            let back = Call::from_ring_tag(tag);
             assert_eq!((back.kind, back.root), (c.kind, c.root), "{c:?}");
             assert_eq!(back.len, if longer { LONGER } else { c.len }, "{c:?}");
             if let Some(other) = seen.insert(tag, *c) {
@@ -1399,9 +1440,11 @@ mod tests {
                 );
             }
             for kind in [BROADCAST, FCOLLECT, ALLTOALL, COLLECT] {
-                assert_ne!(Call::of(kind, c.len as usize).tag(), tag);
+                assert_ne!(Call::of(kind, c.len as usize).ring_tag(), tag);
             }
             assert_ne!(c.agree_tag(), tag);
+            // the pushed exchanges' type byte
+            assert_eq!(Call::elem_of8(c.elem8()), c.root, "{c:?}");
         }
         // long and int64_t are alike, int32_t and float (one size) are not
         assert_eq!(
@@ -1409,12 +1452,28 @@ mod tests {
             Call::reduce::<i64>(Op::Sum, 64)
         );
         assert_ne!(
-            Call::reduce::<i32>(Op::Sum, 64).tag(),
-            Call::reduce::<f32>(Op::Sum, 64).tag()
+            Call::reduce::<i32>(Op::Sum, 64).ring_tag(),
+            Call::reduce::<f32>(Op::Sum, 64).ring_tag()
         );
         assert_eq!(
-            Call::from_tag(Call::reduce::<f64>(Op::Max, 4096).tag()).name(),
+            Call::from_ring_tag(Call::reduce::<f64>(Op::Max, 4096).ring_tag()).name(),
             "a max reduction of more than 1024 bytes of double"
+        );
+        // the exchanges' tags keep every length up to 4095 (leaders' partials of 2 and 4 KiB;
+        // the ring tags' "longer" made them alike), the type goes beside them
+        assert_ne!(
+            Call::reduce::<i64>(Op::Sum, 2048).tag(),
+            Call::reduce::<i64>(Op::Sum, 4088).tag()
+        );
+        assert_ne!(
+            Call::reduce::<i32>(Op::Sum, 64).elem8(),
+            Call::reduce::<f32>(Op::Sum, 64).elem8()
+        );
+        assert_eq!(Call::of(FCOLLECT, 64).elem8(), 0);
+        let r = Call::reduce::<i64>(Op::Sum, 2048);
+        assert_eq!(
+            Call::from_tag(r.tag()).with_elem8(r.elem8()).name(),
+            "a sum reduction of 2048 bytes of int64"
         );
     }
 
@@ -1435,7 +1494,7 @@ mod tests {
             Call::reduce::<i64>(Op::Max, 64).tag()
         );
         assert_eq!(
-            Call::from_tag(Call::reduce::<i64>(Op::Prod, 8).tag()).name(),
+            Call::from_ring_tag(Call::reduce::<i64>(Op::Prod, 8).ring_tag()).name(),
             "a prod reduction of 8 bytes of int64"
         );
         // a record's tag never equals a data tag of any length

@@ -224,7 +224,7 @@ const FAILED: u64 = 1 << 63;
 
 /// A record: the call (low 32 bits of its sequence number), the view a member had of it (for
 /// a broadcast, root + 1; 0 for calls without one, which are never compared) and the call's tag
-/// (`Call::tag`: its family and length; a reader compares the publisher's with its own).
+/// (`Call::ring_tag`: its family and length; a reader compares the publisher's with its own).
 fn record(seq: u64, view: u16, tag: u16) -> u64 {
     (seq as u32 as u64) << 32 | u64::from(view) << 16 | u64::from(tag)
 }
@@ -518,7 +518,7 @@ fn wait_flagged(
         unsafe { &*(flag as *const AtomicU64).add(1) }.load(Ordering::Relaxed),
     );
     if theirs != tag {
-        let call = super::Call::from_tag(theirs);
+        let call = super::Call::from_ring_tag(theirs);
         if call.is_broadcast() && view == 0 {
             // the owner published a broadcast as its root: this PE took part (and fails), which
             // the root's `verify` must find in its view of the call. (A broadcast's reader keeps
@@ -537,7 +537,7 @@ fn asymmetric(inst: &Instance, team: &Team, seq: u64, tag: u16, owner: usize, th
         inst,
         team,
         &format!("collective call {seq}"),
-        &super::Call::from_tag(tag),
+        &super::Call::from_ring_tag(tag),
         &format!("member {owner} (PE {})", team.world_pe(owner)),
         &theirs.name(),
     ))
@@ -549,7 +549,7 @@ fn asymmetric(inst: &Instance, team: &Team, seq: u64, tag: u16, owner: usize, th
 fn in_barrier(inst: &Instance, team: &Team, seq: u64, tag: Option<u16>, owner: usize) -> Error {
     crate::sync::skipped(inst, team, seq);
     let mine = match tag {
-        Some(tag) => super::Call::from_tag(tag).family_name(),
+        Some(tag) => super::Call::from_ring_tag(tag).family_name(),
         None => "a collective call".to_string(),
     };
     let msg = format!(
@@ -598,7 +598,7 @@ fn elsewhere(
         for &w in kinds {
             let rec = word(inst, team.slot, r, w, p, pe)?.load(Ordering::Relaxed);
             if record_call(rec) == seq as u32 && record_tag(rec) != tag && record_tag(rec) != 0 {
-                let call = super::Call::from_tag(record_tag(rec));
+                let call = super::Call::from_ring_tag(record_tag(rec));
                 if call.is_broadcast() && !viewed {
                     // the owner published a broadcast there as its root, or read one as the view
                     // names it: this PE took part, which the root's `verify` must find (see
