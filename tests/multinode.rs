@@ -448,7 +448,8 @@ fn two_nodes() {
             // against another family; no member in a barrier instead: across nodes those wait,
             // as documented): one member per node (eager broadcasts, pushed and mailed
             // exchanges: a reduction mailing its partial against an exchange of calls hung both;
-            // reductions of 2 and 4 KiB succeeded), and two (hierarchical paths)
+            // reductions of 2 and 4 KiB succeeded), and two (hierarchical paths; lengths and
+            // roots only: another family waits there, as documented)
             (
                 "team_tests",
                 "asymmetric_mix 8 150 nobarrier nobcastfamily eager",
@@ -461,12 +462,7 @@ fn two_nodes() {
                 1,
                 NONE,
             ),
-            (
-                "team_tests",
-                "asymmetric_mix 3 60 nobarrier nobcastfamily",
-                2,
-                NONE,
-            ),
+            ("team_tests", "asymmetric_mix 3 60 nobarrier nofamily", 2, NONE),
             (
                 "team_tests",
                 "collectives",

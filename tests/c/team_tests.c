@@ -1827,7 +1827,7 @@ static void scenario_barrier_against_collective(void)
     finish();
 }
 
-/* asymmetric_mix <seed> <calls> [world] [nobarrier] [nobcastfamily] [eager]: a reproducible random mix of well-formed and asymmetric calls on a
+/* asymmetric_mix <seed> <calls> [world] [nobarrier] [nobcastfamily] [nofamily] [eager]: a reproducible random mix of well-formed and asymmetric calls on a
    team of every PE: fcollect, alltoall, sum reduction and broadcast (root 0 or any), 8 B to 8 KiB
    (both rings and the barrier path), each either made alike by every member, or with one member
    naming another length, or another family, or another root, or with one member in a team barrier
@@ -1862,13 +1862,16 @@ static void scenario_asymmetric_mix(int argc, char **argv)
        anew, so the calls after which a team is made anew are made alike there; "nobarrier", no
        member in a barrier instead (recognised only where every member is mapped: through a
        transport and across nodes such a call waits, as documented) */
-    int world = 0, nobarrier = 0, nobcastfamily = 0, eager = 0;
+    int world = 0, nobarrier = 0, nobcastfamily = 0, nofamily = 0, eager = 0;
     for (int k = 4; k < argc; k++) {
         world |= strcmp(argv[k], "world") == 0;
         nobarrier |= strcmp(argv[k], "nobarrier") == 0;
         /* "nobcastfamily": no member makes a broadcast where the others make another family, or
            the other way round (across nodes such a call waits, as documented) */
         nobcastfamily |= strcmp(argv[k], "nobcastfamily") == 0;
+        /* "nofamily": no member makes another family at all (across nodes with several members
+           per node such a call waits, as documented) */
+        nofamily |= strcmp(argv[k], "nofamily") == 0;
         /* "eager": one member per node, whose small broadcasts are eager: after a broadcast of
            another length the team's later small broadcasts fail, as documented, so the team is
            made anew (on the world team such calls are made alike) */
@@ -1890,7 +1893,7 @@ static void scenario_asymmetric_mix(int argc, char **argv)
         const size_t len2 = lens[mix_next() % nl];
         const int root = fam == 4 ? (int)(mix_next() % n) : 0;
         if ((kind == 1 && len2 == len) || (kind == 4 && fam < 3) || (kind == 2 && nobarrier) ||
-            (kind == 3 && nobcastfamily && (fam >= 3 || fam2 >= 3)) || (world && eager && kind == 1 && fam >= 3) ||
+            (kind == 3 && (nofamily || (nobcastfamily && (fam >= 3 || fam2 >= 3)))) || (world && eager && kind == 1 && fam >= 3) ||
             (world && (kind == 4 || (kind == 2 && fam >= 3 && root != who)))) {
             kind = 0;
         }
