@@ -444,12 +444,16 @@ fn two_nodes() {
             ("team_tests", "asymmetric_types 2", 2, NONE),
             ("team_tests", "asymmetric_types 2 3", 2, NONE),
             ("team_tests", "asymmetric_types 1", 1, NONE),
+            // members making different collectives: with two members per node an fcollect's
+            // leader waited in a barrier while the other leader exchanged a sum's partials
+            ("team_tests", "asymmetric_families", 2, NONE),
+            ("team_tests", "asymmetric_families", 1, NONE),
             // random well-formed and asymmetric calls (lengths, roots, families but a broadcast
             // against another family; no member in a barrier instead: across nodes those wait,
             // as documented): one member per node (eager broadcasts, pushed and mailed
             // exchanges: a reduction mailing its partial against an exchange of calls hung both;
-            // reductions of 2 and 4 KiB succeeded), and two (hierarchical paths; lengths and
-            // roots only: another family waits there, as documented)
+            // reductions of 2 and 4 KiB succeeded), and two (hierarchical paths: an fcollect
+            // against a sum hung, its leader in a barrier, the other in the partials' exchange)
             (
                 "team_tests",
                 "asymmetric_mix 8 150 nobarrier nobcastfamily eager",
@@ -462,7 +466,12 @@ fn two_nodes() {
                 1,
                 NONE,
             ),
-            ("team_tests", "asymmetric_mix 3 60 nobarrier nofamily", 2, NONE),
+            (
+                "team_tests",
+                "asymmetric_mix 20 100 nobarrier nobcastfamily",
+                2,
+                NONE,
+            ),
             (
                 "team_tests",
                 "collectives",
@@ -542,6 +551,7 @@ fn four_nodes_one_pe_each() {
             // direct pushes (after an exchange of the calls), the flat paths, the leaders' partials
             ("team_tests", "asymmetric_lengths", 1, NONE),
             ("team_tests", "asymmetric_types 2", 1, NONE),
+            ("team_tests", "asymmetric_families", 1, NONE),
             ("pe_tests", "barrier", 1, NONE),
             ("pe_tests", "init_finalize", 1, NONE),
             ("stream_tests", "ring", 1, NONE),

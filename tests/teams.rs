@@ -17,6 +17,7 @@
 //!   collectives whose arguments differ between members fail instead of hanging, and write nothing
 //!   outside the calls' buffers; `barrier_against_collective`: a member in a barrier while the
 //!   others make a collective call; `asymmetric_types`: reductions of different element types;
+//!   `asymmetric_families`: members making different collectives;
 //!   `asymmetric_mix`: a random mix of all of these;
 //! * `bad_input`, `bad_algo`: error codes, before init and after finalize included.
 //!
@@ -215,6 +216,17 @@ fn asymmetric_lengths_4pes_direct() {
 /// and int32, uint64 and int64, double and int64; on the rings, the barrier path and beyond):
 /// every member fails with `ACLSHMEM_INVALID_PARAM`, nothing written past any dest, the team works
 /// afterwards (`team_tests.c asymmetric_types`).
+/// Members making different collectives in one call (every ordered pair of fcollect, alltoall,
+/// sum reduction and collect, one member against the others, 64 bytes and 8 KiB): every member
+/// fails, nothing written past any dest, the team works afterwards (`team_tests.c
+/// asymmetric_families`; through a transport a collect's lengths exchange met an fcollect's
+/// barriers, which returned 0).
+#[test]
+fn asymmetric_families_3_and_4pes() {
+    scenario("asymmetric_families", 3);
+    scenario("asymmetric_families", 4);
+}
+
 #[test]
 fn asymmetric_types_3pes() {
     scenario("asymmetric_types", 3);

@@ -1770,6 +1770,62 @@ static void scenario_asymmetric_types(int argc, char **argv)
     finish();
 }
 
+/* asymmetric_families: every ordered pair of fcollect, alltoall, int64 sum reduction and collect,
+   one member (which one varies) making the second while the others make the first, of 64 bytes
+   (the rings, or one member per node's pushed exchanges) and 8 KiB (the barrier path, or the
+   leaders' agreement and mailed partials): every member fails with ACLSHMEM_INVALID_PARAM, nothing
+   is written past any dest, the team works afterwards. (Broadcasts are left out: across nodes a
+   broadcast against another family waits, as documented.) */
+static int family4_call(int fam, aclshmem_team_t t, unsigned char *dst, unsigned char *src, size_t len)
+{
+    if (fam == 3) {
+        return aclshmem_collectmem(t, dst, src, len);
+    }
+    return family_call(fam, t, dst, src, len, 0);
+}
+
+static void scenario_asymmetric_families(void)
+{
+    init();
+    const int me = aclshmem_my_pe(), n = aclshmem_n_pes();
+    CHECK(n >= 2, "needs 2 PEs");
+    enum { MAXLEN = 8192, SLACK = 4096 };
+    const size_t room = (size_t)MAXLEN * n + SLACK;
+    unsigned char *src = aclshmem_malloc((size_t)MAXLEN * n), *dst = aclshmem_malloc(room);
+    int64_t *a = aclshmem_malloc(8 * sizeof(int64_t)), *b = aclshmem_malloc(8 * sizeof(int64_t) * n);
+    CHECK(src && dst && a && b, "malloc");
+    memset(src, me + 1, (size_t)MAXLEN * n);
+    const char *fams[] = {"fcollect", "alltoall", "sum", "collect"};
+    const size_t lens[] = {64, MAXLEN};
+    int round = 0;
+    for (size_t k = 0; k < sizeof(lens) / sizeof(lens[0]); k++) {
+        for (int f = 0; f < 4; f++) {
+            for (int g = 0; g < 4; g++) {
+                if (f == g) {
+                    continue;
+                }
+                const int who = round++ % n;
+                const int mine = me == who ? g : f;
+                memset(dst, 0, room);
+                memset(dst + (size_t)MAXLEN * n, 0xAB, SLACK);
+                aclshmem_barrier_all();
+                const int rc = family4_call(mine, ACLSHMEM_TEAM_WORLD, dst, src, lens[k]);
+                CHECK(rc == ACLSHMEM_INVALID_PARAM, "%s of %zu (member %d: %s) returned %d, expected %d", fams[mine],
+                      lens[k], who, fams[g], rc, ACLSHMEM_INVALID_PARAM);
+                aclshmem_barrier_all();
+                CHECK(asym_canaries_ok(dst + (size_t)MAXLEN * n, SLACK), "%s of %zu: written past dest", fams[mine],
+                      lens[k]);
+                team_works(ACLSHMEM_TEAM_WORLD, a, b, round, fams[mine]);
+            }
+        }
+    }
+    aclshmem_free(b);
+    aclshmem_free(a);
+    aclshmem_free(dst);
+    aclshmem_free(src);
+    finish();
+}
+
 /* barrier_against_collective: on a team of every PE, member 0 (then members 0 and 1, with 3 PEs or
    more) calls a team barrier while the others make a collective call in which they wait for member
    0 (fcollect, alltoall, sum reduction and broadcast from member 0; on the rings and on the barrier
@@ -1975,6 +2031,8 @@ int main(int argc, char **argv)
         scenario_asymmetric_broadcast();
     } else if (strcmp(argv[1], "asymmetric_lengths") == 0) {
         scenario_asymmetric_lengths();
+    } else if (strcmp(argv[1], "asymmetric_families") == 0) {
+        scenario_asymmetric_families();
     } else if (strcmp(argv[1], "asymmetric_types") == 0) {
         scenario_asymmetric_types(argc, argv);
     } else if (strcmp(argv[1], "barrier_against_collective") == 0) {

@@ -721,20 +721,59 @@ pub fn exchange(inst: &Instance, team: &Team, data: &[u8]) -> Result<Vec<Vec<u8>
     // read it only between the two barriers below.
     unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), mine, data.len()) };
     barrier(inst, team)?;
+    let out = read_exchanged(inst, team, data.len())?;
+    barrier(inst, team)?;
+    Ok(out)
+}
+
+/// [`exchange`] as the start of collective call `call` (`arg`, `len` as in [`agreed`]): the
+/// members' data are read between [`agreed`]'s barriers, so a member making another collective
+/// call fails this one instead of meeting its barriers.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn exchange_agreed<D: Fn(Said, usize) -> String + ?Sized>(
+    inst: &Instance,
+    team: &Team,
+    call: u64,
+    arg: u32,
+    len: u64,
+    data: &[u8],
+    describe: &D,
+) -> Result<Vec<Vec<u8>>> {
+    if data.len() > EXCHANGE_USABLE - EXCHANGE_DATA {
+        return Err(Error::Inner(format!(
+            "exchange of {} bytes exceeds the area",
+            data.len()
+        )));
+    }
+    let mine = inst
+        .device()
+        .local_addr(slot_off(inst, team.slot, EXCHANGE_OFFSET + EXCHANGE_DATA));
+    // SAFETY: as in `exchange`.
+    unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), mine, data.len()) };
+    let mut out = Vec::new();
+    agreed(inst, team, call, arg, len, describe, |_| {
+        out = read_exchanged(inst, team, data.len())?;
+        Ok(())
+    })?;
+    Ok(out)
+}
+
+/// Every member's `n` bytes of exchanged data (between two barriers: see [`exchange`]).
+fn read_exchanged(inst: &Instance, team: &Team, n: usize) -> Result<Vec<Vec<u8>>> {
     let mut out = Vec::with_capacity(team.size);
     for i in 0..team.size {
         let pe = team.world_pe(i);
-        let mut part = vec![0u8; data.len()];
+        let mut part = vec![0u8; n];
         let at = slot_remote(inst, team.slot, EXCHANGE_OFFSET + EXCHANGE_DATA, pe);
         match at.direct() {
-            // SAFETY: as above; every member wrote its data before the barrier.
+            // SAFETY: `n` bytes of the member's exchange area (checked against the area by the
+            // callers); every member wrote its data before the barrier.
             Some(p) => unsafe { std::ptr::copy_nonoverlapping(p, part.as_mut_ptr(), part.len()) },
             // SAFETY: `part` is writable for its length; the range lies in the sync pool.
             None => unsafe { inst.routes().to(pe)?.get(at, part.as_mut_ptr(), part.len())? },
         }
         out.push(part);
     }
-    barrier(inst, team)?;
     Ok(out)
 }
 

@@ -372,20 +372,7 @@ pub(super) fn reduce<T: Element>(
     let tag = (seq as u32 as u64) << 32;
     let mut result = Ok(());
     if leading {
-        for &m in g.local.iter().filter(|&&m| m != t.my_index) {
-            let pe = t.world_pe(m);
-            match sync::said(inst, t.slot, pe) {
-                Ok(theirs) if theirs == mine => {}
-                Ok(theirs) => {
-                    result = Err(Error::InvalidParam(super::differ(inst, t, seq, call, theirs, pe)));
-                    break;
-                }
-                Err(e) => {
-                    result = Err(e);
-                    break;
-                }
-            }
-        }
+        result = compare_node(inst, t, g, seq, call, mine);
         // every step below is taken even after a failure (with what the leader has), so the
         // other leaders and this node's members are never left waiting; a leader whose node
         // disagreed sends its partial marked as another call, so the other leaders fail too
@@ -401,19 +388,11 @@ pub(super) fn reduce<T: Element>(
     result = result.and(r);
     if !leading && result.is_ok() {
         let leader = t.world_pe(g.local[0]);
-        result = match sync::remote_word(inst, t.slot, sync::HELD, leader, AmoOp::Fetch) {
-            Ok(w) if w == tag | 1 => {
-                // SAFETY: the leader is on this node (mapped) and its dest holds the n-element
-                // result until the local barrier below.
-                unsafe { d.read(inst, leader, 0, d.mine(), len) }
-            }
-            Ok(_) => Err(Error::InvalidParam(format!(
-                "asymmetric reduction on team {}: this node's leader (PE {leader}) or another node's \
-                 found members that made another call (the PE that found it names the calls)",
-                t.slot
-            ))),
-            Err(e) => Err(e),
-        };
+        result = leader_held(inst, t, g, tag, "reduction").and_then(|()| {
+            // SAFETY: the leader is on this node (mapped) and its dest holds the n-element
+            // result until the local barrier below.
+            unsafe { d.read(inst, leader, 0, d.mine(), len) }
+        });
     }
     let r = sync::local_barrier(inst, t, g);
     result.and(r)
@@ -458,15 +437,22 @@ fn reduce_leader<T: Element>(
     } else if g.leaders.len() > 1 {
         // SAFETY: our own dest holds n elements.
         unsafe { copy(node.as_ptr().cast(), d.mine(), len) };
-        if poisoned {
+        let agreed = eager_fits(t.slot, g.leaders.len(), 16);
+        if agreed {
+            // the leaders agree on the call before they meet: a leader of another call (another
+            // length or element type, or another family, whose leaders exchange calls or
+            // partials rather than meet here) or whose node disagreed fails every leader here
+            agree_leaders(inst, t, g, super::Call::reduce::<T>(op, len), poisoned)?;
+        } else if poisoned {
             // the other leaders learn it from the mark, after the second leaders' barrier
             sync::mark_failed(inst, t, seq);
         }
         sync::leaders_barrier(inst, t, g)?;
         // every leader compares its call with the first leader's (which every member of that
         // node matched), as `sync::agreed` does: a leader whose members named another element
-        // type of one length would otherwise read the others' partials as its own type
-        let differs = if g.my_leader != 0 && !poisoned {
+        // type of one length would otherwise read the others' partials as its own type (where
+        // the leaders' entries are too small for the agreement above)
+        let differs = if !agreed && g.my_leader != 0 && !poisoned {
             let first = t.world_pe(g.leaders[0]);
             let call = super::Call::reduce::<T>(op, len);
             let mine = sync::Said {
@@ -1011,11 +997,25 @@ fn exchange_pushed<'a>(
 /// block moves, when one passed another length. Teams whose exchange entries are too small for
 /// the record take the barrier, unchecked.
 pub(super) fn agree_pushed(inst: &Instance, t: &Team, g: &Groups, call: super::Call) -> Result<()> {
-    let what = call.family();
     if !eager_fits(t.slot, g.leaders.len(), 16) {
         return sync::barrier(inst, t);
     }
-    let rec = call.record();
+    agree_leaders(inst, t, g, call, false)
+}
+
+/// The node leaders' pushed exchange of their calls' records ([`agree_pushed`]; the leaders'
+/// entries must hold 16 bytes, [`eager_fits`]): fails on every leader when one leader's call
+/// differs from another's, or when a leader's node disagreed (`poisoned`: that leader sends a
+/// record no call has).
+pub(super) fn agree_leaders(
+    inst: &Instance,
+    t: &Team,
+    g: &Groups,
+    call: super::Call,
+    poisoned: bool,
+) -> Result<()> {
+    let what = call.family();
+    let rec = if poisoned { [0xff; 16] } else { call.record() };
     let mut differ = None;
     exchange_pushed(
         inst,
@@ -1028,21 +1028,104 @@ pub(super) fn agree_pushed(inst: &Instance, t: &Team, g: &Groups, call: super::C
         "call",
         |j, data| {
             if differ.is_none() && data[..16] != rec {
-                let theirs = super::Call::from_said(super::Call::said_of(data, 0));
-                differ = Some((t.world_pe(g.leaders[j]), theirs));
+                differ = Some((
+                    t.world_pe(g.leaders[j]),
+                    data[..16] == [0xff; 16],
+                    data[..16].to_vec(),
+                ));
             }
         },
     )?;
     match differ {
         None => Ok(()),
-        Some((pe, theirs)) => Err(Error::InvalidParam(super::mismatch(
+        Some((pe, true, _)) => Err(Error::InvalidParam(format!(
+            "asymmetric {what} on team {}: node leader PE {pe} found members of its node that made \
+             another call (the PE that found it names the calls)",
+            t.slot
+        ))),
+        Some((pe, false, data)) => Err(Error::InvalidParam(super::mismatch(
             inst,
             t,
             what,
             &call,
             &format!("PE {pe}"),
-            &theirs.name(),
+            &super::Call::from_said(super::Call::said_of(&data, 0)).name(),
         ))),
+    }
+}
+
+/// The start of a collective call `call` (number `seq`) on a team with several members on some
+/// node, in place of an opening barrier ([`super::agreed`]): every member records its call, the
+/// node's members meet, each leader compares its members' records with its own and the leaders
+/// exchange theirs ([`agree_leaders`]), each leader states the verdict in its `HELD` word, the
+/// node's members meet again and read it. On success every member of every node is in the call
+/// (sources ready, destinations free); on a difference every member fails with
+/// `ACLSHMEM_INVALID_PARAM` after one more node barrier, as [`reduce`] ends a failed call, so a
+/// member of another family here (a reduction, whose leaders exchange partials, not calls) is
+/// found by the leaders' exchange instead of leaving both waiting in different steps.
+pub(super) fn agree_nodes(inst: &Instance, t: &Team, g: &Groups, seq: u64, call: super::Call) -> Result<()> {
+    let mine = sync::Said {
+        call: seq as u32,
+        arg: call.arg(),
+        len: call.len,
+    };
+    sync::record(inst, t.slot, mine);
+    sync::local_barrier(inst, t, g)?;
+    let leading = g.leading(t);
+    let tag = (seq as u32 as u64) << 32;
+    let mut result = Ok(());
+    if leading {
+        result = compare_node(inst, t, g, seq, call, mine);
+        if g.leaders.len() > 1 {
+            let r = agree_leaders(inst, t, g, call, result.is_err());
+            result = result.and(r);
+        }
+        let held = tag | if result.is_ok() { 1 } else { 2 };
+        sync::own_word(inst, t.slot, sync::HELD).store(held, Ordering::Relaxed);
+    }
+    let r = sync::local_barrier(inst, t, g);
+    result = result.and(r);
+    if !leading && result.is_ok() {
+        result = leader_held(inst, t, g, tag, "call");
+    }
+    if result.is_err() {
+        let _ = sync::local_barrier(inst, t, g);
+    }
+    result
+}
+
+/// A leader's comparison of its node's members' records of call `seq` with its own (`mine`; a
+/// load each: same node).
+fn compare_node(
+    inst: &Instance,
+    t: &Team,
+    g: &Groups,
+    seq: u64,
+    call: super::Call,
+    mine: sync::Said,
+) -> Result<()> {
+    for &m in g.local.iter().filter(|&&m| m != t.my_index) {
+        let pe = t.world_pe(m);
+        let theirs = sync::said(inst, t.slot, pe)?;
+        if theirs != mine {
+            return Err(Error::InvalidParam(super::differ(inst, t, seq, call, theirs, pe)));
+        }
+    }
+    Ok(())
+}
+
+/// A node member's reading of its leader's verdict on call `tag` (call number in the high half):
+/// the leader holds the call's result (or agreement), or the call fails here too.
+fn leader_held(inst: &Instance, t: &Team, g: &Groups, tag: u64, what: &str) -> Result<()> {
+    let leader = t.world_pe(g.local[0]);
+    match sync::remote_word(inst, t.slot, sync::HELD, leader, AmoOp::Fetch) {
+        Ok(w) if w == tag | 1 => Ok(()),
+        Ok(_) => Err(Error::InvalidParam(format!(
+            "asymmetric {what} on team {}: this node's leader (PE {leader}) or another node's found \
+             members that made another call (the PE that found it names the calls)",
+            t.slot
+        ))),
+        Err(e) => Err(e),
     }
 }
 

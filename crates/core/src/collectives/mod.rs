@@ -429,8 +429,10 @@ impl Call {
 /// never enter. Across nodes with one member per node: the same through a pushed exchange of the
 /// calls between the members ([`hier::agree_pushed`]; the direct pushes of fcollect and alltoall
 /// agree the same way, so members whose lengths put them on different paths find each other by the
-/// exchange's tags). Otherwise (several members per node, or one node with peers reached through
-/// a transport): [`sync::agreed`].
+/// exchange's tags). Several members per node: they meet on their node and their leaders
+/// compare and exchange the calls ([`hier::agree_nodes`]), so a leader of another family meets
+/// this call's leaders in an exchange, never in a barrier it does not enter. Otherwise (one node
+/// with peers reached through a transport, or leaders' entries too small): [`sync::agreed`].
 fn agreed<'a>(
     inst: &'a Instance,
     t: &'a Team,
@@ -479,6 +481,14 @@ fn agreed<'a>(
         let g = sync::groups(inst, t);
         if g.leaders.len() == t.size && hier::eager_fits(t.slot, t.size, 16) {
             hier::agree_pushed(inst, t, &g, call)?;
+            let r = body(&sync::Members::compared(inst, t, describe));
+            sync::barrier(inst, t)?;
+            return r;
+        }
+        if hier::eager_fits(t.slot, g.leaders.len(), 16) {
+            // several members on a node: they meet there, their leaders compare and exchange
+            // the calls (no opening barrier, which another family's exchanges would never meet)
+            hier::agree_nodes(inst, t, &g, seq, call)?;
             let r = body(&sync::Members::compared(inst, t, describe));
             sync::barrier(inst, t)?;
             return r;
@@ -876,14 +886,32 @@ pub fn collect(inst: &Instance, t: &Team, dest: usize, source: usize, len: usize
                 }
                 Some(lens) => known = Some(lens),
             }
+        } else if hier::eager_fits(t.slot, g.leaders.len(), 16) {
+            // several members on a node: the call is agreed before the lengths' exchange, whose
+            // barriers a member of another family would never enter
+            let seq = small::next_seq(inst, t);
+            hier::agree_nodes(inst, t, &g, seq, Call::of(COLLECT, 0))?;
         }
     }
     let lens: Vec<usize> = match known {
         Some(lens) => lens,
-        None => sync::exchange(inst, t, &(len as u64).to_le_bytes())?
-            .iter()
-            .map(|b| u64::from_le_bytes(b.as_slice().try_into().unwrap_or_default()) as usize)
-            .collect(),
+        None => {
+            let mine = (len as u64).to_le_bytes();
+            let all = if inst.hierarchical() {
+                // (agreed above)
+                sync::exchange(inst, t, &mine)?
+            } else {
+                // the lengths' exchange is the call's agreement: a member making another
+                // collective call fails this one instead of meeting its barriers
+                let seq = small::next_seq(inst, t);
+                let call = Call::of(COLLECT, 0);
+                let describe = |theirs: sync::Said, pe: usize| differ(inst, t, seq, call, theirs, pe);
+                sync::exchange_agreed(inst, t, seq, call.arg(), 0, &mine, &describe)?
+            };
+            all.iter()
+                .map(|b| u64::from_le_bytes(b.as_slice().try_into().unwrap_or_default()) as usize)
+                .collect()
+        }
     };
     let (offsets, total) = placement(&lens)?;
     gather(
