@@ -439,15 +439,18 @@ fn reduce_leader<T: Element>(
         unsafe { copy(node.as_ptr().cast(), d.mine(), len) };
         let agreed = eager_fits(t.slot, g.leaders.len(), 16);
         if agreed {
-            // the leaders agree on the call before they meet: a leader of another call (another
-            // length or element type, or another family, whose leaders exchange calls or
-            // partials rather than meet here) or whose node disagreed fails every leader here
+            // the leaders' agreement on the call is their first meeting (each pushes its record
+            // once its partial is in its dest): a leader of another call (another length or
+            // element type, or another family, whose leaders exchange calls or partials and
+            // never meet in this barrier) or whose node disagreed fails every leader here
             agree_leaders(inst, t, g, super::Call::reduce::<T>(op, len), poisoned)?;
-        } else if poisoned {
-            // the other leaders learn it from the mark, after the second leaders' barrier
-            sync::mark_failed(inst, t, seq);
+        } else {
+            if poisoned {
+                // the other leaders learn it from the mark, after the second leaders' barrier
+                sync::mark_failed(inst, t, seq);
+            }
+            sync::leaders_barrier(inst, t, g)?;
         }
-        sync::leaders_barrier(inst, t, g)?;
         // every leader compares its call with the first leader's (which every member of that
         // node matched), as `sync::agreed` does: a leader whose members named another element
         // type of one length would otherwise read the others' partials as its own type (where
