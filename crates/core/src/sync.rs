@@ -708,18 +708,7 @@ pub fn barrier_all(inst: &Instance) -> Result<()> {
 /// Collective over `team`: every member publishes `data` (at most EXCHANGE_BYTES, the same length
 /// everywhere); returns all members' data in team order.
 pub fn exchange(inst: &Instance, team: &Team, data: &[u8]) -> Result<Vec<Vec<u8>>> {
-    if data.len() > EXCHANGE_USABLE - EXCHANGE_DATA {
-        return Err(Error::Inner(format!(
-            "exchange of {} bytes exceeds the area",
-            data.len()
-        )));
-    }
-    let mine = inst
-        .device()
-        .local_addr(slot_off(inst, team.slot, EXCHANGE_OFFSET + EXCHANGE_DATA));
-    // SAFETY: the exchange area of this slot in our own heap holds EXCHANGE_BYTES bytes; peers
-    // read it only between the two barriers below.
-    unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), mine, data.len()) };
+    place_exchanged(inst, team, data)?;
     barrier(inst, team)?;
     let out = read_exchanged(inst, team, data.len())?;
     barrier(inst, team)?;
@@ -739,6 +728,18 @@ pub(crate) fn exchange_agreed<D: Fn(Said, usize) -> String + ?Sized>(
     data: &[u8],
     describe: &D,
 ) -> Result<Vec<Vec<u8>>> {
+    place_exchanged(inst, team, data)?;
+    let mut out = Vec::new();
+    agreed(inst, team, call, arg, len, describe, |_| {
+        out = read_exchanged(inst, team, data.len())?;
+        Ok(())
+    })?;
+    Ok(out)
+}
+
+/// This PE's part of an exchange, in its own exchange area of `team`'s slot (before the barrier
+/// after which the members read it).
+fn place_exchanged(inst: &Instance, team: &Team, data: &[u8]) -> Result<()> {
     if data.len() > EXCHANGE_USABLE - EXCHANGE_DATA {
         return Err(Error::Inner(format!(
             "exchange of {} bytes exceeds the area",
@@ -748,14 +749,10 @@ pub(crate) fn exchange_agreed<D: Fn(Said, usize) -> String + ?Sized>(
     let mine = inst
         .device()
         .local_addr(slot_off(inst, team.slot, EXCHANGE_OFFSET + EXCHANGE_DATA));
-    // SAFETY: as in `exchange`.
+    // SAFETY: the exchange area of this slot in our own heap holds EXCHANGE_BYTES bytes (checked
+    // above); peers read it only between the barriers that follow.
     unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), mine, data.len()) };
-    let mut out = Vec::new();
-    agreed(inst, team, call, arg, len, describe, |_| {
-        out = read_exchanged(inst, team, data.len())?;
-        Ok(())
-    })?;
-    Ok(out)
+    Ok(())
 }
 
 /// Every member's `n` bytes of exchanged data (between two barriers: see [`exchange`]).

@@ -358,21 +358,10 @@ pub(super) fn reduce<T: Element>(
     // every member numbers the call (the same on all: collectives are called in the same order)
     let seq = super::small::next_seq(inst, t);
     let call = super::Call::reduce::<T>(op, len);
-    let mine = sync::Said {
-        call: seq as u32,
-        arg: call.arg(),
-        len: len as u64,
-    };
-    // the leader compares its node's calls with its own (a load each: same node)
-    sync::record(inst, t.slot, mine);
     // sources of this node ready, destinations free (only a leader reads others' sources, and
     // only leaders' destinations are read from other nodes, after the leaders met)
-    sync::local_barrier(inst, t, g)?;
-    let leading = g.leading(t);
-    let tag = (seq as u32 as u64) << 32;
-    let mut result = Ok(());
+    let (leading, tag, mut result) = start_on_node(inst, t, g, seq, call)?;
     if leading {
-        result = compare_node(inst, t, g, seq, call, mine);
         // every step below is taken even after a failure (with what the leader has), so the
         // other leaders and this node's members are never left waiting; a leader whose node
         // disagreed sends its partial marked as another call, so the other leaders fail too
@@ -1067,18 +1056,8 @@ pub(super) fn agree_leaders(
 /// member of another family here (a reduction, whose leaders exchange partials, not calls) is
 /// found by the leaders' exchange instead of leaving both waiting in different steps.
 pub(super) fn agree_nodes(inst: &Instance, t: &Team, g: &Groups, seq: u64, call: super::Call) -> Result<()> {
-    let mine = sync::Said {
-        call: seq as u32,
-        arg: call.arg(),
-        len: call.len,
-    };
-    sync::record(inst, t.slot, mine);
-    sync::local_barrier(inst, t, g)?;
-    let leading = g.leading(t);
-    let tag = (seq as u32 as u64) << 32;
-    let mut result = Ok(());
+    let (leading, tag, mut result) = start_on_node(inst, t, g, seq, call)?;
     if leading {
-        result = compare_node(inst, t, g, seq, call, mine);
         if g.leaders.len() > 1 {
             let r = agree_leaders(inst, t, g, call, result.is_err());
             result = result.and(r);
@@ -1095,6 +1074,33 @@ pub(super) fn agree_nodes(inst: &Instance, t: &Team, g: &Groups, seq: u64, call:
         let _ = sync::local_barrier(inst, t, g);
     }
     result
+}
+
+/// The start of call `call` (number `seq`) on a node ([`reduce`], [`agree_nodes`]): records this
+/// PE's call, meets the node's other members, and a leader compares their records with its own
+/// ([`compare_node`]). Returns whether this PE leads its node, the call's mark for `sync::HELD`
+/// (the call number in the high half) and the comparison's result (`Ok` on the others).
+fn start_on_node(
+    inst: &Instance,
+    t: &Team,
+    g: &Groups,
+    seq: u64,
+    call: super::Call,
+) -> Result<(bool, u64, Result<()>)> {
+    let mine = sync::Said {
+        call: seq as u32,
+        arg: call.arg(),
+        len: call.len,
+    };
+    sync::record(inst, t.slot, mine);
+    sync::local_barrier(inst, t, g)?;
+    let leading = g.leading(t);
+    let result = if leading {
+        compare_node(inst, t, g, seq, call, mine)
+    } else {
+        Ok(())
+    };
+    Ok((leading, (seq as u32 as u64) << 32, result))
 }
 
 /// A leader's comparison of its node's members' records of call `seq` with its own (`mine`; a
