@@ -601,11 +601,7 @@ fn exchange_mailed<T: Element>(
             let otherwise = || started.elapsed() >= COMPARE_AFTER && sent_otherwise(inst, t, g, j, x, false);
             wait_for(inst, arrived, &otherwise, stalled)?;
             if rx.note() == Some(POISONED) {
-                return Err(Error::InvalidParam(format!(
-                    "asymmetric reduction on team {}: node leader PE {from} found members of its node \
-                     that made another call (the PE that found it names the calls)",
-                    t.slot
-                )));
+                return Err(node_disagreed(t, "reduction", from));
             }
             if let Some(theirs) = rx.note().filter(|&n| n != note) {
                 let said = sync::Said {
@@ -657,6 +653,18 @@ fn mail_note(call: super::Call) -> u64 {
 /// The note of a partial mailed by a leader whose node's members disagreed: no call's (no family
 /// has an argument word of all ones).
 const POISONED: u64 = u64::MAX;
+/// The record such a leader pushes in the leaders' agreement ([`agree_leaders`]): no call's.
+const POISONED_RECORD: [u8; 16] = [0xff; 16];
+
+/// The error of `what` ("reduction") on `t` where node leader `pe` found members of its node
+/// that made another call (a poisoned partial or record).
+fn node_disagreed(t: &Team, what: &str, pe: usize) -> Error {
+    Error::InvalidParam(format!(
+        "asymmetric {what} on team {}: node leader PE {pe} found members of its node that made \
+         another call (the PE that found it names the calls)",
+        t.slot
+    ))
+}
 
 /// The mailbox key of part `part` of leader `from`'s partial in exchange `x` on `t`
 /// ([`exchange_mailed`]).
@@ -1007,7 +1015,7 @@ pub(super) fn agree_leaders(
     poisoned: bool,
 ) -> Result<()> {
     let what = call.family();
-    let rec = if poisoned { [0xff; 16] } else { call.record() };
+    let rec = if poisoned { POISONED_RECORD } else { call.record() };
     let mut differ = None;
     exchange_pushed(
         inst,
@@ -1020,22 +1028,16 @@ pub(super) fn agree_leaders(
         "call",
         |j, data| {
             if differ.is_none() && data[..16] != rec {
-                differ = Some((
-                    t.world_pe(g.leaders[j]),
-                    data[..16] == [0xff; 16],
-                    data[..16].to_vec(),
-                ));
+                let mut theirs = [0u8; 16];
+                theirs.copy_from_slice(&data[..16]);
+                differ = Some((t.world_pe(g.leaders[j]), theirs));
             }
         },
     )?;
     match differ {
         None => Ok(()),
-        Some((pe, true, _)) => Err(Error::InvalidParam(format!(
-            "asymmetric {what} on team {}: node leader PE {pe} found members of its node that made \
-             another call (the PE that found it names the calls)",
-            t.slot
-        ))),
-        Some((pe, false, data)) => Err(Error::InvalidParam(super::mismatch(
+        Some((pe, data)) if data == POISONED_RECORD => Err(node_disagreed(t, what, pe)),
+        Some((pe, data)) => Err(Error::InvalidParam(super::mismatch(
             inst,
             t,
             what,
