@@ -472,6 +472,29 @@ fn two_nodes() {
                 2,
                 NONE,
             ),
+            // every peer through UCX (no hierarchy): a member in a barrier while the others make
+            // a collective call fails that call at its opening barrier and counts it (the
+            // arrival counter tells the program's barriers from the calls'); the random mix
+            // with members in barriers, broadcasts against other families, one and two PEs per
+            // node
+            (
+                "team_tests",
+                "barrier_against_collective",
+                2,
+                &[("ACLSHMEM_DIRECT_ACCESS", "0")],
+            ),
+            (
+                "team_tests",
+                "asymmetric_mix 4 150",
+                1,
+                &[("ACLSHMEM_DIRECT_ACCESS", "0")],
+            ),
+            (
+                "team_tests",
+                "asymmetric_mix 6 100",
+                2,
+                &[("ACLSHMEM_DIRECT_ACCESS", "0")],
+            ),
             (
                 "team_tests",
                 "collectives",

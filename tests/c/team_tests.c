@@ -1916,8 +1916,8 @@ static void scenario_asymmetric_mix(int argc, char **argv)
     memset(src, me + 1, (size_t)MAXLEN * n);
     /* options after the count: "world", the world team (its deeper rings), which cannot be made
        anew, so the calls after which a team is made anew are made alike there; "nobarrier", no
-       member in a barrier instead (recognised only where every member is mapped: through a
-       transport and across nodes such a call waits, as documented) */
+       member in a barrier instead (across nodes with the hierarchical barrier such a call waits,
+       as documented) */
     int world = 0, nobarrier = 0, nobcastfamily = 0, nofamily = 0, eager = 0;
     for (int k = 4; k < argc; k++) {
         world |= strcmp(argv[k], "world") == 0;

@@ -60,9 +60,14 @@ fn word(inst: &Instance, slot: usize, off: usize, pe: usize) -> Result<&AtomicU6
 /// arrived (in the team's line of the sync counters). Only read to name the PEs a stalled barrier
 /// waits for.
 fn epoch_remote(inst: &Instance, slot: usize, pe: usize) -> Remote<'_> {
+    counter_remote(inst, slot, 0, pe)
+}
+
+/// Word `off` of `slot`'s line of the sync counters in world PE `pe`'s copy, for a transport.
+fn counter_remote(inst: &Instance, slot: usize, off: usize, pe: usize) -> Remote<'_> {
     Remote {
         heap: inst.device(),
-        off: inst.sync_counters() + slot * SYNC_COUNTER_SIZE,
+        off: inst.sync_counters() + slot * SYNC_COUNTER_SIZE + off,
         pe,
     }
 }
@@ -82,7 +87,11 @@ fn counter_word(inst: &Instance, slot: usize, off: usize, pe: usize) -> Option<&
 /// while this member waited in a barrier of the team instead (written by them, [`skipped`]; read
 /// by the member when its barrier ends, [`barrier`]).
 const SKIPPED: usize = 8;
-const _: () = assert!(SKIPPED + 8 <= SYNC_COUNTER_SIZE);
+/// In a member's line of the sync counters, over a transport: non-zero while the member waits in
+/// a barrier (or sync) the program called on the team (written by the member, read by members
+/// whose collective call met that barrier: [`in_program_barrier`]).
+const IN_BARRIER: usize = 16;
+const _: () = assert!(IN_BARRIER + 8 <= SYNC_COUNTER_SIZE);
 
 /// A member of `team` waits in a barrier ([`waits_in_barrier`]) where this PE made call `seq`,
 /// which fails: every other member is told, before this PE can arrive at that barrier, so that
@@ -92,8 +101,23 @@ const _: () = assert!(SKIPPED + 8 <= SYNC_COUNTER_SIZE);
 /// a root that waits for nobody until its ring comes round.)
 pub(crate) fn skipped(inst: &Instance, team: &Team, seq: u64) {
     for i in (0..team.size).filter(|&i| i != team.my_index) {
-        if let Some(w) = counter_word(inst, team.slot, SKIPPED, team.world_pe(i)) {
+        let pe = team.world_pe(i);
+        if let Some(w) = counter_word(inst, team.slot, SKIPPED, pe) {
             w.store(seq, Ordering::Release);
+            continue;
+        }
+        // over a transport: the set is complete when it returns, before this PE's next arrival
+        let r = counter_remote(inst, team.slot, SKIPPED, pe);
+        if let Err(e) = inst
+            .routes()
+            .to(pe)
+            .and_then(|to| to.atomic(r, Width::W64, AmoOp::Set(seq)))
+        {
+            log::error!(
+                "[PE {}] telling PE {pe} that call {seq} on team {} failed: {e}",
+                inst.my_pe(),
+                team.slot
+            );
         }
     }
 }
@@ -105,10 +129,7 @@ pub(crate) fn skipped(inst: &Instance, team: &Team, seq: u64) {
 fn skipped_call(inst: &Instance, team: &Team) -> Result<()> {
     let cells = inst.team_cells();
     let next = cells.seq(team.slot) + 1;
-    let Some(w) = counter_word(inst, team.slot, SKIPPED, inst.my_pe()) else {
-        return Ok(());
-    };
-    let last = w.load(Ordering::Acquire);
+    let last = own_counter(inst, team.slot, SKIPPED).load(Ordering::Acquire);
     if last < next {
         return Ok(());
     }
@@ -131,15 +152,21 @@ fn skipped_call(inst: &Instance, team: &Team) -> Result<()> {
     Err(Error::InvalidParam(msg))
 }
 
-/// Records that this PE arrived at the barrier that ends generation `seen`.
-fn arrived(inst: &Instance, slot: usize, seen: u64) {
+/// Word `off` of `slot`'s line of the sync counters in this PE's own copy (always mapped).
+fn own_counter(inst: &Instance, slot: usize, off: usize) -> &AtomicU64 {
     let p = inst
         .device()
-        .local_addr(epoch_remote(inst, slot, inst.my_pe()).off);
-    // SAFETY: an 8-byte word of this slot's line in the sync counters of our own heap, accessed
-    // only atomically. Release: a member that sees it ([`waits_in_barrier`]) also sees what this
-    // PE published before the barrier.
-    unsafe { AtomicU64::from_ptr(p.cast()) }.store(seen.wrapping_add(1), Ordering::Release);
+        .local_addr(counter_remote(inst, slot, off, inst.my_pe()).off);
+    // SAFETY: an 8-byte aligned word of this slot's line in the sync counters of our own heap,
+    // for the instance's lifetime, only accessed atomically.
+    unsafe { AtomicU64::from_ptr(p.cast()) }
+}
+
+/// Records that this PE arrived at the barrier that ends generation `seen`.
+fn arrived(inst: &Instance, slot: usize, seen: u64) {
+    // Release: a member that sees it ([`waits_in_barrier`]) also sees what this PE published
+    // before the barrier.
+    own_counter(inst, slot, 0).store(seen.wrapping_add(1), Ordering::Release);
 }
 
 /// Whether member `member` of `team` waits in a barrier of the team that this PE, which is not in
@@ -225,9 +252,8 @@ fn timed_out(inst: &Instance, team: &Team, seen: u64, e: Expired) -> Error {
 /// (called before the team's first barrier).
 pub(crate) fn reset(inst: &Instance, slot: usize) {
     arrived(inst, slot, u64::MAX);
-    if let Some(w) = counter_word(inst, slot, SKIPPED, inst.my_pe()) {
-        w.store(0, Ordering::Relaxed);
-    }
+    own_counter(inst, slot, SKIPPED).store(0, Ordering::Relaxed);
+    own_counter(inst, slot, IN_BARRIER).store(0, Ordering::Relaxed);
     for off in [
         AGREE_VALUE,
         AGREE_LEN,
@@ -411,25 +437,122 @@ pub(crate) fn departed_pe(inst: &Instance, pe: usize) -> Option<usize> {
     departed(inst, pe).then_some(pe)
 }
 
-/// Barrier over the members of `team` (this PE must be one).
+/// Barrier over the members of `team` (this PE must be one), inside a collective call or the
+/// library's own agreement; the program's barriers and syncs are [`program_barrier`]'s.
 pub fn barrier(inst: &Instance, team: &Team) -> Result<()> {
+    if barrier_met(inst, team)? {
+        return Err(in_program_barrier(inst, team, None));
+    }
+    Ok(())
+}
+
+/// [`barrier`], telling whether it met members in a barrier of the program instead
+/// ([`program_barrier`]; only seen over a transport: [`barrier_generic`]).
+fn barrier_met(inst: &Instance, team: &Team) -> Result<bool> {
+    if !inst.all_direct() && team.size > 1 {
+        if let Some(r) = barrier_routed(inst, team) {
+            return r.map(|()| false);
+        }
+        return barrier_generic(inst, team, false);
+    }
+    barrier_mapped(inst, team).map(|()| false)
+}
+
+/// A barrier (or sync) the program called on `team`. Over a transport (one node without direct
+/// access, or across nodes without hierarchy) it arrives as the program's ([`barrier_generic`]):
+/// where it met the others' collective call instead of their barrier, that call fails on them
+/// and this PE waits again, so the barrier ends only when every member called one; the calls the
+/// others made meanwhile are then counted as made and failed here too ([`skipped_call`]).
+pub fn program_barrier(inst: &Instance, team: &Team) -> Result<()> {
+    if inst.all_direct() || team.size == 1 {
+        return barrier_mapped(inst, team);
+    }
+    if let Some(r) = barrier_routed(inst, team) {
+        return r;
+    }
+    let mark = own_counter(inst, team.slot, IN_BARRIER);
+    mark.store(inst.team_cells().seq(team.slot) + 1, Ordering::Release);
+    let mut result = Ok(());
+    loop {
+        match barrier_generic(inst, team, true) {
+            Ok(true) => log::debug!(
+                "[PE {}] a barrier of team {} met the others' collective call; waiting again",
+                inst.my_pe(),
+                team.slot
+            ),
+            Ok(false) => break,
+            Err(e) => {
+                result = Err(e);
+                break;
+            }
+        }
+    }
+    mark.store(0, Ordering::Release);
+    result?;
+    skipped_call(inst, team)
+}
+
+/// The barriers over a transport that are not [`barrier_generic`]'s: the bootstrap's, where no
+/// transport reaches every PE, and the hierarchical one (`None`: neither applies).
+fn barrier_routed(inst: &Instance, team: &Team) -> Option<Result<()>> {
+    if team.slot == 0 && !inst.routes().reaches_all() {
+        // peers no transport reaches (other nodes, in this build): the bootstrap's barrier
+        let _g = inst.collective();
+        return Some(inst.boot().barrier());
+    }
+    if inst.hierarchical() {
+        let g = groups(inst, team);
+        if g.leaders.len() <= MAX_LEADERS {
+            return Some(barrier_hier(inst, team, &g));
+        }
+    }
+    None
+}
+
+/// The error of a collective call (`seq`, when it has a number on the team) whose barrier met
+/// members in a barrier of the program instead ([`program_barrier`]): names the first such member
+/// (its mark is read through the transport: this is the failure path only).
+fn in_program_barrier(inst: &Instance, team: &Team, seq: Option<u64>) -> Error {
+    let who = waiting_member(inst, team)
+        .map(|pe| format!("PE {pe}"))
+        .unwrap_or_else(|| "another member".into());
+    let call = seq.map_or("a collective call".to_string(), |s| {
+        format!("collective call {s}")
+    });
+    let msg = format!(
+        "asymmetric calls on team {}: every member must make the same collective calls in the same \
+         order; this PE (PE {}) made {call}, {who} waits in a barrier (or sync) of the team instead",
+        team.slot,
+        inst.my_pe()
+    );
+    Error::InvalidParam(msg)
+}
+
+/// The first other member of `team` whose [`IN_BARRIER`] mark says it waits in a barrier of the
+/// program.
+fn waiting_member(inst: &Instance, team: &Team) -> Option<usize> {
+    (0..team.size)
+        .filter(|&i| i != team.my_index)
+        .map(|i| team.world_pe(i))
+        .find(|&pe| {
+            let r = counter_remote(inst, team.slot, IN_BARRIER, pe);
+            let mark = match counter_word(inst, team.slot, IN_BARRIER, pe) {
+                Some(w) => w.load(Ordering::Acquire),
+                None => inst
+                    .routes()
+                    .to(pe)
+                    .and_then(|t| t.atomic(r, Width::W64, AmoOp::Fetch))
+                    .unwrap_or(0),
+            };
+            mark != 0
+        })
+}
+
+/// A barrier with every member's heap mapped here (or a team of one).
+fn barrier_mapped(inst: &Instance, team: &Team) -> Result<()> {
     if team.size == 1 {
         std::sync::atomic::fence(Ordering::SeqCst);
         return inst.routes().quiet();
-    }
-    if !inst.all_direct() {
-        if team.slot == 0 && !inst.routes().reaches_all() {
-            // peers no transport reaches (other nodes, in this build): the bootstrap's barrier
-            let _g = inst.collective();
-            return inst.boot().barrier();
-        }
-        if inst.hierarchical() {
-            let g = groups(inst, team);
-            if g.leaders.len() <= MAX_LEADERS {
-                return barrier_hier(inst, team, &g);
-            }
-        }
-        return barrier_generic(inst, team);
     }
     if team.size == 2 {
         barrier_pair(inst, team)?;
@@ -635,8 +758,21 @@ pub(crate) fn expired(inst: &Instance, what: String, e: Expired) -> Error {
     Error::Timeout(msg)
 }
 
-/// The barrier over the transport interface (see the module documentation).
-fn barrier_generic(inst: &Instance, team: &Team) -> Result<()> {
+/// What a program's barrier adds to the arrival counter over a transport: one arrival, counted
+/// in the high half as well ([`barrier_generic`]).
+const PROGRAM_ARRIVAL: u64 = 1 | 1 << 32;
+/// What the last arriver adds to every member's generation word besides 1 when the barrier met
+/// arrivals of both kinds.
+const MIXED: u64 = 1 << 32;
+
+/// The barrier over the transport interface (see the module documentation). `program`: this PE
+/// arrives in a barrier the program called ([`program_barrier`]), else inside a collective call.
+/// The arrival counter counts the program's arrivals in its high half, so the last arriver knows
+/// whether every member came for the same reason; where not, it adds [`MIXED`] to every member's
+/// generation, and every member returns `true`: a collective call that met a program's barrier
+/// fails, the program's barrier is entered again. (No extra message: the kind travels in the
+/// increments the barrier makes anyway.)
+fn barrier_generic(inst: &Instance, team: &Team, program: bool) -> Result<bool> {
     let routes = inst.routes();
     // everything this PE issued is complete before it arrives
     routes.quiet()?;
@@ -644,28 +780,38 @@ fn barrier_generic(inst: &Instance, team: &Team) -> Result<()> {
     let seen = generation.load(Ordering::Acquire);
     let root = team.world_pe(0);
     let arrive = slot_remote(inst, team.slot, ARRIVE, root);
-    let before = routes.to(root)?.atomic(arrive, Width::W64, AmoOp::FetchAdd(1))?;
-    if before + 1 == team.size as u64 {
+    let inc = if program { PROGRAM_ARRIVAL } else { 1 };
+    let now = routes
+        .to(root)?
+        .atomic(arrive, Width::W64, AmoOp::FetchAdd(inc))?
+        .wrapping_add(inc);
+    if now & 0xffff_ffff == team.size as u64 {
+        let programs = now >> 32;
+        let mixed = programs != 0 && programs != team.size as u64;
         routes.to(root)?.atomic(arrive, Width::W64, AmoOp::Set(0))?;
         // every member waits for its own generation word to change: increment each one rather
         // than store this PE's next value, because the words of a reused slot need not agree
         // (a member of an earlier team in the slot passed barriers the others did not; storing
         // a value a member already held left it waiting for ever)
+        let step = if mixed { 1 + MIXED } else { 1 };
         for i in 0..team.size {
             let pe = team.world_pe(i);
             let g = slot_remote(inst, team.slot, GENERATION, pe);
-            routes.to(pe)?.atomic(g, Width::W64, AmoOp::FetchAdd(1))?;
+            routes.to(pe)?.atomic(g, Width::W64, AmoOp::FetchAdd(step))?;
         }
-        return Ok(());
+        return Ok(mixed);
     }
     let mut w = Watch::new(inst.limits());
     let mut recorded = false;
     let mut dep = Departure::default();
-    while generation.load(Ordering::Acquire) == seen {
+    loop {
+        let g = generation.load(Ordering::Acquire);
+        if g != seen {
+            return Ok(g.wrapping_sub(seen) != 1);
+        }
         routes.progress();
         barrier_snooze(inst, team, seen, &mut w, &mut recorded, &mut dep)?;
     }
-    Ok(())
 }
 
 /// One wait step of a barrier over `team` ending generation `seen` (central or generic): records
@@ -697,12 +843,12 @@ pub fn team_barrier(inst: &Instance, handle: i32) -> Result<()> {
     if handle == aclshmem_abi::ACLSHMEM_TEAM_INVALID {
         return Ok(());
     }
-    barrier(inst, &inst.team(handle)?)
+    program_barrier(inst, &inst.team(handle)?)
 }
 
 /// Barrier over all PEs of `inst`.
 pub fn barrier_all(inst: &Instance) -> Result<()> {
-    barrier(inst, &inst.team(0)?)
+    program_barrier(inst, &inst.team(0)?)
 }
 
 /// Collective over `team`: every member publishes `data` (at most EXCHANGE_BYTES, the same length
@@ -838,6 +984,10 @@ fn agree_words(inst: &Instance, slot: usize, pe: usize) -> Result<(u64, u64)> {
 }
 
 const _: () = assert!(AGREE_LEN == AGREE_VALUE + 8);
+
+/// The argument word of a [`Said`] that stands for a member found in a barrier (or sync) of the
+/// program where the others made a collective call (never a call's own: `collectives` names it).
+pub(crate) const BARRIER_ARG: u32 = 0x7f << 24;
 
 /// What a member of an [`agreed`] call says of it: the call's low 32 bits, the argument word and
 /// the length it passed. Two members' records of one call must be equal.
@@ -988,7 +1138,22 @@ pub(crate) fn agreed<D: Fn(Said, usize) -> String + ?Sized>(
         len,
     };
     record(inst, team.slot, mine);
-    barrier(inst, team)?;
+    if barrier_met(inst, team)? {
+        // members in a barrier of the program instead: they count this call as made and failed
+        // when their barrier ends (told before this PE can arrive there), and wait in it again
+        skipped(inst, team, call);
+        return Err(match waiting_member(inst, team) {
+            Some(pe) => Error::InvalidParam(describe(
+                Said {
+                    call: mine.call,
+                    arg: BARRIER_ARG,
+                    len: 0,
+                },
+                pe,
+            )),
+            None => in_program_barrier(inst, team, Some(call)),
+        });
+    }
     let mut result = Ok(());
     if team.my_index != 0 {
         let pe = team.world_pe(0);

@@ -222,7 +222,7 @@ fn active_set_checked(
 /// Barrier of an active set through `pSync` (see the module documentation).
 fn set_barrier(inst: &Instance, m: &Members, psync: *mut i64) -> Result<()> {
     if let Members::Team(t) = m {
-        return sync::barrier(inst, t);
+        return sync::program_barrier(inst, t);
     }
     rma::quiet()?;
     let n = m.size();

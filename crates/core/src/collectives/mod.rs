@@ -408,6 +408,9 @@ impl Call {
                     None => format!("a {op} reduction of {len}"),
                 }
             }
+            k if u32::from(k) << 24 == sync::BARRIER_ARG => {
+                "a barrier (or sync) of the team instead".to_string()
+            }
             _ => "no collective call the library knows (a barrier, or memory not written by a call)"
                 .to_string(),
         }
