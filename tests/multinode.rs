@@ -379,6 +379,44 @@ fn global_exit_across_nodes(test: &str, c: &Cluster) -> Option<String> {
     (!wrong.is_empty()).then(|| format!("failure_tests global_exit: {}:\n{}", wrong.join("; "), r.dump()))
 }
 
+/// A member in a team barrier while the others make a collective call, one PE per node (the
+/// hierarchical barrier, where the mistake waits as documented), with a 2 s
+/// `ACLSHMEM_COLLECTIVE_TIMEOUT`: every call times out, and the others' messages name the member
+/// as waiting in a barrier (`team_tests barrier_against_collective_waits`).
+fn barrier_against_collective_named(test: &str, c: &Cluster) -> Option<String> {
+    if !selected("team_tests", "barrier_against_collective_waits") {
+        return None;
+    }
+    let r = c.run_with(
+        &["--tag-output"],
+        "team_tests",
+        "barrier_against_collective_waits",
+        1,
+        &[
+            ("ACLSHMEM_COLLECTIVE_TIMEOUT", "2s"),
+            ("SHMEM_LOG_TO_STDOUT", "1"),
+        ],
+    );
+    eprintln!(
+        "{test}: team_tests barrier_against_collective_waits (1 per node): exit {:?} in {:.1?}",
+        r.status.code(),
+        r.elapsed
+    );
+    let named = r
+        .stdout
+        .lines()
+        .chain(r.stderr.lines())
+        .filter_map(|l| l.strip_prefix("[pe 1] "))
+        .any(|l| l.contains("PE 0 waits in a barrier or sync of the team instead of this call"));
+    if !r.status.success() || !named {
+        return Some(format!(
+            "team_tests barrier_against_collective_waits (success, PE 1 naming PE 0 in a barrier):\n{}",
+            r.dump()
+        ));
+    }
+    None
+}
+
 const NONE: &[(&str, &str)] = &[];
 
 /// 2 nodes (mostly 2 PEs each): same-node peers through shared memory, the others through UCX.
@@ -525,6 +563,7 @@ fn two_nodes() {
     );
     failed.extend(bad_input_across_nodes("two_nodes", &c));
     failed.extend(global_exit_across_nodes("two_nodes", &c));
+    failed.extend(barrier_against_collective_named("two_nodes", &c));
     assert_none_failed("two_nodes", failed);
 }
 

@@ -1883,6 +1883,38 @@ static void scenario_barrier_against_collective(void)
     finish();
 }
 
+/* barrier_against_collective_waits: where the mistake above waits (across nodes with the
+   hierarchical barrier), with ACLSHMEM_COLLECTIVE_TIMEOUT set: member 0 calls a team barrier while
+   the others make an fcollect; every member's call times out (ACLSHMEM_TIMEOUT_ERROR on the
+   others), and the others' messages name member 0 as waiting in a barrier (checked by the
+   harness in the log); the world team works afterwards. */
+static void scenario_barrier_against_collective_waits(void)
+{
+    init();
+    const int me = aclshmem_my_pe(), n = aclshmem_n_pes();
+    CHECK(n >= 2, "needs 2 PEs");
+    unsigned char *src = aclshmem_malloc(64), *dst = aclshmem_malloc((size_t)64 * n);
+    int64_t *a = aclshmem_malloc(8 * sizeof(int64_t)), *b = aclshmem_malloc(8 * sizeof(int64_t) * n);
+    CHECK(src && dst && a && b, "malloc");
+    aclshmem_team_t t = ACLSHMEM_TEAM_INVALID;
+    CHECK_RC(aclshmem_team_split_strided(ACLSHMEM_TEAM_WORLD, 0, 1, n, &t), 0);
+    aclshmem_barrier_all();
+    if (me == 0) {
+        aclshmem_barrier(t);
+    } else {
+        const int rc = aclshmem_fcollectmem(t, dst, src, 64);
+        CHECK(rc == ACLSHMEM_TIMEOUT_ERROR, "fcollect against a barrier returned %d, expected %d", rc,
+              ACLSHMEM_TIMEOUT_ERROR);
+    }
+    aclshmem_barrier_all();
+    team_works(ACLSHMEM_TEAM_WORLD, a, b, 1, "the world team after a timeout on another team");
+    aclshmem_free(b);
+    aclshmem_free(a);
+    aclshmem_free(dst);
+    aclshmem_free(src);
+    finish();
+}
+
 /* asymmetric_mix <seed> <calls> [world] [nobarrier] [nobcastfamily] [nofamily] [eager]: a reproducible random mix of well-formed and asymmetric calls on a
    team of every PE: fcollect, alltoall, sum reduction and broadcast (root 0 or any), 8 B to 8 KiB
    (both rings and the barrier path), each either made alike by every member, or with one member
@@ -2037,6 +2069,8 @@ int main(int argc, char **argv)
         scenario_asymmetric_types(argc, argv);
     } else if (strcmp(argv[1], "barrier_against_collective") == 0) {
         scenario_barrier_against_collective();
+    } else if (strcmp(argv[1], "barrier_against_collective_waits") == 0) {
+        scenario_barrier_against_collective_waits();
     } else if (strcmp(argv[1], "asymmetric_mix") == 0) {
         scenario_asymmetric_mix(argc, argv);
     } else if (strcmp(argv[1], "bad_algo") == 0) {

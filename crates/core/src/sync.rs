@@ -467,11 +467,17 @@ pub fn program_barrier(inst: &Instance, team: &Team) -> Result<()> {
     if inst.all_direct() || team.size == 1 {
         return barrier_mapped(inst, team);
     }
-    if let Some(r) = barrier_routed(inst, team) {
-        return r;
-    }
+    // (read by the others' calls that meet this barrier, or wait for this PE: `barrier_note`)
     let mark = own_counter(inst, team.slot, IN_BARRIER);
     mark.store(inst.team_cells().seq(team.slot) + 1, Ordering::Release);
+    // (a barrier that fails leaves the mark: the team cannot synchronise any more, and the
+    // others' calls that time out with it still name this PE)
+    if let Some(r) = barrier_routed(inst, team) {
+        if r.is_ok() {
+            mark.store(0, Ordering::Release);
+        }
+        return r;
+    }
     let mut result = Ok(());
     loop {
         match barrier_generic(inst, team, true) {
@@ -487,8 +493,8 @@ pub fn program_barrier(inst: &Instance, team: &Team) -> Result<()> {
             }
         }
     }
-    mark.store(0, Ordering::Release);
     result?;
+    mark.store(0, Ordering::Release);
     skipped_call(inst, team)
 }
 
@@ -528,24 +534,41 @@ fn in_program_barrier(inst: &Instance, team: &Team, seq: Option<u64>) -> Error {
     Error::InvalidParam(msg)
 }
 
+/// For the message of a collective call's wait for world PE `pe` that lasts (a stall warning or
+/// a timeout): where that PE waits in a barrier (or sync) the program called on `team` instead,
+/// a sentence saying so (its [`IN_BARRIER`] mark, read through the transport); else nothing.
+/// (Across nodes with the hierarchical barrier such a call waits: see `program_barrier`.)
+pub(crate) fn barrier_note(inst: &Instance, team: &Team, pe: usize) -> String {
+    if in_barrier_mark(inst, team, pe) == 0 {
+        return String::new();
+    }
+    format!(
+        " (PE {pe} waits in a barrier or sync of the team instead of this call: every member must \
+         make the same collective calls in the same order)"
+    )
+}
+
+/// World PE `pe`'s [`IN_BARRIER`] mark on `team`'s slot (0 where it cannot be read).
+fn in_barrier_mark(inst: &Instance, team: &Team, pe: usize) -> u64 {
+    match counter_word(inst, team.slot, IN_BARRIER, pe) {
+        Some(w) => w.load(Ordering::Acquire),
+        None => {
+            let r = counter_remote(inst, team.slot, IN_BARRIER, pe);
+            inst.routes()
+                .to(pe)
+                .and_then(|t| t.atomic(r, Width::W64, AmoOp::Fetch))
+                .unwrap_or(0)
+        }
+    }
+}
+
 /// The first other member of `team` whose [`IN_BARRIER`] mark says it waits in a barrier of the
 /// program.
 fn waiting_member(inst: &Instance, team: &Team) -> Option<usize> {
     (0..team.size)
         .filter(|&i| i != team.my_index)
         .map(|i| team.world_pe(i))
-        .find(|&pe| {
-            let r = counter_remote(inst, team.slot, IN_BARRIER, pe);
-            let mark = match counter_word(inst, team.slot, IN_BARRIER, pe) {
-                Some(w) => w.load(Ordering::Acquire),
-                None => inst
-                    .routes()
-                    .to(pe)
-                    .and_then(|t| t.atomic(r, Width::W64, AmoOp::Fetch))
-                    .unwrap_or(0),
-            };
-            mark != 0
-        })
+        .find(|&pe| in_barrier_mark(inst, team, pe) != 0)
 }
 
 /// A barrier with every member's heap mapped here (or a team of one).

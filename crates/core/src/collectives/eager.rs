@@ -477,8 +477,9 @@ pub(super) fn broadcast(
         };
         let what = || {
             format!(
-                "broadcast on team {}: the data of root {root} (PE {root_pe}) has not arrived",
-                t.slot
+                "broadcast on team {}: the data of root {root} (PE {root_pe}) has not arrived{}",
+                t.slot,
+                crate::sync::barrier_note(inst, t, root_pe)
             )
         };
         let r = if kind == Kind::Mail {

@@ -186,8 +186,9 @@ pub(super) fn broadcast(
             let count = sync::own_word(inst, t.slot, sync::BCAST_DATA);
             let what = || {
                 format!(
-                    "broadcast on team {}: the data of root {root} (PE {root_pe}) has not arrived",
-                    t.slot
+                    "broadcast on team {}: the data of root {root} (PE {root_pe}) has not arrived{}",
+                    t.slot,
+                    sync::barrier_note(inst, t, root_pe)
                 )
             };
             // the deferred comparison (above): once, after the wait has lasted COMPARE_AFTER
@@ -593,8 +594,10 @@ fn exchange_mailed<T: Element>(
             let arrived = || unsafe { rx.poll(to, key(j), buf, len) };
             let stalled = || {
                 format!(
-                    "reduction on team {}: the partial result of node leader PE {from} has not arrived",
-                    t.slot
+                    "reduction on team {}: the partial result of node leader PE {from} has not \
+                     arrived{}",
+                    t.slot,
+                    sync::barrier_note(inst, t, from)
                 )
             };
             let started = std::time::Instant::now();
@@ -955,8 +958,9 @@ fn exchange_pushed<'a>(
         let from = t.world_pe(g.leaders[j]);
         let stalled = || {
             format!(
-                "{what} on team {}: the {item} of node leader PE {from} has not arrived",
-                t.slot
+                "{what} on team {}: the {item} of node leader PE {from} has not arrived{}",
+                t.slot,
+                sync::barrier_note(inst, t, from)
             )
         };
         // Acquire: pairs with the leader's data-before-word order; the leader may have mailed a
@@ -1200,8 +1204,9 @@ pub(super) fn push_direct<'a>(
         let from = t.world_pe(i);
         let stalled = || {
             format!(
-                "{what} on team {}: the block of PE {from} has not arrived",
-                t.slot
+                "{what} on team {}: the block of PE {from} has not arrived{}",
+                t.slot,
+                sync::barrier_note(inst, t, from)
             )
         };
         // Acquire: pairs with the data-before-word order of the notification
