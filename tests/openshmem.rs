@@ -573,6 +573,21 @@ fn bad_input_ends_the_job_or_continues_on_request() {
         "{}",
         run.dump()
     );
+    // an alltoalls whose members named different strides: reported on both, naming both calls
+    assert_eq!(
+        run.stderr
+            .matches("OpenSHMEM error in shmem_long_alltoalls")
+            .count(),
+        2,
+        "{}",
+        run.dump()
+    );
+    assert!(
+        run.stderr.contains("strides 2 (dest) and 1 (source)")
+            && run.stderr.contains("strides 1 (dest) and 1 (source)"),
+        "{}",
+        run.dump()
+    );
     // active-set calls over the whole job with a NULL, a stack and a misaligned pSync (each
     // PE), and an active set past the last PE
     assert_eq!(

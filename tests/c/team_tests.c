@@ -1915,6 +1915,167 @@ static void scenario_barrier_against_collective_waits(void)
     finish();
 }
 
+/* soak <seed> <calls> [world]: well-formed calls only, on a split team of every PE (or the world
+   team): fcollect, alltoall, collect (every member another length), broadcast from any root, int64
+   sum and int32 max reductions, of lengths on both sides of every threshold of their paths (ring
+   payloads, eager broadcasts, exact tags, mail parts, the leaders' pushed, mailed and read
+   partials) up to 1 MiB per member, each with data that depends on the member, the position and
+   the call; every member checks every byte of its dest and that nothing past it was written. */
+static uint64_t g_soak;
+
+static uint32_t soak_next(void)
+{
+    g_soak = g_soak * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (uint32_t)(g_soak >> 33);
+}
+
+static unsigned char soak_byte(int pe, size_t i, int c)
+{
+    return (unsigned char)(pe * 31 + i * 7 + (size_t)c * 13 + (i >> 8));
+}
+
+static int64_t soak_i64(int pe, size_t k, int c)
+{
+    return (int64_t)pe * 1000003 + (int64_t)k * 7 - (int64_t)c * 11;
+}
+
+static int32_t soak_i32(int pe, size_t k, int c)
+{
+    return (int32_t)(((uint32_t)pe * 7919u + (uint32_t)k * 31u + (uint32_t)c * 17u) % 100003u) - 50000;
+}
+
+static void scenario_soak(int argc, char **argv)
+{
+    init();
+    const int me = aclshmem_my_pe(), n = aclshmem_n_pes();
+    g_soak = argc > 2 ? strtoull(argv[2], NULL, 0) : 1;
+    const int calls = argc > 3 ? atoi(argv[3]) : 100;
+    const int world = argc > 4 && strcmp(argv[4], "world") == 0;
+    enum { MAXLEN = (1 << 20) + 64, SLACK = 256 };
+    const size_t room = (size_t)MAXLEN * n + SLACK;
+    unsigned char *src = aclshmem_malloc((size_t)MAXLEN * n), *dst = aclshmem_malloc(room);
+    CHECK(src && dst, "malloc");
+    aclshmem_team_t t = ACLSHMEM_TEAM_WORLD;
+    if (!world) {
+        CHECK_RC(aclshmem_team_split_strided(ACLSHMEM_TEAM_WORLD, 0, 1, n, &t), 0);
+    }
+    static const size_t sizes[] = {0,     1,     7,     8,     9,      63,     64,     65,     127,
+                                   128,   129,   511,   512,   513,    1023,   1024,   1025,   2047,
+                                   2048,  4088,  4095,  4096,  4097,   8191,   8192,   16384,  32768,
+                                   65528, 65535, 65536, 65544, 131072, 131080, 262144, 524288, 524296,
+                                   1048576};
+    const int ns = (int)(sizeof sizes / sizeof sizes[0]);
+    static const char *names[] = {"fcollect", "alltoall", "collect", "broadcast", "int64 sum", "int32 max"};
+    for (int c = 0; c < calls; c++) {
+        const int fam = (int)(soak_next() % 6);
+        size_t len = sizes[soak_next() % ns];
+        const int root = (int)(soak_next() % n);
+        if (fam == 4) {
+            len &= ~(size_t)7;
+        } else if (fam == 5) {
+            len &= ~(size_t)3;
+        }
+        /* collect: member p contributes len + 8 p bytes (at most MAXLEN) */
+        size_t mine = len, used = len;
+        if (fam == 2) {
+            used = 0;
+            for (int p = 0; p < n; p++) {
+                const size_t lp = len + 8 * (size_t)p < MAXLEN ? len + 8 * (size_t)p : MAXLEN;
+                if (p == me) {
+                    mine = lp;
+                }
+                used += lp;
+            }
+        } else if (fam <= 1) {
+            used = len * n;
+        }
+        const size_t filled = fam == 1 ? len * n : mine;
+        for (size_t i = 0; i < filled; i++) {
+            src[i] = soak_byte(me, i, c);
+        }
+        if (fam == 4) {
+            for (size_t k = 0; k < len / 8; k++) {
+                ((int64_t *)src)[k] = soak_i64(me, k, c);
+            }
+        } else if (fam == 5) {
+            for (size_t k = 0; k < len / 4; k++) {
+                ((int32_t *)src)[k] = soak_i32(me, k, c);
+            }
+        }
+        memset(dst, 0xEE, used + SLACK);
+        aclshmem_barrier_all();
+        int rc;
+        switch (fam) {
+            case 0: rc = aclshmem_fcollectmem(t, dst, src, len); break;
+            case 1: rc = aclshmem_alltoallmem(t, dst, src, len); break;
+            case 2: rc = aclshmem_collectmem(t, dst, src, mine); break;
+            case 3: rc = aclshmem_broadcastmem(t, dst, src, len, root); break;
+            case 4: rc = aclshmem_int64_sum_reduce(t, (int64_t *)dst, (int64_t *)src, len / 8); break;
+            default: rc = aclshmem_int32_max_reduce(t, (int32_t *)dst, (int32_t *)src, len / 4); break;
+        }
+        CHECK(rc == 0, "call %d: %s of %zu (root %d) returned %d", c, names[fam], len, root, rc);
+        size_t bad = (size_t)-1;
+        switch (fam) {
+            case 0:
+                for (size_t i = 0; i < used && bad == (size_t)-1; i++) {
+                    if (dst[i] != soak_byte((int)(i / len), i % len, c)) bad = i;
+                }
+                break;
+            case 1:
+                for (size_t i = 0; i < used && bad == (size_t)-1; i++) {
+                    if (dst[i] != soak_byte((int)(i / len), (size_t)me * len + i % len, c)) bad = i;
+                }
+                break;
+            case 2: {
+                size_t off = 0;
+                for (int p = 0; p < n && bad == (size_t)-1; p++) {
+                    const size_t lp = len + 8 * (size_t)p < MAXLEN ? len + 8 * (size_t)p : MAXLEN;
+                    for (size_t i = 0; i < lp; i++) {
+                        if (dst[off + i] != soak_byte(p, i, c)) {
+                            bad = off + i;
+                            break;
+                        }
+                    }
+                    off += lp;
+                }
+                break;
+            }
+            case 3:
+                for (size_t i = 0; i < len && bad == (size_t)-1; i++) {
+                    if (dst[i] != soak_byte(root, i, c)) bad = i;
+                }
+                break;
+            case 4:
+                for (size_t k = 0; k < len / 8 && bad == (size_t)-1; k++) {
+                    int64_t want = 0;
+                    for (int p = 0; p < n; p++) want += soak_i64(p, k, c);
+                    if (((int64_t *)dst)[k] != want) bad = k * 8;
+                }
+                break;
+            default:
+                for (size_t k = 0; k < len / 4 && bad == (size_t)-1; k++) {
+                    int32_t want = soak_i32(0, k, c);
+                    for (int p = 1; p < n; p++) {
+                        const int32_t v = soak_i32(p, k, c);
+                        want = v > want ? v : want;
+                    }
+                    if (((int32_t *)dst)[k] != want) bad = k * 4;
+                }
+                break;
+        }
+        CHECK(bad == (size_t)-1, "call %d: %s of %zu (root %d): wrong byte at %zu", c, names[fam], len, root, bad);
+        for (size_t i = used; i < used + SLACK; i++) {
+            CHECK(dst[i] == 0xEE, "call %d: %s of %zu: written past dest (byte %zu)", c, names[fam], len, i);
+        }
+    }
+    if (!world) {
+        aclshmem_team_destroy(t);
+    }
+    aclshmem_free(dst);
+    aclshmem_free(src);
+    finish();
+}
+
 /* asymmetric_mix <seed> <calls> [world] [nobarrier] [nobcastfamily] [nofamily] [eager]: a reproducible random mix of well-formed and asymmetric calls on a
    team of every PE: fcollect, alltoall, sum reduction and broadcast (root 0 or any), 8 B to 8 KiB
    (both rings and the barrier path), each either made alike by every member, or with one member
@@ -2071,6 +2232,8 @@ int main(int argc, char **argv)
         scenario_barrier_against_collective();
     } else if (strcmp(argv[1], "barrier_against_collective_waits") == 0) {
         scenario_barrier_against_collective_waits();
+    } else if (strcmp(argv[1], "soak") == 0) {
+        scenario_soak(argc, argv);
     } else if (strcmp(argv[1], "asymmetric_mix") == 0) {
         scenario_asymmetric_mix(argc, argv);
     } else if (strcmp(argv[1], "bad_algo") == 0) {

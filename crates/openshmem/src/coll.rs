@@ -83,7 +83,28 @@ pub(crate) unsafe fn alltoalls(
 ) -> Result<c_int> {
     run(team, |inst, t| {
         // SAFETY: forwarded.
-        unsafe { alltoalls_in(inst, &Members::Team(*t), dest, source, elem, dst, sst, n) }
+        unsafe { alltoalls_team(inst, t, dest, source, elem, (dst, sst), n) }
+    })
+}
+
+/// [`alltoalls`] on a team: the core compares every member's element size, strides and count
+/// first (the team's agreement), then the strided gets run, then the call ends on every member.
+///
+/// # Safety
+/// As for [`alltoalls`].
+unsafe fn alltoalls_team(
+    inst: &Instance,
+    t: &Team,
+    dest: *mut u8,
+    source: *const u8,
+    elem: usize,
+    strides: (isize, isize),
+    n: usize,
+) -> Result<()> {
+    let m = Members::Team(*t);
+    collectives::alltoalls(inst, t, elem, strides, n, || {
+        // SAFETY: forwarded.
+        unsafe { alltoalls_gets(&m, dest, source, elem, strides.0, strides.1, n) }
     })
 }
 
@@ -119,9 +140,9 @@ impl Members {
     }
 }
 
+/// The strided gets of an all-to-all among `m` (between the call's synchronisations).
 #[allow(clippy::too_many_arguments)]
-unsafe fn alltoalls_in(
-    inst: &Instance,
+unsafe fn alltoalls_gets(
     m: &Members,
     dest: *mut u8,
     source: *const u8,
@@ -130,11 +151,6 @@ unsafe fn alltoalls_in(
     sst: isize,
     n: usize,
 ) -> Result<()> {
-    let barrier = |inst: &Instance| match m {
-        Members::Team(t) => sync::barrier(inst, t),
-        Members::Set { .. } => Ok(()),
-    };
-    barrier(inst)?;
     let me = m.me() as isize;
     for j in 0..m.size() {
         let jj = j as isize;
@@ -144,7 +160,7 @@ unsafe fn alltoalls_in(
         // block is checked against the heap by the core.
         unsafe { rma::iget(d, s, elem, dst, sst, n, m.pe(j))? };
     }
-    barrier(inst)
+    Ok(())
 }
 
 // ---- active sets ----
@@ -220,6 +236,8 @@ fn active_set_checked(
 }
 
 /// Barrier of an active set through `pSync` (see the module documentation).
+/// (With the whole job, a team: only the program's `shmem_barrier` / `shmem_sync` get here; the
+/// collectives take the team's own calls before.)
 fn set_barrier(inst: &Instance, m: &Members, psync: *mut i64) -> Result<()> {
     if let Members::Team(t) = m {
         return sync::program_barrier(inst, t);
@@ -381,13 +399,17 @@ pub(crate) unsafe fn set_alltoall(
 ) -> Result<()> {
     let inst = runtime::current()?;
     let m = active_set(&inst, start, log_stride, size, psync)?;
-    if let (Members::Team(t), (1, 1)) = (&m, strides) {
-        let bytes = rma::bytes(n, elem)?;
-        return collectives::alltoall(&inst, t, dest as usize, source as usize, bytes);
+    if let Members::Team(t) = &m {
+        if strides == (1, 1) {
+            let bytes = rma::bytes(n, elem)?;
+            return collectives::alltoall(&inst, t, dest as usize, source as usize, bytes);
+        }
+        // SAFETY: forwarded.
+        return unsafe { alltoalls_team(&inst, t, dest, source, elem, strides, n) };
     }
     set_barrier(&inst, &m, psync)?;
     // SAFETY: forwarded.
-    unsafe { alltoalls_in(&inst, &m, dest, source, elem, strides.0, strides.1, n)? };
+    unsafe { alltoalls_gets(&m, dest, source, elem, strides.0, strides.1, n)? };
 
     set_barrier(&inst, &m, psync)
 }

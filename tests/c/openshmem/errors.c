@@ -52,6 +52,20 @@ int main(int argc, char **argv) {
     CHECK(*bdst == 0, "no bad broadcast wrote");
     shmem_broadcast64(bdst, bsrc, 1, 0, 0, 0, n, psync_ok);
     CHECK(*bdst == (me == 0 ? 0 : 7), "the good broadcast wrote every member but the root");
+    /* members naming different strides in a strided all-to-all (PE 0 another dest stride):
+       reported on every member (the team's agreement compares element size, strides and count),
+       nothing written past dest, and the team's next one works */
+    long *asrc = shmem_malloc(4 * n * sizeof(long)), *adst = shmem_malloc((4 * n + 8) * sizeof(long));
+    for (int i = 0; i < 4 * n; i++) asrc[i] = me * 1000 + i;
+    for (int i = 0; i < 4 * n + 8; i++) adst[i] = -5;
+    shmem_barrier_all();
+    CHECK(shmem_long_alltoalls(SHMEM_TEAM_WORLD, adst, asrc, me == 0 ? 2 : 1, 1, 2) != 0,
+          "alltoalls with another dest stride on PE 0 returned 0");
+    for (int i = 4 * n; i < 4 * n + 8; i++) CHECK(adst[i] == -5, "alltoalls wrote past dest");
+    shmem_barrier_all();
+    CHECK(shmem_long_alltoalls(SHMEM_TEAM_WORLD, adst, asrc, 1, 1, 2) == 0, "alltoalls after");
+    for (int p = 0; p < n; p++)
+        CHECK(adst[2 * p] == p * 1000 + 2 * me && adst[2 * p + 1] == p * 1000 + 2 * me + 1, "alltoalls data");
     shmem_sync(SHMEM_TEAM_WORLD);
     return osh_done("errors");
 }

@@ -64,6 +64,8 @@ const BROADCAST: u8 = 1;
 const FCOLLECT: u8 = 2;
 const ALLTOALL: u8 = 3;
 const COLLECT: u8 = 4;
+/// OpenSHMEM's strided all-to-all (its record: [`Call::alltoalls`]).
+const ALLTOALLS: u8 = 6;
 /// Reductions: this plus the operator's number.
 const REDUCE: u8 = 8;
 /// The family of the tag of a call's record in an agreement ([`Call::agree_tag`]).
@@ -220,6 +222,25 @@ impl Call {
         }
     }
 
+    /// A strided all-to-all of `n` elements of `elem` bytes per block, at strides `dst` and
+    /// `sst` (elements): the length word holds the count's low 32 bits and each stride's low 16;
+    /// the root word the element size (5 bits), a bit for each value that does not fit there,
+    /// and a 16-bit fold of their high parts, so members that differ in any of them (below
+    /// absurd sizes) differ in the record, and a message names values that fit exactly.
+    fn alltoalls(elem: usize, dst: isize, sst: isize, n: usize) -> Call {
+        let n = n as u64;
+        let wide = |v: isize| i16::try_from(v).is_err();
+        let flags =
+            u32::from(n > u64::from(u32::MAX)) | u32::from(wide(dst)) << 1 | u32::from(wide(sst)) << 2;
+        let high = (n >> 32) ^ (dst as u64 >> 16).rotate_left(21) ^ (sst as u64 >> 16).rotate_left(42);
+        let fold = (high ^ high >> 16 ^ high >> 32 ^ high >> 48) as u32 & 0xffff;
+        Call {
+            kind: ALLTOALLS,
+            root: (elem as u32 & 0x1f) | flags << 5 | fold << 8,
+            len: (n & 0xffff_ffff) | u64::from(dst as u16) << 32 | u64::from(sst as u16) << 48,
+        }
+    }
+
     fn reduce<T: Element>(op: Op, len: usize) -> Call {
         let k = OPS.iter().position(|(o, _)| *o == op).unwrap_or(0);
         Call {
@@ -363,6 +384,7 @@ impl Call {
             FCOLLECT => "fcollect",
             ALLTOALL => "alltoall",
             COLLECT => "collect",
+            ALLTOALLS => "alltoalls",
             _ => "reduction",
         }
     }
@@ -378,6 +400,7 @@ impl Call {
                 format!("a {} reduction", OPS[usize::from(k - REDUCE)].1)
             }
             ALLTOALL => "an alltoall".to_string(),
+            ALLTOALLS => "an alltoalls".to_string(),
             FCOLLECT => "an fcollect".to_string(),
             _ => format!("a {}", self.family()),
         }
@@ -401,6 +424,23 @@ impl Call {
             FCOLLECT => format!("an fcollect of {len} per member"),
             ALLTOALL => format!("an alltoall of {len} per block"),
             COLLECT => "a collect".to_string(),
+            ALLTOALLS if self.len == u64::MAX => "an alltoalls".to_string(),
+            ALLTOALLS => {
+                let (elem, flags) = (self.root & 0x1f, (self.root >> 5) & 7);
+                let exact = |v: String, bit: u32| {
+                    if flags & bit == 0 {
+                        v
+                    } else {
+                        format!("{v} (low bits; more)")
+                    }
+                };
+                format!(
+                    "an alltoalls of {} elements of {elem} bytes per block, strides {} (dest) and {} (source)",
+                    exact((self.len & 0xffff_ffff).to_string(), 1),
+                    exact(((self.len >> 32) as u16 as i16).to_string(), 2),
+                    exact(((self.len >> 48) as u16 as i16).to_string(), 4),
+                )
+            }
             k if k >= REDUCE && usize::from(k - REDUCE) < OPS.len() => {
                 let op = OPS[usize::from(k - REDUCE)].1;
                 match elem_name(self.root) {
@@ -789,6 +829,30 @@ fn broadcast_impl(
             }
         }
     })
+}
+
+/// OpenSHMEM's strided all-to-all on `t` (`n` elements of `elem` bytes per block, strides `dst`
+/// and `sst` in elements): `body` moves the data (the caller's strided gets from every member)
+/// once every member is known to make the same call with the same arguments, then the call ends
+/// when every member has (the team's agreement, as for [`alltoall`]). A member that named another
+/// count, stride or element size, or made another collective call, fails the call on every
+/// member with `ACLSHMEM_INVALID_PARAM` naming both calls, before `body` runs on any member that
+/// found it (where the members are compared with member 0 only, through a transport, the others'
+/// `body` may have read by their own arguments: only their own `dest` is written).
+pub fn alltoalls(
+    inst: &Instance,
+    t: &Team,
+    elem: usize,
+    strides: (isize, isize),
+    n: usize,
+    body: impl FnOnce() -> Result<()>,
+) -> Result<()> {
+    if t.size == 1 {
+        return body();
+    }
+    let seq = small::next_seq(inst, t);
+    let call = Call::alltoalls(elem, strides.0, strides.1, n);
+    agreed(inst, t, seq, call, |_| body())
 }
 
 /// Concatenation of every member's `source` (`len` bytes each, equal everywhere) in `dest`.
