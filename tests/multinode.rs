@@ -521,6 +521,17 @@ fn two_nodes() {
                 2,
                 &[("ACLSHMEM_DIRECT_ACCESS", "0")],
             ),
+            // well-formed collectives of every family at lengths around every threshold of the
+            // hierarchical paths (eager, pushed, mailed and read partials, pull), and random
+            // one-sided traffic between every pair, every byte checked
+            ("team_tests", "soak 7 200", 1, NONE),
+            ("team_tests", "soak 8 120", 2, NONE),
+            (
+                "rma_tests",
+                "soak",
+                2,
+                &[("RMA_SOAK_SEED", "9"), ("RMA_SOAK_ROUNDS", "40")],
+            ),
             (
                 "team_tests",
                 "asymmetric_mix 4 150",
@@ -614,6 +625,13 @@ fn four_nodes_one_pe_each() {
             ("team_tests", "asymmetric_lengths", 1, NONE),
             ("team_tests", "asymmetric_types 2", 1, NONE),
             ("team_tests", "asymmetric_families", 1, NONE),
+            ("team_tests", "soak 10 120", 1, NONE),
+            (
+                "rma_tests",
+                "soak",
+                1,
+                &[("RMA_SOAK_SEED", "11"), ("RMA_SOAK_ROUNDS", "30")],
+            ),
             ("pe_tests", "barrier", 1, NONE),
             ("pe_tests", "init_finalize", 1, NONE),
             ("stream_tests", "ring", 1, NONE),

@@ -122,6 +122,19 @@ fn nbi_batches_3pes() {
     scenario("nbi_batches", 3);
 }
 
+/// Random one-sided traffic between every pair of PEs at once (`soak`): blocking, non-blocking and
+/// typed puts, strided iput, put-with-signal that the target waits for and then reads, read-backs
+/// by getmem and getmem_nbi, fetch-adds and adds; lengths on both sides of the transports'
+/// thresholds up to 256 KiB; every byte of every target's region checked after each round. Two
+/// seeds on 3 and 4 PEs, here and in `scripts/test-all.sh`'s reruns through the shm transport and
+/// over UCX (across nodes: `tests/multinode.rs`).
+#[test]
+fn soak_3_and_4pes() {
+    let seeded = |seed: &'static str| [("RMA_SOAK_SEED", seed), ("RMA_SOAK_ROUNDS", "40")];
+    run("soak", 3, &seeded("1"), JOB_TIMEOUT).assert_ok("soak");
+    run("soak", 4, &seeded("2"), JOB_TIMEOUT).assert_ok("soak");
+}
+
 /// Both ways a put reaches a PE through UCX (here every PE, over tcp on loopback): acknowledged
 /// active messages for puts up to 64 KiB and put-with-signal (`ACLSHMEM_UCX_PUT_AM=on`, the
 /// default without RDMA devices), and UCX's own put then a flush (`off`), mixed with large puts.

@@ -19,6 +19,8 @@
 //!   others make a collective call; `asymmetric_types`: reductions of different element types;
 //!   `asymmetric_families`: members making different collectives;
 //!   `asymmetric_mix`: a random mix of all of these;
+//! * `soak`: well-formed calls of every family at lengths around every path threshold, checked
+//!   byte by byte;
 //! * `bad_input`, `bad_algo`: error codes, before init and after finalize included.
 //!
 //! Every run has the launcher's own `--timeout` and a harness-side limit on top.
@@ -302,6 +304,24 @@ fn asymmetric_mix_3_and_4pes() {
     // the world team (its own rings; the calls after which a team is made anew are made alike)
     scenario_env("asymmetric_mix", &["3", "150", "world"], 4, &env);
     scenario_env("asymmetric_mix", &["8", "150", "world"], 3, &push);
+}
+
+/// Well-formed calls of every family (fcollect, alltoall, collect of per-member lengths, broadcast
+/// from any root, int64 sum and int32 max) at lengths on both sides of every path threshold up to
+/// 1 MiB per member, every byte of every dest and the bytes past it checked (`team_tests.c
+/// soak`): a split team and the world team, then the push and scatter algorithms; in each of the
+/// suite's transport settings (across nodes: `tests/multinode.rs`).
+#[test]
+fn soak_3_and_4pes() {
+    scenario_env("soak", &["1", "200"], 3, &[]);
+    scenario_env("soak", &["2", "150", "world"], 4, &[]);
+    let push = [
+        ("ACLSHMEM_BCAST_ALGO", "push"),
+        ("ACLSHMEM_COLLECT_ALGO", "push"),
+        ("ACLSHMEM_ALLTOALL_ALGO", "push"),
+        ("ACLSHMEM_REDUCE_ALGO", "scatter"),
+    ];
+    scenario_env("soak", &["3", "150"], 3, &push);
 }
 
 #[test]

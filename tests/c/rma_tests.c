@@ -1421,6 +1421,158 @@ static void scenario_large_fallback(void)
 }
 
 /* ------------------------------------------------------------------------------------------ */
+/* soak (RMA_SOAK_SEED, RMA_SOAK_ROUNDS): random one-sided traffic between every pair of PEs at
+ * once, each op's kind, target and length drawn from one generator every PE can replay for any
+ * writer (so a target knows what to expect): blocking, non-blocking and typed puts, strided
+ * iput, put-with-signal (the target waits for the signal, then reads the data at once), read-backs
+ * by getmem or getmem_nbi after a quiet, and fetch-adds and adds on a counter per writer; lengths
+ * on both sides of the transports' thresholds (8 KiB active messages, 64 KiB parts) up to 256 KiB.
+ * Each writer owns one slot of every target's region, split into parts, one per op; after each
+ * round every target checks every byte of its region: written where an op wrote, untouched
+ * elsewhere. */
+enum { SOAK_OPS = 4, SOAK_PART = 256 * 1024 + 64, SOAK_SLOT = SOAK_OPS * SOAK_PART };
+
+static uint64_t soak_rng(uint64_t seed, int round, int writer, int op, int what)
+{
+    uint64_t x = seed * 0x9E3779B97F4A7C15ULL ^ (uint64_t)round << 40 ^ (uint64_t)writer << 24 ^
+                 (uint64_t)op << 8 ^ (uint64_t)what;
+    x ^= x >> 31;
+    x *= 0xBF58476D1CE4E5B9ULL;
+    x ^= x >> 29;
+    x *= 0x94D049BB133111EBULL;
+    return x ^ (x >> 32);
+}
+
+struct soak_op {
+    int kind; /* 0 putmem, 1 putmem_nbi, 2 int64 put, 3 int32 iput (dest stride 2), 4 put-with-signal */
+    int target;
+    size_t len; /* bytes of the part the op covers */
+    int readback; /* 0 none, 1 getmem, 2 getmem_nbi + quiet (kinds 0-2) */
+    int64_t add;  /* added to the writer's counter at the target (fetch-add if odd) */
+};
+
+static struct soak_op soak_plan(uint64_t seed, int round, int writer, int k, int n)
+{
+    static const size_t lens[] = {1,    7,     8,     64,    512,   4095,  4096,  8184,  8192,
+                                  8200, 16384, 65528, 65536, 65544, 131072, 262144};
+    struct soak_op op;
+    op.kind = (int)(soak_rng(seed, round, writer, k, 1) % 5);
+    op.target = (int)(soak_rng(seed, round, writer, k, 2) % (uint64_t)n);
+    op.len = lens[soak_rng(seed, round, writer, k, 3) % (sizeof lens / sizeof lens[0])];
+    if (op.kind == 2 || op.kind == 3) {
+        op.len = op.len < 8 ? 8 : op.len & ~(size_t)7;
+    }
+    op.readback = op.kind <= 2 ? (int)(soak_rng(seed, round, writer, k, 4) % 3) : 0;
+    op.add = (int64_t)(soak_rng(seed, round, writer, k, 5) % 1000) - 300;
+    return op;
+}
+
+static unsigned char soak_data(int round, int writer, int k, size_t i)
+{
+    return (unsigned char)(round * 29 + writer * 7 + k * 53 + i * 11 + (i >> 9));
+}
+
+static void scenario_soak(void)
+{
+    init_env();
+    const char *e = getenv("RMA_SOAK_SEED");
+    const uint64_t seed = e ? strtoull(e, NULL, 0) : 1;
+    e = getenv("RMA_SOAK_ROUNDS");
+    const int rounds = e ? atoi(e) : 20;
+    const int n = g_n, me = g_me;
+    unsigned char *region = sym_alloc((size_t)SOAK_SLOT * n);
+    unsigned char *src = sym_alloc(SOAK_PART);
+    unsigned char *back = xmalloc(SOAK_PART);
+    int32_t *sig = sym_alloc(sizeof(int32_t) * SOAK_OPS * n);
+    int64_t *count = sym_alloc(sizeof(int64_t) * n);
+    memset(sig, 0, sizeof(int32_t) * SOAK_OPS * n);
+    memset(count, 0, sizeof(int64_t) * n);
+    int64_t expect[64] = {0};
+    CHECK(n <= 64, "at most 64 PEs");
+    for (int r = 0; r < rounds; r++) {
+        memset(region, 0xEE, (size_t)SOAK_SLOT * n);
+        aclshmem_barrier_all();
+        for (int k = 0; k < SOAK_OPS; k++) {
+            const struct soak_op op = soak_plan(seed, r, me, k, n);
+            for (size_t i = 0; i < op.len; i++) src[i] = soak_data(r, me, k, i);
+            unsigned char *at = region + (size_t)me * SOAK_SLOT + (size_t)k * SOAK_PART;
+            switch (op.kind) {
+                case 0: aclshmem_putmem(at, src, op.len, op.target); break;
+                case 1: aclshmem_putmem_nbi(at, src, op.len, op.target); break;
+                case 2: aclshmem_int64_put((int64_t *)at, (int64_t *)src, op.len / 8, op.target); break;
+                case 3: aclshmem_int32_iput((int32_t *)at, (int32_t *)src, 2, 1, op.len / 8, op.target); break;
+                default:
+                    aclshmemx_putmem_signal(at, src, op.len, sig + me * SOAK_OPS + k, r + 1, ACLSHMEM_SIGNAL_SET,
+                                            op.target);
+                    break;
+            }
+            if (op.readback) {
+                aclshmem_quiet();
+                memset(back, 0, op.len);
+                if (op.readback == 1) {
+                    aclshmem_getmem(back, at, op.len, op.target);
+                } else {
+                    aclshmem_getmem_nbi(back, at, op.len, op.target);
+                    aclshmem_quiet();
+                }
+                for (size_t i = 0; i < op.len; i++) {
+                    CHECK(back[i] == src[i], "round %d op %d (kind %d, %zu bytes to PE %d): read back byte %zu: %#x, "
+                          "wrote %#x", r, k, op.kind, op.len, op.target, i, back[i], src[i]);
+                }
+            }
+            if (op.add & 1) {
+                (void)aclshmem_int64_atomic_fetch_add(count + me, op.add, op.target);
+            } else {
+                aclshmem_int64_atomic_add(count + me, op.add, op.target);
+            }
+            if (op.kind == 1 || op.kind == 3) {
+                /* the source is reused by the next op: complete this one first */
+                aclshmem_quiet();
+            }
+        }
+        /* the signals aimed at this PE: once one is set, its data are there */
+        for (int w = 0; w < n; w++) {
+            for (int k = 0; k < SOAK_OPS; k++) {
+                const struct soak_op op = soak_plan(seed, r, w, k, n);
+                if (op.target != me || op.kind != 4) continue;
+                aclshmem_signal_wait_until(sig + w * SOAK_OPS + k, ACLSHMEM_CMP_EQ, r + 1);
+                const unsigned char *at = region + (size_t)w * SOAK_SLOT + (size_t)k * SOAK_PART;
+                for (size_t i = 0; i < op.len; i++) {
+                    CHECK(at[i] == soak_data(r, w, k, i), "round %d: PE %d's put-with-signal of %zu bytes: byte %zu "
+                          "is %#x after the signal", r, w, op.len, i, at[i]);
+                }
+            }
+        }
+        aclshmem_quiet();
+        aclshmem_barrier_all();
+        for (int w = 0; w < n; w++) {
+            for (int k = 0; k < SOAK_OPS; k++) {
+                const struct soak_op op = soak_plan(seed, r, w, k, n);
+                const unsigned char *at = region + (size_t)w * SOAK_SLOT + (size_t)k * SOAK_PART;
+                const int mine = op.target == me;
+                if (mine) expect[w] += op.add;
+                for (size_t i = 0; i < SOAK_PART; i++) {
+                    int written = mine && i < op.len;
+                    if (written && op.kind == 3) written = (i % 8) < 4;
+                    const size_t from = op.kind == 3 ? (i / 8) * 4 + i % 4 : i;
+                    const unsigned char want = written ? soak_data(r, w, k, from) : 0xEE;
+                    CHECK(at[i] == want, "round %d: PE %d's op %d (kind %d, %zu bytes%s): byte %zu is %#x, expected %#x",
+                          r, w, k, op.kind, op.len, mine ? "" : ", to another PE", i, at[i], want);
+                }
+            }
+        }
+        for (int w = 0; w < n; w++) {
+            CHECK(count[w] == expect[w], "round %d: PE %d's counter is %lld, expected %lld", r, w,
+                  (long long)count[w], (long long)expect[w]);
+        }
+    }
+    aclshmem_barrier_all();
+    free(back);
+    finalize_ok();
+    ok();
+}
+
+/* ------------------------------------------------------------------------------------------ */
 int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
@@ -1447,6 +1599,7 @@ int main(int argc, char **argv)
         {"nbi_batches", scenario_nbi_batches},
         {"large", scenario_large},
         {"large_fallback", scenario_large_fallback},
+        {"soak", scenario_soak},
     };
     for (size_t i = 0; i < sizeof scenarios / sizeof scenarios[0]; i++) {
         if (strcmp(scenarios[i].name, argv[1]) == 0) {
