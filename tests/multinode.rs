@@ -526,6 +526,7 @@ fn two_nodes() {
             // one-sided traffic between every pair, every byte checked
             ("team_tests", "soak 7 200", 1, NONE),
             ("team_tests", "soak 8 120", 2, NONE),
+            ("team_tests", "soak 12 100 high", 2, NONE),
             (
                 "rma_tests",
                 "soak",
@@ -626,6 +627,7 @@ fn four_nodes_one_pe_each() {
             ("team_tests", "asymmetric_types 2", 1, NONE),
             ("team_tests", "asymmetric_families", 1, NONE),
             ("team_tests", "soak 10 120", 1, NONE),
+            ("team_tests", "soak 13 100 high", 1, NONE),
             (
                 "rma_tests",
                 "soak",

@@ -309,8 +309,8 @@ fn asymmetric_mix_3_and_4pes() {
 /// Well-formed calls of every family (fcollect, alltoall, collect of per-member lengths, broadcast
 /// from any root, int64 sum and int32 max) at lengths on both sides of every path threshold up to
 /// 1 MiB per member, every byte of every dest and the bytes past it checked (`team_tests.c
-/// soak`): a split team and the world team, then the push and scatter algorithms; in each of the
-/// suite's transport settings (across nodes: `tests/multinode.rs`).
+/// soak`): a split team, the world team and a team in a late slot, then the push and scatter
+/// algorithms; in each of the suite's transport settings (across nodes: `tests/multinode.rs`).
 #[test]
 fn soak_3_and_4pes() {
     scenario_env("soak", &["1", "200"], 3, &[]);
@@ -322,6 +322,8 @@ fn soak_3_and_4pes() {
         ("ACLSHMEM_REDUCE_ALGO", "scatter"),
     ];
     scenario_env("soak", &["3", "150"], 3, &push);
+    // a team in a slot past the wide ones (smaller rings, eager and partials areas)
+    scenario_env("soak", &["4", "150", "high"], 3, &[]);
 }
 
 #[test]

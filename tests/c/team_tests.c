@@ -1915,8 +1915,9 @@ static void scenario_barrier_against_collective_waits(void)
     finish();
 }
 
-/* soak <seed> <calls> [world]: well-formed calls only, on a split team of every PE (or the world
-   team): fcollect, alltoall, collect (every member another length), broadcast from any root, int64
+/* soak <seed> <calls> [world|high]: well-formed calls only, on a split team of every PE (or the
+   world team; "high": a team made after 9 others, in a slot past the wide ones, whose areas are
+   smaller): fcollect, alltoall, collect (every member another length), broadcast from any root, int64
    sum and int32 max reductions, of lengths on both sides of every threshold of their paths (ring
    payloads, eager broadcasts, exact tags, mail parts, the leaders' pushed, mailed and read
    partials) up to 1 MiB per member, each with data that depends on the member, the position and
@@ -1951,6 +1952,11 @@ static void scenario_soak(int argc, char **argv)
     g_soak = argc > 2 ? strtoull(argv[2], NULL, 0) : 1;
     const int calls = argc > 3 ? atoi(argv[3]) : 100;
     const int world = argc > 4 && strcmp(argv[4], "world") == 0;
+    const int high = argc > 4 && strcmp(argv[4], "high") == 0;
+    aclshmem_team_t others[9];
+    for (int k = 0; k < (high ? 9 : 0); k++) {
+        CHECK_RC(aclshmem_team_split_strided(ACLSHMEM_TEAM_WORLD, 0, 1, n, &others[k]), 0);
+    }
     enum { MAXLEN = (1 << 20) + 64, SLACK = 256 };
     const size_t room = (size_t)MAXLEN * n + SLACK;
     unsigned char *src = aclshmem_malloc((size_t)MAXLEN * n), *dst = aclshmem_malloc(room);
@@ -2070,6 +2076,9 @@ static void scenario_soak(int argc, char **argv)
     }
     if (!world) {
         aclshmem_team_destroy(t);
+    }
+    for (int k = 0; k < (high ? 9 : 0); k++) {
+        aclshmem_team_destroy(others[k]);
     }
     aclshmem_free(dst);
     aclshmem_free(src);
