@@ -379,10 +379,11 @@ fn global_exit_across_nodes(test: &str, c: &Cluster) -> Option<String> {
     (!wrong.is_empty()).then(|| format!("failure_tests global_exit: {}:\n{}", wrong.join("; "), r.dump()))
 }
 
-/// A member in a team barrier while the others make a collective call, one PE per node (the
-/// hierarchical barrier, where the mistake waits as documented), with a 2 s
-/// `ACLSHMEM_COLLECTIVE_TIMEOUT`: every call times out, and the others' messages name the member
-/// as waiting in a barrier (`team_tests barrier_against_collective_waits`).
+/// A member in a team barrier while the others make a broadcast from it, two PEs per node (the
+/// hierarchical broadcast opens with a barrier of its own: the mistake waits, as documented),
+/// with a 2 s `ACLSHMEM_COLLECTIVE_TIMEOUT`: the calls fail or time out, never succeed, the other
+/// node's leader names the member, and the world team works afterwards
+/// (`team_tests barrier_against_collective_waits`).
 fn barrier_against_collective_named(test: &str, c: &Cluster) -> Option<String> {
     if !selected("team_tests", "barrier_against_collective_waits") {
         return None;
@@ -391,14 +392,14 @@ fn barrier_against_collective_named(test: &str, c: &Cluster) -> Option<String> {
         &["--tag-output"],
         "team_tests",
         "barrier_against_collective_waits",
-        1,
+        2,
         &[
             ("ACLSHMEM_COLLECTIVE_TIMEOUT", "2s"),
             ("SHMEM_LOG_TO_STDOUT", "1"),
         ],
     );
     eprintln!(
-        "{test}: team_tests barrier_against_collective_waits (1 per node): exit {:?} in {:.1?}",
+        "{test}: team_tests barrier_against_collective_waits (2 per node): exit {:?} in {:.1?}",
         r.status.code(),
         r.elapsed
     );
@@ -406,11 +407,11 @@ fn barrier_against_collective_named(test: &str, c: &Cluster) -> Option<String> {
         .stdout
         .lines()
         .chain(r.stderr.lines())
-        .filter_map(|l| l.strip_prefix("[pe 1] "))
-        .any(|l| l.contains("PE 0 waits in a barrier or sync of the team instead of this call"));
+        .filter_map(|l| l.strip_prefix("[pe 2] "))
+        .any(|l| l.contains("node leader PE 0 has not arrived"));
     if !r.status.success() || !named {
         return Some(format!(
-            "team_tests barrier_against_collective_waits (success, PE 1 naming PE 0 in a barrier):\n{}",
+            "team_tests barrier_against_collective_waits (success, PE 2 naming PE 0):\n{}",
             r.dump()
         ));
     }
@@ -487,8 +488,7 @@ fn two_nodes() {
             ("team_tests", "asymmetric_families", 2, NONE),
             ("team_tests", "asymmetric_families", 1, NONE),
             // random well-formed and asymmetric calls (lengths, roots, families but a broadcast
-            // against another family; no member in a barrier instead: across nodes those wait,
-            // as documented): one member per node (eager broadcasts, pushed and mailed
+            // against another family; no member in a barrier instead, below): one member per node (eager broadcasts, pushed and mailed
             // exchanges: a reduction mailing its partial against an exchange of calls hung both;
             // reductions of 2 and 4 KiB succeeded), and two (hierarchical paths: an fcollect
             // against a sum hung, its leader in a barrier, the other in the partials' exchange)
@@ -507,6 +507,22 @@ fn two_nodes() {
             (
                 "team_tests",
                 "asymmetric_mix 20 100 nobarrier nobcastfamily",
+                2,
+                NONE,
+            ),
+            // a member in a barrier while the others make a collective call, with the
+            // hierarchical barrier: the calls fail (the node barrier's arrival counter tells the
+            // program's barrier from a call's; a leader waiting for the member's node leader reads
+            // its mark) and the member counts them; one PE per node, then two (the member a
+            // node's leader, or not, or a whole node; broadcasts left out: the hierarchical
+            // broadcast's own barrier meets it), and the random mix with such members
+            ("team_tests", "barrier_against_collective", 1, NONE),
+            ("team_tests", "barrier_against_collective nobcast", 2, NONE),
+            ("team_tests", "barrier_against_collective nobcast last", 2, NONE),
+            ("team_tests", "asymmetric_mix 21 150 nobcastfamily eager", 1, NONE),
+            (
+                "team_tests",
+                "asymmetric_mix 22 100 world nobcastfamily nofamily nobcastbarrier",
                 2,
                 NONE,
             ),
@@ -626,6 +642,7 @@ fn four_nodes_one_pe_each() {
             ("team_tests", "asymmetric_lengths", 1, NONE),
             ("team_tests", "asymmetric_types 2", 1, NONE),
             ("team_tests", "asymmetric_families", 1, NONE),
+            ("team_tests", "barrier_against_collective last", 1, NONE),
             ("team_tests", "soak 10 120", 1, NONE),
             ("team_tests", "soak 13 100 high", 1, NONE),
             (

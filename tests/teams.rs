@@ -265,6 +265,12 @@ fn barrier_against_collective_4pes() {
     barrier_against_collective(4);
 }
 
+/// The last members in the barrier instead of the first (the broadcast's root the last member).
+#[test]
+fn barrier_against_collective_last_members_3pes() {
+    scenario_env("barrier_against_collective", &["last"], 3, &[]);
+}
+
 /// The same through each transport whatever the suite's settings: the shm transport on 3 PEs,
 /// UCX on 2.
 #[test]

@@ -1832,9 +1832,20 @@ static void scenario_asymmetric_families(void)
    path). The others' call fails with ACLSHMEM_INVALID_PARAM instead of waiting for ever, they then
    call the barrier, which lets the members in it out (their barrier counts the call as made and
    failed), and the team's next calls match again: an fcollect and a reduction return every
-   member's data. */
-static void scenario_barrier_against_collective(void)
+   member's data. Options: "last" (the last members instead of the first, the broadcast's root
+   the last member), "nobcast" (no broadcast). */
+static void scenario_barrier_against_collective(int argc, char **argv)
 {
+    /* "nobcast": no broadcast against the barrier (across nodes with several PEs per node the
+       hierarchical broadcast opens with a barrier of its own, and such a call waits, as
+       documented) */
+    int nobcast = 0, last = 0;
+    for (int k = 2; k < argc; k++) {
+        nobcast |= strcmp(argv[k], "nobcast") == 0;
+        /* "last": the last members wait in the barrier instead of the first (across nodes: a
+           member that does not lead its node, then a whole node that is not the first) */
+        last |= strcmp(argv[k], "last") == 0;
+    }
     init();
     const int me = aclshmem_my_pe(), n = aclshmem_n_pes();
     CHECK(n >= 2, "needs 2 PEs");
@@ -1849,13 +1860,13 @@ static void scenario_barrier_against_collective(void)
     const size_t lens[] = {64, BIG};
     for (int nb = 1; nb <= (n >= 3 ? 2 : 1); nb++) {
         for (size_t k = 0; k < sizeof(lens) / sizeof(lens[0]); k++) {
-            for (int f = 0; f < 4; f++) {
+            for (int f = 0; f < (nobcast ? 3 : 4); f++) {
                 const size_t len = lens[k];
                 aclshmem_barrier_all();
-                if (me < nb) {
+                if (last ? me >= n - nb : me < nb) {
                     aclshmem_barrier(t);
                 } else {
-                    const int rc = family_call(f, t, dst, src, len, 0);
+                    const int rc = family_call(f, t, dst, src, len, last ? n - 1 : 0);
                     CHECK(rc == ACLSHMEM_INVALID_PARAM, "%s of %zu against a barrier returned %d, expected %d", fams[f],
                           len, rc, ACLSHMEM_INVALID_PARAM);
                     aclshmem_barrier(t);
@@ -1868,7 +1879,7 @@ static void scenario_barrier_against_collective(void)
     aclshmem_team_destroy(t);
     /* the world team: barrier_all against a reduction, then the world's calls match again */
     aclshmem_barrier_all();
-    if (me == 0) {
+    if (me == (last ? n - 1 : 0)) {
         aclshmem_barrier_all();
     } else {
         int rc = aclshmem_int64_sum_reduce(ACLSHMEM_TEAM_WORLD, (int64_t *)dst, (int64_t *)src, 8);
@@ -1883,11 +1894,14 @@ static void scenario_barrier_against_collective(void)
     finish();
 }
 
-/* barrier_against_collective_waits: where the mistake above waits (across nodes with the
-   hierarchical barrier), with ACLSHMEM_COLLECTIVE_TIMEOUT set: member 0 calls a team barrier while
-   the others make an fcollect; every member's call times out (ACLSHMEM_TIMEOUT_ERROR on the
-   others), and the others' messages name member 0 as waiting in a barrier (checked by the
-   harness in the log); the world team works afterwards. */
+/* barrier_against_collective_waits: where the mistake above still waits (across nodes with
+   several PEs per node, a broadcast, whose hierarchical form opens with a barrier of its own),
+   with ACLSHMEM_COLLECTIVE_TIMEOUT set: member 0 calls a team barrier while the others make a
+   broadcast from it; every other member's call fails (ACLSHMEM_INVALID_PARAM on member 0's node,
+   ACLSHMEM_TIMEOUT_ERROR elsewhere), never a success, member 0's barrier times out, the others'
+   messages name member 0 (checked by the harness in the log), and the world team works
+   afterwards (every member waits until 3 s after the call began before the world's barrier, so
+   that barrier does not time out waiting for the members whose calls timed out). */
 static void scenario_barrier_against_collective_waits(void)
 {
     init();
@@ -1899,13 +1913,20 @@ static void scenario_barrier_against_collective_waits(void)
     aclshmem_team_t t = ACLSHMEM_TEAM_INVALID;
     CHECK_RC(aclshmem_team_split_strided(ACLSHMEM_TEAM_WORLD, 0, 1, n, &t), 0);
     aclshmem_barrier_all();
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
     if (me == 0) {
         aclshmem_barrier(t);
     } else {
-        const int rc = aclshmem_fcollectmem(t, dst, src, 64);
-        CHECK(rc == ACLSHMEM_TIMEOUT_ERROR, "fcollect against a barrier returned %d, expected %d", rc,
-              ACLSHMEM_TIMEOUT_ERROR);
+        const int rc = aclshmem_broadcastmem(t, dst, src, 64, 0);
+        CHECK(rc == ACLSHMEM_TIMEOUT_ERROR || rc == ACLSHMEM_INVALID_PARAM,
+              "broadcast against a barrier returned %d, expected %d or %d", rc, ACLSHMEM_TIMEOUT_ERROR,
+              ACLSHMEM_INVALID_PARAM);
     }
+    do {
+        usleep(10000);
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+    } while ((t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000 < 3000);
     aclshmem_barrier_all();
     team_works(ACLSHMEM_TEAM_WORLD, a, b, 1, "the world team after a timeout on another team");
     aclshmem_free(b);
@@ -2118,9 +2139,9 @@ static void scenario_asymmetric_mix(int argc, char **argv)
     memset(src, me + 1, (size_t)MAXLEN * n);
     /* options after the count: "world", the world team (its deeper rings), which cannot be made
        anew, so the calls after which a team is made anew are made alike there; "nobarrier", no
-       member in a barrier instead (across nodes with the hierarchical barrier such a call waits,
-       as documented) */
-    int world = 0, nobarrier = 0, nobcastfamily = 0, nofamily = 0, eager = 0;
+       member in a barrier instead (across nodes, with the hierarchical barrier, such calls wait
+       where documented: see "nobcastbarrier") */
+    int world = 0, nobarrier = 0, nobcastfamily = 0, nofamily = 0, eager = 0, nobcastbarrier = 0;
     for (int k = 4; k < argc; k++) {
         world |= strcmp(argv[k], "world") == 0;
         nobarrier |= strcmp(argv[k], "nobarrier") == 0;
@@ -2130,6 +2151,9 @@ static void scenario_asymmetric_mix(int argc, char **argv)
         /* "nofamily": no member makes another family at all (across nodes with several members
            per node such a call waits, as documented) */
         nofamily |= strcmp(argv[k], "nofamily") == 0;
+        /* "nobcastbarrier": no member in a barrier against a broadcast (across nodes with several
+           members per node the hierarchical broadcast's own barrier meets it, as documented) */
+        nobcastbarrier |= strcmp(argv[k], "nobcastbarrier") == 0;
         /* "eager": one member per node, whose small broadcasts are eager: after a broadcast of
            another length the team's later small broadcasts fail, as documented, so the team is
            made anew (on the world team such calls are made alike) */
@@ -2151,6 +2175,7 @@ static void scenario_asymmetric_mix(int argc, char **argv)
         const size_t len2 = lens[mix_next() % nl];
         const int root = fam == 4 ? (int)(mix_next() % n) : 0;
         if ((kind == 1 && len2 == len) || (kind == 4 && fam < 3) || (kind == 2 && nobarrier) ||
+            (kind == 2 && nobcastbarrier && fam >= 3) ||
             (kind == 3 && (nofamily || (nobcastfamily && (fam >= 3 || fam2 >= 3)))) || (world && eager && kind == 1 && fam >= 3) ||
             (world && (kind == 4 || (kind == 2 && fam >= 3 && root != who)))) {
             kind = 0;
@@ -2238,7 +2263,7 @@ int main(int argc, char **argv)
     } else if (strcmp(argv[1], "asymmetric_types") == 0) {
         scenario_asymmetric_types(argc, argv);
     } else if (strcmp(argv[1], "barrier_against_collective") == 0) {
-        scenario_barrier_against_collective();
+        scenario_barrier_against_collective(argc, argv);
     } else if (strcmp(argv[1], "barrier_against_collective_waits") == 0) {
         scenario_barrier_against_collective_waits();
     } else if (strcmp(argv[1], "soak") == 0) {

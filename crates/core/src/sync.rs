@@ -85,13 +85,31 @@ fn counter_word(inst: &Instance, slot: usize, off: usize, pe: usize) -> Option<&
 
 /// In a member's line of the sync counters: the last collective call the other members made
 /// while this member waited in a barrier of the team instead (written by them, [`skipped`]; read
-/// by the member when its barrier ends, [`barrier`]).
+/// by the member when its barrier ends, [`barrier`]): the call's number (low 32 bits) in the high
+/// half, and in the low half the number of that barrier among the program's barriers on the team
+/// over a transport ([`PROGRAM_COUNT`]; 0 where every member is mapped), so a member still
+/// leaving the barrier before it takes no call up.
 const SKIPPED: usize = 8;
-/// In a member's line of the sync counters, over a transport: non-zero while the member waits in
-/// a barrier (or sync) the program called on the team (written by the member, read by members
-/// whose collective call met that barrier: [`in_program_barrier`]).
+/// In a member's line of the sync counters, over a transport: while the member waits in a barrier
+/// (or sync) the program called on the team, its next call's number (low 32 bits) in the high
+/// half and the barrier's number ([`PROGRAM_COUNT`]) in the low half; 0 otherwise (written by the
+/// member, read by members whose collective call met that barrier or waits for the member:
+/// [`waits_in_program_barrier`]).
 const IN_BARRIER: usize = 16;
-const _: () = assert!(IN_BARRIER + 8 <= SYNC_COUNTER_SIZE);
+/// In a member's line of the sync counters (own): the number of barriers the program called on
+/// the team over a transport that this member entered.
+const PROGRAM_COUNT: usize = 32;
+/// In a member's line of the sync counters: the count of the node leaders' pushed exchanges
+/// (`PUSH_COUNT`) the other members had reached in the calls that member missed in a barrier
+/// ([`skipped_exchange`]; taken up with the calls, [`skipped_call`]).
+const SKIPPED_PUSH: usize = 24;
+const _: () = assert!(PROGRAM_COUNT + 8 <= SYNC_COUNTER_SIZE);
+
+/// The number of the next barrier of the program on `team` this PE enters over a transport (the
+/// one a member waiting in such a barrier instead of this PE's call waits in).
+fn next_program_barrier(inst: &Instance, team: &Team) -> u32 {
+    (own_counter(inst, team.slot, PROGRAM_COUNT).load(Ordering::Relaxed) as u32).wrapping_add(1)
+}
 
 /// A member of `team` waits in a barrier ([`waits_in_barrier`]) where this PE made call `seq`,
 /// which fails: every other member is told, before this PE can arrive at that barrier, so that
@@ -100,10 +118,16 @@ const _: () = assert!(IN_BARRIER + 8 <= SYNC_COUNTER_SIZE);
 /// counted it already: the mark is not theirs, [`skipped_call`]). (Several calls: broadcasts from
 /// a root that waits for nobody until its ring comes round.)
 pub(crate) fn skipped(inst: &Instance, team: &Team, seq: u64) {
+    let at = if inst.all_direct() {
+        0
+    } else {
+        next_program_barrier(inst, team)
+    };
+    let v = (seq as u32 as u64) << 32 | u64::from(at);
     for i in (0..team.size).filter(|&i| i != team.my_index) {
         let pe = team.world_pe(i);
         if let Some(w) = counter_word(inst, team.slot, SKIPPED, pe) {
-            w.store(seq, Ordering::Release);
+            w.store(v, Ordering::Release);
             continue;
         }
         // over a transport: the set is complete when it returns, before this PE's next arrival
@@ -111,7 +135,7 @@ pub(crate) fn skipped(inst: &Instance, team: &Team, seq: u64) {
         if let Err(e) = inst
             .routes()
             .to(pe)
-            .and_then(|to| to.atomic(r, Width::W64, AmoOp::Set(seq)))
+            .and_then(|to| to.atomic(r, Width::W64, AmoOp::Set(v)))
         {
             log::error!(
                 "[PE {}] telling PE {pe} that call {seq} on team {} failed: {e}",
@@ -122,6 +146,38 @@ pub(crate) fn skipped(inst: &Instance, team: &Team, seq: u64) {
     }
 }
 
+/// As [`skipped`], for a call that failed in the node leaders' pushed exchange number `x`
+/// ([`PUSH_COUNT`]): the members in the barrier take that count up with the call, so their next
+/// exchange is numbered as the others' (the entries the others pushed into their areas for `x`
+/// are never taken: every exchange waits for entries of its own number).
+pub(crate) fn skipped_exchange(inst: &Instance, team: &Team, seq: u64, x: u64) {
+    for i in (0..team.size).filter(|&i| i != team.my_index) {
+        let pe = team.world_pe(i);
+        let r = match counter_word(inst, team.slot, SKIPPED_PUSH, pe) {
+            Some(w) => {
+                w.store(x, Ordering::Relaxed);
+                Ok(0)
+            }
+            None => inst.routes().to(pe).and_then(|to| {
+                to.atomic(
+                    counter_remote(inst, team.slot, SKIPPED_PUSH, pe),
+                    Width::W64,
+                    AmoOp::Set(x),
+                )
+            }),
+        };
+        if let Err(e) = r {
+            log::error!(
+                "[PE {}] telling PE {pe} that call {seq} on team {} failed: {e}",
+                inst.my_pe(),
+                team.slot
+            );
+        }
+    }
+    // (the call's number after the count: a member that sees it sees the count too)
+    skipped(inst, team, seq);
+}
+
 /// A barrier of `team` ended (every member mapped here): if the others made collective calls
 /// while this PE waited in it ([`skipped`]: the call in which they found this PE, or another
 /// member, in the barrier; their marks were stored before they arrived, so they are visible now),
@@ -129,14 +185,28 @@ pub(crate) fn skipped(inst: &Instance, team: &Team, seq: u64) {
 fn skipped_call(inst: &Instance, team: &Team) -> Result<()> {
     let cells = inst.team_cells();
     let next = cells.seq(team.slot) + 1;
-    let last = own_counter(inst, team.slot, SKIPPED).load(Ordering::Acquire);
-    if last < next {
+    let v = own_counter(inst, team.slot, SKIPPED).load(Ordering::Acquire);
+    let at = v as u32;
+    if v == 0 || (at != 0 && at != own_counter(inst, team.slot, PROGRAM_COUNT).load(Ordering::Relaxed) as u32)
+    {
+        // nothing skipped, or calls skipped in a barrier of the program this PE has not ended yet
         return Ok(());
     }
+    // (32-bit call numbers, as the records compare them)
+    let ahead = ((v >> 32) as u32).wrapping_sub(next as u32) as i32;
+    if ahead < 0 {
+        return Ok(());
+    }
+    let last = next + ahead as u64;
     // the calls are made here by taking their numbers; their completion is recorded when this
     // PE's next call on the team starts (as for every call, `collectives::small::next_seq`), and
     // nobody waits for it before then: the others' later calls wait for that next call anyway
     cells.skip_to(team.slot, last);
+    let pushed = own_counter(inst, team.slot, SKIPPED_PUSH).load(Ordering::Relaxed);
+    let count = own_word(inst, team.slot, PUSH_COUNT);
+    if pushed > count.load(Ordering::Relaxed) {
+        count.store(pushed, Ordering::Relaxed);
+    }
     let calls = if last == next {
         format!("collective call {next}")
     } else {
@@ -252,8 +322,9 @@ fn timed_out(inst: &Instance, team: &Team, seen: u64, e: Expired) -> Error {
 /// (called before the team's first barrier).
 pub(crate) fn reset(inst: &Instance, slot: usize) {
     arrived(inst, slot, u64::MAX);
-    own_counter(inst, slot, SKIPPED).store(0, Ordering::Relaxed);
-    own_counter(inst, slot, IN_BARRIER).store(0, Ordering::Relaxed);
+    for off in [SKIPPED, IN_BARRIER, SKIPPED_PUSH, PROGRAM_COUNT] {
+        own_counter(inst, slot, off).store(0, Ordering::Relaxed);
+    }
     for off in [
         AGREE_VALUE,
         AGREE_LEN,
@@ -447,11 +518,12 @@ pub fn barrier(inst: &Instance, team: &Team) -> Result<()> {
 }
 
 /// [`barrier`], telling whether it met members in a barrier of the program instead
-/// ([`program_barrier`]; only seen over a transport: [`barrier_generic`]).
+/// ([`program_barrier`]; only seen over a transport, [`barrier_generic`], and among a node's
+/// members in the hierarchical barrier).
 fn barrier_met(inst: &Instance, team: &Team) -> Result<bool> {
     if !inst.all_direct() && team.size > 1 {
-        if let Some(r) = barrier_routed(inst, team) {
-            return r.map(|()| false);
+        if let Some(r) = barrier_routed(inst, team, false) {
+            return r;
         }
         return barrier_generic(inst, team, false);
     }
@@ -467,16 +539,19 @@ pub fn program_barrier(inst: &Instance, team: &Team) -> Result<()> {
     if inst.all_direct() || team.size == 1 {
         return barrier_mapped(inst, team);
     }
-    // (read by the others' calls that meet this barrier, or wait for this PE: `barrier_note`)
+    // (read by the others' calls that meet this barrier, or wait for this PE:
+    // `waits_in_program_barrier`)
+    let number = next_program_barrier(inst, team);
+    own_counter(inst, team.slot, PROGRAM_COUNT).store(u64::from(number), Ordering::Relaxed);
     let mark = own_counter(inst, team.slot, IN_BARRIER);
-    mark.store(inst.team_cells().seq(team.slot) + 1, Ordering::Release);
+    let next_call = (inst.team_cells().seq(team.slot) + 1) as u32;
+    mark.store(u64::from(next_call) << 32 | u64::from(number), Ordering::Release);
     // (a barrier that fails leaves the mark: the team cannot synchronise any more, and the
     // others' calls that time out with it still name this PE)
-    if let Some(r) = barrier_routed(inst, team) {
-        if r.is_ok() {
-            mark.store(0, Ordering::Release);
-        }
-        return r;
+    if let Some(r) = barrier_routed(inst, team, true) {
+        r?;
+        mark.store(0, Ordering::Release);
+        return skipped_call(inst, team);
     }
     let mut result = Ok(());
     loop {
@@ -499,17 +574,18 @@ pub fn program_barrier(inst: &Instance, team: &Team) -> Result<()> {
 }
 
 /// The barriers over a transport that are not [`barrier_generic`]'s: the bootstrap's, where no
-/// transport reaches every PE, and the hierarchical one (`None`: neither applies).
-fn barrier_routed(inst: &Instance, team: &Team) -> Option<Result<()>> {
+/// transport reaches every PE, and the hierarchical one (`None`: neither applies); `program` as
+/// in [`barrier_hier`], whose answer this returns.
+fn barrier_routed(inst: &Instance, team: &Team, program: bool) -> Option<Result<bool>> {
     if team.slot == 0 && !inst.routes().reaches_all() {
         // peers no transport reaches (other nodes, in this build): the bootstrap's barrier
         let _g = inst.collective();
-        return Some(inst.boot().barrier());
+        return Some(inst.boot().barrier().map(|()| false));
     }
     if inst.hierarchical() {
         let g = groups(inst, team);
         if g.leaders.len() <= MAX_LEADERS {
-            return Some(barrier_hier(inst, team, &g));
+            return Some(barrier_hier(inst, team, &g, program));
         }
     }
     None
@@ -518,7 +594,7 @@ fn barrier_routed(inst: &Instance, team: &Team) -> Option<Result<()>> {
 /// The error of a collective call (`seq`, when it has a number on the team) whose barrier met
 /// members in a barrier of the program instead ([`program_barrier`]): names the first such member
 /// (its mark is read through the transport: this is the failure path only).
-fn in_program_barrier(inst: &Instance, team: &Team, seq: Option<u64>) -> Error {
+pub(crate) fn in_program_barrier(inst: &Instance, team: &Team, seq: Option<u64>) -> Error {
     let who = waiting_member(inst, team)
         .map(|pe| format!("PE {pe}"))
         .unwrap_or_else(|| "another member".into());
@@ -534,18 +610,16 @@ fn in_program_barrier(inst: &Instance, team: &Team, seq: Option<u64>) -> Error {
     Error::InvalidParam(msg)
 }
 
-/// For the message of a collective call's wait for world PE `pe` that lasts (a stall warning or
-/// a timeout): where that PE waits in a barrier (or sync) the program called on `team` instead,
-/// a sentence saying so (its [`IN_BARRIER`] mark, read through the transport); else nothing.
-/// (Across nodes with the hierarchical barrier such a call waits: see `program_barrier`.)
-pub(crate) fn barrier_note(inst: &Instance, team: &Team, pe: usize) -> String {
-    if in_barrier_mark(inst, team, pe) == 0 {
-        return String::new();
-    }
-    format!(
-        " (PE {pe} waits in a barrier or sync of the team instead of this call: every member must \
-         make the same collective calls in the same order)"
-    )
+/// Whether world PE `pe` waits in a barrier (or sync) of the program on `team` instead of making
+/// call `seq`, which this PE makes: its [`IN_BARRIER`] mark names `seq` as its next call and the
+/// barrier as the next one this PE enters (a member that made the call and then entered a
+/// barrier names a later call; one read through the transport where `pe` is on another node:
+/// for waits that last only).
+pub(crate) fn waits_in_program_barrier(inst: &Instance, team: &Team, pe: usize, seq: u64) -> bool {
+    // the barrier is the next one this PE enters: a member still leaving the previous one (its
+    // mark names this call as its next, too) is not taken for it
+    let expected = (seq as u32 as u64) << 32 | u64::from(next_program_barrier(inst, team));
+    in_barrier_mark(inst, team, pe) == expected
 }
 
 /// World PE `pe`'s [`IN_BARRIER`] mark on `team`'s slot (0 where it cannot be read).
@@ -679,20 +753,48 @@ pub(crate) fn groups(inst: &Instance, team: &Team) -> std::sync::Arc<Groups> {
 /// again. Each step is a barrier, so the whole one is too: every member's earlier operations are
 /// complete (its quiet) before its node's leader signals, and its leader's signal precedes every
 /// other leader's release.
-fn barrier_hier(inst: &Instance, team: &Team, g: &Groups) -> Result<()> {
+///
+/// `program`: the program's barrier, whose node barriers are entered again while they meet the
+/// node's other members in a collective call's instead (those calls fail there); else a
+/// collective call's own, which goes through all its steps when it met a program's barrier (so
+/// the node's members stay in step) and returns `true`.
+fn barrier_hier(inst: &Instance, team: &Team, g: &Groups, program: bool) -> Result<bool> {
     inst.routes().quiet()?;
-    local_barrier(inst, team, g)?;
+    let node = |mixed: &mut bool| -> Result<()> {
+        while local_barrier_as(inst, team, g, program)? {
+            *mixed = true;
+            if !program {
+                break;
+            }
+        }
+        Ok(())
+    };
+    let mut mixed = false;
+    node(&mut mixed)?;
     if g.leading(team) {
         leaders_barrier(inst, team, g)?;
     }
-    local_barrier(inst, team, g)
+    node(&mut mixed)?;
+    Ok(mixed && !program)
 }
 
 /// The central barrier among this node's members of `team` (words in the node leader's copy of
-/// the slot). A group of one returns at once.
+/// the slot), inside a collective call: where it met a member in a barrier of the program instead
+/// ([`local_barrier_as`]), it has passed all the same (so a caller that goes on through its
+/// steps stays in step with the node's other members) and fails with `ACLSHMEM_INVALID_PARAM`
+/// naming that member. A group of one returns at once.
 pub(crate) fn local_barrier(inst: &Instance, team: &Team, g: &Groups) -> Result<()> {
+    if local_barrier_as(inst, team, g, false)? {
+        return Err(in_program_barrier(inst, team, None));
+    }
+    Ok(())
+}
+
+/// [`local_barrier`], arriving as the program's barrier (`program`) or a collective call's, and
+/// telling whether it met arrivals of the other kind (`aclshmem_protocol::barrier::central_as`).
+fn local_barrier_as(inst: &Instance, team: &Team, g: &Groups, program: bool) -> Result<bool> {
     if g.local.len() == 1 {
-        return Ok(());
+        return Ok(false);
     }
     let lead = team.world_pe(g.local[0]);
     let arrive = word(inst, team.slot, ARRIVE, lead)?;
@@ -708,7 +810,8 @@ pub(crate) fn local_barrier(inst: &Instance, team: &Team, g: &Groups) -> Result<
         )
     };
     let mut dep = Departure::default();
-    aclshmem_protocol::barrier::central(arrive, generation, g.local.len() as u64, |_| {
+    let n = g.local.len() as u64;
+    aclshmem_protocol::barrier::central_as(arrive, generation, n, program, |_| {
         inst.routes().progress();
         w.snooze(what).map_err(|e| expired(inst, what(), e))?;
         dep.check(

@@ -40,6 +40,47 @@ pub fn central<W: Word + ?Sized, E>(
     Ok(())
 }
 
+/// What a barrier of the program adds to the arrival counter in [`central_as`]: one arrival,
+/// counted in the high half as well.
+pub const PROGRAM_ARRIVAL: u64 = 1 | 1 << 32;
+/// What the last arriver of [`central_as`] adds to the generation besides 1 when the barrier met
+/// arrivals of both kinds.
+pub const MIXED: u64 = 1 << 32;
+
+/// [`central`] where each member says why it arrives: `program` (a barrier the program called)
+/// or not (a collective call's own). Returns whether the barrier met arrivals of both kinds, the
+/// same answer on every member: the last arriver sees the program's arrivals in the counter's
+/// high half and then advances the generation by [`MIXED`] + 1 instead of 1, which the waiters
+/// see. The orderings are [`central`]'s (the increments differ in value only); `size` must be
+/// below 2^32.
+#[inline]
+pub fn central_as<W: Word + ?Sized, E>(
+    arrive: &W,
+    generation: &W,
+    size: u64,
+    program: bool,
+    mut snooze: impl FnMut(u64) -> Result<(), E>,
+) -> Result<bool, E> {
+    let inc = if program { PROGRAM_ARRIVAL } else { 1 };
+    let seen = generation.load(Acquire);
+    let now = arrive.fetch_add(inc, AcqRel).wrapping_add(inc);
+    if now & 0xffff_ffff == size {
+        let programs = now >> 32;
+        let mixed = programs != 0 && programs != size;
+        arrive.store(0, Relaxed);
+        let step = if mixed { MIXED + 1 } else { 1 };
+        generation.store(seen.wrapping_add(step), Release);
+        return Ok(mixed);
+    }
+    loop {
+        let g = generation.load(Acquire);
+        if g != seen {
+            return Ok(g.wrapping_sub(seen) != 1);
+        }
+        snooze(seen)?;
+    }
+}
+
 /// One barrier of two members. Each member owns `mine` (incremented by the other member only) and
 /// `seen` (its own count of completed barriers, touched by nobody else); `theirs` is the other
 /// member's `mine`. `snooze` is called while waiting and may end the wait with an error.

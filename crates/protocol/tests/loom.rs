@@ -131,6 +131,46 @@ fn barrier_two_members() {
     barrier_members(2);
 }
 
+/// [`barrier::central_as`] with a program's arrival against a collective call's, twice, then both
+/// alike: every member learns the mix of each barrier, and the data ordering holds as in
+/// [`barrier::central`].
+#[test]
+fn barrier_kinds_two_members() {
+    model(|| {
+        let arrive = Arc::new(L::new());
+        let generation = Arc::new(L::new());
+        let cells: Arc<Vec<UnsafeCell<u64>>> = Arc::new((0..2).map(|_| UnsafeCell::new(0)).collect());
+        let member = {
+            let (arrive, generation, cells) = (arrive.clone(), generation.clone(), cells.clone());
+            move |me: usize| {
+                let pass = |program: bool| {
+                    barrier::central_as(&*arrive, &*generation, 2, program, |_| yield_now::<()>()).unwrap()
+                };
+                put(&cells[me], 1 + me as u64);
+                assert!(pass(me == 0), "member {me}: a mixed barrier passed for alike");
+                for (i, c) in cells.iter().enumerate() {
+                    assert_eq!(get(c), 1 + i as u64, "member {me} read member {i}'s cell");
+                }
+                assert!(
+                    !pass(true),
+                    "member {me}: two programs' arrivals passed for mixed"
+                );
+                put(&cells[me], 100 + me as u64);
+                assert!(!pass(false), "member {me}: two calls' arrivals passed for mixed");
+                for (i, c) in cells.iter().enumerate() {
+                    assert_eq!(get(c), 100 + i as u64);
+                }
+            }
+        };
+        let other = {
+            let m = member.clone();
+            thread::spawn(move || m(1))
+        };
+        member(0);
+        other.join().unwrap();
+    });
+}
+
 /// The pairwise barrier: each member writes its cell, passes, reads both, passes, writes again,
 /// passes and reads again (three consecutive barriers over the same counters).
 #[test]

@@ -444,11 +444,17 @@ pub(super) fn broadcast(
         let started = std::time::Instant::now();
         let next_check = std::cell::Cell::new(COMPARE_AFTER);
         let mismatch = std::cell::Cell::new(None);
+        // the root may wait in a barrier of the program instead of this call (it never sends
+        // this call's data)
+        let look = super::hier::BarrierLook::new(inst, t, root_pe);
         let differs = || {
             if started.elapsed() < next_check.get() {
                 return false;
             }
             next_check.set(next_check.get() * 2);
+            if look.found_now() {
+                return true;
+            }
             let at = remote(inst, t, VIEW + 8 * (e as usize % views(t.slot)), root_pe);
             match inst
                 .routes()
@@ -477,9 +483,8 @@ pub(super) fn broadcast(
         };
         let what = || {
             format!(
-                "broadcast on team {}: the data of root {root} (PE {root_pe}) has not arrived{}",
-                t.slot,
-                crate::sync::barrier_note(inst, t, root_pe)
+                "broadcast on team {}: the data of root {root} (PE {root_pe}) has not arrived",
+                t.slot
             )
         };
         let r = if kind == Kind::Mail {
@@ -509,6 +514,13 @@ pub(super) fn broadcast(
             // Acquire: pairs with the notification's data-before-word order
             super::hier::wait_for(inst, || flag.load(Ordering::Acquire) == word, &differs, what)
         };
+        if r.is_err() && look.found() {
+            // nothing of this call was sent or received: it is undone here (the root's next
+            // broadcast is this number again, as on every member), and the members in the
+            // barrier take up the call itself when their barrier ends
+            count.store(e - 1, Ordering::Relaxed);
+            return Err(look.fail(None));
+        }
         result = match mismatch.take() {
             Some(e) => Err(e),
             None => r,

@@ -186,9 +186,8 @@ pub(super) fn broadcast(
             let count = sync::own_word(inst, t.slot, sync::BCAST_DATA);
             let what = || {
                 format!(
-                    "broadcast on team {}: the data of root {root} (PE {root_pe}) has not arrived{}",
-                    t.slot,
-                    sync::barrier_note(inst, t, root_pe)
+                    "broadcast on team {}: the data of root {root} (PE {root_pe}) has not arrived",
+                    t.slot
                 )
             };
             // the deferred comparison (above): once, after the wait has lasted COMPARE_AFTER
@@ -332,6 +331,61 @@ pub(super) fn wait_for(
         w.snooze(&what).map_err(|e| sync::expired(inst, what(), e))?;
     }
     Ok(())
+}
+
+/// A lasting wait's look at whether the PE it waits for waits in a barrier of the program instead
+/// of this call (`sync::waits_in_program_barrier`, a round trip each: at doubling intervals from
+/// [`COMPARE_AFTER`]); where it does, the call fails on every member that waits for it, and the
+/// members in the barrier take the call up when their barrier ends ([`BarrierLook::fail`]).
+pub(super) struct BarrierLook<'a> {
+    inst: &'a Instance,
+    t: &'a Team,
+    pe: usize,
+    seq: u64,
+    started: std::time::Instant,
+    next: std::cell::Cell<std::time::Duration>,
+    found: std::cell::Cell<bool>,
+}
+
+impl<'a> BarrierLook<'a> {
+    /// For a wait of the call `t` is making now (its number taken) for world PE `pe`.
+    pub(super) fn new(inst: &'a Instance, t: &'a Team, pe: usize) -> Self {
+        BarrierLook {
+            inst,
+            t,
+            pe,
+            seq: inst.team_cells().seq(t.slot),
+            started: std::time::Instant::now(),
+            next: std::cell::Cell::new(COMPARE_AFTER),
+            found: std::cell::Cell::new(false),
+        }
+    }
+
+    /// Whether the PE was found in a barrier (looking again when it is time).
+    pub(super) fn found_now(&self) -> bool {
+        if !self.found.get() && self.started.elapsed() >= self.next.get() {
+            self.next.set(self.next.get() * 2);
+            self.found.set(sync::waits_in_program_barrier(
+                self.inst, self.t, self.pe, self.seq,
+            ));
+        }
+        self.found.get()
+    }
+
+    /// Whether the PE was found in a barrier.
+    pub(super) fn found(&self) -> bool {
+        self.found.get()
+    }
+
+    /// The call's error once the PE was found in a barrier; the members in the barrier are told
+    /// the call's number and, where it failed in the leaders' exchange number `x`, that number.
+    pub(super) fn fail(&self, x: Option<u64>) -> Error {
+        match x {
+            Some(x) => sync::skipped_exchange(self.inst, self.t, self.seq, x),
+            None => sync::skipped(self.inst, self.t, self.seq),
+        }
+        sync::in_program_barrier(self.inst, self.t, Some(self.seq))
+    }
 }
 
 /// Reduction of `n` elements: each node's leader reduces its node's sources (shared memory) into
@@ -594,15 +648,21 @@ fn exchange_mailed<T: Element>(
             let arrived = || unsafe { rx.poll(to, key(j), buf, len) };
             let stalled = || {
                 format!(
-                    "reduction on team {}: the partial result of node leader PE {from} has not \
-                     arrived{}",
-                    t.slot,
-                    sync::barrier_note(inst, t, from)
+                    "reduction on team {}: the partial result of node leader PE {from} has not arrived",
+                    t.slot
                 )
             };
             let started = std::time::Instant::now();
-            let otherwise = || started.elapsed() >= COMPARE_AFTER && sent_otherwise(inst, t, g, j, x, false);
-            wait_for(inst, arrived, &otherwise, stalled)?;
+            let look = BarrierLook::new(inst, t, from);
+            let otherwise = || {
+                (started.elapsed() >= COMPARE_AFTER && sent_otherwise(inst, t, g, j, x, false))
+                    || look.found_now()
+            };
+            let r = wait_for(inst, arrived, &otherwise, stalled);
+            if r.is_err() && look.found() {
+                return Err(look.fail(Some(x)));
+            }
+            r?;
             if rx.note() == Some(POISONED) {
                 return Err(node_disagreed(t, "reduction", from));
             }
@@ -958,9 +1018,8 @@ fn exchange_pushed<'a>(
         let from = t.world_pe(g.leaders[j]);
         let stalled = || {
             format!(
-                "{what} on team {}: the {item} of node leader PE {from} has not arrived{}",
-                t.slot,
-                sync::barrier_note(inst, t, from)
+                "{what} on team {}: the {item} of node leader PE {from} has not arrived",
+                t.slot
             )
         };
         // Acquire: pairs with the leader's data-before-word order; the leader may have mailed a
@@ -968,13 +1027,23 @@ fn exchange_pushed<'a>(
         // family: a reduction whose partials go by mail against this exchange of calls or blocks)
         let started = std::time::Instant::now();
         let x = word as u32 as u64;
-        let otherwise = || started.elapsed() >= COMPARE_AFTER && sent_otherwise(inst, t, g, j, x, true);
-        wait_for(
+        // (the leader may wait in a barrier of the program instead of this call)
+        let look = BarrierLook::new(inst, t, from);
+        let otherwise = || {
+            (started.elapsed() >= COMPARE_AFTER && sent_otherwise(inst, t, g, j, x, true)) || look.found_now()
+        };
+        let r = wait_for(
             inst,
             || announces(flag.load(Ordering::Acquire), word),
             &otherwise,
             stalled,
-        )?;
+        );
+        if r.is_err() && look.found() {
+            // the others fail here the same way; the members in the barrier take up the call
+            // and this exchange's number when their barrier ends
+            return Err(look.fail(Some(x)));
+        }
+        r?;
         let theirs = flag.load(Ordering::Relaxed);
         if theirs != word {
             if result.is_ok() {
@@ -1099,12 +1168,18 @@ fn start_on_node(
         len: call.len,
     };
     sync::record(inst, t.slot, mine);
-    sync::local_barrier(inst, t, g)?;
     let leading = g.leading(t);
-    let result = if leading {
-        compare_node(inst, t, g, seq, call, mine)
-    } else {
-        Ok(())
+    let result = match sync::local_barrier(inst, t, g) {
+        // a member of this node waits in a barrier of the program instead (the node barrier
+        // passed all the same: the call goes on through its steps, failed, so the other leaders
+        // fail too); it counts the call as made when its barrier ends
+        Err(Error::InvalidParam(_)) => {
+            sync::skipped(inst, t, seq);
+            Err(sync::in_program_barrier(inst, t, Some(seq)))
+        }
+        Err(e) => return Err(e),
+        Ok(()) if leading => compare_node(inst, t, g, seq, call, mine),
+        Ok(()) => Ok(()),
     };
     Ok((leading, (seq as u32 as u64) << 32, result))
 }
@@ -1204,9 +1279,8 @@ pub(super) fn push_direct<'a>(
         let from = t.world_pe(i);
         let stalled = || {
             format!(
-                "{what} on team {}: the block of PE {from} has not arrived{}",
-                t.slot,
-                sync::barrier_note(inst, t, from)
+                "{what} on team {}: the block of PE {from} has not arrived",
+                t.slot
             )
         };
         // Acquire: pairs with the data-before-word order of the notification
