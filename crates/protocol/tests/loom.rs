@@ -83,6 +83,23 @@ fn get(cell: &UnsafeCell<u64>) -> u64 {
     cell.with(|c| unsafe { *c })
 }
 
+/// Runs `member` as member 1 on a new thread and as member 0 on this one.
+fn two_members<F: Fn(usize) + Clone + 'static>(member: F) {
+    let other = {
+        let m = member.clone();
+        thread::spawn(move || m(1))
+    };
+    member(0);
+    other.join().unwrap();
+}
+
+/// Member `me` checks that every cell holds `base` plus its member's index.
+fn check_cells(cells: &[UnsafeCell<u64>], base: u64, me: usize) {
+    for (i, c) in cells.iter().enumerate() {
+        assert_eq!(get(c), base + i as u64, "member {me} read member {i}'s cell");
+    }
+}
+
 fn yield_now<E>() -> Result<(), E> {
     thread::yield_now();
     Ok(())
@@ -102,15 +119,11 @@ fn barrier_members(n: usize) {
                     || barrier::central(&*arrive, &*generation, n as u64, |_| yield_now::<()>()).unwrap();
                 put(&cells[me], 1 + me as u64);
                 pass();
-                for (i, c) in cells.iter().enumerate() {
-                    assert_eq!(get(c), 1 + i as u64, "member {me} read member {i}'s cell");
-                }
+                check_cells(&cells, 1, me);
                 pass();
                 put(&cells[me], 100 + me as u64);
                 pass();
-                for (i, c) in cells.iter().enumerate() {
-                    assert_eq!(get(c), 100 + i as u64);
-                }
+                check_cells(&cells, 100, me);
             }
         };
         let others: Vec<_> = (1..n)
@@ -148,26 +161,17 @@ fn barrier_kinds_two_members() {
                 };
                 put(&cells[me], 1 + me as u64);
                 assert!(pass(me == 0), "member {me}: a mixed barrier passed for alike");
-                for (i, c) in cells.iter().enumerate() {
-                    assert_eq!(get(c), 1 + i as u64, "member {me} read member {i}'s cell");
-                }
+                check_cells(&cells, 1, me);
                 assert!(
                     !pass(true),
                     "member {me}: two programs' arrivals passed for mixed"
                 );
                 put(&cells[me], 100 + me as u64);
                 assert!(!pass(false), "member {me}: two calls' arrivals passed for mixed");
-                for (i, c) in cells.iter().enumerate() {
-                    assert_eq!(get(c), 100 + i as u64);
-                }
+                check_cells(&cells, 100, me);
             }
         };
-        let other = {
-            let m = member.clone();
-            thread::spawn(move || m(1))
-        };
-        member(0);
-        other.join().unwrap();
+        two_members(member);
     });
 }
 
@@ -192,23 +196,14 @@ fn barrier_pair_two_members() {
                 };
                 put(&cells[me], 1 + me as u64);
                 pass();
-                for (i, c) in cells.iter().enumerate() {
-                    assert_eq!(get(c), 1 + i as u64, "member {me} read member {i}'s cell");
-                }
+                check_cells(&cells, 1, me);
                 pass();
                 put(&cells[me], 100 + me as u64);
                 pass();
-                for (i, c) in cells.iter().enumerate() {
-                    assert_eq!(get(c), 100 + i as u64);
-                }
+                check_cells(&cells, 100, me);
             }
         };
-        let other = {
-            let m = member.clone();
-            thread::spawn(move || m(1))
-        };
-        member(0);
-        other.join().unwrap();
+        two_members(member);
     });
 }
 
