@@ -539,6 +539,12 @@ pub fn program_barrier(inst: &Instance, team: &Team) -> Result<()> {
     if inst.all_direct() || team.size == 1 {
         return barrier_mapped(inst, team);
     }
+    program_barrier_routed(inst, team)
+}
+
+/// [`program_barrier`] over a transport.
+#[inline(never)]
+fn program_barrier_routed(inst: &Instance, team: &Team) -> Result<()> {
     // (read by the others' calls that meet this barrier, or wait for this PE:
     // `waits_in_program_barrier`)
     let number = next_program_barrier(inst, team);
@@ -646,6 +652,7 @@ fn waiting_member(inst: &Instance, team: &Team) -> Option<usize> {
 }
 
 /// A barrier with every member's heap mapped here (or a team of one).
+#[inline]
 fn barrier_mapped(inst: &Instance, team: &Team) -> Result<()> {
     if team.size == 1 {
         std::sync::atomic::fence(Ordering::SeqCst);

@@ -448,11 +448,12 @@ pub(super) fn broadcast(
         // this call's data)
         let look = super::hier::BarrierLook::new(inst, t, root_pe);
         let differs = || {
-            if started.elapsed() < next_check.get() {
+            let waited = started.elapsed();
+            if waited < next_check.get() {
                 return false;
             }
             next_check.set(next_check.get() * 2);
-            if look.found_now() {
+            if look.look(waited) {
                 return true;
             }
             let at = remote(inst, t, VIEW + 8 * (e as usize % views(t.slot)), root_pe);

@@ -335,14 +335,14 @@ pub(super) fn wait_for(
 
 /// A lasting wait's look at whether the PE it waits for waits in a barrier of the program instead
 /// of this call (`sync::waits_in_program_barrier`, a round trip each: at doubling intervals from
-/// [`COMPARE_AFTER`]); where it does, the call fails on every member that waits for it, and the
-/// members in the barrier take the call up when their barrier ends ([`BarrierLook::fail`]).
+/// [`COMPARE_AFTER`] of the wait, which the caller measures); where it does, the call fails on
+/// every member that waits for it, and the members in the barrier take the call up when their
+/// barrier ends ([`BarrierLook::fail`]).
 pub(super) struct BarrierLook<'a> {
     inst: &'a Instance,
     t: &'a Team,
     pe: usize,
     seq: u64,
-    started: std::time::Instant,
     next: std::cell::Cell<std::time::Duration>,
     found: std::cell::Cell<bool>,
 }
@@ -355,15 +355,15 @@ impl<'a> BarrierLook<'a> {
             t,
             pe,
             seq: inst.team_cells().seq(t.slot),
-            started: std::time::Instant::now(),
             next: std::cell::Cell::new(COMPARE_AFTER),
             found: std::cell::Cell::new(false),
         }
     }
 
-    /// Whether the PE was found in a barrier (looking again when it is time).
-    pub(super) fn found_now(&self) -> bool {
-        if !self.found.get() && self.started.elapsed() >= self.next.get() {
+    /// Whether the PE was found in a barrier, looking again when the wait has lasted `waited`
+    /// past the next look's time.
+    pub(super) fn look(&self, waited: std::time::Duration) -> bool {
+        if !self.found.get() && waited >= self.next.get() {
             self.next.set(self.next.get() * 2);
             self.found.set(sync::waits_in_program_barrier(
                 self.inst, self.t, self.pe, self.seq,
@@ -655,8 +655,8 @@ fn exchange_mailed<T: Element>(
             let started = std::time::Instant::now();
             let look = BarrierLook::new(inst, t, from);
             let otherwise = || {
-                (started.elapsed() >= COMPARE_AFTER && sent_otherwise(inst, t, g, j, x, false))
-                    || look.found_now()
+                let waited = started.elapsed();
+                waited >= COMPARE_AFTER && (sent_otherwise(inst, t, g, j, x, false) || look.look(waited))
             };
             let r = wait_for(inst, arrived, &otherwise, stalled);
             if r.is_err() && look.found() {
@@ -1030,7 +1030,8 @@ fn exchange_pushed<'a>(
         // (the leader may wait in a barrier of the program instead of this call)
         let look = BarrierLook::new(inst, t, from);
         let otherwise = || {
-            (started.elapsed() >= COMPARE_AFTER && sent_otherwise(inst, t, g, j, x, true)) || look.found_now()
+            let waited = started.elapsed();
+            waited >= COMPARE_AFTER && (sent_otherwise(inst, t, g, j, x, true) || look.look(waited))
         };
         let r = wait_for(
             inst,
