@@ -1832,20 +1832,13 @@ static void scenario_asymmetric_families(void)
    path). The others' call fails with ACLSHMEM_INVALID_PARAM instead of waiting for ever, they then
    call the barrier, which lets the members in it out (their barrier counts the call as made and
    failed), and the team's next calls match again: an fcollect and a reduction return every
-   member's data. Options: "last" (the last members instead of the first, the broadcast's root
-   the last member), "nobcast" (no broadcast). */
+   member's data. Option "last": the last members instead of the first (the broadcast's root the
+   last member). */
 static void scenario_barrier_against_collective(int argc, char **argv)
 {
-    /* "nobcast": no broadcast against the barrier (across nodes with several PEs per node the
-       hierarchical broadcast opens with a barrier of its own, and such a call waits, as
-       documented) */
-    int nobcast = 0, last = 0;
-    for (int k = 2; k < argc; k++) {
-        nobcast |= strcmp(argv[k], "nobcast") == 0;
-        /* "last": the last members wait in the barrier instead of the first (across nodes: a
-           member that does not lead its node, then a whole node that is not the first) */
-        last |= strcmp(argv[k], "last") == 0;
-    }
+    /* "last": the last members wait in the barrier instead of the first (across nodes: a member
+       that does not lead its node, then a whole node that is not the first) */
+    const int last = argc > 2 && strcmp(argv[2], "last") == 0;
     init();
     const int me = aclshmem_my_pe(), n = aclshmem_n_pes();
     CHECK(n >= 2, "needs 2 PEs");
@@ -1860,7 +1853,7 @@ static void scenario_barrier_against_collective(int argc, char **argv)
     const size_t lens[] = {64, BIG};
     for (int nb = 1; nb <= (n >= 3 ? 2 : 1); nb++) {
         for (size_t k = 0; k < sizeof(lens) / sizeof(lens[0]); k++) {
-            for (int f = 0; f < (nobcast ? 3 : 4); f++) {
+            for (int f = 0; f < 4; f++) {
                 const size_t len = lens[k];
                 aclshmem_barrier_all();
                 if (last ? me >= n - nb : me < nb) {
@@ -1887,48 +1880,6 @@ static void scenario_barrier_against_collective(int argc, char **argv)
         aclshmem_barrier_all();
     }
     team_works(ACLSHMEM_TEAM_WORLD, a, b, 0, "barrier_all against a reduction");
-    aclshmem_free(b);
-    aclshmem_free(a);
-    aclshmem_free(dst);
-    aclshmem_free(src);
-    finish();
-}
-
-/* barrier_against_collective_waits: where the mistake above still waits (across nodes with
-   several PEs per node, a broadcast, whose hierarchical form opens with a barrier of its own),
-   with ACLSHMEM_COLLECTIVE_TIMEOUT set: member 0 calls a team barrier while the others make a
-   broadcast from it; every other member's call fails (ACLSHMEM_INVALID_PARAM on member 0's node,
-   ACLSHMEM_TIMEOUT_ERROR elsewhere), never a success, member 0's barrier times out, the others'
-   messages name member 0 (checked by the harness in the log), and the world team works
-   afterwards (every member waits until 3 s after the call began before the world's barrier, so
-   that barrier does not time out waiting for the members whose calls timed out). */
-static void scenario_barrier_against_collective_waits(void)
-{
-    init();
-    const int me = aclshmem_my_pe(), n = aclshmem_n_pes();
-    CHECK(n >= 2, "needs 2 PEs");
-    unsigned char *src = aclshmem_malloc(64), *dst = aclshmem_malloc((size_t)64 * n);
-    int64_t *a = aclshmem_malloc(8 * sizeof(int64_t)), *b = aclshmem_malloc(8 * sizeof(int64_t) * n);
-    CHECK(src && dst && a && b, "malloc");
-    aclshmem_team_t t = ACLSHMEM_TEAM_INVALID;
-    CHECK_RC(aclshmem_team_split_strided(ACLSHMEM_TEAM_WORLD, 0, 1, n, &t), 0);
-    aclshmem_barrier_all();
-    struct timespec t0, t1;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    if (me == 0) {
-        aclshmem_barrier(t);
-    } else {
-        const int rc = aclshmem_broadcastmem(t, dst, src, 64, 0);
-        CHECK(rc == ACLSHMEM_TIMEOUT_ERROR || rc == ACLSHMEM_INVALID_PARAM,
-              "broadcast against a barrier returned %d, expected %d or %d", rc, ACLSHMEM_TIMEOUT_ERROR,
-              ACLSHMEM_INVALID_PARAM);
-    }
-    do {
-        usleep(10000);
-        clock_gettime(CLOCK_MONOTONIC, &t1);
-    } while ((t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000 < 3000);
-    aclshmem_barrier_all();
-    team_works(ACLSHMEM_TEAM_WORLD, a, b, 1, "the world team after a timeout on another team");
     aclshmem_free(b);
     aclshmem_free(a);
     aclshmem_free(dst);
@@ -2106,7 +2057,7 @@ static void scenario_soak(int argc, char **argv)
     finish();
 }
 
-/* asymmetric_mix <seed> <calls> [world] [nobarrier] [nobcastfamily] [nofamily] [eager]: a reproducible random mix of well-formed and asymmetric calls on a
+/* asymmetric_mix <seed> <calls> [world] [nobarrier] [nobcastfamily] [eager]: a reproducible random mix of well-formed and asymmetric calls on a
    team of every PE: fcollect, alltoall, sum reduction and broadcast (root 0 or any), 8 B to 8 KiB
    (both rings and the barrier path), each either made alike by every member, or with one member
    naming another length, or another family, or another root, or with one member in a team barrier
@@ -2139,21 +2090,15 @@ static void scenario_asymmetric_mix(int argc, char **argv)
     memset(src, me + 1, (size_t)MAXLEN * n);
     /* options after the count: "world", the world team (its deeper rings), which cannot be made
        anew, so the calls after which a team is made anew are made alike there; "nobarrier", no
-       member in a barrier instead (across nodes, with the hierarchical barrier, such calls wait
-       where documented: see "nobcastbarrier") */
-    int world = 0, nobarrier = 0, nobcastfamily = 0, nofamily = 0, eager = 0, nobcastbarrier = 0;
+       member in a barrier instead */
+    int world = 0, nobarrier = 0, nobcastfamily = 0, eager = 0;
     for (int k = 4; k < argc; k++) {
         world |= strcmp(argv[k], "world") == 0;
         nobarrier |= strcmp(argv[k], "nobarrier") == 0;
         /* "nobcastfamily": no member makes a broadcast where the others make another family, or
-           the other way round (across nodes such a call waits, as documented) */
+           the other way round (across nodes with one member per node, whose small broadcasts are
+           eager, such a call waits, as documented) */
         nobcastfamily |= strcmp(argv[k], "nobcastfamily") == 0;
-        /* "nofamily": no member makes another family at all (across nodes with several members
-           per node such a call waits, as documented) */
-        nofamily |= strcmp(argv[k], "nofamily") == 0;
-        /* "nobcastbarrier": no member in a barrier against a broadcast (across nodes with several
-           members per node the hierarchical broadcast's own barrier meets it, as documented) */
-        nobcastbarrier |= strcmp(argv[k], "nobcastbarrier") == 0;
         /* "eager": one member per node, whose small broadcasts are eager: after a broadcast of
            another length the team's later small broadcasts fail, as documented, so the team is
            made anew (on the world team such calls are made alike) */
@@ -2175,8 +2120,7 @@ static void scenario_asymmetric_mix(int argc, char **argv)
         const size_t len2 = lens[mix_next() % nl];
         const int root = fam == 4 ? (int)(mix_next() % n) : 0;
         if ((kind == 1 && len2 == len) || (kind == 4 && fam < 3) || (kind == 2 && nobarrier) ||
-            (kind == 2 && nobcastbarrier && fam >= 3) ||
-            (kind == 3 && (nofamily || (nobcastfamily && (fam >= 3 || fam2 >= 3)))) || (world && eager && kind == 1 && fam >= 3) ||
+            (kind == 3 && nobcastfamily && (fam >= 3 || fam2 >= 3)) || (world && eager && kind == 1 && fam >= 3) ||
             (world && (kind == 4 || (kind == 2 && fam >= 3 && root != who)))) {
             kind = 0;
         }
@@ -2264,8 +2208,6 @@ int main(int argc, char **argv)
         scenario_asymmetric_types(argc, argv);
     } else if (strcmp(argv[1], "barrier_against_collective") == 0) {
         scenario_barrier_against_collective(argc, argv);
-    } else if (strcmp(argv[1], "barrier_against_collective_waits") == 0) {
-        scenario_barrier_against_collective_waits();
     } else if (strcmp(argv[1], "soak") == 0) {
         scenario_soak(argc, argv);
     } else if (strcmp(argv[1], "asymmetric_mix") == 0) {

@@ -26,8 +26,13 @@ pub(super) const PULL_ABOVE: usize = 64 * 1024;
 const COMPARE_AFTER: std::time::Duration = std::time::Duration::from_millis(2);
 
 /// Broadcast of `len` bytes from member `root`, in three steps:
-/// 1. every member records the root it named (by call parity), and the team meets in a
-///    hierarchical barrier (sources ready, destinations free);
+/// 1. every member records the root it named (by call parity), and the team agrees on the call
+///    ([`agree_nodes`]: the node's members meet and their leader compares their calls, the leaders
+///    exchange theirs; sources ready, destinations free; a call of another root, length or family,
+///    or a member in a barrier of the program instead, fails every member here) where the
+///    leaders' entries hold a record, else meets in a hierarchical barrier; only then does the
+///    member count the call among the team's hierarchical broadcasts (so members that failed
+///    here, and a member that missed the call in a barrier, count alike);
 /// 2. between nodes: up to [`PULL_ABOVE`] bytes, the root puts the data into each other node's
 ///    leader's destination and, after a fence, increments the leader's data counter by a value
 ///    naming the call and the root; the leader waits for exactly that total. Larger, each leader
@@ -66,10 +71,14 @@ pub(super) fn broadcast(
     // sync::BCAST_VIEW: every member counts the same calls, each of which begins with a barrier)
     let count = sync::own_word(inst, t.slot, sync::BCAST_COUNT);
     let nth = count.load(Ordering::Relaxed);
-    count.store(nth.wrapping_add(1), Ordering::Relaxed);
     let view = sync::BCAST_VIEW + 8 * (nth % 2) as usize;
     sync::own_word(inst, t.slot, view).store(named, Ordering::Relaxed);
-    sync::barrier(inst, t)?;
+    if eager_fits(t.slot, g.leaders.len(), 16) {
+        agree_nodes(inst, t, g, seq, super::Call::broadcast(root, len))?;
+    } else {
+        sync::barrier(inst, t)?;
+    }
+    count.store(nth.wrapping_add(1), Ordering::Relaxed);
     let leading = g.leading(t);
     let failed =
         || sync::own_word(inst, t.slot, sync::BCAST_FAILED).load(Ordering::Acquire) & !0xffff_ffff == tag;
