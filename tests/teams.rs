@@ -35,6 +35,15 @@ use common::{Run, run_pes};
 /// The launcher's `--timeout` for every job.
 const JOB_TIMEOUT: Duration = Duration::from_secs(120);
 
+/// The algorithm settings whose paths differ most from the defaults: pushes and the scattered
+/// reduction (their barrier path for every length above the rings).
+const PUSH: &[(&str, &str)] = &[
+    ("ACLSHMEM_BCAST_ALGO", "push"),
+    ("ACLSHMEM_COLLECT_ALGO", "push"),
+    ("ACLSHMEM_ALLTOALL_ALGO", "push"),
+    ("ACLSHMEM_REDUCE_ALGO", "scatter"),
+];
+
 fn team_tests() -> PathBuf {
     common::compile_c("team_tests")
 }
@@ -195,13 +204,7 @@ fn asymmetric_lengths_3pes() {
 
 #[test]
 fn asymmetric_lengths_2pes_push_scatter() {
-    let env = [
-        ("ACLSHMEM_BCAST_ALGO", "push"),
-        ("ACLSHMEM_COLLECT_ALGO", "push"),
-        ("ACLSHMEM_ALLTOALL_ALGO", "push"),
-        ("ACLSHMEM_REDUCE_ALGO", "scatter"),
-    ];
-    scenario_env("asymmetric_lengths", &[], 2, &env);
+    scenario_env("asymmetric_lengths", &[], 2, PUSH);
 }
 
 #[test]
@@ -300,16 +303,10 @@ fn asymmetric_mix_3_and_4pes() {
     let env = [];
     scenario_env("asymmetric_mix", &["1", "150"], 3, &env);
     scenario_env("asymmetric_mix", &["7", "150"], 4, &env);
-    let push = [
-        ("ACLSHMEM_BCAST_ALGO", "push"),
-        ("ACLSHMEM_COLLECT_ALGO", "push"),
-        ("ACLSHMEM_ALLTOALL_ALGO", "push"),
-        ("ACLSHMEM_REDUCE_ALGO", "scatter"),
-    ];
-    scenario_env("asymmetric_mix", &["11", "150"], 3, &push);
+    scenario_env("asymmetric_mix", &["11", "150"], 3, PUSH);
     // the world team (its own rings; the calls after which a team is made anew are made alike)
     scenario_env("asymmetric_mix", &["3", "150", "world"], 4, &env);
-    scenario_env("asymmetric_mix", &["8", "150", "world"], 3, &push);
+    scenario_env("asymmetric_mix", &["8", "150", "world"], 3, PUSH);
 }
 
 /// Well-formed calls of every family (fcollect, alltoall, collect of per-member lengths, broadcast
@@ -321,13 +318,7 @@ fn asymmetric_mix_3_and_4pes() {
 fn soak_3_and_4pes() {
     scenario_env("soak", &["1", "200"], 3, &[]);
     scenario_env("soak", &["2", "150", "world"], 4, &[]);
-    let push = [
-        ("ACLSHMEM_BCAST_ALGO", "push"),
-        ("ACLSHMEM_COLLECT_ALGO", "push"),
-        ("ACLSHMEM_ALLTOALL_ALGO", "push"),
-        ("ACLSHMEM_REDUCE_ALGO", "scatter"),
-    ];
-    scenario_env("soak", &["3", "150"], 3, &push);
+    scenario_env("soak", &["3", "150"], 3, PUSH);
     // a team in a slot past the wide ones (smaller rings, eager and partials areas)
     scenario_env("soak", &["4", "150", "high"], 3, &[]);
 }
