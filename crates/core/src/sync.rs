@@ -56,12 +56,10 @@ fn word(inst: &Instance, slot: usize, off: usize, pe: usize) -> Result<&AtomicU6
     Ok(unsafe { &*(p as *const AtomicU64) })
 }
 
-/// The arrival word of `slot` in world PE `pe`'s copy: the generation a member waits for once it
-/// arrived (in the team's line of the sync counters). Only read to name the PEs a stalled barrier
-/// waits for.
-fn epoch_remote(inst: &Instance, slot: usize, pe: usize) -> Remote<'_> {
-    counter_remote(inst, slot, 0, pe)
-}
+/// In a member's line of the sync counters: its arrival word, the generation it waits for once it
+/// arrived at a barrier ([`arrived`]; read to tell a member waits in a barrier, and to name the
+/// PEs a stalled barrier waits for).
+const EPOCH: usize = 0;
 
 /// Word `off` of `slot`'s line of the sync counters in world PE `pe`'s copy, for a transport.
 fn counter_remote(inst: &Instance, slot: usize, off: usize, pe: usize) -> Remote<'_> {
@@ -72,8 +70,8 @@ fn counter_remote(inst: &Instance, slot: usize, off: usize, pe: usize) -> Remote
     }
 }
 
-/// Word `off` of `slot`'s line of the sync counters in world PE `pe`'s copy (0: the arrival word,
-/// [`epoch_remote`]; [`SKIPPED`]).
+/// Word `off` of `slot`'s line of the sync counters in world PE `pe`'s copy ([`EPOCH`],
+/// [`SKIPPED`], ...).
 fn counter_word(inst: &Instance, slot: usize, off: usize, pe: usize) -> Option<&AtomicU64> {
     let p = inst
         .device()
@@ -123,20 +121,32 @@ pub(crate) fn skipped(inst: &Instance, team: &Team, seq: u64) {
     } else {
         next_program_barrier(inst, team)
     };
-    let v = (seq as u32 as u64) << 32 | u64::from(at);
+    tell_others(
+        inst,
+        team,
+        SKIPPED,
+        (seq as u32 as u64) << 32 | u64::from(at),
+        seq,
+    );
+}
+
+/// As [`skipped`], for a call that failed in the node leaders' pushed exchange number `x`
+/// ([`PUSH_COUNT`]): the members in the barrier take that count up with the call, so their next
+/// exchange is numbered as the others' (the entries the others pushed into their areas for `x`
+/// are never taken: every exchange waits for entries of its own number).
+pub(crate) fn skipped_exchange(inst: &Instance, team: &Team, seq: u64, x: u64) {
+    tell_others(inst, team, SKIPPED_PUSH, x, seq);
+    // (the call's number after the count: a member that sees it sees the count too)
+    skipped(inst, team, seq);
+}
+
+/// Sets word `off` of every other member's line of the sync counters to `v`, about call `seq`
+/// that failed (over a transport each set is complete when it returns, before this PE's next
+/// arrival at a barrier).
+fn tell_others(inst: &Instance, team: &Team, off: usize, v: u64, seq: u64) {
     for i in (0..team.size).filter(|&i| i != team.my_index) {
         let pe = team.world_pe(i);
-        if let Some(w) = counter_word(inst, team.slot, SKIPPED, pe) {
-            w.store(v, Ordering::Release);
-            continue;
-        }
-        // over a transport: the set is complete when it returns, before this PE's next arrival
-        let r = counter_remote(inst, team.slot, SKIPPED, pe);
-        if let Err(e) = inst
-            .routes()
-            .to(pe)
-            .and_then(|to| to.atomic(r, Width::W64, AmoOp::Set(v)))
-        {
+        if let Err(e) = counter_op(inst, team.slot, off, pe, AmoOp::Set(v)) {
             log::error!(
                 "[PE {}] telling PE {pe} that call {seq} on team {} failed: {e}",
                 inst.my_pe(),
@@ -146,36 +156,23 @@ pub(crate) fn skipped(inst: &Instance, team: &Team, seq: u64) {
     }
 }
 
-/// As [`skipped`], for a call that failed in the node leaders' pushed exchange number `x`
-/// ([`PUSH_COUNT`]): the members in the barrier take that count up with the call, so their next
-/// exchange is numbered as the others' (the entries the others pushed into their areas for `x`
-/// are never taken: every exchange waits for entries of its own number).
-pub(crate) fn skipped_exchange(inst: &Instance, team: &Team, seq: u64, x: u64) {
-    for i in (0..team.size).filter(|&i| i != team.my_index) {
-        let pe = team.world_pe(i);
-        let r = match counter_word(inst, team.slot, SKIPPED_PUSH, pe) {
-            Some(w) => {
-                w.store(x, Ordering::Relaxed);
+/// Word `off` of `slot`'s line of the sync counters in world PE `pe`'s copy, read (`Fetch`,
+/// Acquire) or set (`Set`, Release): directly where it is mapped here, else through the PE's
+/// transport.
+fn counter_op(inst: &Instance, slot: usize, off: usize, pe: usize, op: AmoOp) -> Result<u64> {
+    if let Some(w) = counter_word(inst, slot, off, pe) {
+        return match op {
+            AmoOp::Fetch => Ok(w.load(Ordering::Acquire)),
+            AmoOp::Set(v) => {
+                w.store(v, Ordering::Release);
                 Ok(0)
             }
-            None => inst.routes().to(pe).and_then(|to| {
-                to.atomic(
-                    counter_remote(inst, team.slot, SKIPPED_PUSH, pe),
-                    Width::W64,
-                    AmoOp::Set(x),
-                )
-            }),
+            _ => Err(Error::Inner("unexpected operation on a sync counter".into())),
         };
-        if let Err(e) = r {
-            log::error!(
-                "[PE {}] telling PE {pe} that call {seq} on team {} failed: {e}",
-                inst.my_pe(),
-                team.slot
-            );
-        }
     }
-    // (the call's number after the count: a member that sees it sees the count too)
-    skipped(inst, team, seq);
+    inst.routes()
+        .to(pe)?
+        .atomic(counter_remote(inst, slot, off, pe), Width::W64, op)
 }
 
 /// A barrier of `team` ended (every member mapped here): if the others made collective calls
@@ -236,7 +233,7 @@ fn own_counter(inst: &Instance, slot: usize, off: usize) -> &AtomicU64 {
 fn arrived(inst: &Instance, slot: usize, seen: u64) {
     // Release: a member that sees it ([`waits_in_barrier`]) also sees what this PE published
     // before the barrier.
-    own_counter(inst, slot, 0).store(seen.wrapping_add(1), Ordering::Release);
+    own_counter(inst, slot, EPOCH).store(seen.wrapping_add(1), Ordering::Release);
 }
 
 /// Whether member `member` of `team` waits in a barrier of the team that this PE, which is not in
@@ -261,7 +258,7 @@ pub(crate) fn waits_in_barrier(inst: &Instance, team: &Team, member: usize) -> b
         return false;
     };
     let current = generation.load(Ordering::Acquire);
-    counter_word(inst, team.slot, 0, team.world_pe(member))
+    counter_word(inst, team.slot, EPOCH, team.world_pe(member))
         .is_some_and(|epoch| epoch.load(Ordering::Acquire) == current.wrapping_add(1))
 }
 
@@ -281,19 +278,7 @@ fn not_arrived(inst: &Instance, team: &Team, seen: u64) -> String {
     let target = seen.wrapping_add(1);
     let missing: Vec<String> = (0..team.size)
         .map(|i| team.world_pe(i))
-        .filter(|&pe| {
-            let r = epoch_remote(inst, team.slot, pe);
-            let epoch = match r.direct() {
-                // SAFETY: as in `arrived`, in the member's mapped copy.
-                Some(p) => unsafe { AtomicU64::from_ptr(p.cast()) }.load(Ordering::Relaxed),
-                None => inst
-                    .routes()
-                    .to(pe)
-                    .and_then(|t| t.atomic(r, Width::W64, AmoOp::Fetch))
-                    .unwrap_or(0),
-            };
-            epoch != target
-        })
+        .filter(|&pe| counter_op(inst, team.slot, EPOCH, pe, AmoOp::Fetch).unwrap_or(0) != target)
         .map(|pe| pe.to_string())
         .collect();
     format!(
@@ -630,16 +615,7 @@ pub(crate) fn waits_in_program_barrier(inst: &Instance, team: &Team, pe: usize, 
 
 /// World PE `pe`'s [`IN_BARRIER`] mark on `team`'s slot (0 where it cannot be read).
 fn in_barrier_mark(inst: &Instance, team: &Team, pe: usize) -> u64 {
-    match counter_word(inst, team.slot, IN_BARRIER, pe) {
-        Some(w) => w.load(Ordering::Acquire),
-        None => {
-            let r = counter_remote(inst, team.slot, IN_BARRIER, pe);
-            inst.routes()
-                .to(pe)
-                .and_then(|t| t.atomic(r, Width::W64, AmoOp::Fetch))
-                .unwrap_or(0)
-        }
-    }
+    counter_op(inst, team.slot, IN_BARRIER, pe, AmoOp::Fetch).unwrap_or(0)
 }
 
 /// The first other member of `team` whose [`IN_BARRIER`] mark says it waits in a barrier of the
