@@ -622,6 +622,68 @@ static void test_events(void)
     OK(aclrtSynchronizeStream(a));
     OK(aclrtDestroyEvent(e3));
 
+    /* aclrtCreateEventWithFlag: SYNC lets streams wait, TIME_LINE keeps timestamps */
+    {
+        aclrtEvent sync_only = NULL, time_only = NULL, none = NULL, ext = NULL, bad = NULL;
+        aclrtEventStatus old_st = ACL_EVENT_STATUS_RESERVED;
+        EXPECT(aclrtCreateEventWithFlag(NULL, ACL_EVENT_SYNC), ACL_ERROR_INVALID_PARAM);
+        EXPECT(aclrtCreateEventWithFlag(&bad, 0x4), ACL_ERROR_INVALID_PARAM);
+        EXPECT(aclrtCreateEventWithFlag(&bad, 0x80000000u), ACL_ERROR_INVALID_PARAM);
+        EXPECT(aclrtCreateEventWithFlag(&bad, ACL_EVENT_EXTERNAL | ACL_EVENT_SYNC), ACL_ERROR_INVALID_PARAM);
+        CHECK(bad == NULL);
+        OK(aclrtCreateEventWithFlag(&sync_only, ACL_EVENT_SYNC));
+        OK(aclrtCreateEventWithFlag(&time_only, ACL_EVENT_TIME_LINE | ACL_EVENT_CAPTURE_STREAM_PROGRESS));
+        OK(aclrtCreateEventWithFlag(&none, 0));
+        OK(aclrtCreateEventWithFlag(&ext, ACL_EVENT_EXTERNAL));
+        OK(aclrtCreateEventWithFlag(&bad, ACL_EVENT_SYNC | ACL_EVENT_TIME_LINE | ACL_EVENT_DEVICE_USE_ONLY | ACL_EVENT_IPC));
+        /* a stream waits for a SYNC event recorded behind slow work */
+        flag = 0;
+        OK(aclrtLaunchHostFunc(a, sleeper, (void *)(size_t)200));
+        OK(aclrtLaunchHostFunc(a, bump, &flag));
+        OK(aclrtRecordEvent(sync_only, a));
+        OK(aclrtStreamWaitEvent(b, sync_only));
+        OK(aclrtMemcpyAsync(&seen, sizeof seen, &flag, sizeof flag, ACL_MEMCPY_HOST_TO_HOST, b));
+        OK(aclrtSynchronizeStream(b));
+        CHECK(seen == 1);
+        /* without SYNC no stream may wait; without TIME_LINE no elapsed time */
+        OK(aclrtRecordEvent(time_only, a));
+        OK(aclrtRecordEvent(none, a));
+        EXPECT(aclrtStreamWaitEvent(b, time_only), ACL_ERROR_RT_PARAM_INVALID);
+        EXPECT(aclrtStreamWaitEvent(b, none), ACL_ERROR_RT_PARAM_INVALID);
+        OK(aclrtSynchronizeEvent(none)); /* the host may still wait for it */
+        OK(aclrtSynchronizeEvent(time_only));
+        EXPECT(aclrtEventElapsedTime(&ms, sync_only, time_only), ACL_ERROR_RT_PARAM_INVALID);
+        EXPECT(aclrtEventElapsedTime(&ms, time_only, none), ACL_ERROR_RT_PARAM_INVALID);
+        OK(aclrtRecordEvent(bad, a));
+        OK(aclrtSynchronizeEvent(bad));
+        OK(aclrtEventElapsedTime(&ms, time_only, bad));
+        CHECK(ms >= 0.0f && ms < 30000.0f);
+
+        /* the deprecated aclrtQueryEvent numbers its answers the other way round */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+        OK(aclrtQueryEvent(ext, &old_st)); /* never recorded */
+        CHECK(old_st == ACL_EVENT_STATUS_NOT_READY);
+        OK(aclrtQueryEvent(sync_only, &old_st));
+        CHECK(old_st == ACL_EVENT_STATUS_COMPLETE);
+        OK(aclrtLaunchHostFunc(a, sleeper, (void *)(size_t)300));
+        OK(aclrtRecordEvent(sync_only, a));
+        OK(aclrtQueryEvent(sync_only, &old_st));
+        CHECK(old_st == ACL_EVENT_STATUS_NOT_READY);
+        OK(aclrtSynchronizeEvent(sync_only));
+        OK(aclrtQueryEvent(sync_only, &old_st));
+        CHECK(old_st == ACL_EVENT_STATUS_COMPLETE);
+        EXPECT(aclrtQueryEvent(NULL, &old_st), ACL_ERROR_INVALID_PARAM);
+        EXPECT(aclrtQueryEvent(sync_only, NULL), ACL_ERROR_INVALID_PARAM);
+        EXPECT(aclrtQueryEvent(a, &old_st), ACL_ERROR_RT_INVALID_HANDLE);
+#pragma GCC diagnostic pop
+        OK(aclrtDestroyEvent(sync_only));
+        OK(aclrtDestroyEvent(time_only));
+        OK(aclrtDestroyEvent(none));
+        OK(aclrtDestroyEvent(ext));
+        OK(aclrtDestroyEvent(bad));
+    }
+
     OK(aclrtDestroyStream(a));
     OK(aclrtDestroyStream(b));
     OK(aclrtResetDevice(2));
@@ -1283,6 +1345,173 @@ static void test_exceptions(void)
     OK(aclFinalize());
 }
 
+/* ---- host callbacks of the subscription model ---- */
+
+struct reporter {
+    pthread_t thread;
+    volatile int stop;
+    int timeouts, runs, other;
+};
+
+static void *report_loop(void *arg)
+{
+    struct reporter *r = (struct reporter *)arg;
+    while (!__atomic_load_n(&r->stop, __ATOMIC_SEQ_CST)) {
+        aclError e = aclrtProcessReport(50);
+        if (e == ACL_SUCCESS) {
+            r->runs++;
+        } else if (e == ACL_ERROR_RT_REPORT_TIMEOUT) {
+            r->timeouts++;
+        } else {
+            r->other++;
+        }
+    }
+    return NULL;
+}
+
+struct cb_item {
+    struct log *log;
+    int value;
+    pthread_t ran_on;
+};
+
+static void cb_append(void *args)
+{
+    struct cb_item *it = (struct cb_item *)args;
+    it->ran_on = pthread_self();
+    it->log->entries[__atomic_fetch_add(&it->log->len, 1, __ATOMIC_SEQ_CST)] = it->value;
+}
+
+static void cb_slow_append(void *args)
+{
+    sleep_ms(200);
+    cb_append(args);
+}
+
+static void test_callbacks(void)
+{
+    static struct log log;
+    static struct cb_item items[8];
+    struct reporter rep = {0};
+    aclrtStream a = NULL, b = NULL, c = NULL;
+    uint64_t me = (uint64_t)pthread_self();
+
+    OK(aclInit(NULL));
+    OK(aclrtSetDevice(3));
+    OK(aclrtCreateStream(&a));
+    OK(aclrtCreateStream(&b));
+    OK(aclrtCreateStream(&c));
+    for (int i = 0; i < 8; i++) {
+        items[i].log = &log;
+        items[i].value = i;
+    }
+
+    /* errors before any binding */
+    EXPECT(aclrtLaunchCallback(cb_append, &items[0], ACL_CALLBACK_BLOCK, a), ACL_ERROR_RT_STREAM_NO_CB_REG);
+    EXPECT(aclrtProcessReport(10), ACL_ERROR_RT_THREAD_SUBSCRIBE);
+    EXPECT(aclrtProcessReport(0), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtProcessReport(-2), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtUnSubscribeReport(me, a), ACL_ERROR_RT_STREAM_NO_CB_REG);
+    EXPECT(aclrtSubscribeReport(me, (aclrtStream)(uintptr_t)0x10), ACL_ERROR_RT_INVALID_HANDLE);
+
+    /* this thread serves stream a itself */
+    OK(aclrtSubscribeReport(me, a));
+    EXPECT(aclrtSubscribeReport(me, a), ACL_ERROR_RT_STREAM_SUBSCRIBE);
+    EXPECT(aclrtLaunchCallback(NULL, &items[0], ACL_CALLBACK_BLOCK, a), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtLaunchCallback(cb_append, &items[0], (aclrtCallbackBlockType)2, a), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclrtProcessReport(30), ACL_ERROR_RT_REPORT_TIMEOUT);
+    OK(aclrtLaunchCallback(cb_append, &items[0], ACL_CALLBACK_NO_BLOCK, a));
+    OK(aclrtLaunchCallback(cb_append, &items[1], ACL_CALLBACK_NO_BLOCK, a));
+    OK(aclrtSynchronizeStream(a)); /* no-block callbacks do not hold the stream */
+    CHECK(log.len == 0);
+    OK(aclrtProcessReport(1000));
+    if (log.len < 2) {
+        OK(aclrtProcessReport(1000));
+    }
+    CHECK(log.len == 2 && log.entries[0] == 0 && log.entries[1] == 1);
+    CHECK(pthread_equal(items[0].ran_on, pthread_self()));
+    EXPECT(aclrtUnSubscribeReport(me + 16, a), ACL_ERROR_RT_THREAD_SUBSCRIBE);
+    OK(aclrtUnSubscribeReport(me, a));
+    EXPECT(aclrtProcessReport(10), ACL_ERROR_RT_THREAD_SUBSCRIBE);
+
+    /* a reporting thread serves streams b and c; a blocking callback holds its stream */
+    CHECK(pthread_create(&rep.thread, NULL, report_loop, &rep) == 0);
+    OK(aclrtSubscribeReport((uint64_t)rep.thread, b));
+    OK(aclrtSubscribeReport((uint64_t)rep.thread, c));
+    log.len = 0;
+    {
+        int after = -1;
+        OK(aclrtLaunchCallback(cb_slow_append, &items[2], ACL_CALLBACK_BLOCK, b));
+        /* later work on b sees the callback's effect */
+        OK(aclrtMemcpyAsync(&after, sizeof after, &log.len, sizeof log.len, ACL_MEMCPY_HOST_TO_HOST, b));
+        OK(aclrtLaunchCallback(cb_append, &items[3], ACL_CALLBACK_BLOCK, c));
+        OK(aclrtSynchronizeStream(b));
+        OK(aclrtSynchronizeStream(c));
+        CHECK(after >= 1);
+        CHECK(log.len == 2);
+        CHECK(pthread_equal(items[2].ran_on, rep.thread) && pthread_equal(items[3].ran_on, rep.thread));
+    }
+    /* the thread serves one device: a stream of device 4 is refused */
+    {
+        aclrtStream other = NULL;
+        OK(aclrtSetDevice(4));
+        OK(aclrtCreateStream(&other));
+        EXPECT(aclrtSubscribeReport((uint64_t)rep.thread, other), ACL_ERROR_RT_PARAM_INVALID);
+        OK(aclrtDestroyStream(other));
+        OK(aclrtResetDevice(4));
+        OK(aclrtSetDevice(3));
+    }
+
+    /* unsubscribing drops a blocking callback nobody ran: its stream goes on, reporting it */
+    {
+        aclrtStream d = NULL;
+        uint64_t ghost = 0x1234560; /* no thread processes for this id */
+        int bumped = 0;
+        OK(aclrtCreateStream(&d));
+        OK(aclrtSubscribeReport(ghost, d));
+        OK(aclrtLaunchCallback(cb_append, &items[4], ACL_CALLBACK_BLOCK, d));
+        OK(aclrtLaunchHostFunc(d, bump, &bumped));
+        sleep_ms(100);
+        CHECK(__atomic_load_n(&bumped, __ATOMIC_SEQ_CST) == 0); /* held by the callback */
+        OK(aclrtUnSubscribeReport(ghost, d));
+        EXPECT(aclrtSynchronizeStream(d), ACL_ERROR_RT_STREAM_NO_CB_REG);
+        CHECK(bumped == 1 && log.len == 2);
+        /* a stream force-destroyed while its blocking callback waits does not hang */
+        OK(aclrtSubscribeReport(ghost, d));
+        OK(aclrtLaunchCallback(cb_append, &items[5], ACL_CALLBACK_BLOCK, d));
+        sleep_ms(50);
+        OK(aclrtDestroyStreamForce(d));
+        CHECK(log.len == 2);
+        /* its binding went with it: the id can serve another stream */
+        OK(aclrtCreateStream(&d));
+        OK(aclrtSubscribeReport(ghost, d));
+        OK(aclrtDestroyStream(d));
+    }
+
+    /* destroying a bound stream runs its queued callbacks first, then unbinds it */
+    OK(aclrtLaunchCallback(cb_append, &items[6], ACL_CALLBACK_BLOCK, c));
+    OK(aclrtDestroyStream(c));
+    CHECK(log.len == 3 && log.entries[2] == 6);
+    OK(aclrtUnSubscribeReport((uint64_t)rep.thread, b));
+    /* the reporting thread is bound to nothing now */
+    sleep_ms(150);
+    __atomic_store_n(&rep.stop, 1, __ATOMIC_SEQ_CST);
+    CHECK(pthread_join(rep.thread, NULL) == 0);
+    CHECK(rep.runs >= 2 && rep.other >= 1);
+
+    /* the default stream (NULL) can be bound too */
+    OK(aclrtSubscribeReport(me, NULL));
+    OK(aclrtLaunchCallback(cb_append, &items[7], ACL_CALLBACK_NO_BLOCK, NULL));
+    OK(aclrtProcessReport(1000));
+    CHECK(log.len == 4 && log.entries[3] == 7);
+    OK(aclrtUnSubscribeReport(me, NULL));
+
+    OK(aclrtDestroyStream(a));
+    OK(aclrtDestroyStream(b));
+    OK(aclrtResetDevice(3));
+    OK(aclFinalize());
+}
+
 static const struct test TESTS[] = {
     {"init_cycles", test_init_cycles},
     {"devices", test_devices},
@@ -1303,6 +1532,7 @@ static const struct test TESTS[] = {
     {"error_messages", test_error_messages},
     {"vmem", test_vmem},
     {"exceptions", test_exceptions},
+    {"callbacks", test_callbacks},
 };
 
 int main(int argc, char **argv)

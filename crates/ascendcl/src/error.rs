@@ -19,6 +19,9 @@ pub mod code {
     pub const RT_CONTEXT_NULL: AclError = 107002;
     pub const RT_EVENT_TIMESTAMP_INVALID: AclError = 107006;
     pub const RT_EVENT_TIMESTAMP_REVERSAL: AclError = 107007;
+    pub const RT_STREAM_SUBSCRIBE: AclError = 107011;
+    pub const RT_THREAD_SUBSCRIBE: AclError = 107012;
+    pub const RT_STREAM_NO_CB_REG: AclError = 107015;
     pub const RT_INVALID_HANDLE: AclError = 107017;
     pub const RT_WAIT_TIMEOUT: AclError = 107019;
     pub const RT_FEATURE_NOT_SUPPORT: AclError = 207000;
@@ -26,6 +29,7 @@ pub mod code {
     pub const RT_MEMORY_FREE: AclError = 207002;
     pub const RT_NO_STREAM_RESOURCE: AclError = 207008;
     pub const RT_INTERNAL_ERROR: AclError = 507000;
+    pub const RT_REPORT_TIMEOUT: AclError = 507012;
     pub const RT_STREAM_SYNC_TIMEOUT: AclError = 507046;
     pub const RT_EVENT_SYNC_TIMEOUT: AclError = 507047;
 }

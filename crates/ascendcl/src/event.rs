@@ -19,11 +19,23 @@ struct State {
     stamp: Option<(u64, Instant)>,
 }
 
+/// `ACL_EVENT_SYNC`: streams may wait for the event (`aclrtStreamWaitEvent`).
+pub const SYNC: u32 = 0x1;
+/// `ACL_EVENT_TIME_LINE`: the event keeps timestamps (`aclrtEventElapsedTime`).
+pub const TIME_LINE: u32 = 0x8;
+/// `ACL_EVENT_EXTERNAL`: may not be combined with another flag.
+pub const EXTERNAL: u32 = 0x20;
+/// Every flag `aclrtCreateEventWithFlag` knows: `ACL_EVENT_SYNC`, `_CAPTURE_STREAM_PROGRESS`,
+/// `_TIME_LINE`, `_DEVICE_USE_ONLY`, `_EXTERNAL`, `_IPC`.
+pub const ALL_FLAGS: u32 = 0x1 | 0x2 | 0x8 | 0x10 | 0x20 | 0x40;
+/// The flags of an event from `aclrtCreateEvent`.
+pub const PLAIN: u32 = SYNC | TIME_LINE;
+
 /// An event handle's state.
-#[derive(Default)]
 pub struct Event {
     state: Mutex<State>,
     cv: Condvar,
+    flags: u32,
 }
 
 /// Result of [`Event::query`].
@@ -34,8 +46,18 @@ pub enum Status {
 }
 
 impl Event {
+    /// An event as `aclrtCreateEvent` makes it.
     pub fn new() -> Arc<Event> {
-        Arc::new(Event::default())
+        Event::with_flags(PLAIN)
+    }
+
+    /// An event with `aclrtCreateEventWithFlag`'s `flags` (checked by [`check_flags`]).
+    pub fn with_flags(flags: u32) -> Arc<Event> {
+        Arc::new(Event {
+            state: Mutex::default(),
+            cv: Condvar::new(),
+            flags,
+        })
     }
 
     fn lock(&self) -> MutexGuard<'_, State> {
@@ -111,6 +133,11 @@ impl Event {
     /// Makes later work on `stream` wait until the event's latest record (as of now) has completed.
     /// A never-recorded event adds no wait.
     pub fn wait_on(self: &Arc<Self>, stream: &Stream) -> Result<()> {
+        if self.flags & SYNC == 0 {
+            return Err(Error::rt_param(
+                "the event was created without ACL_EVENT_SYNC: a stream cannot wait for it",
+            ));
+        }
         let target = self.lock().recorded;
         if target == 0 {
             return Ok(());
@@ -129,6 +156,11 @@ impl Event {
 
     /// Completion time of the latest record, if it has completed.
     fn timestamp(&self) -> Result<Instant> {
+        if self.flags & TIME_LINE == 0 {
+            return Err(Error::rt_param(
+                "the event was created without ACL_EVENT_TIME_LINE: it keeps no timestamps",
+            ));
+        }
         let s = self.lock();
         if s.recorded == 0 {
             return Err(Error::new(code::RT_INTERNAL_ERROR, "event was never recorded"));
@@ -153,4 +185,20 @@ impl Event {
         }
         Ok((b - a).as_secs_f64() as f32 * 1000.0)
     }
+}
+
+/// Checks `aclrtCreateEventWithFlag`'s flags: known bits only, `ACL_EVENT_EXTERNAL` alone.
+pub fn check_flags(flags: u32) -> Result<()> {
+    if flags & !ALL_FLAGS != 0 {
+        return Err(Error::invalid_param(format!(
+            "flag {flags:#x} has bits no ACL_EVENT_* flag has ({:#x})",
+            flags & !ALL_FLAGS
+        )));
+    }
+    if flags & EXTERNAL != 0 && flags != EXTERNAL {
+        return Err(Error::invalid_param(format!(
+            "flag {flags:#x}: ACL_EVENT_EXTERNAL cannot be combined with other flags"
+        )));
+    }
+    Ok(())
 }

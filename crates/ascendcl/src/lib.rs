@@ -10,12 +10,14 @@
 //! - [`device_info`] static properties of the emulated device (core counts, L2, ids)
 //! - [`stream`]  the ordered work queue and its worker
 //! - [`event`]   events recorded into streams
+//! - [`callback`] host callbacks of the subscription model (aclrtSubscribeReport ...)
 //! - [`notify`]  notifies (one-bit flags between streams)
 //! - [`memory`]  tracked allocations, memcpy/memset parameter rules
 //! - [`handle`]  opaque handle registries
 //! - [`vmem`]    reserved address ranges, physical memory objects and their mappings
 //! - [`ffi`]     the C ABI (the only `#[unsafe(no_mangle)]` items)
 
+pub mod callback;
 pub mod config;
 pub mod device;
 pub mod device_info;

@@ -242,7 +242,8 @@ impl Stream {
     }
 
     /// Stops the stream. Without `force` the queued jobs run first; with `force` they are cancelled
-    /// (called with [`Run::Cancel`]) and only the running job is waited for. Idempotent. Called from
+    /// (called with [`Run::Cancel`]) and only the running job is waited for (a host callback's
+    /// subscription goes first, so a blocking callback does not hold it). Idempotent. Called from
     /// the stream's own worker it does not wait (the worker exits after the current job).
     pub fn shutdown(&self, force: bool) {
         let cancelled: Vec<Job> = {
@@ -264,6 +265,10 @@ impl Stream {
             q.finished += n;
             self.shared.done.notify_all();
         }
+        if force {
+            // a blocking host callback being run waits for its thread no longer
+            crate::callback::forget(self);
+        }
         if self.is_worker_thread() {
             return;
         }
@@ -271,6 +276,7 @@ impl Stream {
         if let Some(worker) = worker {
             let _ = worker.join();
         }
+        crate::callback::forget(self);
     }
 }
 

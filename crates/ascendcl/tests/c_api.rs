@@ -200,6 +200,11 @@ fn events() {
 }
 
 #[test]
+fn callbacks() {
+    run("callbacks", &[]);
+}
+
+#[test]
 fn notifies_and_cmo() {
     run("notifies", &[]);
 }

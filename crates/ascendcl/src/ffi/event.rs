@@ -1,5 +1,6 @@
-//! Events: `aclrtCreateEvent`, `aclrtRecordEvent`, `aclrtSynchronizeEvent[WithTimeout]`,
-//! `aclrtQueryEventStatus`, `aclrtEventElapsedTime`, `aclrtStreamWaitEvent`, `aclrtDestroyEvent`.
+//! Events: `aclrtCreateEvent[WithFlag]`, `aclrtRecordEvent`, `aclrtSynchronizeEvent[WithTimeout]`,
+//! `aclrtQueryEventStatus`, the deprecated `aclrtQueryEvent`, `aclrtEventElapsedTime`,
+//! `aclrtStreamWaitEvent`, `aclrtDestroyEvent`.
 #![allow(non_snake_case)]
 
 use std::ffi::c_void;
@@ -8,7 +9,7 @@ use std::sync::Arc;
 use super::{from_c, require, status, timeout_ms, to_c, write_out};
 use crate::device;
 use crate::error::{AclError, Error, Result};
-use crate::event::{Event, Status};
+use crate::event::{self, Event, Status};
 use crate::handle::{Registry, next_handle};
 
 static EVENTS: Registry<Event> = Registry::new();
@@ -16,6 +17,9 @@ static EVENTS: Registry<Event> = Registry::new();
 /// `aclrtEventRecordedStatus` values (note: the reverse of `aclrtStreamStatus`).
 const RECORDED_STATUS_NOT_READY: i32 = 0;
 const RECORDED_STATUS_COMPLETE: i32 = 1;
+/// `aclrtEventStatus` values (the deprecated `aclrtQueryEvent`).
+const EVENT_STATUS_COMPLETE: i32 = 0;
+const EVENT_STATUS_NOT_READY: i32 = 1;
 
 fn lookup(event: *mut c_void, name: &str) -> Result<Arc<Event>> {
     require(event, name)?;
@@ -24,18 +28,42 @@ fn lookup(event: *mut c_void, name: &str) -> Result<Arc<Event>> {
         .ok_or_else(|| Error::bad_handle("event"))
 }
 
-/// `aclError aclrtCreateEvent(aclrtEvent *event);` — a new event (with timestamps). NULL → 100000.
+/// # Safety
+/// `event` must be NULL or valid for a write of `aclrtEvent`.
+unsafe fn create(event: *mut *mut c_void, ev: Arc<Event>) -> Result<()> {
+    require(event, "event")?;
+    let handle = next_handle();
+    EVENTS.insert(handle, ev);
+    // SAFETY: valid for writes per the caller's contract.
+    unsafe { write_out(event, "event", to_c(handle)) }
+}
+
+/// `aclError aclrtCreateEvent(aclrtEvent *event);` — a new event (with timestamps, usable by
+/// stream waits). NULL → 100000.
 ///
 /// # Safety
 /// `event` must be NULL or valid for a write of `aclrtEvent`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclrtCreateEvent(event: *mut *mut c_void) -> AclError {
-    status("aclrtCreateEvent", || {
+    // SAFETY: forwarded contract.
+    status("aclrtCreateEvent", || unsafe { create(event, Event::new()) })
+}
+
+/// `aclError aclrtCreateEventWithFlag(aclrtEvent *event, uint32_t flag);` — a new event with the
+/// `ACL_EVENT_*` flags OR-ed in `flag` (`ACL_EVENT_EXTERNAL` alone): without `ACL_EVENT_SYNC` no
+/// stream may wait for it, without `ACL_EVENT_TIME_LINE` it has no timestamps (both then →
+/// `ACL_ERROR_RT_PARAM_INVALID`, 107000); the other flags change nothing on the CPU. NULL or an
+/// unknown flag → 100000.
+///
+/// # Safety
+/// `event` must be NULL or valid for a write of `aclrtEvent`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtCreateEventWithFlag(event: *mut *mut c_void, flag: u32) -> AclError {
+    status("aclrtCreateEventWithFlag", || {
         require(event, "event")?;
-        let handle = next_handle();
-        EVENTS.insert(handle, Event::new());
-        // SAFETY: valid for writes per this function's contract.
-        unsafe { write_out(event, "event", to_c(handle)) }
+        event::check_flags(flag)?;
+        // SAFETY: forwarded contract.
+        unsafe { create(event, Event::with_flags(flag)) }
     })
 }
 
@@ -94,6 +122,26 @@ pub unsafe extern "C" fn aclrtQueryEventStatus(event: *mut c_void, status: *mut 
         let value = match lookup(event, "event")?.query() {
             Status::Complete => RECORDED_STATUS_COMPLETE,
             Status::NotReady => RECORDED_STATUS_NOT_READY,
+        };
+        // SAFETY: valid for writes per this function's contract.
+        unsafe { write_out(status, "status", value) }
+    })
+}
+
+/// `aclError aclrtQueryEvent(aclrtEvent event, aclrtEventStatus *status);` (deprecated, as
+/// `aclrtQueryEventStatus` with the other numbering) — `ACL_EVENT_STATUS_COMPLETE` (0) once the
+/// latest record has completed, else `ACL_EVENT_STATUS_NOT_READY` (1), also for a never recorded
+/// event. NULL → 100000.
+///
+/// # Safety
+/// `status` must be NULL or valid for a write of a C `enum` (`int`).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtQueryEvent(event: *mut c_void, status: *mut i32) -> AclError {
+    super::status("aclrtQueryEvent", || {
+        require(status, "status")?;
+        let value = match lookup(event, "event")?.query() {
+            Status::Complete => EVENT_STATUS_COMPLETE,
+            Status::NotReady => EVENT_STATUS_NOT_READY,
         };
         // SAFETY: valid for writes per this function's contract.
         unsafe { write_out(status, "status", value) }

@@ -6,6 +6,7 @@
 //! Raw pointers become values only through the helpers below, so a NULL argument becomes
 //! `ACL_ERROR_INVALID_PARAM` in one place. Handles are registry keys, never dereferenced.
 
+pub mod callback;
 pub mod device;
 pub mod event;
 pub mod exception;
