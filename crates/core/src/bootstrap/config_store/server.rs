@@ -14,7 +14,10 @@
 //!
 //! A collective completes when every PE contributed; a PE that disconnects without saying `Bye` is
 //! marked dead and every pending and later collective fails at once naming it. A collective that
-//! does not complete within the operation timeout fails naming the PEs that never arrived.
+//! does not complete within the operation timeout fails naming the PEs that never arrived: on
+//! every PE waiting in it then, and on every PE that arrives at it later (at once), so the PEs
+//! agree that it failed (one that came late never completes it with the parts the others left,
+//! which would give it an allocation the others lack).
 //!
 //! `unsafe`: epoll through libc.
 
@@ -400,6 +403,8 @@ struct Pe {
 struct Round {
     parts: Vec<Option<Vec<u8>>>,
     arrived: usize,
+    /// Why the round failed (it timed out): every PE that arrives fails with this.
+    failed: Option<String>,
 }
 
 /// Rate limit of the "dropped connection" log lines.
@@ -912,12 +917,25 @@ impl Store {
         let round = self.rounds.entry(seq).or_insert_with(|| Round {
             parts: vec![None; n],
             arrived: 0,
+            failed: None,
         });
         if round.parts[pe].is_none() {
             round.arrived += 1;
         }
         round.parts[pe] = Some(data);
         self.pes[pe].waiting = Some((seq, Instant::now() + self.op_timeout));
+        if let Some(why) = &round.failed {
+            // a late arrival at a round that timed out: it fails too, at once
+            let reason = format!(
+                "this bootstrap collective (number {seq}) already failed on the PEs that made it: {why}; \
+                 every PE must make the same collective calls in the same order"
+            );
+            if round.arrived == n {
+                self.rounds.remove(&seq);
+            }
+            self.fail(pe, reason);
+            return;
+        }
         if round.arrived == n {
             let parts = round
                 .parts
@@ -1015,7 +1033,15 @@ impl Store {
                     pe_list(&missing),
                     self.op_timeout.as_secs()
                 );
-                self.fail(pe, reason);
+                // the round fails for everyone: the PEs waiting in it now, and those that come
+                for p in 0..self.n_pes {
+                    if self.pes[p].waiting.is_some_and(|(s, _)| s == seq) {
+                        self.fail(p, reason.clone());
+                    }
+                }
+                if let Some(r) = self.rounds.get_mut(&seq) {
+                    r.failed = Some(reason);
+                }
                 for p in missing {
                     if self.pes[p].request.is_none() && !self.pes[p].finished && !self.absent.contains(&p) {
                         self.absent.push(p);
@@ -1195,6 +1221,43 @@ mod tests {
         assert!(h.join().unwrap().contains("2]"));
         assert!(start_t.elapsed() < Duration::from_secs(8));
         drop(c0); // disconnects without Bye: PE 0 is dead for the store now
+        drop(server);
+    }
+
+    #[test]
+    fn a_round_that_timed_out_fails_for_the_pes_that_come_late() {
+        // PE 2 is busy elsewhere (a barrier instead of the others' allocation): the round fails
+        // on PEs 0 and 1 when the first deadline passes, and PE 2, arriving later, fails at once
+        // instead of completing it with the parts the others left; the next round works
+        let (server, addr) = start(3, b"s", Duration::from_secs(1));
+        let t = Duration::from_secs(5);
+        let c0 = Client::connect(&target(addr, b"s", 0, 3, t), t).unwrap();
+        let c1 = Client::connect(&target(addr, b"s", 1, 3, t), t).unwrap();
+        let c2 = Client::connect(&target(addr, b"s", 2, 3, t), t).unwrap();
+        let h0 = std::thread::spawn(move || (c0.allgather(b"a").map(|_| ()).unwrap_err().to_string(), c0));
+        // PE 1 arrives later than PE 0, so its own deadline has not passed when PE 0's does
+        std::thread::sleep(Duration::from_millis(500));
+        let start_t = Instant::now();
+        let e1 = c1.allgather(b"a").unwrap_err().to_string();
+        assert!(e1.contains("[2]"), "{e1}");
+        assert!(
+            start_t.elapsed() < Duration::from_millis(900),
+            "{:?}",
+            start_t.elapsed()
+        );
+        let (e0, c0) = h0.join().unwrap();
+        assert!(e0.contains("[2]"), "{e0}");
+        let late = Instant::now();
+        let e2 = c2.allgather(b"a").unwrap_err().to_string();
+        assert!(e2.contains("already failed"), "{e2}");
+        assert!(late.elapsed() < Duration::from_millis(500));
+        // the next round, made by every PE, completes
+        let h0 = std::thread::spawn(move || c0.allgather(b"0").unwrap());
+        let h1 = std::thread::spawn(move || c1.allgather(b"1").unwrap());
+        let r2 = c2.allgather(b"2").unwrap();
+        assert_eq!(r2, vec![b"0".to_vec(), b"1".to_vec(), b"2".to_vec()]);
+        assert_eq!(h0.join().unwrap(), r2);
+        assert_eq!(h1.join().unwrap(), r2);
         drop(server);
     }
 
