@@ -154,6 +154,20 @@ fn heap(n: usize) {
     );
 }
 
+/// An allocation made while the other PEs wait in a barrier, then the reverse: every allocation
+/// fails (the late ones at once) and the heaps stay symmetric (`pe_tests alloc_crossed`).
+#[test]
+fn allocations_against_barriers_fail_on_every_pe_2_and_3pes() {
+    for n in [2, 3] {
+        let run = scenario("alloc_crossed", n);
+        assert!(
+            run.stdout.contains("already failed on the PEs that made it"),
+            "{}",
+            run.dump()
+        );
+    }
+}
+
 #[test]
 fn heap_2pes() {
     heap(2);

@@ -620,6 +620,13 @@ fn four_nodes_one_pe_each() {
         c.osh("first_puts", &[], 1, NONE);
     }
     c.osh("finalize_completes", &["all"], 1, NONE);
+    // allocations, frees and 2-D splits against barriers fail and keep the heaps symmetric
+    c.osh(
+        "alloc_crossed",
+        &[],
+        1,
+        &[("ACLSHMEM_OSHMEM_ON_ERROR", "continue")],
+    );
 }
 
 /// Without UCX, a job across nodes fails at init on every PE with an error naming the package.
@@ -1048,6 +1055,13 @@ fn openshmem_programs_across_nodes() {
     c.osh("first_puts", &[], 2, NONE);
     // the heaps lie at the same address on both nodes too
     c.osh("heap_address", &[], 2, NONE);
+    // allocations, frees and 2-D splits against barriers fail and keep the heaps symmetric
+    c.osh(
+        "alloc_crossed",
+        &[],
+        2,
+        &[("ACLSHMEM_OSHMEM_ON_ERROR", "continue")],
+    );
     // programs that return from main without shmem_finalize (no_finalize.c): a PE that left
     // serves the others over UCX until they finish, and one left out of a barrier is named
     for mode in ["reads", "race", "subteam"] {

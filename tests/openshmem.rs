@@ -542,6 +542,49 @@ fn shared_library_data_is_symmetric() {
     run.assert_ok("dso_statics");
 }
 
+/// Collective allocation, free and 2-D split made by some PEs while the others wait in a barrier
+/// (or make another collective call): the call fails on every PE that made it, the barrier ends
+/// once all called one, and the heap stays symmetric (alloc_crossed.c); directly, through the shm
+/// transport and over UCX. (Those calls used to meet the others' barriers: one PE's allocation
+/// failed and the others' succeeded, so their heaps differed from then on.)
+#[test]
+fn allocations_against_barriers_fail_and_keep_the_heap_symmetric() {
+    let bin = compile("alloc_crossed");
+    let cont = ("ACLSHMEM_OSHMEM_ON_ERROR", "continue");
+    for (n, env) in [
+        (2, vec![cont]),
+        (3, vec![cont]),
+        (4, vec![cont]),
+        (3, vec![cont, ("ACLSHMEM_DIRECT_ACCESS", "0")]),
+        (
+            2,
+            vec![
+                cont,
+                ("ACLSHMEM_TRANSPORT", "ucx"),
+                ("UCX_TLS", "tcp"),
+                ("ACLSHMEM_DIRECT_ACCESS", "0"),
+            ],
+        ),
+    ] {
+        let mut env = env;
+        // (the failed allocations and splits are only logged: they return NULL and nonzero)
+        env.extend([("SHMEM_LOG_TO_STDOUT", "1"), ("SHMEM_LOG_LEVEL", "ERROR")]);
+        let run = run_pes(n, &[&bin], &env, Duration::from_secs(120));
+        run.assert_ok("alloc_crossed");
+        assert!(
+            run.stdout
+                .contains("shmem_malloc: invalid parameter: asymmetric collective call")
+                && run
+                    .stdout
+                    .contains("shmem_team_split_2d: invalid parameter: asymmetric collective call")
+                && run.stderr.contains("OpenSHMEM error in shmem_free")
+                && run.stderr.contains("a barrier (or sync) of the team instead"),
+            "{n} PEs {env:?}: {}",
+            run.dump()
+        );
+    }
+}
+
 #[test]
 fn bad_input_ends_the_job_or_continues_on_request() {
     let bin = compile("errors");

@@ -1230,6 +1230,37 @@ static void scenario_no_finalize_stuck(void)
     exit(1);
 }
 
+/* alloc_crossed: PE 0 allocates while the others wait in a barrier, then the reverse (a program
+ * error). The allocation agrees through the bootstrap: PE 0's fails after the operation timeout
+ * (2 s here), and the others', made later, fail at once (that bootstrap step failed), instead of
+ * completing it with PE 0's stale part and leaving them with a block PE 0 lacks. The heaps stay
+ * symmetric: a well-formed allocation afterwards holds what the left neighbour put into it. */
+static void scenario_alloc_crossed(void)
+{
+    aclshmemx_init_attr_t attr = env_attr();
+    attr.option_attr.control_operation_timeout = 2;
+    CHECK_RC(aclshmemx_init_attr(ACLSHMEMX_INIT_WITH_DEFAULT, &attr), 0);
+    if (g_pe == 0) {
+        CHECK(aclshmem_malloc(64) == NULL, "an allocation against a barrier succeeded");
+        aclshmem_barrier_all();
+        aclshmem_barrier_all();
+    } else {
+        aclshmem_barrier_all();
+        double t0 = now_s();
+        CHECK(aclshmem_malloc(64) == NULL, "an allocation against a barrier succeeded");
+        CHECK(now_s() - t0 < 1.5, "the late allocation waited %.1f s for a step that had failed", now_s() - t0);
+        aclshmem_barrier_all();
+    }
+    int64_t *p = aclshmem_malloc(64);
+    CHECK(p != NULL, "a well-formed allocation failed");
+    aclshmem_int64_p(p, 1000 + g_pe, (g_pe + 1) % g_npes);
+    aclshmem_barrier_all();
+    CHECK(*p == 1000 + (g_pe + g_npes - 1) % g_npes, "the block holds %lld: the heaps differ", (long long)*p);
+    aclshmem_free(p);
+    finalize_ok();
+    ok();
+}
+
 /* ------------------------------------------------------------------------------------------ */
 int main(int argc, char **argv)
 {
@@ -1265,6 +1296,7 @@ int main(int argc, char **argv)
         {"open_files", scenario_open_files},
         {"no_finalize", scenario_no_finalize},
         {"no_finalize_stuck", scenario_no_finalize_stuck},
+        {"alloc_crossed", scenario_alloc_crossed},
     };
     for (size_t i = 0; i < sizeof scenarios / sizeof scenarios[0]; i++) {
         if (strcmp(scenarios[i].name, argv[1]) == 0) {

@@ -244,26 +244,116 @@ pub struct StaticRegion {
 /// transports are driven meanwhile (a peer may still wait on this PE, for a get say, before it
 /// joins).
 pub trait Agreement {
-    /// Every PE's `data` (a few bytes, the same length everywhere), in PE order.
-    fn allgather(&self, inst: &Instance, data: &[u8]) -> Result<Vec<Vec<u8>>>;
+    /// Compares this PE's `call` with every other PE's: `Ok` once every PE made the same one; an
+    /// error naming the difference otherwise, on every PE.
+    fn agree(&self, inst: &Instance, call: &LibraryCall) -> Result<()>;
     /// Returns once every PE arrived.
     fn barrier(&self, inst: &Instance) -> Result<()>;
 }
 
 /// The bootstrap's allgather and barrier (the config store, MPI): every step bounded by
 /// `control_operation_timeout`, so a PE that never joins makes the others fail (NULL) in that
-/// time. The aclshmem API's allocation, as the original's control plane does it. (The other kind,
-/// over the world team's own barriers, is `sync::WorldAgreement`.)
+/// time (and, with the config store, a PE that joins after that fails at once: the step failed).
+/// The aclshmem API's allocation, as the original's control plane does it. (The other kind, a
+/// numbered collective call on the world team, is `sync::WorldAgreement`.)
 pub struct BootstrapAgreement;
 
 impl Agreement for BootstrapAgreement {
-    fn allgather(&self, inst: &Instance, data: &[u8]) -> Result<Vec<Vec<u8>>> {
-        inst.routes.drive_while(|| inst.boot.allgather(data))
+    fn agree(&self, inst: &Instance, call: &LibraryCall) -> Result<()> {
+        let parts = inst.routes.drive_while(|| inst.boot.allgather(&call.encode()))?;
+        let calls: Vec<Option<LibraryCall>> = parts.iter().map(|p| LibraryCall::decode(p)).collect();
+        if calls.iter().all(|c| c.as_ref() == Some(call)) {
+            return Ok(());
+        }
+        Err(Error::InvalidParam(call.differ(inst.my_pe, &calls)))
     }
     fn barrier(&self, inst: &Instance) -> Result<()> {
         inst.routes.drive_while(|| inst.boot.barrier())
     }
 }
+
+/// A collective call of the library's own that the PEs compare ([`Agreement`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LibraryCall {
+    Alloc(AllocRequest),
+    /// A free of the block with this code: its heap kind above its offset (bits 62 and 63), or
+    /// `u64::MAX` for an address in no heap.
+    Free(u64),
+}
+
+impl LibraryCall {
+    /// One byte naming the call, then its request (the same length for both).
+    fn encode(&self) -> Vec<u8> {
+        match self {
+            LibraryCall::Alloc(r) => {
+                let mut v = vec![0];
+                v.extend_from_slice(&r.encode());
+                v
+            }
+            LibraryCall::Free(code) => {
+                let mut v = vec![1];
+                v.extend_from_slice(&code.to_le_bytes());
+                v.resize(19, 0);
+                v
+            }
+        }
+    }
+
+    fn decode(b: &[u8]) -> Option<LibraryCall> {
+        match (b.first()?, b.get(1..)?) {
+            (0, r) => AllocRequest::decode(r).map(LibraryCall::Alloc),
+            (1, r) if r.len() == 18 => Some(LibraryCall::Free(u64::from_le_bytes(r[..8].try_into().ok()?))),
+            _ => None,
+        }
+    }
+
+    /// The message of a call (this one, on PE `me`) that other PEs made differently (`calls`, by
+    /// PE; None: not a call of this kind).
+    fn differ(&self, me: usize, calls: &[Option<LibraryCall>]) -> String {
+        match self {
+            LibraryCall::Alloc(_) => {
+                let sizes: Vec<String> = calls
+                    .iter()
+                    .enumerate()
+                    .take(16)
+                    .map(|(pe, c)| match c {
+                        Some(LibraryCall::Alloc(r)) => {
+                            format!("PE {pe}: {} bytes (align {}, {:?})", r.size, r.align, r.kind)
+                        }
+                        Some(LibraryCall::Free(_)) => format!("PE {pe}: a free"),
+                        None => format!("PE {pe}: ?"),
+                    })
+                    .collect();
+                format!(
+                    "asymmetric allocation, every PE must request the same size: {}",
+                    sizes.join(", ")
+                )
+            }
+            LibraryCall::Free(code) => {
+                let others: Vec<String> = calls
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, c)| c.as_ref() != Some(self))
+                    .take(16)
+                    .map(|(pe, c)| match c {
+                        Some(LibraryCall::Free(u64::MAX)) => format!("PE {pe} an address in no heap"),
+                        Some(LibraryCall::Free(c)) => format!("PE {pe} offset {:#x}", c & OFFSET_BITS),
+                        Some(LibraryCall::Alloc(r)) => format!("PE {pe} allocates {} bytes", r.size),
+                        None => format!("PE {pe} ?"),
+                    })
+                    .collect();
+                format!(
+                    "asymmetric free: PEs free different blocks (this PE, PE {me}, offset {:#x}; {}); nothing freed",
+                    code & OFFSET_BITS,
+                    others.join(", ")
+                )
+            }
+        }
+    }
+}
+
+/// The offset bits of a [`LibraryCall::Free`] code.
+pub(crate) const OFFSET_BITS: u64 = (1 << 62) - 1;
 
 /// What an allocation call asks for; compared across PEs to catch asymmetric calls.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -689,23 +779,7 @@ impl Instance {
     /// `Err` (and NULL) and nothing is allocated anywhere. `Ok(None)` is a silent NULL (size 0).
     pub fn allocate(&self, req: AllocRequest, how: &dyn Agreement) -> Result<Option<*mut u8>> {
         let _g = self.collective();
-        let parts = how.allgather(self, &req.encode())?;
-        let reqs: Vec<Option<AllocRequest>> = parts.iter().map(|p| AllocRequest::decode(p)).collect();
-        if reqs.iter().any(|r| *r != Some(req)) {
-            let sizes: Vec<String> = reqs
-                .iter()
-                .enumerate()
-                .take(16)
-                .map(|(pe, r)| match r {
-                    Some(r) => format!("PE {pe}: {} bytes (align {}, {:?})", r.size, r.align, r.kind),
-                    None => format!("PE {pe}: ?"),
-                })
-                .collect();
-            return Err(Error::InvalidParam(format!(
-                "asymmetric allocation, every PE must request the same size: {}",
-                sizes.join(", ")
-            )));
-        }
+        how.agree(self, &LibraryCall::Alloc(req))?;
         if req.size == 0 {
             return Ok(None);
         }
@@ -757,15 +831,11 @@ impl Instance {
             Some((h, off)) => ((h.kind as u64) << 62) | off as u64,
             None => u64::MAX,
         };
-        let parts = how.allgather(self, &code.to_le_bytes())?;
+        let agreed = how.agree(self, &LibraryCall::Free(code));
         let (h, off) = found.ok_or_else(|| {
             Error::InvalidParam(format!("{}; nothing freed", self.not_symmetric("ptr", ptr, 1)))
         })?;
-        if parts.iter().any(|p| p.as_slice() != code.to_le_bytes()) {
-            return Err(Error::InvalidParam(format!(
-                "asymmetric free: PEs free different blocks (this PE offset {off:#x}); nothing freed"
-            )));
-        }
+        agreed?;
         // the fixed part of the device heap (the program's buffers, and the gap before them) is
         // not the allocator's to give back: the same answer on every PE (the layout is)
         let fixed_end = self.buffers.last().map_or(0, |b| b.heap_offset + b.size);

@@ -994,7 +994,7 @@ pub(crate) fn exchange_agreed<D: Fn(Said, usize) -> String + ?Sized>(
 
 /// This PE's part of an exchange, in its own exchange area of `team`'s slot (before the barrier
 /// after which the members read it).
-fn place_exchanged(inst: &Instance, team: &Team, data: &[u8]) -> Result<()> {
+pub(crate) fn place_exchanged(inst: &Instance, team: &Team, data: &[u8]) -> Result<()> {
     if data.len() > EXCHANGE_USABLE - EXCHANGE_DATA {
         return Err(Error::Inner(format!(
             "exchange of {} bytes exceeds the area",
@@ -1011,7 +1011,7 @@ fn place_exchanged(inst: &Instance, team: &Team, data: &[u8]) -> Result<()> {
 }
 
 /// Every member's `n` bytes of exchanged data (between two barriers: see [`exchange`]).
-fn read_exchanged(inst: &Instance, team: &Team, n: usize) -> Result<Vec<Vec<u8>>> {
+pub(crate) fn read_exchanged(inst: &Instance, team: &Team, n: usize) -> Result<Vec<Vec<u8>>> {
     let mut out = Vec::with_capacity(team.size);
     for i in 0..team.size {
         let pe = team.world_pe(i);
@@ -1029,17 +1029,21 @@ fn read_exchanged(inst: &Instance, team: &Team, n: usize) -> Result<Vec<Vec<u8>>
     Ok(out)
 }
 
-/// The collective allocation's agreement over the world team's own barriers and exchange area
-/// ([`exchange`]): a few microseconds on one node, where a round through the config store takes
-/// 30 to 140 (Open MPI's OSHMEM allocates in about 1). A PE that never joins is waited for as in
-/// any barrier (`ACLSHMEM_COLLECTIVE_TIMEOUT`; one that died or left is named). OpenSHMEM's
-/// `shmem_malloc` and `shmem_free`: collective with an implicit barrier, as the specification
-/// describes them. (The aclshmem API's is `instance::BootstrapAgreement`.)
+/// The collective allocation's agreement as a numbered collective call on the world team
+/// (`collectives::library_call`): a few microseconds on one node, where a round through the
+/// config store takes 30 to 140 (Open MPI's OSHMEM allocates in about 1). The PEs compare their
+/// calls before any of them allocates, as in any collective call, so a PE that made another
+/// collective call, or waits in a barrier of the program instead, fails the call on every PE that
+/// made it (and the one in the barrier counts it as made and failed, as for any collective call)
+/// rather than meeting its barriers: no PE ends up with a block the others lack. A PE that never
+/// joins is waited for as in any barrier (`ACLSHMEM_COLLECTIVE_TIMEOUT`; one that died or left is
+/// named). OpenSHMEM's `shmem_malloc` and `shmem_free`: collective with an implicit barrier, as the
+/// specification describes them. (The aclshmem API's is `instance::BootstrapAgreement`.)
 pub struct WorldAgreement;
 
 impl crate::instance::Agreement for WorldAgreement {
-    fn allgather(&self, inst: &Instance, data: &[u8]) -> Result<Vec<Vec<u8>>> {
-        exchange(inst, &inst.world_team(), data)
+    fn agree(&self, inst: &Instance, call: &crate::instance::LibraryCall) -> Result<()> {
+        crate::collectives::library_call(inst, &inst.world_team(), call)
     }
     fn barrier(&self, inst: &Instance) -> Result<()> {
         barrier(inst, &inst.world_team())

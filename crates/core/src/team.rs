@@ -87,7 +87,7 @@ fn exchange_bitmaps(inst: &Instance, parent: &Team, call: &str, args: &[i32]) ->
     for a in args {
         mine.extend_from_slice(&a.to_le_bytes());
     }
-    let parts = sync::exchange(inst, parent, &mine)?;
+    let parts = crate::collectives::exchange_call(inst, parent, crate::collectives::Call::split(), &mine)?;
     let bitmap_len = ACLSHMEM_MAX_TEAMS / 8;
     let request = |p: &[u8]| -> Vec<i32> {
         p[bitmap_len + 4..]

@@ -66,6 +66,13 @@ const ALLTOALL: u8 = 3;
 const COLLECT: u8 = 4;
 /// OpenSHMEM's strided all-to-all (its record: [`Call::alltoalls`]).
 const ALLTOALLS: u8 = 6;
+/// The library's own collective calls ([`library_call`], [`exchange_call`]): which one in the
+/// root word's bits 22 and 23 ([`LIB_ALLOC`], [`LIB_FREE`], [`LIB_SPLIT`]), its request in the
+/// rest (see [`Call::library`]).
+const LIBRARY: u8 = 7;
+const LIB_ALLOC: u32 = 0;
+const LIB_FREE: u32 = 1 << 22;
+const LIB_SPLIT: u32 = 2 << 22;
 /// Reductions: this plus the operator's number.
 const REDUCE: u8 = 8;
 /// The family of the tag of a call's record in an agreement ([`Call::agree_tag`]).
@@ -211,6 +218,51 @@ impl Call {
             kind: BROADCAST,
             root: root as u32,
             len: len as u64,
+        }
+    }
+
+    /// An allocation or a free (OpenSHMEM's, [`library_call`]). An allocation's root word: the
+    /// heap kind (bits 0-1), zeroed (bit 2), log2 of the alignment (bits 3-8; bit 9 set when it
+    /// is no power of two) and 12 bits of a fold of the alignment above (so any two alignments
+    /// below absurd values differ); its length the size. A free's length: the block's code
+    /// (heap kind above offset, `u64::MAX` for an address in no heap).
+    fn library(c: &crate::instance::LibraryCall) -> Call {
+        use crate::instance::LibraryCall;
+        match c {
+            LibraryCall::Alloc(r) => {
+                let a = r.align;
+                let log = if a.is_power_of_two() {
+                    a.trailing_zeros()
+                } else {
+                    63
+                };
+                let fold = (a ^ a >> 12 ^ a >> 24 ^ a >> 36 ^ a >> 48) as u32 & 0xfff;
+                Call {
+                    kind: LIBRARY,
+                    root: LIB_ALLOC
+                        | (r.kind as u32 & 3)
+                        | u32::from(r.zero) << 2
+                        | log << 3
+                        | u32::from(!a.is_power_of_two()) << 9
+                        | fold << 10,
+                    len: r.size,
+                }
+            }
+            LibraryCall::Free(code) => Call {
+                kind: LIBRARY,
+                root: LIB_FREE,
+                len: *code,
+            },
+        }
+    }
+
+    /// A team split ([`exchange_call`]; the members compare their arguments afterwards, naming
+    /// each member's).
+    pub(crate) fn split() -> Call {
+        Call {
+            kind: LIBRARY,
+            root: LIB_SPLIT,
+            len: 0,
         }
     }
 
@@ -385,6 +437,7 @@ impl Call {
             ALLTOALL => "alltoall",
             COLLECT => "collect",
             ALLTOALLS => "alltoalls",
+            LIBRARY => "allocation, free or team split",
             _ => "reduction",
         }
     }
@@ -402,6 +455,7 @@ impl Call {
             ALLTOALL => "an alltoall".to_string(),
             ALLTOALLS => "an alltoalls".to_string(),
             FCOLLECT => "an fcollect".to_string(),
+            LIBRARY => "an allocation, free or team split".to_string(),
             _ => format!("a {}", self.family()),
         }
     }
@@ -448,6 +502,7 @@ impl Call {
                     None => format!("a {op} reduction of {len}"),
                 }
             }
+            LIBRARY => self.library_name(),
             k if u32::from(k) << 24 == sync::BARRIER_ARG => {
                 "a barrier (or sync) of the team instead".to_string()
             }
@@ -455,6 +510,80 @@ impl Call {
                 .to_string(),
         }
     }
+}
+
+impl Call {
+    /// [`Call::name`] of a [`LIBRARY`] call.
+    fn library_name(&self) -> String {
+        let heap = |k: u64| match k {
+            0 => "host",
+            1 => "device",
+            _ => "program data",
+        };
+        if self.root == u32::MAX {
+            return "an allocation, free or team split".to_string();
+        }
+        match self.root & (3 << 22) {
+            LIB_ALLOC => {
+                let align = if self.root >> 9 & 1 == 0 {
+                    format!("align {}", 1u64 << (self.root >> 3 & 63))
+                } else {
+                    "an alignment that is no power of two".to_string()
+                };
+                let zeroed = if self.root >> 2 & 1 == 1 { ", zeroed" } else { "" };
+                format!(
+                    "an allocation of {} bytes ({align}{zeroed}, {} heap)",
+                    self.len,
+                    heap(u64::from(self.root & 3))
+                )
+            }
+            LIB_FREE if self.len == u64::MAX => "a free of an address in no symmetric heap".to_string(),
+            LIB_FREE => format!(
+                "a free of the block at offset {:#x} of the {} heap",
+                self.len & crate::instance::OFFSET_BITS,
+                heap(self.len >> 62)
+            ),
+            LIB_SPLIT => "a team split".to_string(),
+            _ => "a call of the library".to_string(),
+        }
+    }
+}
+
+/// The library's own collective call `c` (OpenSHMEM's allocation or free) on `t`, numbered and
+/// agreed as every collective call is ([`agreed`]): it returns once every member made the same
+/// one; a member that made another call, or waits in a barrier of the program instead, fails it
+/// on every member that made it, before anything is allocated or freed anywhere.
+pub(crate) fn library_call(inst: &Instance, t: &Team, c: &crate::instance::LibraryCall) -> Result<()> {
+    if t.size == 1 {
+        return Ok(());
+    }
+    let seq = small::next_seq(inst, t);
+    agreed(inst, t, seq, Call::library(c), |_| Ok(()))
+}
+
+/// The library's own collective call `call` on `t` that exchanges `data` (the same length on every
+/// member, at most the team's exchange area): every member's, in team order, read once every
+/// member is known to make the same call ([`agreed`]; see [`library_call`]).
+pub(crate) fn exchange_call(inst: &Instance, t: &Team, call: Call, data: &[u8]) -> Result<Vec<Vec<u8>>> {
+    if t.size == 1 {
+        return Ok(vec![data.to_vec()]);
+    }
+    let seq = small::next_seq(inst, t);
+    if !inst.all_direct() {
+        // the leaders' pushed exchanges of the agreement write where the data go (the partials
+        // area): agreed first, then exchanged between barriers every member enters
+        agreed(inst, t, seq, call, |_| Ok(()))?;
+        return sync::exchange(inst, t, data);
+    }
+    // (placed before the agreement, whose records go through the rings: every member finished
+    // reading the area in its last use, which ended with every member's completion)
+    sync::place_exchanged(inst, t, data)?;
+    let mut out = Vec::new();
+    agreed(inst, t, seq, call, |_| {
+        out = sync::read_exchanged(inst, t, data.len())?;
+        Ok(())
+    })?;
+    Ok(out)
 }
 
 /// Runs `body`, which moves the data of call `seq` (`call` on this PE), once every member is known
