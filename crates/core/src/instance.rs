@@ -255,7 +255,7 @@ pub trait Agreement {
 /// `control_operation_timeout`, so a PE that never joins makes the others fail (NULL) in that
 /// time (and, with the config store, a PE that joins after that fails at once: the step failed).
 /// The aclshmem API's allocation, as the original's control plane does it. (The other kind, a
-/// numbered collective call on the world team, is `sync::WorldAgreement`.)
+/// numbered collective call on the world team, is `collectives::WorldAgreement`.)
 pub struct BootstrapAgreement;
 
 impl Agreement for BootstrapAgreement {

@@ -549,6 +549,27 @@ impl Call {
     }
 }
 
+/// The collective allocation's agreement as a numbered collective call on the world team
+/// ([`library_call`]): a few microseconds on one node, where a round through the
+/// config store takes 30 to 140 (Open MPI's OSHMEM allocates in about 1). The PEs compare their
+/// calls before any of them allocates, as in any collective call, so a PE that made another
+/// collective call, or waits in a barrier of the program instead, fails the call on every PE that
+/// made it (and the one in the barrier counts it as made and failed, as for any collective call)
+/// rather than meeting its barriers: no PE ends up with a block the others lack. A PE that never
+/// joins is waited for as in any barrier (`ACLSHMEM_COLLECTIVE_TIMEOUT`; one that died or left is
+/// named). OpenSHMEM's `shmem_malloc` and `shmem_free`: collective with an implicit barrier, as the
+/// specification describes them. (The aclshmem API's is `instance::BootstrapAgreement`.)
+pub struct WorldAgreement;
+
+impl crate::instance::Agreement for WorldAgreement {
+    fn agree(&self, inst: &Instance, call: &crate::instance::LibraryCall) -> Result<()> {
+        library_call(inst, &inst.world_team(), call)
+    }
+    fn barrier(&self, inst: &Instance) -> Result<()> {
+        sync::barrier(inst, &inst.world_team())
+    }
+}
+
 /// The library's own collective call `c` (OpenSHMEM's allocation or free) on `t`, numbered and
 /// agreed as every collective call is ([`agreed`]): it returns once every member made the same
 /// one; a member that made another call, or waits in a barrier of the program instead, fails it
