@@ -117,11 +117,28 @@ pub extern "C" fn aclrtSynchronizeEventWithTimeout(event: *mut c_void, timeout: 
 /// `status` must be NULL or valid for a write of a C `enum` (`int`).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclrtQueryEventStatus(event: *mut c_void, status: *mut i32) -> AclError {
-    super::status("aclrtQueryEventStatus", || {
+    // SAFETY: forwarded contract.
+    unsafe {
+        query(
+            "aclrtQueryEventStatus",
+            event,
+            status,
+            [RECORDED_STATUS_COMPLETE, RECORDED_STATUS_NOT_READY],
+        )
+    }
+}
+
+/// Writes `values[0]` through `status` when the event's latest record has completed, else
+/// `values[1]` (the two query calls number their answers the other way round).
+///
+/// # Safety
+/// `status` must be NULL or valid for a write of a C `enum` (`int`).
+unsafe fn query(call: &'static str, event: *mut c_void, status: *mut i32, values: [i32; 2]) -> AclError {
+    super::status(call, || {
         require(status, "status")?;
         let value = match lookup(event, "event")?.query() {
-            Status::Complete => RECORDED_STATUS_COMPLETE,
-            Status::NotReady => RECORDED_STATUS_NOT_READY,
+            Status::Complete => values[0],
+            Status::NotReady => values[1],
         };
         // SAFETY: valid for writes per this function's contract.
         unsafe { write_out(status, "status", value) }
@@ -137,15 +154,15 @@ pub unsafe extern "C" fn aclrtQueryEventStatus(event: *mut c_void, status: *mut 
 /// `status` must be NULL or valid for a write of a C `enum` (`int`).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclrtQueryEvent(event: *mut c_void, status: *mut i32) -> AclError {
-    super::status("aclrtQueryEvent", || {
-        require(status, "status")?;
-        let value = match lookup(event, "event")?.query() {
-            Status::Complete => EVENT_STATUS_COMPLETE,
-            Status::NotReady => EVENT_STATUS_NOT_READY,
-        };
-        // SAFETY: valid for writes per this function's contract.
-        unsafe { write_out(status, "status", value) }
-    })
+    // SAFETY: forwarded contract.
+    unsafe {
+        query(
+            "aclrtQueryEvent",
+            event,
+            status,
+            [EVENT_STATUS_COMPLETE, EVENT_STATUS_NOT_READY],
+        )
+    }
 }
 
 /// `aclError aclrtEventElapsedTime(float *ms, aclrtEvent startEvent, aclrtEvent endEvent);` —
