@@ -155,13 +155,18 @@ fn heap(n: usize) {
 }
 
 /// An allocation made while the other PEs wait in a barrier, then the reverse: every allocation
-/// fails (the late ones at once) and the heaps stay symmetric (`pe_tests alloc_crossed`).
+/// fails at once (the first finds a PE in the barrier, the late ones find that bootstrap step
+/// failed) and the heaps stay symmetric (`pe_tests alloc_crossed`); also through the shm
+/// transport, where the barrier's mark is read.
 #[test]
 fn allocations_against_barriers_fail_on_every_pe_2_and_3pes() {
-    for n in [2, 3] {
-        let run = scenario("alloc_crossed", n);
+    let none: &[(&str, &str)] = &[];
+    for (n, env) in [(2, none), (3, none), (3, &[("ACLSHMEM_DIRECT_ACCESS", "0")][..])] {
+        let run = scenario_env("alloc_crossed", n, env);
         assert!(
-            run.stdout.contains("already failed on the PEs that made it"),
+            run.stdout
+                .contains("waits in a barrier (or sync) of the world team instead")
+                && run.stdout.contains("already failed on the PEs that made it"),
             "{}",
             run.dump()
         );

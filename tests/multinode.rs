@@ -531,6 +531,7 @@ fn two_nodes() {
                 ],
             ),
             ("pe_tests", "barrier", 2, NONE),
+            ("pe_tests", "alloc_crossed", 2, NONE),
             ("pe_tests", "init_finalize", 2, NONE),
             // returning from main without finalize: finalized at exit, PE 0 serving the others
             ("pe_tests", "no_finalize", 2, NONE),
@@ -609,6 +610,7 @@ fn four_nodes_one_pe_each() {
                 &[("RMA_SOAK_SEED", "11"), ("RMA_SOAK_ROUNDS", "30")],
             ),
             ("pe_tests", "barrier", 1, NONE),
+            ("pe_tests", "alloc_crossed", 1, NONE),
             ("pe_tests", "init_finalize", 1, NONE),
             ("stream_tests", "ring", 1, NONE),
         ],

@@ -1231,17 +1231,20 @@ static void scenario_no_finalize_stuck(void)
 }
 
 /* alloc_crossed: PE 0 allocates while the others wait in a barrier, then the reverse (a program
- * error). The allocation agrees through the bootstrap: PE 0's fails after the operation timeout
- * (2 s here), and the others', made later, fail at once (that bootstrap step failed), instead of
- * completing it with PE 0's stale part and leaving them with a block PE 0 lacks. The heaps stay
- * symmetric: a well-formed allocation afterwards holds what the left neighbour put into it. */
+ * error). The allocation agrees through the bootstrap: PE 0 finds a PE in the barrier and gives
+ * the step up at once (not after the operation timeout, 5 s here), and the others' allocations,
+ * made later, fail at once too (that bootstrap step failed), instead of completing it with PE 0's
+ * stale part and leaving them with a block PE 0 lacks. The heaps stay symmetric: a well-formed
+ * allocation afterwards holds what the left neighbour put into it. */
 static void scenario_alloc_crossed(void)
 {
     aclshmemx_init_attr_t attr = env_attr();
-    attr.option_attr.control_operation_timeout = 2;
+    attr.option_attr.control_operation_timeout = 5;
     CHECK_RC(aclshmemx_init_attr(ACLSHMEMX_INIT_WITH_DEFAULT, &attr), 0);
     if (g_pe == 0) {
+        double t0 = now_s();
         CHECK(aclshmem_malloc(64) == NULL, "an allocation against a barrier succeeded");
+        CHECK(now_s() - t0 < 3.0, "the allocation against a barrier took %.1f s", now_s() - t0);
         aclshmem_barrier_all();
         aclshmem_barrier_all();
     } else {

@@ -251,27 +251,6 @@ pub trait Agreement {
     fn barrier(&self, inst: &Instance) -> Result<()>;
 }
 
-/// The bootstrap's allgather and barrier (the config store, MPI): every step bounded by
-/// `control_operation_timeout`, so a PE that never joins makes the others fail (NULL) in that
-/// time (and, with the config store, a PE that joins after that fails at once: the step failed).
-/// The aclshmem API's allocation, as the original's control plane does it. (The other kind, a
-/// numbered collective call on the world team, is `collectives::WorldAgreement`.)
-pub struct BootstrapAgreement;
-
-impl Agreement for BootstrapAgreement {
-    fn agree(&self, inst: &Instance, call: &LibraryCall) -> Result<()> {
-        let parts = inst.routes.drive_while(|| inst.boot.allgather(&call.encode()))?;
-        let calls: Vec<Option<LibraryCall>> = parts.iter().map(|p| LibraryCall::decode(p)).collect();
-        if calls.iter().all(|c| c.as_ref() == Some(call)) {
-            return Ok(());
-        }
-        Err(Error::InvalidParam(call.differ(inst.my_pe, &calls)))
-    }
-    fn barrier(&self, inst: &Instance) -> Result<()> {
-        inst.routes.drive_while(|| inst.boot.barrier())
-    }
-}
-
 /// A collective call of the library's own that the PEs compare ([`Agreement`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LibraryCall {
@@ -283,7 +262,7 @@ pub enum LibraryCall {
 
 impl LibraryCall {
     /// One byte naming the call, then its request (the same length for both).
-    fn encode(&self) -> Vec<u8> {
+    pub(crate) fn encode(&self) -> Vec<u8> {
         match self {
             LibraryCall::Alloc(r) => {
                 let mut v = vec![0];
@@ -299,7 +278,7 @@ impl LibraryCall {
         }
     }
 
-    fn decode(b: &[u8]) -> Option<LibraryCall> {
+    pub(crate) fn decode(b: &[u8]) -> Option<LibraryCall> {
         match (b.first()?, b.get(1..)?) {
             (0, r) => AllocRequest::decode(r).map(LibraryCall::Alloc),
             (1, r) if r.len() == 18 => Some(LibraryCall::Free(u64::from_le_bytes(r[..8].try_into().ok()?))),
@@ -309,7 +288,7 @@ impl LibraryCall {
 
     /// The message of a call (this one, on PE `me`) that other PEs made differently (`calls`, by
     /// PE; None: not a call of this kind).
-    fn differ(&self, me: usize, calls: &[Option<LibraryCall>]) -> String {
+    pub(crate) fn differ(&self, me: usize, calls: &[Option<LibraryCall>]) -> String {
         match self {
             LibraryCall::Alloc(_) => {
                 let sizes: Vec<String> = calls

@@ -1029,6 +1029,65 @@ pub(crate) fn read_exchanged(inst: &Instance, team: &Team, n: usize) -> Result<V
     Ok(out)
 }
 
+/// The bootstrap's allgather and barrier (the config store, MPI): every step bounded by
+/// `control_operation_timeout`, so a PE that never joins makes the others fail (NULL) in that
+/// time (and, with the config store, a PE that joins after that fails at once: the step failed).
+/// While it waits, a PE that finds another waiting in a barrier (or sync) of the program on the
+/// world team ([`world_member_in_barrier`]) gives the step up, which fails it on every PE at once
+/// (that PE will not come: it cannot leave its barrier before this one arrives there). The
+/// aclshmem API's allocation, as the original's control plane does it. (The other kind, a
+/// numbered collective call on the world team, is `collectives::WorldAgreement`.)
+pub struct BootstrapAgreement;
+
+impl crate::instance::Agreement for BootstrapAgreement {
+    fn agree(&self, inst: &Instance, call: &crate::instance::LibraryCall) -> Result<()> {
+        use crate::instance::LibraryCall;
+        let check = || {
+            world_member_in_barrier(inst).map(|pe| {
+                format!(
+                    "PE {pe} waits in a barrier (or sync) of the world team instead of this collective \
+                     allocation or free"
+                )
+            })
+        };
+        let parts = inst
+            .routes()
+            .drive_while(|| inst.boot().allgather_checked(&call.encode(), &check))?;
+        let calls: Vec<Option<LibraryCall>> = parts.iter().map(|p| LibraryCall::decode(p)).collect();
+        if calls.iter().all(|c| c.as_ref() == Some(call)) {
+            return Ok(());
+        }
+        Err(Error::InvalidParam(call.differ(inst.my_pe(), &calls)))
+    }
+    fn barrier(&self, inst: &Instance) -> Result<()> {
+        inst.routes().drive_while(|| inst.boot().barrier())
+    }
+}
+
+/// A world PE that waits in a barrier (or sync) of the program on the world team, where this PE
+/// is in a collective step of the library's own that no barrier meets (the bootstrap's): that PE
+/// cannot leave the barrier before this one arrives there, so it will not take part in the step.
+/// Where every member is mapped, [`waits_in_barrier`] (a member recorded its arrival; a member
+/// still leaving the previous barrier is not in one); over a transport, the member's mark names
+/// this PE's next call and next barrier ([`waits_in_program_barrier`]).
+pub(crate) fn world_member_in_barrier(inst: &Instance) -> Option<usize> {
+    let t = inst.world_team();
+    if t.size < 2 {
+        return None;
+    }
+    if inst.all_direct() {
+        return (0..t.size)
+            .filter(|&i| i != t.my_index)
+            .find(|&i| waits_in_barrier(inst, &t, i))
+            .map(|i| t.world_pe(i));
+    }
+    let next = inst.team_cells().seq(t.slot) + 1;
+    (0..t.size)
+        .filter(|&i| i != t.my_index)
+        .map(|i| t.world_pe(i))
+        .find(|&pe| waits_in_program_barrier(inst, &t, pe, next))
+}
+
 /// Words of a slot's exchange area that [`agreed`] uses, before the data of [`exchange`] (which
 /// must not pass for a record of a call: a member waiting for another's publication reads its
 /// record, `collectives::small`). The hierarchical reduction's partials overlap that data (the

@@ -18,6 +18,13 @@ pub trait Bootstrap: Send + Sync {
     fn session(&self) -> u64;
     /// Every PE contributes `data`; returns all contributions in PE order.
     fn allgather(&self, data: &[u8]) -> Result<Vec<Vec<u8>>>;
+    /// [`Bootstrap::allgather`], giving up (on every PE) when `check`, asked now and then while
+    /// the others are awaited, names a PE that is busy with something else and will not
+    /// contribute. Where the bootstrap cannot give a collective up (MPI), the plain allgather.
+    fn allgather_checked(&self, data: &[u8], check: &dyn Fn() -> Option<String>) -> Result<Vec<Vec<u8>>> {
+        let _ = check;
+        self.allgather(data)
+    }
     /// Returns once every PE has called it.
     fn barrier(&self) -> Result<()> {
         self.allgather(&[]).map(|_| ())

@@ -558,7 +558,7 @@ impl Call {
 /// rather than meeting its barriers: no PE ends up with a block the others lack. A PE that never
 /// joins is waited for as in any barrier (`ACLSHMEM_COLLECTIVE_TIMEOUT`; one that died or left is
 /// named). OpenSHMEM's `shmem_malloc` and `shmem_free`: collective with an implicit barrier, as the
-/// specification describes them. (The aclshmem API's is `instance::BootstrapAgreement`.)
+/// specification describes them. (The aclshmem API's is `sync::BootstrapAgreement`.)
 pub struct WorldAgreement;
 
 impl crate::instance::Agreement for WorldAgreement {

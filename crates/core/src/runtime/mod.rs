@@ -23,9 +23,8 @@ mod init;
 pub mod qp;
 
 pub use crate::collectives::WorldAgreement;
-pub use crate::instance::{
-    Agreement, AllocRequest, BootstrapAgreement, Engine, Instance, LibraryCall, StaticRegion,
-};
+pub use crate::instance::{Agreement, AllocRequest, Engine, Instance, LibraryCall, StaticRegion};
+pub use crate::sync::BootstrapAgreement;
 pub use crate::util::{at_normal_exit, ending, exit_process};
 pub use init::{finalize, finalizing_at_exit, global_exit, init, init_with_buffers};
 

@@ -179,24 +179,40 @@ pub struct Client {
     pe: usize,
     /// Largest answer the store can send this job (an allgather result).
     max_answer: usize,
+    /// How long an answer may take (the store's operation timeout and a margin).
+    read_timeout: Duration,
 }
 
 impl Client {
     pub fn connect(target: &Target, op_timeout: Duration) -> Result<Client> {
         let (conn, session) = target.open(false)?;
         // the store answers a collective within op_timeout (or says why not)
-        conn.set_read_timeout(Some(op_timeout + Duration::from_secs(5)))?;
+        let read_timeout = op_timeout + Duration::from_secs(5);
+        conn.set_read_timeout(Some(read_timeout))?;
         Ok(Client {
             _fork: ForkGuard::register(conn.raw_fd()),
             stream: Mutex::new((conn, 0)),
             session,
             pe: target.pe,
             max_answer: max_result_frame(target.n_pes),
+            read_timeout,
         })
     }
 
     /// Contributes `data` to the next collective and returns every PE's contribution.
     pub fn allgather(&self, data: &[u8]) -> Result<Vec<Vec<u8>>> {
+        self.allgather_checked(data, None)
+    }
+
+    /// [`Client::allgather`]; while the answer is awaited, `check` (when given) is asked now and
+    /// then (from 2 ms on, at doubling intervals up to 100 ms) whether another PE is busy with
+    /// something else and will not contribute: then this PE gives the collective up
+    /// ([`Message::Abandon`]), which fails it on every PE with the reason `check` gave.
+    pub fn allgather_checked(
+        &self,
+        data: &[u8],
+        check: Option<&dyn Fn() -> Option<String>>,
+    ) -> Result<Vec<Vec<u8>>> {
         if data.len() > MAX_PART {
             return Err(Error::Bootstrap(format!(
                 "PE {}: a bootstrap allgather of {} bytes exceeds the config store's limit of {MAX_PART}",
@@ -225,8 +241,14 @@ impl Client {
             },
         )
         .map_err(lost)?;
-        match read_frame(stream, self.max_answer) {
+        let mut abandoned = false;
+        let answer = match check {
+            None => read_frame(stream, self.max_answer),
+            Some(check) => self.await_answer(stream, my_seq, check, &mut abandoned),
+        };
+        match answer {
             Ok(Message::AllgatherResult { seq, parts }) if seq == my_seq => Ok(parts),
+            Ok(Message::Failed { reason, .. }) if abandoned => Err(Error::InvalidParam(failed(reason))),
             Ok(Message::Failed { reason, .. }) => Err(Error::Timeout(failed(reason))),
             Ok(other) => Err(Error::Bootstrap(format!(
                 "unexpected answer from the config store: {other:?}"
@@ -244,6 +266,42 @@ impl Client {
             }
             Err(e) => Err(lost(e)),
         }
+    }
+
+    /// The answer to collective `seq`, read in short slices so that `check` can be asked between
+    /// them (see [`Client::allgather_checked`]); the connection's read timeout is restored after.
+    fn await_answer(
+        &self,
+        stream: &mut Conn,
+        seq: u64,
+        check: &dyn Fn() -> Option<String>,
+        abandoned: &mut bool,
+    ) -> std::io::Result<Message> {
+        let deadline = Instant::now() + self.read_timeout;
+        let mut slice = Duration::from_millis(2);
+        let mut frames = FrameReader::new(self.max_answer);
+        let answer = loop {
+            stream.set_read_timeout(Some(slice))?;
+            match frames.poll(stream) {
+                Ok(Some(m)) => break Ok(m),
+                Ok(None) => {}
+                Err(e) => break Err(e),
+            }
+            if Instant::now() >= deadline {
+                break Err(std::io::ErrorKind::TimedOut.into());
+            }
+            if !*abandoned && let Some(reason) = check() {
+                // the store fails the collective on every PE in it, this one included, and
+                // answers as for any failure
+                if let Err(e) = write_frame(stream, &Message::Abandon { seq, reason }) {
+                    break Err(e);
+                }
+                *abandoned = true;
+            }
+            slice = (slice * 2).min(Duration::from_millis(100));
+        };
+        stream.set_read_timeout(Some(self.read_timeout))?;
+        answer
     }
 
     /// Tells the store this PE is done and waits until the store closes the connection, which it

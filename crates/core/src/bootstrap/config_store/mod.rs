@@ -237,6 +237,20 @@ fn adopt_listener(fd: i32) -> Result<TcpListener> {
     Ok(unsafe { TcpListener::from_raw_fd(fd) })
 }
 
+impl ConfigStore {
+    /// An allgather's answer, which must have a part for every PE.
+    fn checked_parts(&self, parts: Vec<Vec<u8>>) -> Result<Vec<Vec<u8>>> {
+        if parts.len() != self.n_pes {
+            return Err(Error::Bootstrap(format!(
+                "allgather returned {} parts for {} PEs",
+                parts.len(),
+                self.n_pes
+            )));
+        }
+        Ok(parts)
+    }
+}
+
 impl Bootstrap for ConfigStore {
     fn my_pe(&self) -> usize {
         self.my_pe
@@ -248,15 +262,10 @@ impl Bootstrap for ConfigStore {
         self.client.session
     }
     fn allgather(&self, data: &[u8]) -> Result<Vec<Vec<u8>>> {
-        let parts = self.client.allgather(data)?;
-        if parts.len() != self.n_pes {
-            return Err(Error::Bootstrap(format!(
-                "allgather returned {} parts for {} PEs",
-                parts.len(),
-                self.n_pes
-            )));
-        }
-        Ok(parts)
+        self.checked_parts(self.client.allgather(data)?)
+    }
+    fn allgather_checked(&self, data: &[u8], check: &dyn Fn() -> Option<String>) -> Result<Vec<Vec<u8>>> {
+        self.checked_parts(self.client.allgather_checked(data, Some(check))?)
     }
     fn global_exit(&self, status: i32) {
         self.watcher.global_exit(status);

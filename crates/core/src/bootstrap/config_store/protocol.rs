@@ -50,6 +50,9 @@ pub enum Message {
     AllgatherResult { seq: u64, parts: Vec<Vec<u8>> },
     /// Store → client: the collective failed (a PE did not arrive in time, or died).
     Failed { seq: u64, reason: String },
+    /// Client → store: this PE gives collective `seq` up (it found another PE busy with something
+    /// else, which will not contribute): the collective fails, on every PE, with `reason`.
+    Abandon { seq: u64, reason: String },
     /// Client → store: this PE is done with the store (finalize).
     Bye,
     /// Client → store (watch connection): end the whole job with `status`.
@@ -85,6 +88,7 @@ const K_GLOBAL_EXIT: u8 = 8;
 const K_EXIT_NOTICE: u8 = 9;
 const K_PEER_DIED: u8 = 10;
 const K_PING: u8 = 11;
+const K_ABANDON: u8 = 12;
 
 fn put_bytes(out: &mut Vec<u8>, b: &[u8]) {
     out.extend_from_slice(&(b.len() as u32).to_le_bytes());
@@ -134,6 +138,11 @@ pub fn encode(msg: &Message) -> Vec<u8> {
             body.extend_from_slice(&seq.to_le_bytes());
             put_bytes(&mut body, reason.as_bytes());
             K_FAILED
+        }
+        Message::Abandon { seq, reason } => {
+            body.extend_from_slice(&seq.to_le_bytes());
+            put_bytes(&mut body, reason.as_bytes());
+            K_ABANDON
         }
         Message::Bye => K_BYE,
         Message::GlobalExit { status } => {
@@ -244,6 +253,10 @@ pub fn decode(frame: &[u8]) -> Result<Message, ProtocolError> {
             Message::AllgatherResult { seq, parts }
         }
         K_FAILED => Message::Failed {
+            seq: r.u64()?,
+            reason: r.string()?,
+        },
+        K_ABANDON => Message::Abandon {
             seq: r.u64()?,
             reason: r.string()?,
         },
@@ -417,6 +430,10 @@ mod tests {
         roundtrip(Message::Failed {
             seq: 1,
             reason: "PE 3 died".into(),
+        });
+        roundtrip(Message::Abandon {
+            seq: 4,
+            reason: "PE 1 waits in a barrier".into(),
         });
         roundtrip(Message::Bye);
         roundtrip(Message::GlobalExit { status: -3 });

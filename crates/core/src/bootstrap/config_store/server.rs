@@ -783,6 +783,7 @@ impl Store {
             ) => self.admit(token, version, &secret, pe as usize, n_pes as usize, watch),
             (Role::Stranger, _) => self.reject(token, "first frame is not a hello", NOT_ADMITTED),
             (Role::Request(pe), Message::Allgather { seq, data }) => self.allgather(pe, seq, data),
+            (Role::Request(pe), Message::Abandon { seq, reason }) => self.abandon(pe, seq, reason),
             (Role::Request(pe), Message::Bye) => self.bye(pe),
             (Role::Request(pe), other) => {
                 log::warn!("config store: PE {pe} sent an unexpected {other:?}; closing");
@@ -960,6 +961,24 @@ impl Store {
                 pe_list(&self.dead)
             );
             self.fail(pe, reason);
+        }
+    }
+
+    /// `pe` gives up round `seq`, in which it waits (another PE is busy elsewhere and will not
+    /// contribute): the round fails for every PE waiting in it and every PE that comes later, as
+    /// one that timed out. (A round that completed meanwhile has its answer on the way: nothing.)
+    fn abandon(&mut self, pe: usize, seq: u64, reason: String) {
+        if self.pes[pe].waiting.is_none_or(|(s, _)| s != seq) {
+            return;
+        }
+        let reason = format!("PE {pe} gave it up: {reason}");
+        for p in 0..self.n_pes {
+            if self.pes[p].waiting.is_some_and(|(s, _)| s == seq) {
+                self.fail(p, reason.clone());
+            }
+        }
+        if let Some(r) = self.rounds.get_mut(&seq) {
+            r.failed = Some(reason);
         }
     }
 
@@ -1254,6 +1273,51 @@ mod tests {
         // the next round, made by every PE, completes
         let h0 = std::thread::spawn(move || c0.allgather(b"0").unwrap());
         let h1 = std::thread::spawn(move || c1.allgather(b"1").unwrap());
+        let r2 = c2.allgather(b"2").unwrap();
+        assert_eq!(r2, vec![b"0".to_vec(), b"1".to_vec(), b"2".to_vec()]);
+        assert_eq!(h0.join().unwrap(), r2);
+        assert_eq!(h1.join().unwrap(), r2);
+        drop(server);
+    }
+
+    #[test]
+    fn an_abandoned_round_fails_at_once() {
+        // PE 0 waits in a round and finds PE 2 busy elsewhere: it gives the round up, which
+        // fails it at once on PE 0 and PE 1 (waiting) and on PE 2 when it comes; the next round,
+        // made by all, completes
+        let (server, addr) = start(3, b"s", Duration::from_secs(30));
+        let t = Duration::from_secs(5);
+        let c0 = Client::connect(&target(addr, b"s", 0, 3, t), t).unwrap();
+        let c1 = Client::connect(&target(addr, b"s", 1, 3, t), t).unwrap();
+        let c2 = Client::connect(&target(addr, b"s", 2, 3, t), t).unwrap();
+        let h1 = std::thread::spawn(move || (c1.allgather(b"a").map(|_| ()).unwrap_err().to_string(), c1));
+        let start_t = Instant::now();
+        let asked = std::sync::atomic::AtomicUsize::new(0);
+        let check = || {
+            // busy elsewhere from the third look on
+            (asked.fetch_add(1, std::sync::atomic::Ordering::Relaxed) >= 2)
+                .then(|| "PE 2 is in a barrier".to_string())
+        };
+        let e0 = c0.allgather_checked(b"a", Some(&check)).unwrap_err();
+        assert!(
+            matches!(e0, crate::error::Error::InvalidParam(_))
+                && e0.to_string().contains("PE 2 is in a barrier"),
+            "{e0}"
+        );
+        let (e1, c1) = h1.join().unwrap();
+        assert!(e1.contains("PE 0 gave it up: PE 2 is in a barrier"), "{e1}");
+        assert!(
+            start_t.elapsed() < Duration::from_secs(3),
+            "{:?}",
+            start_t.elapsed()
+        );
+        let e2 = c2.allgather(b"a").unwrap_err().to_string();
+        assert!(e2.contains("already failed") && e2.contains("gave it up"), "{e2}");
+        // a check that finds nothing changes nothing
+        let never = || None;
+        let h0 = std::thread::spawn(move || c0.allgather_checked(b"0", Some(&never)).unwrap());
+        let h1 = std::thread::spawn(move || c1.allgather(b"1").unwrap());
+        std::thread::sleep(Duration::from_millis(300));
         let r2 = c2.allgather(b"2").unwrap();
         assert_eq!(r2, vec![b"0".to_vec(), b"1".to_vec(), b"2".to_vec()]);
         assert_eq!(h0.join().unwrap(), r2);
