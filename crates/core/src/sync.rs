@@ -1072,20 +1072,24 @@ impl crate::instance::Agreement for BootstrapAgreement {
 /// this PE's next call and next barrier ([`waits_in_program_barrier`]).
 pub(crate) fn world_member_in_barrier(inst: &Instance) -> Option<usize> {
     let t = inst.world_team();
-    if t.size < 2 {
-        return None;
-    }
-    if inst.all_direct() {
-        return (0..t.size)
-            .filter(|&i| i != t.my_index)
-            .find(|&i| waits_in_barrier(inst, &t, i))
-            .map(|i| t.world_pe(i));
-    }
-    let next = inst.team_cells().seq(t.slot) + 1;
     (0..t.size)
         .filter(|&i| i != t.my_index)
+        .find(|&i| member_in_barrier(inst, &t, i))
         .map(|i| t.world_pe(i))
-        .find(|&pe| waits_in_program_barrier(inst, &t, pe, next))
+}
+
+/// Whether member `member` of `team` waits in a barrier (or sync) of the program on `team` where
+/// this PE, not in one, is in a step of the library's own that takes no call number on the team
+/// (see [`world_member_in_barrier`]).
+pub(crate) fn member_in_barrier(inst: &Instance, team: &Team, member: usize) -> bool {
+    if member == team.my_index || member >= team.size {
+        return false;
+    }
+    if inst.all_direct() {
+        return waits_in_barrier(inst, team, member);
+    }
+    let next = inst.team_cells().seq(team.slot) + 1;
+    waits_in_program_barrier(inst, team, team.world_pe(member), next)
 }
 
 /// Words of a slot's exchange area that [`agreed`] uses, before the data of [`exchange`] (which

@@ -173,6 +173,49 @@ const USED: usize = 256;
 const _: () = assert!(USED + ACLSHMEM_MAX_TEAMS / 8 <= SPLIT_AREA);
 const RESULT_VALID: u64 = 1 << 63;
 const NO_SLOT: u64 = 0xffff;
+/// The slot field of a result that says the split failed on its leader: a member waits in a
+/// barrier of the parent team instead.
+const FAILED_SLOT: u64 = 0xfffe;
+const _: () = assert!(ACLSHMEM_MAX_TEAMS < FAILED_SLOT as usize);
+
+/// Looks at doubling intervals (2 ms to 100 ms) during a wait of a split: whether a PE the wait
+/// is for waits in a barrier of the parent team instead (it will not come).
+struct Looks {
+    started: std::time::Instant,
+    next: std::time::Duration,
+}
+
+impl Looks {
+    fn new() -> Looks {
+        Looks {
+            started: std::time::Instant::now(),
+            next: std::time::Duration::from_millis(2),
+        }
+    }
+
+    /// Whether a look is due now.
+    fn due(&mut self) -> bool {
+        if self.started.elapsed() < self.next {
+            return false;
+        }
+        self.next += (self.next).min(std::time::Duration::from_millis(100));
+        true
+    }
+}
+
+/// The error of a split whose PE `pe` (member `what` of the new team) waits in a barrier of the
+/// parent team instead.
+fn split_in_barrier(inst: &Instance, parent: &Team, pe: usize, what: &str) -> Error {
+    let msg = format!(
+        "asymmetric team split on parent team {}: this PE (PE {}) splits, PE {pe} ({what}) waits in a \
+         barrier (or sync) of the parent team instead (every member of the new team must call the split \
+         with the same arguments)",
+        parent.slot,
+        inst.my_pe()
+    );
+    crate::logging::write_stderr(&format!("aclshmem: [PE {}] {msg}\n", inst.my_pe()));
+    Error::InvalidParam(msg)
+}
 
 /// A 64-bit word of world PE `pe`'s split mailbox: directly when mapped here, else through the
 /// PE's transport.
@@ -233,7 +276,17 @@ fn wait_for<T>(
 /// than the largest incarnation in each member's mailbox. `tag` names the split (shape and count:
 /// the same on every member); the leader opens its mailbox to one split at a time, in its own
 /// order of calls, and members wait until it opened theirs.
-fn agree_members(inst: &Instance, members: &[usize], tag: u64) -> Result<(Option<usize>, u32)> {
+///
+/// A PE waited for that waits in a barrier of the parent team instead (`indices`: the members'
+/// indices in `parent`) will not come: a member waiting for the leader fails; the leader waiting
+/// for members fails and tells the members (a failed result), so none waits for ever.
+fn agree_members(
+    inst: &Instance,
+    parent: &Team,
+    indices: &[usize],
+    members: &[usize],
+    tag: u64,
+) -> Result<(Option<usize>, u32)> {
     let leader = members[0];
     let me = inst.my_pe();
     let (bitmap, created) = {
@@ -248,10 +301,24 @@ fn agree_members(inst: &Instance, members: &[usize], tag: u64) -> Result<(Option
         // opened in the leader's own order of splits: members of a later one wait
         mailbox(inst, TAG, me, AmoOp::Set(tag))?;
     } else {
+        let mut looks = Looks::new();
         wait_for(
             inst,
             &|| format!("PE {leader} (the new team's first member) has not begun this team split"),
-            || Ok((mailbox(inst, TAG, leader, AmoOp::Fetch)? == tag).then_some(())),
+            || {
+                if mailbox(inst, TAG, leader, AmoOp::Fetch)? == tag {
+                    return Ok(Some(()));
+                }
+                if looks.due() && sync::member_in_barrier(inst, parent, indices[0]) {
+                    return Err(split_in_barrier(
+                        inst,
+                        parent,
+                        leader,
+                        "the new team's first member",
+                    ));
+                }
+                Ok(None)
+            },
         )?;
     }
     for (i, chunk) in bitmap.chunks_exact(8).enumerate() {
@@ -280,6 +347,7 @@ fn agree_members(inst: &Instance, members: &[usize], tag: u64) -> Result<(Option
     mailbox(inst, ARR, leader, AmoOp::FetchAdd(1))?;
     if me == leader {
         let n = members.len() as u64;
+        let mut looks = Looks::new();
         let all = wait_for(
             inst,
             &|| {
@@ -295,7 +363,25 @@ fn agree_members(inst: &Instance, members: &[usize], tag: u64) -> Result<(Option
                     late.join(", ")
                 )
             },
-            || Ok((mailbox(inst, ARR, me, AmoOp::Fetch)? >= n).then_some(())),
+            || {
+                if mailbox(inst, ARR, me, AmoOp::Fetch)? >= n {
+                    return Ok(Some(()));
+                }
+                if looks.due() {
+                    for (k, &m) in members.iter().enumerate().skip(1) {
+                        if mailbox(inst, SEEN, m, AmoOp::Fetch)? != tag
+                            && sync::member_in_barrier(inst, parent, indices[k])
+                        {
+                            // the members that arrived wait for a result: a failed one
+                            for &other in &members[1..] {
+                                mailbox(inst, RESULT, other, AmoOp::Set(RESULT_VALID | FAILED_SLOT))?;
+                            }
+                            return Err(split_in_barrier(inst, parent, m, "a member of the new team"));
+                        }
+                    }
+                }
+                Ok(None)
+            },
         );
         if let Err(e) = all {
             // given up: the mailbox serves this PE's next splits (a member arriving later finds
@@ -324,6 +410,13 @@ fn agree_members(inst: &Instance, members: &[usize], tag: u64) -> Result<(Option
         },
     )?;
     let slot = match result & 0xffff {
+        FAILED_SLOT => {
+            return Err(Error::InvalidParam(format!(
+                "asymmetric team split on parent team {}: a member of the new team waits in a barrier \
+                 (or sync) of the parent team instead (PE {leader}, the new team's first member, names it)",
+                parent.slot
+            )));
+        }
         NO_SLOT => None,
         s => Some(s as usize),
     };
@@ -408,9 +501,11 @@ pub fn split_strided(
         shape.size,
     );
     let count = inst.teams().next_split(key);
-    let (slot, inc) = agree_members(inst, &members, split_tag(key, count)).inspect_err(|_| {
-        inst.teams().undo_split(key);
-    })?;
+    let indices: Vec<usize> = shape.members().collect();
+    let (slot, inc) =
+        agree_members(inst, &parent, &indices, &members, split_tag(key, count)).inspect_err(|_| {
+            inst.teams().undo_split(key);
+        })?;
     inst.teams().saw_creation(inc);
     let slot = slot.ok_or_else(|| {
         Error::Inner(format!(

@@ -1,7 +1,7 @@
-/* Collective allocation, free and team split made by some PEs while the others wait in a barrier
+/* Collective allocation, free and team splits made by some PEs while the others wait in a barrier
  * of the program, or make another collective call (a program error), run with
  * ACLSHMEM_OSHMEM_ON_ERROR=continue: every such call fails on the PEs that made it (NULL, nothing
- * freed, a nonzero 2-D split), each barrier ends once every PE called one, and the heap stays
+ * freed, a nonzero split), each barrier ends once every PE called one, and the heap stays
  * symmetric: the next well-formed allocation returns the same address on every PE and puts into
  * it land. (They used to meet each other's barriers: the allocation failed on one PE and
  * succeeded on the others, whose heaps then differed.) */
@@ -84,6 +84,30 @@ int main(void) {
         shmem_team_destroy(yt);
     }
     if (xt != SHMEM_TEAM_INVALID) shmem_team_destroy(xt);
+
+    /* 3b. strided splits (made by the new team's members only) against barriers: the first
+     * member finds a member in the barrier, or a member finds the first member there */
+    shmem_team_t st = SHMEM_TEAM_INVALID;
+    if (me == 0) {
+        CHECK(shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, n, NULL, 0, &st) != 0,
+              "strided split against a barrier succeeded");
+        CHECK(st == SHMEM_TEAM_INVALID, "failed strided split made a team");
+        shmem_barrier_all();
+        shmem_barrier_all();
+    } else {
+        shmem_barrier_all();
+        CHECK(shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, n, NULL, 0, &st) != 0,
+              "strided split against a barrier succeeded");
+        CHECK(st == SHMEM_TEAM_INVALID, "failed strided split made a team");
+        shmem_barrier_all();
+    }
+    CHECK(shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, n, NULL, 0, &st) == 0, "well-formed strided split failed");
+    if (st != SHMEM_TEAM_INVALID) {
+        src[0] = me + 1;
+        CHECK(shmem_long_sum_reduce(st, dst, src, 1) == 0 && dst[0] == (long)n * (n + 1) / 2,
+              "a reduction on the strided team: %ld", dst[0]);
+        shmem_team_destroy(st);
+    }
 
     /* 4. an allocation against another collective call: both fail, on every PE */
     for (int i = 0; i < n; i++) src[i] = me;
