@@ -482,6 +482,10 @@ fn two_nodes() {
             ("team_tests", "barrier_against_collective", 2, NONE),
             ("team_tests", "barrier_against_collective last", 2, NONE),
             ("team_tests", "asymmetric_mix 21 150 nobcastfamily eager", 1, NONE),
+            // an eager broadcast against another family leaves the others a call behind: their
+            // call fails when the root's next one of that family meets it, instead of pairing
+            // with it and returning its data
+            ("team_tests", "bcast_against_family", 1, NONE),
             ("team_tests", "asymmetric_mix 22 100", 2, NONE),
             ("team_tests", "asymmetric_mix 23 100 world", 2, NONE),
             // every peer through UCX (no hierarchy): a member in a barrier while the others make
@@ -600,6 +604,7 @@ fn four_nodes_one_pe_each() {
             ("team_tests", "asymmetric_lengths", 1, NONE),
             ("team_tests", "asymmetric_types 2", 1, NONE),
             ("team_tests", "asymmetric_families", 1, NONE),
+            ("team_tests", "bcast_against_family", 1, NONE),
             ("team_tests", "barrier_against_collective last", 1, NONE),
             ("team_tests", "soak 10 120", 1, NONE),
             ("team_tests", "soak 13 100 high", 1, NONE),

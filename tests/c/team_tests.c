@@ -1826,6 +1826,64 @@ static void scenario_asymmetric_families(void)
     finish();
 }
 
+/* bcast_against_family (one PE per node, whose small broadcasts are eager): member 0 broadcasts
+   8 bytes on a team of every PE while the others make an fcollect (then a reduction, then an
+   alltoall). The eager broadcast has no agreement: its root returns 0 and the others are a call
+   behind. Member 0's next call of their family must not pair with theirs (it did, and both
+   returned 0 with the other call's data): both fail with ACLSHMEM_INVALID_PARAM and nothing lands
+   in the others' dest. The team is then destroyed (which waits for no call) and a new one works;
+   a later broadcast on it delivers its own data. */
+static void scenario_bcast_against_family(void)
+{
+    init();
+    const int me = aclshmem_my_pe(), n = aclshmem_n_pes();
+    CHECK(n >= 2, "needs 2 PEs");
+    int64_t *src = aclshmem_malloc(8 * sizeof(int64_t) * n), *dst = aclshmem_malloc(8 * sizeof(int64_t) * n);
+    int64_t *a = aclshmem_malloc(8 * sizeof(int64_t)), *b = aclshmem_malloc(8 * sizeof(int64_t) * n);
+    CHECK(src && dst && a && b, "malloc");
+    const char *fams[] = {"fcollect", "alltoall", "sum"};
+    for (int f = 0; f < 3; f++) {
+        aclshmem_team_t t;
+        CHECK_RC(aclshmem_team_split_strided(ACLSHMEM_TEAM_WORLD, 0, 1, n, &t), 0);
+        for (int i = 0; i < 8 * n; i++) {
+            src[i] = 1000 * (me + 1) + i;
+            dst[i] = -1;
+        }
+        aclshmem_barrier_all();
+        if (me == 0) {
+            CHECK_RC(aclshmem_broadcastmem(t, dst, src, 8, 0), 0);
+            /* its next call of the others' family meets theirs as another of the team's calls */
+            for (int i = 0; i < 8 * n; i++) {
+                src[i] = 5000 + i;
+            }
+            const int rc = family_call(f, t, (unsigned char *)dst, (unsigned char *)src, 8, 0);
+            CHECK(rc == ACLSHMEM_INVALID_PARAM, "%s after the broadcast returned %d", fams[f], rc);
+        } else {
+            const int rc = family_call(f, t, (unsigned char *)dst, (unsigned char *)src, 8, 0);
+            CHECK(rc == ACLSHMEM_INVALID_PARAM, "%s against the broadcast returned %d", fams[f], rc);
+            for (int i = 0; i < 8 * n; i++) {
+                CHECK(dst[i] < 5000, "%s against the broadcast took member 0's next call's data (dst[%d] %lld)", fams[f],
+                      i, (long long)dst[i]);
+            }
+        }
+        aclshmem_team_destroy(t);
+        aclshmem_barrier_all();
+        CHECK_RC(aclshmem_team_split_strided(ACLSHMEM_TEAM_WORLD, 0, 1, n, &t), 0);
+        team_works(t, a, b, f, fams[f]);
+        src[0] = 777 + f;
+        dst[0] = 0;
+        CHECK_RC(aclshmem_broadcastmem(t, dst, src, 8, 0), 0);
+        CHECK(me == 0 || dst[0] == 777 + f, "a broadcast on the new team delivered %lld", (long long)dst[0]);
+        aclshmem_team_destroy(t);
+        aclshmem_barrier_all();
+    }
+    aclshmem_free(b);
+    aclshmem_free(a);
+    aclshmem_free(dst);
+    aclshmem_free(src);
+    finish();
+}
+
 /* barrier_against_collective: on a team of every PE, member 0 (then members 0 and 1, with 3 PEs or
    more) calls a team barrier while the others make a collective call in which they wait for member
    0 (fcollect, alltoall, sum reduction and broadcast from member 0; on the rings and on the barrier
@@ -2202,6 +2260,8 @@ int main(int argc, char **argv)
         scenario_asymmetric_broadcast();
     } else if (strcmp(argv[1], "asymmetric_lengths") == 0) {
         scenario_asymmetric_lengths();
+    } else if (strcmp(argv[1], "bcast_against_family") == 0) {
+        scenario_bcast_against_family();
     } else if (strcmp(argv[1], "asymmetric_families") == 0) {
         scenario_asymmetric_families();
     } else if (strcmp(argv[1], "asymmetric_types") == 0) {

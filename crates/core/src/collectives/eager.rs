@@ -293,13 +293,17 @@ fn remote<'a>(inst: &'a Instance, t: &Team, off: usize, pe: usize) -> Remote<'a>
 }
 
 /// The word that announces the entry of call `e` with root `root` and `len` bytes of the team of
-/// incarnation `inc`: a mark (never 0, so a cleared word never passes for one), 16 bits of the
-/// incarnation with a fold of the length mixed in (a member of another length waits for another
-/// word, and its wait finds the root's record different), root + 1, the call.
-fn net_word(e: u64, root: usize, inc: u32, len: usize) -> u64 {
+/// incarnation `inc`, the team's call number `call`: a mark (never 0, so a cleared word never
+/// passes for one), 16 bits of the incarnation with a fold of the length and of the call number
+/// mixed in (a member of another length waits for another word, and its wait finds the root's
+/// record different; a member that reaches this broadcast as another of the team's calls, out of
+/// step after an asymmetric call, waits for another word instead of taking the data of a
+/// broadcast it did not make), root + 1, the call.
+fn net_word(e: u64, root: usize, inc: u32, len: usize, call: u64) -> u64 {
     let l = len as u64;
     let fold = (l ^ l >> 16 ^ l >> 32 ^ l >> 48) & 0xffff;
-    0x42 << 56 | ((u64::from(inc) ^ fold) & 0xffff) << 40 | (root as u64 + 1) << 32 | e as u32 as u64
+    let c = (call as u16 as u64).wrapping_mul(0x9e37) & 0xffff;
+    0x42 << 56 | ((u64::from(inc) ^ fold ^ c) & 0xffff) << 40 | (root as u64 + 1) << 32 | e as u32 as u64
 }
 
 /// The record of call `e` with root `root`, data of `kind` and its length (22 bits; members
@@ -375,6 +379,7 @@ pub(super) fn broadcast(
         root,
         inst.team_cells().incarnation(t.slot),
         if kind == Kind::Mail { 0 } else { len },
+        inst.team_cells().seq(t.slot),
     );
     // a mail call's keys: the word names the call, root and team
     let key = |part: usize| crate::transport::MailKey {

@@ -622,7 +622,8 @@ fn exchange_mailed<T: Element>(
     count.store(x, Ordering::Relaxed);
     // part i of leader `from`'s partial
     let inc = inst.team_cells().incarnation(t.slot);
-    let key = |from: usize| move |part: usize| mail_key(t, inc, from, x, part);
+    let call_no = inst.team_cells().seq(t.slot);
+    let key = |from: usize| move |part: usize| mail_key(t, inc, from, x, call_no, part);
     let routes = inst.routes();
     // every part carries the call's note: a leader whose members named another element type
     // (of one length) is found by it; a poisoned leader's note is no call's
@@ -740,11 +741,18 @@ fn node_disagreed(t: &Team, what: &str, pe: usize) -> Error {
 
 /// The mailbox key of part `part` of leader `from`'s partial in exchange `x` on `t`
 /// ([`exchange_mailed`]).
-fn mail_key(t: &Team, inc: u32, from: usize, x: u64, part: usize) -> crate::transport::MailKey {
+/// The key names the team's call (its number's low byte) besides the exchange: a partial mailed
+/// in another call of the team (members out of step after an asymmetric call) is never taken for
+/// this one's.
+fn mail_key(t: &Team, inc: u32, from: usize, x: u64, call: u64, part: usize) -> crate::transport::MailKey {
     crate::transport::MailKey {
         slot: t.slot as u32,
         part: part as u32,
-        tag: 0x4d << 56 | ((inc & 0xffff) as u64) << 40 | (from as u64) << 32 | x as u32 as u64,
+        tag: 0x4d << 56
+            | ((inc & 0xffff) as u64) << 40
+            | (from as u64) << 32
+            | (call as u8 as u64) << 24
+            | (x & 0xff_ffff),
     }
 }
 
@@ -757,13 +765,14 @@ fn sent_otherwise(inst: &Instance, t: &Team, g: &Groups, j: usize, x: u64, pushe
             return false;
         };
         let inc = inst.team_cells().incarnation(t.slot);
+        let call = inst.team_cells().seq(t.slot);
         // SAFETY: a length of 0: nothing is written through the pointer (a message found is
         // dropped: this exchange fails)
-        unsafe { to.take_mail(mail_key(t, inc, j, x, 0), std::ptr::null_mut(), 0) }.is_some()
+        unsafe { to.take_mail(mail_key(t, inc, j, x, call, 0), std::ptr::null_mut(), 0) }.is_some()
     } else {
         let e = entry(t.slot, g.leaders.len());
         let w = area_word(inst, t.slot, ((x % 2) as usize * g.leaders.len() + j) * e);
-        announces(w.load(Ordering::Acquire), call_word(x, 0, 0))
+        announces(w.load(Ordering::Acquire), call_word(x, 0, 0, 0))
     }
 }
 
@@ -834,23 +843,43 @@ fn area_word(inst: &Instance, slot: usize, off: usize) -> &AtomicU64 {
     unsafe { &*(p as *const AtomicU64) }
 }
 
-/// The word that marks leader entries of exchange `seq` of call `tag` (`Call::tag`) and element
-/// type `elem` (`Call::elem8`; a sender whose call differs is found by them): a mark in the high
-/// byte, so the area's other uses, which hold small values there, are not mistaken for it, then
-/// the type, the tag, the exchange.
-fn call_word(seq: u64, tag: u16, elem: u8) -> u64 {
-    0x52 << 56 | u64::from(elem) << 48 | u64::from(tag) << 32 | seq as u32 as u64
+/// The word that marks leader entries of exchange `x` (its low 24 bits) of call `tag`
+/// (`Call::tag`) and element type `elem` (`Call::elem8`), the team's call number `call` (its low
+/// byte): a sender whose call differs is found by them, also one making the same kind of call as
+/// another of its calls on the team (members out of step after an asymmetric call, which would
+/// otherwise pair one member's call with another's next one and return its data as this one's).
+/// A mark in the high byte, so the area's other uses, which hold small values there, are not
+/// mistaken for it, then the type, the tag, the call, the exchange.
+fn call_word(x: u64, tag: u16, elem: u8, call: u64) -> u64 {
+    0x52 << 56 | u64::from(elem) << 48 | u64::from(tag) << 32 | (call as u8 as u64) << 24 | (x & 0xff_ffff)
 }
+
+/// The bits of a [`call_word`] that name the sender's call (type, tag, call number).
+const CALL_BITS: u64 = 0xffff_ffff << 24;
 
 /// Whether entry word `v` announces the exchange of `word` (whatever the sender's call).
 fn announces(v: u64, word: u64) -> bool {
-    const CALL: u64 = 0xff_ffff << 32;
-    v & !CALL == word & !CALL
+    v & !CALL_BITS == word & !CALL_BITS
 }
 
 /// The error of an exchange whose sender `from` marked its entry with word `theirs` (another
 /// call: [`call_word`]) where this PE made `mine`.
 fn differs(inst: &Instance, t: &Team, what: &str, mine: super::Call, from: usize, theirs: u64) -> Error {
+    let ours = inst.team_cells().seq(t.slot);
+    if (theirs >> 32) as u16 == mine.tag() && (theirs >> 24) as u8 != ours as u8 {
+        // the same kind of call, as another of the team's calls: the members are out of step
+        let msg = format!(
+            "asymmetric {what} on team {}: every member must make the same collective calls in the same \
+             order; this PE (PE {}) makes it as its call {ours} on the team, PE {from} as another of its \
+             calls (number {:#04x} modulo 256): an earlier call of the team was not the same on every \
+             member",
+            t.slot,
+            inst.my_pe(),
+            (theirs >> 24) as u8
+        );
+        crate::logging::write_stderr(&format!("aclshmem: [PE {}] {msg}\n", inst.my_pe()));
+        return Error::InvalidParam(msg);
+    }
     let call = super::Call::from_tag((theirs >> 32) as u16).with_elem8((theirs >> 48) as u8);
     Error::InvalidParam(super::mismatch(
         inst,
@@ -942,13 +971,19 @@ fn exchange_partials<T: Element>(
 /// The next pushed exchange on `t` among `l` leaders (this PE's count of them, `sync::PUSH_COUNT`)
 /// for call `tag`: where leader j's entry lies in every leader's partials area, and the word that
 /// marks it.
-fn next_exchange(inst: &Instance, t: &Team, l: usize, tag: u16, elem: u8) -> (impl Fn(usize) -> usize, u64) {
+fn next_exchange(
+    inst: &Instance,
+    t: &Team,
+    l: usize,
+    tag: u16,
+    elem: u8,
+) -> (impl Fn(usize) -> usize, u64, u64) {
     let count = sync::own_word(inst, t.slot, sync::PUSH_COUNT);
     let x = count.load(Ordering::Relaxed) + 1;
     count.store(x, Ordering::Relaxed);
     let e = entry(t.slot, l);
     let at = move |j: usize| ((x % 2) as usize * l + j) * e;
-    (at, call_word(x, tag, elem))
+    (at, call_word(x, tag, elem, inst.team_cells().seq(t.slot)), x)
 }
 
 /// The pushed exchange itself (see [`exchange_partials`]): sends `mine(j)` (at most `len` bytes,
@@ -985,7 +1020,7 @@ fn exchange_pushed<'a>(
         Tag::Partial => call.0.elem8(),
         Tag::Record | Tag::Data => 0,
     };
-    let (at, word) = next_exchange(inst, t, l, tag, elem);
+    let (at, word, x) = next_exchange(inst, t, l, tag, elem);
     let routes = inst.routes();
     let own = at(g.my_leader);
     for (j, &li) in g.leaders.iter().enumerate() {
@@ -1035,7 +1070,6 @@ fn exchange_pushed<'a>(
         // reduction's partial in this exchange instead (a partial of another length, or another
         // family: a reduction whose partials go by mail against this exchange of calls or blocks)
         let started = std::time::Instant::now();
-        let x = word as u32 as u64;
         // (the leader may wait in a barrier of the program instead of this call)
         let look = BarrierLook::new(inst, t, from);
         let otherwise = || {
@@ -1256,7 +1290,7 @@ pub(super) fn push_direct<'a>(
 ) -> Result<()> {
     let l = g.leaders.len();
     // the members agreed on the call before (`agree_pushed`, or collect's exchange of lengths)
-    let (at, word) = next_exchange(inst, t, l, 0, 0);
+    let (at, word, _) = next_exchange(inst, t, l, 0, 0);
     let routes = inst.routes();
     let own = at(g.my_leader);
     for (j, &i) in g.leaders.iter().enumerate() {
