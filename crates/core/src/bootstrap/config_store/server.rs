@@ -1243,16 +1243,33 @@ mod tests {
         drop(server);
     }
 
+    /// Three PEs' clients of a store with operation timeout `op`.
+    fn three(op: Duration) -> (Server, [Client; 3]) {
+        let (server, addr) = start(3, b"s", op);
+        let t = Duration::from_secs(5);
+        let c = |pe| Client::connect(&target(addr, b"s", pe, 3, t), t).unwrap();
+        (server, [c(0), c(1), c(2)])
+    }
+
+    /// The next round, made by every PE (PE 0 through `allgather_checked` with a check that
+    /// finds nothing), completes.
+    fn next_round_completes([c0, c1, c2]: [Client; 3]) {
+        let never = || None;
+        let h0 = std::thread::spawn(move || c0.allgather_checked(b"0", Some(&never)).unwrap());
+        let h1 = std::thread::spawn(move || c1.allgather(b"1").unwrap());
+        std::thread::sleep(Duration::from_millis(300));
+        let r2 = c2.allgather(b"2").unwrap();
+        assert_eq!(r2, vec![b"0".to_vec(), b"1".to_vec(), b"2".to_vec()]);
+        assert_eq!(h0.join().unwrap(), r2);
+        assert_eq!(h1.join().unwrap(), r2);
+    }
+
     #[test]
     fn a_round_that_timed_out_fails_for_the_pes_that_come_late() {
         // PE 2 is busy elsewhere (a barrier instead of the others' allocation): the round fails
         // on PEs 0 and 1 when the first deadline passes, and PE 2, arriving later, fails at once
         // instead of completing it with the parts the others left; the next round works
-        let (server, addr) = start(3, b"s", Duration::from_secs(1));
-        let t = Duration::from_secs(5);
-        let c0 = Client::connect(&target(addr, b"s", 0, 3, t), t).unwrap();
-        let c1 = Client::connect(&target(addr, b"s", 1, 3, t), t).unwrap();
-        let c2 = Client::connect(&target(addr, b"s", 2, 3, t), t).unwrap();
+        let (server, [c0, c1, c2]) = three(Duration::from_secs(1));
         let h0 = std::thread::spawn(move || (c0.allgather(b"a").map(|_| ()).unwrap_err().to_string(), c0));
         // PE 1 arrives later than PE 0, so its own deadline has not passed when PE 0's does
         std::thread::sleep(Duration::from_millis(500));
@@ -1270,13 +1287,7 @@ mod tests {
         let e2 = c2.allgather(b"a").unwrap_err().to_string();
         assert!(e2.contains("already failed"), "{e2}");
         assert!(late.elapsed() < Duration::from_millis(500));
-        // the next round, made by every PE, completes
-        let h0 = std::thread::spawn(move || c0.allgather(b"0").unwrap());
-        let h1 = std::thread::spawn(move || c1.allgather(b"1").unwrap());
-        let r2 = c2.allgather(b"2").unwrap();
-        assert_eq!(r2, vec![b"0".to_vec(), b"1".to_vec(), b"2".to_vec()]);
-        assert_eq!(h0.join().unwrap(), r2);
-        assert_eq!(h1.join().unwrap(), r2);
+        next_round_completes([c0, c1, c2]);
         drop(server);
     }
 
@@ -1285,11 +1296,7 @@ mod tests {
         // PE 0 waits in a round and finds PE 2 busy elsewhere: it gives the round up, which
         // fails it at once on PE 0 and PE 1 (waiting) and on PE 2 when it comes; the next round,
         // made by all, completes
-        let (server, addr) = start(3, b"s", Duration::from_secs(30));
-        let t = Duration::from_secs(5);
-        let c0 = Client::connect(&target(addr, b"s", 0, 3, t), t).unwrap();
-        let c1 = Client::connect(&target(addr, b"s", 1, 3, t), t).unwrap();
-        let c2 = Client::connect(&target(addr, b"s", 2, 3, t), t).unwrap();
+        let (server, [c0, c1, c2]) = three(Duration::from_secs(30));
         let h1 = std::thread::spawn(move || (c1.allgather(b"a").map(|_| ()).unwrap_err().to_string(), c1));
         let start_t = Instant::now();
         let asked = std::sync::atomic::AtomicUsize::new(0);
@@ -1313,15 +1320,7 @@ mod tests {
         );
         let e2 = c2.allgather(b"a").unwrap_err().to_string();
         assert!(e2.contains("already failed") && e2.contains("gave it up"), "{e2}");
-        // a check that finds nothing changes nothing
-        let never = || None;
-        let h0 = std::thread::spawn(move || c0.allgather_checked(b"0", Some(&never)).unwrap());
-        let h1 = std::thread::spawn(move || c1.allgather(b"1").unwrap());
-        std::thread::sleep(Duration::from_millis(300));
-        let r2 = c2.allgather(b"2").unwrap();
-        assert_eq!(r2, vec![b"0".to_vec(), b"1".to_vec(), b"2".to_vec()]);
-        assert_eq!(h0.join().unwrap(), r2);
-        assert_eq!(h1.join().unwrap(), r2);
+        next_round_completes([c0, c1, c2]);
         drop(server);
     }
 
