@@ -485,7 +485,12 @@ fn two_nodes() {
             // an eager broadcast against another family leaves the others a call behind: their
             // call fails when the root's next one of that family meets it, instead of pairing
             // with it and returning its data
-            ("team_tests", "bcast_against_family", 1, NONE),
+            (
+                "team_tests",
+                "bcast_against_family",
+                1,
+                &[("ACLSHMEM_COLLECTIVE_TIMEOUT", "3")],
+            ),
             ("team_tests", "asymmetric_mix 22 100", 2, NONE),
             ("team_tests", "asymmetric_mix 23 100 world", 2, NONE),
             // every peer through UCX (no hierarchy): a member in a barrier while the others make
@@ -604,7 +609,12 @@ fn four_nodes_one_pe_each() {
             ("team_tests", "asymmetric_lengths", 1, NONE),
             ("team_tests", "asymmetric_types 2", 1, NONE),
             ("team_tests", "asymmetric_families", 1, NONE),
-            ("team_tests", "bcast_against_family", 1, NONE),
+            (
+                "team_tests",
+                "bcast_against_family",
+                1,
+                &[("ACLSHMEM_COLLECTIVE_TIMEOUT", "3")],
+            ),
             ("team_tests", "barrier_against_collective last", 1, NONE),
             ("team_tests", "soak 10 120", 1, NONE),
             ("team_tests", "soak 13 100 high", 1, NONE),

@@ -1831,8 +1831,10 @@ static void scenario_asymmetric_families(void)
    alltoall). The eager broadcast has no agreement: its root returns 0 and the others are a call
    behind. Member 0's next call of their family must not pair with theirs (it did, and both
    returned 0 with the other call's data): both fail with ACLSHMEM_INVALID_PARAM and nothing lands
-   in the others' dest. The team is then destroyed (which waits for no call) and a new one works;
-   a later broadcast on it delivers its own data. */
+   in the others' dest. With ACLSHMEM_COLLECTIVE_TIMEOUT set, a broadcast on the team then: the
+   others reach it as the broadcast they missed and must not take its data (they time out). The
+   team is then destroyed (which waits for no call) and a new one works; a broadcast on it
+   delivers its own data. */
 static void scenario_bcast_against_family(void)
 {
     init();
@@ -1864,6 +1866,21 @@ static void scenario_bcast_against_family(void)
             for (int i = 0; i < 8 * n; i++) {
                 CHECK(dst[i] < 5000, "%s against the broadcast took member 0's next call's data (dst[%d] %lld)", fams[f],
                       i, (long long)dst[i]);
+            }
+        }
+        if (f == 0 && getenv("ACLSHMEM_COLLECTIVE_TIMEOUT") != NULL) {
+            /* a broadcast now: the others, a call behind, reach it as their first broadcast, whose
+               data (member 0's 1000) wait in their buffers; they must not take them (they time out) */
+            src[0] = 4242;
+            dst[0] = -1;
+            const int rc = aclshmem_broadcastmem(t, dst, src, 8, 0);
+            if (me == 0) {
+                CHECK(rc == 0, "the root's broadcast returned %d", rc);
+                /* outside the library until the others' waits have timed out, so its own next
+                   waits for them stay within the timeout */
+                sleep(atoi(getenv("ACLSHMEM_COLLECTIVE_TIMEOUT")) + 1);
+            } else {
+                CHECK(rc != 0 && dst[0] == -1, "a broadcast a call behind returned %d with %lld", rc, (long long)dst[0]);
             }
         }
         aclshmem_team_destroy(t);
