@@ -170,6 +170,9 @@ impl Target {
     }
 }
 
+/// How long an answer is awaited before [`Client::allgather_checked`] first asks its check.
+const FIRST_CHECK: Duration = Duration::from_millis(20);
+
 /// The request connection: collectives are request/response on it.
 pub struct Client {
     /// Declared first: unregistered before the socket closes.
@@ -205,7 +208,7 @@ impl Client {
     }
 
     /// [`Client::allgather`]; while the answer is awaited, `check` (when given) is asked now and
-    /// then (from 2 ms on, at doubling intervals up to 100 ms) whether another PE is busy with
+    /// then (from [`FIRST_CHECK`] on, at doubling intervals up to 100 ms) whether another PE is busy with
     /// something else and will not contribute: then this PE gives the collective up
     /// ([`Message::Abandon`]), which fails it on every PE with the reason `check` gave.
     pub fn allgather_checked(
@@ -277,7 +280,8 @@ impl Client {
         check: &dyn Fn() -> Option<String>,
         abandoned: &mut bool,
     ) -> std::io::Result<Message> {
-        let deadline = Instant::now() + self.read_timeout;
+        let started = Instant::now();
+        let deadline = started + self.read_timeout;
         let mut slice = Duration::from_millis(2);
         let mut frames = FrameReader::new(self.max_answer);
         let answer = loop {
@@ -290,7 +294,12 @@ impl Client {
             if Instant::now() >= deadline {
                 break Err(std::io::ErrorKind::TimedOut.into());
             }
-            if !*abandoned && let Some(reason) = check() {
+            // (a round of a large job takes a while: the others' states, read through the
+            // network for each PE, are looked at only once the wait lasts)
+            if !*abandoned
+                && started.elapsed() >= FIRST_CHECK
+                && let Some(reason) = check()
+            {
                 // the store fails the collective on every PE in it, this one included, and
                 // answers as for any failure
                 if let Err(e) = write_frame(stream, &Message::Abandon { seq, reason }) {
