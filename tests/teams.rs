@@ -268,6 +268,18 @@ fn barrier_against_collective_4pes() {
     barrier_against_collective(4);
 }
 
+/// A member that is not the root waits in a barrier while the others broadcast (the rings, whose
+/// root waits for nobody, and the barrier path): it must not stay a call behind (its next
+/// broadcast delivered the missed one's data); 2 and 4 PEs, a split team and the world team, in
+/// each of the suite's transport settings.
+#[test]
+fn broadcast_root_against_barrier_2_and_4pes() {
+    for n in [2, 4] {
+        scenario_env("bcast_root_against_barrier", &[], n, &[]);
+        scenario_env("bcast_root_against_barrier", &["world"], n, &[]);
+    }
+}
+
 /// The last members in the barrier instead of the first (the broadcast's root the last member).
 #[test]
 fn barrier_against_collective_last_members_3pes() {

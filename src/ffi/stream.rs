@@ -173,7 +173,7 @@ pub extern "C" fn aclshmemx_barrier_on_stream(team: aclshmem_team_t, stream: acl
             stream,
             NullStream::Default,
             Frame::Barrier,
-            move |inst| sync::team_barrier(inst, team),
+            move |inst| aclshmem_core::collectives::team_barrier(inst, team),
         )
     })
 }
@@ -187,7 +187,7 @@ pub extern "C" fn aclshmemx_barrier_all_on_stream(stream: aclrtStream) {
             stream,
             NullStream::Default,
             Frame::Barrier,
-            sync::barrier_all,
+            aclshmem_core::collectives::barrier_all,
         )
     })
 }

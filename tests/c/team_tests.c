@@ -1901,6 +1901,67 @@ static void scenario_bcast_against_family(void)
     finish();
 }
 
+/* bcast_root_against_barrier [world]: a member that is not the root waits in a barrier of the team
+   while the others make a broadcast (8 B and 512 B: the rings, whose root waits for nobody; 8 KiB:
+   the barrier path); then the others call the barrier, which lets it out. The broadcast returns 0
+   or ACLSHMEM_INVALID_PARAM (where the root waits for that member), but the member must not stay
+   a call behind: the team's next broadcast delivers its own data to every member (the member
+   used to receive the missed broadcast's data), and an fcollect and a reduction work. */
+static void scenario_bcast_root_against_barrier(int argc, char **argv)
+{
+    const int world = argc > 2 && strcmp(argv[2], "world") == 0;
+    init();
+    const int me = aclshmem_my_pe(), n = aclshmem_n_pes();
+    CHECK(n >= 2, "needs 2 PEs");
+    enum { BIG = 8192 };
+    unsigned char *src = aclshmem_malloc(BIG), *dst = aclshmem_malloc(BIG);
+    int64_t *a = aclshmem_malloc(8 * sizeof(int64_t)), *b = aclshmem_malloc(8 * sizeof(int64_t) * n);
+    CHECK(src && dst && a && b, "malloc");
+    aclshmem_team_t t = ACLSHMEM_TEAM_WORLD;
+    if (!world) {
+        CHECK_RC(aclshmem_team_split_strided(ACLSHMEM_TEAM_WORLD, 0, 1, n, &t), 0);
+    }
+    const size_t lens[] = {8, 512, BIG};
+    int round = 0;
+    for (size_t k = 0; k < sizeof lens / sizeof lens[0]; k++) {
+        for (int who = 1; who < n; who++) {
+            const size_t len = lens[k];
+            memset(src, 0x10 + round, len);
+            memset(dst, 0, len);
+            aclshmem_barrier_all();
+            if (me == who) {
+                aclshmem_barrier(t);
+            } else {
+                const int rc = aclshmem_broadcastmem(t, dst, src, len, 0);
+                CHECK(rc == 0 || rc == ACLSHMEM_INVALID_PARAM, "broadcast of %zu against a barrier returned %d", len,
+                      rc);
+                aclshmem_barrier(t);
+            }
+            /* the next broadcast delivers its own data everywhere */
+            memset(src, 0x80 + round, len);
+            memset(dst, 0, len);
+            CHECK_RC(aclshmem_broadcastmem(t, dst, src, len, 0), 0);
+            for (size_t i = 0; me != 0 && i < len; i++) {
+                if (dst[i] != (unsigned char)(0x80 + round)) {
+                    CHECK(0, "broadcast of %zu after the barrier (member %d in it): byte %zu is %#x, expected %#x", len,
+                          who, i, dst[i], 0x80 + round);
+                    break;
+                }
+            }
+            team_works(t, a, b, round, "a broadcast against a barrier");
+            round++;
+        }
+    }
+    if (!world) {
+        aclshmem_team_destroy(t);
+    }
+    aclshmem_free(b);
+    aclshmem_free(a);
+    aclshmem_free(dst);
+    aclshmem_free(src);
+    finish();
+}
+
 /* barrier_against_collective: on a team of every PE, member 0 (then members 0 and 1, with 3 PEs or
    more) calls a team barrier while the others make a collective call in which they wait for member
    0 (fcollect, alltoall, sum reduction and broadcast from member 0; on the rings and on the barrier
@@ -2277,6 +2338,8 @@ int main(int argc, char **argv)
         scenario_asymmetric_broadcast();
     } else if (strcmp(argv[1], "asymmetric_lengths") == 0) {
         scenario_asymmetric_lengths();
+    } else if (strcmp(argv[1], "bcast_root_against_barrier") == 0) {
+        scenario_bcast_root_against_barrier(argc, argv);
     } else if (strcmp(argv[1], "bcast_against_family") == 0) {
         scenario_bcast_against_family();
     } else if (strcmp(argv[1], "asymmetric_families") == 0) {

@@ -2,7 +2,7 @@
 //! as the original does (spec 7), then run on the current instance.
 
 use crate::error::Result;
-use crate::{runtime, stream, sync};
+use crate::{collectives, runtime, stream};
 
 /// `aclshmem_barrier(team)` / `aclshmem_sync(team)`: `ACLSHMEM_TEAM_INVALID` is a no-op (what
 /// non-members of a split received), as in the original.
@@ -11,11 +11,11 @@ pub fn team_barrier(handle: i32) -> Result<()> {
     if handle == aclshmem_abi::ACLSHMEM_TEAM_INVALID {
         return Ok(());
     }
-    sync::team_barrier(&*runtime::current()?, handle)
+    collectives::team_barrier(&*runtime::current()?, handle)
 }
 
 /// `aclshmem_barrier_all` / `aclshmem_sync_all`.
 pub fn barrier_all() -> Result<()> {
     stream::sync_internal();
-    sync::barrier_all(&*runtime::current()?)
+    collectives::barrier_all(&*runtime::current()?)
 }

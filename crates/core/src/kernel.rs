@@ -23,7 +23,7 @@ use std::sync::{Arc, Condvar, Mutex};
 use crate::block::{self, Block, KernelKind, Rendezvous, UB_SIZE};
 use crate::error::{Error, Result};
 use crate::instance::Instance;
-use crate::{runtime, stream, sync};
+use crate::{collectives, runtime, stream};
 
 /// Runs one block: the C trampoline of the launch, given the launch's closure. Returns 0, or
 /// non-zero when the block failed (after [`block_failed`] told why).
@@ -281,8 +281,8 @@ pub fn device_barrier(b: &Block, team: Option<i32>, with_aic: bool) -> Result<()
     let r = if leader {
         let inst = runtime::current()?;
         match team {
-            None => sync::barrier_all(&inst),
-            Some(t) => sync::team_barrier(&inst, t),
+            None => collectives::barrier_all(&inst),
+            Some(t) => collectives::team_barrier(&inst, t),
         }
     } else {
         Ok(())
@@ -547,7 +547,7 @@ pub fn pe_barrier(team: i32) -> Result<()> {
         return Ok(());
     }
     let inst = runtime::current()?;
-    sync::team_barrier(&inst, team)
+    collectives::team_barrier(&inst, team)
 }
 
 // ---- per-core notifies (aclshmemx_sdma_notify_record, g_state_host.notify_arr) ----

@@ -101,7 +101,13 @@ const PROGRAM_COUNT: usize = 32;
 /// (`PUSH_COUNT`) the other members had reached in the calls that member missed in a barrier
 /// ([`skipped_exchange`]; taken up with the calls, [`skipped_call`]).
 const SKIPPED_PUSH: usize = 24;
-const _: () = assert!(PROGRAM_COUNT + 8 <= SYNC_COUNTER_SIZE);
+/// In a member's line of the sync counters, every member mapped: the last call of the team that
+/// another member made as the root of a broadcast on the rings, which does not wait for its
+/// readers; the root stores it (fetch-max) before it arrives at its next barrier of the program
+/// on the team ([`root_calls_of`]), and a member whose barrier ends behind it waited in the
+/// barrier instead of that call and takes it up (`collectives::program_barrier`).
+const ROOT_CALLS: usize = 40;
+const _: () = assert!(ROOT_CALLS + 8 <= SYNC_COUNTER_SIZE);
 
 /// The number of the next barrier of the program on `team` this PE enters over a transport (the
 /// one a member waiting in such a barrier instead of this PE's call waits in).
@@ -307,7 +313,7 @@ fn timed_out(inst: &Instance, team: &Team, seen: u64, e: Expired) -> Error {
 /// (called before the team's first barrier).
 pub(crate) fn reset(inst: &Instance, slot: usize) {
     arrived(inst, slot, u64::MAX);
-    for off in [SKIPPED, IN_BARRIER, SKIPPED_PUSH, PROGRAM_COUNT] {
+    for off in [SKIPPED, IN_BARRIER, SKIPPED_PUSH, PROGRAM_COUNT, ROOT_CALLS] {
         own_counter(inst, slot, off).store(0, Ordering::Relaxed);
     }
     for off in [
@@ -525,6 +531,20 @@ pub fn program_barrier(inst: &Instance, team: &Team) -> Result<()> {
         return barrier_mapped(inst, team);
     }
     program_barrier_routed(inst, team)
+}
+
+/// World PE `pe`'s [`ROOT_CALLS`] word on `team` (every member mapped), which the roots of
+/// broadcasts update before they arrive at a barrier of the program
+/// (`collectives::small::tell_broadcasts`).
+#[inline]
+pub(crate) fn root_calls_of<'a>(inst: &'a Instance, team: &Team, pe: usize) -> Option<&'a AtomicU64> {
+    counter_word(inst, team.slot, ROOT_CALLS, pe)
+}
+
+/// This PE's [`ROOT_CALLS`] word on `team` (read after a barrier of the program).
+#[inline]
+pub(crate) fn root_calls(inst: &Instance, team: &Team) -> u64 {
+    own_counter(inst, team.slot, ROOT_CALLS).load(Ordering::Acquire)
 }
 
 /// [`program_barrier`] over a transport.
@@ -945,19 +965,6 @@ fn barrier_snooze(
         || departed_member(inst, team, 0..team.size),
         || not_arrived(inst, team, seen),
     )
-}
-
-/// Barrier over the team of `handle`; `ACLSHMEM_TEAM_INVALID` is a no-op (as in the original).
-pub fn team_barrier(inst: &Instance, handle: i32) -> Result<()> {
-    if handle == aclshmem_abi::ACLSHMEM_TEAM_INVALID {
-        return Ok(());
-    }
-    program_barrier(inst, &inst.team(handle)?)
-}
-
-/// Barrier over all PEs of `inst`.
-pub fn barrier_all(inst: &Instance) -> Result<()> {
-    program_barrier(inst, &inst.team(0)?)
 }
 
 /// Collective over `team`: every member publishes `data` (at most EXCHANGE_BYTES, the same length

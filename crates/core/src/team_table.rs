@@ -233,6 +233,8 @@ impl Teams {
         self.cells.published[team.slot].store(0, Ordering::Relaxed);
         self.cells.verified[team.slot].store(0, Ordering::Relaxed);
         self.cells.last_broadcast[team.slot].store(0, Ordering::Relaxed);
+        self.cells.told[team.slot].store(0, Ordering::Relaxed);
+        self.cells.barriers[team.slot].store(0, Ordering::Relaxed);
         self.cells.incarnation[team.slot].store(incarnation, Ordering::Relaxed);
         self.slots[team.slot] = Some(team);
         self.cells.set(team.slot, Some(team));
@@ -296,6 +298,12 @@ pub struct TeamCells {
     verified: Box<[AtomicU64]>,
     /// Per slot: the last call in which this PE published as a broadcast's root.
     last_broadcast: Box<[AtomicU64]>,
+    /// Per slot: the last of those calls this PE told the other members of at a barrier of the
+    /// program (`collectives::program_barrier`).
+    told: Box<[AtomicU64]>,
+    /// Per slot: the barriers of the program on the team this PE entered, every member mapped
+    /// (`collectives::program_barrier`).
+    barriers: Box<[AtomicU64]>,
     /// Per slot: the incarnation of the team there, the same on every member and larger than that
     /// of any earlier team a member of it took part in (0: the world team). Marks what a team's
     /// members send each other, so a late message of an earlier team in the slot is not taken for
@@ -320,6 +328,8 @@ impl TeamCells {
             published: (0..ACLSHMEM_MAX_TEAMS).map(|_| AtomicU64::new(0)).collect(),
             verified: (0..ACLSHMEM_MAX_TEAMS).map(|_| AtomicU64::new(0)).collect(),
             last_broadcast: (0..ACLSHMEM_MAX_TEAMS).map(|_| AtomicU64::new(0)).collect(),
+            told: (0..ACLSHMEM_MAX_TEAMS).map(|_| AtomicU64::new(0)).collect(),
+            barriers: (0..ACLSHMEM_MAX_TEAMS).map(|_| AtomicU64::new(0)).collect(),
             incarnation: (0..ACLSHMEM_MAX_TEAMS).map(|_| AtomicU32::new(0)).collect(),
         }
     }
@@ -413,6 +423,24 @@ impl TeamCells {
     #[inline]
     pub fn last_broadcast(&self, slot: usize) -> u64 {
         self.last_broadcast[slot].load(Ordering::Relaxed)
+    }
+
+    /// The last broadcast of `slot` this PE told the others of at a barrier of the program.
+    #[inline]
+    pub fn told(&self, slot: usize) -> u64 {
+        self.told[slot].load(Ordering::Relaxed)
+    }
+
+    pub fn set_told(&self, slot: usize, seq: u64) {
+        self.told[slot].store(seq, Ordering::Relaxed);
+    }
+
+    /// Counts a barrier of the program on `slot` this PE enters; returns its number (1, 2, ...).
+    #[inline]
+    pub fn next_barrier(&self, slot: usize) -> u64 {
+        let b = self.barriers[slot].load(Ordering::Relaxed) + 1;
+        self.barriers[slot].store(b, Ordering::Relaxed);
+        b
     }
 
     /// Calls of `slot` up to which this PE checked its broadcasts' readers.

@@ -19,7 +19,7 @@ use aclshmem_core::error::{Error, Result};
 use aclshmem_core::p2p::{self, Cmp};
 use aclshmem_core::runtime::{self, Instance};
 use aclshmem_core::team::Team;
-use aclshmem_core::{atomic, rma, sync};
+use aclshmem_core::{atomic, rma};
 
 /// `SHMEM_SYNC_VALUE`.
 pub const SYNC_VALUE: i64 = -1;
@@ -240,7 +240,7 @@ fn active_set_checked(
 /// collectives take the team's own calls before.)
 fn set_barrier(inst: &Instance, m: &Members, psync: *mut i64) -> Result<()> {
     if let Members::Team(t) = m {
-        return sync::program_barrier(inst, t);
+        return collectives::program_barrier(inst, t);
     }
     rma::quiet()?;
     let n = m.size();

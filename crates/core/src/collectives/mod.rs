@@ -570,6 +570,36 @@ impl crate::instance::Agreement for WorldAgreement {
     }
 }
 
+/// A barrier (or sync) the program called on `team` ([`sync::program_barrier`]). Every member
+/// mapped: a root of broadcasts on the rings since its last such barrier (which waited for none of
+/// its readers) tells the others the last one's number before it arrives, and a member whose
+/// calls end before it when the barrier ends waited in the barrier instead of those broadcasts: it
+/// counts them as made and failed ([`small::took_up`]; it was left a call behind, and its next
+/// broadcast of that length and root returned the missed one's data).
+pub fn program_barrier(inst: &Instance, team: &Team) -> Result<()> {
+    if team.size > 1 && inst.all_direct() {
+        let barrier = inst.team_cells().next_barrier(team.slot);
+        small::tell_broadcasts(inst, team, barrier);
+        let before = inst.team_cells().seq(team.slot);
+        let r = sync::program_barrier(inst, team);
+        return small::took_up(inst, team, barrier, before, r);
+    }
+    sync::program_barrier(inst, team)
+}
+
+/// Barrier over the team of `handle`; `ACLSHMEM_TEAM_INVALID` is a no-op (as in the original).
+pub fn team_barrier(inst: &Instance, handle: i32) -> Result<()> {
+    if handle == aclshmem_abi::ACLSHMEM_TEAM_INVALID {
+        return Ok(());
+    }
+    program_barrier(inst, &inst.team(handle)?)
+}
+
+/// Barrier over all PEs of `inst`.
+pub fn barrier_all(inst: &Instance) -> Result<()> {
+    program_barrier(inst, &inst.team(0)?)
+}
+
 /// The library's own collective call `c` (OpenSHMEM's allocation or free) on `t`, numbered and
 /// agreed as every collective call is ([`agreed`]): it returns once every member made the same
 /// one; a member that made another call, or waits in a barrier of the program instead, fails it

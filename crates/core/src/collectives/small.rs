@@ -616,6 +616,116 @@ fn elsewhere(
     Ok(())
 }
 
+/// Before barrier number `barrier` of the program on `team` (every member mapped): when this PE
+/// published broadcasts on the rings as their root since its last such barrier (such a root waits
+/// for nobody), it tells the others the last one's call number with the barrier's
+/// (`sync::tell_root_call`; [`told_word`]). Without such a broadcast, a load and a compare.
+#[inline]
+pub(crate) fn tell_broadcasts(inst: &Instance, team: &Team, barrier: u64) {
+    let cells = inst.team_cells();
+    let last = cells.last_broadcast(team.slot);
+    if last > cells.told(team.slot) {
+        cells.set_told(team.slot, last);
+        tell(inst, team, told_word(barrier, last));
+    }
+}
+
+/// Stores told word `v` into every other member's word: over one told at an earlier barrier, or
+/// at this one about an earlier call (several roots tell at one barrier).
+#[inline(never)]
+fn tell(inst: &Instance, team: &Team, v: u64) {
+    let newer = |cur: u64| cur >> TOLD_CALL_BITS != v >> TOLD_CALL_BITS || cur < v;
+    for i in (0..team.size).filter(|&i| i != team.my_index) {
+        let Some(w) = crate::sync::root_calls_of(inst, team, team.world_pe(i)) else {
+            continue;
+        };
+        let mut cur = w.load(Ordering::Relaxed);
+        // Release: with the arrival that follows; the member reads it after the barrier
+        while newer(cur) {
+            match w.compare_exchange_weak(cur, v, Ordering::Release, Ordering::Relaxed) {
+                Ok(_) => break,
+                Err(x) => cur = x,
+            }
+        }
+    }
+}
+
+/// Bits of a told word holding the call (the barrier's number above them).
+const TOLD_CALL_BITS: u32 = 40;
+
+/// What a root tells at barrier number `barrier` about its broadcast in call `seq`: the barrier
+/// names which barrier's end the call precedes (a member still leaving the previous barrier when
+/// the root tells, its calls rightly behind, does not take it for its own).
+fn told_word(barrier: u64, seq: u64) -> u64 {
+    barrier << TOLD_CALL_BITS | seq & ((1 << TOLD_CALL_BITS) - 1)
+}
+
+/// After barrier number `barrier` of the program on `team` (every member mapped; `r` its result,
+/// `before` this PE's last call before it): the others' broadcasts this PE did not make ([`tell_broadcasts`];
+/// every member makes its calls before the barrier that follows them, so one whose calls end
+/// before a broadcast's waited in the barrier instead) are counted as made and failed here, as
+/// the calls the others failed against this barrier already were (`sync::skipped`): their numbers
+/// taken, and for each broadcast among them the root's view recorded as this PE's (the root's
+/// [`verify`] then finds it read), so the team's later calls match again on every member.
+#[inline]
+pub(crate) fn took_up(inst: &Instance, team: &Team, barrier: u64, before: u64, r: Result<()>) -> Result<()> {
+    let word = crate::sync::root_calls(inst, team);
+    let cells = inst.team_cells();
+    let now = cells.seq(team.slot);
+    // a root's broadcast told at this barrier (one told at the next barrier, by a root already
+    // there while this PE left this one, is the next barrier's business)
+    let told = if word >> TOLD_CALL_BITS == barrier & ((1 << (64 - TOLD_CALL_BITS)) - 1) {
+        word & ((1 << TOLD_CALL_BITS) - 1)
+    } else {
+        0
+    };
+    if told <= now && now == before {
+        return r;
+    }
+    take_up(inst, team, before, told, r)
+}
+
+#[inline(never)]
+fn take_up(inst: &Instance, team: &Team, before: u64, told: u64, r: Result<()>) -> Result<()> {
+    let cells = inst.team_cells();
+    let next = cells.seq(team.slot) + 1;
+    let mut r = r;
+    if told >= next {
+        cells.skip_to(team.slot, told);
+        let calls = if told == next {
+            format!("collective call {next}")
+        } else {
+            format!("collective calls {next} to {told}")
+        };
+        let msg = format!(
+            "asymmetric calls on team {}: this PE (PE {}) waited in a barrier (or sync) while the other \
+             members made {calls} (a broadcast, whose root waits for nobody); counted as made and failed here",
+            team.slot,
+            inst.my_pe()
+        );
+        crate::logging::write_stderr(&format!("aclshmem: [PE {}] {msg}\n", inst.my_pe()));
+        r = r.and(Err(Error::InvalidParam(msg)));
+    }
+    // the roots' views of the calls taken up (a root reuses a buffer only once every member
+    // completed its call, so at most a ring's depth of calls were missed; the bound keeps a
+    // corrupted word from making this loop long)
+    let last = cells.seq(team.slot);
+    for c in (before + 1).max(last.saturating_sub(DEEP_DEPTH as u64))..=last {
+        'call: for &ring in rings_of(team.slot) {
+            let p = index(team.slot, ring, c);
+            for i in (0..team.size).filter(|&i| i != team.my_index) {
+                let m =
+                    word(inst, team.slot, ring, Word::Pending, p, team.world_pe(i))?.load(Ordering::Acquire);
+                if record_call(m) == c as u32 && record_view(m) != 0 {
+                    note_view(inst, team, ring, c, record_view(m), record_tag(m))?;
+                    break 'call;
+                }
+            }
+        }
+    }
+    r
+}
+
 /// Every ring is deeper than this (see [`publish`]).
 const _: () = assert!(DEPTH >= 8 && WIDE_DEPTH >= 8 && DEEP_DEPTH >= 8);
 
