@@ -1901,6 +1901,19 @@ static void scenario_bcast_against_family(void)
     finish();
 }
 
+/* Destroys `t` (unless ACLSHMEM_TEAM_INVALID), frees the four buffers and finishes the scenario. */
+static void free_and_finish(aclshmem_team_t t, void *src, void *dst, void *a, void *b)
+{
+    if (t != ACLSHMEM_TEAM_INVALID) {
+        aclshmem_team_destroy(t);
+    }
+    aclshmem_free(b);
+    aclshmem_free(a);
+    aclshmem_free(dst);
+    aclshmem_free(src);
+    finish();
+}
+
 /* bcast_root_against_barrier [world]: a member that is not the root waits in a barrier of the team
    while the others make a broadcast (8 B and 512 B: the rings, whose root waits for nobody; 8 KiB:
    the barrier path); then the others call the barrier, which lets it out. The broadcast returns 0
@@ -1952,14 +1965,7 @@ static void scenario_bcast_root_against_barrier(int argc, char **argv)
             round++;
         }
     }
-    if (!world) {
-        aclshmem_team_destroy(t);
-    }
-    aclshmem_free(b);
-    aclshmem_free(a);
-    aclshmem_free(dst);
-    aclshmem_free(src);
-    finish();
+    free_and_finish(world ? ACLSHMEM_TEAM_INVALID : t, src, dst, a, b);
 }
 
 /* barrier_against_collective: on a team of every PE, member 0 (then members 0 and 1, with 3 PEs or
@@ -2299,14 +2305,7 @@ static void scenario_asymmetric_mix(int argc, char **argv)
         snprintf(after, sizeof after, "call %d (family %d, kind %d, member %d)", c, fam, kind, who);
         team_works(t, a, b, c, after);
     }
-    if (!world) {
-        aclshmem_team_destroy(t);
-    }
-    aclshmem_free(b);
-    aclshmem_free(a);
-    aclshmem_free(dst);
-    aclshmem_free(src);
-    finish();
+    free_and_finish(world ? ACLSHMEM_TEAM_INVALID : t, src, dst, a, b);
 }
 
 int main(int argc, char **argv)

@@ -210,6 +210,13 @@ fn skipped_call(inst: &Instance, team: &Team) -> Result<()> {
     if pushed > count.load(Ordering::Relaxed) {
         count.store(pushed, Ordering::Relaxed);
     }
+    Err(taken_up(inst, team, next, last, "they failed there"))
+}
+
+/// The error of a barrier (or sync) of the program on `team` that ended with calls `next..=last`
+/// of the others taken up as made and failed here (`how` says what became of them there); printed
+/// too.
+pub(crate) fn taken_up(inst: &Instance, team: &Team, next: u64, last: u64, how: &str) -> Error {
     let calls = if last == next {
         format!("collective call {next}")
     } else {
@@ -217,12 +224,12 @@ fn skipped_call(inst: &Instance, team: &Team) -> Result<()> {
     };
     let msg = format!(
         "asymmetric calls on team {}: this PE (PE {}) waited in a barrier (or sync) while the other \
-         members made {calls}; they failed there",
+         members made {calls}; {how}",
         team.slot,
         inst.my_pe()
     );
     crate::logging::write_stderr(&format!("aclshmem: [PE {}] {msg}\n", inst.my_pe()));
-    Err(Error::InvalidParam(msg))
+    Error::InvalidParam(msg)
 }
 
 /// Word `off` of `slot`'s line of the sync counters in this PE's own copy (always mapped).

@@ -692,19 +692,13 @@ fn take_up(inst: &Instance, team: &Team, before: u64, told: u64, r: Result<()>) 
     let mut r = r;
     if told >= next {
         cells.skip_to(team.slot, told);
-        let calls = if told == next {
-            format!("collective call {next}")
-        } else {
-            format!("collective calls {next} to {told}")
-        };
-        let msg = format!(
-            "asymmetric calls on team {}: this PE (PE {}) waited in a barrier (or sync) while the other \
-             members made {calls} (a broadcast, whose root waits for nobody); counted as made and failed here",
-            team.slot,
-            inst.my_pe()
-        );
-        crate::logging::write_stderr(&format!("aclshmem: [PE {}] {msg}\n", inst.my_pe()));
-        r = r.and(Err(Error::InvalidParam(msg)));
+        r = r.and(Err(crate::sync::taken_up(
+            inst,
+            team,
+            next,
+            told,
+            "broadcasts, whose root waits for nobody: counted as made and failed here",
+        )));
     }
     // the roots' views of the calls taken up (a root reuses a buffer only once every member
     // completed its call, so at most a ring's depth of calls were missed; the bound keeps a
