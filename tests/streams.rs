@@ -435,6 +435,21 @@ fn inline_4pes() {
     inline(4);
 }
 
+/// The ACL runtime loaded by the program after init (`dlopen`): the library finds it then (it used
+/// to look once, so every later stream call ran inline and a queued wait blocked its caller).
+#[test]
+fn late_runtime_2pes() {
+    let lib = common::profile_dir().join("libascendcl.so");
+    let lib = lib.to_str().expect("UTF-8 path");
+    let run = run_with(
+        &stream_tests_inline(),
+        "late_runtime",
+        2,
+        &[("STREAM_TESTS_ACL_LIB", lib)],
+    );
+    run.assert_ok("late_runtime");
+}
+
 fn inline(n: usize) {
     let prog = stream_tests_inline();
     let run = run_with(&prog, "inline", n, &[]);

@@ -1053,6 +1053,63 @@ static void scenario_inline(void)
 }
 
 
+/* The ACL runtime loaded after init (`dlopen(RTLD_GLOBAL)`, as Python's `shmem.streams` does): the
+   stream calls made before ran inline, the ones after go on the runtime's streams. A wait queued on
+   a stream must return at once although its signal comes later from the left neighbour, who sets
+   it only after its own wait call returned: run inline, every PE would wait for ever (the job's
+   timeout fails the test). The library path is $STREAM_TESTS_ACL_LIB. */
+static void scenario_late_runtime(void)
+{
+    CHECK(dlsym(RTLD_DEFAULT, "aclrtLaunchHostFunc") == NULL,
+          "an ACL runtime is loaded: this build must not link libascendcl");
+    shmem_begin();
+    int32_t *sig = sym_alloc(sizeof(int32_t));
+    int32_t *box = sym_alloc(sizeof(int32_t));
+    *sig = 0;
+    *box = 0;
+    aclshmem_barrier_all();
+    /* before the runtime: inline (and the library's look for it misses) */
+    int32_t one = 1;
+    aclshmemx_putmem_on_stream(box, &one, sizeof one, g_right, NULL);
+    aclshmem_barrier_all();
+    CHECK(*box == 1, "inline put before the runtime was loaded: %d", *box);
+
+    const char *path = getenv("STREAM_TESTS_ACL_LIB");
+    CHECK(path != NULL, "STREAM_TESTS_ACL_LIB not set");
+    void *acl = dlopen(path, RTLD_NOW | RTLD_GLOBAL);
+    CHECK(acl != NULL, "dlopen %s: %s", path, dlerror());
+    int (*init)(const char *) = (int (*)(const char *))dlsym(acl, "aclInit");
+    int (*set_device)(int32_t) = (int (*)(int32_t))dlsym(acl, "aclrtSetDevice");
+    int (*create)(void **) = (int (*)(void **))dlsym(acl, "aclrtCreateStream");
+    int (*sync)(void *) = (int (*)(void *))dlsym(acl, "aclrtSynchronizeStream");
+    int (*destroy)(void *) = (int (*)(void *))dlsym(acl, "aclrtDestroyStream");
+    CHECK(init && set_device && create && sync && destroy, "ACL entry points missing");
+    CHECK_RC(init(NULL), 0);
+    CHECK_RC(set_device(0), 0);
+    void *stream = NULL;
+    CHECK_RC(create(&stream), 0);
+
+    *box = 0;
+    aclshmem_barrier_all();
+    aclshmemx_signal_wait_until_on_stream(sig, ACLSHMEM_CMP_GE, 1, stream);
+    mark("late_runtime_wait_returned");
+    /* ordered after the wait on the stream: lands only once the signal came */
+    int32_t two = 2;
+    aclshmemx_putmem_on_stream(box, &two, sizeof two, g_right, stream);
+    aclshmem_int32_p(sig, 1, g_right);
+    CHECK_RC(sync(stream), 0);
+    aclshmem_barrier_all();
+    CHECK(*sig == 1, "signal %d", *sig);
+    CHECK(*box == 2, "put queued after the wait: %d", *box);
+
+    CHECK_RC(destroy(stream), 0);
+    aclshmem_barrier_all();
+    CHECK_RC(aclshmem_finalize(), 0);
+    if (g_pe == 0) {
+        printf("OK %s\n", g_scenario);
+    }
+}
+
 #endif /* STREAM_TESTS_NO_ACL */
 
 int main(int argc, char **argv)
@@ -1084,6 +1141,7 @@ int main(int argc, char **argv)
         {"self_signal_device", scenario_self_signal_device},
 #else
         {"inline", scenario_inline},
+        {"late_runtime", scenario_late_runtime},
 #endif
     };
     for (size_t i = 0; i < sizeof scenarios / sizeof scenarios[0]; i++) {

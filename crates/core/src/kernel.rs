@@ -578,8 +578,8 @@ pub fn create_notifies(n: usize) -> Vec<*mut c_void> {
 
 /// Sets `notify` now (the CPU libascendcl's `aclshimNotifySet`).
 pub fn notify_set(notify: *mut c_void) -> Result<()> {
-    static F: std::sync::OnceLock<Option<NotifySetFn>> = std::sync::OnceLock::new();
-    let f = F.get_or_init(|| {
+    static F: crate::acl::Lazy<NotifySetFn> = crate::acl::Lazy::new();
+    let f = F.get(|| {
         // SAFETY: the shim exports aclshimNotifySet with this C signature (acl/acl_shim.h).
         crate::acl::resolve("aclshimNotifySet")
             .map(|p| unsafe { std::mem::transmute::<*mut c_void, NotifySetFn>(p) })

@@ -12,9 +12,9 @@
 
 use std::ffi::{c_int, c_void};
 
-use crate::acl::resolve;
+use crate::acl::{Lazy, resolve};
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicPtr, AtomicUsize, Ordering};
-use std::sync::{Mutex, OnceLock};
 use std::time::Instant;
 
 use std::sync::Arc;
@@ -41,8 +41,8 @@ struct Acl {
 }
 
 fn acl() -> Option<&'static Acl> {
-    static ACL: OnceLock<Option<Acl>> = OnceLock::new();
-    ACL.get_or_init(|| {
+    static ACL: Lazy<Acl> = Lazy::new();
+    ACL.get(|| {
         let launch = resolve("aclrtLaunchHostFunc")?;
         // SAFETY: each symbol is the ACL runtime function of that name, with the C signature of
         // acl/acl_rt.h (and acl/acl_shim.h for the status variant).
@@ -59,7 +59,6 @@ fn acl() -> Option<&'static Acl> {
             })
         }
     })
-    .as_ref()
 }
 
 /// What a stream runs: an operation on the instance that was current when it was queued. It may
@@ -262,8 +261,8 @@ type LaunchReusableFn =
 /// (`aclmdlRICaptureBegin`) records it and every execution of the graph runs it again; otherwise
 /// as one-shot work.
 pub fn enqueue_reusable(stream: *mut c_void, call: &'static str, work: Reusable) -> Result<()> {
-    static F: OnceLock<Option<LaunchReusableFn>> = OnceLock::new();
-    let f = F.get_or_init(|| {
+    static F: Lazy<LaunchReusableFn> = Lazy::new();
+    let f = F.get(|| {
         // SAFETY: the CPU runtime exports this symbol with exactly this C signature (acl/acl_shim.h).
         resolve("aclshimLaunchHostFuncReusable")
             .map(|p| unsafe { std::mem::transmute::<*mut c_void, LaunchReusableFn>(p) })
