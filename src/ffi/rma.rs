@@ -94,9 +94,7 @@ pub extern "C" fn aclshmem_fence() {
 }
 
 fn set_ub(engine: Engine, offset: u64, ub_size: u32, sync_id: u32) -> crate::Result<c_int> {
-    runtime::current()?
-        .set_ub_config(engine, offset, ub_size, sync_id)
-        .map(|_| 0)
+    aclshmem_core::kernel::set_ub_config(&*runtime::current()?, engine, offset, ub_size, sync_id).map(|_| 0)
 }
 
 /// Records the MTE UB scratch configuration (offset into UB, size, sync id). Returns 0, or

@@ -1470,6 +1470,69 @@ struct StateSeen {
     out->after_barrier = aclshmem_int32_atomic_fetch(flag, st->mype);
 }
 
+/* The UB configurations in the record (offset, size, sync id of MTE, SDMA, RDMA, UDMA: out[0..12)),
+   then, with `set`, after the device setters (SDMA, and UDMA below its 128-byte minimum, which
+   changes nothing): out[12..24) */
+static __aicore__ void read_ub(aclshmem_device_host_state_t *st, int64_t *out)
+{
+    const aclshmem_ub_config_t *c[4] = {&st->mte_config, &st->sdma_config, &st->rdma_config, &st->udma_config};
+    for (int e = 0; e < 4; e++) {
+        out[3 * e] = c[e]->aclshmem_ub;
+        out[3 * e + 1] = c[e]->ub_size;
+        out[3 * e + 2] = c[e]->sync_id;
+    }
+}
+
+[[bisheng::core_ratio(0, 1)]] __global__ __aicore__ void ReadUbConfigs(int64_t *out, int32_t set)
+{
+    aclshmem_device_host_state_t *st = aclshmemi_get_state();
+    read_ub(st, out);
+    if (set != 0) {
+        aclshmemx_set_sdma_config(4096, 512, 2);
+        aclshmemx_set_udma_config(8192, 64, 3);
+        read_ub(st, out + 12);
+    }
+}
+
+/* The host setters republish the record, the device setters write it: the same kernel's later
+   reads and later kernels see the values (the record kept those of its first use). */
+static void ub_configs(aclrtStream stream)
+{
+    auto *out = static_cast<int64_t *>(aclshmem_calloc(24, sizeof(int64_t)));
+    ReadUbConfigs<<<1, nullptr, stream>>>(out, 0);
+    ACL_OK(aclrtSynchronizeStream(stream));
+    const int64_t defaults[12] = {0, 16384, 0, 195584, 64, 0, 194560, 128, 0, 193536, 128, 0};
+    for (int i = 0; i < 12; i++) {
+        CHECK(out[i] == defaults[i], "default UB config word %d: %lld, expected %lld", i, (long long)out[i],
+              (long long)defaults[i]);
+    }
+    CHECK(aclshmemx_set_mte_config(32768, 8192, 3) == 0, "host MTE setter");
+    CHECK(aclshmemx_set_rdma_config(65536, 256, 1) == 0, "host RDMA setter");
+    CHECK(aclshmemx_set_udma_config(1024, 100, 1) == ACLSHMEM_INVALID_VALUE, "host UDMA setter below 128 bytes");
+    ReadUbConfigs<<<1, nullptr, stream>>>(out, 1);
+    ACL_OK(aclrtSynchronizeStream(stream));
+    const int64_t host_set[12] = {32768, 8192, 3, 195584, 64, 0, 65536, 256, 1, 193536, 128, 0};
+    const int64_t device_set[12] = {32768, 8192, 3, 4096, 512, 2, 65536, 256, 1, 193536, 128, 0};
+    for (int i = 0; i < 12; i++) {
+        CHECK(out[i] == host_set[i], "after the host setters, word %d: %lld, expected %lld", i, (long long)out[i],
+              (long long)host_set[i]);
+        CHECK(out[12 + i] == device_set[i], "after the device setters, word %d: %lld, expected %lld", i,
+              (long long)out[12 + i], (long long)device_set[i]);
+    }
+    ReadUbConfigs<<<1, nullptr, stream>>>(out, 0);
+    ACL_OK(aclrtSynchronizeStream(stream));
+    for (int i = 0; i < 12; i++) {
+        CHECK(out[i] == device_set[i], "in the next kernel, word %d: %lld, expected %lld", i, (long long)out[i],
+              (long long)device_set[i]);
+    }
+    /* back to the defaults for the scenarios that follow in this process */
+    CHECK(aclshmemx_set_mte_config(0, 16384, 0) == 0 && aclshmemx_set_sdma_config(195584, 64, 0) == 0 &&
+              aclshmemx_set_rdma_config(194560, 128, 0) == 0,
+          "host setters back to the defaults");
+    aclshmem_barrier_all();
+    aclshmem_free(out);
+}
+
 void state(aclrtStream stream)
 {
     int me = aclshmem_my_pe();
@@ -1522,7 +1585,7 @@ void state(aclrtStream stream)
     aclshmem_barrier_all();
     aclshmem_team_destroy(team);
     aclshmem_free(flag);
-    aclshmem_free(out);
+    aclshmem_free(out);    ub_configs(stream);
 }
 
 /* ---------------------------------------------------------------------------------------------- */

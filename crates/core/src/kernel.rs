@@ -388,6 +388,37 @@ pub fn device_state() -> Result<*mut aclshmem_abi::DeviceHostState> {
     Ok(&mut *rec.state)
 }
 
+/// Sets the UB scratch configuration of `engine` (`aclshmemx_set_{mte,sdma,rdma,udma}_config`: the
+/// host setters and, through the same entry points, the device setters of spec 2.15) and writes it
+/// into the instance's device-state record when kernels already have one, as the original
+/// republishes its record: the calling kernel's later reads and every later kernel see it (the
+/// record kept the values of its first use).
+pub fn set_ub_config(
+    inst: &Instance,
+    engine: crate::instance::Engine,
+    offset: u64,
+    ub_size: u32,
+    sync_id: u32,
+) -> Result<()> {
+    use crate::instance::Engine;
+    inst.set_ub_config(engine, offset, ub_size, sync_id)?;
+    let mut kept = inst.kernel_state();
+    if let Some(rec) = kept.as_mut().and_then(|b| b.downcast_mut::<StateRecord>()) {
+        let c = inst.ub_config(engine);
+        let state = &mut *rec.state;
+        let field = match engine {
+            Engine::Mte => &raw mut state.mte_config,
+            Engine::Sdma => &raw mut state.sdma_config,
+            Engine::Rdma => &raw mut state.rdma_config,
+            Engine::Udma => &raw mut state.udma_config,
+        };
+        // SAFETY: a field of the live record; kernels of other threads may read it meanwhile, as
+        // the original's device code reads the record while the host republishes it
+        unsafe { field.write_volatile(c) };
+    }
+    Ok(())
+}
+
 /// Every PE's base of heap `kind` as `aclshmem_ptr` answers (mapped; NULL for PEs on other nodes),
 /// empty when the heap does not exist.
 fn heap_bases(inst: &Instance, kind: crate::heap::HeapKind) -> Vec<*mut c_void> {
