@@ -777,6 +777,17 @@ fn device_state_record_and_team_pools_2pes() {
     scenario("state", 2);
 }
 
+/// Spec device-api 2.9, 2.10, 2.5.3 (see `device_signals` in kernel_tests.cpp).
+#[test]
+fn device_signals_2pes() {
+    scenario("device_signals", 2);
+}
+
+#[test]
+fn device_signals_3pes() {
+    scenario("device_signals", 3);
+}
+
 #[test]
 fn device_state_record_and_team_pools_3pes() {
     scenario("state", 3);

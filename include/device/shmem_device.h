@@ -505,6 +505,19 @@ inline void aclshmemx_signal_op(int32_t *sig_addr, int32_t signal, int sig_op, i
     }
 ACLSHMEMI_DEV_T10(ACLSHMEMI_DEV_TESTS)
 
+/* In kernels aclshmem_signal_wait_until returns the signal word's value once the condition held
+   (int32_t, spec device-api 2.10), where the host declaration returns nothing: one name for both
+   (2.19.3), the value read after the wait, which host code of the same file may ignore. */
+inline int32_t aclshmemi_dev_signal_wait_until(int32_t *sig_addr, int cmp, int32_t cmp_val)
+{
+    aclshmem_signal_wait_until(sig_addr, cmp, cmp_val);
+    if (sig_addr == nullptr || reinterpret_cast<uintptr_t>(sig_addr) % alignof(int32_t) != 0) {
+        return 0; /* logged by the wait */
+    }
+    return __atomic_load_n(sig_addr, __ATOMIC_ACQUIRE);
+}
+#define aclshmem_signal_wait_until aclshmemi_dev_signal_wait_until
+
 /* ---- the device atomics' type lists (the original's amo header leaves them defined for programs
    that generate their own wrappers): FUNC(NAME, TYPE), the CAST lists FUNC(NAME, TYPE, CAST_TYPE) ---- */
 #define ACLSHMEM_TYPE_FUNC_ATOMIC_ADD(FUNC) \
@@ -703,6 +716,18 @@ inline void aclshmemx_mte_get_nbi(int8_t *dst, int8_t *src, uint32_t n, int32_t 
 {
     (void)enable_L2;
     aclshmem_getmem_nbi(dst, src, n, pe);
+}
+inline void aclshmemx_mte_put_nbi(int8_t *dst, int8_t *src, int8_t *buf, uint32_t ub_size, uint32_t n, int pe,
+                                  uint32_t sync_id, bool enable_L2)
+{
+    (void)enable_L2;
+    aclshmemx_mte_put_nbi<int8_t>(dst, src, buf, ub_size, n, pe, sync_id);
+}
+inline void aclshmemx_mte_get_nbi(int8_t *dst, int8_t *src, int8_t *buf, uint32_t ub_size, uint32_t n, int pe,
+                                  uint32_t sync_id, bool enable_L2)
+{
+    (void)enable_L2;
+    aclshmemx_mte_get_nbi<int8_t>(dst, src, buf, ub_size, n, pe, sync_id);
 }
 inline void aclshmemx_mte_quiet(void)
 {
@@ -1914,6 +1939,16 @@ inline void aclshmemx_mte_put_nbi(T *dst, T *src, __ubuf__ T *buf, uint32_t ub_s
                                   uint32_t sync_id)
 {
     aclshmemx_mte_put_nbi(dst, src, aclshmemi_dev::plain(buf), ub_size, n, pe, sync_id);
+}
+inline void aclshmemx_mte_put_nbi(int8_t *dst, int8_t *src, __ubuf__ int8_t *buf, uint32_t ub_size, uint32_t n,
+                                  int pe, uint32_t sync_id, bool enable_L2)
+{
+    aclshmemx_mte_put_nbi(dst, src, aclshmemi_dev::plain(buf), ub_size, n, pe, sync_id, enable_L2);
+}
+inline void aclshmemx_mte_get_nbi(int8_t *dst, int8_t *src, __ubuf__ int8_t *buf, uint32_t ub_size, uint32_t n,
+                                  int pe, uint32_t sync_id, bool enable_L2)
+{
+    aclshmemx_mte_get_nbi(dst, src, aclshmemi_dev::plain(buf), ub_size, n, pe, sync_id, enable_L2);
 }
 template <typename T>
 inline void aclshmemx_mte_get_nbi(T *dst, T *src, __ubuf__ T *buf, uint32_t ub_size, uint32_t n, int pe,

@@ -19,6 +19,8 @@
  *                 on-stream host calls (a put and aclshmemx_handle_wait) captured and replayed
  *   state         the device-state record: PE, heap table, UB config, a split team from team_pools,
  *                 a RoCE (PE-level) barrier over it
+ *   device_signals  put-with-signal with a bad sig_op (data copied, signal left alone), the value
+ *                 aclshmem_signal_wait_until returns, the int8_t MTE copies with an L2 hint
  *   fault         a kernel with a faulting block and one that traps: the stream's synchronize fails,
  *                 the process goes on, later kernels run
  *   qp            SDMA copies on explicit queue pairs (aclshmemx_set_qp_num before init), their quiets
@@ -1589,6 +1591,85 @@ void state(aclrtStream stream)
 }
 
 /* ---------------------------------------------------------------------------------------------- */
+/* device_signals                                                                                   */
+/* ---------------------------------------------------------------------------------------------- */
+
+/* Spec device-api 2.9: a put-with-signal whose sig_op is neither SET nor ADD copies the data and
+   leaves the signal alone (every family: bytes, typed, typed _nbi, sized, non-contiguous); 2.10:
+   aclshmem_signal_wait_until returns the signal's value; 2.5.3: the int8_t MTE copies with a
+   staging buffer and an L2 hint. The kernel on each PE writes to the next PE's buffers. */
+[[bisheng::core_ratio(0, 1)]] __global__ __aicore__ void DeviceSignals(int32_t *dst, int32_t *src, int32_t *sig,
+                                                                       int32_t *flag, int32_t *seen, int8_t *l2dst,
+                                                                       int8_t *l2src)
+{
+    int me = aclshmem_my_pe();
+    int next = (me + 1) % aclshmem_n_pes();
+    aclshmem_putmem_signal(dst, src, 4 * sizeof(int32_t), sig, 77, 9, next);
+    aclshmem_int32_put_signal(dst + 4, src + 4, 4, sig, 77, 2, next);
+    aclshmem_int32_put_signal_nbi(dst + 8, src + 8, 4, sig, 77, -1, next);
+    aclshmem_put32_signal(dst + 12, src + 12, 4, sig, 77, 5, next);
+    non_contiguous_copy_param rows{2, 2, 4, 4}; /* elements 16, 17, 20, 21 */
+    aclshmem_int32_put_signal(dst + 16, src + 16, rows, sig, 77, 3, next);
+    aclshmem_quiet();
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> buf;
+    pipe.InitBuffer(buf, 256);
+    int8_t *staging = reinterpret_cast<int8_t *>(static_cast<uintptr_t>(buf.Get<int8_t>().GetPhyAddr()));
+    aclshmemx_mte_put_nbi(l2dst, l2src, staging, 256, 100, next, 0, false);
+    aclshmemx_mte_get_nbi(l2dst + 128, l2src, staging, 256, 50, next, 0, true);
+    aclshmem_quiet();
+    /* then the flag: the next PE waits for 41 or more and sees the value that ended its wait */
+    aclshmemx_signal_op(flag, 42, ACLSHMEM_SIGNAL_SET, next);
+    int32_t v = aclshmem_signal_wait_until(flag, ACLSHMEM_CMP_GE, 41);
+    seen[0] = v;
+    seen[1] = aclshmem_signal_wait_until(flag, 17, 0); /* an unknown cmp: no wait, the value */
+}
+
+static void device_signals(aclrtStream stream)
+{
+    int me = aclshmem_my_pe();
+    int n = aclshmem_n_pes();
+    int prev = (me + n - 1) % n;
+    int next = (me + 1) % n;
+    auto *dst = static_cast<int32_t *>(aclshmem_calloc(24, sizeof(int32_t)));
+    auto *src = static_cast<int32_t *>(aclshmem_calloc(24, sizeof(int32_t)));
+    auto *sig = static_cast<int32_t *>(aclshmem_calloc(1, sizeof(int32_t)));
+    auto *flag = static_cast<int32_t *>(aclshmem_calloc(1, sizeof(int32_t)));
+    auto *seen = static_cast<int32_t *>(aclshmem_calloc(2, sizeof(int32_t)));
+    auto *l2dst = static_cast<int8_t *>(aclshmem_calloc(256, 1));
+    auto *l2src = static_cast<int8_t *>(aclshmem_calloc(128, 1));
+    for (int i = 0; i < 24; i++) {
+        src[i] = 1000 * (me + 1) + i;
+    }
+    for (int i = 0; i < 128; i++) {
+        l2src[i] = static_cast<int8_t>(me * 16 + i % 100);
+    }
+    aclshmem_barrier_all();
+    DeviceSignals<<<1, nullptr, stream>>>(dst, src, sig, flag, seen, l2dst, l2src);
+    ACL_OK(aclrtSynchronizeStream(stream));
+    aclshmem_barrier_all();
+    for (int i = 0; i < 24; i++) {
+        bool written = i < 16 || i == 16 || i == 17 || i == 20 || i == 21;
+        int32_t want = written ? 1000 * (prev + 1) + i : 0;
+        CHECK(dst[i] == want, "put-with-signal with a bad sig_op: element %d is %d, expected %d", i, dst[i], want);
+    }
+    CHECK(*sig == 0, "a bad sig_op changed the signal to %d", *sig);
+    CHECK(seen[0] == 42 && seen[1] == 42, "aclshmem_signal_wait_until returned %d / %d, expected 42", seen[0],
+          seen[1]);
+    for (int i = 0; i < 100; i++) {
+        CHECK(l2dst[i] == static_cast<int8_t>(prev * 16 + i % 100), "MTE put with L2 hint: byte %d", i);
+    }
+    for (int i = 0; i < 50; i++) {
+        CHECK(l2dst[128 + i] == static_cast<int8_t>(next * 16 + i % 100), "MTE get with L2 hint: byte %d", i);
+    }
+    CHECK(l2dst[100] == 0 && l2dst[178] == 0, "MTE copies with L2 hint wrote past their length");
+    aclshmem_barrier_all();
+    for (void *p : {(void *)dst, (void *)src, (void *)sig, (void *)flag, (void *)seen, (void *)l2dst, (void *)l2src}) {
+        aclshmem_free(p);
+    }
+}
+
+/* ---------------------------------------------------------------------------------------------- */
 /* kinds                                                                                            */
 /* ---------------------------------------------------------------------------------------------- */
 
@@ -1992,6 +2073,8 @@ int main(int argc, char **argv)
             graph(stream);
         } else if (scenario == "state") {
             state(stream);
+        } else if (scenario == "device_signals") {
+            device_signals(stream);
         } else if (scenario == "fault") {
             fault(stream);
         } else if (scenario == "qp") {

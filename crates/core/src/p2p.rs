@@ -115,7 +115,8 @@ pub fn signal_in(inst: &Instance, sig_addr: *mut i32, value: i32, op: SignalOp, 
 /// Put-with-signal: copies `len` bytes from local `src` to symmetric `dst` on PE `pe`, then updates
 /// the 32-bit signal word at symmetric `sig_addr` there (`sig_op`: `aclshmem_signal_op_type_t`).
 /// A PE whose wait observes the signal sees the data. Nothing is written when any argument is bad
-/// (the signal is checked before the data moves). Blocking.
+/// (the signal is checked before the data moves), except a bad `sig_op` in a kernel: the data is
+/// copied and the signal left alone, as the device API has it. Blocking.
 ///
 /// # Safety
 /// A non-NULL `src` must be readable for `len` bytes.
@@ -189,7 +190,17 @@ pub unsafe fn put_signal_in(
     pe: i32,
     nbi: bool,
 ) -> Result<()> {
-    let op = SignalOp::from_c(sig_op)?;
+    let op = match SignalOp::from_c(sig_op) {
+        Ok(op) => op,
+        Err(e) if crate::block::current().is_some() => {
+            // in a kernel, the device API's rule (spec device-api 2.9): the data is copied, the
+            // signal left alone (logged); a host call writes nothing
+            // SAFETY: forwarded.
+            unsafe { rma::put_in(inst, dst, src, len, pe, nbi)? };
+            return Err(e);
+        }
+        Err(e) => return Err(e),
+    };
     check_word(sig_addr, "sig_addr")?;
     if pe >= 0 && pe as usize == inst.my_pe() && inst.locate(sig_addr as usize, 4).is_none() {
         // SAFETY: forwarded.
