@@ -15,7 +15,7 @@
 //! the specification allows: it only requires at least the context's own).
 
 use std::ffi::{c_int, c_long};
-use std::sync::atomic::{AtomicI32, AtomicI64, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicI32, AtomicI64, AtomicU64, AtomicUsize, Ordering};
 
 use crate::guard_soft;
 use crate::team::{self, shmem_team_t};
@@ -30,6 +30,9 @@ pub struct Ctx {
     state: AtomicU64,
     /// Core slot of the context's team (0: world).
     slot: AtomicI32,
+    /// The team handle the context was created on (`shmem_ctx_get_team` returns it:
+    /// `SHMEM_TEAM_SHARED` may be the world team's slot).
+    handle: AtomicUsize,
     options: AtomicI64,
 }
 
@@ -42,6 +45,7 @@ impl Ctx {
         Ctx {
             state: AtomicU64::new(state),
             slot: AtomicI32::new(0),
+            handle: AtomicUsize::new(0),
             options: AtomicI64::new(0),
         }
     }
@@ -112,7 +116,7 @@ pub(crate) fn check(ctx: shmem_ctx_t) -> Result<()> {
     get(ctx).map(|_| ())
 }
 
-fn create(slot: i32, options: c_long, out: *mut shmem_ctx_t) -> Result<c_int> {
+fn create(team: shmem_team_t, slot: i32, options: c_long, out: *mut shmem_ctx_t) -> Result<c_int> {
     crate::non_null(out, "ctx")?;
     // SAFETY: non-NULL and writable (the exports' contract).
     unsafe { *out = std::ptr::null_mut() };
@@ -130,6 +134,7 @@ fn create(slot: i32, options: c_long, out: *mut shmem_ctx_t) -> Result<c_int> {
             ))
         })?;
     c.slot.store(slot, Ordering::Relaxed);
+    c.handle.store(team as usize, Ordering::Relaxed);
     #[allow(clippy::unnecessary_cast)] // c_long is 32 bits on some targets
     c.options.store(options as i64, Ordering::Relaxed);
     c.state.store(LIVE, Ordering::Release);
@@ -146,7 +151,9 @@ fn create(slot: i32, options: c_long, out: *mut shmem_ctx_t) -> Result<c_int> {
 /// `ctx` must be NULL or writable.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn shmem_ctx_create(options: c_long, ctx: *mut shmem_ctx_t) -> c_int {
-    guard_soft("shmem_ctx_create", -1, || create(0, options, ctx))
+    guard_soft("shmem_ctx_create", -1, || {
+        create(team::handle(0), 0, options, ctx)
+    })
 }
 
 /// Creates a context whose PE numbers are member indices of `team`. Returns 0, or nonzero with
@@ -166,7 +173,7 @@ pub unsafe extern "C" fn shmem_team_create_ctx(
             unsafe { *ctx = std::ptr::null_mut() };
         }
         let s = team::slot(team)?;
-        create(s, options, ctx)
+        create(team, s, options, ctx)
     })
 }
 
@@ -198,16 +205,12 @@ pub unsafe extern "C" fn shmem_ctx_get_team(ctx: shmem_ctx_t, team: *mut shmem_t
     guard_soft("shmem_ctx_get_team", -1, || {
         crate::non_null(team, "team")?;
         let r = if std::ptr::eq(ctx.cast_const(), &aclshmem_osh_ctx_default) {
-            Ok(0)
+            Ok(team::handle(0))
         } else {
-            get(ctx).map(Ctx::slot)
+            get(ctx).map(|c| c.handle.load(Ordering::Relaxed) as shmem_team_t)
         };
         // SAFETY: non-NULL and writable (contract).
-        unsafe {
-            *team = r
-                .as_ref()
-                .map_or(std::ptr::null_mut(), |&s| team::handle(s as usize))
-        };
+        unsafe { *team = *r.as_ref().unwrap_or(&std::ptr::null_mut()) };
         r.map(|_| 0)
     })
 }

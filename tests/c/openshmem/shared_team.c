@@ -32,6 +32,24 @@ int main(void) {
     int want = 0;
     for (int i = 0; i < nr; i++) want += reach[i];
     CHECK(v[1] == want, "sum over SHARED %d want %d", v[1], want);
+    /* a context keeps the team it was made on (SHARED may hold the same PEs as WORLD) */
+    shmem_ctx_t cs, cw;
+    shmem_team_t got = SHMEM_TEAM_INVALID;
+    CHECK(shmem_team_create_ctx(sh, 0, &cs) == 0, "team_create_ctx(SHARED)");
+    CHECK(shmem_ctx_get_team(cs, &got) == 0 && got == sh, "ctx on SHARED reports team %p", (void *)got);
+    CHECK(shmem_team_create_ctx(SHMEM_TEAM_WORLD, 0, &cw) == 0, "team_create_ctx(WORLD)");
+    CHECK(shmem_ctx_get_team(cw, &got) == 0 && got == SHMEM_TEAM_WORLD, "ctx on WORLD reports team %p", (void *)got);
+    CHECK(shmem_ctx_get_team(SHMEM_CTX_DEFAULT, &got) == 0 && got == SHMEM_TEAM_WORLD, "default ctx reports %p",
+          (void *)got);
+    /* PE numbers of a team context are team indices */
+    CHECK(shmem_team_sync(sh) == 0, "team_sync");
+    shmem_ctx_int_p(cs, &v[0], me, (my_index + 1) % nr);
+    shmem_ctx_quiet(cs);
+    CHECK(shmem_team_sync(sh) == 0, "team_sync");
+    CHECK(v[0] == reach[(my_index + nr - 1) % nr], "ctx p over SHARED: %d, want %d", v[0],
+          reach[(my_index + nr - 1) % nr]);
+    shmem_ctx_destroy(cs);
+    shmem_ctx_destroy(cw);
     printf("PE %d: SHMEM_TEAM_SHARED has %d of %d PEs\n", me, nr, n);
     shmem_free(v);
     free(reach);
