@@ -5596,7 +5596,8 @@ ACLSHMEM_HOST_API void aclshmem_info_get_name(char *name);
  * Stores `my_pe`, `n_pes`, `local_mem_size` and `comm_args = uid` into `*aclshmem_attr` (no
  * communication; the other fields are left as they are). Returns 0, `ACLSHMEM_INVALID_VALUE` when
  * local_mem_size > ACLSHMEM_MAX_LOCAL_SIZE, n_pes > ACLSHMEM_MAX_PES or my_pe >= ACLSHMEM_MAX_PES,
- * `ACLSHMEM_INVALID_PARAM` for a NULL pointer.
+ * `ACLSHMEM_INVALID_PARAM` for a NULL pointer. Lower bounds (a negative `my_pe`, `n_pes` or
+ * `local_mem_size` below 1) are stored as given and refused by init, as in the original.
  *
  * # Safety
  * `uid` and `aclshmem_attr` must be NULL or valid; `*uid` must stay alive until init returns.

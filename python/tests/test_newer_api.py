@@ -110,7 +110,8 @@ def test_init_attr_and_unique_id():
     for bad in (b"", uid.to_bytes()[:-1], uid.to_bytes() + b"\0"):
         with pytest.raises(ValueError):
             shmem.UniqueId.from_bytes(bad)
-    assert shmem.aclshmemx_set_attr_uniqueid_args(0, 0, 1 << 20, uid, attr) != 0  # n_pes 0: the C code
+    # n_pes 0: stored, init refuses it (the C code, as the original)
+    assert shmem.aclshmemx_set_attr_uniqueid_args(0, 0, 1 << 20, uid, attr) == 0
     assert attr.n_ranks == 0
     assert shmem.aclshmemx_set_attr_uniqueid_args(1, 2, 1 << 20, uid, attr) == 0
     del uid

@@ -173,7 +173,8 @@ pub unsafe extern "C" fn aclshmem_info_get_name(name: *mut c_char) {
 /// Stores `my_pe`, `n_pes`, `local_mem_size` and `comm_args = uid` into `*aclshmem_attr` (no
 /// communication; the other fields are left as they are). Returns 0, `ACLSHMEM_INVALID_VALUE` when
 /// local_mem_size > ACLSHMEM_MAX_LOCAL_SIZE, n_pes > ACLSHMEM_MAX_PES or my_pe >= ACLSHMEM_MAX_PES,
-/// `ACLSHMEM_INVALID_PARAM` for a NULL pointer.
+/// `ACLSHMEM_INVALID_PARAM` for a NULL pointer. Lower bounds (a negative `my_pe`, `n_pes` or
+/// `local_mem_size` below 1) are stored as given and refused by init, as in the original.
 ///
 /// # Safety
 /// `uid` and `aclshmem_attr` must be NULL or valid; `*uid` must stay alive until init returns.
@@ -201,13 +202,9 @@ pub unsafe extern "C" fn aclshmemx_set_attr_uniqueid_args(
                 "my_pe {my_pe} / n_pes {n_pes} exceed ACLSHMEM_MAX_PES"
             )));
         }
-        // lower bounds here too (the original leaves them to init): a bad value is reported where
-        // it is given
-        if my_pe < 0 || n_pes <= 0 || local_mem_size <= 0 {
-            return Err(Error::InvalidValue(format!(
-                "my_pe {my_pe} must be >= 0, n_pes {n_pes} and local_mem_size {local_mem_size} > 0"
-            )));
-        }
+        // lower bounds (a negative PE, no PEs, no heap) are init's to refuse, as in the original
+        // (spec 8.1): the values are stored as given (a negative size as the huge unsigned value
+        // init refuses)
         attr.my_pe = my_pe;
         attr.n_pes = n_pes;
         attr.local_mem_size = local_mem_size as u64;

@@ -19,13 +19,18 @@ int main(int argc, char **argv) {
         CHECK(aclshmemx_set_attr_uniqueid_args(0, 2, (int64_t)ACLSHMEM_MAX_LOCAL_SIZE + 1, &uid, &attr) == ACLSHMEM_INVALID_VALUE);
         CHECK(aclshmemx_set_attr_uniqueid_args(0, ACLSHMEM_MAX_PES + 1, 1024, &uid, &attr) == ACLSHMEM_INVALID_VALUE);
         CHECK(aclshmemx_set_attr_uniqueid_args(ACLSHMEM_MAX_PES, 2, 1024, &uid, &attr) == ACLSHMEM_INVALID_VALUE);
-        /* lower bounds are checked where the values are given (the original leaves them to init) */
-        CHECK(aclshmemx_set_attr_uniqueid_args(-1, 2, 1024, &uid, &attr) == ACLSHMEM_INVALID_VALUE);
-        CHECK(aclshmemx_set_attr_uniqueid_args(0, 0, 1024, &uid, &attr) == ACLSHMEM_INVALID_VALUE);
-        CHECK(aclshmemx_set_attr_uniqueid_args(0, -4, 1024, &uid, &attr) == ACLSHMEM_INVALID_VALUE);
-        CHECK(aclshmemx_set_attr_uniqueid_args(0, 2, 0, &uid, &attr) == ACLSHMEM_INVALID_VALUE);
-        CHECK(aclshmemx_set_attr_uniqueid_args(0, 2, -1024, &uid, &attr) == ACLSHMEM_INVALID_VALUE);
         CHECK(attr.my_pe == 0 && attr.n_pes == 0 && attr.comm_args == NULL); /* untouched on failure */
+        /* lower bounds are init's to check, as in the original (spec 8.1): stored as given, and
+           init refuses them with ACLSHMEM_INVALID_VALUE */
+        static const struct { int pe, n; int64_t size; } low[] = {{-1, 2, 1024}, {0, 0, 1024}, {0, -4, 1024},
+                                                                  {0, 2, 0}, {0, 2, -1024}};
+        for (size_t i = 0; i < sizeof low / sizeof low[0]; i++) {
+            aclshmemx_init_attr_t a = ACLSHMEMX_INIT_ATTR_INITIALIZER;
+            CHECK(aclshmemx_set_attr_uniqueid_args(low[i].pe, low[i].n, low[i].size, &uid, &a) == 0);
+            CHECK(a.my_pe == low[i].pe && a.n_pes == low[i].n && a.local_mem_size == (uint64_t)low[i].size);
+            CHECK(aclshmemx_init_attr(ACLSHMEMX_INIT_WITH_UNIQUEID, &a) == ACLSHMEM_INVALID_VALUE);
+            CHECK(aclshmemx_init_status() == ACLSHMEM_STATUS_NOT_INITIALIZED);
+        }
         CHECK(aclshmemx_set_attr_uniqueid_args(1, 4, 4096, &uid, &attr) == 0);
         CHECK(attr.my_pe == 1 && attr.n_pes == 4 && attr.local_mem_size == 4096);
         CHECK(attr.comm_args == (void *)&uid && strcmp(attr.ip_port, "tcp://127.0.0.1:9999") == 0);
