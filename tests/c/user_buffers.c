@@ -11,7 +11,8 @@
  *             aclshmemx_get_buffer_ptr of other addresses and after finalize is NULL
  *   errors    (1 PE) every refusal and its return code, the library left uninitialised; then a good
  *             init
- *   mismatch  (2+ PEs) PE 1 gives another size: INVALID_PARAM on every PE; then a matching init
+ *   mismatch  (2+ PEs) PE 1 gives another size: INVALID_PARAM on every PE (another local_mem_size:
+ *             SMEM_ERROR); then a matching init
  */
 #define _GNU_SOURCE
 #include <stdint.h>
@@ -296,10 +297,14 @@ static void mismatch(void)
     d[0] = desc(b.va, me == 1 ? MB2 : 2 * MB2, NULL);
     CHECK_RC(aclshmemx_init_attr_with_buffers(ACLSHMEMX_INIT_WITH_DEFAULT, &at, d, 1), ACLSHMEM_INVALID_PARAM);
     CHECK_RC(aclshmemx_init_status(), ACLSHMEM_STATUS_NOT_INITIALIZED);
-    /* the same sizes but another local_mem_size on PE 1 */
+    /* the same sizes but another local_mem_size on PE 1: the heap layer's error (spec 8.1 step 8) */
     d[0] = desc(b.va, 2 * MB2, NULL);
     at = attrs(me == 1 ? 2 * MB2 : MB2);
-    CHECK_RC(aclshmemx_init_attr_with_buffers(ACLSHMEMX_INIT_WITH_DEFAULT, &at, d, 1), ACLSHMEM_INVALID_PARAM);
+    CHECK_RC(aclshmemx_init_attr_with_buffers(ACLSHMEMX_INIT_WITH_DEFAULT, &at, d, 1), ACLSHMEM_SMEM_ERROR);
+    CHECK_RC(aclshmemx_init_status(), ACLSHMEM_STATUS_NOT_INITIALIZED);
+    /* and through the plain init */
+    at = attrs(me == 1 ? 2 * MB2 : MB2);
+    CHECK_RC(aclshmemx_init_attr(ACLSHMEMX_INIT_WITH_DEFAULT, &at), ACLSHMEM_SMEM_ERROR);
     CHECK_RC(aclshmemx_init_status(), ACLSHMEM_STATUS_NOT_INITIALIZED);
     at = attrs(MB2);
     at.option_attr.data_op_engine_type = ACLSHMEM_DATA_OP_UDMA; /* accepted, as on Ascend950 */

@@ -154,8 +154,9 @@ pub(crate) fn prepare(descs: &[BufferDesc], attr: &InitAttr) -> Result<Vec<Prepa
 }
 
 /// Collective: every PE must give the same number of buffers, the same size at each index and the
-/// same `local_mem_size` (plain init included: no buffers); otherwise every PE gets
-/// `InvalidParam` naming the first PE that differs.
+/// same `local_mem_size` (plain init included: no buffers); otherwise every PE gets an error naming
+/// the first PE that differs: `Smem` for another `local_mem_size` (the heap layer's failure of
+/// spec 8.1 step 8), `InvalidParam` for other buffers.
 pub(crate) fn check_layout(boot: &dyn Bootstrap, local_mem_size: u64, buffers: &[Prepared]) -> Result<()> {
     let sizes: Vec<String> = buffers.iter().map(|b| b.size.to_string()).collect();
     let mine = format!("local_mem_size {local_mem_size}, buffers [{}]", sizes.join(", "));
@@ -165,12 +166,18 @@ pub(crate) fn check_layout(boot: &dyn Bootstrap, local_mem_size: u64, buffers: &
         .enumerate()
         .find(|(_, o)| o.as_slice() != mine.as_bytes())
     {
-        return Err(Error::InvalidParam(format!(
+        let text = format!(
             "the heap layout differs between PEs: PE {} has {mine}, PE {pe} has {} (every PE must give \
              the same local_mem_size and buffer sizes)",
             boot.my_pe(),
             String::from_utf8_lossy(other)
-        )));
+        );
+        let size = format!("local_mem_size {local_mem_size},");
+        return Err(if other.starts_with(size.as_bytes()) {
+            Error::InvalidParam(text)
+        } else {
+            Error::Smem(text)
+        });
     }
     Ok(())
 }
