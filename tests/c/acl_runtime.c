@@ -130,6 +130,23 @@ static void test_init_cycles(void)
         OK(aclInit(NULL));
         OK(aclFinalizeReference(NULL));
     }
+    /* a re-initialisation with another configuration than the process's first aclInit (none) is
+       refused; the same one (none: NULL, "", or a file that cannot be read) is fine */
+    {
+        char path[] = "/tmp/acl_runtime_cfg_XXXXXX";
+        int fd = mkstemp(path);
+        CHECK(fd >= 0);
+        CHECK(write(fd, "{}", 2) == 2);
+        close(fd);
+        EXPECT(aclInit(path), ACL_ERROR_INVALID_PARAM);
+        EXPECT(aclFinalize(), ACL_ERROR_REPEAT_FINALIZE); /* the refused call initialised nothing */
+        OK(aclInit("/nonexistent/acl.json"));
+        EXPECT(aclInit(path), ACL_ERROR_REPEAT_INITIALIZE); /* while initialised: counted, not applied */
+        OK(aclFinalize());
+        OK(aclInit(""));
+        OK(aclFinalize());
+        unlink(path);
+    }
 }
 
 static void test_devices(void)

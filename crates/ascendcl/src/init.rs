@@ -13,11 +13,14 @@ struct State {
     initialised: bool,
     /// `aclInit` calls since the last teardown (for `aclFinalizeReference`).
     refs: u64,
+    /// The configuration of the process's first successful `aclInit` (empty: none).
+    first_config: Option<Vec<u8>>,
 }
 
 static STATE: Mutex<State> = Mutex::new(State {
     initialised: false,
     refs: 0,
+    first_config: None,
 });
 
 fn state() -> std::sync::MutexGuard<'static, State> {
@@ -25,15 +28,26 @@ fn state() -> std::sync::MutexGuard<'static, State> {
 }
 
 /// `aclInit`. The configuration file (dump/profiling settings) has no effect on the CPU.
-pub fn init() -> Result<()> {
+/// `config` is the content of the configuration file (empty for none): a re-initialisation after
+/// a finalize whose content differs from the process's first successful `aclInit`'s is refused
+/// (`ACL_ERROR_INVALID_PARAM`), as CANN's runtime does.
+pub fn init(config: Vec<u8>) -> Result<()> {
     let mut s = state();
-    s.refs += 1;
     if s.initialised {
+        s.refs += 1;
         return Err(Error::new(
             code::REPEAT_INITIALIZE,
-            "aclInit was already called (the call is counted)",
+            "aclInit was already called (the call is counted; its configuration is not applied)",
         ));
     }
+    if s.first_config.as_ref().is_some_and(|first| *first != config) {
+        return Err(Error::new(
+            code::INVALID_PARAM,
+            "aclInit after aclFinalize with another configuration than the process's first aclInit",
+        ));
+    }
+    s.first_config.get_or_insert(config);
+    s.refs += 1;
     s.initialised = true;
     Ok(())
 }

@@ -12,11 +12,37 @@ use crate::init;
 pub const VERSION: (i32, i32, i32) = (1, 17, 0);
 
 /// `aclError aclInit(const char *configPath);` — `configPath` (a JSON file of dump/profiling
-/// options, or NULL) is accepted and ignored. A second call before `aclFinalize` returns
-/// `ACL_ERROR_REPEAT_INITIALIZE` (100002), which callers may ignore.
+/// options, or NULL / "") has no effect on the CPU; its content is kept: an `aclInit` after
+/// `aclFinalize` with another content than the process's first successful one returns
+/// `ACL_ERROR_INVALID_PARAM` (100000). A file that cannot be read counts as no configuration
+/// (logged). A second call before `aclFinalize` returns `ACL_ERROR_REPEAT_INITIALIZE` (100002),
+/// which callers may ignore.
+///
+/// # Safety
+/// `configPath` must be NULL or a NUL-terminated string.
 #[unsafe(no_mangle)]
-pub extern "C" fn aclInit(_configPath: *const c_char) -> AclError {
-    status("aclInit", init::init)
+pub unsafe extern "C" fn aclInit(configPath: *const c_char) -> AclError {
+    status("aclInit", || {
+        let config = if configPath.is_null() {
+            Vec::new()
+        } else {
+            // SAFETY: a NUL-terminated string (contract).
+            let path = unsafe { std::ffi::CStr::from_ptr(configPath) }
+                .to_string_lossy()
+                .into_owned();
+            if path.is_empty() {
+                Vec::new()
+            } else {
+                std::fs::read(&path).unwrap_or_else(|e| {
+                    eprintln!(
+                        "ascendcl: aclInit: the configuration file {path} cannot be read ({e}); none is used"
+                    );
+                    Vec::new()
+                })
+            }
+        };
+        init::init(config)
+    })
 }
 
 /// `aclError aclFinalize(void);` — releases all devices, contexts and streams (queued work is
