@@ -198,11 +198,24 @@ impl Supervisor {
                     ),
                 }
             }
-            if first.is_none() {
-                first = status.map(|status| Failure {
-                    rank: pe.rank,
-                    status,
-                });
+            // of the failures seen in one round, a PE killed by a signal comes first: the others
+            // that failed with it are usually its consequences (the library ends the PEs that
+            // lose a peer with status 1, often within the same poll)
+            let signaled = |f: &Option<Failure>| {
+                matches!(
+                    f,
+                    Some(Failure {
+                        status: Status::Signaled(_),
+                        ..
+                    })
+                )
+            };
+            let this = status.map(|status| Failure {
+                rank: pe.rank,
+                status,
+            });
+            if first.is_none() || (signaled(&this) && !signaled(&first)) {
+                first = this.or(first);
             }
         }
         first
@@ -293,5 +306,30 @@ mod tests {
             status: Status::Exited(3),
         };
         assert_eq!(f.to_string(), "PE 0 exited with status 3");
+    }
+
+    /// PE 1 dies of a signal and PE 0 exits with status 1 (as the library ends a PE that lost a
+    /// peer): seen in one round, the signal is the job's failure, whatever the ranks' order.
+    #[test]
+    fn a_signal_death_is_the_failure_among_those_of_one_round() {
+        let mut sup = Supervisor::new(false).expect("signal handlers");
+        sup.spawn(0, Command::new("sh").args(["-c", "exit 1"]))
+            .expect("sh");
+        sup.spawn(1, Command::new("sh").args(["-c", "kill -SEGV $$"]))
+            .expect("sh");
+        sup.spawn(2, Command::new("sh").args(["-c", "exit 3"]))
+            .expect("sh");
+        // every one has ended (a zombie) before the round
+        for pe in &sup.pes {
+            let stat = format!("/proc/{}/stat", pe.child.id());
+            let deadline = Instant::now() + Duration::from_secs(10);
+            while !std::fs::read_to_string(&stat).is_ok_and(|s| s.contains(") Z ")) {
+                assert!(Instant::now() < deadline, "PE {} did not end", pe.rank);
+                sleep(POLL);
+            }
+        }
+        let f = sup.reap().expect("a failure");
+        assert_eq!((f.rank, f.status), (1, Status::Signaled(libc::SIGSEGV)));
+        assert_eq!(sup.running(), 0);
     }
 }
