@@ -15,7 +15,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use aclshmem_abi as abi;
-use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyTuple};
 
@@ -645,7 +645,13 @@ unsafe extern "C" fn decrypt_trampoline(
 /// `aclshmemx_set_config_store_tls_key`; `py_decrypt_func(cipher) -> plain` or None.
 #[pyfunction]
 #[pyo3(signature = (tls_pk, tls_pk_pw, py_decrypt_func = None))]
-fn set_conf_store_tls_key(tls_pk: &str, tls_pk_pw: &str, py_decrypt_func: Option<Py<PyAny>>) -> i32 {
+fn set_conf_store_tls_key(
+    py: Python<'_>,
+    tls_pk: &str,
+    tls_pk_pw: &str,
+    py_decrypt_func: Option<Py<PyAny>>,
+) -> PyResult<i32> {
+    callable_or_none(py, &py_decrypt_func, "py_decrypt_func")?;
     let handler: abi::DecryptHandler = if py_decrypt_func.is_some() {
         Some(decrypt_trampoline)
     } else {
@@ -655,7 +661,7 @@ fn set_conf_store_tls_key(tls_pk: &str, tls_pk_pw: &str, py_decrypt_func: Option
         *g = py_decrypt_func;
     }
     // SAFETY: pointers and lengths describe the two strings, which live for the call.
-    unsafe {
+    Ok(unsafe {
         ffi::aclshmemx_set_config_store_tls_key(
             tls_pk.as_ptr().cast(),
             tls_pk.len() as u32,
@@ -663,6 +669,18 @@ fn set_conf_store_tls_key(tls_pk: &str, tls_pk_pw: &str, py_decrypt_func: Option
             tls_pk_pw.len() as u32,
             handler,
         )
+    })
+}
+
+/// A callback argument must be callable or None (pybind11 refuses other objects with TypeError
+/// too): a non-callable one would only fail, and lose its message, when the library calls it.
+fn callable_or_none(py: Python<'_>, f: &Option<Py<PyAny>>, name: &str) -> PyResult<()> {
+    match f {
+        Some(f) if !f.bind(py).is_callable() => Err(PyTypeError::new_err(format!(
+            "{name} must be callable or None, got {}",
+            f.bind(py).get_type().name()?
+        ))),
+        _ => Ok(()),
     }
 }
 
@@ -683,14 +701,15 @@ fn set_log_level(level: i32) -> i32 {
 /// `aclshmemx_set_extern_logger` with a Python `func(level: int, msg: str)` (None restores stderr).
 #[pyfunction]
 #[pyo3(signature = (func))]
-fn set_extern_logger(func: Option<Py<PyAny>>) -> i32 {
+fn set_extern_logger(py: Python<'_>, func: Option<Py<PyAny>>) -> PyResult<i32> {
+    callable_or_none(py, &func, "func")?;
     let on = func.is_some();
     if let Ok(mut g) = LOGGER.lock() {
         *g = func;
     }
     let cb: abi::ExternLogger = if on { Some(logger_trampoline) } else { None };
     // SAFETY: the trampoline has the C signature the library expects.
-    unsafe { ffi::aclshmemx_set_extern_logger(cb) }
+    Ok(unsafe { ffi::aclshmemx_set_extern_logger(cb) })
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -9,13 +9,16 @@ memory returns with the heap at :func:`shmem.core.finalize`, or earlier through 
 or after finalize is undefined, as in C.
 """
 
+import bisect
 import weakref
 
 from .. import _pyshmem as _p
-from .utils import AclshmemError, AclshmemInvalid, Buffer, logger
+from .utils import AclshmemError, AclshmemInvalid, Buffer, _current_instance_id, logger
 
-# start address -> [weakref to the Buffer, freed?] of the blocks made here
+# start address -> [weakref to the Buffer, freed?, instance id] of the blocks made here
 _live = {}
+# the keys of _live, sorted (which block holds an address: owner_instance)
+_starts = []
 # addresses of blocks whose Buffer was collected without free_array/free_tensor
 _pending = []
 
@@ -42,7 +45,7 @@ def _collected(addr, entry):
     # the address may already belong to a newer block (freed, then reused by the allocator)
     if _live.get(addr) is not entry:
         return
-    del _live[addr]
+    _forget(addr)
     if not entry[1]:
         _pending.append(addr)
         logger.warning("symmetric block 0x%x was garbage-collected without free_array/free_tensor: "
@@ -56,8 +59,9 @@ def alloc(nbytes):
     except RuntimeError as exc:
         raise AclshmemError("aclshmem_malloc(%d) failed: %s" % (nbytes, exc)) from exc
     buf = Buffer(addr, max(nbytes, 1))
-    entry = [weakref.ref(buf), False]
+    entry = [weakref.ref(buf), False, _current_instance_id()]
     _live[addr] = entry
+    bisect.insort(_starts, addr)
     weakref.finalize(buf, _collected, addr, entry)
     return buf
 
@@ -67,9 +71,35 @@ def release(addr):
     entry = _live.get(addr)
     if entry is None or entry[1]:
         raise AclshmemInvalid("0x%x is not the start of a live symmetric array/tensor" % addr)
+    _check_instance(entry, "the array/tensor")
     entry[1] = True
-    del _live[addr]
+    _forget(addr)
     _p.aclshmem_free(addr)
+
+
+def _forget(addr):
+    del _live[addr]
+    i = bisect.bisect_left(_starts, addr)
+    if i < len(_starts) and _starts[i] == addr:
+        del _starts[i]
+
+
+def _check_instance(entry, name):
+    current = _current_instance_id()
+    if entry[2] != current:
+        raise AclshmemInvalid("%s was allocated by instance %d; the current instance is %d" % (name, entry[2], current))
+
+
+def check_instance(addr, name):
+    """Raises AclshmemInvalid when ``addr`` lies in a live array/tensor of another instance than
+    the current one (memory of no tracked block passes: local buffers, Buffers)."""
+    i = bisect.bisect_right(_starts, addr) - 1
+    if i < 0:
+        return
+    entry = _live.get(_starts[i])
+    buf = entry[0]() if entry is not None else None
+    if buf is not None and addr < _starts[i] + buf.length:
+        _check_instance(entry, name)
 
 
 def pending_frees():
@@ -112,6 +142,7 @@ def release_collected(max_blocks=4096):
 
 def _forget_all():
     _live.clear()
+    del _starts[:]
     del _pending[:]
 
 

@@ -9,6 +9,7 @@ instance), or NumPy arrays / torch CPU tensors (C-contiguous) over symmetric or 
 import operator
 
 from .. import _pyshmem as _p
+from . import _array
 from .direct import ComparisonType, SignalOp
 from .utils import AclshmemInvalid, Buffer, _instance_lock, _is_int, _validate_buffer_instance, _validate_stream
 
@@ -42,11 +43,21 @@ def _nbytes(obj):
 
 
 def _check_buffer(obj, name):
-    """Size of ``obj``; a Buffer must be usable and belong to the current instance."""
+    """Size of ``obj``; a Buffer, array or tensor must be usable and belong to the current
+    instance."""
     if isinstance(obj, Buffer):
         obj._ensure_usable()
         _validate_buffer_instance(obj, name)
-    return _nbytes(obj)
+    n = _nbytes(obj)
+    if not isinstance(obj, Buffer):
+        _array.check_instance(_addr(obj), name)
+    return n
+
+
+def _check_writable(obj, name):
+    """A NumPy array written by the call must be writeable (a read-only view, of ``bytes`` say)."""
+    if hasattr(obj, "__array_interface__") and not obj.flags["WRITEABLE"]:
+        raise AclshmemInvalid("%s is a read-only array" % name)
 
 
 def _check_pe(pe, name="remote_pe"):
@@ -148,6 +159,7 @@ def get(dst, src, remote_pe=-1, stream=None):
     ``remote_pe`` into local ``dst``."""
     with _instance_lock:
         n = _sizes(dst, src)
+        _check_writable(dst, "dst")
         _check_pe(remote_pe)
         s = _validate_stream(stream, allow_none=True)
         _p.aclshmemx_getmem_on_stream(_addr(dst), _addr(src), n, remote_pe, s)

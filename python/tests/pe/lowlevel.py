@@ -5,7 +5,7 @@ import os
 import struct
 import sys
 
-from common import check, drop_uid, share_uid, uid_path
+from common import check, drop_uid, raises, share_uid, uid_path
 
 import shmem
 
@@ -45,6 +45,11 @@ shmem.aclshmem_free(12345)  # not a heap address: logged, nothing freed
 check(any("aclshmem_free" in m or "free" in m for _, m in seen), "logger saw the bad free: %r" % seen)
 shmem.set_extern_logger(None)
 shmem.set_log_level(3)
+# callbacks that are not callable are refused at once (they would fail, losing every message or
+# the key's password, only when the library calls them)
+for bad in (5, "abc", b"x"):
+    check(raises(TypeError, shmem.set_extern_logger, bad), "set_extern_logger(%r)" % (bad,))
+    check(raises(TypeError, shmem.set_conf_store_tls_key, "k", "pw", bad), "set_conf_store_tls_key(.., %r)" % (bad,))
 
 # heap
 a = shmem.aclshmem_malloc(4096)
@@ -206,6 +211,10 @@ for stream in (0, shmem.streams.create_stream()):
     shmem.aclshmemx_quiet_on_stream(stream)
     if stream:
         shmem.streams.synchronize_stream(stream)
+    else:
+        # the runtime is loaded (create_stream above ran first): stream 0, the internal stream, is
+        # queued too; a barrier synchronizes it (spec 7)
+        shmem.aclshmem_barrier_all()
     check(ctypes.string_at(a, 16) == bytes([left + 1]) * 16, "putmem_on_stream (stream %x)" % stream)
     check(got.raw == bytes([me + 1]) * 16, "getmem_on_stream")
     shmem.aclshmem_barrier_all()

@@ -211,6 +211,8 @@ else:
     check(prof is None, "no record on other PEs")
 check(raises(TypeError, core.get_prof, 1), "verbose must be a bool")
 
+a0 = core.array((16,), "int32")  # a NumPy array of instance 0
+
 # ---- a second instance; PE numbers rotated by one
 path1 = uid_path() + "-i1"
 uid1 = share_uid(core.get_unique_id() if me == n - 1 else None, path1)
@@ -223,7 +225,10 @@ check(b1.instance_id == 1 and b1.addr != b.addr, "buffer of instance 1")
 for what, fn in [("cross-instance put", lambda: core.put(b, b1, me, stream=0)),
                  ("cross-instance signal", lambda: core.signal_op(sig, 1, SET, 0, stream=0)),
                  ("cross-instance peer", lambda: core.get_peer_buffer(b, 0)),
-                 ("cross-instance free", lambda: core.free(b))]:
+                 ("cross-instance free", lambda: core.free(b)),
+                 ("cross-instance array put", lambda: core.put(a0, b1, me, stream=0)),
+                 ("cross-instance array get", lambda: core.get(b1, a0[2:], me, stream=0)),
+                 ("cross-instance array free", lambda: core.free_array(a0))]:
     check(raises(AclshmemInvalid, fn), what)
 check(not b.release_called, "a refused free changes nothing")
 with core.multi_instance(0):
@@ -252,6 +257,7 @@ check(entered.is_set(), "and ran after it")
 with core.multi_instance(0):
     core.barrier_all()
     core.free(b)
+    core.free_array(a0)  # still live: the refused free forgot nothing
 core.barrier_all()
 core.free(b1)
 core.finalize(instance_id=1)
