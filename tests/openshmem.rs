@@ -609,6 +609,13 @@ fn bad_input_ends_the_job_or_continues_on_request() {
         Duration::from_secs(120),
     );
     run.assert_ok("errors");
+    // shmem_realloc of plain memory: an error on each PE (it used to return NULL without one)
+    assert_eq!(
+        run.stderr.matches("OpenSHMEM error in shmem_realloc").count(),
+        2,
+        "{}",
+        run.dump()
+    );
     // a lock variable the program wrote: every later shmem_set_lock reports it (no endless wait)
     assert_eq!(
         run.stderr.matches("OpenSHMEM error in shmem_set_lock").count(),

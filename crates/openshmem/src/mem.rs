@@ -103,6 +103,11 @@ pub extern "C" fn shmem_align(alignment: usize, size: usize) -> *mut c_void {
 /// `ptr` must be NULL or a block returned by this surface's allocation routines and not freed.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn shmem_realloc(ptr: *mut c_void, size: usize) -> *mut c_void {
+    // a pointer that is no block is the program's error, handled as `shmem_free`'s (a message, and
+    // the job ends unless errors are to continue); a failing allocation returns NULL
+    if !ptr.is_null() && !crate::guard("shmem_realloc", false, || block_size(ptr).map(|_| true)) {
+        return std::ptr::null_mut();
+    }
     guard_soft("shmem_realloc", std::ptr::null_mut(), || {
         if ptr.is_null() {
             return allocate(size, 16, false);
@@ -111,9 +116,7 @@ pub unsafe extern "C" fn shmem_realloc(ptr: *mut c_void, size: usize) -> *mut c_
             free(ptr)?;
             return Ok(std::ptr::null_mut());
         }
-        let old = sizes(|m| m.get(&(ptr as usize)).copied()).ok_or_else(|| {
-            Error::InvalidParam(format!("ptr {ptr:p} is not a block of shmem_malloc and friends"))
-        })?;
+        let old = block_size(ptr)?;
         let new = allocate(size, 16, false)?;
         if new.is_null() {
             return Ok(new);
@@ -123,6 +126,12 @@ pub unsafe extern "C" fn shmem_realloc(ptr: *mut c_void, size: usize) -> *mut c_
         free(ptr)?;
         Ok(new)
     })
+}
+
+/// The size of the live block `ptr` starts, or an error naming it.
+fn block_size(ptr: *mut c_void) -> Result<usize> {
+    sizes(|m| m.get(&(ptr as usize)).copied())
+        .ok_or_else(|| Error::InvalidParam(format!("ptr {ptr:p} is not a block of shmem_malloc and friends")))
 }
 
 /// Frees a symmetric block (collective: a barrier first). NULL: only the barrier.

@@ -1,5 +1,6 @@
 /* Bad input: by default the call prints a message naming itself and the argument and the job ends
  * with status 1 (argument "abort"); with ACLSHMEM_OSHMEM_ON_ERROR=continue the call does nothing. */
+#include <stdlib.h>
 #include <string.h>
 #include "osh_util.h"
 
@@ -67,5 +68,10 @@ int main(int argc, char **argv) {
     for (int p = 0; p < n; p++)
         CHECK(adst[2 * p] == p * 1000 + 2 * me && adst[2 * p + 1] == p * 1000 + 2 * me + 1, "alltoalls data");
     shmem_sync(SHMEM_TEAM_WORLD);
+    /* shmem_realloc of memory that is no symmetric block: reported as an error (as shmem_free's),
+       not only a NULL */
+    int *plain = malloc(16);
+    CHECK(shmem_realloc(plain, 64) == NULL, "realloc of plain memory returned a block");
+    free(plain);
     return osh_done("errors");
 }
