@@ -50,7 +50,51 @@ macro_rules! rma_types {
     }};
 }
 rma_types!(float: f32, double: f64, int8: i8, int16: i16, int32: i32, int64: i64, uint8: u8, uint16: u16,
-    uint32: u32, uint64: u64, char: i8);
+    uint32: u32, uint64: u64, char: crate::typed::CChar);
+
+/// The C `char` of the `aclshmem_char_*` bindings, passed as pybind11 passes it: a one-character
+/// `str` (its code point below 256; an `int` in -128..=255 is taken too), returned as a
+/// one-character `str` (the byte as Latin-1).
+#[repr(transparent)]
+#[derive(Clone, Copy)]
+pub struct CChar(i8);
+
+impl<'py> FromPyObject<'py> for CChar {
+    fn extract_bound(ob: &Bound<'py, PyAny>) -> PyResult<Self> {
+        if let Ok(s) = ob.extract::<String>() {
+            let mut chars = s.chars();
+            return match (chars.next(), chars.next()) {
+                (Some(c), None) if (c as u32) < 256 => Ok(CChar(c as u32 as u8 as i8)),
+                _ => Err(pyo3::exceptions::PyValueError::new_err(format!(
+                    "a char must be one character below U+0100, got {s:?}"
+                ))),
+            };
+        }
+        let v: i64 = ob.extract().map_err(|_| {
+            pyo3::exceptions::PyTypeError::new_err(
+                "a char must be a one-character str (or an int in -128..255)",
+            )
+        })?;
+        if !(-128..=255).contains(&v) {
+            return Err(pyo3::exceptions::PyValueError::new_err(format!(
+                "a char must be in -128..255, got {v}"
+            )));
+        }
+        Ok(CChar(v as u8 as i8))
+    }
+}
+
+impl<'py> IntoPyObject<'py> for CChar {
+    type Target = pyo3::types::PyString;
+    type Output = Bound<'py, pyo3::types::PyString>;
+    type Error = std::convert::Infallible;
+    fn into_pyobject(self, py: Python<'py>) -> Result<Self::Output, Self::Error> {
+        Ok(pyo3::types::PyString::new(
+            py,
+            &char::from(self.0 as u8).to_string(),
+        ))
+    }
+}
 
 macro_rules! sized {
     ($($bits:literal),*) => { paste! {
@@ -234,7 +278,7 @@ macro_rules! waits {
     }};
 }
 waits!(float: f32, int8: i8, int16: i16, int32: i32, int64: i64, uint8: u8, uint16: u16, uint32: u32,
-    uint64: u64, char: i8);
+    uint64: u64, char: crate::typed::CChar);
 
 /// Adds every generated function to the module.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

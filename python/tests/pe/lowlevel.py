@@ -93,7 +93,8 @@ for name, (fmt, size) in TYPES.items():
     getattr(shmem, "aclshmem_%s_p" % name)(a, 7 + me, right)
     shmem.aclshmem_barrier_all()
     check(struct.unpack(fmt, ctypes.string_at(a, size))[0] == 7 + left, "%s_p" % name)
-    check(getattr(shmem, "aclshmem_%s_g" % name)(a, right) == 7 + me, "%s_g" % name)
+    want = chr(7 + me) if name == "char" else 7 + me  # char: a one-character str, as pybind11 has it
+    check(getattr(shmem, "aclshmem_%s_g" % name)(a, right) == want, "%s_g" % name)
     # iput: 4 elements with source stride 1 into target stride 2
     vals = ctypes.create_string_buffer(struct.pack(fmt * 4, 1, 2, 3, 4))
     shmem.aclshmem_barrier_all()
@@ -105,6 +106,19 @@ for name, (fmt, size) in TYPES.items():
     getattr(shmem, "aclshmem_%s_iget" % name)(ctypes.addressof(out), a + 64, 1, 2, 4, right)
     check(struct.unpack(fmt * 4, out.raw) == (1, 2, 3, 4), "%s_iget" % name)
     shmem.aclshmem_barrier_all()
+
+# char values as pybind11 passes a C char: a one-character str (or an int), returned as a str
+shmem.aclshmem_barrier_all()
+shmem.aclshmem_char_p(a, "A", right)
+shmem.aclshmem_char_p(a + 1, "\u00e9", right)
+shmem.aclshmem_char_p(a + 2, -1, right)
+shmem.aclshmem_barrier_all()
+check(ctypes.string_at(a, 3) == b"A\xe9\xff", "char_p of str and int: %r" % ctypes.string_at(a, 3))
+check([shmem.aclshmem_char_g(a + i, right) for i in range(3)] == ["A", "\u00e9", "\u00ff"], "char_g")
+for bad, exc in (("ab", ValueError), ("\u20ac", ValueError), (300, ValueError), (None, TypeError)):
+    check(raises(exc, shmem.aclshmem_char_p, a, bad, right), "char_p(%r)" % (bad,))
+shmem.aclshmem_char_wait_until(a, shmem.CmpOp.CMP_EQ, "A")
+shmem.aclshmem_barrier_all()
 
 # sized put/get, iput/iget, put<BITS>_signal
 sig = shmem.aclshmem_calloc(1, 8)
