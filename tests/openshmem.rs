@@ -490,6 +490,17 @@ fn global_and_static_data_are_symmetric() {
     run.assert_ok("statics");
 }
 
+/// Threads the program started before `shmem_init` keep writing its globals while init moves them
+/// onto shared memory: no write is lost (about one run in four lost thousands of adds before the
+/// writers were made to wait for the move; with a 48 MiB array to move, almost every run).
+#[test]
+fn globals_written_by_other_threads_during_init_keep_every_write() {
+    let bin = compile("statics_writers");
+    for _ in 0..3 {
+        run_on(&bin, "statics_writers", &[2]);
+    }
+}
+
 /// `libaclshmem`-linked shared library's data (tests/c/openshmem/dso_lib.c, built with
 /// `oshcc -shared -fPIC`) is symmetric like the executable's: RMA, AMOs, a wait and active-set
 /// collectives with pSync/pWrk in the library, on 1, 2 and 4 PEs and over UCX; the same library

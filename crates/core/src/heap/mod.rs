@@ -7,6 +7,7 @@
 //! `unsafe`: gethostname through libc.
 
 pub mod allocator;
+pub mod freeze;
 pub mod segment;
 pub mod sigbus;
 

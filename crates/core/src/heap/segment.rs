@@ -172,15 +172,25 @@ impl Segment {
     /// The range stays mapped (on the unlinked object) after the segment is dropped.
     pub fn adopt(name: &str, addr: usize, len: usize) -> Result<Segment> {
         let mut tmp = Segment::create(name, len, 0..0, false, None)?;
-        // SAFETY: `addr..addr+len` is mapped program memory (caller's contract) and `tmp` a fresh
-        // mapping of `len` bytes; they do not overlap.
-        unsafe { std::ptr::copy_nonoverlapping(addr as *const u8, tmp.base, len) };
         let cname = CString::new(name).map_err(|_| Error::Inner(format!("bad segment name {name}")))?;
         // SAFETY: plain libc calls on a NUL-terminated name.
         let fd = unsafe { libc::shm_open(cname.as_ptr(), libc::O_RDWR | libc::O_CLOEXEC, 0) };
         if fd < 0 {
             return Err(os_err("shm_open (adopt)", name));
         }
+        // other threads of the program may be writing there: they wait from the copy until the
+        // mapping is in place (their writes would be lost otherwise; `freeze`)
+        let window = match super::freeze::Window::open(addr, len) {
+            Ok(w) => w,
+            Err(e) => {
+                // SAFETY: fd is ours.
+                unsafe { libc::close(fd) };
+                return Err(e);
+            }
+        };
+        // SAFETY: `addr..addr+len` is mapped program memory (caller's contract) and `tmp` a fresh
+        // mapping of `len` bytes; they do not overlap.
+        unsafe { std::ptr::copy_nonoverlapping(addr as *const u8, tmp.base, len) };
         // SAFETY: replaces the caller's mapped, page-aligned range with the object holding the same
         // bytes (MAP_FIXED over memory the program owns; nothing else is unmapped).
         let p = unsafe {
@@ -193,10 +203,19 @@ impl Segment {
                 0,
             )
         };
+        let mapped = p != libc::MAP_FAILED;
+        let err = (!mapped).then(|| os_err("mmap over the program's data", name));
+        if window.broken() {
+            log::warn!(
+                "moving the program's data {addr:#x} (+{len}) onto shared memory: this thread wrote \
+                 there during the move (a write made meanwhile may be lost)"
+            );
+        }
+        drop(window);
         // SAFETY: fd is ours.
         unsafe { libc::close(fd) };
-        if p == libc::MAP_FAILED {
-            return Err(os_err("mmap over the program's data", name));
+        if let Some(e) = err {
+            return Err(e);
         }
         // the temporary view goes; the object (not yet unlinked) stays for the peers
         tmp.owner = false;

@@ -152,11 +152,30 @@ extern "C" fn on_sigbus(sig: libc::c_int, info: *mut libc::siginfo_t, ctx: *mut 
         return;
     }
     let Some(prev) = PREVIOUS.get() else { return };
+    // SAFETY: called from the handler with the arguments the kernel passed it.
+    unsafe { chain(prev, sig, info, ctx) }
+}
+
+/// Passes signal `sig` on to `prev`, the action in place before a handler of this library: the
+/// default action (a fault re-raises itself when the handler returns, a sent signal is re-sent),
+/// or the previous handler, called with the same arguments.
+///
+/// # Safety
+/// Only from a signal handler, with the arguments the kernel passed it; `prev` is the action
+/// `sigaction` reported for `sig`.
+pub(super) unsafe fn chain(
+    prev: &libc::sigaction,
+    sig: libc::c_int,
+    info: *mut libc::siginfo_t,
+    ctx: *mut libc::c_void,
+) {
+    // SAFETY: the kernel passes a valid siginfo for an SA_SIGINFO handler.
+    let code = unsafe { (*info).si_code };
     let h = prev.sa_sigaction;
     if h == libc::SIG_DFL || h == libc::SIG_IGN {
-        // SAFETY: as above; a fault re-raises with the default action, a sent signal is re-sent.
+        // SAFETY: sigaction and raise are async-signal-safe.
         unsafe {
-            libc::sigaction(libc::SIGBUS, prev, std::ptr::null_mut());
+            libc::sigaction(sig, prev, std::ptr::null_mut());
             if code <= 0 {
                 libc::raise(sig);
             }
