@@ -85,6 +85,31 @@ pub fn describe_signal(sig: i32) -> String {
     }
 }
 
+/// How likely a failure seen with others in one round is their cause: a signal (a crash) above
+/// another exit status above status 1 (what the library gives the PEs it ends for losing a peer)
+/// above none; among equals the lowest rank (the first seen).
+fn cause_rank(f: &Option<Failure>) -> u8 {
+    match f {
+        None => 0,
+        Some(Failure {
+            status: Status::Unknown,
+            ..
+        }) => 1,
+        Some(Failure {
+            status: Status::Exited(1),
+            ..
+        }) => 2,
+        Some(Failure {
+            status: Status::Exited(_),
+            ..
+        }) => 3,
+        Some(Failure {
+            status: Status::Signaled(_),
+            ..
+        }) => 4,
+    }
+}
+
 /// Owns the PE processes of a job and the launcher's termination-signal handlers.
 pub struct Supervisor {
     pes: Vec<Pe>,
@@ -198,24 +223,15 @@ impl Supervisor {
                     ),
                 }
             }
-            // of the failures seen in one round, a PE killed by a signal comes first: the others
-            // that failed with it are usually its consequences (the library ends the PEs that
-            // lose a peer with status 1, often within the same poll)
-            let signaled = |f: &Option<Failure>| {
-                matches!(
-                    f,
-                    Some(Failure {
-                        status: Status::Signaled(_),
-                        ..
-                    })
-                )
-            };
+            // of the failures seen in one round, the likeliest cause comes first (`cause_rank`):
+            // the others are usually its consequences (the library ends the PEs that lose a peer
+            // with status 1, often within the same poll)
             let this = status.map(|status| Failure {
                 rank: pe.rank,
                 status,
             });
-            if first.is_none() || (signaled(&this) && !signaled(&first)) {
-                first = this.or(first);
+            if cause_rank(&this) > cause_rank(&first) {
+                first = this;
             }
         }
         first
@@ -320,6 +336,28 @@ mod tests {
         sup.spawn(2, Command::new("sh").args(["-c", "exit 3"]))
             .expect("sh");
         // every one has ended (a zombie) before the round
+        all_ended(&sup);
+        let f = sup.reap().expect("a failure");
+        assert_eq!((f.rank, f.status), (1, Status::Signaled(libc::SIGSEGV)));
+        assert_eq!(sup.running(), 0);
+    }
+
+    /// PE 2 exits with status 3, PEs 0 and 1 with 1 (ended by the library for losing it): PE 2's
+    /// status is the job's.
+    #[test]
+    fn another_status_comes_before_the_lost_peers_status_1() {
+        let mut sup = Supervisor::new(false).expect("signal handlers");
+        for (rank, code) in [(0, 1), (1, 1), (2, 3), (3, 0)] {
+            sup.spawn(rank, Command::new("sh").args(["-c", &format!("exit {code}")]))
+                .expect("sh");
+        }
+        all_ended(&sup);
+        let f = sup.reap().expect("a failure");
+        assert_eq!((f.rank, f.status), (2, Status::Exited(3)));
+    }
+
+    /// Waits until every PE of `sup` has ended (a zombie, not reaped yet).
+    fn all_ended(sup: &Supervisor) {
         for pe in &sup.pes {
             let stat = format!("/proc/{}/stat", pe.child.id());
             let deadline = Instant::now() + Duration::from_secs(10);
@@ -328,8 +366,5 @@ mod tests {
                 sleep(POLL);
             }
         }
-        let f = sup.reap().expect("a failure");
-        assert_eq!((f.rank, f.status), (1, Status::Signaled(libc::SIGSEGV)));
-        assert_eq!(sup.running(), 0);
     }
 }
