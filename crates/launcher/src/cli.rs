@@ -104,6 +104,29 @@ const VALUE_OPTIONS: &[&str] = &[
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Hosts(pub Vec<(String, u32)>);
 
+/// Whether host name `name` of `--hosts` is this machine (PEs there start here, as mpirun does,
+/// not through the remote agent): `localhost`, a loopback address, or this machine's host name
+/// (or its first label).
+pub fn is_this_machine(name: &str) -> bool {
+    if name.eq_ignore_ascii_case("localhost") {
+        return true;
+    }
+    if let Ok(ip) = name.parse::<std::net::IpAddr>() {
+        return ip.is_loopback();
+    }
+    let mut buf = [0u8; 256];
+    // SAFETY: gethostname writes at most buf.len() bytes into buf.
+    if unsafe { libc::gethostname(buf.as_mut_ptr().cast(), buf.len()) } != 0 {
+        return false;
+    }
+    let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
+    let me = String::from_utf8_lossy(&buf[..end]).to_ascii_lowercase();
+    let name = name.to_ascii_lowercase();
+    let short = |s: &str| s.split('.').next().unwrap_or_default().to_string();
+    // `node1` names `node1.example.org` and the other way round; two full names must be equal
+    name == me || ((!name.contains('.') || !me.contains('.')) && short(&name) == short(&me))
+}
+
 impl Hosts {
     /// Total number of PE slots.
     pub fn slots(&self) -> u64 {
@@ -285,6 +308,19 @@ mod tests {
         assert!(parse_size("1.5G").is_err());
         assert!(parse_size("99999999999999999999").is_err());
         assert!(parse_size("20000000000G").is_err());
+    }
+
+    #[test]
+    fn this_machine_by_name_and_address() {
+        let me = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap();
+        let me = me.trim();
+        for local in ["localhost", "LOCALHOST", "127.0.0.1", "127.0.1.1", "::1", me] {
+            assert!(is_this_machine(local), "{local}");
+        }
+        assert!(is_this_machine(&format!("{me}.example.org")) == !me.contains('.'));
+        for other in ["10.0.0.5", "mn34n1", "", "::2"] {
+            assert!(!is_this_machine(other), "{other}");
+        }
     }
 
     #[test]

@@ -63,6 +63,14 @@ impl Job {
         }
     }
 
+    /// Whether host `index` of `--hosts` is this machine (its PEs start here).
+    pub fn on_this_machine(&self, index: usize) -> bool {
+        self.hosts
+            .as_ref()
+            .and_then(|h| h.0.get(index))
+            .is_some_and(|(name, _)| crate::cli::is_this_machine(name))
+    }
+
     /// The config-store URL, `tcp://A.B.C.D:PORT` or `tcp6://[ADDR]:PORT`.
     pub fn url(&self) -> String {
         match self.addr {

@@ -83,8 +83,10 @@ fn start_pe(
     rank: u32,
 ) -> Result<(), i32> {
     let mut cmd = match job.place(rank) {
-        (Some(host), _, _) => remote_command(args, job, rank, host, readers.is_some()),
-        (None, _, _) => pe_command(&args.command, job, rank, readers.is_some()),
+        (Some(host), _, _) if !job.on_this_machine(host) => {
+            remote_command(args, job, rank, host, readers.is_some())
+        }
+        _ => pe_command(&args.command, job, rank, readers.is_some()),
     };
     if args.verbose {
         eprintln!("aclshmrun: PE {rank}: {}", describe(job, rank, &args.command));
@@ -226,7 +228,8 @@ impl Drop for RemoteCleanup<'_> {
         );
         let mut seen = Vec::new();
         for (host, _) in &hosts.0 {
-            if seen.contains(host) {
+            // this machine's objects go with the local cleanup
+            if seen.contains(host) || crate::cli::is_this_machine(host) {
                 continue;
             }
             seen.push(host.clone());

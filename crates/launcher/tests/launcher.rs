@@ -262,6 +262,35 @@ fn np_form_is_accepted() {
     }
 }
 
+/// `--hosts` naming this machine (`localhost`, a loopback address, its host name) starts those
+/// PEs here, as mpirun does, not through the agent (`--rsh false` would fail every PE).
+#[test]
+fn hosts_naming_this_machine_start_here() {
+    let dir = Scratch::new("localhosts");
+    let me = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap();
+    let hosts = format!("localhost:1,127.0.0.1:1,{}:1", me.trim());
+    let r = run(
+        &[
+            "-n",
+            "3",
+            "--hosts",
+            &hosts,
+            "--rsh",
+            "false",
+            "--timeout",
+            "20",
+            "sh",
+            "-c",
+            "echo rank $RANK of $WORLD_SIZE",
+        ],
+        dir.path(),
+    );
+    assert_eq!(r.code(), 0, "{}", r.stderr);
+    let mut lines: Vec<&str> = r.stdout.lines().collect();
+    lines.sort();
+    assert_eq!(lines, ["rank 0 of 3", "rank 1 of 3", "rank 2 of 3"]);
+}
+
 #[test]
 fn program_arguments_pass_through_untouched() {
     let dir = Scratch::new("args");
