@@ -476,6 +476,119 @@ fn oshcc_with_cc_naming_the_wrapper() {
     let _ = std::fs::remove_dir_all(&scratch);
 }
 
+/// The wrappers as users reach them: through a symbolic link (in a PATH directory), from a prefix
+/// whose path has a space in it, with a compiler variable that is a command line (`CC="gcc
+/// -m64"`, or the `CC="oshcc -std=gnu11"` make exports); and oshrun's `-x VAR=VALUE`, `-N K` and
+/// `--host` of Open MPI. Each of them failed (or dropped the value) before.
+#[test]
+fn wrappers_through_links_spaces_and_compiler_command_lines() {
+    use std::os::unix::fs::symlink;
+    let osh = repo_root().join("scripts/osh");
+    let scratch = target_dir()
+        .join("ctests")
+        .join(format!("wrappers {}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&scratch);
+    // an installed layout in a directory with a space: bin/ (the scripts), include/openshmem,
+    // lib/libaclshmem.so
+    let prefix = scratch.join("my prefix");
+    for d in ["bin", "include", "lib", "links"] {
+        std::fs::create_dir_all(prefix.join(d)).unwrap();
+    }
+    for w in ["oshcc", "oshrun"] {
+        std::fs::copy(osh.join(w), prefix.join("bin").join(w)).unwrap();
+    }
+    symlink("oshcc", prefix.join("bin/oshc++")).unwrap();
+    symlink(profile_dir().join("aclshmrun"), prefix.join("bin/aclshmrun")).unwrap();
+    symlink(
+        repo_root().join("include/openshmem"),
+        prefix.join("include/openshmem"),
+    )
+    .unwrap();
+    symlink(
+        profile_dir().join("libaclshmem.so"),
+        prefix.join("lib/libaclshmem.so"),
+    )
+    .unwrap();
+    // links to the installed wrappers elsewhere
+    let links = prefix.join("links");
+    symlink(prefix.join("bin/oshcc"), links.join("oshcc")).unwrap();
+    symlink(prefix.join("bin/oshc++"), links.join("oshc++")).unwrap();
+    symlink(prefix.join("bin/oshrun"), links.join("oshrun")).unwrap();
+    let prog = scratch.join("p.c");
+    std::fs::write(
+        &prog,
+        "#include <stdio.h>\n#include <stdlib.h>\n#include <shmem.h>\nint main(void) {\n  shmem_init();\n  \
+         const char *v = getenv(\"MYVAR\");\n  printf(\"PE %d of %d MYVAR=%s\\n\", shmem_my_pe(), shmem_n_pes(), \
+         v ? v : \"-\");\n  shmem_finalize();\n  return 0;\n}\n",
+    )
+    .unwrap();
+    let path = format!("{}:{}", osh.display(), std::env::var("PATH").unwrap_or_default());
+    let cases: [(&str, &[(&str, &str)]); 5] = [
+        ("bin/oshcc", &[]),
+        ("links/oshcc", &[]),
+        ("links/oshcc", &[("CC", "gcc -m64")]),
+        ("links/oshcc", &[("CC", "oshcc -std=gnu11")]),
+        ("links/oshc++", &[("CXX", "g++ -x c++")]),
+    ];
+    let exe = scratch.join("p");
+    for (i, (wrapper, env)) in cases.iter().enumerate() {
+        let _ = std::fs::remove_file(&exe);
+        let out = Command::new(prefix.join(wrapper))
+            .arg(&prog)
+            .arg("-o")
+            .arg(&exe)
+            .env_remove("ACLSHMEM_LIB_DIR")
+            .env("PATH", &path)
+            .envs(env.iter().copied())
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success() && exe.exists(),
+            "case {i}: {wrapper} {env:?}: {:?}\n{}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let show = Command::new(links.join("oshcc"))
+        .args(["-showme", "x.c"])
+        .output()
+        .unwrap();
+    let line = String::from_utf8_lossy(&show.stdout);
+    assert!(
+        line.contains("'-I") && line.contains("my prefix/include/openshmem'"),
+        "{line}"
+    );
+    let oshrun = |args: &[&str]| {
+        let out = Command::new("timeout")
+            .arg("60")
+            .arg(links.join("oshrun"))
+            .args(args)
+            .arg(&exe)
+            .env("SHMEM_SYMMETRIC_SIZE", "4M")
+            .output()
+            .unwrap();
+        let mut lines: Vec<String> = String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .map(str::to_string)
+            .collect();
+        lines.sort();
+        assert!(
+            out.status.success(),
+            "{args:?}: {lines:?}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        lines
+    };
+    assert_eq!(
+        oshrun(&["-np", "2", "-x", "MYVAR=hello"]),
+        ["PE 0 of 2 MYVAR=hello", "PE 1 of 2 MYVAR=hello"]
+    );
+    assert_eq!(oshrun(&["-N", "3"]).len(), 3);
+    assert_eq!(oshrun(&["-np", "2", "-N", "5"]).len(), 2);
+    assert_eq!(oshrun(&["-np", "2", "--host", "localhost:2"]).len(), 2);
+    let _ = std::fs::remove_dir_all(&scratch);
+}
+
 #[test]
 fn global_and_static_data_are_symmetric() {
     let bin = compile("statics");
@@ -488,6 +601,18 @@ fn global_and_static_data_are_symmetric() {
         Duration::from_secs(120),
     );
     run.assert_ok("statics");
+    // linked without RELRO (position-independent or not): the writable segment starts inside a
+    // page, and that page's data is symmetric too (it was left out: a program whose globals all
+    // fit there had none)
+    for (name, extra) in [
+        ("statics_norelro", &["-Wl,-z,norelro"][..]),
+        ("statics_nopie_norelro", &["-no-pie", "-Wl,-z,norelro"]),
+    ] {
+        let mut flags = vec!["-std=c11", "-O1", "-Wall", "-Wextra", "-Werror", "-pedantic"];
+        flags.extend_from_slice(extra);
+        let bin = compile_with("oshcc", name, &[src("statics.c")], &flags);
+        run_on(&bin, "statics", &[2]);
+    }
 }
 
 /// Threads the program started before `shmem_init` keep writing its globals while init moves them

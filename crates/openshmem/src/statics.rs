@@ -42,6 +42,10 @@ struct Found {
     label: String,
     lo: usize,
     hi: usize,
+    /// `lo` is where the RELRO part ends (page-aligned by the linker; the page below is read-only
+    /// after relocation), not the start of the writable segment, whose first page is all the
+    /// segment's (a program linked with `-z norelro` has its data start there).
+    after_relro: bool,
 }
 
 /// Soname and `DT_NEEDED` names of an object, from its dynamic section.
@@ -135,6 +139,7 @@ fn objects() -> Vec<Found> {
                 label,
                 lo: lo.max(relro_end),
                 hi,
+                after_relro: relro_end > lo,
             });
         } else if first {
             // keep "the executable" first even when it has no writable data
@@ -142,6 +147,7 @@ fn objects() -> Vec<Found> {
                 label: String::new(),
                 lo: 0,
                 hi: 0,
+                after_relro: false,
             });
         }
         0
@@ -163,7 +169,14 @@ fn regions() -> Vec<StaticRegion> {
         .into_iter()
         .filter(|f| !f.label.is_empty() && f.hi > f.lo)
         .filter_map(|f| {
-            let (lo, hi) = (f.lo.next_multiple_of(page), f.hi.next_multiple_of(page));
+            // the writable segment's first page is mapped whole (from its page-aligned start),
+            // so data starting inside it is taken with it; after RELRO the start is aligned anyway
+            let lo = if f.after_relro {
+                f.lo.next_multiple_of(page)
+            } else {
+                f.lo - f.lo % page
+            };
+            let hi = f.hi.next_multiple_of(page);
             (hi > lo).then_some(StaticRegion {
                 label: f.label,
                 addr: lo,
