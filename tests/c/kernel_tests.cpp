@@ -1623,6 +1623,25 @@ void state(aclrtStream stream)
     int32_t v = aclshmem_signal_wait_until(flag, ACLSHMEM_CMP_GE, 41);
     seen[0] = v;
     seen[1] = aclshmem_signal_wait_until(flag, 17, 0); /* an unknown cmp: no wait, the value */
+    /* as the allgather kernels do: publish a block in this PE's own copy, set this PE's own flag,
+       and poll the next PE's flag through aclshmem_ptr (the waits read the address as given,
+       2.0.4); then its block, read through aclshmem_ptr too */
+    int32_t *own = seen + 4, *block = seen + 8;
+    for (int i = 0; i < 4; i++) {
+        block[i] = 500 * (me + 1) + i;
+    }
+    aclshmemx_signal_op(own, 1, ACLSHMEM_SIGNAL_SET, me);
+    auto *peer_flag = static_cast<int32_t *>(aclshmem_ptr(own, next));
+    auto *peer_block = static_cast<int32_t *>(aclshmem_ptr(block, next));
+    if (peer_flag != nullptr && peer_block != nullptr) {
+        seen[2] = aclshmem_signal_wait_until(peer_flag, ACLSHMEM_CMP_EQ, 1);
+        aclshmem_int32_wait_until(peer_flag, ACLSHMEM_CMP_GE, 1);
+        seen[3] = aclshmem_int32_test(peer_flag, ACLSHMEM_CMP_EQ, 1) * 10 +
+                  static_cast<int32_t>(aclshmem_int32_test_any(peer_flag, 1, nullptr, ACLSHMEM_CMP_EQ, 1) == 0);
+        for (int i = 0; i < 4; i++) {
+            seen[12 + i] = peer_block[i];
+        }
+    }
 }
 
 static void device_signals(aclrtStream stream)
@@ -1635,7 +1654,7 @@ static void device_signals(aclrtStream stream)
     auto *src = static_cast<int32_t *>(aclshmem_calloc(24, sizeof(int32_t)));
     auto *sig = static_cast<int32_t *>(aclshmem_calloc(1, sizeof(int32_t)));
     auto *flag = static_cast<int32_t *>(aclshmem_calloc(1, sizeof(int32_t)));
-    auto *seen = static_cast<int32_t *>(aclshmem_calloc(2, sizeof(int32_t)));
+    auto *seen = static_cast<int32_t *>(aclshmem_calloc(16, sizeof(int32_t)));
     auto *l2dst = static_cast<int8_t *>(aclshmem_calloc(256, 1));
     auto *l2src = static_cast<int8_t *>(aclshmem_calloc(128, 1));
     for (int i = 0; i < 24; i++) {
@@ -1656,6 +1675,14 @@ static void device_signals(aclrtStream stream)
     CHECK(*sig == 0, "a bad sig_op changed the signal to %d", *sig);
     CHECK(seen[0] == 42 && seen[1] == 42, "aclshmem_signal_wait_until returned %d / %d, expected 42", seen[0],
           seen[1]);
+    if (aclshmem_ptr(seen, next) != nullptr) {
+        CHECK(seen[2] == 1, "the wait on the next PE's flag through aclshmem_ptr returned %d", seen[2]);
+        CHECK(seen[3] == 11, "test / test_any on the next PE's flag through aclshmem_ptr: %d", seen[3]);
+        for (int i = 0; i < 4; i++) {
+            CHECK(seen[12 + i] == 500 * (next + 1) + i, "the next PE's block through aclshmem_ptr: [%d] = %d", i,
+                  seen[12 + i]);
+        }
+    }
     for (int i = 0; i < 100; i++) {
         CHECK(l2dst[i] == static_cast<int8_t>(prev * 16 + i % 100), "MTE put with L2 hint: byte %d", i);
     }

@@ -655,6 +655,12 @@ impl Instance {
         }
     }
 
+    /// Whether `[ptr, ptr+len)` lies in a peer's copy of a heap mapped here (an `aclshmem_ptr`
+    /// result for another PE of this node).
+    pub fn in_peer_copy(&self, ptr: usize, len: usize) -> bool {
+        self.device.in_peer_copy(ptr, len) || self.host.get().is_some_and(|h| h.in_peer_copy(ptr, len))
+    }
+
     /// The heap holding `[ptr, ptr+len)` and the offset in it.
     #[inline]
     pub fn locate(&self, ptr: usize, len: usize) -> Option<(&SymmetricHeap, usize)> {

@@ -351,21 +351,31 @@ fn check_symmetric<T>(inst: &Instance, ivars: *const T, n: usize, what: &str) ->
     let len = n
         .checked_mul(std::mem::size_of::<T>())
         .ok_or_else(|| Error::InvalidValue(format!("{n} elements overflow")))?;
-    match inst.locate(ivars as usize, len) {
-        Some(_) => Ok(()),
-        None => Err(Error::InvalidParam(inst.not_symmetric(what, ivars as usize, len))),
+    if waitable(inst, ivars.cast(), len) {
+        Ok(())
+    } else {
+        Err(Error::InvalidParam(inst.not_symmetric(what, ivars as usize, len)))
     }
 }
 
+/// Memory a wait or test may read (it reads the address as given, spec device-api 2.0.4): this
+/// PE's symmetric memory, which the others' puts reach; a peer's copy mapped here (an
+/// `aclshmem_ptr` result: the allgather kernels poll a peer's flag that way); live local device
+/// memory (`aclrtMalloc`), which a put-with-signal to this PE may name. Any other address never
+/// changes but by this process itself: refused rather than waited on forever.
+fn waitable(inst: &Instance, p: *const u8, len: usize) -> bool {
+    inst.locate(p as usize, len).is_some()
+        || inst.in_peer_copy(p as usize, len)
+        || crate::acl::device_range_is_live(p, len)
+}
+
 /// A signal word this PE waits on (`aclshmem_signal_wait_until` and its stream form, OpenSHMEM's
-/// `shmem_signal_wait_until`): symmetric, which another PE's put-with-signal reaches, or a word of
-/// live local device memory (`aclrtMalloc`), which a put-with-signal to this PE may name (see
-/// `local_device_signal`). Any other address never changes but by this process itself: refused
-/// rather than waited on forever.
+/// `shmem_signal_wait_until`): memory a wait may read ([`waitable`]; a word of live local device
+/// memory is what a put-with-signal to this PE may name, see `local_device_signal`).
 pub fn check_signal_word<T>(inst: &Instance, sig: *const T, what: &str) -> Result<()> {
     check_word(sig, what)?;
     let len = std::mem::size_of::<T>();
-    if inst.locate(sig as usize, len).is_some() || crate::acl::device_range_is_live(sig.cast(), len) {
+    if waitable(inst, sig.cast(), len) {
         Ok(())
     } else {
         Err(Error::InvalidParam(inst.not_symmetric(what, sig as usize, len)))

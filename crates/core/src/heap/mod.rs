@@ -529,6 +529,17 @@ impl SymmetricHeap {
         }
     }
 
+    /// Whether `[ptr, ptr + len)` lies inside another PE's copy of this heap mapped into this
+    /// process (what `aclshmem_ptr` answers for a peer on this node).
+    pub fn in_peer_copy(&self, ptr: usize, len: usize) -> bool {
+        self.peers.iter().any(|&base| {
+            base != 0
+                && ptr
+                    .checked_sub(base)
+                    .is_some_and(|off| off < self.size && len <= self.size - off)
+        })
+    }
+
     /// [`Self::mapped_addr`] for the fast path: `None` also when direct access is off.
     #[inline]
     pub fn direct_addr(&self, off: usize, pe: usize) -> Option<*mut u8> {
