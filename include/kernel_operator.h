@@ -406,25 +406,47 @@ public:
     uint32_t len_ = 0;
     int32_t num_ = 0;
     int32_t next_alloc_ = 0;
+    bool busy_[MAX_BUFS] = {};
     uint64_t fifo_[MAX_BUFS] = {};
     int32_t head_ = 0, count_ = 0;
 
+    /* The queue's buffers are handed out in turn, each until FreeTensor gives it back (AscendC's
+       allocator): a buffer still allocated is never handed out again. */
     template <typename T>
     LocalTensor<T> AllocTensor()
     {
         if (num_ == 0) {
             throw std::runtime_error("TQue::AllocTensor before TPipe::InitBuffer");
         }
+        int32_t i = next_alloc_;
+        for (int32_t tried = 0; busy_[i]; tried++) {
+            if (tried == num_) {
+                throw std::runtime_error("TQue::AllocTensor: every buffer of the queue is allocated "
+                                         "(FreeTensor one first)");
+            }
+            i = (i + 1) % num_;
+        }
+        busy_[i] = true;
+        next_alloc_ = (i + 1) % num_;
         LocalTensor<T> t;
         t.address_.logicPos = static_cast<uint8_t>(P);
-        t.address_.bufferAddr = addr_[next_alloc_];
+        t.address_.bufferAddr = addr_[i];
         t.address_.dataLen = len_;
-        next_alloc_ = (next_alloc_ + 1) % num_;
         return t;
     }
     template <typename T>
-    void FreeTensor(LocalTensor<T> &)
+    void FreeTensor(LocalTensor<T> &t)
     {
+        for (int32_t i = 0; i < num_; i++) {
+            if (t.address_.bufferAddr >= addr_[i] && t.address_.bufferAddr < addr_[i] + len_) {
+                if (!busy_[i]) {
+                    throw std::runtime_error("TQue::FreeTensor of a buffer that is not allocated");
+                }
+                busy_[i] = false;
+                return;
+            }
+        }
+        throw std::runtime_error("TQue::FreeTensor of a tensor that is not this queue's");
     }
     template <typename T>
     bool EnQue(const LocalTensor<T> &t)
@@ -484,7 +506,9 @@ public:
         }
         for (uint8_t i = 0; i < num; i++) {
             que.addr_[i] = take(bytes);
+            que.busy_[i] = false;
         }
+        que.next_alloc_ = 0;
         que.len_ = bytes;
         que.num_ = num;
         return true;

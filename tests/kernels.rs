@@ -783,6 +783,12 @@ fn device_signals_2pes() {
     scenario("device_signals", 2);
 }
 
+/// `TQue::AllocTensor` hands out free buffers only (see `tque` in kernel_tests.cpp).
+#[test]
+fn tque_buffers_are_handed_out_when_free_2pes() {
+    scenario("tque", 2);
+}
+
 #[test]
 fn device_signals_3pes() {
     scenario("device_signals", 3);

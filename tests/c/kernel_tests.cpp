@@ -21,6 +21,8 @@
  *                 a RoCE (PE-level) barrier over it
  *   device_signals  put-with-signal with a bad sig_op (data copied, signal left alone), the value
  *                 aclshmem_signal_wait_until returns, the int8_t MTE copies with an L2 hint
+ *   tque          a TQue's buffers handed out only when free (an accumulator kept while temporaries
+ *                 come and go), a full queue refusing AllocTensor
  *   fault         a kernel with a faulting block and one that traps: the stream's synchronize fails,
  *                 the process goes on, later kernels run
  *   qp            SDMA copies on explicit queue pairs (aclshmemx_set_qp_num before init), their quiets
@@ -1697,6 +1699,64 @@ static void device_signals(aclrtStream stream)
 }
 
 /* ---------------------------------------------------------------------------------------------- */
+/* tque                                                                                             */
+/* ---------------------------------------------------------------------------------------------- */
+
+/* A queue of two buffers: an accumulator stays allocated while a temporary is allocated and freed
+   four times; the temporaries never get the accumulator's buffer (AscendC's allocator hands out
+   free buffers only). A third allocation while both are taken is refused. */
+[[bisheng::core_ratio(0, 1)]] __global__ __aicore__ void TqueAccumulate(float *in, float *out, int32_t *refused)
+{
+    constexpr int32_t n = 64;
+    TPipe pipe;
+    TQue<TPosition::VECIN, 2> q;
+    pipe.InitBuffer(q, 2, n * sizeof(float));
+    LocalTensor<float> acc = q.AllocTensor<float>();
+    Duplicate(acc, 0.0f, n);
+    for (int32_t r = 0; r < 4; r++) {
+        LocalTensor<float> tmp = q.AllocTensor<float>();
+        GlobalTensor<float> g;
+        g.SetGlobalBuffer(in + r * n);
+        DataCopy(tmp, g, n);
+        Add(acc, acc, tmp, n);
+        q.FreeTensor(tmp);
+    }
+    GlobalTensor<float> o;
+    o.SetGlobalBuffer(out);
+    DataCopy(o, acc, n);
+    LocalTensor<float> second = q.AllocTensor<float>();
+    try {
+        (void)q.AllocTensor<float>();
+    } catch (const std::runtime_error &) {
+        *refused = 1;
+    }
+    q.FreeTensor(second);
+    q.FreeTensor(acc);
+}
+
+static void tque(aclrtStream stream)
+{
+    auto *in = static_cast<float *>(aclshmem_malloc(4 * 64 * sizeof(float)));
+    auto *out = static_cast<float *>(aclshmem_calloc(64, sizeof(float)));
+    auto *refused = static_cast<int32_t *>(aclshmem_calloc(1, sizeof(int32_t)));
+    for (int r = 0; r < 4; r++) {
+        for (int i = 0; i < 64; i++) {
+            in[r * 64 + i] = static_cast<float>((r + 1) * 100 + i);
+        }
+    }
+    TqueAccumulate<<<1, nullptr, stream>>>(in, out, refused);
+    ACL_OK(aclrtSynchronizeStream(stream));
+    for (int i = 0; i < 64; i++) {
+        CHECK(out[i] == static_cast<float>(1000 + 4 * i), "accumulated [%d] = %g, expected %d", i, out[i], 1000 + 4 * i);
+    }
+    CHECK(*refused == 1, "a third AllocTensor of a two-buffer queue with both allocated was not refused");
+    aclshmem_barrier_all();
+    aclshmem_free(refused);
+    aclshmem_free(out);
+    aclshmem_free(in);
+}
+
+/* ---------------------------------------------------------------------------------------------- */
 /* kinds                                                                                            */
 /* ---------------------------------------------------------------------------------------------- */
 
@@ -2102,6 +2162,8 @@ int main(int argc, char **argv)
             state(stream);
         } else if (scenario == "device_signals") {
             device_signals(stream);
+        } else if (scenario == "tque") {
+            tque(stream);
         } else if (scenario == "fault") {
             fault(stream);
         } else if (scenario == "qp") {
