@@ -291,7 +291,7 @@ cmake --install "$CMAKE_BUILD"
 for f in lib/libaclshmem.so lib/libshmem.so bin/aclshmrun bin/aclshmem-cxx include/shmem.h \
          include/kernel_operator.h include/device/shmem_device.h include/device/aclshmem_cpu.h \
          lib/cmake/aclshmem/aclshmemConfig.cmake lib/cmake/aclshmem/aclshmemConfigVersion.cmake \
-         lib/pkgconfig/aclshmem.pc; do
+         lib/pkgconfig/aclshmem.pc lib/pkgconfig/ascendcl.pc; do
     [[ -e "$PREFIX/$f" ]] || { echo "error: $f was not installed" >&2; exit 1; }
 done
 [[ -L "$PREFIX/lib/libshmem.so" ]] || { echo "error: lib/libshmem.so is not a symlink" >&2; exit 1; }
@@ -316,6 +316,11 @@ read -r -a PC_FLAGS <<<"$(pkg-config --cflags --libs aclshmem)"
 cc -std=c11 -o "$PC_OUT/hello" "$ROOT/c_examples/hello.c" "${PC_FLAGS[@]}" \
     -Wl,-rpath,"$(pkg-config --variable=libdir aclshmem)"
 "$PREFIX/bin/aclshmrun" -n 2 --timeout 60 "$PC_OUT/hello"
+# a program with ACL calls (streams): the runtime's flags from ascendcl.pc
+read -r -a PC_FLAGS <<<"$(pkg-config --cflags --libs aclshmem ascendcl)"
+cc -std=c11 -o "$PC_OUT/stream_ring" "$ROOT/c_examples/stream_ring.c" "${PC_FLAGS[@]}" \
+    -Wl,-rpath,"$(pkg-config --variable=libdir aclshmem)"
+"$PREFIX/bin/aclshmrun" -n 2 --timeout 60 "$PC_OUT/stream_ring"
 
 # --- OpenSHMEM surface from the prefix -------------------------------------------------------------
 step "OpenSHMEM: oshcc, oshc++, openshmem.pc and oshrun from $PREFIX"
