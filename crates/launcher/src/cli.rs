@@ -317,7 +317,7 @@ mod tests {
         for local in ["localhost", "LOCALHOST", "127.0.0.1", "127.0.1.1", "::1", me] {
             assert!(is_this_machine(local), "{local}");
         }
-        assert!(is_this_machine(&format!("{me}.example.org")) == !me.contains('.'));
+        assert_eq!(is_this_machine(&format!("{me}.example.org")), !me.contains('.'));
         for other in ["10.0.0.5", "mn34n1", "", "::2"] {
             assert!(!is_this_machine(other), "{other}");
         }
