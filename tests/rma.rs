@@ -103,6 +103,13 @@ fn heaps_2pes() {
 
 /// Fences order small and large puts per PE, put-with-signal data arrive before the signal, a
 /// burst of `_nbi` puts completes at one quiet (scenario `ordering`).
+/// Blocking puts are in the target's memory when they return (see `delivered` in rma_tests.c),
+/// here and, in test-all's reruns of this file, through the shm transport and over UCX.
+#[test]
+fn blocking_puts_are_delivered_at_return_3pes() {
+    scenario("delivered", 3);
+}
+
 #[test]
 fn ordering_2pes() {
     scenario("ordering", 2);

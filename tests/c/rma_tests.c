@@ -1090,6 +1090,68 @@ static void scenario_before_init(void)
  * the signal and checks which bytes won. Then a burst of small nbi puts and one quiet. */
 #define ORD_BIG (256 * KIB) /* above the largest put sent as a message over UCX (64 KiB) */
 #define ORD_ROUNDS 60
+/* Blocking puts of the aclshmem API (putmem, typed, sized, iput, p) are in the target's memory
+ * when they return (its header; spec 7: the blocking kernel waits until the transfer is
+ * complete), through every transport: PE 0 puts to PE 1 and then sets a flag on PE 2 with an
+ * atomic; PE 2 waits for the flag and reads PE 1's copy. Over UCX a blocking put only freed its
+ * source, and PE 2 read stale data now and then. 3+ PEs (PE 0 -> 1 -> 2). */
+#define DLV_ROUNDS 240
+#define DLV_MAX (64 * 1024) /* elements: 256 KiB */
+static void scenario_delivered(void)
+{
+    init_env();
+    if (g_npes < 3) {
+        fail("needs 3 PEs");
+    }
+    int32_t *block = sym_alloc(DLV_MAX * sizeof(int32_t));
+    int32_t *flag = sym_alloc(sizeof(int32_t));
+    int32_t *ack = sym_alloc(sizeof(int32_t));
+    int32_t *seen = xmalloc(DLV_MAX * sizeof(int32_t));
+    int32_t *src = xmalloc(DLV_MAX * sizeof(int32_t));
+    static const size_t sizes[] = {16, 4096, DLV_MAX}; /* elements: 64 B, 16 KiB, 256 KiB */
+    *flag = 0;
+    *ack = 0;
+    memset(block, 0, DLV_MAX * sizeof(int32_t));
+    aclshmem_barrier_all();
+    for (int r = 1; r <= DLV_ROUNDS; r++) {
+        int form = r % 5;
+        size_t n = form == 4 ? 16 : sizes[(r / 5) % 3]; /* p: 16 elements */
+        if (g_me == 0) {
+            for (size_t i = 0; i < n; i++) {
+                src[i] = r * 1000 + (int32_t)i;
+            }
+            switch (form) {
+            case 0: aclshmem_putmem(block, src, n * sizeof(int32_t), 1); break;
+            case 1: aclshmem_int32_put(block, src, n, 1); break;
+            case 2: aclshmem_put32(block, src, (uint32_t)n, 1); break;
+            case 3: aclshmem_int32_iput(block, src, 1, 1, n, 1); break;
+            default:
+                for (size_t i = 0; i < n; i++) {
+                    aclshmem_int32_p(block + i, src[i], 1);
+                }
+            }
+            aclshmem_int32_atomic_set(flag, r, 2);
+            aclshmem_int32_wait_until(ack, ACLSHMEM_CMP_EQ, r); /* PE 2 has read it */
+        } else if (g_me == 2) {
+            aclshmem_int32_wait_until(flag, ACLSHMEM_CMP_EQ, r);
+            aclshmem_getmem(seen, block, n * sizeof(int32_t), 1);
+            for (size_t i = 0; i < n; i++) {
+                CHECK(seen[i] == r * 1000 + (int32_t)i, "round %d (form %d, %zu elements): PE 1's element %zu is %d "
+                      "after PE 0's blocking put returned", r, form, n, i, seen[i]);
+            }
+            aclshmem_int32_atomic_set(ack, r, 0);
+        }
+    }
+    aclshmem_barrier_all();
+    free(src);
+    free(seen);
+    aclshmem_free(ack);
+    aclshmem_free(flag);
+    aclshmem_free(block);
+    finalize_ok();
+    ok();
+}
+
 static void scenario_ordering(void)
 {
     init_env();
@@ -1596,6 +1658,7 @@ int main(int argc, char **argv)
         {"bad_input", scenario_bad_input},
         {"before_init", scenario_before_init},
         {"ordering", scenario_ordering},
+        {"delivered", scenario_delivered},
         {"nbi_batches", scenario_nbi_batches},
         {"large", scenario_large},
         {"large_fallback", scenario_large_fallback},

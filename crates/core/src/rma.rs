@@ -37,6 +37,21 @@ pub fn bytes(n: usize, elem: usize) -> Result<usize> {
         .ok_or_else(|| Error::InvalidValue(format!("{n} elements of {elem} bytes overflow")))
 }
 
+/// When a transfer is complete as far as its caller is concerned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Done {
+    /// Issued: complete at the next quiet (`_nbi`).
+    Issued,
+    /// The local buffer is free again at return (a get: it holds the data); a put's data reaches
+    /// the target by the next quiet (OpenSHMEM's blocking put).
+    Local,
+    /// A put's data is in the target's memory at return (the aclshmem API's blocking put: its
+    /// kernel waits until the transfer is complete, spec 7): a put through a transport whose puts
+    /// complete at the target later (UCX) is followed by its quiet. Direct copies are complete
+    /// anyway.
+    Target,
+}
+
 /// Copies `len` bytes from local `src` to symmetric `dest` on PE `pe` (current instance).
 /// Blocking: the data is in PE `pe`'s memory at return.
 ///
@@ -46,6 +61,28 @@ pub fn bytes(n: usize, elem: usize) -> Result<usize> {
 pub unsafe fn put(dest: *mut u8, src: *const u8, len: usize, pe: i32) -> Result<()> {
     // SAFETY: forwarded.
     unsafe { put_in(&*runtime::current()?, dest, src, len, pe, false) }
+}
+
+/// OpenSHMEM's blocking put: `src` may be reused at return; the data is in PE `pe`'s memory at
+/// the latest after [`quiet`] (at return when the peer is reached directly).
+///
+/// # Safety
+/// As for [`put`].
+#[inline(always)]
+pub unsafe fn put_local(dest: *mut u8, src: *const u8, len: usize, pe: i32) -> Result<()> {
+    let inst = &*runtime::current()?;
+    // SAFETY: forwarded; a put only reads the local buffer.
+    unsafe {
+        transfer::<CALLER_LOCAL>(
+            inst,
+            Dir::Put,
+            dest as usize,
+            src.cast_mut(),
+            len,
+            pe,
+            Done::Local,
+        )
+    }
 }
 
 /// Non-blocking [`put`]: complete (and `src` reusable) at the latest after [`quiet`].
@@ -71,8 +108,9 @@ pub unsafe fn put_in(
     pe: i32,
     nbi: bool,
 ) -> Result<()> {
+    let done = if nbi { Done::Issued } else { Done::Target };
     // SAFETY: forwarded; a put only reads the local buffer.
-    unsafe { transfer::<CALLER_LOCAL>(inst, Dir::Put, dest as usize, src.cast_mut(), len, pe, nbi) }
+    unsafe { transfer::<CALLER_LOCAL>(inst, Dir::Put, dest as usize, src.cast_mut(), len, pe, done) }
 }
 
 /// Which way a transfer moves the bytes.
@@ -105,7 +143,7 @@ unsafe fn transfer<const OWN_LOCAL: bool>(
     local: *mut u8,
     len: usize,
     pe: i32,
-    nbi: bool,
+    done: Done,
 ) -> Result<()> {
     // The common case in a handful of instructions: the device heap, a peer mapped for direct
     // access, an ordinary local buffer. Anything else (other heaps, transports, UB offsets, every
@@ -124,7 +162,7 @@ unsafe fn transfer<const OWN_LOCAL: bool>(
         return Ok(());
     }
     // SAFETY: forwarded.
-    unsafe { transfer_full::<OWN_LOCAL>(inst, dir, sym, local, len, pe, nbi) }
+    unsafe { transfer_full::<OWN_LOCAL>(inst, dir, sym, local, len, pe, done) }
 }
 
 /// A local buffer the fast path can use as it is: not a kernel block's UB offset (nor NULL, which
@@ -146,7 +184,7 @@ unsafe fn transfer_full<const OWN_LOCAL: bool>(
     local: *mut u8,
     len: usize,
     pe: i32,
-    nbi: bool,
+    done: Done,
 ) -> Result<()> {
     if len == 0 {
         return Ok(());
@@ -186,16 +224,31 @@ unsafe fn transfer_full<const OWN_LOCAL: bool>(
     // are complete at return anyway; over a transport, a transfer to or from UB completes before
     // the call returns too, so the block never reads a UB destination before the data lands nor
     // overwrites a UB source still being sent.
-    let nbi = nbi && !in_ub;
+    let done = if in_ub && done == Done::Issued {
+        Done::Local
+    } else {
+        done
+    };
     // SAFETY: as above.
     unsafe {
-        match (dir, nbi) {
-            (Dir::Put, false) => t.put(r, local, len),
-            (Dir::Put, true) => t.put_nbi(r, local, len),
-            (Dir::Get, false) => t.get(r, local, len),
-            (Dir::Get, true) => t.get_nbi(r, local, len),
+        match (dir, done) {
+            (Dir::Put, Done::Local) => t.put(r, local, len),
+            (Dir::Put, Done::Target) => {
+                t.put(r, local, len)?;
+                delivered(t)
+            }
+            (Dir::Put, Done::Issued) => t.put_nbi(r, local, len),
+            (Dir::Get, Done::Local | Done::Target) => t.get(r, local, len),
+            (Dir::Get, Done::Issued) => t.get_nbi(r, local, len),
         }
     }
+}
+
+/// After a [`Done::Target`] put through transport `t`: its quiet, unless `t`'s puts are in the
+/// target's memory when they return.
+#[inline]
+fn delivered(t: &dyn crate::transport::Transport) -> Result<()> {
+    if t.completes_at_once() { Ok(()) } else { t.quiet() }
 }
 
 /// Copies `len` bytes from symmetric `src` on PE `pe` to local `dest` (current instance).
@@ -232,8 +285,9 @@ pub unsafe fn get_in(
     pe: i32,
     nbi: bool,
 ) -> Result<()> {
+    let done = if nbi { Done::Issued } else { Done::Local };
     // SAFETY: forwarded.
-    unsafe { transfer::<CALLER_LOCAL>(inst, Dir::Get, src as usize, dest, len, pe, nbi) }
+    unsafe { transfer::<CALLER_LOCAL>(inst, Dir::Get, src as usize, dest, len, pe, done) }
 }
 
 /// Lowest address and length of the bytes touched by `n` elements of `elem` bytes, `stride`
@@ -277,7 +331,31 @@ pub unsafe fn iput(
         n,
     };
     // SAFETY: forwarded; a put only reads the local elements.
-    unsafe { strided(Dir::Put, dest as usize, src.cast_mut(), s, pe) }
+    unsafe { strided(Dir::Put, dest as usize, src.cast_mut(), s, pe, Done::Target) }
+}
+
+/// OpenSHMEM's strided put ([`iput`] with [`Done::Local`]: the data is in PE `pe`'s memory at
+/// the latest after [`quiet`]).
+///
+/// # Safety
+/// As for [`iput`].
+pub unsafe fn iput_local(
+    dest: *mut u8,
+    src: *const u8,
+    elem: usize,
+    dst: isize,
+    sst: isize,
+    n: usize,
+    pe: i32,
+) -> Result<()> {
+    let s = Strides {
+        elem,
+        dst_stride: dst,
+        src_stride: sst,
+        n,
+    };
+    // SAFETY: forwarded; a put only reads the local elements.
+    unsafe { strided(Dir::Put, dest as usize, src.cast_mut(), s, pe, Done::Local) }
 }
 
 /// Strided get: element `i` of symmetric `src` (stride `sst`) on PE `pe` goes to element `i` of
@@ -301,7 +379,7 @@ pub unsafe fn iget(
         n,
     };
     // SAFETY: forwarded.
-    unsafe { strided(Dir::Get, src as usize, dest, s, pe) }
+    unsafe { strided(Dir::Get, src as usize, dest, s, pe, Done::Local) }
 }
 
 /// One strided transfer between local `local` and symmetric `sym` (each the first element's
@@ -309,7 +387,7 @@ pub unsafe fn iget(
 ///
 /// # Safety
 /// Every local element must be readable (put) or writable (get).
-unsafe fn strided(dir: Dir, sym: usize, local: *mut u8, s: Strides, pe: i32) -> Result<()> {
+unsafe fn strided(dir: Dir, sym: usize, local: *mut u8, s: Strides, pe: i32, done: Done) -> Result<()> {
     if s.n == 0 {
         return Ok(());
     }
@@ -337,16 +415,34 @@ unsafe fn strided(dir: Dir, sym: usize, local: *mut u8, s: Strides, pe: i32) -> 
             shm::copy_strided(p, local, s.elem, s.dst_stride, s.src_stride, s.n)
         },
         // SAFETY: as above.
-        (None, Dir::Put) => unsafe { inst.routes().to(first.pe)?.iput(first, local, s)? },
+        (None, Dir::Put) => unsafe {
+            let t = inst.routes().to(first.pe)?;
+            t.iput(first, local, s)?;
+            if done == Done::Target {
+                delivered(t)?;
+            }
+        },
         // SAFETY: as above.
         (None, Dir::Get) => unsafe { inst.routes().to(first.pe)?.iget(first, local, s)? },
     }
     Ok(())
 }
 
-/// Stores one value at symmetric `dest` on PE `pe`.
+/// Stores one value at symmetric `dest` on PE `pe`: in PE `pe`'s memory at return.
 #[inline(always)]
 pub fn p<T: Copy>(dest: *mut T, value: T, pe: i32) -> Result<()> {
+    p_done(dest, value, pe, Done::Target)
+}
+
+/// OpenSHMEM's `p`: [`p`] with [`Done::Local`] (in PE `pe`'s memory at the latest after
+/// [`quiet`]).
+#[inline(always)]
+pub fn p_local<T: Copy>(dest: *mut T, value: T, pe: i32) -> Result<()> {
+    p_done(dest, value, pe, Done::Local)
+}
+
+#[inline(always)]
+fn p_done<T: Copy>(dest: *mut T, value: T, pe: i32, done: Done) -> Result<()> {
     let src = (&value as *const T).cast::<u8>().cast_mut();
     let inst = &*runtime::current()?;
     // SAFETY: the source is `value`, a live local of `size_of::<T>()` bytes.
@@ -358,7 +454,7 @@ pub fn p<T: Copy>(dest: *mut T, value: T, pe: i32) -> Result<()> {
             src,
             std::mem::size_of::<T>(),
             pe,
-            false,
+            done,
         )
     }
 }
@@ -378,7 +474,7 @@ pub fn g<T: Copy + Default>(src: *const T, pe: i32) -> Result<T> {
             dest,
             std::mem::size_of::<T>(),
             pe,
-            false,
+            Done::Local,
         )?
     };
     Ok(v)

@@ -28,7 +28,7 @@ pub(crate) unsafe fn put<T>(
         if nbi {
             core::put_nbi(dest.cast(), src.cast(), len, pe)
         } else {
-            core::put(dest.cast(), src.cast(), len, pe)
+            core::put_local(dest.cast(), src.cast(), len, pe)
         }
     }
 }
@@ -74,7 +74,7 @@ pub(crate) unsafe fn iput<T>(
 ) -> Result<()> {
     let pe = ctx::pe(c, pe)?;
     // SAFETY: forwarded.
-    unsafe { core::iput(dest.cast(), src.cast(), std::mem::size_of::<T>(), dst, sst, n, pe) }
+    unsafe { core::iput_local(dest.cast(), src.cast(), std::mem::size_of::<T>(), dst, sst, n, pe) }
 }
 
 /// Strided get (strides in elements).
@@ -99,7 +99,7 @@ pub(crate) unsafe fn iget<T>(
 /// Single-element put.
 #[inline(always)]
 pub(crate) fn p<T: Copy>(c: shmem_ctx_t, dest: *mut T, value: T, pe: c_int) -> Result<()> {
-    core::p(dest, value, ctx::pe(c, pe)?)
+    core::p_local(dest, value, ctx::pe(c, pe)?)
 }
 
 /// Single-element get.
