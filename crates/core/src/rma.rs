@@ -311,7 +311,8 @@ pub fn strided_span(addr: usize, elem: usize, stride: isize, n: usize) -> Result
 }
 
 /// Strided put: element `i` of local `src` (stride `sst`) goes to element `i` of symmetric `dest`
-/// (stride `dst`) on PE `pe`. Strides are in elements. Blocking.
+/// (stride `dst`) on PE `pe`. Strides are in elements. Blocking: the data is in PE `pe`'s memory
+/// at return.
 ///
 /// # Safety
 /// Every source element (`src + i * sst * elem`, `i < n`) must be readable.
@@ -324,14 +325,8 @@ pub unsafe fn iput(
     n: usize,
     pe: i32,
 ) -> Result<()> {
-    let s = Strides {
-        elem,
-        dst_stride: dst,
-        src_stride: sst,
-        n,
-    };
-    // SAFETY: forwarded; a put only reads the local elements.
-    unsafe { strided(Dir::Put, dest as usize, src.cast_mut(), s, pe, Done::Target) }
+    // SAFETY: forwarded.
+    unsafe { iput_done(dest, src, elem, dst, sst, n, pe, Done::Target) }
 }
 
 /// OpenSHMEM's strided put ([`iput`] with [`Done::Local`]: the data is in PE `pe`'s memory at
@@ -348,6 +343,25 @@ pub unsafe fn iput_local(
     n: usize,
     pe: i32,
 ) -> Result<()> {
+    // SAFETY: forwarded.
+    unsafe { iput_done(dest, src, elem, dst, sst, n, pe, Done::Local) }
+}
+
+/// [`iput`] complete as `done` says.
+///
+/// # Safety
+/// As for [`iput`].
+#[allow(clippy::too_many_arguments)]
+unsafe fn iput_done(
+    dest: *mut u8,
+    src: *const u8,
+    elem: usize,
+    dst: isize,
+    sst: isize,
+    n: usize,
+    pe: i32,
+    done: Done,
+) -> Result<()> {
     let s = Strides {
         elem,
         dst_stride: dst,
@@ -355,7 +369,7 @@ pub unsafe fn iput_local(
         n,
     };
     // SAFETY: forwarded; a put only reads the local elements.
-    unsafe { strided(Dir::Put, dest as usize, src.cast_mut(), s, pe, Done::Local) }
+    unsafe { strided(Dir::Put, dest as usize, src.cast_mut(), s, pe, done) }
 }
 
 /// Strided get: element `i` of symmetric `src` (stride `sst`) on PE `pe` goes to element `i` of
