@@ -721,6 +721,41 @@ fn allocations_against_barriers_fail_and_keep_the_heap_symmetric() {
     }
 }
 
+/// Allocation, team splits and context creation before `shmem_init`: a message naming the call,
+/// and the job ends with status 1 unless errors are to continue (they returned their failure
+/// values silently).
+#[test]
+fn calls_before_init_are_reported() {
+    let bin = compile("before_init");
+    for (step, call) in [
+        ("0", "shmem_malloc"),
+        ("1", "shmem_align"),
+        ("2", "shmem_team_split_strided"),
+        ("3", "shmem_ctx_create"),
+    ] {
+        let run = run_pes(1, &[bin.as_os_str(), step.as_ref()], &[], Duration::from_secs(60));
+        assert_eq!(run.code(), 1, "{call}: {}", run.dump());
+        assert!(
+            run.stderr.contains(&format!("OpenSHMEM error in {call}")),
+            "{call}: {}",
+            run.dump()
+        );
+    }
+    let run = run_pes(
+        1,
+        &[bin.as_os_str(), "9".as_ref()],
+        &[("ACLSHMEM_OSHMEM_ON_ERROR", "continue")],
+        Duration::from_secs(60),
+    );
+    run.assert_ok("before_init");
+    assert_eq!(
+        run.stderr.matches("OpenSHMEM error in ").count(),
+        4,
+        "{}",
+        run.dump()
+    );
+}
+
 #[test]
 fn bad_input_ends_the_job_or_continues_on_request() {
     let bin = compile("errors");

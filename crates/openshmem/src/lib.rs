@@ -131,12 +131,17 @@ pub(crate) fn guard<R>(call: &'static str, fail: R, body: impl FnOnce() -> Resul
 }
 
 /// [`guard`] for calls whose failure the specification defines as a return value (allocation:
-/// NULL; queries): logged only, never fatal.
+/// NULL; queries): logged only, never fatal; but a call before `shmem_init` (or after
+/// `shmem_finalize`) is the program's error, handled as [`guard`] handles one.
 #[inline]
 pub(crate) fn guard_soft<R>(call: &'static str, fail: R, body: impl FnOnce() -> Result<R>) -> R {
     logging::ensure();
     match catch_unwind(AssertUnwindSafe(body)) {
         Ok(Ok(v)) => v,
+        Ok(Err(e @ Error::NotInited)) => {
+            failed(call, e);
+            fail
+        }
         Ok(Err(e)) => {
             reported(call, e);
             fail
