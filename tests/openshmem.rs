@@ -756,6 +756,28 @@ fn calls_before_init_are_reported() {
     );
 }
 
+/// Locks through UCX without its progress thread (`lock_progress.c`): a PE waiting in
+/// `shmem_set_lock` drives the transports, so the others' atomics on its lock word land (every PE
+/// waited for ever before).
+#[test]
+fn locks_progress_over_ucx_without_the_progress_thread() {
+    let bin = compile("lock_progress");
+    for n in [2, 3] {
+        let run = run_pes(
+            n,
+            &[&bin],
+            &[
+                ("ACLSHMEM_TRANSPORT", "ucx"),
+                ("UCX_TLS", "tcp"),
+                ("ACLSHMEM_UCX_PROGRESS_THREAD", "0"),
+                ("ACLSHMEM_UCX_TIMEOUT", "20"),
+            ],
+            Duration::from_secs(90),
+        );
+        run.assert_ok("lock_progress");
+    }
+}
+
 #[test]
 fn bad_input_ends_the_job_or_continues_on_request() {
     let bin = compile("errors");

@@ -37,6 +37,15 @@ pub fn bytes(n: usize, elem: usize) -> Result<usize> {
         .ok_or_else(|| Error::InvalidValue(format!("{n} elements of {elem} bytes overflow")))
 }
 
+/// Drives the current instance's transports once: for a wait loop of a surface (the OpenSHMEM
+/// locks) that polls with AMOs, so operations of other PEs on this PE's memory land meanwhile
+/// (UCX without its progress thread). Before init, nothing.
+pub fn progress() {
+    if let Ok(inst) = runtime::current() {
+        inst.routes().progress();
+    }
+}
+
 /// When a transfer is complete as far as its caller is concerned.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Done {

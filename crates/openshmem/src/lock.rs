@@ -26,7 +26,11 @@ fn passed(serving: u32, ticket: u32) -> bool {
     (1..1 << 31).contains(&serving.wrapping_sub(ticket))
 }
 
+/// One wait step: drives the transports first (with UCX's progress thread off, another PE's
+/// atomic on this PE's lock word, or the clear that serves this PE's ticket, lands only while this
+/// PE is inside a library call that progresses), then spins, yields or sleeps.
 fn snooze(round: &mut u32) {
+    aclshmem_core::rma::progress();
     *round += 1;
     match *round {
         0..64 => std::hint::spin_loop(),
