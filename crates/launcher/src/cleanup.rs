@@ -63,6 +63,48 @@ pub fn remove_with_prefix(dir: &Path, prefix: &str) -> Vec<PathBuf> {
     removed
 }
 
+/// Removes this user's objects of earlier jobs that no process will unlink any more: the PE that
+/// created one (its pid is in the name, `aclshmem-<user>-<job>-pe<N>-<pid>-...`) is gone and the
+/// object is older than `min_age` (a job whose launcher was SIGKILLed while its PEs were in init
+/// left them; a live job unlinks its names once every PE has mapped them). Returns the paths
+/// removed.
+pub fn remove_stale(dir: &Path, user: &str, min_age: std::time::Duration) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let prefix = format!("aclshmem-{user}-");
+    let mut removed = Vec::new();
+    for entry in entries.flatten() {
+        let Some(name) = entry.file_name().to_str().map(str::to_owned) else {
+            continue;
+        };
+        let Some(rest) = name.strip_prefix(&prefix) else {
+            continue;
+        };
+        let parts: Vec<&str> = rest.split('-').collect();
+        let Some(pid) = parts
+            .get(1)
+            .filter(|p| p.starts_with("pe"))
+            .and(parts.get(2))
+            .and_then(|p| p.parse::<libc::pid_t>().ok())
+            .filter(|&p| p > 0)
+        else {
+            continue;
+        };
+        // SAFETY: kill with signal 0 only checks whether the process exists.
+        let gone = unsafe { libc::kill(pid, 0) } != 0
+            && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH);
+        let old = entry
+            .metadata()
+            .and_then(|m| m.modified())
+            .is_ok_and(|t| t.elapsed().is_ok_and(|age| age >= min_age));
+        if gone && old && std::fs::remove_file(entry.path()).is_ok() {
+            removed.push(entry.path());
+        }
+    }
+    removed
+}
+
 /// Removes the job's shared-memory objects from [`SHM_DIR`] when dropped.
 pub struct ShmCleanup {
     prefix: String,
@@ -127,5 +169,41 @@ mod tests {
         assert!(dir.join("aclshmem-u-j1-dir").exists());
         std::fs::remove_dir_all(&dir).unwrap();
         assert!(remove_with_prefix(&dir, "x").is_empty());
+    }
+
+    /// Objects of a dead PE older than the limit go; a live PE's, a fresh one, another user's and
+    /// other names stay.
+    #[test]
+    fn stale_objects_of_dead_pes_are_removed() {
+        let dir = std::env::temp_dir().join(format!("aclshmrun-stale-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let dead = {
+            let mut c = std::process::Command::new("true").spawn().unwrap();
+            let pid = c.id();
+            c.wait().unwrap();
+            pid
+        };
+        let me = std::process::id();
+        let old = std::time::SystemTime::now() - std::time::Duration::from_secs(120);
+        let make = |name: &str, aged: bool| {
+            let f = std::fs::File::create(dir.join(name)).unwrap();
+            if aged {
+                f.set_modified(old).unwrap();
+            }
+        };
+        make(&format!("aclshmem-u-0123abcd-pe1-{dead}-0-d"), true);
+        make(&format!("aclshmem-u-0123abcd-pe0-{me}-0-d"), true);
+        make(&format!("aclshmem-u-4567ef01-pe2-{dead}-3-s"), false);
+        make(&format!("aclshmem-v-0123abcd-pe1-{dead}-0-d"), true);
+        make("aclshmem-u-something-else", true);
+        let removed = remove_stale(&dir, "u", std::time::Duration::from_secs(30));
+        let names: Vec<String> = removed
+            .iter()
+            .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(names, [format!("aclshmem-u-0123abcd-pe1-{dead}-0-d")]);
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 4);
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

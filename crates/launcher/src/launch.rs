@@ -3,8 +3,12 @@
 use std::ffi::{OsStr, OsString};
 use std::io;
 use std::net::{IpAddr, Ipv4Addr, ToSocketAddrs};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
+
+/// How old an object of a dead PE must be before a later job removes it ([`crate::cleanup::remove_stale`]).
+const STALE_AGE: Duration = Duration::from_secs(30);
 
 use crate::cleanup::ShmCleanup;
 use crate::cli::Args;
@@ -36,6 +40,17 @@ pub fn run(args: &Args) -> i32 {
         }
     };
     job.hosts = args.hosts.clone();
+    // objects of earlier jobs on this machine whose launcher was killed before their PEs unlinked
+    // them (SIGKILL leaves no cleanup)
+    for p in crate::cleanup::remove_stale(
+        Path::new(crate::cleanup::SHM_DIR),
+        &crate::cleanup::user_name(),
+        STALE_AGE,
+    ) {
+        if args.verbose {
+            eprintln!("aclshmrun: removed {} (left by an earlier job)", p.display());
+        }
+    }
     // removes the job's objects on every remote host at the end (registered before the local
     // cleanup, so dropped after it)
     let _remote_cleanup = RemoteCleanup { job: &job, args };

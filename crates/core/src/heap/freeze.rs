@@ -31,8 +31,8 @@ static MOVER: AtomicI32 = AtomicI32::new(0);
 /// Set when the moving thread itself wrote into the range: the range was made writable again.
 static BROKEN: AtomicBool = AtomicBool::new(false);
 /// The SIGSEGV action in place before the current window's (read by the handler; stored before it
-/// is installed; one small record per window is leaked, so a handler still running never reads a
-/// freed one).
+/// is installed; a record is never freed, so a handler still running never reads a freed one, and
+/// a new one is made only when the action changed).
 static PREVIOUS: AtomicPtr<libc::sigaction> = AtomicPtr::new(std::ptr::null_mut());
 
 /// While a `Window` lives, `[addr, addr + len)` is read-only and writers wait (see the module).
@@ -66,7 +66,15 @@ impl Window {
             if libc::sigaction(libc::SIGSEGV, std::ptr::null(), &mut old) != 0 {
                 old.sa_sigaction = libc::SIG_DFL;
             }
-            PREVIOUS.store(Box::into_raw(Box::new(old)), Ordering::Release);
+            // a new record only when the action differs from the kept one (init/finalize cycles
+            // find the same one every time: nothing grows)
+            let kept = PREVIOUS.load(Ordering::Acquire);
+            let same = kept
+                .as_ref()
+                .is_some_and(|k| k.sa_sigaction == old.sa_sigaction && k.sa_flags == old.sa_flags);
+            if !same {
+                PREVIOUS.store(Box::into_raw(Box::new(old)), Ordering::Release);
+            }
             if libc::sigaction(libc::SIGSEGV, &new, std::ptr::null_mut()) != 0 {
                 FROZEN.store(false, Ordering::Release);
                 return Err(Error::Smem(format!(
