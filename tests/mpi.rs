@@ -89,6 +89,35 @@ fn mpich_library_initialises_mpi_itself() {
     mpirun("mpirun.mpich", 2, &build("gcc", "plain_mpich", false));
 }
 
+/// PE 1 returns 3 from `main` while the others wait in a barrier for it: the job ends with a
+/// nonzero status under both MPIs (the library's `MPI_Finalize` at exit, collective, waited for
+/// the others for ever, and so did they).
+#[test]
+fn a_pe_ending_with_a_nonzero_status_ends_the_job_under_mpirun() {
+    for (launcher, name) in [("mpirun.openmpi", "ret_ompi"), ("mpirun.mpich", "ret_mpich")] {
+        let prog = build("gcc", name, false);
+        let mut cmd = Command::new("timeout");
+        cmd.arg("60").arg(launcher);
+        if launcher.contains("openmpi") {
+            cmd.args(["--allow-run-as-root", "--oversubscribe", "--mca", "osc", "^rdma"]);
+        }
+        let out = cmd
+            .args(["-np", "2"])
+            .arg(&prog)
+            .env("MPI_INIT_RETURN", "3")
+            .output()
+            .unwrap_or_else(|e| panic!("{launcher} not found ({e})"));
+        let code = out.status.code();
+        assert!(
+            code.is_some_and(|c| c != 0 && c != 124),
+            "{launcher}: status {code:?} (124: the job hung)\n{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let _ = std::fs::remove_file(&prog);
+    }
+}
+
 /// An OpenSHMEM program built with `oshcc` (tests/c/openshmem/<name>.c).
 fn oshcc(name: &str) -> PathBuf {
     let root = common::repo_root();

@@ -109,7 +109,7 @@ static NORMAL_EXIT_PID: std::sync::atomic::AtomicU32 = std::sync::atomic::Atomic
 #[cfg(target_env = "gnu")]
 unsafe extern "C" {
     /// glibc's `on_exit`: like `atexit`, and the handler learns the exit status.
-    fn on_exit(
+    pub(crate) fn on_exit(
         handler: extern "C" fn(std::ffi::c_int, *mut std::ffi::c_void),
         arg: *mut std::ffi::c_void,
     ) -> std::ffi::c_int;

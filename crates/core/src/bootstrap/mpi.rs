@@ -329,6 +329,17 @@ static AT_EXIT_FINALIZED: std::sync::atomic::AtomicPtr<c_void> =
 static AT_EXIT_FINALIZE: std::sync::atomic::AtomicPtr<c_void> =
     std::sync::atomic::AtomicPtr::new(std::ptr::null_mut());
 
+/// At process exit: `MPI_Finalize`, unless the process ends with a nonzero status. `MPI_Finalize`
+/// is collective: with a PE gone (its status nonzero: the job ends as when a PE dies) it waited for
+/// ever for the others, which waited for it; without it the MPI launcher ends the job (a rank that
+/// exits without finalizing), with the status.
+#[cfg(target_env = "gnu")]
+extern "C" fn finalize_mpi_on_exit(status: c_int, _: *mut c_void) {
+    if status == 0 {
+        finalize_mpi_at_exit();
+    }
+}
+
 extern "C" fn finalize_mpi_at_exit() {
     use std::sync::atomic::Ordering::Acquire;
     let (finalized, finalize) = (AT_EXIT_FINALIZED.load(Acquire), AT_EXIT_FINALIZE.load(Acquire));
@@ -354,7 +365,15 @@ fn finalize_at_exit(api: &Api) {
     ONCE.call_once(|| {
         AT_EXIT_FINALIZED.store(api.finalized, Release);
         AT_EXIT_FINALIZE.store(api.finalize, Release);
+        // SAFETY: registers a plain extern "C" function (its argument is unused).
+        #[cfg(target_env = "gnu")]
+        unsafe {
+            crate::util::on_exit(finalize_mpi_on_exit, std::ptr::null_mut())
+        };
         // SAFETY: registers a plain extern "C" function with no arguments.
-        unsafe { libc::atexit(finalize_mpi_at_exit) };
+        #[cfg(not(target_env = "gnu"))]
+        unsafe {
+            libc::atexit(finalize_mpi_at_exit)
+        };
     });
 }
