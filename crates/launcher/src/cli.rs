@@ -51,8 +51,9 @@ pub struct Args {
     #[arg(long)]
     pub tag_output: bool,
 
-    /// Port of the bootstrap config store run by PE 0 [default: a free port]
-    #[arg(long, value_name = "PORT", value_parser = clap::value_parser!(u16).range(1..))]
+    /// Port of the bootstrap config store run by PE 0, 1025..=65535 as the library takes it
+    /// (MASTER_PORT is one below) [default: a free port]
+    #[arg(long, value_name = "PORT", value_parser = clap::value_parser!(u16).range(1025..))]
     pub port: Option<u16>,
 
     /// Address of the bootstrap config store (IPv4 or IPv6 literal) [default: 127.0.0.1, or the
@@ -288,6 +289,8 @@ mod tests {
             &["r", "-n", "2", "--mem-size", "3Q", "prog"],
             &["r", "-n", "2", "--addr", "localhost", "prog"],
             &["r", "-n", "2", "--port", "0", "prog"],
+            &["r", "-n", "2", "--port", "1024", "prog"],
+            &["r", "-n", "2", "--port", "80", "prog"],
         ] {
             let err = parse(bad).unwrap_err();
             assert_eq!(err.exit_code(), 2, "{bad:?}");

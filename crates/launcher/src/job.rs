@@ -105,7 +105,9 @@ impl Job {
             (config::LOCAL_RANK.name, local),
             (config::LOCAL_WORLD_SIZE.name, local_n),
             (config::MASTER_ADDR.name, self.addr.to_string()),
-            (config::MASTER_PORT.name, self.port.to_string()),
+            // torchrun's convention, which the library follows without aclshmrun: MASTER_PORT
+            // is torch's own store, this library's listens one above it
+            (config::MASTER_PORT.name, (self.port - 1).to_string()),
         ]);
         env
     }
@@ -146,7 +148,8 @@ pub fn free_port(addr: IpAddr) -> io::Result<u16> {
                 break;
             }
             let port = 11024 + (u32::from_le_bytes(r) % span) as u16;
-            if bindable(port) {
+            // the port below is the program's MASTER_PORT (torch's store): free too
+            if bindable(port) && bindable(port - 1) {
                 return Ok(port);
             }
         }
@@ -208,7 +211,7 @@ mod tests {
         assert_eq!(get("LOCAL_RANK"), Some("2"));
         assert_eq!(get("LOCAL_WORLD_SIZE"), Some("3"));
         assert_eq!(get("MASTER_ADDR"), Some("127.0.0.1"));
-        assert_eq!(get("MASTER_PORT"), Some("4242"));
+        assert_eq!(get("MASTER_PORT"), Some("4241"));
 
         let mut inherited = job("127.0.0.1");
         inherited.token = Token::Inherited;

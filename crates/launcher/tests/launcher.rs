@@ -176,8 +176,9 @@ fn every_pe_gets_its_environment() {
         .map(|i| parse_env(&dir.read(&format!("env.{i}"))))
         .collect();
     let first = &envs[0];
-    let port = &first["MASTER_PORT"];
-    assert!(port.parse::<u16>().unwrap() > 0);
+    // the store listens one above MASTER_PORT (torchrun's convention: MASTER_PORT is torch's)
+    let master = &first["MASTER_PORT"];
+    let port = &(master.parse::<u16>().unwrap() + 1).to_string();
     let token = &first["ACLSHMEM_JOB_TOKEN"];
     let job_id = &first["ACLSHMEM_JOB_ID"];
     assert!(is_lower_hex(token, 32), "token {token}");
@@ -199,7 +200,7 @@ fn every_pe_gets_its_environment() {
             ("LOCAL_RANK", &i),
             ("LOCAL_WORLD_SIZE", &n),
             ("MASTER_ADDR", "127.0.0.1"),
-            ("MASTER_PORT", port),
+            ("MASTER_PORT", master),
             // the launcher's own environment is inherited
             ("OUT", dir.path().to_str().unwrap()),
         ];
@@ -243,7 +244,7 @@ fn user_token_port_and_ipv6_address_are_used() {
         let env = parse_env(&dir.read(&format!("env.{rank}")));
         assert_eq!(env["ACLSHMEM_JOB_TOKEN"], "users-own-secret");
         assert_eq!(env["ACLSHMEM_IP_PORT"], "tcp6://[::1]:23456");
-        assert_eq!(env["MASTER_PORT"], "23456");
+        assert_eq!(env["MASTER_PORT"], "23455");
         assert_eq!(env["MASTER_ADDR"], "::1");
     }
 }
