@@ -33,6 +33,13 @@ fn scenario(name: &str, n: usize) -> Run {
     scenario_env(name, n, &[])
 }
 
+/// `ACLSHMEM_COLLECTIVE_TIMEOUT=0` means no limit, as 0 does for the other waits' settings (every
+/// barrier failed at once, silently unsynchronised).
+#[test]
+fn collective_timeout_zero_means_no_limit_2pes() {
+    scenario_env("wait_long", 2, &[("ACLSHMEM_COLLECTIVE_TIMEOUT", "0")]);
+}
+
 /// A soft open-file limit too low for an endpoint to every peer over UCX is raised at init.
 #[test]
 fn ucx_raises_a_low_open_file_limit_3pes() {

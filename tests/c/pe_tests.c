@@ -1084,6 +1084,31 @@ static void scenario_stray(void)
 }
 
 /* ------------------------------------------------------------------------------------------ */
+/* wait_long: PE 1 arrives at a barrier a second late, after a put; the others wait for it     */
+/* (run with ACLSHMEM_COLLECTIVE_TIMEOUT=0, which means no limit: every barrier failed at once) */
+/* ------------------------------------------------------------------------------------------ */
+static void scenario_wait_long(void)
+{
+    init_env();
+    int32_t *x = aclshmem_malloc(sizeof(int32_t));
+    CHECK(x != NULL, "malloc");
+    *x = 0;
+    aclshmem_barrier_all();
+    if (g_pe == 1) {
+        sleep(1);
+        aclshmem_int32_p(x, 42, 0);
+    }
+    aclshmem_barrier_all();
+    if (g_pe == 0) {
+        CHECK(*x == 42, "after the barrier: %d, expected 42 (the barrier did not wait)", *x);
+    }
+    aclshmem_barrier_all();
+    aclshmem_free(x);
+    CHECK(aclshmem_finalize() == 0, "finalize");
+    ok();
+}
+
+/* ------------------------------------------------------------------------------------------ */
 /* 10. hang                                                                                   */
 /* ------------------------------------------------------------------------------------------ */
 static void scenario_hang(void)
@@ -1295,6 +1320,7 @@ int main(int argc, char **argv)
         {"scale", scenario_scale},
         {"stray", scenario_stray},
         {"hang", scenario_hang},
+        {"wait_long", scenario_wait_long},
         {"quiet_waits", scenario_quiet_waits},
         {"open_files", scenario_open_files},
         {"no_finalize", scenario_no_finalize},

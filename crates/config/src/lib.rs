@@ -381,7 +381,7 @@ env_table! {
     ACLSHMEM_COLLECT_ALGO: one_of["auto", "pull", "push"] = "auto", "collect/fcollect data movement: pull (auto) or push.";
     ACLSHMEM_ALLTOALL_ALGO: one_of["auto", "pull", "push"] = "auto", "alltoall data movement: pull (auto) or push.";
     ACLSHMEM_REDUCE_ALGO: one_of["auto", "direct", "scatter"] = "auto", "Reductions: direct (every member reduces everything), scatter (each member reduces one chunk and writes it everywhere), auto (direct up to 16 KiB).";
-    ACLSHMEM_COLLECTIVE_TIMEOUT: duration = "", "Barriers, syncs, collectives and team splits fail with ACLSHMEM_TIMEOUT_ERROR, naming the PEs that have not arrived, after waiting this long (seconds, or digits with ms/s/m); unset: they wait for ever, as OpenSHMEM does.";
+    ACLSHMEM_COLLECTIVE_TIMEOUT: duration = "", "Barriers, syncs, collectives and team splits fail with ACLSHMEM_TIMEOUT_ERROR, naming the PEs that have not arrived, after waiting this long (seconds, or digits with ms/s/m); unset or 0: they wait for ever, as OpenSHMEM does.";
     ACLSHMEM_STALL_WARNING: duration = "30", "A barrier or collective still waiting after this long logs a warning (also on stderr) naming the PEs it waits for, once per call; 0: never.";
     RANK: c_int = "", "torchrun: global rank (used when ACLSHMEM_MY_PE is unset).";
     WORLD_SIZE: c_int = "", "torchrun: number of ranks.";
