@@ -406,7 +406,10 @@ env_table! {
 pub fn describe() -> String {
     let mut out = String::from("libaclshmem environment:\n");
     for v in ALL {
+        let secret = v.name().ends_with("_TOKEN");
         let value = match v.raw() {
+            // a secret is never printed (the launcher's --verbose hides it too)
+            Some(_) if secret => "<hidden>".to_string(),
             Some(text) if v.check(&text).is_err() => format!("{text} (invalid)"),
             Some(text) => text,
             None => format!("{} (default)", v.default_text()),
@@ -820,5 +823,18 @@ mod tests {
         for v in ALL {
             assert!(text.contains(v.name()), "{}", v.name());
         }
+    }
+
+    /// The job secret is never printed (`ACLSHMEM_INFO=1` printed it whole).
+    #[test]
+    fn description_hides_the_job_token() {
+        // SAFETY: no other test of this crate reads or writes this variable.
+        unsafe { std::env::set_var("ACLSHMEM_JOB_TOKEN", "s3cr3t-t0ken") };
+        let text = describe();
+        // SAFETY: as above.
+        unsafe { std::env::remove_var("ACLSHMEM_JOB_TOKEN") };
+        assert!(!text.contains("s3cr3t-t0ken"), "{text}");
+        let line = text.lines().find(|l| l.contains("ACLSHMEM_JOB_TOKEN")).unwrap();
+        assert!(line.contains("<hidden>"), "{line}");
     }
 }

@@ -325,7 +325,9 @@ fn build(
     let limits = crate::wait::Limits {
         warn: Some(config::ACLSHMEM_STALL_WARNING.value()?).filter(|d| !d.is_zero()),
         // 0 means no limit, as for the stall warning (every barrier failed at once)
-        limit: config::ACLSHMEM_COLLECTIVE_TIMEOUT.get()?.filter(|d| !d.is_zero()),
+        limit: config::ACLSHMEM_COLLECTIVE_TIMEOUT
+            .get()?
+            .filter(|d| !d.is_zero()),
     };
     let boot = choose_bootstrap(flags, attr)?;
     crate::heap::sigbus::set_pe(attr.my_pe);
