@@ -514,6 +514,14 @@ fn global_exit_under_the_launcher_ends_every_pe_with_its_status() {
         assert!(said, "PE {pe} did not log the global exit\n{}", run.dump());
     }
     eprintln!("global exit under aclshmrun: whole job {:.2?}", run.elapsed);
+    // a status whose low 8 bits are 0 (what a process's status keeps) ends the job with 1, not 0
+    let run = run_pes(
+        2,
+        &args,
+        &[("FT_PE", "1"), ("FT_STATUS", "256")],
+        Duration::from_secs(30),
+    );
+    assert_eq!(run.code(), 1, "global_exit(256)\n{}", run.dump());
 }
 
 /// A PE ends while the others are inside their own exit, in a program exit handler: the library

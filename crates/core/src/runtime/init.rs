@@ -561,6 +561,13 @@ fn drain(inst: Arc<Instance>) -> Arc<Instance> {
 
 /// `aclshmem_global_exit`: every PE of the job exits with `status`, this one included.
 pub fn global_exit(status: i32) -> ! {
+    // a process's exit status is its low 8 bits: a nonzero status that would read as 0 (256, say)
+    // ends the job with 1 instead of looking like a success
+    let status = if status != 0 && status & 0xff == 0 {
+        1
+    } else {
+        status
+    };
     match super::current() {
         Ok(inst) => {
             log::error!(
