@@ -20,11 +20,24 @@ use crate::supervise::Supervisor;
 pub const CANNOT_EXEC_STATUS: i32 = 127;
 /// Exit status for a failure of the launcher itself.
 pub const LAUNCHER_ERROR_STATUS: i32 = 1;
+/// The launcher's status for a command line it cannot take (clap's too).
+pub const USAGE_STATUS: i32 = 2;
 /// How long tagged output may still be drained after the last PE has ended.
 const OUTPUT_DRAIN: Duration = Duration::from_secs(1);
 
 /// Runs the job described by `args`; returns the launcher's exit status.
 pub fn run(args: &Args) -> i32 {
+    // fewer --hosts slots than PEs: a usage error, as clap reports the others (status 2)
+    if let Some(hosts) = &args.hosts
+        && hosts.slots() < u64::from(args.np)
+    {
+        eprintln!(
+            "aclshmrun: --hosts gives {} PE slot(s) for {} PEs",
+            hosts.slots(),
+            args.np
+        );
+        return USAGE_STATUS;
+    }
     let addr = match store_addr(args) {
         Ok(a) => a,
         Err(e) => {
@@ -156,13 +169,6 @@ fn store_addr(args: &Args) -> Result<IpAddr, String> {
     let Some(hosts) = &args.hosts else {
         return Ok(IpAddr::V4(Ipv4Addr::LOCALHOST));
     };
-    if hosts.slots() < u64::from(args.np) {
-        return Err(format!(
-            "--hosts gives {} PE slot(s) for {} PEs",
-            hosts.slots(),
-            args.np
-        ));
-    }
     let first = &hosts.0[0].0;
     let addrs: Vec<IpAddr> = (first.as_str(), 0)
         .to_socket_addrs()

@@ -292,6 +292,15 @@ fn hosts_naming_this_machine_start_here() {
     assert_eq!(lines, ["rank 0 of 3", "rank 1 of 3", "rank 2 of 3"]);
 }
 
+/// Fewer `--hosts` slots than PEs is a usage error (status 2, as for the other bad arguments).
+#[test]
+fn too_few_host_slots_is_a_usage_error() {
+    let dir = Scratch::new("slots");
+    let r = run(&["-n", "3", "--hosts", "localhost:2", "true"], dir.path());
+    assert_eq!(r.code(), 2, "{}", r.stderr);
+    assert!(r.stderr.contains("2 PE slot(s) for 3 PEs"), "{}", r.stderr);
+}
+
 #[test]
 fn program_arguments_pass_through_untouched() {
     let dir = Scratch::new("args");
