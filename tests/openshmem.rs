@@ -275,7 +275,7 @@ fn teams_contexts_collectives_active_sets() {
 }
 
 #[test]
-fn long_double_reductions() {
+fn long_double_reductions_and_single_element_rma() {
     let bin = compile("longdouble");
     run_on(&bin, "longdouble", &[1, 2, 3, 4]);
     // the reductions' other data paths: peers read through the transport, and each algorithm

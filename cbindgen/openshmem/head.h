@@ -196,25 +196,8 @@ void shmem_set_cache_line_inv(void *dest);
 void shmem_udcflush(void);
 void shmem_udcflush_line(void *dest);
 
-/* long double single-element RMA: inline over the array forms (the C ABI passes long double by
-   value in a way the Rust side cannot declare) */
-void shmem_longdouble_put(long double *dest, const long double *source, size_t nelems, int pe);
-void shmem_longdouble_get(long double *dest, const long double *source, size_t nelems, int pe);
-void shmem_ctx_longdouble_put(shmem_ctx_t ctx, long double *dest, const long double *source, size_t nelems, int pe);
-void shmem_ctx_longdouble_get(shmem_ctx_t ctx, long double *dest, const long double *source, size_t nelems, int pe);
-static inline void shmem_longdouble_p(long double *dest, long double value, int pe) {
-    shmem_longdouble_put(dest, &value, 1, pe);
-}
-static inline long double shmem_longdouble_g(const long double *source, int pe) {
-    long double v;
-    shmem_longdouble_get(&v, source, 1, pe);
-    return v;
-}
-static inline void shmem_ctx_longdouble_p(shmem_ctx_t ctx, long double *dest, long double value, int pe) {
-    shmem_ctx_longdouble_put(ctx, dest, &value, 1, pe);
-}
-static inline long double shmem_ctx_longdouble_g(shmem_ctx_t ctx, const long double *source, int pe) {
-    long double v;
-    shmem_ctx_longdouble_get(ctx, &v, source, 1, pe);
-    return v;
-}
+/* long double single-element RMA (the array forms are with the other types below) */
+void shmem_longdouble_p(long double *dest, long double value, int pe);
+long double shmem_longdouble_g(const long double *source, int pe);
+void shmem_ctx_longdouble_p(shmem_ctx_t ctx, long double *dest, long double value, int pe);
+long double shmem_ctx_longdouble_g(shmem_ctx_t ctx, const long double *source, int pe);

@@ -4,6 +4,7 @@
  * operation is done here by the C compiler of the target, and the Rust side only moves bytes.
  */
 #include <math.h>
+#include <stddef.h>
 #include <string.h>
 
 /* Operation codes: kept equal to the constants in crates/openshmem/src/longdouble.rs. */
@@ -59,4 +60,41 @@ double aclshmemi_osh_longdouble_to_double(const void *in)
     long double x;
     memcpy(&x, in, sizeof x);
     return (double)x;
+}
+
+/*
+ * shmem_[ctx_]longdouble_p/g: the exported symbols are Rust trampolines (src/longdouble.rs) that
+ * jump here, because only the C compiler knows how the target passes and returns a long double
+ * by value. These call the array forms, which the Rust side exports.
+ */
+typedef void *aclshmemi_osh_ctx;
+void shmem_longdouble_put(long double *dest, const long double *source, size_t nelems, int pe);
+void shmem_longdouble_get(long double *dest, const long double *source, size_t nelems, int pe);
+void shmem_ctx_longdouble_put(aclshmemi_osh_ctx ctx, long double *dest, const long double *source,
+                              size_t nelems, int pe);
+void shmem_ctx_longdouble_get(aclshmemi_osh_ctx ctx, long double *dest, const long double *source,
+                              size_t nelems, int pe);
+
+void aclshmemi_osh_longdouble_p(long double *dest, long double value, int pe)
+{
+    shmem_longdouble_put(dest, &value, 1, pe);
+}
+
+long double aclshmemi_osh_longdouble_g(const long double *source, int pe)
+{
+    long double v = 0;
+    shmem_longdouble_get(&v, source, 1, pe);
+    return v;
+}
+
+void aclshmemi_osh_ctx_longdouble_p(aclshmemi_osh_ctx ctx, long double *dest, long double value, int pe)
+{
+    shmem_ctx_longdouble_put(ctx, dest, &value, 1, pe);
+}
+
+long double aclshmemi_osh_ctx_longdouble_g(aclshmemi_osh_ctx ctx, const long double *source, int pe)
+{
+    long double v = 0;
+    shmem_ctx_longdouble_get(ctx, &v, source, 1, pe);
+    return v;
 }

@@ -138,3 +138,32 @@ mod tests {
         assert_eq!(LongDouble::apply(Op::Xor, v(1.0), v(2.0)).to_f64(), 1.0);
     }
 }
+
+/// `shmem_longdouble_p`, `shmem_longdouble_g` and their `ctx_` forms pass or return a `long
+/// double` by value, which Rust cannot declare: each exported symbol is a jump to the C function
+/// of `csrc/longdouble.c` that does the call (arguments and return value untouched on the way).
+macro_rules! long_double_by_value {
+    ($($name:ident => $target:ident),* $(,)?) => {
+        unsafe extern "C" {
+            $(fn $target();)*
+        }
+        $(
+            #[doc = concat!("`", stringify!($name), "`: a jump to `", stringify!($target), "` in `csrc/longdouble.c`.")]
+            #[unsafe(naked)]
+            #[unsafe(no_mangle)]
+            pub extern "C" fn $name() {
+                #[cfg(target_arch = "x86_64")]
+                core::arch::naked_asm!("jmp {}", sym $target);
+                #[cfg(target_arch = "aarch64")]
+                core::arch::naked_asm!("b {}", sym $target);
+            }
+        )*
+    };
+}
+
+long_double_by_value! {
+    shmem_longdouble_p => aclshmemi_osh_longdouble_p,
+    shmem_longdouble_g => aclshmemi_osh_longdouble_g,
+    shmem_ctx_longdouble_p => aclshmemi_osh_ctx_longdouble_p,
+    shmem_ctx_longdouble_g => aclshmemi_osh_ctx_longdouble_g,
+}

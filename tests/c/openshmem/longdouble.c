@@ -2,7 +2,10 @@
  * long double: sum, prod, min and max, checked with values that double arithmetic gets wrong
  * (differences below double's precision, products beyond double's range), over the world team,
  * a strided sub-team and several active sets, short and long arrays (every reduction path of the
- * core), in place, and through the C11 type-generic names. */
+ * core), in place, and through the C11 type-generic names. Also the single-element RMA
+ * (shmem_[ctx_]longdouble_p/g), called directly and through the symbols the library exports. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
 #include <string.h>
 #include "osh_util.h"
 
@@ -144,6 +147,53 @@ int main(void) {
             }
         }
         shmem_barrier_all();
+    }
+
+    /* single-element RMA: the full precision travels both ways, by the header's names and by the
+       exported symbols (a binding that looks them up at run time, as a foreign-function layer) */
+    {
+        typedef void (*p_fn)(long double *, long double, int);
+        typedef long double (*g_fn)(const long double *, int);
+        typedef void (*ctx_p_fn)(shmem_ctx_t, long double *, long double, int);
+        typedef long double (*ctx_g_fn)(shmem_ctx_t, const long double *, int);
+        p_fn p;
+        g_fn g;
+        ctx_p_fn cp;
+        ctx_g_fn cg;
+        /* (memcpy: ISO C has no conversion from an object pointer to a function pointer) */
+        void *sym[4] = {dlsym(RTLD_DEFAULT, "shmem_longdouble_p"), dlsym(RTLD_DEFAULT, "shmem_longdouble_g"),
+                        dlsym(RTLD_DEFAULT, "shmem_ctx_longdouble_p"), dlsym(RTLD_DEFAULT, "shmem_ctx_longdouble_g")};
+        memcpy(&p, &sym[0], sizeof p);
+        memcpy(&g, &sym[1], sizeof g);
+        memcpy(&cp, &sym[2], sizeof cp);
+        memcpy(&cg, &sym[3], sizeof cg);
+        CHECK(p && g && cp && cg, "shmem_[ctx_]longdouble_p/g are exported symbols");
+        int right = (me + 1) % n, left = (me + n - 1) % n;
+        long double mine = 1.0L + (me + 1) * pow2(-60), theirs = 1.0L + (left + 1) * pow2(-60);
+        for (int way = 0; way < 3 && p && g && cp && cg; way++) {
+            dst[0] = dst[1] = 0;
+            shmem_barrier_all();
+            if (way == 0) {
+                shmem_longdouble_p(&dst[0], mine, right);
+                shmem_ctx_longdouble_p(SHMEM_CTX_DEFAULT, &dst[1], -mine, right);
+            } else if (way == 1) {
+                p(&dst[0], mine, right);
+                cp(SHMEM_CTX_DEFAULT, &dst[1], -mine, right);
+            } else {
+                shmem_p(&dst[0], mine, right);
+                shmem_p(SHMEM_CTX_DEFAULT, &dst[1], -mine, right);
+            }
+            shmem_barrier_all();
+            CHECK(dst[0] == theirs && dst[1] == -theirs, "way %d: p got %.25Lg %.25Lg", way, dst[0], dst[1]);
+            long double a = way == 0 ? shmem_longdouble_g(&dst[0], left) : way == 1 ? g(&dst[0], left) : shmem_g(&dst[0], left);
+            long double b = way == 0 ? shmem_ctx_longdouble_g(SHMEM_CTX_DEFAULT, &dst[1], left)
+                          : way == 1 ? cg(SHMEM_CTX_DEFAULT, &dst[1], left)
+                                     : shmem_g(SHMEM_CTX_DEFAULT, &dst[1], left);
+            /* left's dst holds what its own left neighbour put: left - 1 */
+            long double want = 1.0L + (((left + n - 1) % n) + 1) * pow2(-60);
+            CHECK(a == want && b == -want, "way %d: g got %.25Lg %.25Lg want %.25Lg", way, a, b, want);
+            shmem_barrier_all();
+        }
     }
 
     free(members);
