@@ -67,6 +67,10 @@ fn file_sink_in_shmem_log_path() {
     assert_eq!(files.len(), 1, "one log file");
     let name = files[0].file_name().to_string_lossy().into_owned();
     assert!(name.starts_with("aclshmem_") && name.ends_with(".log"), "{name}");
+    // created 0640, made read-only when the process ended (spec 10, log file details)
+    use std::os::unix::fs::PermissionsExt;
+    let mode = files[0].metadata().unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o440, "log file mode {mode:o}");
     let text = std::fs::read_to_string(files[0].path()).unwrap();
     assert!(
         text.contains("aclshmem_malloc") && text.contains("not initialised"),
@@ -76,6 +80,12 @@ fn file_sink_in_shmem_log_path() {
     let quiet = dir.join("quiet");
     probe(&["error", "4"], &[("SHMEM_LOG_PATH", quiet.to_str().unwrap())]);
     assert!(!quiet.exists() || std::fs::read_dir(&quiet).unwrap().next().is_none());
+    // a directory others may write to gets no file (file logging is off)
+    let open = dir.join("open");
+    std::fs::create_dir_all(&open).unwrap();
+    std::fs::set_permissions(&open, std::fs::Permissions::from_mode(0o777)).unwrap();
+    probe(&["error", "3"], &[("SHMEM_LOG_PATH", open.to_str().unwrap())]);
+    assert!(std::fs::read_dir(&open).unwrap().next().is_none());
     let _ = std::fs::remove_dir_all(&dir);
 }
 

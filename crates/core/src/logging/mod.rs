@@ -5,18 +5,19 @@
 //! * Sink: an installed extern logger receives *every* message (whatever the level) and nothing is
 //!   written elsewhere (messages of the library's own threads through one relay thread: see
 //!   [`internal_thread`]); otherwise stdout (`SHMEM_LOG_TO_STDOUT=1`) or a log file created on the first
-//!   message in `SHMEM_LOG_PATH` (default `$HOME/shmem/log`). Formatting and writing of the stdout/file
+//!   message in `SHMEM_LOG_PATH` (default `shmem/log` in the home directory; see [`file`]). Formatting and writing of the stdout/file
 //!   sink are done by `env_logger`.
 //!
 //! `unsafe`: local time and the thread id come from libc, and the extern logger is a C callback.
 
-use crate::util::Locked;
 use std::ffi::{CString, c_char, c_int};
 use std::io::Write;
+use std::sync::OnceLock;
 use std::sync::atomic::{AtomicI32, Ordering};
-use std::sync::{Mutex, OnceLock};
 
 use crate::config;
+
+mod file;
 
 pub const DEBUG: i32 = 0;
 pub const INFO: i32 = 1;
@@ -136,59 +137,6 @@ fn relay(func: unsafe extern "C" fn(c_int, *const c_char), level: i32, msg: CStr
     }
 }
 
-/// The log file, opened on the first message so that runs without messages leave no file.
-struct LazyFile(Mutex<Option<std::fs::File>>);
-
-impl LazyFile {
-    fn open() -> Option<std::fs::File> {
-        use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
-        let dir = match config::SHMEM_LOG_PATH.get().ok().flatten() {
-            Some(p) if !p.contains("..") && p.len() < 4096 => std::path::PathBuf::from(p),
-            _ => {
-                let home = std::env::var_os("HOME")
-                    .map(std::path::PathBuf::from)
-                    .unwrap_or_else(std::env::temp_dir);
-                home.join("shmem").join("log")
-            }
-        };
-        std::fs::DirBuilder::new()
-            .recursive(true)
-            .mode(0o750)
-            .create(&dir)
-            .ok()?;
-        let name = format!(
-            "aclshmem_{}_{}.log",
-            std::process::id(),
-            timestamp("%Y%m%d%H%M%S")
-        );
-        std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .mode(0o640)
-            .open(dir.join(name))
-            .ok()
-    }
-}
-
-impl Write for LazyFile {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        let mut guard = self.0.locked();
-        if guard.is_none() {
-            *guard = LazyFile::open();
-        }
-        match guard.as_mut() {
-            Some(f) => f.write(buf),
-            None => Ok(buf.len()), // no usable log directory: drop, as the original does
-        }
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        match self.0.locked().as_mut() {
-            Some(f) => f.flush(),
-            None => Ok(()),
-        }
-    }
-}
-
 /// Local time formatted with strftime.
 fn timestamp(fmt: &str) -> String {
     let fmt = CString::new(fmt).unwrap_or_default();
@@ -238,7 +186,7 @@ fn sink() -> &'static env_logger::Logger {
         } else if STDERR.load(Ordering::Relaxed) {
             b.target(env_logger::Target::Stderr);
         } else {
-            b.target(env_logger::Target::Pipe(Box::new(LazyFile(Mutex::new(None)))));
+            b.target(env_logger::Target::Pipe(Box::new(file::Pipe(file::Sink::new()))));
         }
         b.build()
     })
