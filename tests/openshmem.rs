@@ -974,6 +974,43 @@ fn symmetric_size_and_version_variables() {
         "SHMEM_VERSION=1 prints the version\n{}",
         run.dump()
     );
+    // the specification's grammar: a decimal fraction (0.0078125g = 8 MiB), the deprecated SMA_
+    // names when the SHMEM_ ones are unset, and a flag set to any value but the words for off
+    for env in [
+        &[
+            ("SHMEM_SYMMETRIC_SIZE", "0.0078125g"),
+            ("SHMEM_VERSION", "verbose"),
+        ][..],
+        &[
+            ("SHMEM_SYMMETRIC_SIZE", ""),
+            ("SMA_SYMMETRIC_SIZE", "8M"),
+            ("SMA_VERSION", "yes please"),
+        ][..],
+    ] {
+        let run = run_pes(2, &[&bin], env, Duration::from_secs(120));
+        run.assert_ok("heap_size");
+        assert!(
+            run.stdout.contains("OpenSHMEM 1.5"),
+            "{env:?} prints the version\n{}",
+            run.dump()
+        );
+    }
+    let run = run_pes(
+        2,
+        &[&bin],
+        &[
+            ("SHMEM_SYMMETRIC_SIZE", "8M"),
+            ("SHMEM_VERSION", "off"),
+            ("SMA_VERSION", "1"),
+        ],
+        Duration::from_secs(120),
+    );
+    run.assert_ok("heap_size");
+    assert!(
+        !run.stdout.contains("OpenSHMEM 1.5"),
+        "SHMEM_VERSION=off wins over SMA_VERSION\n{}",
+        run.dump()
+    );
     // SHMEM_INFO: PE 0 prints the version and every setting with its value, once per job
     let run = run_pes(
         2,

@@ -16,11 +16,19 @@
 //!   1024², ...), optionally followed by `B` or `iB`; a lone `B` means bytes. Any case; `0` is a
 //!   size; values of 2⁶⁴ bytes or more are rejected. Examples: `4096`, `4k`, `128M`, `1g`, `2GiB`,
 //!   `1 T`, `512MB`;
+//! - OpenSHMEM size (`SHMEM_SYMMETRIC_SIZE`): a size whose number may have a decimal fraction, as the
+//!   OpenSHMEM specification allows (`3.1m` = 3250586 bytes, rounded up to whole bytes);
+//! - flag (`SHMEM_INFO`, `SHMEM_VERSION`, `SHMEM_DEBUG`): any value turns it on, as the OpenSHMEM
+//!   specification and Sandia OpenSHMEM read them, except the boolean words for off (`0`, `false`,
+//!   `no`, `off`);
 //! - unsigned integer: digits only, within the range of the variable's type;
 //! - enum: exactly one of the words listed in the variable's documentation (case matters);
 //! - duration: digits, optional spaces and an optional unit: `ms`, `s` (the default) or `m`, in any
 //!   case. Examples: `30`, `500ms`, `10s`, `2m`;
 //! - port range: `start:end`, two port numbers 0..=65535 with `end >= start`.
+//!
+//! The OpenSHMEM variables keep their deprecated `SMA_` names (`SMA_SYMMETRIC_SIZE`, ...): read
+//! when the `SHMEM_` one is not set, as the specification says ([`DEPRECATED_NAMES`]).
 
 use std::fmt::{self, Write as _};
 use std::time::Duration;
@@ -34,6 +42,10 @@ pub enum Kind {
     Bool,
     /// A byte count, see [`parse_size`].
     Size,
+    /// A byte count whose number may have a fraction, see [`parse_decimal_size`].
+    DecimalSize,
+    /// On unless one of the boolean words for off, see [`parse_flag`].
+    Flag,
     /// Digits, at most `max`.
     Unsigned { max: u64 },
     /// Exactly one of these words.
@@ -51,6 +63,8 @@ impl Kind {
             Kind::String => "string",
             Kind::Bool => "boolean",
             Kind::Size => "size",
+            Kind::DecimalSize => "size",
+            Kind::Flag => "flag",
             Kind::Unsigned { .. } => "unsigned",
             Kind::Enum(_) => "enum",
             Kind::Duration => "duration",
@@ -66,6 +80,11 @@ impl Kind {
             Kind::Size => "a size: digits with an optional K, M, G or T suffix (binary multiples, \
                            optionally followed by B or iB), below 16 EiB, e.g. 4096, 128M, 2GiB"
                 .into(),
+            Kind::DecimalSize => "a size: a number (a decimal fraction allowed) with an optional K, M, \
+                                  G or T suffix (binary multiples, optionally followed by B or iB), \
+                                  below 16 EiB, e.g. 4096, 128M, 3.1m"
+                .into(),
+            Kind::Flag => "any text (0, false, no or off: off)".into(),
             Kind::Unsigned { max } => format!("an unsigned integer from 0 to {max}"),
             Kind::Enum(words) => format!("one of {}", words.join(", ")),
             Kind::Duration => {
@@ -92,6 +111,14 @@ fn as_bool(_: &Kind, text: &str) -> Option<bool> {
 
 fn as_size(_: &Kind, text: &str) -> Option<u64> {
     parse_size(text)
+}
+
+fn as_decimal_size(_: &Kind, text: &str) -> Option<u64> {
+    parse_decimal_size(text)
+}
+
+fn as_flag(_: &Kind, text: &str) -> Option<bool> {
+    Some(parse_flag(text))
 }
 
 fn as_unsigned<T: TryFrom<u64>>(kind: &Kind, text: &str) -> Option<T> {
@@ -132,6 +159,16 @@ pub const BOOL: Type<bool> = Type {
 pub const SIZE: Type<u64> = Type {
     kind: Kind::Size,
     parse: as_size,
+};
+/// A byte count with an optional fraction ([`parse_decimal_size`]).
+pub const DECIMAL_SIZE: Type<u64> = Type {
+    kind: Kind::DecimalSize,
+    parse: as_decimal_size,
+};
+/// On unless a word for off ([`parse_flag`]).
+pub const FLAG: Type<bool> = Type {
+    kind: Kind::Flag,
+    parse: as_flag,
 };
 /// A duration ([`parse_duration`]).
 pub const DURATION: Type<Duration> = Type {
@@ -216,17 +253,37 @@ impl<T> fmt::Debug for Var<T> {
     }
 }
 
+/// Deprecated names still read when the variable itself is not set: OpenSHMEM's `SMA_` names
+/// ("All environment variables that start with SMA_ are deprecated, but currently supported";
+/// the `SHMEM_` value wins when both are set).
+pub const DEPRECATED_NAMES: &[(&str, &str)] = &[
+    ("SHMEM_SYMMETRIC_SIZE", "SMA_SYMMETRIC_SIZE"),
+    ("SHMEM_INFO", "SMA_INFO"),
+    ("SHMEM_VERSION", "SMA_VERSION"),
+    ("SHMEM_DEBUG", "SMA_DEBUG"),
+];
+
+/// The name under which `name` is set (itself, else its deprecated name) and its value; the
+/// empty string counts as unset.
+fn lookup(name: &'static str) -> Option<(&'static str, std::ffi::OsString)> {
+    let set = |n: &'static str| std::env::var_os(n).filter(|v| !v.is_empty()).map(|v| (n, v));
+    set(name).or_else(|| {
+        DEPRECATED_NAMES
+            .iter()
+            .find(|(current, _)| *current == name)
+            .and_then(|(_, old)| set(old))
+    })
+}
+
 impl<T> Var<T> {
-    /// True when the variable is set to a non-empty value (valid or not).
+    /// True when the variable (or its deprecated name) is set to a non-empty value (valid or not).
     pub fn is_set(&self) -> bool {
-        std::env::var_os(self.name).is_some_and(|v| !v.is_empty())
+        lookup(self.name).is_some()
     }
 
     /// The text of the variable when set and non-empty (not valid UTF-8: replaced lossily).
     pub fn raw(&self) -> Option<String> {
-        std::env::var_os(self.name)
-            .filter(|v| !v.is_empty())
-            .map(|v| v.to_string_lossy().into_owned())
+        lookup(self.name).map(|(_, v)| v.to_string_lossy().into_owned())
     }
 
     /// Parses `text` as a value of this variable.
@@ -240,12 +297,19 @@ impl<T> Var<T> {
 
     /// The value when the variable is set and non-empty; `Ok(None)` when it is not.
     pub fn get(&self) -> Result<Option<T>, ConfigError> {
-        match std::env::var(self.name) {
-            Ok(text) if text.is_empty() => Ok(None),
-            Ok(text) => self.parse(&text).map(Some),
-            Err(std::env::VarError::NotPresent) => Ok(None),
-            Err(std::env::VarError::NotUnicode(text)) => Err(ConfigError {
-                name: self.name,
+        let Some((name, value)) = lookup(self.name) else {
+            return Ok(None);
+        };
+        match value.into_string() {
+            Ok(text) => (self.ty.parse)(&self.ty.kind, &text)
+                .map(Some)
+                .ok_or_else(|| ConfigError {
+                    name,
+                    value: Some(text),
+                    expected: self.ty.kind.expected(),
+                }),
+            Err(text) => Err(ConfigError {
+                name,
                 value: Some(text.to_string_lossy().into_owned()),
                 expected: format!("{} (in UTF-8)", self.ty.kind.expected()),
             }),
@@ -305,6 +369,8 @@ macro_rules! value_type {
     (string) => { String };
     (bool) => { bool };
     (size) => { u64 };
+    (decimal_size) => { u64 };
+    (flag) => { bool };
     (duration) => { Duration };
     (port_range) => { (u16, u16) };
     (u16) => { u16 };
@@ -320,6 +386,8 @@ macro_rules! var_type {
     (string) => { STRING };
     (bool) => { BOOL };
     (size) => { SIZE };
+    (decimal_size) => { DECIMAL_SIZE };
+    (flag) => { FLAG };
     (duration) => { DURATION };
     (port_range) => { PORT_RANGE };
     (u16) => { U16 };
@@ -394,10 +462,10 @@ env_table! {
     PMI_RANK: c_int = "", "PMI (MPICH/Hydra, Slurm): rank.";
     PMI_SIZE: c_int = "", "PMI: number of ranks.";
     PMIX_RANK: c_int = "", "PMIx: rank (the size comes from OMPI_COMM_WORLD_SIZE or PMI_SIZE).";
-    SHMEM_SYMMETRIC_SIZE: size = "", "OpenSHMEM programs (shmem_init): symmetric heap size per PE, bytes or with a K/M/G/T suffix; unset: ACLSHMEM_LOCAL_MEM_SIZE if that is set, else 512M (Sandia OpenSHMEM's default; its pages are allocated on first touch, see ACLSHMEM_SHM_PREALLOCATE).";
-    SHMEM_INFO: bool = "0", "OpenSHMEM programs: 1 prints the library's version and settings (the environment table) at shmem_init on PE 0.";
-    SHMEM_VERSION: bool = "0", "OpenSHMEM programs: 1 prints the library's version at shmem_init on PE 0.";
-    SHMEM_DEBUG: bool = "0", "OpenSHMEM programs: 1 prints the library's debug messages on stderr, as Sandia OpenSHMEM does (level DEBUG unless SHMEM_LOG_LEVEL says otherwise; SHMEM_LOG_PATH or SHMEM_LOG_TO_STDOUT=1 send them to the log file or stdout instead).";
+    SHMEM_SYMMETRIC_SIZE: decimal_size = "", "OpenSHMEM programs (shmem_init): symmetric heap size per PE, bytes or with a K/M/G/T suffix, the number may have a fraction (3.1m = 3250586 bytes, rounded up); deprecated name SMA_SYMMETRIC_SIZE; unset: ACLSHMEM_LOCAL_MEM_SIZE if that is set, else 512M (Sandia OpenSHMEM's default; its pages are allocated on first touch, see ACLSHMEM_SHM_PREALLOCATE).";
+    SHMEM_INFO: flag = "0", "OpenSHMEM programs: set (any value but 0, false, no, off; deprecated name SMA_INFO) prints the library's version and settings (the environment table) at shmem_init on PE 0.";
+    SHMEM_VERSION: flag = "0", "OpenSHMEM programs: set (any value but 0, false, no, off; deprecated name SMA_VERSION) prints the library's version at shmem_init on PE 0.";
+    SHMEM_DEBUG: flag = "0", "OpenSHMEM programs: set (any value but 0, false, no, off; deprecated name SMA_DEBUG) prints the library's debug messages on stderr, as Sandia OpenSHMEM does (level DEBUG unless SHMEM_LOG_LEVEL says otherwise; SHMEM_LOG_PATH or SHMEM_LOG_TO_STDOUT=1 send them to the log file or stdout instead).";
     ACLSHMEM_OSHMEM_SYMMETRIC_DATA: bool = "1", "OpenSHMEM programs: 1 (default) makes the executable's global and static data symmetric at shmem_init (moved onto shared memory in place, so e.g. static long pSync[...] is a valid remote target); 0: only the symmetric heap is.";
     ACLSHMEM_OSHMEM_ON_ERROR: one_of["abort", "continue"] = "abort", "OpenSHMEM programs: what a shmem_* call does with bad input (NULL, non-symmetric address, PE out of range, call before shmem_init): abort (default: message naming the call and argument, then the job ends with status 1 as shmem_global_exit(1)) or continue (message only; the call does nothing and returns 0/NULL).";
 }
@@ -458,6 +526,32 @@ pub fn parse_size(text: &str) -> Option<u64> {
         _ => return None,
     };
     digits.parse::<u64>().ok()?.checked_mul(1 << shift)
+}
+
+/// Parses a size whose number may have a decimal fraction (`3.1m`, `0.5G`, `1.5`): as
+/// [`parse_size`], the bytes rounded up to a whole number.
+pub fn parse_decimal_size(text: &str) -> Option<u64> {
+    let t = text.trim();
+    let Some(dot) = t.find('.') else {
+        return parse_size(t);
+    };
+    let (whole, rest) = (&t[..dot], &t[dot + 1..]);
+    let end = rest.find(|c: char| !c.is_ascii_digit()).unwrap_or(rest.len());
+    let (frac, unit) = rest.split_at(end);
+    // digits on both sides of the point (`.5` and `5.` are not numbers here), at most 18 after it
+    if whole.is_empty() || frac.is_empty() || frac.len() > 18 || !whole.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let whole_bytes = parse_size(&format!("{whole}{unit}"))?;
+    let multiple = parse_size(&format!("1{unit}"))? as u128;
+    let scale = 10u128.pow(frac.len() as u32);
+    let part = (frac.parse::<u128>().ok()? * multiple).div_ceil(scale);
+    whole_bytes.checked_add(u64::try_from(part).ok()?)
+}
+
+/// Reads a flag: on for any text except the boolean words for off (`0`, `false`, `no`, `off`).
+pub fn parse_flag(text: &str) -> bool {
+    parse_bool(text) != Some(false)
 }
 
 /// Parses an unsigned integer: digits only (after trimming), below 2⁶⁴.
@@ -570,6 +664,70 @@ mod tests {
             "0x10",
         ] {
             assert_eq!(parse_size(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn decimal_sizes() {
+        // the OpenSHMEM specification's example
+        assert_eq!(parse_decimal_size("3.1m"), Some(3250586));
+        assert_eq!(parse_decimal_size("0.5G"), Some(1 << 29));
+        assert_eq!(parse_decimal_size("1.5"), Some(2));
+        assert_eq!(parse_decimal_size("2.25 KiB"), Some(2304));
+        assert_eq!(parse_decimal_size("64M"), Some(64 << 20));
+        assert_eq!(parse_decimal_size("0.000000001k"), Some(1));
+        for bad in [
+            ".5m",
+            "5.m",
+            "1.2.3m",
+            "1,5m",
+            "-1.5m",
+            "1.5x",
+            "",
+            "16777216.5T",
+            "1.1234567890123456789k",
+        ] {
+            assert_eq!(parse_decimal_size(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn flags() {
+        for on in ["1", "yes", "anything", "verbose", "2"] {
+            assert!(parse_flag(on), "{on}");
+        }
+        for off in ["0", "false", "No", "off"] {
+            assert!(!parse_flag(off), "{off}");
+        }
+    }
+
+    #[test]
+    fn deprecated_sma_names_are_read_when_the_shmem_name_is_unset() {
+        // (the only test of this crate that touches these variables)
+        // SAFETY: the test binary's other tests do not read these variables.
+        unsafe {
+            std::env::remove_var("SHMEM_DEBUG");
+            std::env::set_var("SMA_DEBUG", "1");
+            std::env::set_var("SMA_SYMMETRIC_SIZE", "1.5k");
+        }
+        assert_eq!(SHMEM_DEBUG.value(), Ok(true));
+        assert_eq!(SHMEM_SYMMETRIC_SIZE.get(), Ok(Some(1536)));
+        // SAFETY: as above.
+        unsafe {
+            std::env::set_var("SHMEM_DEBUG", "0");
+            std::env::set_var("SMA_SYMMETRIC_SIZE", "lots");
+        }
+        assert_eq!(SHMEM_DEBUG.value(), Ok(false), "the SHMEM_ name wins");
+        let err = SHMEM_SYMMETRIC_SIZE.get().unwrap_err();
+        assert_eq!(
+            err.name, "SMA_SYMMETRIC_SIZE",
+            "the error names the variable that is set"
+        );
+        // SAFETY: as above.
+        unsafe {
+            std::env::remove_var("SHMEM_DEBUG");
+            std::env::remove_var("SMA_DEBUG");
+            std::env::remove_var("SMA_SYMMETRIC_SIZE");
         }
     }
 
