@@ -367,6 +367,13 @@ fn both_apis_in_one_process() {
         &["-std=c11", "-Wall", "-Wextra", "-Werror"],
     );
     run_on(&bin, "mixed", &[1, 2, 4]);
+    // either API may end first: OpenSHMEM calls stay valid until shmem_finalize, which ends the
+    // runtime (an aclshmem_finalize first used to end it under the OpenSHMEM side)
+    for mode in ["acl_first", "osh_only"] {
+        for n in [1, 3] {
+            run_pes(n, &[bin.as_os_str(), mode.as_ref()], &[], Duration::from_secs(60)).assert_ok("mixed");
+        }
+    }
 }
 
 #[test]

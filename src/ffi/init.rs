@@ -101,7 +101,7 @@ pub unsafe extern "C" fn aclshmemx_init_attr_with_buffers(
 #[unsafe(no_mangle)]
 pub extern "C" fn aclshmem_finalize() -> c_int {
     guard("aclshmem_finalize", || {
-        let r = runtime::finalize(None);
+        let r = runtime::finalize_api(None);
         super::kernel::publish_state();
         r.map(|_| 0)
     })
@@ -111,7 +111,7 @@ pub extern "C" fn aclshmem_finalize() -> c_int {
 #[unsafe(no_mangle)]
 pub extern "C" fn aclshmemx_finalize(instance_id: u64) -> c_int {
     guard("aclshmemx_finalize", || {
-        let r = runtime::finalize(Some(instance_id));
+        let r = runtime::finalize_api(Some(instance_id));
         super::kernel::publish_state();
         r.map(|_| 0)
     })

@@ -204,6 +204,9 @@ int main(int argc, char **argv) {
         /* a finalized instance is unknown again: no switch to it */
         CHECK(aclshmemx_instance_ctx_set(1) == ACLSHMEM_INNER_ERROR);
         CHECK(aclshmemx_instance_ctx_get()->id == 0);
+        /* nor finalized again (spec 8.1: unknown id) */
+        CHECK(aclshmemx_finalize(1) == ACLSHMEM_INNER_ERROR);
+        CHECK(aclshmemx_instance_ctx_get()->id == 0);
         CHECK(ring() == 0 && aclshmem_ptr(x0, me) != NULL);
         aclshmem_free(x0);
         CHECK(aclshmem_finalize() == 0);

@@ -143,6 +143,8 @@ fn init(requested: c_int) -> Result<()> {
     );
     *st = (1, owned);
     drop(st);
+    // an aclshmem_finalize from now until shmem_finalize leaves the instance to this surface
+    runtime::openshmem_hold(runtime::current_slot().id());
     runtime::at_normal_exit(finalize_at_exit);
     if runtime::current_pe() == Some(0) {
         if config::SHMEM_VERSION.value()? || config::SHMEM_INFO.value()? {
@@ -206,7 +208,9 @@ pub extern "C" fn shmem_finalize() {
                 let owned = st.1;
                 *st = (0, false);
                 crate::ctx::destroy_all();
-                if owned {
+                // the aclshmem API finalized the instance while this surface used it: it ends now
+                let deferred = runtime::openshmem_release();
+                if owned || deferred {
                     runtime::finalize(None)
                 } else {
                     aclshmem_core::host::barrier_all()

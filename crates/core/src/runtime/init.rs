@@ -418,13 +418,62 @@ fn build(
     Ok(inst)
 }
 
-/// `aclshmem_finalize` / `aclshmemx_finalize(id)`.
+/// The instance the OpenSHMEM surface holds between its `shmem_init` and the matching
+/// `shmem_finalize` (its id + 1; 0: none), and whether the aclshmem API finalized it meanwhile.
+/// One process, one runtime: a program (or a library inside it) that uses both APIs may end them
+/// in either order, and OpenSHMEM calls stay valid until `shmem_finalize`.
+static OPENSHMEM_HOLDS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+static FINALIZE_DEFERRED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// The OpenSHMEM surface holds instance `id` (its `shmem_init`).
+pub fn openshmem_hold(id: u64) {
+    FINALIZE_DEFERRED.store(false, Ordering::SeqCst);
+    OPENSHMEM_HOLDS.store(id + 1, Ordering::SeqCst);
+}
+
+/// The OpenSHMEM surface lets its instance go (its last `shmem_finalize`): whether an aclshmem
+/// finalize of it was deferred until now (the caller then finalizes it).
+pub fn openshmem_release() -> bool {
+    OPENSHMEM_HOLDS.store(0, Ordering::SeqCst);
+    FINALIZE_DEFERRED.swap(false, Ordering::SeqCst)
+}
+
+/// `aclshmem_finalize` / `aclshmemx_finalize(id)` of the aclshmem API: [`finalize`], unless the
+/// OpenSHMEM surface still holds that instance; then it ends at the matching `shmem_finalize`
+/// (the aclshmem calls meanwhile still work).
+pub fn finalize_api(id: Option<u64>) -> Result<()> {
+    let held = OPENSHMEM_HOLDS.load(Ordering::SeqCst);
+    let target = id.unwrap_or_else(|| current_slot().id);
+    if held != 0
+        && held - 1 == target
+        && slot(target).is_some_and(|s| !s.live.load(Ordering::Acquire).is_null())
+    {
+        log::debug!(
+            "finalize of instance {target}: the OpenSHMEM surface still uses it (shmem_init without \
+             shmem_finalize yet); it ends at shmem_finalize"
+        );
+        FINALIZE_DEFERRED.store(true, Ordering::SeqCst);
+        return Ok(());
+    }
+    finalize(id)
+}
+
+/// Ends instance `id` (the current one for `None`): collective.
 pub fn finalize(id: Option<u64>) -> Result<()> {
     let _g = LIFECYCLE.locked();
     let slot = match id {
         None => current_slot(),
         Some(id) => slot(id).ok_or_else(|| Error::Inner(format!("instance {id} does not exist")))?,
     };
+    if let Some(id) = id
+        && id != 0
+        && slot.live.load(Ordering::Acquire).is_null()
+    {
+        // a finalized instance other than 0 is unknown, as to aclshmemx_instance_ctx_set
+        return Err(Error::Inner(format!(
+            "instance {id} is not initialised (finalized already?)"
+        )));
+    }
     // finalizing another instance makes it current first; afterwards instance 0 is current again
     make_current(slot);
     let p = slot.live.swap(std::ptr::null_mut(), Ordering::AcqRel);

@@ -26,7 +26,10 @@ pub use crate::collectives::WorldAgreement;
 pub use crate::instance::{Agreement, AllocRequest, Engine, Instance, LibraryCall, StaticRegion};
 pub use crate::sync::BootstrapAgreement;
 pub use crate::util::{at_normal_exit, ending, exit_process};
-pub use init::{finalize, finalizing_at_exit, global_exit, init, init_with_buffers};
+pub use init::{
+    finalize, finalize_api, finalizing_at_exit, global_exit, init, init_with_buffers, openshmem_hold,
+    openshmem_release,
+};
 
 use crate::util::Locked;
 use std::cell::UnsafeCell;
