@@ -827,7 +827,46 @@ fn faulting_kernel_reports_at_synchronize_2pes() {
             "SyncAll after a fault fails instead of hanging\n{}",
             run.dump()
         );
+        // the launch's summary names the block that failed first, not one whose SyncAll failed
+        // because of it
+        assert!(
+            run.stdout
+                .contains("kernel failed in 4 of 4 block contexts; block 2: fault: signal 11"),
+            "the summary names the cause\n{}",
+            run.dump()
+        );
     }
+}
+
+/// A block of PE 0 faults before the device barrier the other blocks of every PE wait in: PE 0 can
+/// never join that barrier, so the job ends with a message (status 1) instead of going on with
+/// every later barrier one off (PE 0's next host barrier met the others' device barrier, and the
+/// job hung in finalize).
+#[test]
+fn fault_before_a_device_barrier_ends_the_job_2pes() {
+    let Some(prog) = program() else {
+        common::skip(
+            "fault_before_a_device_barrier_ends_the_job_2pes",
+            "python3 or c++ is missing (the CPU device mode's compiler wrapper needs both)",
+        );
+        return;
+    };
+    let args = [
+        "--tag-output".as_ref(),
+        prog.as_os_str(),
+        "fault_in_barrier".as_ref(),
+    ];
+    let env = [("ACLSHMEM_LOCAL_MEM_SIZE", "64M")];
+    let run = run_pes(2, &args, &env, JOB_TIMEOUT);
+    assert_eq!(run.code(), 1, "{}", run.dump());
+    let all = format!("{}{}", run.stdout, run.stderr);
+    assert!(
+        all.contains("block 1: fault: signal 11") && all.contains("can no longer join"),
+        "the message names the fault and why the job ends\n{}",
+        run.dump()
+    );
+    assert!(!all.contains("FAIL"), "{}", run.dump());
+    assert!(run.elapsed < std::time::Duration::from_secs(20), "{}", run.dump());
 }
 
 #[test]

@@ -337,7 +337,7 @@ int run_block(void *p)
     if (sigsetjmp(jump, 1) != 0) {
         char msg[400];
         std::snprintf(msg, sizeof msg, "fault: signal %d (%s) at address %p%s", s.sig, strsignal(s.sig), s.addr,
-                      reinterpret_cast<uintptr_t>(s.addr) < 192 * 1024 && !ACLSHMEM_UB_DEREF
+                      s.addr != nullptr && reinterpret_cast<uintptr_t>(s.addr) < 192 * 1024 && !ACLSHMEM_UB_DEREF
                           ? " (a UB offset used as a pointer: dereferencing __ubuf__ pointers needs a clang++ "
                             "x86-64 build, see README 'Kernels on the CPU')"
                           : "");

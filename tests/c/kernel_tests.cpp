@@ -23,6 +23,7 @@
  *                 aclshmem_signal_wait_until returns, the int8_t MTE copies with an L2 hint
  *   tque          a TQue's buffers handed out only when free (an accumulator kept while temporaries
  *                 come and go), a full queue refusing AllocTensor
+ *   fault_in_barrier  PE 0's block faults before a device barrier: the job ends (status 1)
  *   fault         a kernel with a faulting block and one that traps: the stream's synchronize fails,
  *                 the process goes on, later kernels run
  *   qp            SDMA copies on explicit queue pairs (aclshmemx_set_qp_num before init), their quiets
@@ -2023,12 +2024,39 @@ void prof(aclrtStream stream)
 
 [[bisheng::core_ratio(0, 1)]] __global__ __aicore__ void SyncAfterFault(int32_t *done)
 {
-    if (GetBlockIdx() == 0) {
+    /* not block 0: the log must name the block that failed first, not the lowest-numbered one
+       (whose SyncAll failed because of it) */
+    if (GetBlockIdx() == 2) {
         volatile int32_t *p = nullptr;
         *p = 1;
     }
     SyncAll(); /* the other blocks must not wait for block 0 for ever */
     *done = 1;
+}
+
+/* PE 0's block 1 faults before the device barrier its other blocks and every block of the other
+   PEs wait in */
+[[bisheng::core_ratio(0, 1)]] __global__ __aicore__ void FaultBeforeBarrier()
+{
+    if (aclshmem_my_pe() == 0 && GetBlockIdx() == 1) {
+        volatile int32_t *p = nullptr;
+        *p = 1;
+    }
+    aclshmem_barrier_all();
+}
+
+/* The job must end (PE 0 can no longer take part in that barrier; going on paired the others'
+   device barrier with its next host barrier, and every later barrier was one off). */
+void fault_in_barrier(aclrtStream stream)
+{
+    FaultBeforeBarrier<<<4, nullptr, stream>>>();
+    aclError rc = aclrtSynchronizeStream(stream);
+    std::printf("fault_in_barrier: PE %d: synchronize returned %d\n", aclshmem_my_pe(), rc);
+    std::fflush(stdout);
+    aclshmem_barrier_all();
+    if (aclshmem_my_pe() == 1) sleep(2);
+    aclshmem_barrier_all();
+    std::printf("FAIL: fault_in_barrier: PE %d went on after the barrier it missed\n", aclshmem_my_pe());
 }
 
 void fault(aclrtStream stream)
@@ -2166,6 +2194,8 @@ int main(int argc, char **argv)
             tque(stream);
         } else if (scenario == "fault") {
             fault(stream);
+        } else if (scenario == "fault_in_barrier") {
+            fault_in_barrier(stream);
         } else if (scenario == "qp") {
             qp(stream);
         } else if (scenario == "engine_qp") {

@@ -64,6 +64,9 @@ impl KernelKind {
 pub struct Rendezvous {
     state: Mutex<RendezvousState>,
     cv: Condvar,
+    /// A device barrier found it broken before its PE-level barrier ran: this PE missed a barrier
+    /// its peers take part in (see `kernel::run`).
+    skipped_pe_barrier: std::sync::atomic::AtomicBool,
 }
 
 struct RendezvousState {
@@ -88,7 +91,19 @@ impl Rendezvous {
                 unclaimed: false,
             }),
             cv: Condvar::new(),
+            skipped_pe_barrier: std::sync::atomic::AtomicBool::new(false),
         }
+    }
+
+    /// A block found this rendezvous broken where its PE-level barrier was to run.
+    pub fn mark_skipped_pe_barrier(&self) {
+        self.skipped_pe_barrier
+            .store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    /// Whether a device barrier of this launch never ran its PE-level barrier.
+    pub fn skipped_pe_barrier(&self) -> bool {
+        self.skipped_pe_barrier.load(std::sync::atomic::Ordering::SeqCst)
     }
 
     /// Waits until every member arrived. Returns true for exactly one caller of each generation

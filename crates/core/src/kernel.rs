@@ -99,6 +99,7 @@ pub fn run(l: &Arc<Launch>) -> Result<()> {
             finished: 0,
             failures: Vec::new(),
         }),
+        first_failure: std::sync::atomic::AtomicUsize::new(usize::MAX),
         cv: Condvar::new(),
     });
     for ctx in 0..n {
@@ -123,17 +124,34 @@ pub fn run(l: &Arc<Launch>) -> Result<()> {
         return Ok(());
     }
     d.failures.sort_by_key(|f| f.0);
-    let (ctx, why) = &d.failures[0];
+    // the cause: the block that failed first (the others failed because it broke their
+    // rendezvous: "another block of the launch failed")
+    let first = shared.first_failure.load(std::sync::atomic::Ordering::SeqCst);
+    let (ctx, why) = d.failures.iter().find(|f| f.0 == first).unwrap_or(&d.failures[0]);
     let which = if *ctx < aiv {
         format!("block {ctx}")
     } else {
         format!("AIC block {}", ctx - aiv)
     };
     let pe = runtime::current_pe().map_or_else(|| "?".to_string(), |p| p.to_string());
-    Err(Error::Inner(format!(
+    let summary = format!(
         "[PE {pe}] kernel failed in {} of {n} block contexts; {which}: {why}",
         d.failures.len()
-    )))
+    );
+    if shared.all.skipped_pe_barrier() || shared.cores.skipped_pe_barrier() {
+        // blocks of this launch were in a device barrier (aclshmem_barrier_all, a team barrier)
+        // that this PE now never joins, while the other PEs' blocks wait in it: going on would
+        // pair their device barrier with this PE's next barrier (a host one, say), so every later
+        // barrier would be one off and the job would hang in the end. It ends here instead.
+        let msg = format!(
+            "{summary}; other blocks of the launch were waiting in a device barrier that this PE \
+             can no longer join, so the PEs' barriers would not match any more: ending the job"
+        );
+        log::error!("{msg}");
+        crate::logging::write_stderr(&format!("aclshmem: {msg}\n"));
+        runtime::global_exit(1);
+    }
+    Err(Error::Inner(summary))
 }
 
 struct Shared {
@@ -148,6 +166,8 @@ struct Shared {
     n: usize,
     done: Mutex<Done>,
     cv: Condvar,
+    /// The context that failed first (`usize::MAX`: none yet).
+    first_failure: std::sync::atomic::AtomicUsize,
 }
 
 struct Done {
@@ -189,6 +209,13 @@ fn run_block(s: &Shared, ctx: usize, ub: *mut u8) {
         Err(_) => Some("panic inside the block".into()),
     };
     if failure.is_some() {
+        // recorded before the rendezvous break, so the blocks failing because of it come later
+        let _ = s.first_failure.compare_exchange(
+            usize::MAX,
+            ctx,
+            std::sync::atomic::Ordering::SeqCst,
+            std::sync::atomic::Ordering::SeqCst,
+        );
         s.all.break_all();
         s.cores.break_all();
     } else {
@@ -277,7 +304,15 @@ pub fn device_barrier(b: &Block, team: Option<i32>, with_aic: bool) -> Result<()
     }
     std::sync::atomic::fence(std::sync::atomic::Ordering::SeqCst);
     let all = if with_aic { b.cores() } else { b.rendezvous() };
-    let leader = all.wait()?;
+    let leader = match all.wait() {
+        Ok(leader) => leader,
+        Err(e) => {
+            // another block failed before everyone arrived: nobody of this PE runs the PE-level
+            // barrier, which the other PEs wait in (see `run`)
+            all.mark_skipped_pe_barrier();
+            return Err(e);
+        }
+    };
     let r = if leader {
         let inst = runtime::current()?;
         match team {
