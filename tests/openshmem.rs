@@ -382,9 +382,9 @@ fn cxx_header_with_oshcxx() {
         "oshc++",
         "cxx",
         &[src("cxx_header.cpp")],
-        &["-std=c++14", "-Wall", "-Wextra", "-Werror"],
+        &["-std=c++14", "-Wall", "-Wextra", "-Werror", "-pedantic"],
     );
-    run_on(&bin, "cxx", &[2]);
+    run_on(&bin, "cxx", &[1, 2, 3]);
 }
 
 #[test]

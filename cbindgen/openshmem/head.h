@@ -103,8 +103,10 @@ extern struct shmemi_ctx aclshmem_osh_ctx_default;
 
 /* complex element types of the sum and prod reductions */
 #ifdef __cplusplus
-typedef struct { float re, im; } shmemi_complexf;
-typedef struct { double re, im; } shmemi_complexd;
+/* C++: the compilers' complex types, as Sandia OpenSHMEM declares them (a GNU extension in C++);
+   the std::complex overloads at the end of this header take OSHMEM's spelling */
+__extension__ typedef float _Complex shmemi_complexf;
+__extension__ typedef double _Complex shmemi_complexd;
 #else
 typedef float _Complex shmemi_complexf;
 typedef double _Complex shmemi_complexd;

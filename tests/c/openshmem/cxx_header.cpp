@@ -2,7 +2,10 @@
 // names (shmem_put, shmem_g, shmem_atomic_*, shmem_wait_until, shmem_sum_reduce, ...).
 #include <shmem.h>
 #include <shmemx.h>
+#include <complex>
 #include <cstdio>
+
+__extension__ typedef double _Complex gnu_complexd; // Sandia OpenSHMEM's C++ spelling
 
 int main() {
     shmem_init();
@@ -34,7 +37,9 @@ int main() {
     shmem_barrier_all();
     shmem_atomic_or(b, static_cast<int32_t>(1) << (me % 31), 0);
     shmem_barrier_all();
-    if (me == 0 && shmem_atomic_fetch_and(b, static_cast<int32_t>(-1), 0) != (n == 1 ? 1 : 3)) fails++;
+    int32_t bits = 0;
+    for (int p = 0; p < n; p++) bits |= static_cast<int32_t>(1) << (p % 31);
+    if (me == 0 && shmem_atomic_fetch_and(b, static_cast<int32_t>(-1), 0) != bits) fails++;
     shmem_barrier_all();
     shmem_free(b);
     // a signed basic type in a bitwise reduction (Sandia OpenSHMEM's extra types)
@@ -46,6 +51,31 @@ int main() {
     for (int p = 0; p < n; p++) want |= 1LL << (40 + p % 20);
     if (ll[1] != want) fails++;
     if (!(shmemx_wtime() > 0.0)) fails++; // the extension header from C++ (C linkage)
+    // complex reductions as C++ programs spell them: std::complex (OSHMEM's header) and the
+    // compilers' _Complex (Sandia OpenSHMEM's), by the typed names and the generic overloads
+    auto *zd = static_cast<std::complex<double> *>(shmem_malloc(4 * sizeof(std::complex<double>)));
+    auto *zf = static_cast<std::complex<float> *>(shmem_malloc(2 * sizeof(std::complex<float>)));
+    zd[0] = std::complex<double>(me, 1);
+    zf[0] = std::complex<float>(1, 0);
+    zf[0] = static_cast<float>(me + 1) * zf[0];
+    shmem_barrier_all();
+    shmem_complexd_sum_reduce(SHMEM_TEAM_WORLD, &zd[1], &zd[0], 1);
+    shmem_sum_reduce(SHMEM_TEAM_WORLD, &zd[2], &zd[0], 1);
+    shmem_prod_reduce(SHMEM_TEAM_WORLD, &zf[1], &zf[0], 1);
+    std::complex<double> sum(n * (n - 1) / 2.0, n);
+    float fact = 1;
+    for (int p = 1; p <= n; p++) fact *= static_cast<float>(p);
+    if (zd[1] != sum || zd[2] != sum || zf[1] != std::complex<float>(fact, 0)) fails++;
+    auto *gz = static_cast<gnu_complexd *>(shmem_malloc(2 * sizeof(gnu_complexd)));
+    auto *gzc = reinterpret_cast<std::complex<double> *>(gz); // the same layout
+    gzc[0] = std::complex<double>(1, me);
+    shmem_barrier_all();
+    shmem_complexd_sum_reduce(SHMEM_TEAM_WORLD, &gz[1], &gz[0], 1);
+    if (gzc[1] != std::complex<double>(n, n * (n - 1) / 2.0)) fails++;
+    shmem_barrier_all();
+    shmem_free(gz);
+    shmem_free(zf);
+    shmem_free(zd);
     if (fails) std::printf("FAIL: [PE %d] %d checks failed\n", me, fails);
     shmem_barrier_all();
     if (me == 0 && !fails) std::printf("OK cxx\n");
