@@ -926,6 +926,22 @@ fn kernel_sources_compile_as_cxx14_pedantic() {
             String::from_utf8_lossy(&out.stderr)
         );
     }
+    // C++11 is refused with one clear message (it failed deep inside the launcher's templates)
+    let out = wrapper_command(None)
+        .args(["-std=c++11", "-fsyntax-only"])
+        .arg(format!("-I{}", root.join("c_examples/kernels").display()))
+        .arg(root.join("c_examples/kernels/allgather/allgather_kernel.cpp"))
+        .output()
+        .expect("run aclshmem-cxx");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success()
+            && err
+                .lines()
+                .find(|l| l.contains("error"))
+                .is_some_and(|l| l.contains("needs C++14 or later")),
+        "{err}"
+    );
 }
 
 /// Kernels that store and load UB through raw `__ubuf__` pointers on several blocks at once (AIV

@@ -18,6 +18,8 @@
 
 #ifndef __cplusplus
 #error "the CPU device mode needs C++ (C++14 or later)"
+#elif __cplusplus < 201402L
+#error "the CPU device mode needs C++14 or later: compile with -std=c++14 (or newer)"
 #endif
 
 #include <csetjmp>

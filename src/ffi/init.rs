@@ -295,6 +295,13 @@ pub unsafe extern "C" fn aclshmemx_get_uniqueid(uid: *mut UniqueId) -> c_int {
         // SAFETY: documented requirement of this function.
         let uid = unsafe { arg_mut(uid, "uid") }?;
         let _ = aclshmem_core::logging::set_level(aclshmem_core::logging::ERROR);
+        // zero-filled with the version first (spec 8.1): a failure leaves no stale address behind
+        *uid = UniqueId {
+            version: aclshmem_abi::ACLSHMEM_UNIQUEID_VERSION,
+            my_pe: 0,
+            n_pes: 0,
+            internal: [0; aclshmem_abi::ACLSHMEM_UNIQUE_ID_INNER_LEN],
+        };
         aclshmem_core::get_uniqueid(uid).map(|_| 0)
     })
 }

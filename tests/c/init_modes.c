@@ -102,7 +102,11 @@ int main(int argc, char **argv) {
         CHECK(aclshmemx_init_attr(ACLSHMEMX_INIT_WITH_DEFAULT, &attr) == ACLSHMEM_INVALID_PARAM);
         /* malformed address variables */
         setenv("SHMEM_UID_SESSION_ID", "127.0.0.1", 1);
+        memset(&uid, 0xAB, sizeof uid);
         CHECK(aclshmemx_get_uniqueid(&uid) == ACLSHMEM_INVALID_PARAM);
+        /* zero-filled with the version before the failure (spec 8.1) */
+        CHECK(uid.version == ACLSHMEM_UNIQUEID_VERSION && uid.my_pe == 0 && uid.n_pes == 0);
+        for (size_t i = 0; i < sizeof uid.internal; i++) CHECK(uid.internal[i] == 0);
         setenv("SHMEM_UID_SESSION_ID", "no-such-host.invalid:4000", 1);
         CHECK(aclshmemx_get_uniqueid(&uid) == ACLSHMEM_NOT_INITED);
         unsetenv("SHMEM_UID_SESSION_ID");
