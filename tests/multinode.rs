@@ -821,6 +821,60 @@ fn ucx_wait_limit_reports_an_unreachable_node() {
     }
 }
 
+/// After one operation to a PE on an unreachable node failed with `ACLSHMEM_UCX_TIMEOUT`, the next
+/// ones fail at once (`pe_tests get_loop`, 2 nodes x 1 PE, failure detection off): connecting
+/// again blocked inside UCX's tcp connect for the kernel's SYN retries (over two minutes) while
+/// holding the transport's lock.
+#[test]
+fn calls_after_a_ucx_timeout_fail_at_once() {
+    let _g = CLUSTER.lock().unwrap_or_else(|e| e.into_inner());
+    let test = "calls_after_a_ucx_timeout_fail_at_once";
+    let Some(c) = Cluster::up(test, 2) else { return };
+    let exe = common::compile_c("pe_tests");
+    let rsh = format!("bash {} rsh", c.script.display());
+    let args: Vec<std::ffi::OsString> = vec![
+        "--hosts".into(),
+        c.hosts(1).into(),
+        "--rsh".into(),
+        rsh.into(),
+        exe.into_os_string(),
+        "get_loop".into(),
+    ];
+    let env = [
+        ("UCX_TLS", "tcp"),
+        ("ACLSHMEM_HEARTBEAT_TIMEOUT", "0"),
+        ("ACLSHMEM_UCX_TIMEOUT", "3s"),
+        bridge_env(),
+    ];
+    let mut job = common::Background::start(2, &args, &env, Duration::from_secs(60));
+    let seen = job.wait_line(Duration::from_secs(25), |l| l.starts_with("JOB_ID "));
+    assert!(seen.is_some(), "{test}: the job did not start within 25 s");
+    let node = &c.nodes[1];
+    let st = Command::new("ip")
+        .args(["-n", node, "link", "set", "eth0", "down"])
+        .status()
+        .expect("ip link set down");
+    assert!(st.success(), "{test}: cannot take {node}'s link down");
+    let done = job.wait_line(Duration::from_secs(40), |l| l.contains("GET_LOOP_DONE"));
+    // the PEs wait on (the last one for a word never set): the job is stopped here
+    common::stop_launcher(&mut job.child);
+    let status = job.child.try_wait().ok().flatten();
+    let (stdout, stderr) = job.output();
+    assert!(
+        done.is_some(),
+        "{test}: three gets to the unreachable PE did not return within 40 s (launcher: {status:?}):\n--- stdout:\n{stdout}\n--- stderr:\n{stderr}"
+    );
+    let times: Vec<f64> = stdout
+        .lines()
+        .filter_map(|l| l.split("SLOW_GET ").nth(1))
+        .filter_map(|l| l.split(" took ").nth(1)?.split(' ').next()?.parse().ok())
+        .collect();
+    assert!(
+        times.len() == 3 && times[0] < 10.0 && times[1..].iter().all(|&t| t < 1.0),
+        "{test}: the first get fails after the 3 s limit, the next ones at once: {times:?}\n{stdout}\n{stderr}"
+    );
+}
+
 #[test]
 fn unreachable_node_ends_the_job() {
     lost_node("unreachable_node_ends_the_job", Loss::Unreachable);

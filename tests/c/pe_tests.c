@@ -1137,6 +1137,45 @@ static void scenario_hang(void)
     ok();
 }
 
+/* get_loop: PE 0 gets from the last PE in a loop and prints how long each slow call took (a test
+   takes the last PE's node away meanwhile: every call must return within ACLSHMEM_UCX_TIMEOUT,
+   the first with the timeout, the later ones at once); the last PE waits for a word never set. */
+static void scenario_get_loop(void)
+{
+    init_env();
+    const int me = aclshmem_my_pe(), last = aclshmem_n_pes() - 1;
+    char *buf = aclshmem_calloc(1, 4096);
+    int32_t *never = aclshmem_calloc(1, sizeof(int32_t));
+    char local[4096];
+    aclshmem_barrier_all();
+    if (me == 0) {
+        const char *job = getenv("ACLSHMEM_JOB_ID");
+        printf("JOB_ID %s\n", job != NULL ? job : "?");
+        fflush(stdout);
+    }
+    if (me == last) {
+        aclshmem_int32_wait_until(never, ACLSHMEM_CMP_EQ, 1);
+    } else if (me == 0) {
+        int slow = 0;
+        for (long i = 0; slow < 3; i++) {
+            struct timespec a, b;
+            clock_gettime(CLOCK_MONOTONIC, &a);
+            aclshmem_getmem(local, buf, sizeof local, last);
+            clock_gettime(CLOCK_MONOTONIC, &b);
+            double dt = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) * 1e-9;
+            if (dt > 1.0 || slow > 0) {
+                slow++;
+                printf("SLOW_GET %d took %.1f s\n", slow, dt);
+                fflush(stdout);
+            }
+            usleep(1000);
+        }
+        printf("GET_LOOP_DONE\n");
+        fflush(stdout);
+    }
+    sleep(600);
+}
+
 /* ------------------------------------------------------------------------------------------ */
 /* 11. quiet_waits: every PE streams puts to its right neighbour, completes them with quiet,    */
 /* gets a little back, then signals it and waits for its left neighbour's signal, round after   */
@@ -1320,6 +1359,7 @@ int main(int argc, char **argv)
         {"scale", scenario_scale},
         {"stray", scenario_stray},
         {"hang", scenario_hang},
+        {"get_loop", scenario_get_loop},
         {"wait_long", scenario_wait_long},
         {"quiet_waits", scenario_quiet_waits},
         {"open_files", scenario_open_files},

@@ -215,8 +215,13 @@ struct State {
     am_sent: std::collections::HashMap<usize, u64>,
     am_waiting: std::collections::HashSet<usize>,
     /// PEs whose acknowledgements did not come within `ACLSHMEM_UCX_TIMEOUT`: their puts take
-    /// UCX's put again (which reconnects) and `quiet` no longer waits for them.
+    /// UCX's put again (which fails at once: `unreachable`) and `quiet` no longer waits for them.
     am_lost: std::collections::HashSet<usize>,
+    /// PEs an operation to which outlived `ACLSHMEM_UCX_TIMEOUT` ([`Shared::lose`]): their
+    /// connection was closed and later operations to them fail at once. Connecting again is
+    /// not tried: towards a node whose packets are dropped UCX's tcp connect blocks for the
+    /// kernel's SYN retries (over two minutes), inside this transport's lock.
+    unreachable: std::collections::HashSet<usize>,
     /// `fence` was called while UCX puts or atomics were not flushed: the next acknowledged put
     /// flushes them first, so it cannot overtake them.
     fenced: bool,
@@ -431,7 +436,7 @@ impl Shared {
     /// [`Self::wait`] for a request to `pe`. Past `ACLSHMEM_UCX_TIMEOUT` (the peer's node is lost
     /// or unreachable), the connection to `pe` is closed by force, which completes the request
     /// with an error (so UCX no longer touches the caller's buffers), and the call fails with
-    /// `ACLSHMEM_TIMEOUT` naming the PE; later operations to `pe` connect again.
+    /// `ACLSHMEM_TIMEOUT` naming the PE; later operations to `pe` fail at once ([`Self::lose`]).
     /// `what` names the operation in an error; it is called only then (the hot path formats
     /// nothing).
     fn wait_on(
@@ -494,7 +499,7 @@ impl Shared {
                     let e = Error::Timeout(msg);
                     match pe {
                         Some(pe) => {
-                            self.disconnect(g, pe);
+                            self.lose(g, pe);
                             expired = Some(e);
                         }
                         // nothing of the caller's is at stake: leave the request to UCX
@@ -546,6 +551,13 @@ impl Shared {
 
     /// Closes the endpoint to `pe` by force (its requests complete with an error) and forgets
     /// its unpacked keys; the next operation to `pe` connects again.
+    /// `pe` did not answer within `ACLSHMEM_UCX_TIMEOUT`: its connection is closed and later
+    /// operations to it fail at once (see `State::unreachable`).
+    fn lose(&self, g: &mut State, pe: usize) {
+        self.disconnect(g, pe);
+        g.unreachable.insert(pe);
+    }
+
     fn disconnect(&self, g: &mut State, pe: usize) {
         // puts not sent yet cannot reach the PE any more (the caller reports the loss)
         g.batches.remove(&pe);
@@ -782,6 +794,12 @@ impl Shared {
         if g.eps[pe].is_null() {
             if g.addrs[pe].is_empty() {
                 return Err(Error::NotSupported(format!("UCX does not reach PE {pe}")));
+            }
+            if g.unreachable.contains(&pe) {
+                return Err(Error::Timeout(format!(
+                    "UCX: PE {pe} is unreachable: an earlier operation to it did not complete within \
+                     ACLSHMEM_UCX_TIMEOUT and its connection was closed"
+                )));
             }
             let params = ucp_ep_params_t {
                 field_mask: (UCP_EP_PARAM_FIELD_REMOTE_ADDRESS
@@ -1098,6 +1116,7 @@ impl Ucx {
                 am_sent: Default::default(),
                 am_waiting: Default::default(),
                 am_lost: Default::default(),
+                unreachable: Default::default(),
                 fenced: false,
                 am_fence_pending: false,
                 batches: Default::default(),
@@ -1346,7 +1365,7 @@ impl Ucx {
             crate::logging::write_stderr(&format!("aclshmem: {msg}\n"));
             for &pe in &lost {
                 // also forgets the PE's pending gets
-                sh.disconnect(g, pe);
+                sh.lose(g, pe);
             }
             Error::Timeout(msg)
         };
@@ -1386,7 +1405,7 @@ impl Ucx {
             );
             crate::logging::write_stderr(&format!("aclshmem: {msg}\n"));
             for &pe in &lost {
-                sh.disconnect(g, pe);
+                sh.lose(g, pe);
                 g.am_lost.insert(pe);
             }
             g.am_waiting.retain(|pe| !lost.contains(pe));
