@@ -110,6 +110,16 @@ fn no_finalize_is_finalized_at_exit_2_and_4pes() {
     }
 }
 
+/// A PE that returns from `main` without finalizing while the others wait for it in a barrier
+/// or a reduction: the call fails on each of them (naming it) and the job still ends with 0.
+#[test]
+fn a_pe_leaving_during_a_barrier_or_reduction_fails_it_3_and_4pes() {
+    for n in [3, 4] {
+        scenario("leave_barrier", n);
+        scenario("leave_reduce", n);
+    }
+}
+
 /// A finalize at exit that fails (PE 0 busy outside the library beyond the operation timeout)
 /// ends the job with status 1 and a message, so nobody waits for ever for a PE that left.
 #[test]

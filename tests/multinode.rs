@@ -544,6 +544,10 @@ fn two_nodes() {
             ("pe_tests", "init_finalize", 2, NONE),
             // returning from main without finalize: finalized at exit, PE 0 serving the others
             ("pe_tests", "no_finalize", 2, NONE),
+            // a PE leaving without finalize while the others (on both nodes) wait for it in a
+            // barrier or a reduction: the call fails everywhere, the job still ends with 0
+            ("pe_tests", "leave_barrier", 2, NONE),
+            ("pe_tests", "leave_reduce", 2, NONE),
             ("stream_tests", "ring", 2, NONE),
             // the program's own device buffers in the heap: mapped by the node's peers, registered
             // with UCX for the other node's
@@ -627,6 +631,7 @@ fn four_nodes_one_pe_each() {
             ("pe_tests", "barrier", 1, NONE),
             ("pe_tests", "alloc_crossed", 1, NONE),
             ("pe_tests", "init_finalize", 1, NONE),
+            ("pe_tests", "leave_reduce", 1, NONE),
             ("stream_tests", "ring", 1, NONE),
         ],
     );

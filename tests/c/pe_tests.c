@@ -1275,6 +1275,35 @@ static void scenario_no_finalize(void)
     }
 }
 
+/* leave_barrier / leave_reduce: the last PE returns from main (status 0, no finalize) after a
+   barrier, while the others make one more barrier (or reduction), which cannot complete without
+   it: it fails on every one of them within seconds, on every node (across nodes the PEs of the
+   other nodes waited for ever for the leaver's node leader), and the job then finalizes with
+   status 0. */
+static void leave_early(int reduce)
+{
+    init_env();
+    const int me = aclshmem_my_pe(), n = aclshmem_n_pes();
+    int32_t *src = aclshmem_calloc(4, sizeof(int32_t));
+    int32_t *dst = aclshmem_calloc(4, sizeof(int32_t));
+    aclshmem_barrier_all();
+    if (me == n - 1) {
+        return;
+    }
+    double t0 = now_s();
+    if (reduce) {
+        CHECK(aclshmem_int32_sum_reduce(ACLSHMEM_TEAM_WORLD, dst, src, 4) != 0,
+              "a reduction without the PE that left succeeded");
+    } else {
+        aclshmem_barrier_all();
+    }
+    CHECK(now_s() - t0 < 15.0, "the call waited %.1f s for the PE that left", now_s() - t0);
+    finalize_ok();
+    ok();
+}
+static void scenario_leave_barrier(void) { leave_early(0); }
+static void scenario_leave_reduce(void) { leave_early(1); }
+
 /* 14. no_finalize_stuck: PE 1 returns from main while PE 0 is busy outside the library for    */
 /* longer than the bootstrap's operation timeout (3 s here): PE 1's finalize at exit fails, and  */
 /* it ends the job (status 1, with a message) instead of leaving quietly while PE 0 would go on  */
@@ -1364,6 +1393,8 @@ int main(int argc, char **argv)
         {"quiet_waits", scenario_quiet_waits},
         {"open_files", scenario_open_files},
         {"no_finalize", scenario_no_finalize},
+        {"leave_barrier", scenario_leave_barrier},
+        {"leave_reduce", scenario_leave_reduce},
         {"no_finalize_stuck", scenario_no_finalize_stuck},
         {"alloc_crossed", scenario_alloc_crossed},
     };

@@ -824,13 +824,19 @@ fn local_barrier_as(inst: &Instance, team: &Team, g: &Groups, program: bool) -> 
     aclshmem_protocol::barrier::central_as(arrive, generation, n, program, |_| {
         inst.routes().progress();
         w.snooze(what).map_err(|e| expired(inst, what(), e))?;
-        dep.check(
-            inst,
-            &w,
-            || departed_member(inst, team, g.local.iter().copied()),
-            what,
-        )
+        // any member, not only this node's: a member on another node that left keeps its node's
+        // leader, and so this node's, from ever completing the barrier (see `departed_in_barrier`)
+        dep.check(inst, &w, || departed_in_barrier(inst, team), what)
     })
+}
+
+/// A member of `team` that left the job, for a barrier's waits: a barrier cannot complete once a
+/// member left before arriving, wherever the wait is in the barrier's hierarchy (a node's
+/// members wait for their leader, leaders for other leaders, never for the member itself); one
+/// that left after it arrived left a completed barrier, which every wait sees within
+/// [`DEPARTURE_GRACE`].
+fn departed_in_barrier(inst: &Instance, team: &Team) -> Option<usize> {
+    departed_member(inst, team, 0..team.size)
 }
 
 /// Dissemination barrier among the node leaders of `team` (this PE must be one): in round k,
@@ -877,7 +883,7 @@ pub(crate) fn leaders_barrier(inst: &Instance, team: &Team, g: &Groups) -> Resul
         while (count.load(Ordering::Acquire).wrapping_sub(target) as i64) < 0 {
             routes.progress();
             w.snooze(what).map_err(|e| expired(inst, what(), e))?;
-            dep.check(inst, &w, || departed_pe(inst, from), what)?;
+            dep.check(inst, &w, || departed_in_barrier(inst, team), what)?;
         }
         k += 1;
     }

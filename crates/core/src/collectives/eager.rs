@@ -402,6 +402,7 @@ pub(super) fn broadcast(
                 // Acquire: j cleared its entry before it sent the credit
                 result = super::hier::wait_for(
                     inst,
+                    t,
                     || at_or_after((credit.load(Ordering::Acquire) >> 32) as u32, need),
                     &|| false,
                     what,
@@ -499,7 +500,7 @@ pub(super) fn broadcast(
             let rx = super::mail::Receiver::new();
             // SAFETY: dest is a checked buffer of `len` bytes, apart from the mailbox.
             let arrived = || unsafe { rx.poll(to, key, d.mine(), len) };
-            let r = super::hier::wait_for(inst, arrived, &differs, what);
+            let r = super::hier::wait_for(inst, t, arrived, &differs, what);
             match r.as_ref().map(|_| rx.outcome()) {
                 Ok(Err(n)) => {
                     let msg = format!(
@@ -518,7 +519,7 @@ pub(super) fn broadcast(
             // mapped heap for the instance's lifetime, only accessed atomically.
             let flag = unsafe { &*(p as *const AtomicU64) };
             // Acquire: pairs with the notification's data-before-word order
-            super::hier::wait_for(inst, || flag.load(Ordering::Acquire) == word, &differs, what)
+            super::hier::wait_for(inst, t, || flag.load(Ordering::Acquire) == word, &differs, what)
         };
         if r.is_err() && look.found() {
             // nothing of this call was sent or received: it is undone here (the root's next

@@ -184,7 +184,7 @@ pub(super) fn broadcast(
                     others.len()
                 )
             };
-            result = wait_for(inst, || count.load(Ordering::Acquire) == target, &failed, what);
+            result = wait_for(inst, t, || count.load(Ordering::Acquire) == target, &failed, what);
         }
     }
     if len > 0 && leading && !on_root_node && result.is_ok() {
@@ -220,7 +220,7 @@ pub(super) fn broadcast(
                 Some(to) => unsafe { rx.poll(to, key, d.mine(), len) },
                 None => count.load(Ordering::Acquire) == target,
             };
-            let r = wait_for(inst, arrived, &failed_or_differs, what);
+            let r = wait_for(inst, t, arrived, &failed_or_differs, what);
             result = result.and(match mismatch.take() {
                 Some(e) => Err(e),
                 None => r,
@@ -321,14 +321,20 @@ fn named_root(t: &Team, named: u64) -> u32 {
 }
 
 /// Waits until `done`, driving the transports' progress; fails when the call is marked failed
-/// (`failed`) or past `ACLSHMEM_COLLECTIVE_TIMEOUT`.
+/// (`failed`), past `ACLSHMEM_COLLECTIVE_TIMEOUT`, or when a member of `t` left the job without
+/// finalizing (`sync::Departure`): these waits are for another node's leader or root, which
+/// stands for members this PE does not wait for itself, so a member that left anywhere in the
+/// team counts (a leader whose node lost a member failed its call without answering, and the
+/// other nodes waited for ever).
 pub(super) fn wait_for(
     inst: &Instance,
+    t: &Team,
     done: impl Fn() -> bool,
     failed: &impl Fn() -> bool,
     what: impl Fn() -> String,
 ) -> Result<()> {
     let mut w = Watch::new(inst.limits());
+    let mut dep = sync::Departure::default();
     while !done() {
         if failed() {
             return Err(Error::InvalidParam(format!(
@@ -338,6 +344,7 @@ pub(super) fn wait_for(
         }
         inst.routes().progress();
         w.snooze(&what).map_err(|e| sync::expired(inst, what(), e))?;
+        dep.check(inst, &w, || sync::departed_member(inst, t, 0..t.size), || what())?;
     }
     Ok(())
 }
@@ -668,7 +675,7 @@ fn exchange_mailed<T: Element>(
                 let waited = started.elapsed();
                 waited >= COMPARE_AFTER && (sent_otherwise(inst, t, g, j, x, false) || look.look(waited))
             };
-            let r = wait_for(inst, arrived, &otherwise, stalled);
+            let r = wait_for(inst, t, arrived, &otherwise, stalled);
             if r.is_err() && look.found() {
                 return Err(look.fail(Some(x)));
             }
@@ -1078,6 +1085,7 @@ fn exchange_pushed<'a>(
         };
         let r = wait_for(
             inst,
+            t,
             || announces(flag.load(Ordering::Acquire), word),
             &otherwise,
             stalled,
@@ -1328,7 +1336,13 @@ pub(super) fn push_direct<'a>(
             )
         };
         // Acquire: pairs with the data-before-word order of the notification
-        wait_for(inst, || flag.load(Ordering::Acquire) == word, &|| false, stalled)?;
+        wait_for(
+            inst,
+            t,
+            || flag.load(Ordering::Acquire) == word,
+            &|| false,
+            stalled,
+        )?;
         flag.store(0, Ordering::Relaxed);
     }
     Ok(())
