@@ -344,7 +344,7 @@ pub(super) fn wait_for(
         }
         inst.routes().progress();
         w.snooze(&what).map_err(|e| sync::expired(inst, what(), e))?;
-        dep.check(inst, &w, || sync::departed_member(inst, t, 0..t.size), || what())?;
+        dep.check(inst, &w, || sync::departed_member(inst, t, 0..t.size), &what)?;
     }
     Ok(())
 }
