@@ -826,6 +826,31 @@ fn ucx_wait_limit_reports_an_unreachable_node() {
     }
 }
 
+/// `--hosts localhost:1,<node>:1` without `--addr`: PE 0 runs here and the config store listens
+/// on the address this machine reaches the node from, not on the loopback address (the remote PE
+/// could not reach that, and failed after the 120 s connect timeout).
+#[test]
+fn hosts_starting_with_this_machine_choose_a_reachable_store_address() {
+    let _g = CLUSTER.lock().unwrap_or_else(|e| e.into_inner());
+    let test = "hosts_starting_with_this_machine_choose_a_reachable_store_address";
+    let Some(c) = Cluster::up(test, 1) else { return };
+    let exe = common::compile_c("pe_tests");
+    let rsh = format!("bash {} rsh", c.script.display());
+    let hosts = format!("localhost:1,{}:1", c.nodes[0]);
+    let args: Vec<std::ffi::OsString> = vec![
+        "--hosts".into(),
+        hosts.into(),
+        "--rsh".into(),
+        rsh.into(),
+        exe.into_os_string(),
+        "barrier".into(),
+    ];
+    let env = [("UCX_TLS", "tcp"), bridge_env()];
+    let run = common::run_pes(2, &args, &env, Duration::from_secs(60));
+    run.assert_ok("barrier");
+    assert!(run.elapsed < Duration::from_secs(40), "{test}: {}", run.dump());
+}
+
 /// After one operation to a PE on an unreachable node failed with `ACLSHMEM_UCX_TIMEOUT`, the next
 /// ones fail at once (`pe_tests get_loop`, 2 nodes x 1 PE, failure detection off): connecting
 /// again blocked inside UCX's tcp connect for the kernel's SYN retries (over two minutes) while

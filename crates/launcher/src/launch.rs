@@ -161,7 +161,10 @@ pub fn pe_command(command: &[OsString], job: &Job, rank: u32, tag_output: bool) 
 }
 
 /// The config store's address: `--addr`, else with `--hosts` the first host's address (PE 0
-/// runs there), else the loopback address.
+/// runs there), else the loopback address. When that is a loopback address (the first host is
+/// this machine, `localhost` say) while other hosts are other machines, the address this
+/// machine reaches the first of those from is taken instead: they could not reach a loopback
+/// store (their PEs failed after the connect timeout, 120 s).
 fn store_addr(args: &Args) -> Result<IpAddr, String> {
     if let Some(a) = args.addr {
         return Ok(a);
@@ -170,18 +173,57 @@ fn store_addr(args: &Args) -> Result<IpAddr, String> {
         return Ok(IpAddr::V4(Ipv4Addr::LOCALHOST));
     };
     let first = &hosts.0[0].0;
-    let addrs: Vec<IpAddr> = (first.as_str(), 0)
-        .to_socket_addrs()
-        .map_err(|e| format!("cannot resolve host {first}: {e} (give --addr)"))?
-        .map(|a| a.ip())
-        .collect();
-    addrs
+    let addrs = resolve(first)?;
+    let addr = addrs
         .iter()
         .find(|a| a.is_ipv4() && !a.is_loopback())
         .or_else(|| addrs.iter().find(|a| !a.is_loopback()))
         .or(addrs.first())
         .copied()
-        .ok_or_else(|| format!("host {first} has no address (give --addr)"))
+        .ok_or_else(|| format!("host {first} has no address (give --addr)"))?;
+    if !addr.is_loopback() {
+        return Ok(addr);
+    }
+    let Some(remote) = hosts
+        .0
+        .iter()
+        .map(|h| &h.0)
+        .find(|h| !crate::cli::is_this_machine(h))
+    else {
+        return Ok(addr);
+    };
+    let there = resolve(remote)?;
+    let target = there
+        .iter()
+        .find(|a| a.is_ipv4() && !a.is_loopback())
+        .or_else(|| there.iter().find(|a| !a.is_loopback()))
+        .ok_or_else(|| format!("host {remote} has no address other machines can use (give --addr)"))?;
+    // a UDP socket connected to the remote host names the local address of the route there
+    // (connecting sends nothing)
+    let unspecified: IpAddr = if target.is_ipv4() {
+        Ipv4Addr::UNSPECIFIED.into()
+    } else {
+        std::net::Ipv6Addr::UNSPECIFIED.into()
+    };
+    let route = std::net::UdpSocket::bind((unspecified, 0))
+        .and_then(|s| s.connect((*target, 9)).map(|()| s))
+        .and_then(|s| s.local_addr());
+    match route {
+        Ok(local) if !local.ip().is_unspecified() => Ok(local.ip()),
+        _ => Err(format!(
+            "the first host {first} is this machine, whose address the other hosts ({remote}) can \
+             reach is unknown: give --addr"
+        )),
+    }
+}
+
+/// The addresses of host `name`.
+fn resolve(name: &str) -> Result<Vec<IpAddr>, String> {
+    Ok((name, 0)
+        .to_socket_addrs()
+        .map_err(|e| format!("cannot resolve host {name}: {e} (give --addr)"))?
+        .map(|a| a.ip())
+        .collect())
 }
 
 /// Variables of the launcher's environment a remote PE gets too (a local PE inherits them all).
