@@ -356,19 +356,22 @@ fn end_process(pe: usize, msg: std::io::Result<Option<Message>>) -> ! {
         }
         Ok(Some(Message::PeerDied { pe: dead })) => {
             announce(&format!(
-                "[PE {pe}] PE {dead} died (it left the job without finalizing): exiting"
+                "[PE {pe}] PE {dead} died or became unreachable (its connection to the config store \
+                 closed, or went silent for ACLSHMEM_HEARTBEAT_TIMEOUT, without a finalize): exiting"
             ));
             1
         }
         Ok(None) => {
             announce(&format!(
-                "[PE {pe}] lost the config store run by PE 0 (no heartbeat): PE 0 died; exiting"
+                "[PE {pe}] lost the config store run by PE 0 (no heartbeat within \
+                 ACLSHMEM_HEARTBEAT_TIMEOUT): PE 0 died, or this node or PE 0's is unreachable; exiting"
             ));
             1
         }
         other => {
             announce(&format!(
-                "[PE {pe}] lost the config store run by PE 0 ({other:?}): PE 0 died; exiting"
+                "[PE {pe}] lost the config store run by PE 0 ({other:?}): PE 0 died, or its node is \
+                 unreachable; exiting"
             ));
             1
         }
