@@ -61,7 +61,8 @@ def init(device=None, uid=None, rank=None, nranks=None, mpi_comm=None, initializ
     ``rank``/``nranks``, else ``mpi_comm`` (an mpi4py communicator, only asked for its rank and
     size), else the mpirun environment). ``""`` means ``"uid"`` when ``uid`` is given, else
     ``"env"``. ``device`` is accepted and ignored.
-    The logger "aclshmem" gets its level from SHMEM_LOG_LEVEL (default ERROR).
+    The logger "aclshmem" gets its level from SHMEM_LOG_LEVEL when that is one of DEBUG, INFO, WARN,
+    ERROR, FATAL (other values are ignored, as the C library ignores them), else ERROR.
     Raises AclshmemInvalid for bad arguments, AclshmemError when the library's init fails.
     """
     setup_aclshmem_logger()

@@ -20,8 +20,15 @@ MemType = _p.MemType
 
 logger = logging.getLogger("aclshmem")
 
+#: Level names ``setup_aclshmem_logger(log_level=...)`` takes, in any case (Python's names too).
 _LEVELS = {"DEBUG": logging.DEBUG, "INFO": logging.INFO, "WARN": logging.WARNING, "WARNING": logging.WARNING,
            "ERROR": logging.ERROR, "CRITICAL": logging.CRITICAL, "FATAL": logging.CRITICAL}
+
+#: The values of SHMEM_LOG_LEVEL that count (spec 10): exactly these words, upper case, as the C
+#: library reads the variable (crates/config: an enum, case-sensitive). Any other text is ignored
+#: there and so here: ``SHMEM_LOG_LEVEL=info`` or ``=3`` must not make one layer log and the other
+#: fail.
+_ENV_LEVELS = ("DEBUG", "INFO", "WARN", "ERROR", "FATAL")
 
 #: Instance ids run from 0 to _MAX_INSTANCE_COUNT - 1.
 _MAX_INSTANCE_COUNT = 255
@@ -33,12 +40,17 @@ _instance_lock = threading.RLock()
 
 
 def setup_aclshmem_logger(log_level=None, log_file_path=None):
-    """Configures the ``aclshmem`` logger: level from ``log_level`` or ``SHMEM_LOG_LEVEL`` (default
-    ERROR), output to ``log_file_path`` or stderr. Returns the logger."""
-    name = (log_level or os.environ.get("SHMEM_LOG_LEVEL") or "ERROR").upper()
+    """Configures the ``aclshmem`` logger, output to ``log_file_path`` or stderr. Returns the logger.
+
+    Level: ``SHMEM_LOG_LEVEL`` when it holds one of DEBUG, INFO, WARN, ERROR, FATAL (exactly, upper
+    case), which overrides the caller's level as it does for the C library (spec 10); any other
+    value of the variable is ignored. Otherwise ``log_level`` (a level name in any case, Python's
+    WARNING and CRITICAL included; an unknown one raises AclshmemInvalid), default ERROR."""
+    env = os.environ.get("SHMEM_LOG_LEVEL")
+    name = env if env in _ENV_LEVELS else (log_level or "ERROR").upper()
     level = _LEVELS.get(name)
     if level is None:
-        raise AclshmemInvalid("unknown log level %r (one of %s)" % (name, ", ".join(sorted(_LEVELS))))
+        raise AclshmemInvalid("unknown log level %r (one of %s)" % (log_level, ", ".join(sorted(_LEVELS))))
     logger.setLevel(level)
     for h in list(logger.handlers):
         if getattr(h, "_aclshmem", False):
