@@ -3,8 +3,8 @@
 import os
 
 from .. import _pyshmem as _p
-from .utils import (AclshmemError, AclshmemInvalid, _instance_lock, _is_int, _validate_instance_id, logger,
-                    setup_aclshmem_logger)
+from .utils import (AclshmemError, AclshmemInvalid, _current_instance_id, _instance_lock, _is_int,
+                    _validate_instance_id, logger, setup_aclshmem_logger)
 
 __all__ = ["get_unique_id", "init", "finalize", "get_version", "UniqueID"]
 
@@ -65,6 +65,8 @@ def init(device=None, uid=None, rank=None, nranks=None, mpi_comm=None, initializ
     ERROR, FATAL (other values are ignored, as the C library ignores them), else ERROR.
     Raises AclshmemInvalid for bad arguments, AclshmemError when the library's init fails.
     """
+    from . import _array
+
     setup_aclshmem_logger()
     _validate_instance_id(instance_id)
     method = initializer_method or ("uid" if uid is not None else "env")
@@ -80,13 +82,12 @@ def init(device=None, uid=None, rank=None, nranks=None, mpi_comm=None, initializ
             raise AclshmemInvalid("need 0 <= rank < nranks, got rank=%r nranks=%r" % (rank, nranks))
         native_uid = _uid_object(uid)
         logger.info("init: unique id, rank %d of %d, %d bytes, instance %d", rank, nranks, mem_size, instance_id)
-        with _instance_lock:
-            attr = _p.InitAttr()
-            attr.instance_id = instance_id
-            rc = _p.aclshmemx_set_attr_uniqueid_args(rank, nranks, mem_size, native_uid, attr)
-            if rc != 0:
-                raise AclshmemError("aclshmemx_set_attr_uniqueid_args failed with code %d" % rc)
-            rc = _p.aclshmemx_init_attr(_p.InitMode.UNIQUEID, attr)
+        attr = _p.InitAttr()
+        attr.instance_id = instance_id
+        rc = _p.aclshmemx_set_attr_uniqueid_args(rank, nranks, mem_size, native_uid, attr)
+        if rc != 0:
+            raise AclshmemError("aclshmemx_set_attr_uniqueid_args failed with code %d" % rc)
+        mode = _p.InitMode.UNIQUEID
     elif method == "env":
         try:
             attr = _p.aclshmemx_set_attr_from_env()
@@ -98,8 +99,7 @@ def init(device=None, uid=None, rank=None, nranks=None, mpi_comm=None, initializ
             attr.local_mem_size = DEFAULT_MEM_SIZE
         attr.instance_id = instance_id
         logger.info("init: environment, rank %d of %d, instance %d", attr.my_rank, attr.n_ranks, instance_id)
-        with _instance_lock:
-            rc = _p.aclshmemx_init_attr(_p.InitMode.DEFAULT, attr)
+        mode = _p.InitMode.DEFAULT
     elif method == "mpi":
         if rank is None or nranks is None:
             if mpi_comm is not None:
@@ -110,10 +110,15 @@ def init(device=None, uid=None, rank=None, nranks=None, mpi_comm=None, initializ
         attr.my_rank, attr.n_ranks = rank, nranks
         attr.local_mem_size = mem_size or DEFAULT_MEM_SIZE
         attr.instance_id = instance_id
-        with _instance_lock:
-            rc = _p.aclshmemx_init_attr(_p.InitMode.MPI, attr)
+        mode = _p.InitMode.MPI
     else:
         raise AclshmemInvalid("initializer_method must be 'uid', 'env' or 'mpi', got %r" % (initializer_method,))
+    with _instance_lock:
+        rc = _p.aclshmemx_init_attr(mode, attr)
+        if rc == 0:
+            # a fresh heap: records left from an earlier life of this id (finalized through the
+            # bindings, say) name addresses the new heap hands out again
+            _array._drop_instance(instance_id)
     if rc != 0:
         raise AclshmemError("aclshmem init (%s, instance %d) failed with code %d" % (method, instance_id, rc))
 
@@ -129,19 +134,20 @@ def _mpi_rank_size():
 
 def finalize(instance_id=None):
     """Finalizes (collectively) the current instance, or instance ``instance_id`` (0..254). Arrays,
-    tensors and buffers of that instance must not be used afterwards. Raises AclshmemError when the
-    library's finalize fails."""
+    tensors and buffers of that instance must not be used afterwards; those of other instances stay
+    valid. Raises AclshmemError when the library's finalize fails."""
     from . import _array
 
     if instance_id is not None:
         _validate_instance_id(instance_id)
     with _instance_lock:
+        target = _current_instance_id() if instance_id is None else instance_id
         if instance_id is None:
             rc = _p.aclshmem_finalize()
         else:
             rc = _p.aclshmemx_finalize(instance_id)
-        if rc == 0 and _p.aclshmemx_init_status() != _p.InitStatus.INITIALIZED:
-            # the last instance is gone: so are the blocks the arrays and tensors tracked
-            _array._forget_all()
+        # that instance's heap is gone, also when the finalize reports a failure (the library
+        # removes the instance first in every case), and only its blocks with it
+        _array._drop_instance(target)
     if rc != 0:
         raise AclshmemError("aclshmem finalize failed with code %d" % rc)
