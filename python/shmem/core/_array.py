@@ -16,6 +16,7 @@ addresses again, and an old record must never stand for a new block.
 """
 
 import bisect
+import threading
 import weakref
 
 from .. import _pyshmem as _p
@@ -56,6 +57,10 @@ class _Blocks:
 
 # instance id -> _Blocks of the instances initialised now (an entry appears with the first block)
 _books = {}
+# Guards the records: calls of several threads run at once (they hold the instance lock shared),
+# and a block may be collected on any thread. Re-entrant: the garbage collector can run a
+# `_collected` on the thread that holds it. Never held across a call of the library.
+_records = threading.RLock()
 
 
 def _np():
@@ -78,33 +83,36 @@ def _count(shape):
 
 def _collected(addr, entry):
     book = entry[2]
-    # the address may already belong to a newer block (freed, then reused by the allocator), or
-    # the instance may be gone (its records dropped at finalize)
-    if book.live.get(addr) is not entry:
-        return
-    book.forget(addr)
-    if not entry[1]:
+    with _records:
+        # the address may already belong to a newer block (freed, then reused by the allocator),
+        # or the instance may be gone (its records dropped at finalize)
+        if book.live.get(addr) is not entry:
+            return
+        book.forget(addr)
+        if entry[1]:
+            return
         book.pending.append(addr)
-        logger.warning("symmetric block 0x%x of instance %d was garbage-collected without free_array/free_tensor: "
+    logger.warning("symmetric block 0x%x of instance %d was garbage-collected without free_array/free_tensor: "
                        "its memory is returned at finalize", addr, book.instance_id)
 
 
 def alloc(nbytes):
     """A collective allocation of ``nbytes`` (at least 1) of the current instance as a tracked
     Buffer."""
-    with _instance_lock:
+    with _instance_lock.shared():
         instance_id = _current_instance_id()
         try:
             addr = _p.aclshmem_malloc(max(nbytes, 1))
         except RuntimeError as exc:
             raise AclshmemError("aclshmem_malloc(%d) failed: %s" % (nbytes, exc)) from exc
         buf = Buffer(addr, max(nbytes, 1))
-        book = _books.get(instance_id)
-        if book is None:
-            book = _books[instance_id] = _Blocks(instance_id)
-        entry = [weakref.ref(buf), False, book]
-        book.live[addr] = entry
-        bisect.insort(book.starts, addr)
+        with _records:
+            book = _books.get(instance_id)
+            if book is None:
+                book = _books[instance_id] = _Blocks(instance_id)
+            entry = [weakref.ref(buf), False, book]
+            book.live[addr] = entry
+            bisect.insort(book.starts, addr)
         weakref.finalize(buf, _collected, addr, entry)
         return buf
 
@@ -112,39 +120,43 @@ def alloc(nbytes):
 def release(addr):
     """Collective free of a block made by :func:`alloc` in the current instance, by its start
     address."""
-    with _instance_lock:
+    with _instance_lock.shared():
         current = _current_instance_id()
-        book = _books.get(current)
-        entry = book.live.get(addr) if book is not None else None
-        if entry is None or entry[1]:
-            for other in _books.values():
-                held = other.live.get(addr)
-                if other.instance_id != current and held is not None and not held[1]:
-                    raise AclshmemInvalid("the array/tensor was allocated by instance %d; the current instance is %d"
-                                          % (other.instance_id, current))
-            raise AclshmemInvalid("0x%x is not the start of a live symmetric array/tensor" % addr)
-        entry[1] = True
-        book.forget(addr)
+        with _records:
+            book = _books.get(current)
+            entry = book.live.get(addr) if book is not None else None
+            if entry is None or entry[1]:
+                for other in _books.values():
+                    held = other.live.get(addr)
+                    if other.instance_id != current and held is not None and not held[1]:
+                        raise AclshmemInvalid("the array/tensor was allocated by instance %d; the current instance "
+                                              "is %d" % (other.instance_id, current))
+                raise AclshmemInvalid("0x%x is not the start of a live symmetric array/tensor" % addr)
+            # claimed before the library is called: a free racing it on another thread is refused
+            entry[1] = True
+            book.forget(addr)
         _p.aclshmem_free(addr)
 
 
 def check_instance(addr, name):
     """Raises AclshmemInvalid when ``addr`` lies in a live array/tensor of another instance than
     the current one (memory of no tracked block passes: local buffers, Buffers)."""
-    for book in list(_books.values()):
-        if book.holding(addr) is not None:
-            current = _current_instance_id()
-            if book.instance_id != current:
-                raise AclshmemInvalid("%s was allocated by instance %d; the current instance is %d"
-                                      % (name, book.instance_id, current))
-            return
+    with _records:
+        owner = next((b.instance_id for b in _books.values() if b.holding(addr) is not None), None)
+    if owner is None:
+        return
+    current = _current_instance_id()
+    if owner != current:
+        raise AclshmemInvalid("%s was allocated by instance %d; the current instance is %d" % (name, owner, current))
 
 
 def pending_frees():
     """Start addresses of the current instance's collected blocks waiting for finalize or
     :func:`release_collected`."""
-    book = _books.get(_current_instance_id())
-    return list(book.pending) if book is not None else []
+    instance_id = _current_instance_id()
+    with _records:
+        book = _books.get(instance_id)
+        return list(book.pending) if book is not None else []
 
 
 def release_collected(max_blocks=4096):
@@ -154,9 +166,11 @@ def release_collected(max_blocks=4096):
     instance: call this with that instance current). Returns how many blocks were freed."""
     import ctypes
 
-    with _instance_lock:
-        book = _books.get(_current_instance_id())
-        pending = book.pending if book is not None else []
+    with _instance_lock.shared():
+        instance_id = _current_instance_id()
+        with _records:
+            book = _books.get(instance_id)
+            pending = list(book.pending) if book is not None else []
         npes = _p.pe_count()
         base = _p.aclshmemx_get_heap_base()
         mine = sorted(a - base for a in pending)[:max_blocks]
@@ -179,7 +193,8 @@ def release_collected(max_blocks=4096):
         finally:
             _p.aclshmem_free(scratch)
         for off in sorted(common):
-            pending.remove(base + off)
+            with _records:
+                book.pending.remove(base + off)
             _p.aclshmem_free(base + off)
         return len(common)
 
@@ -187,11 +202,12 @@ def release_collected(max_blocks=4096):
 def _drop_instance(instance_id):
     """Forgets the records of ``instance_id``: its heap went with its finalize (or it is being
     initialised afresh). Blocks collected later find no record and are ignored."""
-    book = _books.pop(instance_id, None)
-    if book is not None:
-        book.live.clear()
-        del book.starts[:]
-        del book.pending[:]
+    with _records:
+        book = _books.pop(instance_id, None)
+        if book is not None:
+            book.live.clear()
+            del book.starts[:]
+            del book.pending[:]
 
 
 def array(shape, dtype="float32"):

@@ -113,7 +113,7 @@ def init(device=None, uid=None, rank=None, nranks=None, mpi_comm=None, initializ
         mode = _p.InitMode.MPI
     else:
         raise AclshmemInvalid("initializer_method must be 'uid', 'env' or 'mpi', got %r" % (initializer_method,))
-    with _instance_lock:
+    with _instance_lock.exclusive():
         rc = _p.aclshmemx_init_attr(mode, attr)
         if rc == 0:
             # a fresh heap: records left from an earlier life of this id (finalized through the
@@ -140,7 +140,7 @@ def finalize(instance_id=None):
 
     if instance_id is not None:
         _validate_instance_id(instance_id)
-    with _instance_lock:
+    with _instance_lock.exclusive():
         target = _current_instance_id() if instance_id is None else instance_id
         if instance_id is None:
             rc = _p.aclshmem_finalize()
