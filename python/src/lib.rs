@@ -9,6 +9,7 @@
 //! Addresses and streams are Python `int`s; a stream of 0 is the default stream. Every call that can
 //! wait runs with the GIL released (`Python::allow_threads`); transfers below [`NOGIL_MIN_BYTES`]
 //! and single-element `p`/`g` keep it (a bounded copy on one node, cheaper than the GIL round trip).
+//! The point-to-point waits also let Ctrl-C end them ([`wait`]).
 
 use std::ffi::{CStr, c_char, c_int, c_void};
 use std::sync::Mutex;
@@ -23,6 +24,7 @@ mod buffer;
 mod ffi;
 mod newer;
 mod typed;
+mod wait;
 
 /// Length of `aclshmemx_uniqueid_t` in bytes.
 const UID_LEN: usize = std::mem::size_of::<abi::UniqueId>();
@@ -950,17 +952,24 @@ fn aclshmemx_quiet_on_stream(py: Python<'_>, stream: usize) {
     nogil(py, move || unsafe { ffi::aclshmemx_quiet_on_stream(p(stream)) })
 }
 
-/// Blocks until the local signal word at `sig_addr` satisfies `cmp` against `cmp_val`.
+/// Blocks until the local signal word at `sig_addr` satisfies `cmp` against `cmp_val`; Ctrl-C
+/// (any exception a signal handler raises) ends the wait ([`wait`]: it polls the word with
+/// `aclshmem_int32_test`, a signal word being a 32-bit word).
 #[pyfunction]
 fn aclshmem_signal_wait_until(py: Python<'_>, sig_addr: usize, cmp: i32, cmp_val: i32) -> PyResult<()> {
     if sig_addr == 0 {
         return Err(PyValueError::new_err("sig_addr must not be 0"));
     }
+    let test = |c| {
+        let mut r: c_int = 0;
+        // SAFETY: the library checks the word (in a heap, aligned) before it reads it; `r` is a
+        // valid out-pointer.
+        unsafe { typed::c_wait::aclshmem_int32_test(sig_addr as *mut i32, c, cmp_val, &mut r) };
+        r == 1
+    };
     // SAFETY: non-null; the library checks that the word lies in the symmetric heap.
-    nogil(py, move || unsafe {
-        ffi::aclshmem_signal_wait_until(sig_addr as *mut i32, cmp, cmp_val)
-    });
-    Ok(())
+    let c_wait = move || unsafe { ffi::aclshmem_signal_wait_until(sig_addr as *mut i32, cmp, cmp_val) };
+    wait::one(py, wait::aligned::<i32>(sig_addr), cmp, test, c_wait)
 }
 
 /// Extension (not in the original's binding, which has none): `aclshmem_quiet`.
