@@ -453,18 +453,31 @@ fn aclshmemx_init_with_mpi(py: Python<'_>, my_pe: i32, n_pes: i32, mem_size: u64
 }
 
 /// Extension: `aclshmemx_set_attr_from_env` (aclshmrun, torchrun or mpirun variables) as an
-/// `InitAttr`; raises `RuntimeError` when the environment names no job.
+/// `InitAttr`; raises `RuntimeError` when the environment describes no job it can use.
 #[pyfunction]
 fn aclshmemx_set_attr_from_env(py: Python<'_>) -> PyResult<InitAttr> {
     let mut a = abi::InitAttr::default();
     // SAFETY: `a` is valid for the call.
     let rc = unsafe { ffi::aclshmemx_set_attr_from_env(&mut a) };
     if rc != 0 {
+        // the code alone cannot tell which: the library's log names it
         return Err(PyRuntimeError::new_err(format!(
-            "aclshmemx_set_attr_from_env failed ({rc}): no aclshmrun/torchrun/MPI job in the environment"
+            "aclshmemx_set_attr_from_env failed ({rc}): no launcher variables (aclshmrun, torchrun, \
+             mpirun, PMI), no rendezvous address (ACLSHMEM_IP_PORT, or MASTER_ADDR and MASTER_PORT), \
+             or a malformed value; the library's log says which"
         )));
     }
     InitAttr::from_c(py, &a)
+}
+
+/// `ACLSHMEM_LOCAL_MEM_SIZE` as the library reads it (bytes or a K/M/G/T suffix; its default when
+/// unset), for an init that takes the heap size from the environment without
+/// `aclshmemx_set_attr_from_env`. `ValueError` for a malformed value.
+#[pyfunction]
+fn _local_mem_size_from_env() -> PyResult<u64> {
+    aclshmem_config::ACLSHMEM_LOCAL_MEM_SIZE
+        .value()
+        .map_err(|e| PyValueError::new_err(e.to_string()))
 }
 
 /// The 136 bytes of a fresh unique id; raises `RuntimeError` on failure.
@@ -1073,6 +1086,7 @@ fn _pyshmem(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(aclshmem_init_using_unique_id, m)?)?;
     m.add_function(wrap_pyfunction!(aclshmemx_init_with_mpi, m)?)?;
     m.add_function(wrap_pyfunction!(aclshmemx_set_attr_from_env, m)?)?;
+    m.add_function(wrap_pyfunction!(_local_mem_size_from_env, m)?)?;
     m.add_function(wrap_pyfunction!(aclshmem_get_unique_id, m)?)?;
     m.add_function(wrap_pyfunction!(aclshmem_finalize, m)?)?;
     m.add_function(wrap_pyfunction!(aclshmemx_set_qp_num, m)?)?;
