@@ -5612,8 +5612,10 @@ ACLSHMEM_HOST_API int aclshmemx_set_attr_uniqueid_args(int my_pe, int n_pes, int
  * (OMPI_COMM_WORLD_RANK/SIZE), PMI (PMI_RANK/PMI_SIZE, PMIX_RANK); the rendezvous address comes
  * from ACLSHMEM_IP_PORT or MASTER_ADDR/MASTER_PORT. `local_mem_size` comes from
  * ACLSHMEM_LOCAL_MEM_SIZE (bytes or K/M/G suffix; default 128M). Returns 0, or
- * `ACLSHMEM_INVALID_PARAM` (NULL, no launcher variables) / `ACLSHMEM_INVALID_VALUE` (malformed
- * variable); `*attr` is only written on success.
+ * `ACLSHMEM_INVALID_PARAM` (NULL, no launcher variables, no rendezvous address) /
+ * `ACLSHMEM_INVALID_VALUE` (malformed variable); `*attr` is only written on success. A program
+ * that `mpirun` starts directly has rank and size but no rendezvous address: initialise it with
+ * ACLSHMEMX_INIT_WITH_MPI instead (the log says so).
  *
  * # Safety
  * `attr` must be NULL or point to a writable `aclshmemx_init_attr_t`.

@@ -88,6 +88,33 @@ fn set_attr_from_env_reads_every_launcher_family() {
     assert!(probe(&["from_env"], &[("RANK", "x"), ("WORLD_SIZE", "2")]).contains("rc=-2"));
 }
 
+/// Without a rendezvous address the message names the launcher found and what is missing, and
+/// under an MPI launcher the MPI init mode, which needs none (it said "no launcher" before).
+#[test]
+fn set_attr_from_env_names_the_missing_rendezvous_address() {
+    let log = [("SHMEM_LOG_TO_STDOUT", "1")];
+    let mpi = [
+        ("OMPI_COMM_WORLD_RANK", "1"),
+        ("OMPI_COMM_WORLD_SIZE", "2"),
+        log[0],
+    ];
+    let out = probe(&["from_env"], &mpi);
+    assert!(out.contains("rc=-1"), "{out}");
+    assert!(
+        out.contains("started by Open MPI as PE 1 of 2, but no rendezvous address is set")
+            && out.contains("MASTER_ADDR and MASTER_PORT")
+            && out.contains("ACLSHMEMX_INIT_WITH_MPI"),
+        "{out}"
+    );
+    let torch = [("RANK", "0"), ("WORLD_SIZE", "2"), log[0]];
+    let out = probe(&["from_env"], &torch);
+    assert!(
+        out.contains("started by torchrun as PE 0 of 2, but no rendezvous address is set")
+            && !out.contains("ACLSHMEMX_INIT_WITH_MPI"),
+        "{out}"
+    );
+}
+
 /// An `ip_port` whose host cannot be resolved is ACLSHMEM_INVALID_PARAM (spec 8.1), not an inner
 /// error.
 #[test]

@@ -42,9 +42,30 @@ def create_stream():
     return handle.value
 
 
+#: ``ACL_ERROR_RT_STREAM_SYNC_TIMEOUT``: a synchronize with a timeout found work still queued.
+_SYNC_TIMEOUT = 507046
+#: How long one synchronize waits (ms) before Python may run its signal handlers: the longest a
+#: Ctrl-C waits to be noticed.
+_SYNC_SLICE_MS = 20
+
+
 def synchronize_stream(stream):
-    """Waits until everything issued on ``stream`` has run (``aclrtSynchronizeStream``)."""
-    rc = _acl().aclrtSynchronizeStream(ctypes.c_void_p(stream))
+    """Waits until everything issued on ``stream`` has run (``aclrtSynchronizeStream``).
+
+    The wait is made of ``aclrtSynchronizeStreamWithTimeout`` calls of 20 ms (the GIL is released
+    in each, as by every ctypes call), so Ctrl-C (KeyboardInterrupt) ends it; the stream's work
+    stays queued and runs on. Work queued on the stream by other threads during the wait is waited
+    for too. A runtime without the timeout form is synchronized in one call."""
+    acl = _acl()
+    handle = ctypes.c_void_p(stream)
+    sync = getattr(acl, "aclrtSynchronizeStreamWithTimeout", None)
+    if sync is None:
+        rc = acl.aclrtSynchronizeStream(handle)
+    else:
+        rc = sync(handle, ctypes.c_int32(_SYNC_SLICE_MS))
+        while rc == _SYNC_TIMEOUT:
+            # back in Python between two calls: a pending signal's handler runs here
+            rc = sync(handle, ctypes.c_int32(_SYNC_SLICE_MS))
     if rc != 0:
         raise RuntimeError("aclrtSynchronizeStream failed (%d)" % rc)
 

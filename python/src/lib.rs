@@ -9,6 +9,7 @@
 //! Addresses and streams are Python `int`s; a stream of 0 is the default stream. Every call that can
 //! wait runs with the GIL released (`Python::allow_threads`); transfers below [`NOGIL_MIN_BYTES`]
 //! and single-element `p`/`g` keep it (a bounded copy on one node, cheaper than the GIL round trip).
+//! The point-to-point waits also let Ctrl-C end them ([`wait`]).
 
 use std::ffi::{CStr, c_char, c_int, c_void};
 use std::sync::Mutex;
@@ -23,6 +24,7 @@ mod buffer;
 mod ffi;
 mod newer;
 mod typed;
+mod wait;
 
 /// Length of `aclshmemx_uniqueid_t` in bytes.
 const UID_LEN: usize = std::mem::size_of::<abi::UniqueId>();
@@ -451,18 +453,31 @@ fn aclshmemx_init_with_mpi(py: Python<'_>, my_pe: i32, n_pes: i32, mem_size: u64
 }
 
 /// Extension: `aclshmemx_set_attr_from_env` (aclshmrun, torchrun or mpirun variables) as an
-/// `InitAttr`; raises `RuntimeError` when the environment names no job.
+/// `InitAttr`; raises `RuntimeError` when the environment describes no job it can use.
 #[pyfunction]
 fn aclshmemx_set_attr_from_env(py: Python<'_>) -> PyResult<InitAttr> {
     let mut a = abi::InitAttr::default();
     // SAFETY: `a` is valid for the call.
     let rc = unsafe { ffi::aclshmemx_set_attr_from_env(&mut a) };
     if rc != 0 {
+        // the code alone cannot tell which: the library's log names it
         return Err(PyRuntimeError::new_err(format!(
-            "aclshmemx_set_attr_from_env failed ({rc}): no aclshmrun/torchrun/MPI job in the environment"
+            "aclshmemx_set_attr_from_env failed ({rc}): no launcher variables (aclshmrun, torchrun, \
+             mpirun, PMI), no rendezvous address (ACLSHMEM_IP_PORT, or MASTER_ADDR and MASTER_PORT), \
+             or a malformed value; the library's log says which"
         )));
     }
     InitAttr::from_c(py, &a)
+}
+
+/// `ACLSHMEM_LOCAL_MEM_SIZE` as the library reads it (bytes or a K/M/G/T suffix; its default when
+/// unset), for an init that takes the heap size from the environment without
+/// `aclshmemx_set_attr_from_env`. `ValueError` for a malformed value.
+#[pyfunction]
+fn _local_mem_size_from_env() -> PyResult<u64> {
+    aclshmem_config::ACLSHMEM_LOCAL_MEM_SIZE
+        .value()
+        .map_err(|e| PyValueError::new_err(e.to_string()))
 }
 
 /// The 136 bytes of a fresh unique id; raises `RuntimeError` on failure.
@@ -950,17 +965,24 @@ fn aclshmemx_quiet_on_stream(py: Python<'_>, stream: usize) {
     nogil(py, move || unsafe { ffi::aclshmemx_quiet_on_stream(p(stream)) })
 }
 
-/// Blocks until the local signal word at `sig_addr` satisfies `cmp` against `cmp_val`.
+/// Blocks until the local signal word at `sig_addr` satisfies `cmp` against `cmp_val`; Ctrl-C
+/// (any exception a signal handler raises) ends the wait ([`wait`]: it polls the word with
+/// `aclshmem_int32_test`, a signal word being a 32-bit word).
 #[pyfunction]
 fn aclshmem_signal_wait_until(py: Python<'_>, sig_addr: usize, cmp: i32, cmp_val: i32) -> PyResult<()> {
     if sig_addr == 0 {
         return Err(PyValueError::new_err("sig_addr must not be 0"));
     }
+    let test = |c| {
+        let mut r: c_int = 0;
+        // SAFETY: the library checks the word (in a heap, aligned) before it reads it; `r` is a
+        // valid out-pointer.
+        unsafe { typed::c_wait::aclshmem_int32_test(sig_addr as *mut i32, c, cmp_val, &mut r) };
+        r == 1
+    };
     // SAFETY: non-null; the library checks that the word lies in the symmetric heap.
-    nogil(py, move || unsafe {
-        ffi::aclshmem_signal_wait_until(sig_addr as *mut i32, cmp, cmp_val)
-    });
-    Ok(())
+    let c_wait = move || unsafe { ffi::aclshmem_signal_wait_until(sig_addr as *mut i32, cmp, cmp_val) };
+    wait::one(py, wait::aligned::<i32>(sig_addr), cmp, test, c_wait)
 }
 
 /// Extension (not in the original's binding, which has none): `aclshmem_quiet`.
@@ -1064,6 +1086,7 @@ fn _pyshmem(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(aclshmem_init_using_unique_id, m)?)?;
     m.add_function(wrap_pyfunction!(aclshmemx_init_with_mpi, m)?)?;
     m.add_function(wrap_pyfunction!(aclshmemx_set_attr_from_env, m)?)?;
+    m.add_function(wrap_pyfunction!(_local_mem_size_from_env, m)?)?;
     m.add_function(wrap_pyfunction!(aclshmem_get_unique_id, m)?)?;
     m.add_function(wrap_pyfunction!(aclshmem_finalize, m)?)?;
     m.add_function(wrap_pyfunction!(aclshmemx_set_qp_num, m)?)?;

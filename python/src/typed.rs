@@ -3,10 +3,25 @@
 //! `aclshmemx_put<BITS>_signal[_nbi]` (calling the C `aclshmem_put<BITS>_signal[_nbi]`) and the
 //! wait/test families (10 types). All pointers are integer addresses.
 
+use std::ffi::c_int;
+
 use paste::paste;
 use pyo3::prelude::*;
 
-use crate::{nogil, nogil_if, p};
+use crate::{nogil, nogil_if, p, wait};
+
+/// `ACLSHMEM_CMP_NE`: the comparison of the `_wait` family (wait while the word equals the value).
+const CMP_NE: c_int = 1;
+
+/// Whether the arguments of a set wait are worth testing before the C wait runs (see
+/// `crate::wait`): a known comparison, words aligned for `T`, a NULL or aligned status array, and
+/// at least one element (a set of none returns at once).
+fn set_plausible<T>(ivars: usize, nelems: usize, status: usize, cmp: c_int) -> bool {
+    nelems > 0
+        && wait::negated(cmp).is_some()
+        && wait::aligned::<T>(ivars)
+        && (status == 0 || wait::aligned::<c_int>(status))
+}
 
 macro_rules! rma_types {
     ($($name:ident : $t:ty),*) => { paste! {
@@ -157,7 +172,7 @@ sized!(8, 16, 32, 64, 128);
 
 macro_rules! waits {
     ($($name:ident : $t:ty),*) => { paste! {
-        mod c_wait { use std::ffi::c_int; unsafe extern "C" {$(
+        pub(crate) mod c_wait { use std::ffi::c_int; unsafe extern "C" {$(
             pub fn [<aclshmem_ $name _wait_until>](ivar: *mut $t, cmp: c_int, cmp_value: $t);
             pub fn [<aclshmem_ $name _wait>](ivar: *mut $t, cmp_value: $t);
             pub fn [<aclshmem_ $name _wait_until_all>](ivars: *mut $t, nelems: usize, status: *const c_int, cmp: c_int, cmp_value: $t);
@@ -176,49 +191,129 @@ macro_rules! waits {
         $(
             // SAFETY (every body below): the addresses are the caller's, as in C; the library checks
             // that the watched words lie in the symmetric heap and logs anything else.
+            //
+            // The waits can be interrupted (Ctrl-C): see `crate::wait`. `one` and `any` below are
+            // the C tests they poll (`test` of one word; `test_any` of the set, SIZE_MAX for none).
             #[pyfunction]
-            fn [<aclshmem_ $name _wait_until>](py: Python<'_>, ivar: usize, cmp: i32, cmp_value: $t) {
+            fn [<aclshmem_ $name _wait_until>](py: Python<'_>, ivar: usize, cmp: i32, cmp_value: $t) -> PyResult<()> {
+                let one = |c| {
+                    let mut r: c_int = 0;
+                    // SAFETY: see above; `r` is a valid out-pointer.
+                    unsafe { c_wait::[<aclshmem_ $name _test>](ivar as _, c, cmp_value, &mut r) };
+                    r == 1
+                };
                 // SAFETY: see above.
-                nogil(py, move || unsafe { c_wait::[<aclshmem_ $name _wait_until>](ivar as _, cmp, cmp_value) })
+                wait::one(py, wait::aligned::<$t>(ivar), cmp, one, move || unsafe { c_wait::[<aclshmem_ $name _wait_until>](ivar as _, cmp, cmp_value) })
+            }
+            /// Waits until `*ivar != cmp_value`.
+            #[pyfunction]
+            fn [<aclshmem_ $name _wait>](py: Python<'_>, ivar: usize, cmp_value: $t) -> PyResult<()> {
+                let one = |c| {
+                    let mut r: c_int = 0;
+                    // SAFETY: see above; `r` is a valid out-pointer.
+                    unsafe { c_wait::[<aclshmem_ $name _test>](ivar as _, c, cmp_value, &mut r) };
+                    r == 1
+                };
+                // SAFETY: see above.
+                wait::one(py, wait::aligned::<$t>(ivar), CMP_NE, one, move || unsafe { c_wait::[<aclshmem_ $name _wait>](ivar as _, cmp_value) })
             }
             #[pyfunction]
-            fn [<aclshmem_ $name _wait>](py: Python<'_>, ivar: usize, cmp_value: $t) {
+            fn [<aclshmem_ $name _wait_until_all>](py: Python<'_>, ivars: usize, nelems: usize, status: usize, cmp: i32, cmp_value: $t) -> PyResult<()> {
+                let any = |c| {
+                    let mut r = wait::NONE;
+                    // SAFETY: see above; `r` is a valid out-pointer.
+                    unsafe { c_wait::[<aclshmem_ $name _test_any>](ivars as _, nelems, status as _, c, cmp_value, &mut r) };
+                    r
+                };
+                let opposite = wait::negated(cmp).unwrap_or(cmp);
+                let plausible = set_plausible::<$t>(ivars, nelems, status, cmp);
+                // all hold when none holds the opposite; one that does is a good set that blocks
                 // SAFETY: see above.
-                nogil(py, move || unsafe { c_wait::[<aclshmem_ $name _wait>](ivar as _, cmp_value) })
-            }
-            #[pyfunction]
-            fn [<aclshmem_ $name _wait_until_all>](py: Python<'_>, ivars: usize, nelems: usize, status: usize, cmp: i32, cmp_value: $t) {
-                // SAFETY: see above.
-                nogil(py, move || unsafe { c_wait::[<aclshmem_ $name _wait_until_all>](ivars as _, nelems, status as _, cmp, cmp_value) })
+                wait::set(py, plausible, || any(opposite) == wait::NONE, || true, move || unsafe {
+                    c_wait::[<aclshmem_ $name _wait_until_all>](ivars as _, nelems, status as _, cmp, cmp_value)
+                })
             }
             #[pyfunction]
             #[allow(clippy::too_many_arguments)]
-            fn [<aclshmem_ $name _wait_until_any>](py: Python<'_>, ivars: usize, nelems: usize, status: usize, cmp: i32, cmp_value: $t, res_out: usize) {
+            fn [<aclshmem_ $name _wait_until_any>](py: Python<'_>, ivars: usize, nelems: usize, status: usize, cmp: i32, cmp_value: $t, res_out: usize) -> PyResult<()> {
+                let any = |c| {
+                    let mut r = wait::NONE;
+                    // SAFETY: see above; `r` is a valid out-pointer.
+                    unsafe { c_wait::[<aclshmem_ $name _test_any>](ivars as _, nelems, status as _, c, cmp_value, &mut r) };
+                    r
+                };
+                let opposite = wait::negated(cmp).unwrap_or(cmp);
+                let plausible = set_plausible::<$t>(ivars, nelems, status, cmp) && wait::aligned::<usize>(res_out);
                 // SAFETY: see above.
-                nogil(py, move || unsafe { c_wait::[<aclshmem_ $name _wait_until_any>](ivars as _, nelems, status as _, cmp, cmp_value, res_out as _) })
+                wait::set(py, plausible, || any(cmp) != wait::NONE, || any(opposite) != wait::NONE, move || unsafe {
+                    c_wait::[<aclshmem_ $name _wait_until_any>](ivars as _, nelems, status as _, cmp, cmp_value, res_out as _)
+                })
             }
             #[pyfunction]
             #[allow(clippy::too_many_arguments)]
-            fn [<aclshmem_ $name _wait_until_some>](py: Python<'_>, ivars: usize, nelems: usize, indices: usize, status: usize, cmp: i32, cmp_value: $t, res_out: usize) {
+            fn [<aclshmem_ $name _wait_until_some>](py: Python<'_>, ivars: usize, nelems: usize, indices: usize, status: usize, cmp: i32, cmp_value: $t, res_out: usize) -> PyResult<()> {
+                let any = |c| {
+                    let mut r = wait::NONE;
+                    // SAFETY: see above; `r` is a valid out-pointer.
+                    unsafe { c_wait::[<aclshmem_ $name _test_any>](ivars as _, nelems, status as _, c, cmp_value, &mut r) };
+                    r
+                };
+                let opposite = wait::negated(cmp).unwrap_or(cmp);
+                let plausible = set_plausible::<$t>(ivars, nelems, status, cmp)
+                    && wait::aligned::<usize>(indices) && wait::aligned::<usize>(res_out);
                 // SAFETY: see above.
-                nogil(py, move || unsafe { c_wait::[<aclshmem_ $name _wait_until_some>](ivars as _, nelems, indices as _, status as _, cmp, cmp_value, res_out as _) })
+                wait::set(py, plausible, || any(cmp) != wait::NONE, || any(opposite) != wait::NONE, move || unsafe {
+                    c_wait::[<aclshmem_ $name _wait_until_some>](ivars as _, nelems, indices as _, status as _, cmp, cmp_value, res_out as _)
+                })
             }
             #[pyfunction]
-            fn [<aclshmem_ $name _wait_until_all_vector>](py: Python<'_>, ivars: usize, nelems: usize, status: usize, cmp: i32, cmp_values: usize) {
+            fn [<aclshmem_ $name _wait_until_all_vector>](py: Python<'_>, ivars: usize, nelems: usize, status: usize, cmp: i32, cmp_values: usize) -> PyResult<()> {
+                let any = |c| {
+                    let mut r = wait::NONE;
+                    // SAFETY: see above; `r` is a valid out-pointer.
+                    unsafe { c_wait::[<aclshmem_ $name _test_any_vector>](ivars as _, nelems, status as _, c, cmp_values as _, &mut r) };
+                    r
+                };
+                let opposite = wait::negated(cmp).unwrap_or(cmp);
+                let plausible = set_plausible::<$t>(ivars, nelems, status, cmp) && wait::aligned::<$t>(cmp_values);
                 // SAFETY: see above.
-                nogil(py, move || unsafe { c_wait::[<aclshmem_ $name _wait_until_all_vector>](ivars as _, nelems, status as _, cmp, cmp_values as _) })
+                wait::set(py, plausible, || any(opposite) == wait::NONE, || true, move || unsafe {
+                    c_wait::[<aclshmem_ $name _wait_until_all_vector>](ivars as _, nelems, status as _, cmp, cmp_values as _)
+                })
             }
             #[pyfunction]
             #[allow(clippy::too_many_arguments)]
-            fn [<aclshmem_ $name _wait_until_any_vector>](py: Python<'_>, ivars: usize, nelems: usize, status: usize, cmp: i32, cmp_values: usize, res_out: usize) {
+            fn [<aclshmem_ $name _wait_until_any_vector>](py: Python<'_>, ivars: usize, nelems: usize, status: usize, cmp: i32, cmp_values: usize, res_out: usize) -> PyResult<()> {
+                let any = |c| {
+                    let mut r = wait::NONE;
+                    // SAFETY: see above; `r` is a valid out-pointer.
+                    unsafe { c_wait::[<aclshmem_ $name _test_any_vector>](ivars as _, nelems, status as _, c, cmp_values as _, &mut r) };
+                    r
+                };
+                let opposite = wait::negated(cmp).unwrap_or(cmp);
+                let plausible = set_plausible::<$t>(ivars, nelems, status, cmp)
+                    && wait::aligned::<$t>(cmp_values) && wait::aligned::<usize>(res_out);
                 // SAFETY: see above.
-                nogil(py, move || unsafe { c_wait::[<aclshmem_ $name _wait_until_any_vector>](ivars as _, nelems, status as _, cmp, cmp_values as _, res_out as _) })
+                wait::set(py, plausible, || any(cmp) != wait::NONE, || any(opposite) != wait::NONE, move || unsafe {
+                    c_wait::[<aclshmem_ $name _wait_until_any_vector>](ivars as _, nelems, status as _, cmp, cmp_values as _, res_out as _)
+                })
             }
             #[pyfunction]
             #[allow(clippy::too_many_arguments)]
-            fn [<aclshmem_ $name _wait_until_some_vector>](py: Python<'_>, ivars: usize, nelems: usize, indices: usize, status: usize, cmp: i32, cmp_values: usize, res_out: usize) {
+            fn [<aclshmem_ $name _wait_until_some_vector>](py: Python<'_>, ivars: usize, nelems: usize, indices: usize, status: usize, cmp: i32, cmp_values: usize, res_out: usize) -> PyResult<()> {
+                let any = |c| {
+                    let mut r = wait::NONE;
+                    // SAFETY: see above; `r` is a valid out-pointer.
+                    unsafe { c_wait::[<aclshmem_ $name _test_any_vector>](ivars as _, nelems, status as _, c, cmp_values as _, &mut r) };
+                    r
+                };
+                let opposite = wait::negated(cmp).unwrap_or(cmp);
+                let plausible = set_plausible::<$t>(ivars, nelems, status, cmp)
+                    && wait::aligned::<$t>(cmp_values) && wait::aligned::<usize>(indices) && wait::aligned::<usize>(res_out);
                 // SAFETY: see above.
-                nogil(py, move || unsafe { c_wait::[<aclshmem_ $name _wait_until_some_vector>](ivars as _, nelems, indices as _, status as _, cmp, cmp_values as _, res_out as _) })
+                wait::set(py, plausible, || any(cmp) != wait::NONE, || any(opposite) != wait::NONE, move || unsafe {
+                    c_wait::[<aclshmem_ $name _wait_until_some_vector>](ivars as _, nelems, indices as _, status as _, cmp, cmp_values as _, res_out as _)
+                })
             }
             #[pyfunction]
             fn [<aclshmem_ $name _test>](py: Python<'_>, ivars: usize, cmp: i32, cmp_value: $t, res_out: usize) {

@@ -38,7 +38,7 @@ def test_torchrun(n, mode, tmp_path):
     assert out.count("launched ok") == n, out
 
 
-@pytest.mark.parametrize("mode", ["mpi4py", "mpi", "env"])
+@pytest.mark.parametrize("mode", ["mpi4py", "mpi", "env", "env_no_address"])
 @pytest.mark.parametrize("n", [2, 4])
 def test_mpirun(n, mode):
     mpirun = shutil.which("mpirun.openmpi") or shutil.which("mpirun")
@@ -50,5 +50,9 @@ def test_mpirun(n, mode):
     cmd += ["timeout", str(TIMEOUT), sys.executable, os.path.join(PE_DIR, "launched.py"), mode]
     env = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1", "OMPI_MCA_plm": "isolated",
            "OMPI_MCA_btl_vader_single_copy_mechanism": "none"}
+    if mode == "env_no_address":
+        # a plain mpirun: no address, whatever this shell has (empty is unset for the library)
+        env.update({v: "" for v in ("MASTER_ADDR", "MASTER_PORT", "ACLSHMEM_IP_PORT", "RANK", "WORLD_SIZE")})
+        env["ACLSHMEM_LOCAL_MEM_SIZE"] = "24M"
     out = run(cmd, env=env).stdout
     assert out.count("launched ok") == n, out

@@ -27,6 +27,12 @@ def test_newer_api_pes(n):
     assert out.count("newer ok") == n, out
 
 
+@pytest.mark.parametrize("n", [1, 2])
+def test_array_records_per_instance(n):
+    out = run_pes("instance_blocks.py", n).stdout
+    assert out.count("instance blocks ok") == n, out
+
+
 @pytest.mark.parametrize("addr,length", [(0, 1), (False, 1), (True, 1), (INTPTR_MAX + 1, 1), (-1, 1), (1, 0),
                                          (1, True), (1, SIZE_MAX + 1), (1.0, 1), ("1", 1)])
 def test_buffer_rejects(addr, length):

@@ -15,6 +15,17 @@ def test_waits_release_the_gil(n):
     assert out.count("gil ok") == n, out
 
 
+@pytest.mark.parametrize("n", [2, 4])
+def test_a_blocked_thread_leaves_other_threads_calls_alone(n):
+    out = run_pes("threads.py", n, timeout=60).stdout
+    assert out.count("threads ok") == n, out
+
+
+def test_ctrl_c_ends_a_blocking_wait():
+    out = run_pes("interrupt.py", 1, timeout=60).stdout
+    assert "interrupt ok" in out, out
+
+
 def test_library_messages_leave_python_when_the_interpreter_exits():
     out = run_pes("logger_at_exit.py", 2, env={"SHMEM_LOG_LEVEL": ""}).stdout
     # while Python runs, the Python logger gets the library's messages

@@ -7,20 +7,60 @@ collectively; a Buffer that is collected without it is only recorded (``pending_
 memory returns with the heap at :func:`shmem.core.finalize`, or earlier through the collective
 :func:`release_collected`. Using an array after it was freed
 or after finalize is undefined, as in C.
+
+The records are kept per instance (:class:`_Blocks`), because a block belongs to the heap of the
+instance that allocated it: it is freed by that instance's allocator and nowhere else, and it dies
+with that instance's finalize, whatever happens to the others. A finalized instance's records are
+dropped then (and again at the next init of its id): a re-initialised instance hands out the same
+addresses again, and an old record must never stand for a new block.
 """
 
 import bisect
+import threading
 import weakref
 
 from .. import _pyshmem as _p
-from .utils import AclshmemError, AclshmemInvalid, Buffer, _current_instance_id, logger
+from .utils import AclshmemError, AclshmemInvalid, Buffer, _current_instance_id, _instance_lock, logger
 
-# start address -> [weakref to the Buffer, freed?, instance id] of the blocks made here
-_live = {}
-# the keys of _live, sorted (which block holds an address: owner_instance)
-_starts = []
-# addresses of blocks whose Buffer was collected without free_array/free_tensor
-_pending = []
+
+class _Blocks:
+    """The blocks one instance allocated here."""
+
+    __slots__ = ("instance_id", "live", "starts", "pending")
+
+    def __init__(self, instance_id):
+        self.instance_id = instance_id
+        # start address -> [weakref to the Buffer, freed?, this _Blocks]
+        self.live = {}
+        # the keys of live, sorted (which block holds an address: holding)
+        self.starts = []
+        # addresses of blocks whose Buffer was collected without free_array/free_tensor
+        self.pending = []
+
+    def forget(self, addr):
+        del self.live[addr]
+        i = bisect.bisect_left(self.starts, addr)
+        if i < len(self.starts) and self.starts[i] == addr:
+            del self.starts[i]
+
+    def holding(self, addr):
+        """The live block that contains ``addr``, or None."""
+        i = bisect.bisect_right(self.starts, addr) - 1
+        if i < 0:
+            return None
+        entry = self.live.get(self.starts[i])
+        buf = entry[0]() if entry is not None else None
+        if buf is not None and addr < self.starts[i] + buf.length:
+            return entry
+        return None
+
+
+# instance id -> _Blocks of the instances initialised now (an entry appears with the first block)
+_books = {}
+# Guards the records: calls of several threads run at once (they hold the instance lock shared),
+# and a block may be collected on any thread. Re-entrant: the garbage collector can run a
+# `_collected` on the thread that holds it. Never held across a call of the library.
+_records = threading.RLock()
 
 
 def _np():
@@ -42,108 +82,132 @@ def _count(shape):
 
 
 def _collected(addr, entry):
-    # the address may already belong to a newer block (freed, then reused by the allocator)
-    if _live.get(addr) is not entry:
-        return
-    _forget(addr)
-    if not entry[1]:
-        _pending.append(addr)
-        logger.warning("symmetric block 0x%x was garbage-collected without free_array/free_tensor: "
-                       "its memory is returned at finalize", addr)
+    book = entry[2]
+    with _records:
+        # the address may already belong to a newer block (freed, then reused by the allocator),
+        # or the instance may be gone (its records dropped at finalize)
+        if book.live.get(addr) is not entry:
+            return
+        book.forget(addr)
+        if entry[1]:
+            return
+        book.pending.append(addr)
+    logger.warning("symmetric block 0x%x of instance %d was garbage-collected without free_array/free_tensor: "
+                       "its memory is returned at finalize", addr, book.instance_id)
 
 
 def alloc(nbytes):
-    """A collective allocation of ``nbytes`` (at least 1) as a tracked Buffer."""
-    try:
-        addr = _p.aclshmem_malloc(max(nbytes, 1))
-    except RuntimeError as exc:
-        raise AclshmemError("aclshmem_malloc(%d) failed: %s" % (nbytes, exc)) from exc
-    buf = Buffer(addr, max(nbytes, 1))
-    entry = [weakref.ref(buf), False, _current_instance_id()]
-    _live[addr] = entry
-    bisect.insort(_starts, addr)
-    weakref.finalize(buf, _collected, addr, entry)
-    return buf
+    """A collective allocation of ``nbytes`` (at least 1) of the current instance as a tracked
+    Buffer."""
+    with _instance_lock.shared():
+        instance_id = _current_instance_id()
+        try:
+            addr = _p.aclshmem_malloc(max(nbytes, 1))
+        except RuntimeError as exc:
+            raise AclshmemError("aclshmem_malloc(%d) failed: %s" % (nbytes, exc)) from exc
+        buf = Buffer(addr, max(nbytes, 1))
+        with _records:
+            book = _books.get(instance_id)
+            if book is None:
+                book = _books[instance_id] = _Blocks(instance_id)
+            entry = [weakref.ref(buf), False, book]
+            book.live[addr] = entry
+            bisect.insort(book.starts, addr)
+        weakref.finalize(buf, _collected, addr, entry)
+        return buf
 
 
 def release(addr):
-    """Collective free of a block made by :func:`alloc`, by its start address."""
-    entry = _live.get(addr)
-    if entry is None or entry[1]:
-        raise AclshmemInvalid("0x%x is not the start of a live symmetric array/tensor" % addr)
-    _check_instance(entry, "the array/tensor")
-    entry[1] = True
-    _forget(addr)
-    _p.aclshmem_free(addr)
-
-
-def _forget(addr):
-    del _live[addr]
-    i = bisect.bisect_left(_starts, addr)
-    if i < len(_starts) and _starts[i] == addr:
-        del _starts[i]
-
-
-def _check_instance(entry, name):
-    current = _current_instance_id()
-    if entry[2] != current:
-        raise AclshmemInvalid("%s was allocated by instance %d; the current instance is %d" % (name, entry[2], current))
+    """Collective free of a block made by :func:`alloc` in the current instance, by its start
+    address."""
+    with _instance_lock.shared():
+        current = _current_instance_id()
+        with _records:
+            book = _books.get(current)
+            entry = book.live.get(addr) if book is not None else None
+            if entry is None or entry[1]:
+                for other in _books.values():
+                    held = other.live.get(addr)
+                    if other.instance_id != current and held is not None and not held[1]:
+                        raise AclshmemInvalid("the array/tensor was allocated by instance %d; the current instance "
+                                              "is %d" % (other.instance_id, current))
+                raise AclshmemInvalid("0x%x is not the start of a live symmetric array/tensor" % addr)
+            # claimed before the library is called: a free racing it on another thread is refused
+            entry[1] = True
+            book.forget(addr)
+        _p.aclshmem_free(addr)
 
 
 def check_instance(addr, name):
     """Raises AclshmemInvalid when ``addr`` lies in a live array/tensor of another instance than
     the current one (memory of no tracked block passes: local buffers, Buffers)."""
-    i = bisect.bisect_right(_starts, addr) - 1
-    if i < 0:
+    with _records:
+        owner = next((b.instance_id for b in _books.values() if b.holding(addr) is not None), None)
+    if owner is None:
         return
-    entry = _live.get(_starts[i])
-    buf = entry[0]() if entry is not None else None
-    if buf is not None and addr < _starts[i] + buf.length:
-        _check_instance(entry, name)
+    current = _current_instance_id()
+    if owner != current:
+        raise AclshmemInvalid("%s was allocated by instance %d; the current instance is %d" % (name, owner, current))
 
 
 def pending_frees():
-    """Start addresses of collected blocks waiting for finalize."""
-    return list(_pending)
+    """Start addresses of the current instance's collected blocks waiting for finalize or
+    :func:`release_collected`."""
+    instance_id = _current_instance_id()
+    with _records:
+        book = _books.get(instance_id)
+        return list(book.pending) if book is not None else []
 
 
 def release_collected(max_blocks=4096):
-    """Collective (every PE calls it): frees the collected blocks that every PE has collected,
-    in the same order everywhere; blocks only some PEs have collected stay pending. Returns how
-    many blocks were freed."""
+    """Collective over the PEs of the current instance (every one calls it): frees the current
+    instance's collected blocks that every PE has collected, in the same order everywhere; blocks
+    only some PEs have collected stay pending, and so do other instances' (each is freed by its own
+    instance: call this with that instance current). Returns how many blocks were freed."""
     import ctypes
 
-    npes = _p.pe_count()
-    base = _p.aclshmemx_get_heap_base()
-    mine = sorted(a - base for a in _pending)[:max_blocks]
-    slot = 8 * (max_blocks + 1)
-    scratch = _p.aclshmem_malloc(slot)
-    try:
-        words = (ctypes.c_int64 * (max_blocks + 1)).from_address(scratch)
-        words[0] = len(mine)
-        for i, off in enumerate(mine):
-            words[i + 1] = off
-        _p.aclshmem_barrier_all()
-        common = set(mine)
-        peer_words = (ctypes.c_int64 * (max_blocks + 1))()
-        for pe in range(npes):
-            if pe == _p.my_pe():
-                continue
-            _p.aclshmem_getmem(ctypes.addressof(peer_words), scratch, slot, pe)
-            common &= set(peer_words[1:1 + peer_words[0]])
-        _p.aclshmem_barrier_all()
-    finally:
-        _p.aclshmem_free(scratch)
-    for off in sorted(common):
-        _pending.remove(base + off)
-        _p.aclshmem_free(base + off)
-    return len(common)
+    with _instance_lock.shared():
+        instance_id = _current_instance_id()
+        with _records:
+            book = _books.get(instance_id)
+            pending = list(book.pending) if book is not None else []
+        npes = _p.pe_count()
+        base = _p.aclshmemx_get_heap_base()
+        mine = sorted(a - base for a in pending)[:max_blocks]
+        slot = 8 * (max_blocks + 1)
+        scratch = _p.aclshmem_malloc(slot)
+        try:
+            words = (ctypes.c_int64 * (max_blocks + 1)).from_address(scratch)
+            words[0] = len(mine)
+            for i, off in enumerate(mine):
+                words[i + 1] = off
+            _p.aclshmem_barrier_all()
+            common = set(mine)
+            peer_words = (ctypes.c_int64 * (max_blocks + 1))()
+            for pe in range(npes):
+                if pe == _p.my_pe():
+                    continue
+                _p.aclshmem_getmem(ctypes.addressof(peer_words), scratch, slot, pe)
+                common &= set(peer_words[1:1 + peer_words[0]])
+            _p.aclshmem_barrier_all()
+        finally:
+            _p.aclshmem_free(scratch)
+        for off in sorted(common):
+            with _records:
+                book.pending.remove(base + off)
+            _p.aclshmem_free(base + off)
+        return len(common)
 
 
-def _forget_all():
-    _live.clear()
-    del _starts[:]
-    del _pending[:]
+def _drop_instance(instance_id):
+    """Forgets the records of ``instance_id``: its heap went with its finalize (or it is being
+    initialised afresh). Blocks collected later find no record and are ignored."""
+    with _records:
+        book = _books.pop(instance_id, None)
+        if book is not None:
+            book.live.clear()
+            del book.starts[:]
+            del book.pending[:]
 
 
 def array(shape, dtype="float32"):

@@ -19,7 +19,7 @@ def _apply(engine, name, offset, ub_size, sync_id, min_ub_size=0):
                                   ("sync_id", sync_id, 0, _U32)):
         if not _is_int(value) or not low <= value <= high:
             raise AclshmemInvalid("%s must be an int in %d..%d, got %r" % (arg, low, high, value))
-    with _instance_lock:
+    with _instance_lock.shared():
         rc = getattr(_p, name)(offset, ub_size, sync_id)
     if rc != 0:
         raise AclshmemError("setting the %s configuration failed with code %d" % (engine, rc))

@@ -3,8 +3,8 @@
 import os
 
 from .. import _pyshmem as _p
-from .utils import (AclshmemError, AclshmemInvalid, _instance_lock, _is_int, _validate_instance_id, logger,
-                    setup_aclshmem_logger)
+from .utils import (AclshmemError, AclshmemInvalid, _current_instance_id, _instance_lock, _is_int,
+                    _validate_instance_id, logger, setup_aclshmem_logger)
 
 __all__ = ["get_unique_id", "init", "finalize", "get_version", "UniqueID"]
 
@@ -57,18 +57,25 @@ def init(device=None, uid=None, rank=None, nranks=None, mpi_comm=None, initializ
 
     ``initializer_method``: ``"uid"`` (needs ``uid`` from :func:`get_unique_id` broadcast by the
     caller, ``rank``, ``nranks``, ``mem_size``), ``"env"`` (the variables of aclshmrun, torchrun or
-    mpirun), ``"mpi"`` (MPI_COMM_WORLD through the library's MPI bootstrap; rank and size from
-    ``rank``/``nranks``, else ``mpi_comm`` (an mpi4py communicator, only asked for its rank and
-    size), else the mpirun environment). ``""`` means ``"uid"`` when ``uid`` is given, else
-    ``"env"``. ``device`` is accepted and ignored.
-    The logger "aclshmem" gets its level from SHMEM_LOG_LEVEL (default ERROR).
+    mpirun; under an MPI launcher without a rendezvous address (a plain ``mpirun``: no
+    ACLSHMEM_IP_PORT, MASTER_ADDR or MASTER_PORT) the library's MPI bootstrap, which needs none;
+    heap size ``mem_size``, else ACLSHMEM_LOCAL_MEM_SIZE or its default), ``"mpi"`` (MPI_COMM_WORLD
+    through the library's MPI bootstrap; rank and size from ``rank``/``nranks``, else ``mpi_comm``
+    (an mpi4py communicator, only asked for its rank and size), else the mpirun environment).
+    ``""`` means ``"uid"`` when ``uid`` is given, else ``"env"``. ``device`` is accepted and
+    ignored.
+    The logger "aclshmem" gets its level from SHMEM_LOG_LEVEL when that is one of DEBUG, INFO, WARN,
+    ERROR, FATAL (other values are ignored, as the C library ignores them), else ERROR.
     Raises AclshmemInvalid for bad arguments, AclshmemError when the library's init fails.
     """
+    from . import _array
+
     setup_aclshmem_logger()
     _validate_instance_id(instance_id)
     method = initializer_method or ("uid" if uid is not None else "env")
     if mem_size is not None:
         _check_positive("mem_size", mem_size)
+    mpi_job = _mpi_job_without_address() if method == "env" else None
     if method == "uid":
         if uid is None or rank is None or nranks is None or mem_size is None:
             raise AclshmemInvalid("init(initializer_method='uid') needs uid, rank, nranks and mem_size")
@@ -79,13 +86,28 @@ def init(device=None, uid=None, rank=None, nranks=None, mpi_comm=None, initializ
             raise AclshmemInvalid("need 0 <= rank < nranks, got rank=%r nranks=%r" % (rank, nranks))
         native_uid = _uid_object(uid)
         logger.info("init: unique id, rank %d of %d, %d bytes, instance %d", rank, nranks, mem_size, instance_id)
-        with _instance_lock:
-            attr = _p.InitAttr()
-            attr.instance_id = instance_id
-            rc = _p.aclshmemx_set_attr_uniqueid_args(rank, nranks, mem_size, native_uid, attr)
-            if rc != 0:
-                raise AclshmemError("aclshmemx_set_attr_uniqueid_args failed with code %d" % rc)
-            rc = _p.aclshmemx_init_attr(_p.InitMode.UNIQUEID, attr)
+        attr = _p.InitAttr()
+        attr.instance_id = instance_id
+        rc = _p.aclshmemx_set_attr_uniqueid_args(rank, nranks, mem_size, native_uid, attr)
+        if rc != 0:
+            raise AclshmemError("aclshmemx_set_attr_uniqueid_args failed with code %d" % rc)
+        mode = _p.InitMode.UNIQUEID
+    elif mpi_job is not None:
+        # what the library's shmem_init does in that case too (crates/openshmem): mpirun started
+        # the program and gives rank and size, and MPI itself can bootstrap the job
+        rank, nranks = mpi_job
+        attr = _p.InitAttr()
+        attr.my_rank, attr.n_ranks = rank, nranks
+        if mem_size is None:
+            try:
+                mem_size = _p._local_mem_size_from_env()
+            except ValueError as exc:
+                raise AclshmemInvalid(str(exc)) from exc
+        attr.local_mem_size = mem_size or DEFAULT_MEM_SIZE
+        attr.instance_id = instance_id
+        logger.info("init: environment of an MPI launcher without a rendezvous address: MPI bootstrap, rank %d "
+                    "of %d, instance %d", rank, nranks, instance_id)
+        mode = _p.InitMode.MPI
     elif method == "env":
         try:
             attr = _p.aclshmemx_set_attr_from_env()
@@ -97,8 +119,7 @@ def init(device=None, uid=None, rank=None, nranks=None, mpi_comm=None, initializ
             attr.local_mem_size = DEFAULT_MEM_SIZE
         attr.instance_id = instance_id
         logger.info("init: environment, rank %d of %d, instance %d", attr.my_rank, attr.n_ranks, instance_id)
-        with _instance_lock:
-            rc = _p.aclshmemx_init_attr(_p.InitMode.DEFAULT, attr)
+        mode = _p.InitMode.DEFAULT
     elif method == "mpi":
         if rank is None or nranks is None:
             if mpi_comm is not None:
@@ -109,38 +130,68 @@ def init(device=None, uid=None, rank=None, nranks=None, mpi_comm=None, initializ
         attr.my_rank, attr.n_ranks = rank, nranks
         attr.local_mem_size = mem_size or DEFAULT_MEM_SIZE
         attr.instance_id = instance_id
-        with _instance_lock:
-            rc = _p.aclshmemx_init_attr(_p.InitMode.MPI, attr)
+        mode = _p.InitMode.MPI
     else:
         raise AclshmemInvalid("initializer_method must be 'uid', 'env' or 'mpi', got %r" % (initializer_method,))
+    with _instance_lock.exclusive():
+        rc = _p.aclshmemx_init_attr(mode, attr)
+        if rc == 0:
+            # a fresh heap: records left from an earlier life of this id (finalized through the
+            # bindings, say) name addresses the new heap hands out again
+            _array._drop_instance(instance_id)
     if rc != 0:
         raise AclshmemError("aclshmem init (%s, instance %d) failed with code %d" % (method, instance_id, rc))
 
 
+def _mpi_job_without_address():
+    """Rank and size when ``aclshmemx_set_attr_from_env`` would find an MPI launcher's job but no
+    rendezvous address, else None: the first of its families of rank variables that is set is Open
+    MPI's, PMI's or PMIx's (aclshmrun's and torchrun's come before them), and neither
+    ACLSHMEM_IP_PORT nor MASTER_ADDR with MASTER_PORT is set. Empty values count as unset, as for
+    the library. A rank without a size, or a malformed one, is None too: the library's own call
+    then reports it."""
+    env = os.environ.get
+    if env("ACLSHMEM_MY_PE") or env("RANK"):
+        return None
+    if env("ACLSHMEM_IP_PORT") or (env("MASTER_ADDR") and env("MASTER_PORT")):
+        return None
+    if not any(env(v) for v in ("OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK")):
+        return None
+    try:
+        return _mpi_rank_size()
+    except AclshmemInvalid:
+        return None
+
+
 def _mpi_rank_size():
     for r, sz in (("OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE"), ("PMI_RANK", "PMI_SIZE"),
-                  ("PMIX_RANK", "OMPI_COMM_WORLD_SIZE")):
+                  ("PMIX_RANK", "OMPI_COMM_WORLD_SIZE"), ("PMIX_RANK", "PMI_SIZE")):
         if os.environ.get(r) and os.environ.get(sz):
-            return int(os.environ[r]), int(os.environ[sz])
+            try:
+                return int(os.environ[r]), int(os.environ[sz])
+            except ValueError:
+                raise AclshmemInvalid("%s=%r / %s=%r: not a rank and a size" % (
+                    r, os.environ[r], sz, os.environ[sz])) from None
     raise AclshmemInvalid("init(initializer_method='mpi'): not started by mpirun (no OMPI_COMM_WORLD_RANK/"
                           "PMI_RANK in the environment); pass rank/nranks or mpi_comm")
 
 
 def finalize(instance_id=None):
     """Finalizes (collectively) the current instance, or instance ``instance_id`` (0..254). Arrays,
-    tensors and buffers of that instance must not be used afterwards. Raises AclshmemError when the
-    library's finalize fails."""
+    tensors and buffers of that instance must not be used afterwards; those of other instances stay
+    valid. Raises AclshmemError when the library's finalize fails."""
     from . import _array
 
     if instance_id is not None:
         _validate_instance_id(instance_id)
-    with _instance_lock:
+    with _instance_lock.exclusive():
+        target = _current_instance_id() if instance_id is None else instance_id
         if instance_id is None:
             rc = _p.aclshmem_finalize()
         else:
             rc = _p.aclshmemx_finalize(instance_id)
-        if rc == 0 and _p.aclshmemx_init_status() != _p.InitStatus.INITIALIZED:
-            # the last instance is gone: so are the blocks the arrays and tensors tracked
-            _array._forget_all()
+        # that instance's heap is gone, also when the finalize reports a failure (the library
+        # removes the instance first in every case), and only its blocks with it
+        _array._drop_instance(target)
     if rc != 0:
         raise AclshmemError("aclshmem finalize failed with code %d" % rc)

@@ -1,10 +1,15 @@
 """Symmetric allocations of :mod:`shmem.core` as :class:`Buffer` objects."""
 
+import threading
+
 from .. import _pyshmem as _p
 from .utils import (AclshmemError, AclshmemInvalid, Buffer, MemType, _SIZE_T_MAX, _current_instance_id,
                     _instance_lock, _is_int, _validate_buffer_instance)
 
 __all__ = ["buffer", "calloc", "align", "free", "get_peer_buffer", "Buffer", "MemType"]
+
+# Makes the test and the claim of a free one step: calls of several threads run at once.
+_claims = threading.Lock()
 
 
 def _check_size(value, name):
@@ -18,7 +23,7 @@ def _check_mem_type(mem_type):
 
 
 def _allocate(what, call, length, mem_type):
-    with _instance_lock:
+    with _instance_lock.shared():
         instance_id = _current_instance_id()
         addr = call()
         if addr == 0:
@@ -64,7 +69,7 @@ def free(buf):
     one racing it in another thread) and a Buffer of another instance than the current one raise
     AclshmemInvalid and free nothing. ``release_called`` is set before the library is called and is
     never reset (the C call returns nothing to say whether it freed)."""
-    with _instance_lock:
+    with _instance_lock.shared():
         if not isinstance(buf, Buffer):
             raise AclshmemInvalid("free() takes a Buffer, got %s" % type(buf).__name__)
         if not buf.owned:
@@ -72,8 +77,11 @@ def free(buf):
         if buf.release_called:
             raise AclshmemInvalid("this Buffer was already freed")
         _validate_buffer_instance(buf, "buf")
-        # claimed while the lock is held and before the GIL is released: a second thread sees it
-        buf._release_called = True
+        with _claims:
+            if buf.release_called:
+                raise AclshmemInvalid("this Buffer was already freed")
+            # claimed before the library is called: a free racing it on another thread is refused
+            buf._release_called = True
         _p.aclshmemx_free(buf.addr, buf.mem_type)
 
 
@@ -84,7 +92,7 @@ def get_peer_buffer(buf, pe):
     AclshmemInvalid for a bad argument, AclshmemError when the memory is not addressable from here."""
     from .rma import _addr, _check_pe, _nbytes
 
-    with _instance_lock:
+    with _instance_lock.shared():
         if isinstance(buf, Buffer):
             buf._ensure_usable()
             _validate_buffer_instance(buf, "buf")

@@ -13,7 +13,7 @@ InstanceContext = _p.InstanceContext
 
 def current_instance():
     """The id of the current instance."""
-    with _instance_lock:
+    with _instance_lock.shared():
         return _current_instance_id()
 
 
@@ -24,20 +24,22 @@ def _switch(instance_id, what):
 
 
 def set_instance(instance_id):
-    """Makes instance ``instance_id`` (0..254, initialised) current. Raises AclshmemInvalid for a
-    bad id, AclshmemError for an instance that is not initialised."""
+    """Makes instance ``instance_id`` (0..254, initialised) current, once other threads' calls in
+    progress have returned. Raises AclshmemInvalid for a bad id, AclshmemError for an instance
+    that is not initialised."""
     _validate_instance_id(instance_id)
-    with _instance_lock:
+    with _instance_lock.exclusive():
         _switch(instance_id, "switching to")
 
 
 @contextmanager
 def multi_instance(instance_id):
     """``with multi_instance(n):`` makes instance ``n`` current for the block and the previous one
-    current again afterwards. The block holds the lock of :mod:`shmem.core`: other threads' calls
-    wait until it ends (calls of the same thread go through)."""
+    current again afterwards. The block holds the lock of :mod:`shmem.core` alone: it starts once
+    other threads' calls in progress have returned, and other threads' calls wait until it ends
+    (calls of the same thread go through)."""
     _validate_instance_id(instance_id)
-    with _instance_lock:
+    with _instance_lock.exclusive():
         previous = _current_instance_id()
         _switch(instance_id, "switching to")
         try:

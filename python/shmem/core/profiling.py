@@ -15,11 +15,11 @@ def get_prof(verbose=False):
     ``verbose`` must be a bool (else TypeError)."""
     if not isinstance(verbose, bool):
         raise TypeError("verbose must be a bool, got %r" % (verbose,))
-    with _instance_lock:
+    with _instance_lock.shared():
         return _p.aclshmemx_get_prof(verbose)
 
 
 def show_prof():
     """Prints this PE's record (the older form of ``get_prof(verbose=True)``)."""
-    with _instance_lock:
+    with _instance_lock.shared():
         _p.aclshmemx_show_prof()

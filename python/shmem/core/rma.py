@@ -112,7 +112,7 @@ def put_signal(dst, src, signal_var, signal_val, signal_operation, remote_pe=-1,
     """Copies all of ``src`` into ``dst`` on ``remote_pe``, then updates its 32-bit ``signal_var``
     (``SignalOp.SIGNAL_SET`` / ``SIGNAL_ADD``); complete at return (``stream`` is ignored, as in
     the original)."""
-    with _instance_lock:
+    with _instance_lock.shared():
         n = _sizes(dst, src)
         _check_signal(signal_var)
         _check_pe(remote_pe)
@@ -124,7 +124,7 @@ def put_signal(dst, src, signal_var, signal_val, signal_operation, remote_pe=-1,
 def signal_op(signal_var, signal_val, signal_operation, remote_pe=-1, stream=None):
     """Queues on ``stream`` (required; 0 = the default stream) an update of the 32-bit signal word
     on ``remote_pe`` (``SignalOp``); returns at once."""
-    with _instance_lock:
+    with _instance_lock.shared():
         _check_signal(signal_var)
         _check_pe(remote_pe)
         op = _enum_arg(signal_operation, SignalOp, "signal_operation")
@@ -136,7 +136,7 @@ def signal_op(signal_var, signal_val, signal_operation, remote_pe=-1, stream=Non
 def signal_wait(signal_var, signal_val, signal_operation, stream=None):
     """Queues on ``stream`` (required) a wait until the local signal word satisfies
     ``signal_operation`` (a ``ComparisonType``) against ``signal_val``; returns at once."""
-    with _instance_lock:
+    with _instance_lock.shared():
         _check_signal(signal_var)
         cmp = _enum_arg(signal_operation, ComparisonType, "signal_operation")
         val = _check_value(signal_val, "signal_val")
@@ -147,7 +147,7 @@ def signal_wait(signal_var, signal_val, signal_operation, stream=None):
 def put(dst, src, remote_pe=-1, stream=None):
     """Queues on ``stream`` (None or 0 = the default stream) a copy of all of ``src`` (local) into
     symmetric ``dst`` on ``remote_pe``."""
-    with _instance_lock:
+    with _instance_lock.shared():
         n = _sizes(dst, src)
         _check_pe(remote_pe)
         s = _validate_stream(stream, allow_none=True)
@@ -157,7 +157,7 @@ def put(dst, src, remote_pe=-1, stream=None):
 def get(dst, src, remote_pe=-1, stream=None):
     """Queues on ``stream`` (None or 0 = the default stream) a copy of symmetric ``src`` on
     ``remote_pe`` into local ``dst``."""
-    with _instance_lock:
+    with _instance_lock.shared():
         n = _sizes(dst, src)
         _check_writable(dst, "dst")
         _check_pe(remote_pe)
@@ -167,6 +167,6 @@ def get(dst, src, remote_pe=-1, stream=None):
 
 def quiet(stream=None):
     """Queues a quiet on ``stream`` (required): work issued before it completes first."""
-    with _instance_lock:
+    with _instance_lock.shared():
         s = _validate_stream(stream, allow_none=False)
         _p.aclshmemx_quiet_on_stream(s)

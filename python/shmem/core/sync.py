@@ -26,34 +26,34 @@ def _check_team(team):
 
 def barrier(team):
     """Collective over ``team``: returns once every member arrived; earlier puts are complete."""
-    with _instance_lock:
+    with _instance_lock.shared():
         _check_team(team)
         _p.aclshmem_barrier(team)
 
 
 def barrier_all():
     """Barrier over all PEs of the current instance."""
-    with _instance_lock:
+    with _instance_lock.shared():
         _p.aclshmem_barrier_all()
 
 
 def sync(team):
     """Collective over ``team`` (the same as :func:`barrier` here)."""
-    with _instance_lock:
+    with _instance_lock.shared():
         _check_team(team)
         _p.aclshmem_sync(team)
 
 
 def sync_all():
     """Sync over all PEs of the current instance."""
-    with _instance_lock:
+    with _instance_lock.shared():
         _p.aclshmem_sync_all()
 
 
 def barrier_on_stream(team, stream):
     """Queues a barrier over ``team`` on ``stream`` (required; 0 = the default stream); returns at
     once (synchronise the stream to wait for it)."""
-    with _instance_lock:
+    with _instance_lock.shared():
         _check_team(team)
         s = _validate_stream(stream, allow_none=False)
         _p.aclshmemx_barrier_on_stream(team, s)
@@ -61,7 +61,7 @@ def barrier_on_stream(team, stream):
 
 def barrier_all_on_stream(stream):
     """Queues a barrier over all PEs on ``stream`` (required); returns at once."""
-    with _instance_lock:
+    with _instance_lock.shared():
         s = _validate_stream(stream, allow_none=False)
         _p.aclshmemx_barrier_all_on_stream(s)
 
@@ -70,7 +70,7 @@ def handle_wait(handle, stream):
     """Queues on ``stream`` (required) the completion of this PE's operations towards the members
     of ``handle.team_id``, then a barrier of that team: every member calls it, in the same order.
     Once the stream ran on every member, what the members put into each other has landed."""
-    with _instance_lock:
+    with _instance_lock.shared():
         if not isinstance(handle, Handle):
             raise AclshmemInvalid("handle must be a Handle, got %s" % type(handle).__name__)
         _check_team(handle.team_id)

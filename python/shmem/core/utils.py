@@ -1,15 +1,20 @@
 """``Buffer``, ``MemType``, the exceptions, the logger and the argument checks shared by the modules
 of :mod:`shmem.core`.
 
-Instances: every call of :mod:`shmem.core` that touches the runtime runs under one process-wide
-re-entrant lock (``_instance_lock``), which :func:`shmem.core.multi_instance` holds for the whole of
-its block, so another thread's call cannot run against the instance the block switched to.
+Instances: the library has one current instance per process, and every call acts on the one that
+is current when it starts. Every call of :mod:`shmem.core` that touches the runtime holds
+``_instance_lock`` shared; an instance switch (``set_instance``, a ``multi_instance`` block, ``init``,
+``finalize``) holds it alone, so no call runs against another instance than the one it checked its
+arguments against, and another thread's call cannot run inside a ``multi_instance`` block. Calls do
+not exclude each other: a thread blocked in a barrier or a wait never stops the call of another
+thread that it may be waiting for.
 """
 
 import ctypes
 import logging
 import os
 import threading
+from contextlib import contextmanager
 
 from .. import _pyshmem as _p
 from .._pyshmem import AclshmemError, AclshmemInvalid
@@ -20,25 +25,96 @@ MemType = _p.MemType
 
 logger = logging.getLogger("aclshmem")
 
+#: Level names ``setup_aclshmem_logger(log_level=...)`` takes, in any case (Python's names too).
 _LEVELS = {"DEBUG": logging.DEBUG, "INFO": logging.INFO, "WARN": logging.WARNING, "WARNING": logging.WARNING,
            "ERROR": logging.ERROR, "CRITICAL": logging.CRITICAL, "FATAL": logging.CRITICAL}
+
+#: The values of SHMEM_LOG_LEVEL that count (spec 10): exactly these words, upper case, as the C
+#: library reads the variable (crates/config: an enum, case-sensitive). Any other text is ignored
+#: there and so here: ``SHMEM_LOG_LEVEL=info`` or ``=3`` must not make one layer log and the other
+#: fail.
+_ENV_LEVELS = ("DEBUG", "INFO", "WARN", "ERROR", "FATAL")
 
 #: Instance ids run from 0 to _MAX_INSTANCE_COUNT - 1.
 _MAX_INSTANCE_COUNT = 255
 _INTPTR_MAX = (1 << (8 * ctypes.sizeof(ctypes.c_void_p) - 1)) - 1
 _SIZE_T_MAX = (1 << (8 * ctypes.sizeof(ctypes.c_size_t))) - 1
 
-#: Serialises the calls of shmem.core against instance switches (see the module's doc).
-_instance_lock = threading.RLock()
+class _InstanceLock:
+    """Calls against instance switches (see the module's doc): ``with _instance_lock.shared():``
+    around a call, ``with _instance_lock.exclusive():`` around a switch.
+
+    Shared holds never wait for each other, only for a switch in progress; a switch waits until
+    the other threads' calls in progress have returned. A waiting switch does not stop new calls:
+    the call it would stop may be the one that ends a wait it waits for. Both are re-entrant per
+    thread: the thread inside a ``multi_instance`` block makes its calls, and a thread inside a
+    call may switch once the other threads' calls have returned."""
+
+    def __init__(self):
+        self._reset()
+
+    def _reset(self):
+        self._cond = threading.Condition(threading.Lock())
+        self._owner = None  # the thread that holds it alone
+        self._depth = 0  # how often it does
+        self._shared = {}  # thread -> how often it holds it shared
+
+    @contextmanager
+    def shared(self):
+        me = threading.get_ident()
+        with self._cond:
+            while self._owner is not None and self._owner != me:
+                self._cond.wait()
+            self._shared[me] = self._shared.get(me, 0) + 1
+        try:
+            yield
+        finally:
+            with self._cond:
+                left = self._shared[me] - 1
+                if left:
+                    self._shared[me] = left
+                else:
+                    del self._shared[me]
+                    self._cond.notify_all()
+
+    @contextmanager
+    def exclusive(self):
+        me = threading.get_ident()
+        with self._cond:
+            if self._owner == me:
+                self._depth += 1
+            else:
+                while self._owner is not None or any(t != me for t in self._shared):
+                    self._cond.wait()
+                self._owner, self._depth = me, 1
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._depth -= 1
+                if not self._depth:
+                    self._owner = None
+                    self._cond.notify_all()
+
+
+#: Orders the calls of shmem.core against instance switches (see the module's doc).
+_instance_lock = _InstanceLock()
+# a fork()ed child has only the forking thread: the holds of the others died with them
+os.register_at_fork(after_in_child=_instance_lock._reset)
 
 
 def setup_aclshmem_logger(log_level=None, log_file_path=None):
-    """Configures the ``aclshmem`` logger: level from ``log_level`` or ``SHMEM_LOG_LEVEL`` (default
-    ERROR), output to ``log_file_path`` or stderr. Returns the logger."""
-    name = (log_level or os.environ.get("SHMEM_LOG_LEVEL") or "ERROR").upper()
+    """Configures the ``aclshmem`` logger, output to ``log_file_path`` or stderr. Returns the logger.
+
+    Level: ``SHMEM_LOG_LEVEL`` when it holds one of DEBUG, INFO, WARN, ERROR, FATAL (exactly, upper
+    case), which overrides the caller's level as it does for the C library (spec 10); any other
+    value of the variable is ignored. Otherwise ``log_level`` (a level name in any case, Python's
+    WARNING and CRITICAL included; an unknown one raises AclshmemInvalid), default ERROR."""
+    env = os.environ.get("SHMEM_LOG_LEVEL")
+    name = env if env in _ENV_LEVELS else (log_level or "ERROR").upper()
     level = _LEVELS.get(name)
     if level is None:
-        raise AclshmemInvalid("unknown log level %r (one of %s)" % (name, ", ".join(sorted(_LEVELS))))
+        raise AclshmemInvalid("unknown log level %r (one of %s)" % (log_level, ", ".join(sorted(_LEVELS))))
     logger.setLevel(level)
     for h in list(logger.handlers):
         if getattr(h, "_aclshmem", False):

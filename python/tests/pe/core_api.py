@@ -26,7 +26,9 @@ uid = share_uid(core.get_unique_id() if me_env == 0 else None, uid_path())
 core.init(uid=uid, rank=me_env, nranks=n, mem_size=32 << 20, initializer_method="uid")
 drop_uid(uid_path())
 check(core.get_version() == "libaclshmem_version=1.1", core.get_version())
-check(logging.getLogger("aclshmem").level == getattr(logging, os.environ.get("SHMEM_LOG_LEVEL", "ERROR")),
+ENV_LEVELS = {"DEBUG": logging.DEBUG, "INFO": logging.INFO, "WARN": logging.WARNING, "ERROR": logging.ERROR,
+              "FATAL": logging.CRITICAL}
+check(logging.getLogger("aclshmem").level == ENV_LEVELS.get(os.environ.get("SHMEM_LOG_LEVEL"), logging.ERROR),
       "logger level from SHMEM_LOG_LEVEL")
 me = direct.my_pe()
 check(me == me_env and direct.n_pes() == n and direct.team_n_pes(direct.TEAM_WORLD) == n, "direct")

@@ -1,7 +1,9 @@
 """Run by torchrun or mpirun (not aclshmrun). argv[1] says how this PE initialises:
-env (the launcher's variables), gloo (unique id broadcast by torch.distributed over gloo, in a
-512-byte tensor), mpi4py (unique id broadcast by mpi4py), mpi (the library's MPI bootstrap).
-Then a ring put with signal and a NumPy check."""
+env (the launcher's variables), env_no_address (the same under a plain mpirun, which sets no
+rendezvous address: the library's message says what is missing, and init falls back to the MPI
+bootstrap), gloo (unique id broadcast by torch.distributed over gloo, in a 512-byte tensor), mpi4py
+(unique id broadcast by mpi4py), mpi (the library's MPI bootstrap). Then a ring put with signal and
+a NumPy check."""
 
 import sys
 
@@ -15,6 +17,28 @@ from shmem.core import direct
 mode = sys.argv[1]
 if mode == "env":
     core.init(initializer_method="env", mem_size=16 << 20)
+elif mode == "env_no_address":
+    import shmem
+
+    messages = []
+    shmem.set_extern_logger(lambda level, msg: messages.append(msg))
+    try:
+        shmem.aclshmemx_set_attr_from_env()
+        check(False, "aclshmemx_set_attr_from_env without a rendezvous address must fail")
+    except RuntimeError as exc:
+        check("no rendezvous address" in str(exc), "the binding's message: %s" % exc)
+    check(any("started by Open MPI" in m and "no rendezvous address" in m and "MASTER_ADDR" in m
+              and "ACLSHMEMX_INIT_WITH_MPI" in m for m in messages),
+          "the library's message names the MPI job and what is missing: %s" % messages)
+    core.init(initializer_method="env")
+    # the heap is ACLSHMEM_LOCAL_MEM_SIZE's 24 MiB (the test sets it), not a default of 64 or 128
+    try:
+        shmem.aclshmem_malloc(40 << 20)
+        check(False, "40 MiB from a heap of 24 MiB")
+    except RuntimeError:
+        pass
+    block = shmem.aclshmem_malloc(20 << 20)
+    shmem.aclshmem_free(block)
 elif mode == "gloo":
     import torch
     import torch.distributed as dist

@@ -117,6 +117,24 @@ pub fn launched() -> Result<Option<Launched>> {
     }))
 }
 
+/// The error of a job without a rendezvous address. It names the launcher that was found (the job
+/// is there; the address is what is missing) and, for an MPI launcher (`mpirun` starting the
+/// program directly, which sets no address), the MPI init mode, whose bootstrap needs none.
+fn no_rendezvous(job: &Launched) -> Error {
+    let what = format!(
+        "started by {} as PE {} of {}, but no rendezvous address is set",
+        job.launcher, job.my_pe, job.n_pes
+    );
+    Error::InvalidParam(if job.mpi {
+        format!(
+            "{what}: set MASTER_ADDR and MASTER_PORT (or ACLSHMEM_IP_PORT) for every process, or \
+             initialise with ACLSHMEMX_INIT_WITH_MPI (MPI's own bootstrap, no address needed)"
+        )
+    } else {
+        format!("{what}: set MASTER_ADDR and MASTER_PORT (or ACLSHMEM_IP_PORT)")
+    })
+}
+
 /// Reads the job description; `ACLSHMEM_LOCAL_MEM_SIZE` defaults to the table's value (128 MiB).
 pub fn job_from_env() -> Result<JobEnv> {
     let job = launched()?.ok_or_else(|| {
@@ -126,11 +144,10 @@ pub fn job_from_env() -> Result<JobEnv> {
                 .into(),
         )
     })?;
-    let ip_port = job.rendezvous.ok_or_else(|| {
-        Error::InvalidParam(
-            "no rendezvous address: set ACLSHMEM_IP_PORT (or MASTER_ADDR and MASTER_PORT)".into(),
-        )
-    })?;
+    let ip_port = match job.rendezvous {
+        Some(ref url) => url.clone(),
+        None => return Err(no_rendezvous(&job)),
+    };
     let local_mem_size = config::ACLSHMEM_LOCAL_MEM_SIZE.value()?;
     Ok(JobEnv {
         my_pe: job.my_pe,
