@@ -776,6 +776,39 @@ fn killed_node_during_quiet_and_waits() {
     lost_node("killed_node_during_quiet_and_waits", Loss::KilledInQuiet);
 }
 
+/// Starts `pe_tests scenario` with one PE per node of `c` in the background, with UCX over tcp,
+/// the config store's failure detection off and `ACLSHMEM_UCX_TIMEOUT=3s` (the UCX limit is then
+/// what ends a wait towards a lost node), waits until PE 0 printed its `JOB_ID` line, and takes
+/// node 1's link down.
+fn start_then_cut_node_1(test: &str, c: &Cluster, scenario: &str, timeout: Duration) -> common::Background {
+    let exe = common::compile_c("pe_tests");
+    let rsh = format!("bash {} rsh", c.script.display());
+    let args: Vec<std::ffi::OsString> = vec![
+        "--hosts".into(),
+        c.hosts(1).into(),
+        "--rsh".into(),
+        rsh.into(),
+        exe.into_os_string(),
+        scenario.into(),
+    ];
+    let env = [
+        ("UCX_TLS", "tcp"),
+        ("ACLSHMEM_HEARTBEAT_TIMEOUT", "0"),
+        ("ACLSHMEM_UCX_TIMEOUT", "3s"),
+        bridge_env(),
+    ];
+    let mut job = common::Background::start(c.nodes.len(), &args, &env, timeout);
+    let seen = job.wait_line(Duration::from_secs(25), |l| l.starts_with("JOB_ID "));
+    assert!(seen.is_some(), "{test}: the job did not start within 25 s");
+    let node = &c.nodes[1];
+    let st = Command::new("ip")
+        .args(["-n", node, "link", "set", "eth0", "down"])
+        .status()
+        .expect("ip link set down");
+    assert!(st.success(), "{test}: cannot take {node}'s link down");
+    job
+}
+
 /// The UCX wait limit on its own: with the config store's failure detection off
 /// (`ACLSHMEM_HEARTBEAT_TIMEOUT=0`), a node whose link goes down while its peers are in quiet and
 /// signal waits (`pe_tests quiet_waits`, 4 nodes x 1 PE) makes the blocking UCX waits towards it
@@ -787,31 +820,7 @@ fn ucx_wait_limit_reports_an_unreachable_node() {
     let _g = CLUSTER.lock().unwrap_or_else(|e| e.into_inner());
     let test = "ucx_wait_limit_reports_an_unreachable_node";
     let Some(c) = Cluster::up(test, 4) else { return };
-    let exe = common::compile_c("pe_tests");
-    let rsh = format!("bash {} rsh", c.script.display());
-    let args: Vec<std::ffi::OsString> = vec![
-        "--hosts".into(),
-        c.hosts(1).into(),
-        "--rsh".into(),
-        rsh.into(),
-        exe.into_os_string(),
-        "quiet_waits".into(),
-    ];
-    let env = [
-        ("UCX_TLS", "tcp"),
-        ("ACLSHMEM_HEARTBEAT_TIMEOUT", "0"),
-        ("ACLSHMEM_UCX_TIMEOUT", "3s"),
-        bridge_env(),
-    ];
-    let mut job = common::Background::start(4, &args, &env, Duration::from_secs(30));
-    let seen = job.wait_line(Duration::from_secs(25), |l| l.starts_with("JOB_ID "));
-    assert!(seen.is_some(), "{test}: the job did not start within 25 s");
-    let node = &c.nodes[1];
-    let st = Command::new("ip")
-        .args(["-n", node, "link", "set", "eth0", "down"])
-        .status()
-        .expect("ip link set down");
-    assert!(st.success(), "{test}: cannot take {node}'s link down");
+    let mut job = start_then_cut_node_1(test, &c, "quiet_waits", Duration::from_secs(30));
     // the error is what this test is about: once a PE has logged it, the job is stopped (its
     // PEs would wait for the launcher's --timeout, 30 s, for signals that never come)
     let seen = job.wait_line(Duration::from_secs(45), |l| {
@@ -860,31 +869,7 @@ fn calls_after_a_ucx_timeout_fail_at_once() {
     let _g = CLUSTER.lock().unwrap_or_else(|e| e.into_inner());
     let test = "calls_after_a_ucx_timeout_fail_at_once";
     let Some(c) = Cluster::up(test, 2) else { return };
-    let exe = common::compile_c("pe_tests");
-    let rsh = format!("bash {} rsh", c.script.display());
-    let args: Vec<std::ffi::OsString> = vec![
-        "--hosts".into(),
-        c.hosts(1).into(),
-        "--rsh".into(),
-        rsh.into(),
-        exe.into_os_string(),
-        "get_loop".into(),
-    ];
-    let env = [
-        ("UCX_TLS", "tcp"),
-        ("ACLSHMEM_HEARTBEAT_TIMEOUT", "0"),
-        ("ACLSHMEM_UCX_TIMEOUT", "3s"),
-        bridge_env(),
-    ];
-    let mut job = common::Background::start(2, &args, &env, Duration::from_secs(60));
-    let seen = job.wait_line(Duration::from_secs(25), |l| l.starts_with("JOB_ID "));
-    assert!(seen.is_some(), "{test}: the job did not start within 25 s");
-    let node = &c.nodes[1];
-    let st = Command::new("ip")
-        .args(["-n", node, "link", "set", "eth0", "down"])
-        .status()
-        .expect("ip link set down");
-    assert!(st.success(), "{test}: cannot take {node}'s link down");
+    let mut job = start_then_cut_node_1(test, &c, "get_loop", Duration::from_secs(60));
     let done = job.wait_line(Duration::from_secs(40), |l| l.contains("GET_LOOP_DONE"));
     // the PEs wait on (the last one for a word never set): the job is stopped here
     common::stop_launcher(&mut job.child);
