@@ -124,7 +124,7 @@ impl Drop for ShmCleanup {
     fn drop(&mut self) {
         for path in remove_with_prefix(Path::new(SHM_DIR), &self.prefix) {
             if self.verbose {
-                eprintln!("aclshmrun: removed leftover {}", path.display());
+                say!("aclshmrun: removed leftover {}", path.display());
             }
         }
     }

@@ -31,7 +31,7 @@ pub fn run(args: &Args) -> i32 {
     if let Some(hosts) = &args.hosts
         && hosts.slots() < u64::from(args.np)
     {
-        eprintln!(
+        say!(
             "aclshmrun: --hosts gives {} PE slot(s) for {} PEs",
             hosts.slots(),
             args.np
@@ -41,14 +41,14 @@ pub fn run(args: &Args) -> i32 {
     let addr = match store_addr(args) {
         Ok(a) => a,
         Err(e) => {
-            eprintln!("aclshmrun: {e}");
+            say!("aclshmrun: {e}");
             return LAUNCHER_ERROR_STATUS;
         }
     };
     let mut job = match Job::new(args.np, addr, args.port, args.mem_size) {
         Ok(job) => job,
         Err(e) => {
-            eprintln!("aclshmrun: {e}");
+            say!("aclshmrun: {e}");
             return LAUNCHER_ERROR_STATUS;
         }
     };
@@ -61,7 +61,7 @@ pub fn run(args: &Args) -> i32 {
         STALE_AGE,
     ) {
         if args.verbose {
-            eprintln!("aclshmrun: removed {} (left by an earlier job)", p.display());
+            say!("aclshmrun: removed {} (left by an earlier job)", p.display());
         }
     }
     // removes the job's objects on every remote host at the end (registered before the local
@@ -72,12 +72,12 @@ pub fn run(args: &Args) -> i32 {
     let mut sup = match Supervisor::new(args.verbose) {
         Ok(sup) => sup,
         Err(e) => {
-            eprintln!("aclshmrun: cannot install signal handlers: {e}");
+            say!("aclshmrun: cannot install signal handlers: {e}");
             return LAUNCHER_ERROR_STATUS;
         }
     };
     if args.verbose {
-        eprintln!(
+        say!(
             "aclshmrun: job {}: {} PEs, config store {}",
             job.job_id,
             job.n_pes,
@@ -117,10 +117,10 @@ fn start_pe(
         _ => pe_command(&args.command, job, rank, readers.is_some()),
     };
     if args.verbose {
-        eprintln!("aclshmrun: PE {rank}: {}", describe(job, rank, &args.command));
+        say!("aclshmrun: PE {rank}: {}", describe(job, rank, &args.command));
     }
     let child = sup.spawn(rank, &mut cmd).map_err(|e| {
-        eprintln!(
+        say!(
             "aclshmrun: cannot start PE {rank}: {}: {e}",
             args.command[0].to_string_lossy()
         );
@@ -131,14 +131,14 @@ fn start_pe(
     };
     let pipes = (child.stdout.take(), child.stderr.take());
     let (Some(out), Some(err)) = pipes else {
-        eprintln!("aclshmrun: PE {rank}: output pipes missing");
+        say!("aclshmrun: PE {rank}: output pipes missing");
         return Err(LAUNCHER_ERROR_STATUS);
     };
     readers
         .spawn(rank, Dest::Stdout, out)
         .and_then(|()| readers.spawn(rank, Dest::Stderr, err))
         .map_err(|e| {
-            eprintln!("aclshmrun: cannot start output thread for PE {rank}: {e}");
+            say!("aclshmrun: cannot start output thread for PE {rank}: {e}");
             LAUNCHER_ERROR_STATUS
         })
 }

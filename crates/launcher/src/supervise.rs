@@ -162,7 +162,7 @@ impl Supervisor {
                 return self.stop_on_signal(sig);
             }
             if let Some(failure) = failure {
-                eprintln!("aclshmrun: {failure}");
+                say!("aclshmrun: {failure}");
                 self.settle(SETTLE);
                 self.shutdown();
                 return failure.status.exit_code();
@@ -173,7 +173,7 @@ impl Supervisor {
             if let Some(limit) = timeout
                 && start.elapsed() >= limit
             {
-                eprintln!(
+                say!(
                     "aclshmrun: timeout after {} s, killing {} PEs",
                     limit.as_secs(),
                     self.running()
@@ -188,8 +188,8 @@ impl Supervisor {
     /// Terminates the job because the launcher received `sig`; returns 128+sig.
     pub fn stop_on_signal(&mut self, sig: i32) -> i32 {
         match self.running() {
-            0 => eprintln!("aclshmrun: received {}", describe_signal(sig)),
-            n => eprintln!(
+            0 => say!("aclshmrun: received {}", describe_signal(sig)),
+            n => say!(
                 "aclshmrun: received {}, terminating {n} PEs",
                 describe_signal(sig)
             ),
@@ -206,15 +206,15 @@ impl Supervisor {
                 Ok(None) => continue,
                 Ok(Some(status)) => Status::from_exit(status),
                 Err(e) => {
-                    eprintln!("aclshmrun: cannot wait for PE {}: {e}", pe.rank);
+                    say!("aclshmrun: cannot wait for PE {}: {e}", pe.rank);
                     Some(Status::Unknown)
                 }
             };
             pe.running = false;
             if self.verbose {
                 match status {
-                    None => eprintln!("aclshmrun: PE {} exited with status 0", pe.rank),
-                    Some(status) => eprintln!(
+                    None => say!("aclshmrun: PE {} exited with status 0", pe.rank),
+                    Some(status) => say!(
                         "aclshmrun: {}",
                         Failure {
                             rank: pe.rank,
@@ -269,7 +269,7 @@ impl Supervisor {
     fn kill_all(&mut self) {
         for pe in self.pes.iter_mut().filter(|pe| pe.running) {
             if self.verbose {
-                eprintln!("aclshmrun: PE {} still running, sending SIGKILL", pe.rank);
+                say!("aclshmrun: PE {} still running, sending SIGKILL", pe.rank);
             }
             let _ = pe.child.kill();
             let _ = pe.child.wait();

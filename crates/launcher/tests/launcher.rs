@@ -574,3 +574,26 @@ fn bad_input_gives_clear_errors() {
         r.stderr
     );
 }
+
+/// The launcher's own stderr (and stdout) a closed pipe, as in `aclshmrun ... 2>&1 | head`: the
+/// job's status still comes out (its messages panicked on EPIPE and the status became 101).
+#[test]
+fn closed_output_pipes_keep_the_status() {
+    let dir = Scratch::new("epipe");
+    for (script, want) in [
+        (r#"if [ "$RANK" = 1 ]; then exit 5; fi; exec sleep 30"#, 5),
+        (
+            r#"if [ "$RANK" = 1 ]; then kill -9 $$; fi; exec sleep 30"#,
+            128 + 9,
+        ),
+    ] {
+        let mut cmd = launcher(&["-n", "2", "--timeout", "20", "sh", "-c", script], dir.path());
+        cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
+        let mut child = cmd.spawn().expect("start aclshmrun");
+        // both read ends closed before anything is written
+        drop(child.stdout.take());
+        drop(child.stderr.take());
+        let status = child.wait().expect("wait for aclshmrun");
+        assert_eq!(status.code(), Some(want), "{script}");
+    }
+}
