@@ -161,9 +161,12 @@ impl Supervisor {
             if let Some(sig) = self.pending_signal() {
                 return self.stop_on_signal(sig);
             }
-            if let Some(failure) = failure {
+            if let Some(mut failure) = failure {
+                // the PEs that end meanwhile may show the real cause: a PE that the library ended
+                // with status 1 for losing a peer can be reaped before that peer, which was still
+                // running its exit (its own status, 5 say, came a poll later)
+                self.settle(SETTLE, &mut failure);
                 say!("aclshmrun: {failure}");
-                self.settle(SETTLE);
                 self.shutdown();
                 return failure.status.exit_code();
             }
@@ -238,12 +241,16 @@ impl Supervisor {
     }
 
     /// Waits up to `limit` for the running PEs to end by themselves (less if a termination signal
-    /// arrives).
-    fn settle(&mut self, limit: Duration) {
+    /// arrives); a failure among them that is likelier the job's cause than `failure`
+    /// (`cause_rank`) replaces it.
+    fn settle(&mut self, limit: Duration, failure: &mut Failure) {
         let deadline = Instant::now() + limit;
         while self.running() > 0 && Instant::now() < deadline && self.pending_signal().is_none() {
             sleep(POLL);
-            let _ = self.reap();
+            let later = self.reap();
+            if cause_rank(&later) > cause_rank(&Some(*failure)) {
+                *failure = later.expect("a ranked failure");
+            }
         }
     }
 
@@ -354,6 +361,19 @@ mod tests {
         all_ended(&sup);
         let f = sup.reap().expect("a failure");
         assert_eq!((f.rank, f.status), (2, Status::Exited(3)));
+    }
+
+    /// PE 0 ends with status 1 (the library ended it for losing PE 1) a moment before PE 1, which
+    /// was still running its exit with status 5: the job's status is PE 1's (it was PE 0's when
+    /// PE 0 was reaped in an earlier poll, about one run in twenty).
+    #[test]
+    fn a_cause_that_ends_a_moment_after_its_consequence_is_the_jobs_status() {
+        let mut sup = Supervisor::new(false).expect("signal handlers");
+        sup.spawn(0, Command::new("sh").args(["-c", "exit 1"]))
+            .expect("sh");
+        sup.spawn(1, Command::new("sh").args(["-c", "sleep 0.3; exit 5"]))
+            .expect("sh");
+        assert_eq!(sup.wait(Some(Duration::from_secs(20))), 5);
     }
 
     /// Waits until every PE of `sup` has ended (a zombie, not reaped yet).
