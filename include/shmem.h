@@ -7235,6 +7235,16 @@ ACLSHMEM_HOST_API void aclshmemx_putmem_signal_nbi(void *dst, void *src, size_t 
 ACLSHMEM_HOST_API void aclshmem_signal_wait_until(int32_t *sig_addr, int cmp, int32_t cmp_val);
 
 /**
+ * `aclshmem_double_put_signal` under the misspelled name the original header's alias
+ * `shmem_put_double_mem_signal` expands to (spec 14-A2: the original exports no such symbol, so
+ * a program using that alias failed to link; this library exports it, an extension).
+ *
+ * # Safety
+ * As `aclshmem_double_put_signal`.
+ */
+ACLSHMEM_HOST_API void aclshmem_doubl_put_signal(double *dst, double *src, size_t elem_size, uint8_t *sig_addr, int32_t signal, int sig_op, int pe);
+
+/**
  * Copies `elem_size` **elements** of `float` from local `src` to symmetric `dst` on PE `pe`, then
  * updates the 32-bit signal word at symmetric `sig_addr` on PE `pe` with `signal`. Blocking.
  * The data is in PE `pe`'s memory before the signal word changes (release ordering): a PE

@@ -88,3 +88,25 @@ pub unsafe extern "C" fn aclshmem_signal_wait_until(sig_addr: *mut i32, cmp: c_i
         unsafe { p2p::signal_wait_until(sig_addr, "sig_addr", Cmp::from_c(cmp)?, cmp_val) }
     })
 }
+
+/// `aclshmem_double_put_signal` under the misspelled name the original header's alias
+/// `shmem_put_double_mem_signal` expands to (spec 14-A2: the original exports no such symbol, so
+/// a program using that alias failed to link; this library exports it, an extension).
+///
+/// # Safety
+/// As `aclshmem_double_put_signal`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclshmem_doubl_put_signal(
+    dst: *mut f64,
+    src: *mut f64,
+    elem_size: usize,
+    sig_addr: *mut u8,
+    signal: i32,
+    sig_op: c_int,
+    pe: c_int,
+) {
+    // SAFETY: the same contract as the function it forwards to.
+    unsafe {
+        super::signal_typed::aclshmem_double_put_signal(dst, src, elem_size, sig_addr, signal, sig_op, pe)
+    }
+}

@@ -62,10 +62,11 @@ static void *sym_calloc(size_t n, size_t size)
 
 /* ------------------------------------------------------------------------------------------ */
 /* Every put-with-signal family behind one dispatcher: 11 typed x {blocking, nbi}, 5 sized x    */
-/* {blocking, nbi}, putmem x {blocking, nbi}. `bytes` must be a multiple of 16.                 */
+/* {blocking, nbi}, putmem x {blocking, nbi}, and the original's alias shmem_put_double_mem_signal */
+/* (spec 14-A2: its misspelled target is exported here). `bytes` must be a multiple of 16.     */
 /* ------------------------------------------------------------------------------------------ */
 
-#define NFAM 34
+#define NFAM 35
 
 static const char *const g_fam_names[NFAM] = {
     "float_put_signal",  "float_put_signal_nbi",  "double_put_signal", "double_put_signal_nbi",
@@ -76,7 +77,7 @@ static const char *const g_fam_names[NFAM] = {
     "char_put_signal",   "char_put_signal_nbi",   "put8_signal",       "put8_signal_nbi",
     "put16_signal",      "put16_signal_nbi",      "put32_signal",      "put32_signal_nbi",
     "put64_signal",      "put64_signal_nbi",      "put128_signal",     "put128_signal_nbi",
-    "putmem_signal",     "putmem_signal_nbi",
+    "putmem_signal",     "putmem_signal_nbi",     "shmem_put_double_mem_signal",
 };
 
 static int fam_is_nbi(int f)
@@ -124,6 +125,10 @@ static void put_signal_fam(int f, void *dst, void *src, size_t bytes, void *sig,
         break;
     case 33:
         aclshmemx_putmem_signal_nbi(dst, src, bytes, sig, signal, op, pe);
+        break;
+    case 34:
+        shmem_put_double_mem_signal((double *)dst, (double *)src, bytes / sizeof(double), (uint8_t *)sig, signal, op,
+                                    pe);
         break;
     default:
         fail("bad family %d", f);
