@@ -29,7 +29,6 @@
 //! `unsafe`: sysconf, prctl and sched_getcpu through libc, and the CPU tables, which are words of
 //! shared memory that [`share_cpu_table`]'s caller keeps mapped while they are registered.
 
-use std::cell::Cell;
 use std::sync::RwLock;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -44,7 +43,7 @@ const MAX_SLEEP: Duration = Duration::from_micros(500);
 /// calls.
 const LOOK_EVERY: u32 = 8;
 /// A wait that has spun this many rounds looks whether another PE of its node was last seen on
-/// its CPU (a thread whose previous look found one looks at its first round). Later than a
+/// its CPU (at its first round when the previous look of the process found one). Later than a
 /// hand-off between two running PEs takes (0.1–0.3 µs on the 2-core VM, where a spin round is a
 /// `pause` of about 10 ns), so a wait on a quiet node rarely pays for the look; early enough
 /// that sharing a CPU costs little more than the switch to the peer (about 2 µs).
@@ -87,11 +86,12 @@ static BOARDS: RwLock<Vec<Board>> = RwLock::new(Vec::new());
 /// Whether [`BOARDS`] has any table: waits skip the look (and its lock) when not.
 static BOARDED: AtomicBool = AtomicBool::new(false);
 
-thread_local! {
-    /// The verdict of this thread's last look at the CPU tables: its next wait looks at its first
-    /// round instead of at [`CPU_LOOK_AT`], so PEs that keep sharing a CPU hand over at once.
-    static CROWDED: Cell<bool> = const { Cell::new(false) };
-}
+/// The verdict of the process's last look at the CPU tables: its next wait looks at its first
+/// round instead of at [`CPU_LOOK_AT`], so PEs that keep sharing a CPU hand over at once. One
+/// for the process, not one per thread: a thread-local costs a call (`__tls_get_addr`) in a
+/// shared library, on the first round of every wait that waits, and a PE's waits mostly run on
+/// one thread; a wrong hint costs one early look.
+static CROWDED: AtomicBool = AtomicBool::new(false);
 
 /// A registered CPU table ([`share_cpu_table`]); unregistered when dropped.
 #[derive(Debug)]
@@ -146,7 +146,7 @@ fn publish_cpu(word: &AtomicU32, seen: u32) {
 /// The look of a wait: publishes the CPU the calling thread runs on in every registered table
 /// (unless it is one of the library's own threads, whose CPU says nothing about where the PE's
 /// program runs) and says whether another PE of a table was last seen on that CPU. Remembered
-/// as the thread's verdict ([`CROWDED`]). About 20 ns with one table of 2 PEs (`sched_getcpu`
+/// as the process's verdict ([`CROWDED`]). About 20 ns with one table of 2 PEs (`sched_getcpu`
 /// reads the CPU from the kernel's rseq area).
 #[cold]
 fn look_at_cpus() -> bool {
@@ -169,7 +169,7 @@ fn look_at_cpus() -> bool {
         crowded |= shares_cpu(words, b.me, seen);
     }
     drop(boards);
-    CROWDED.with(|c| c.set(crowded));
+    CROWDED.store(crowded, Ordering::Relaxed);
     crowded
 }
 
@@ -235,9 +235,9 @@ impl Backoff {
     /// Waits a little; the waits grow as described in the module documentation.
     ///
     /// The CPU tables are looked at (the thread's CPU published, the other PEs' read) at round
-    /// [`CPU_LOOK_AT`] of the first spins (at round 0 when the thread's previous look found a PE
-    /// on its CPU), then at every look past the spins, which comes every [`LOOK_EVERY`] calls
-    /// (every few yields) and at every sleep: a PE that moved is seen moved by its next look. Not
+    /// [`CPU_LOOK_AT`] of the first spins (at round 0 when the previous look of the process found
+    /// a PE on its CPU), then at every look past the spins, which comes every [`LOOK_EVERY`]
+    /// calls (every few yields) and at every sleep: a PE that moved is seen moved by its next look. Not
     /// when the node is oversubscribed: then every wait yields early anyway. A word goes stale
     /// while its PE computes outside the library or waits without looking (a wait that ends
     /// within its first spins); what that costs:
@@ -305,12 +305,12 @@ impl Backoff {
     }
 
     /// Whether this round of the first spins is the one to look at the CPU tables: round
-    /// [`CPU_LOOK_AT`], or round 0 when the thread's last look found a PE on its CPU.
+    /// [`CPU_LOOK_AT`], or round 0 when the last look of the process found a PE on its CPU.
     #[inline]
     fn cpu_look_due(&self) -> bool {
         match self.rounds {
             CPU_LOOK_AT => BOARDED.load(Ordering::Relaxed),
-            0 => BOARDED.load(Ordering::Relaxed) && CROWDED.with(Cell::get),
+            0 => BOARDED.load(Ordering::Relaxed) && CROWDED.load(Ordering::Relaxed),
             _ => false,
         }
     }
@@ -500,7 +500,7 @@ mod tests {
 
     fn a_wait_sharing_its_cpu_with_a_peer_yields_at_once() {
         OVERSUBSCRIBED.store(false, Ordering::Relaxed);
-        CROWDED.with(|c| c.set(false));
+        CROWDED.store(false, Ordering::Relaxed);
         let words = crowded_table();
         // SAFETY: `words` outlives the guard.
         let table = unsafe { share_cpu_table(words.as_ptr(), words.len(), 0) };
@@ -513,7 +513,7 @@ mod tests {
         b.snooze();
         assert!(b.crowded && matches!(b.phase, Phase::Yield), "{b:?}");
         assert_ne!(words[0].load(Ordering::Relaxed), 0);
-        // the thread's next wait looks at its first round
+        // the next wait looks at its first round
         let mut b = Backoff::new();
         b.snooze();
         assert!(b.crowded && matches!(b.phase, Phase::Yield), "{b:?}");
@@ -533,15 +533,15 @@ mod tests {
 
     fn a_wait_whose_peers_are_elsewhere_spins() {
         OVERSUBSCRIBED.store(false, Ordering::Relaxed);
-        // the thread's last look found a peer on its CPU (the check above): this wait looks at
+        // the last look found a peer on its CPU (the check above): this wait looks at
         // once, finds none (the peer's word not known yet), and spins on
-        assert!(CROWDED.with(Cell::get));
+        assert!(CROWDED.load(Ordering::Relaxed));
         let words: Vec<AtomicU32> = (0..2).map(|_| AtomicU32::new(0)).collect();
         // SAFETY: `words` outlives the guard.
         let table = unsafe { share_cpu_table(words.as_ptr(), words.len(), 1) };
         let mut b = Backoff::new();
         b.snooze();
-        assert!(!CROWDED.with(Cell::get));
+        assert!(!CROWDED.load(Ordering::Relaxed));
         assert_ne!(words[1].load(Ordering::Relaxed), 0);
         for _ in 0..SPINS {
             b.snooze();
@@ -555,7 +555,7 @@ mod tests {
 
     fn oversubscribed_waits_do_not_look() {
         OVERSUBSCRIBED.store(true, Ordering::Relaxed);
-        CROWDED.with(|c| c.set(true));
+        CROWDED.store(true, Ordering::Relaxed);
         let words = crowded_table();
         // SAFETY: `words` outlives the guard.
         let table = unsafe { share_cpu_table(words.as_ptr(), words.len(), 0) };
