@@ -394,6 +394,10 @@ fn oshrun_accepts_open_mpi_options_and_oshcc_showme() {
         .args([
             "--allow-run-as-root",
             "--oversubscribe",
+            "--map-by",
+            "slot",
+            "--bind-to",
+            "core",
             "-np",
             "2",
             "--timeout",

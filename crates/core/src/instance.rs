@@ -29,6 +29,9 @@ pub struct Instance {
     heap_size: usize,
     job: String,
     boot: Box<dyn Bootstrap>,
+    /// This instance's CPU table as registered with the waits (declared before the heaps, so it
+    /// is unregistered before they are unmapped: [`share_cpus`]).
+    cpus: crate::wait::CpuTable,
     /// Which transport reaches each PE (declared before the heaps, so it is dropped first: UCX
     /// unregisters the heaps before they are unmapped).
     routes: Routes,
@@ -141,13 +144,15 @@ fn lay_out(a: &mut crate::heap::allocator::Allocator, buffers: usize) -> Result<
     a.alloc(SIGNAL_WORD_SIZE, 16).ok_or_else(fail)?;
     let sync_pool = a.alloc(SYNC_POOL_SIZE as u64, 64).ok_or_else(fail)? as usize;
     let sync_counters = a.alloc(SYNC_COUNTERS_SIZE as u64, 64).ok_or_else(fail)? as usize;
-    // the rings, the split mailbox (`team_table::SPLIT_AREA`, at `Instance::splits`), then the
-    // departure notices (`team_table::DEPART_AREA`, at `Instance::departures`)
+    // the rings, the split mailbox (`team_table::SPLIT_AREA`, at `Instance::splits`), the
+    // departure notices (`team_table::DEPART_AREA`, at `Instance::departures`), then the node's
+    // CPU table (`wait::CPU_AREA`, at `Instance::cpu_table`)
     use crate::team_table::{DEPART_AREA, RINGS_BYTES, SPLIT_AREA};
+    use crate::wait::CPU_AREA;
     let rings = a
-        .alloc((RINGS_BYTES + SPLIT_AREA + DEPART_AREA) as u64, 64)
+        .alloc((RINGS_BYTES + SPLIT_AREA + DEPART_AREA + CPU_AREA) as u64, 64)
         .ok_or_else(fail)? as usize;
-    let internal_end = rings + RINGS_BYTES + SPLIT_AREA + DEPART_AREA;
+    let internal_end = rings + RINGS_BYTES + SPLIT_AREA + DEPART_AREA + CPU_AREA;
     let buffers = if buffers == 0 {
         internal_end
     } else {
@@ -194,6 +199,36 @@ pub(crate) fn reserve_internal(device: &mut SymmetricHeap, buffers: usize) -> Re
     let l = lay_out(&mut device.alloc.locked(), buffers)?;
     device.reserve_front(l.internal_end);
     Ok(l)
+}
+
+/// Offset of the CPU table in a device heap whose rings are at `rings` (after the rings, the
+/// split mailbox and the departure notices: [`lay_out`]).
+fn cpu_table_at(rings: usize) -> usize {
+    use crate::team_table::{DEPART_AREA, RINGS_BYTES, SPLIT_AREA};
+    rings + RINGS_BYTES + SPLIT_AREA + DEPART_AREA
+}
+
+/// Registers this node's CPU table with the waits (`wait::share_cpu_table`): the words at
+/// `table` in the device heap of the node's first PE, one per PE of the node in PE order. Every
+/// PE of a node maps that heap (peers on one node always share memory, whatever transport they
+/// use), so the table needs no message. With one PE on the node, or if the first PE's heap is
+/// not mapped here, nothing is registered.
+fn share_cpus(device: &SymmetricHeap, table: usize, my_pe: usize, nodes: &[usize]) -> crate::wait::CpuTable {
+    let node = nodes.get(my_pe).copied();
+    let local: Vec<usize> = (0..nodes.len())
+        .filter(|&pe| nodes.get(pe).copied() == node)
+        .collect();
+    let me = local.iter().position(|&pe| pe == my_pe).unwrap_or(usize::MAX);
+    let words = local
+        .first()
+        .and_then(|&first| device.mapped_addr(table, first))
+        .map_or(std::ptr::null(), |p| p as *const std::sync::atomic::AtomicU32);
+    // SAFETY: the table lies in the reserved region of the first PE's device heap (`lay_out`
+    // keeps CPU_AREA bytes, 4 bytes per possible PE, 64-byte aligned), which stays mapped here
+    // until `device` is dropped; the instance drops the returned guard first
+    // (`Instance::into_bootstrap`, and the field order). Every PE writes its word with atomic
+    // stores only.
+    unsafe { crate::wait::share_cpu_table(words, local.len(), me) }
 }
 
 /// The engines of the UB configuration setters, in `ub_config` order.
@@ -375,7 +410,9 @@ impl Instance {
                 .filter(|&pe| p.nodes.get(pe).copied() == my_node)
                 .all(|pe| p.device.direct_addr(0, pe).is_some());
         let teams = crate::team_table::Teams::new(p.my_pe, p.n_pes);
+        let cpus = share_cpus(&p.device, cpu_table_at(p.rings), p.my_pe, &p.nodes);
         Instance {
+            cpus,
             id: p.id,
             my_pe: p.my_pe,
             n_pes: p.n_pes,
@@ -411,13 +448,15 @@ impl Instance {
     pub(crate) fn into_bootstrap(self) -> Box<dyn Bootstrap> {
         let Instance {
             boot,
+            cpus,
             device,
             host,
             routes,
             ..
         } = self;
-        // transports first: UCX unregisters the heaps before they are unmapped
-        drop((routes, device, host));
+        // the waits stop reading the CPU table first; then the transports: UCX unregisters the
+        // heaps before they are unmapped
+        drop((cpus, routes, device, host));
         boot
     }
 

@@ -70,14 +70,15 @@ pub const BIG_SLOT_BYTES: usize = 32 * (8 + BIG_MAX);
 pub const BIG_OFFSET: usize = DEEP_OFFSET + WIDE_SLOTS * DEEP_SLOT_BYTES;
 /// Bytes of the wide, deep and big rings in each PE's reserved region.
 pub const RINGS_BYTES: usize = BIG_OFFSET + BIG_SLOTS * BIG_SLOT_BYTES;
-/// The reserved region (signal word, sync pool, counters, wide rings) stays inside the extra
-/// space the heap gets on top of `local_mem_size`.
+/// The reserved region (signal word, sync pool, counters, wide rings, split mailbox, departure
+/// notices, CPU table) stays inside the extra space the heap gets on top of `local_mem_size`.
 const _: () = assert!(
     64 + aclshmem_abi::SYNC_POOL_SIZE
         + aclshmem_abi::SYNC_COUNTERS_SIZE
         + RINGS_BYTES
         + SPLIT_AREA
         + DEPART_AREA
+        + crate::wait::CPU_AREA
         <= aclshmem_abi::ACLSHMEM_EXTRA_SIZE as usize
 );
 

@@ -79,6 +79,13 @@ pub struct Args {
     #[arg(short, long)]
     pub verbose: bool,
 
+    /// core: bind the i-th PE started on this machine to the i-th CPU aclshmrun may run on, when
+    /// they fit (else no binding, with a note), as Open MPI's --bind-to core; none (default): the
+    /// kernel places the PEs. Concurrent jobs with core bind their PEs to the same CPUs: give each
+    /// its own set (taskset -c 2,3 aclshmrun --bind-to core ...)
+    #[arg(long, value_name = "core|none", default_value = "none")]
+    pub bind_to: Bind,
+
     /// The program to run, followed by its arguments (passed through untouched)
     #[arg(
         value_name = "PROG",
@@ -87,6 +94,15 @@ pub struct Args {
         trailing_var_arg = true
     )]
     pub command: Vec<OsString>,
+}
+
+/// `--bind-to`: whether the launcher binds the PEs it starts to CPUs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Bind {
+    /// The kernel places the PEs (and moves them).
+    None,
+    /// One CPU per PE of this machine, when they fit.
+    Core,
 }
 
 /// Options of `aclshmrun` that take a separate value argument.
@@ -99,6 +115,7 @@ const VALUE_OPTIONS: &[&str] = &[
     "--mem-size",
     "--hosts",
     "--rsh",
+    "--bind-to",
 ];
 
 /// `--hosts h1:2,h2:2`: host names and PE counts, in order.

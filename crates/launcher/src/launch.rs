@@ -11,7 +11,7 @@ use std::time::Duration;
 const STALE_AGE: Duration = Duration::from_secs(30);
 
 use crate::cleanup::ShmCleanup;
-use crate::cli::Args;
+use crate::cli::{Args, Bind};
 use crate::job::{Job, TOKEN_VAR, Token};
 use crate::output::{Dest, Readers};
 use crate::supervise::Supervisor;
@@ -84,9 +84,14 @@ pub fn run(args: &Args) -> i32 {
             job.url()
         );
     }
+    let cpus = match args.bind_to {
+        Bind::Core => bind_plan(&job, args.verbose),
+        Bind::None => Vec::new(),
+    };
     let mut readers = args.tag_output.then(Readers::new);
     for rank in 0..job.n_pes {
-        if let Err(code) = start_pe(&mut sup, readers.as_mut(), &job, args, rank) {
+        let cpu = cpus.get(rank as usize).copied().flatten();
+        if let Err(code) = start_pe(&mut sup, readers.as_mut(), &job, args, rank, cpu) {
             sup.shutdown();
             return code;
         }
@@ -109,6 +114,7 @@ fn start_pe(
     job: &Job,
     args: &Args,
     rank: u32,
+    cpu: Option<usize>,
 ) -> Result<(), i32> {
     let mut cmd = match job.place(rank) {
         (Some(host), _, _) if !job.on_this_machine(host) => {
@@ -116,8 +122,15 @@ fn start_pe(
         }
         _ => pe_command(&args.command, job, rank, readers.is_some()),
     };
+    if let Some(cpu) = cpu {
+        bind_to_cpu(&mut cmd, cpu);
+    }
     if args.verbose {
-        say!("aclshmrun: PE {rank}: {}", describe(job, rank, &args.command));
+        let bound = cpu.map_or(String::new(), |c| format!(" (bound to CPU {c})"));
+        say!(
+            "aclshmrun: PE {rank}{bound}: {}",
+            describe(job, rank, &args.command)
+        );
     }
     let child = sup.spawn(rank, &mut cmd).map_err(|e| {
         say!(
@@ -318,6 +331,85 @@ impl Drop for RemoteCleanup<'_> {
     }
 }
 
+/// `--bind-to core`: the CPU of each PE (indexed by rank; `None` for PEs started on other hosts),
+/// or nothing when this machine's PEs do not fit the CPUs the launcher may run on (then the
+/// kernel places them, as without the option, and a note says so).
+fn bind_plan(job: &Job, verbose: bool) -> Vec<Option<usize>> {
+    let here: Vec<bool> = (0..job.n_pes)
+        .map(|rank| match job.place(rank) {
+            (Some(host), _, _) => job.on_this_machine(host),
+            (None, _, _) => true,
+        })
+        .collect();
+    let allowed = allowed_cpus();
+    match assign_cpus(&here, &allowed) {
+        Some(plan) => {
+            if verbose {
+                say!("aclshmrun: --bind-to core: one CPU per PE of this machine, of {allowed:?}");
+            }
+            plan
+        }
+        None => {
+            say!(
+                "aclshmrun: --bind-to core: {} PEs on this machine but {} CPUs to bind them to: not binding",
+                here.iter().filter(|&&h| h).count(),
+                allowed.len()
+            );
+            Vec::new()
+        }
+    }
+}
+
+/// The CPUs of the PEs marked in `here` (by rank): the i-th of them gets `allowed[i]`; `None`
+/// when they outnumber `allowed` (binding two PEs to one CPU would keep the kernel from moving
+/// one to a CPU that has become idle).
+fn assign_cpus(here: &[bool], allowed: &[usize]) -> Option<Vec<Option<usize>>> {
+    if here.iter().filter(|&&h| h).count() > allowed.len() {
+        return None;
+    }
+    let mut next = allowed.iter().copied();
+    Some(here.iter().map(|&h| if h { next.next() } else { None }).collect())
+}
+
+/// The CPUs this process may run on (its affinity mask), in order; empty if unknown.
+fn allowed_cpus() -> Vec<usize> {
+    // SAFETY: an all-zero cpu_set_t is a valid empty set.
+    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    // SAFETY: `set` is a valid out-buffer of the size given.
+    if unsafe { libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) } != 0 {
+        return Vec::new();
+    }
+    (0..libc::CPU_SETSIZE as usize)
+        // SAFETY: `cpu` is below CPU_SETSIZE, the set's capacity.
+        .filter(|&cpu| unsafe { libc::CPU_ISSET(cpu, &set) })
+        .collect()
+}
+
+/// Binds the PE that `cmd` starts to CPU `cpu` (before its exec, so the program and every thread
+/// it makes run there).
+#[cfg(target_os = "linux")]
+fn bind_to_cpu(cmd: &mut Command, cpu: usize) {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: an all-zero cpu_set_t is a valid empty set; `cpu` comes from the launcher's own
+    // mask, so it is below CPU_SETSIZE.
+    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    // SAFETY: as above.
+    unsafe { libc::CPU_SET(cpu, &mut set) };
+    // SAFETY: the closure runs in the forked child before exec; it makes one async-signal-safe
+    // system call on a set prepared before the fork, and allocates nothing.
+    unsafe {
+        cmd.pre_exec(move || {
+            if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) != 0 {
+                return Err(io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn bind_to_cpu(_cmd: &mut Command, _cpu: usize) {}
+
 /// Asks the kernel to SIGTERM the PE if the launcher dies without cleaning up (e.g. it
 /// is SIGKILLed), so a dead launcher never leaves PEs behind.
 #[cfg(target_os = "linux")]
@@ -377,6 +469,21 @@ fn shell_quote(arg: &OsStr) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cpus_of_bound_pes() {
+        // the i-th PE of this machine gets the i-th allowed CPU; PEs of other hosts none
+        assert_eq!(assign_cpus(&[true, true], &[0, 1]), Some(vec![Some(0), Some(1)]));
+        assert_eq!(
+            assign_cpus(&[true, false, true], &[2, 5, 7]),
+            Some(vec![Some(2), None, Some(5)])
+        );
+        // more PEs here than CPUs: no binding at all
+        assert_eq!(assign_cpus(&[true, true, true], &[0, 1]), None);
+        assert_eq!(assign_cpus(&[false, false], &[]), Some(vec![None, None]));
+        // the launcher's own mask is known and not empty here
+        assert!(!allowed_cpus().is_empty());
+    }
 
     #[test]
     fn quoting() {

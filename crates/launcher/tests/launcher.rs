@@ -292,6 +292,63 @@ fn hosts_naming_this_machine_start_here() {
     assert_eq!(lines, ["rank 0 of 3", "rank 1 of 3", "rank 2 of 3"]);
 }
 
+/// `--bind-to core` binds each PE to its own CPU of the launcher's mask when they fit, and binds
+/// nothing (saying so) when they do not; without it the PEs keep the launcher's whole mask.
+#[test]
+fn bind_to_core_gives_each_pe_a_cpu_of_its_own() {
+    let dir = Scratch::new("bind");
+    let show = "echo $ACLSHMEM_MY_PE $(grep Cpus_allowed_list /proc/self/status | cut -f2)";
+    let mask = |extra: &[&str]| {
+        let mut args = vec!["-n", "2", "--timeout", "20"];
+        args.extend(extra);
+        args.extend(["sh", "-c", show]);
+        let r = run(&args, dir.path());
+        assert_eq!(r.code(), 0, "{}", r.stderr);
+        let mut lines: Vec<String> = r.stdout.lines().map(str::to_owned).collect();
+        lines.sort();
+        (lines, r.stderr)
+    };
+    let cpus = std::fs::read_to_string("/proc/self/status")
+        .unwrap()
+        .lines()
+        .find_map(|l| l.strip_prefix("Cpus_allowed_list:").map(|v| v.trim().to_owned()))
+        .unwrap();
+    let (free, _) = mask(&[]);
+    assert_eq!(free, [format!("0 {cpus}"), format!("1 {cpus}")]);
+    let (bound, stderr) = mask(&["--bind-to", "core"]);
+    // the CPUs of the mask ("0-1", "0,2-3")
+    let n_cpus: usize = cpus
+        .split(',')
+        .map(|r| match r.split_once('-') {
+            Some((a, b)) => b.parse::<usize>().unwrap() - a.parse::<usize>().unwrap() + 1,
+            None => 1,
+        })
+        .sum();
+    if n_cpus >= 2 {
+        let each: Vec<&str> = bound.iter().map(|l| l.split_once(' ').unwrap().1).collect();
+        assert!(
+            each[0] != each[1] && each.iter().all(|c| c.parse::<usize>().is_ok()),
+            "{bound:?}"
+        );
+    } else {
+        assert_eq!(bound, free);
+        assert!(stderr.contains("not binding"), "{stderr}");
+    }
+    // more PEs than CPUs: not bound
+    let n = (n_cpus + 1).to_string();
+    let r = run(
+        &["-n", &n, "--bind-to", "core", "--timeout", "20", "sh", "-c", show],
+        dir.path(),
+    );
+    assert_eq!(r.code(), 0, "{}", r.stderr);
+    assert!(r.stderr.contains("not binding"), "{}", r.stderr);
+    assert!(
+        r.stdout.lines().all(|l| l.ends_with(&format!(" {cpus}"))),
+        "{}",
+        r.stdout
+    );
+}
+
 /// Fewer `--hosts` slots than PEs is a usage error (status 2, as for the other bad arguments).
 #[test]
 fn too_few_host_slots_is_a_usage_error() {

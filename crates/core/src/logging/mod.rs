@@ -105,6 +105,11 @@ pub fn internal_thread() {
     INTERNAL.with(|c| c.set(true));
 }
 
+/// Whether the calling thread is one of the library's own ([`internal_thread`]).
+pub fn is_internal_thread() -> bool {
+    INTERNAL.with(|c| c.get())
+}
+
 /// Messages of the library's own threads for the extern logger, delivered in order by one
 /// thread of their own that holds no lock of the library. Bounded: when the logger stops taking
 /// messages, later ones are dropped (and counted) rather than piling up.
