@@ -456,7 +456,9 @@ pub unsafe fn test<T: Word>(ivar: *mut T, cmp: Cmp, value: T) -> Result<bool> {
     check_word(ivar, "ivars")?;
     check_symmetric(&inst, ivar, 1, "ivars")?;
     inst.routes().progress();
-    Ok(cmp.holds(signal::peek(&Ivar(ivar)), value))
+    let holds = cmp.holds(signal::peek(&Ivar(ivar)), value);
+    crate::wait::polled(holds);
+    Ok(holds)
 }
 
 /// The local word `*word`, read atomically after driving the transports once (a polling read,
@@ -555,12 +557,26 @@ impl<'a, T: Word> WaitSet<'a, T> {
 
     /// Whether every included element holds (true for an empty set).
     pub fn test_all(&self) -> bool {
+        let all = self.all_hold();
+        crate::wait::polled(all);
+        all
+    }
+
+    /// [`Self::test_all`] without the polling yield (the waits' own test: they back off).
+    fn all_hold(&self) -> bool {
         self.drive();
         (0..self.n).all(|i| !self.included(i) || self.satisfied(i))
     }
 
     /// Index of the first included element that holds, or `usize::MAX` (SIZE_MAX).
     pub fn test_any(&self) -> usize {
+        let found = self.first_holding();
+        crate::wait::polled(found != usize::MAX);
+        found
+    }
+
+    /// [`Self::test_any`] without the polling yield (the waits' own test: they back off).
+    fn first_holding(&self) -> usize {
         self.drive();
         self.holding().next().unwrap_or(usize::MAX)
     }
@@ -579,6 +595,7 @@ impl<'a, T: Word> WaitSet<'a, T> {
         let found = (start..self.n)
             .chain(0..start)
             .find(|&i| self.included(i) && self.satisfied(i));
+        crate::wait::polled(found.is_some());
         match found {
             Some(i) => {
                 NEXT.with(|c| c.set(i + 1));
@@ -590,6 +607,13 @@ impl<'a, T: Word> WaitSet<'a, T> {
 
     /// Writes the indices of the included elements that hold into `indices`; returns how many.
     pub fn test_some(&self, indices: &mut [usize]) -> usize {
+        let count = self.some_holding(indices);
+        crate::wait::polled(count > 0);
+        count
+    }
+
+    /// [`Self::test_some`] without the polling yield (the waits' own test: they back off).
+    fn some_holding(&self, indices: &mut [usize]) -> usize {
         self.drive();
         let mut count = 0;
         for i in self.holding() {
@@ -601,7 +625,7 @@ impl<'a, T: Word> WaitSet<'a, T> {
 
     pub fn wait_all(&self) {
         let mut b = Backoff::new();
-        while !self.test_all() {
+        while !self.all_hold() {
             b.snooze();
         }
     }
@@ -613,7 +637,7 @@ impl<'a, T: Word> WaitSet<'a, T> {
         }
         let mut b = Backoff::new();
         loop {
-            let i = self.test_any();
+            let i = self.first_holding();
             if i != usize::MAX {
                 return i;
             }
@@ -629,7 +653,7 @@ impl<'a, T: Word> WaitSet<'a, T> {
         }
         let mut b = Backoff::new();
         loop {
-            let n = self.test_some(indices);
+            let n = self.some_holding(indices);
             if n > 0 {
                 return n;
             }
