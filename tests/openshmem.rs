@@ -569,6 +569,24 @@ fn wrappers_through_links_spaces_and_compiler_command_lines() {
         line.contains("'-I") && line.contains("my prefix/include/openshmem'"),
         "{line}"
     );
+    // CC=oshcc where the oshcc found first on PATH is another implementation's (Open MPI's
+    // /usr/bin/oshcc): still a wrapper, not a compiler to run (it added its own shmem.h and
+    // library to this one's)
+    let other = scratch.join("other");
+    std::fs::create_dir_all(&other).unwrap();
+    std::fs::write(other.join("oshcc"), "#!/bin/sh\necho another oshcc >&2\nexit 1\n").unwrap();
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(other.join("oshcc"), std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let show = Command::new(links.join("oshcc"))
+        .args(["-showme", "x.c"])
+        .env("PATH", format!("{}:{path}", other.display()))
+        .env("CC", "oshcc")
+        .output()
+        .unwrap();
+    let line = String::from_utf8_lossy(&show.stdout);
+    assert!(line.starts_with("cc "), "CC=oshcc of another implementation: {line}");
     let oshrun = |args: &[&str]| {
         let out = Command::new("timeout")
             .arg("60")
