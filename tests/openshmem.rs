@@ -586,7 +586,10 @@ fn wrappers_through_links_spaces_and_compiler_command_lines() {
         .output()
         .unwrap();
     let line = String::from_utf8_lossy(&show.stdout);
-    assert!(line.starts_with("cc "), "CC=oshcc of another implementation: {line}");
+    assert!(
+        line.starts_with("cc "),
+        "CC=oshcc of another implementation: {line}"
+    );
     let oshrun = |args: &[&str]| {
         let out = Command::new("timeout")
             .arg("60")
