@@ -14,54 +14,33 @@
 /* std::complex<float> / std::complex<double> (the layout of the C complex types), as programs
    written for Open MPI's OSHMEM pass them to the complex reductions */
 #include <complex>
-inline int shmem_complexf_sum_reduce(shmem_team_t team, std::complex<float> *dest, const std::complex<float> *source, size_t nreduce)
-{
-    return shmem_complexf_sum_reduce(team, reinterpret_cast<shmemi_complexf *>(dest), reinterpret_cast<const shmemi_complexf *>(source), nreduce);
-}
-inline int shmem_sum_reduce(shmem_team_t team, std::complex<float> *dest, const std::complex<float> *source, size_t nreduce)
-{
-    return shmem_complexf_sum_reduce(team, dest, source, nreduce);
-}
-inline void shmem_complexf_sum_to_all(std::complex<float> *dest, const std::complex<float> *source, int nreduce, int PE_start, int logPE_stride, int PE_size, std::complex<float> *pWrk, long *pSync)
-{
-    shmem_complexf_sum_to_all(reinterpret_cast<shmemi_complexf *>(dest), reinterpret_cast<const shmemi_complexf *>(source), nreduce, PE_start, logPE_stride, PE_size, reinterpret_cast<shmemi_complexf *>(pWrk), pSync);
-}
-inline int shmem_complexf_prod_reduce(shmem_team_t team, std::complex<float> *dest, const std::complex<float> *source, size_t nreduce)
-{
-    return shmem_complexf_prod_reduce(team, reinterpret_cast<shmemi_complexf *>(dest), reinterpret_cast<const shmemi_complexf *>(source), nreduce);
-}
-inline int shmem_prod_reduce(shmem_team_t team, std::complex<float> *dest, const std::complex<float> *source, size_t nreduce)
-{
-    return shmem_complexf_prod_reduce(team, dest, source, nreduce);
-}
-inline void shmem_complexf_prod_to_all(std::complex<float> *dest, const std::complex<float> *source, int nreduce, int PE_start, int logPE_stride, int PE_size, std::complex<float> *pWrk, long *pSync)
-{
-    shmem_complexf_prod_to_all(reinterpret_cast<shmemi_complexf *>(dest), reinterpret_cast<const shmemi_complexf *>(source), nreduce, PE_start, logPE_stride, PE_size, reinterpret_cast<shmemi_complexf *>(pWrk), pSync);
-}
-inline int shmem_complexd_sum_reduce(shmem_team_t team, std::complex<double> *dest, const std::complex<double> *source, size_t nreduce)
-{
-    return shmem_complexd_sum_reduce(team, reinterpret_cast<shmemi_complexd *>(dest), reinterpret_cast<const shmemi_complexd *>(source), nreduce);
-}
-inline int shmem_sum_reduce(shmem_team_t team, std::complex<double> *dest, const std::complex<double> *source, size_t nreduce)
-{
-    return shmem_complexd_sum_reduce(team, dest, source, nreduce);
-}
-inline void shmem_complexd_sum_to_all(std::complex<double> *dest, const std::complex<double> *source, int nreduce, int PE_start, int logPE_stride, int PE_size, std::complex<double> *pWrk, long *pSync)
-{
-    shmem_complexd_sum_to_all(reinterpret_cast<shmemi_complexd *>(dest), reinterpret_cast<const shmemi_complexd *>(source), nreduce, PE_start, logPE_stride, PE_size, reinterpret_cast<shmemi_complexd *>(pWrk), pSync);
-}
-inline int shmem_complexd_prod_reduce(shmem_team_t team, std::complex<double> *dest, const std::complex<double> *source, size_t nreduce)
-{
-    return shmem_complexd_prod_reduce(team, reinterpret_cast<shmemi_complexd *>(dest), reinterpret_cast<const shmemi_complexd *>(source), nreduce);
-}
-inline int shmem_prod_reduce(shmem_team_t team, std::complex<double> *dest, const std::complex<double> *source, size_t nreduce)
-{
-    return shmem_complexd_prod_reduce(team, dest, source, nreduce);
-}
-inline void shmem_complexd_prod_to_all(std::complex<double> *dest, const std::complex<double> *source, int nreduce, int PE_start, int logPE_stride, int PE_size, std::complex<double> *pWrk, long *pSync)
-{
-    shmem_complexd_prod_to_all(reinterpret_cast<shmemi_complexd *>(dest), reinterpret_cast<const shmemi_complexd *>(source), nreduce, PE_start, logPE_stride, PE_size, reinterpret_cast<shmemi_complexd *>(pWrk), pSync);
-}
+/* (one macro for the 4 typed names x 3 forms: complexf/complexd, sum/prod) */
+#define SHMEMI_CXX_COMPLEX(T, t, op)                                                                          \
+    inline int shmem_complex##t##_##op##_reduce(shmem_team_t team, std::complex<T> *dest,                     \
+                                                const std::complex<T> *source, size_t nreduce)                \
+    {                                                                                                         \
+        return shmem_complex##t##_##op##_reduce(team, reinterpret_cast<shmemi_complex##t *>(dest),            \
+                                                reinterpret_cast<const shmemi_complex##t *>(source), nreduce); \
+    }                                                                                                         \
+    inline int shmem_##op##_reduce(shmem_team_t team, std::complex<T> *dest, const std::complex<T> *source,   \
+                                   size_t nreduce)                                                            \
+    {                                                                                                         \
+        return shmem_complex##t##_##op##_reduce(team, dest, source, nreduce);                                 \
+    }                                                                                                         \
+    inline void shmem_complex##t##_##op##_to_all(std::complex<T> *dest, const std::complex<T> *source,        \
+                                                 int nreduce, int PE_start, int logPE_stride, int PE_size,   \
+                                                 std::complex<T> *pWrk, long *pSync)                          \
+    {                                                                                                         \
+        shmem_complex##t##_##op##_to_all(reinterpret_cast<shmemi_complex##t *>(dest),                         \
+                                         reinterpret_cast<const shmemi_complex##t *>(source), nreduce,        \
+                                         PE_start, logPE_stride, PE_size,                                     \
+                                         reinterpret_cast<shmemi_complex##t *>(pWrk), pSync);                 \
+    }
+SHMEMI_CXX_COMPLEX(float, f, sum)
+SHMEMI_CXX_COMPLEX(float, f, prod)
+SHMEMI_CXX_COMPLEX(double, d, sum)
+SHMEMI_CXX_COMPLEX(double, d, prod)
+#undef SHMEMI_CXX_COMPLEX
 #endif
 
 #endif /* ACLSHMEM_OPENSHMEM_SHMEM_H */
