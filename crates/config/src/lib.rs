@@ -418,7 +418,7 @@ macro_rules! env_table {
 env_table! {
     SHMEM_LOG_LEVEL: one_of["DEBUG", "INFO", "WARN", "ERROR", "FATAL"] = "", "DEBUG, INFO, WARN, ERROR or FATAL; overrides every level set by the program (aclshmemx_set_log_level, init).";
     SHMEM_LOG_TO_STDOUT: bool = "0", "1: log lines go to stdout instead of a log file.";
-    SHMEM_LOG_PATH: string = "", "Directory of the log files (default $HOME/shmem/log); a file aclshmem_<pid>_<time>.log is created on the first message.";
+    SHMEM_LOG_PATH: string = "", "Directory of the log files (default $HOME/shmem/log); a file aclshmem_<pid>_<time>.log is created on the first message, made read-only when closed, replaced by a new one at 1 GiB; at most 50 are kept; nothing is written while the file system has 10 GiB or less available.";
     ACLSHMEM_INFO: bool = "0", "1: print the effective environment table at init (PE 0).";
     ACLSHMEM_MY_PE: c_int = "", "Launcher: this process's PE number (read by aclshmemx_set_attr_from_env).";
     ACLSHMEM_N_PES: c_int = "", "Launcher: number of PEs of the job.";

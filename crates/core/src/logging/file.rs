@@ -4,9 +4,9 @@
 //! (a run without messages leaves no file), mode 0640, made read-only (0440) when closed: when the
 //! next file starts (a file never grows past 1 GiB) and when the process ends. At most 50 such
 //! files stay in the directory (the oldest go first). A directory that is not owned by this user or
-//! root, or that others or the group may write to, gets no file: file logging is off.
-//!
-//! Not done: the original also stops writing while the file system has 10 GiB or less free.
+//! root, or that others or the group may write to, gets no file: file logging is off. Nothing is
+//! written (and no file is started) while the directory's file system has [`MIN_FREE`] or less
+//! available; writing resumes when space is back (checked at most every [`RECHECK`]).
 
 use std::fs::File;
 use std::io::Write;
@@ -21,6 +21,10 @@ use crate::util::Locked;
 pub const FILE_LIMIT: u64 = 1 << 30;
 /// Log files kept in the directory.
 pub const KEEP: usize = 50;
+/// Messages are dropped while the log directory's file system has this much or less available.
+pub const MIN_FREE: u64 = 10 << 30;
+/// How long a free-space reading stays valid (a `statvfs` per message would cost a system call).
+const RECHECK: std::time::Duration = std::time::Duration::from_millis(100);
 /// `SHMEM_LOG_PATH` values this long or longer are ignored (the default directory is used).
 const PATH_LIMIT: usize = 4096;
 
@@ -61,6 +65,20 @@ fn safe_directory(dir: &Path) -> bool {
     meta.is_dir() && (meta.uid() == me || meta.uid() == 0) && meta.mode() & 0o022 == 0
 }
 
+/// Bytes available to this user on the file system holding `dir` (`None` when it cannot be read).
+fn available(dir: &Path) -> Option<u64> {
+    use std::os::unix::ffi::OsStrExt;
+    let path = std::ffi::CString::new(dir.as_os_str().as_bytes()).ok()?;
+    // SAFETY: `path` is a NUL-terminated string; statvfs fills `st`, read only on success.
+    unsafe {
+        let mut st: libc::statvfs = std::mem::zeroed();
+        if libc::statvfs(path.as_ptr(), &mut st) != 0 {
+            return None;
+        }
+        Some((st.f_bavail as u64).saturating_mul(st.f_frsize as u64))
+    }
+}
+
 /// Makes a closed log file read-only.
 fn seal(path: &Path) {
     let _ = std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o440));
@@ -85,7 +103,10 @@ pub struct Sink {
     dir: Option<PathBuf>,
     limit: u64,
     keep: usize,
+    min_free: u64,
     state: Mutex<State>,
+    /// When free space was last read and whether there was enough.
+    space: Mutex<Option<(std::time::Instant, bool)>>,
 }
 
 /// The open file of the process's sink, sealed at exit (see [`seal_at_exit`]).
@@ -105,23 +126,47 @@ impl Sink {
             dir: None,
             limit: FILE_LIMIT,
             keep: KEEP,
+            min_free: MIN_FREE,
             state: Mutex::new(State::Unopened),
+            space: Mutex::new(None),
         }
     }
 
     /// A sink writing into `dir` with other limits (tests).
-    pub fn with_limits(dir: PathBuf, limit: u64, keep: usize) -> Sink {
+    pub fn with_limits(dir: PathBuf, limit: u64, keep: usize, min_free: u64) -> Sink {
         Sink {
             dir: Some(dir),
             limit,
             keep,
+            min_free,
             state: Mutex::new(State::Unopened),
+            space: Mutex::new(None),
         }
+    }
+
+    fn directory(&self) -> PathBuf {
+        self.dir.clone().unwrap_or_else(directory)
+    }
+
+    /// Whether the directory's file system has more than `min_free` available (read at most every
+    /// [`RECHECK`]). A directory that does not exist yet is judged by its nearest existing parent.
+    fn room(&self) -> bool {
+        let mut space = self.space.locked();
+        if let Some((at, ok)) = *space
+            && at.elapsed() < RECHECK
+        {
+            return ok;
+        }
+        let dir = self.directory();
+        let free = dir.ancestors().find_map(available);
+        let ok = free.is_none_or(|f| f > self.min_free);
+        *space = Some((std::time::Instant::now(), ok));
+        ok
     }
 
     /// A new file in the directory (after removing the oldest files beyond `keep - 1`).
     fn open(&self) -> Option<Open> {
-        let dir = self.dir.clone().unwrap_or_else(directory);
+        let dir = self.directory();
         std::fs::DirBuilder::new()
             .recursive(true)
             .mode(0o750)
@@ -199,6 +244,9 @@ impl Default for Sink {
 impl Write for &Sink {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
         let mut state = self.state.locked();
+        if matches!(*state, State::Off) || !self.room() {
+            return Ok(buf.len());
+        }
         let full = match &*state {
             State::Open(o) => o.written > 0 && o.written + buf.len() as u64 > self.limit,
             State::Unopened => true,
@@ -264,7 +312,7 @@ mod tests {
     #[test]
     fn files_roll_over_at_the_limit_and_the_closed_ones_are_read_only() {
         let dir = scratch("roll");
-        let sink = Sink::with_limits(dir.clone(), 100, 50);
+        let sink = Sink::with_limits(dir.clone(), 100, 50, 0);
         for _ in 0..5 {
             (&sink).write_all(&[b'x'; 60]).unwrap();
         }
@@ -295,7 +343,7 @@ mod tests {
             std::thread::sleep(std::time::Duration::from_millis(10));
         }
         std::fs::write(dir.join("unrelated.txt"), "keep me").unwrap();
-        let sink = Sink::with_limits(dir.clone(), 10, 4);
+        let sink = Sink::with_limits(dir.clone(), 10, 4, 0);
         for _ in 0..3 {
             (&sink).write_all(b"0123456789").unwrap();
         }
@@ -320,7 +368,7 @@ mod tests {
             let dir = scratch(&format!("mode{mode:o}"));
             std::fs::create_dir_all(&dir).unwrap();
             std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(mode)).unwrap();
-            let sink = Sink::with_limits(dir.clone(), FILE_LIMIT, KEEP);
+            let sink = Sink::with_limits(dir.clone(), FILE_LIMIT, KEEP, 0);
             (&sink).write_all(b"message\n").unwrap();
             assert!(logs(&dir).is_empty(), "mode {mode:o}: {:?}", logs(&dir));
             let _ = std::fs::remove_dir_all(&dir);
@@ -330,16 +378,47 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
         std::os::unix::fs::chown(&dir, Some(65534), Some(65534)).expect("chown (the tests run as root)");
-        let sink = Sink::with_limits(dir.clone(), FILE_LIMIT, KEEP);
+        let sink = Sink::with_limits(dir.clone(), FILE_LIMIT, KEEP, 0);
         (&sink).write_all(b"message\n").unwrap();
         assert!(logs(&dir).is_empty(), "{:?}", logs(&dir));
         let _ = std::fs::remove_dir_all(&dir);
         let dir = scratch("mode750");
         std::fs::create_dir_all(&dir).unwrap();
         std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o750)).unwrap();
-        let sink = Sink::with_limits(dir.clone(), FILE_LIMIT, KEEP);
+        let sink = Sink::with_limits(dir.clone(), FILE_LIMIT, KEEP, 0);
         (&sink).write_all(b"message\n").unwrap();
         assert_eq!(logs(&dir).len(), 1);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn nothing_is_written_while_free_space_is_at_the_limit() {
+        let dir = scratch("space");
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o750)).unwrap();
+        let free = available(&dir).expect("statvfs of the scratch directory");
+        // a limit above what is free: no file, messages dropped
+        let full = Sink::with_limits(dir.clone(), FILE_LIMIT, KEEP, free + (1 << 30));
+        (&full).write_all(b"dropped\n").unwrap();
+        assert!(logs(&dir).is_empty(), "{:?}", logs(&dir));
+        // the process's own default: 10 GiB
+        assert_eq!(Sink::new().min_free, 10 << 30);
+        // space back (a limit below what is free): the next message after the recheck is written
+        let sink = Sink::with_limits(dir.clone(), FILE_LIMIT, KEEP, free / 2);
+        (&sink).write_all(b"kept\n").unwrap();
+        let files = logs(&dir);
+        assert_eq!(files.len(), 1, "{files:?}");
+        assert_eq!(std::fs::read(&files[0]).unwrap(), b"kept\n");
+        // a reading that says no room drops messages until it is older than RECHECK, then the
+        // space is read again and writing resumes
+        sink.space.locked().replace((std::time::Instant::now(), false));
+        (&sink).write_all(b"dropped\n").unwrap();
+        assert_eq!(std::fs::read(&files[0]).unwrap(), b"kept\n");
+        sink.space
+            .locked()
+            .replace((std::time::Instant::now() - RECHECK, false));
+        (&sink).write_all(b"again\n").unwrap();
+        assert_eq!(std::fs::read(&files[0]).unwrap(), b"kept\nagain\n");
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
