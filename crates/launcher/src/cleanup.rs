@@ -64,10 +64,11 @@ pub fn remove_with_prefix(dir: &Path, prefix: &str) -> Vec<PathBuf> {
 }
 
 /// Removes this user's objects of earlier jobs that no process will unlink any more: the PE that
-/// created one (its pid is in the name, `aclshmem-<user>-<job>-pe<N>-<pid>-...`) is gone and the
-/// object is older than `min_age` (a job whose launcher was SIGKILLed while its PEs were in init
-/// left them; a live job unlinks its names once every PE has mapped them). Returns the paths
-/// removed.
+/// created one (its pid is in the name, `aclshmem-<user>-<job>-pe<N>-<pid>-...`) is gone, no
+/// process holds the shared `flock` the library keeps on each object until it removes the name
+/// (a PE in another PID namespace, whose pid means nothing here, still holds it), and the object
+/// is older than `min_age` (a job whose launcher was SIGKILLed while its PEs were in init left
+/// them; a live job unlinks its names once every PE has mapped them). Returns the paths removed.
 pub fn remove_stale(dir: &Path, user: &str, min_age: std::time::Duration) -> Vec<PathBuf> {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return Vec::new();
@@ -98,11 +99,22 @@ pub fn remove_stale(dir: &Path, user: &str, min_age: std::time::Duration) -> Vec
             .metadata()
             .and_then(|m| m.modified())
             .is_ok_and(|t| t.elapsed().is_ok_and(|age| age >= min_age));
-        if gone && old && std::fs::remove_file(entry.path()).is_ok() {
+        if gone && old && !in_use(&entry.path()) && std::fs::remove_file(entry.path()).is_ok() {
             removed.push(entry.path());
         }
     }
     removed
+}
+
+/// Whether a process holds a lock on the file `path` (the library's owner lock on a heap object).
+fn in_use(path: &Path) -> bool {
+    use std::os::fd::AsRawFd;
+    let Ok(file) = std::fs::File::open(path) else {
+        return false;
+    };
+    // SAFETY: flock on a descriptor we own; the lock (if taken) goes with `file`.
+    let rc = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
+    rc != 0 && std::io::Error::last_os_error().raw_os_error() == Some(libc::EWOULDBLOCK)
 }
 
 /// Removes the job's shared-memory objects from [`SHM_DIR`] when dropped.
@@ -194,6 +206,15 @@ mod tests {
         };
         make(&format!("aclshmem-u-0123abcd-pe1-{dead}-0-d"), true);
         make(&format!("aclshmem-u-0123abcd-pe0-{me}-0-d"), true);
+        // a PE of another PID namespace: its pid is dead here, but it holds the object's lock
+        let held = format!("aclshmem-u-89abcdef-pe0-{dead}-0-d");
+        make(&held, true);
+        let holder = std::fs::File::open(dir.join(&held)).unwrap();
+        {
+            use std::os::fd::AsRawFd;
+            // SAFETY: flock on an open descriptor.
+            assert_eq!(unsafe { libc::flock(holder.as_raw_fd(), libc::LOCK_SH) }, 0);
+        }
         make(&format!("aclshmem-u-4567ef01-pe2-{dead}-3-s"), false);
         make(&format!("aclshmem-v-0123abcd-pe1-{dead}-0-d"), true);
         make("aclshmem-u-something-else", true);
@@ -203,7 +224,10 @@ mod tests {
             .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
             .collect();
         assert_eq!(names, [format!("aclshmem-u-0123abcd-pe1-{dead}-0-d")]);
-        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 4);
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 5);
+        drop(holder);
+        let removed = remove_stale(&dir, "u", std::time::Duration::from_secs(30));
+        assert_eq!(removed, [dir.join(&held)], "the lock gone, the object is stale");
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

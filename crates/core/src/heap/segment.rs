@@ -18,6 +18,11 @@ pub struct Segment {
     /// The mapping replaced memory of the program (`adopt`): it stays mapped after the segment is
     /// dropped, because the program keeps using that memory.
     adopted: bool,
+    /// An owner's descriptor of the object with a shared `flock` on it, held until the name is
+    /// removed (the mapping holds the lock on after that): the sign that a live process still
+    /// needs the name, which a launcher's stale-object cleanup checks (the pid in the name cannot
+    /// tell from another PID namespace).
+    lock: Option<std::os::fd::OwnedFd>,
 }
 
 // SAFETY: the mapping is plain shared memory; concurrent access is synchronised by the users of the
@@ -154,8 +159,12 @@ impl Segment {
             }
         }
         let base = map(fd, len, name, prefer).map_err(cleanup)?;
-        // SAFETY: the mapping keeps the object alive; the descriptor is no longer needed.
-        unsafe { libc::close(fd) };
+        // SAFETY: fd is open and ours; the segment owns it from here. A failed flock only makes
+        // the object look unused to a cleanup (its pid is checked too).
+        let lock = unsafe {
+            libc::flock(fd, libc::LOCK_SH | libc::LOCK_NB);
+            <std::os::fd::OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(fd)
+        };
         Ok(Segment {
             base,
             len,
@@ -163,6 +172,7 @@ impl Segment {
             owner: true,
             unlinked: false,
             adopted: false,
+            lock: Some(lock),
         })
     }
 
@@ -217,8 +227,9 @@ impl Segment {
         if let Some(e) = err {
             return Err(e);
         }
-        // the temporary view goes; the object (not yet unlinked) stays for the peers
+        // the temporary view goes; the object (not yet unlinked) and its lock stay for the peers
         tmp.owner = false;
+        let lock = tmp.lock.take();
         drop(tmp);
         Ok(Segment {
             base: addr as *mut u8,
@@ -227,6 +238,7 @@ impl Segment {
             owner: true,
             unlinked: false,
             adopted: true,
+            lock,
         })
     }
 
@@ -259,6 +271,7 @@ impl Segment {
             owner: false,
             unlinked: true,
             adopted: false,
+            lock: None,
         })
     }
 
@@ -275,6 +288,7 @@ impl Segment {
             }
             self.unlinked = true;
         }
+        self.lock = None;
     }
 }
 
@@ -321,16 +335,18 @@ pub unsafe fn map_over(
     Ok(())
 }
 
-/// Free bytes of the file system holding POSIX shared memory (`/dev/shm`).
-pub fn free_space(dir: &str) -> Option<u64> {
-    let c = CString::new(dir).ok()?;
+/// Bytes available to this user on the file system holding `dir` (POSIX shared memory's
+/// `/dev/shm`, the log directory).
+pub fn free_space(dir: impl AsRef<std::path::Path>) -> Option<u64> {
+    use std::os::unix::ffi::OsStrExt;
+    let c = CString::new(dir.as_ref().as_os_str().as_bytes()).ok()?;
     // SAFETY: st is a plain out-parameter; c is a valid path string.
     let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
     // SAFETY: as above.
     if unsafe { libc::statvfs(c.as_ptr(), &mut st) } != 0 {
         return None;
     }
-    Some(st.f_bavail as u64 * st.f_frsize as u64)
+    Some((st.f_bavail as u64).saturating_mul(st.f_frsize as u64))
 }
 
 /// Login name of the effective user (or the numeric uid), used in object names.
@@ -357,4 +373,33 @@ pub fn user_name() -> String {
         }
     }
     uid.to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::fd::AsRawFd;
+
+    fn try_lock(file: &std::fs::File) -> bool {
+        // SAFETY: flock on an open descriptor of ours.
+        unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) == 0 }
+    }
+
+    /// An owner holds a shared lock on its object while the name exists (what `aclshmrun`'s
+    /// stale-object cleanup looks for); it goes with the owner's mapping (Linux keeps a `flock`
+    /// while a mapping refers to the open file, so a live PE keeps it even after the name goes).
+    #[test]
+    fn owners_lock_their_objects_until_the_name_goes() {
+        let name = format!("/aclshmem-segtest-{}-lock", std::process::id());
+        let mut seg = Segment::create(&name, 1 << 16, 0..0, false, None).unwrap();
+        let file = std::fs::File::open(format!("/dev/shm{name}")).unwrap();
+        assert!(!try_lock(&file), "the owner's lock is held");
+        let peer = Segment::open_peer(&name, 1 << 16).unwrap();
+        drop(peer);
+        assert!(!try_lock(&file), "a peer's mapping leaves the owner's lock alone");
+        seg.unlink();
+        assert!(std::fs::metadata(format!("/dev/shm{name}")).is_err());
+        drop(seg);
+        assert!(try_lock(&file), "released with the mapping");
+    }
 }

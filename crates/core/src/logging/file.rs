@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use crate::config;
+use crate::heap::segment::free_space;
 use crate::util::Locked;
 
 /// A file is closed and the next one started before it would grow past this.
@@ -63,20 +64,6 @@ fn safe_directory(dir: &Path) -> bool {
     // SAFETY: getuid has no preconditions.
     let me = unsafe { libc::getuid() };
     meta.is_dir() && (meta.uid() == me || meta.uid() == 0) && meta.mode() & 0o022 == 0
-}
-
-/// Bytes available to this user on the file system holding `dir` (`None` when it cannot be read).
-fn available(dir: &Path) -> Option<u64> {
-    use std::os::unix::ffi::OsStrExt;
-    let path = std::ffi::CString::new(dir.as_os_str().as_bytes()).ok()?;
-    // SAFETY: `path` is a NUL-terminated string; statvfs fills `st`, read only on success.
-    unsafe {
-        let mut st: libc::statvfs = std::mem::zeroed();
-        if libc::statvfs(path.as_ptr(), &mut st) != 0 {
-            return None;
-        }
-        Some((st.f_bavail as u64).saturating_mul(st.f_frsize as u64))
-    }
 }
 
 /// Makes a closed log file read-only.
@@ -158,7 +145,7 @@ impl Sink {
             return ok;
         }
         let dir = self.directory();
-        let free = dir.ancestors().find_map(available);
+        let free = dir.ancestors().find_map(free_space);
         let ok = free.is_none_or(|f| f > self.min_free);
         *space = Some((std::time::Instant::now(), ok));
         ok
@@ -396,7 +383,7 @@ mod tests {
         let dir = scratch("space");
         std::fs::create_dir_all(&dir).unwrap();
         std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o750)).unwrap();
-        let free = available(&dir).expect("statvfs of the scratch directory");
+        let free = free_space(&dir).expect("statvfs of the scratch directory");
         // a limit above what is free: no file, messages dropped
         let full = Sink::with_limits(dir.clone(), FILE_LIMIT, KEEP, free + (1 << 30));
         (&full).write_all(b"dropped\n").unwrap();
