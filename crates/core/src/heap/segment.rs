@@ -198,9 +198,9 @@ impl Segment {
                 return Err(e);
             }
         };
-        // SAFETY: `addr..addr+len` is mapped program memory (caller's contract) and `tmp` a fresh
-        // mapping of `len` bytes; they do not overlap.
-        unsafe { std::ptr::copy_nonoverlapping(addr as *const u8, tmp.base, len) };
+        // SAFETY: `addr..addr+len` is mapped program memory (caller's contract, page-aligned) and
+        // `tmp` a fresh mapping of `len` bytes; they do not overlap.
+        unsafe { copy_words(addr as *const u8, tmp.base, len) };
         // SAFETY: replaces the caller's mapped, page-aligned range with the object holding the same
         // bytes (MAP_FIXED over memory the program owns; nothing else is unmapped).
         let p = unsafe {
@@ -302,6 +302,23 @@ impl Drop for Segment {
         super::sigbus::untrack(self.base as usize);
         // SAFETY: base/len describe a mapping made by this object and unmapped only here.
         unsafe { libc::munmap(self.base.cast(), self.len) };
+    }
+}
+
+/// Copies `len` bytes (rounded down to whole words) from `src` to `dst`, word by word with
+/// volatile accesses, so never through `memcpy`: a program built with AddressSanitizer intercepts
+/// `memcpy` and checks it against the red zones between its globals, and the range moved by
+/// [`Segment::adopt`] is the program's whole writable data, red zones included (every ASan-built
+/// OpenSHMEM program aborted in `shmem_init`).
+///
+/// # Safety
+/// Both ranges must be valid for `len` bytes, 8-byte aligned, and must not overlap.
+unsafe fn copy_words(src: *const u8, dst: *mut u8, len: usize) {
+    debug_assert!(src as usize % 8 == 0 && dst as usize % 8 == 0);
+    let (src, dst) = (src.cast::<u64>(), dst.cast::<u64>());
+    for i in 0..len / 8 {
+        // SAFETY: the caller's contract; `i` stays below `len / 8`.
+        unsafe { dst.add(i).write_volatile(src.add(i).read_volatile()) };
     }
 }
 
