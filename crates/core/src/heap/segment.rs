@@ -314,7 +314,7 @@ impl Drop for Segment {
 /// # Safety
 /// Both ranges must be valid for `len` bytes, 8-byte aligned, and must not overlap.
 unsafe fn copy_words(src: *const u8, dst: *mut u8, len: usize) {
-    debug_assert!(src as usize % 8 == 0 && dst as usize % 8 == 0);
+    debug_assert!((src as usize).is_multiple_of(8) && (dst as usize).is_multiple_of(8));
     let (src, dst) = (src.cast::<u64>(), dst.cast::<u64>());
     for i in 0..len / 8 {
         // SAFETY: the caller's contract; `i` stays below `len / 8`.
