@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <dirent.h>
 #include "shmem.h"
 
 #define CHECK(c) do { if (!(c)) { printf("FAIL: %s: %s:%d: %s (pe %d)\n", scenario, __FILE__, __LINE__, #c, me); return 1; } } while (0)
@@ -35,6 +36,16 @@ static int share_uid(const char *dir, const char *tag, aclshmemx_uniqueid_t *uid
 
 /* Each PE writes to its right neighbour: a store through aclshmem_ptr when the neighbour's heap is
  * mapped here (same node), else aclshmem_int_p (another node: UCX). */
+/* open descriptors of this process */
+static int count_fds(void) {
+    DIR *d = opendir("/proc/self/fd");
+    int k = 0;
+    if (d == NULL) return -1;
+    while (readdir(d) != NULL) k++;
+    closedir(d);
+    return k;
+}
+
 static int ring(void) {
     /* the current instance's numbering (an instance may number the PEs its own way) */
     int my = aclshmem_my_pe(), np = aclshmem_n_pes();
@@ -118,6 +129,33 @@ int main(int argc, char **argv) {
         CHECK(uid.version == ACLSHMEM_UNIQUEID_VERSION);
         unsetenv("SHMEM_UID_SOCK_IFNAME");
         CHECK(aclshmemx_init_status() == ACLSHMEM_STATUS_NOT_INITIALIZED);
+        /* a failed init closes the socket kept for its id (each attempt of a retrying program
+         * leaked one), and the id still works afterwards */
+        setenv("SHMEM_UID_SESSION_ID", "127.0.0.1:0", 1);
+        aclshmemx_init_attr_t ok = ACLSHMEMX_INIT_ATTR_INITIALIZER;
+        /* (the first init keeps a descriptor for good: count from after one cycle) */
+        CHECK(aclshmemx_get_uniqueid(&uid) == 0);
+        CHECK(aclshmemx_set_attr_uniqueid_args(me, n, 1 << 20, &uid, &ok) == 0);
+        CHECK(aclshmemx_init_attr(ACLSHMEMX_INIT_WITH_UNIQUEID, &ok) == 0);
+        CHECK(aclshmem_finalize() == 0);
+        int fds = count_fds();
+        for (int i = 0; i < 20; i++) {
+            CHECK(aclshmemx_get_uniqueid(&uid) == 0);
+            CHECK(aclshmemx_set_attr_uniqueid_args(me, n, 1 << 20, &uid, &ok) == 0);
+            aclshmemx_init_attr_t bad = ok;
+            bad.option_attr.control_operation_timeout = 0;
+            CHECK(aclshmemx_init_attr(ACLSHMEMX_INIT_WITH_UNIQUEID, &bad) == ACLSHMEM_INVALID_VALUE);
+        }
+        CHECK(count_fds() == fds);
+        CHECK(aclshmemx_init_attr(ACLSHMEMX_INIT_WITH_UNIQUEID, &ok) == 0);
+        CHECK(ring() == 0);
+        CHECK(aclshmem_finalize() == 0);
+        CHECK(count_fds() == fds);
+        /* ids nobody uses: at most 64 sockets are kept (one is counted in `fds` already: the
+         * lo:inet4 id above was never used) */
+        for (int i = 0; i < 100; i++) CHECK(aclshmemx_get_uniqueid(&uid) == 0);
+        CHECK(count_fds() == fds + 63);
+        unsetenv("SHMEM_UID_SESSION_ID");
     } else if (strcmp(scenario, "uid_ipv6") == 0) {
         setenv("SHMEM_UID_SESSION_ID", "[::1]:0", 1);
         aclshmemx_init_attr_t attr = ACLSHMEMX_INIT_ATTR_INITIALIZER;

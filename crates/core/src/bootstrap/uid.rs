@@ -30,6 +30,9 @@ pub struct Rendezvous {
 
 /// Listening sockets bound by `aclshmemx_get_uniqueid` in this process, kept for init.
 static BOUND: Mutex<Vec<TcpListener>> = Mutex::new(Vec::new());
+/// Most sockets kept for ids no init has used: making another closes the oldest (its id still
+/// works: PE 0's init binds the address again, the port is only no longer held for it).
+pub const MAX_BOUND: usize = 64;
 
 impl Rendezvous {
     pub fn encode(&self, uid: &mut UniqueId) {
@@ -86,6 +89,12 @@ impl Rendezvous {
             .iter()
             .position(|l| l.as_raw_fd() == self.fd && l.local_addr().ok() == Some(self.addr))?;
         Some(bound.remove(i))
+    }
+
+    /// Closes the socket kept for this id (an init that was given it failed): it is bound again
+    /// if the id is used once more.
+    pub fn release(&self) {
+        drop(self.take_listener());
     }
 }
 
@@ -242,7 +251,18 @@ pub fn get_uniqueid(uid: &mut UniqueId) -> Result<()> {
         fd: listener.as_raw_fd(),
         secret,
     };
-    BOUND.locked().push(listener);
+    {
+        let mut kept = BOUND.locked();
+        if kept.len() >= MAX_BOUND {
+            let old = kept.remove(0);
+            log::warn!(
+                "aclshmemx_get_uniqueid: {MAX_BOUND} ids are waiting for an init; the socket of the \
+                 oldest ({}) is closed (its id still works; init binds the address again)",
+                old.local_addr().map_or_else(|e| e.to_string(), |a| a.to_string())
+            );
+        }
+        kept.push(listener);
+    }
     r.encode(uid);
     log::info!("aclshmemx_get_uniqueid: rendezvous at {bound}");
     Ok(())

@@ -213,6 +213,7 @@ fn init_with(flags: u32, attr: &mut InitAttr, buffers: Option<&[BufferDesc]>) ->
     let prepared = match prepared {
         Ok(p) => p,
         Err(e) => {
+            release_uid(flags, attr);
             undo();
             return Err(e);
         }
@@ -234,9 +235,28 @@ fn init_with(flags: u32, attr: &mut InitAttr, buffers: Option<&[BufferDesc]>) ->
         Err(e) => {
             slot.status
                 .store(ACLSHMEM_STATUS_NOT_INITIALIZED, Ordering::Release);
+            release_uid(flags, attr);
             undo();
             Err(e)
         }
+    }
+}
+
+/// A failed init closes the socket `aclshmemx_get_uniqueid` kept for the id it was given (PE 0's
+/// process), as init removes what it made: a program retrying init leaked one per attempt. The id
+/// stays usable (init binds its address again). Only where init reads `comm_args` as an id.
+fn release_uid(flags: u32, a: &InitAttr) {
+    let as_uid = flags & ACLSHMEMX_INIT_WITH_UNIQUEID != 0
+        || (flags & ACLSHMEMX_INIT_WITH_DEFAULT != 0
+            && flags & ACLSHMEMX_INIT_WITH_MPI == 0
+            && Endpoint::parse(&ip_port_str(a)).is_err());
+    if !as_uid {
+        return;
+    }
+    // SAFETY: as in `choose_bootstrap`: comm_args points at an aclshmemx_uniqueid_t in these
+    // modes; read only when non-NULL.
+    if let Some(r) = unsafe { (a.comm_args as *const UniqueId).as_ref() }.and_then(Rendezvous::decode) {
+        r.release();
     }
 }
 
