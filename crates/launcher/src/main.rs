@@ -21,6 +21,7 @@ mod job;
 mod launch;
 mod output;
 mod supervise;
+mod tree;
 
 use clap::Parser;
 

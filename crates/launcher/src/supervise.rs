@@ -120,6 +120,7 @@ pub struct Supervisor {
 impl Supervisor {
     /// Installs the SIGINT/SIGTERM/SIGHUP handlers; call before starting any PE.
     pub fn new(verbose: bool) -> io::Result<Self> {
+        crate::tree::become_subreaper();
         Ok(Supervisor {
             pes: Vec::new(),
             signals: Signals::new([SIGINT, SIGTERM, SIGHUP])?,
@@ -254,9 +255,11 @@ impl Supervisor {
         }
     }
 
-    /// Sends SIGTERM to every running PE, waits up to [`GRACE`] (less if another
-    /// termination signal arrives), then SIGKILLs and reaps the rest.
+    /// Sends SIGTERM to every running PE and every process below the launcher (what the PEs
+    /// started, also those whose PE has ended: [`crate::tree`]), waits up to [`GRACE`] (less if
+    /// another termination signal arrives), then SIGKILLs them and reaps the PEs.
     pub fn shutdown(&mut self) {
+        crate::tree::signal_below(std::process::id() as libc::pid_t, libc::SIGTERM, &self.pids());
         for pe in self.pes.iter().filter(|pe| pe.running) {
             send_signal(&pe.child, libc::SIGTERM);
         }
@@ -269,11 +272,24 @@ impl Supervisor {
             // failures during shutdown are consequences, not causes
             let _ = self.reap();
         }
+        crate::tree::signal_below(std::process::id() as libc::pid_t, libc::SIGKILL, &self.pids());
         self.kill_all();
     }
 
-    /// SIGKILLs and reaps every PE still running.
+    /// Process ids of the PEs not reaped yet.
+    fn pids(&self) -> Vec<libc::pid_t> {
+        self.pes
+            .iter()
+            .filter(|pe| pe.running)
+            .filter_map(|pe| libc::pid_t::try_from(pe.child.id()).ok())
+            .collect()
+    }
+
+    /// SIGKILLs (with what they started) and reaps every PE still running.
     fn kill_all(&mut self) {
+        for pid in self.pids() {
+            crate::tree::signal_below(pid, libc::SIGKILL, &[]);
+        }
         for pe in self.pes.iter_mut().filter(|pe| pe.running) {
             if self.verbose {
                 say!("aclshmrun: PE {} still running, sending SIGKILL", pe.rank);

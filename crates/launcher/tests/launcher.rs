@@ -544,6 +544,70 @@ fn sigint_terminates_the_children_and_exits_130() {
     }
 }
 
+/// What the PEs started goes with the job, not only the PEs: a wrapper's program (`sh -c 'prog;
+/// ...'`), a background process of a PE that failed (re-parented to the launcher), and processes
+/// that ignore SIGTERM (SIGKILLed after the grace period). They were left running for ever,
+/// orphaned, on a timeout and on a failed PE.
+#[test]
+fn a_jobs_end_stops_what_its_pes_started() {
+    // each PE records the pid of a `sleep` it started and does not exec (its output goes elsewhere,
+    // so a sleep left behind does not hold the launcher's output open)
+    const RECORD: &str = r#"echo $! > "$OUT/pid.$RANK.tmp" && mv "$OUT/pid.$RANK.tmp" "$OUT/pid.$RANK""#;
+    let cases: [(&str, String, i32); 3] = [
+        // timeout: every PE is a shell waiting for its sleep
+        (
+            "wrapped",
+            format!("sleep 300 >/dev/null 2>&1 & {RECORD}; wait"),
+            124,
+        ),
+        // PE 1 fails, leaving its background sleep behind; the others wait for theirs
+        (
+            "orphan",
+            format!(
+                r#"sleep 300 >/dev/null 2>&1 & {RECORD}
+                   if [ "$RANK" = 1 ]; then
+                     until [ -f "$OUT/pid.0" ] && [ -f "$OUT/pid.2" ]; do sleep 0.05; done
+                     exit 3
+                   fi
+                   wait"#
+            ),
+            3,
+        ),
+        // PEs and their sleeps ignore SIGTERM
+        (
+            "ignoring",
+            format!("trap '' TERM; sleep 300 >/dev/null 2>&1 & {RECORD}; wait"),
+            124,
+        ),
+    ];
+    for (name, script, code) in cases {
+        let dir = Scratch::new(name);
+        let timeout = if code == 124 { "2" } else { "30" };
+        let r = run(
+            &["-n", "3", "--timeout", timeout, "sh", "-c", &script],
+            dir.path(),
+        );
+        assert_eq!(r.code(), code, "{name}: {}", r.stderr);
+        assert!(
+            r.elapsed < Duration::from_secs(15),
+            "{name}: took {:?}",
+            r.elapsed
+        );
+        for rank in 0..3 {
+            let pid = dir.read(&format!("pid.{rank}"));
+            let deadline = Instant::now() + Duration::from_secs(5);
+            while !sleeper_gone(&pid) && Instant::now() < deadline {
+                thread::sleep(Duration::from_millis(20));
+            }
+            assert!(
+                sleeper_gone(&pid),
+                "{name}: PE {rank}'s sleep (pid {}) still runs",
+                pid.trim()
+            );
+        }
+    }
+}
+
 /// Shell snippet that creates this job's shared-memory object and records its path.
 const MAKE_SHM: &str = r#"u=$(id -un 2>/dev/null || id -u)
 f="/dev/shm/aclshmem-$u-$ACLSHMEM_JOB_ID-test$RANK"
