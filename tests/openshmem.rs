@@ -992,6 +992,39 @@ fn default_heap_is_512_mib_allocated_on_first_touch() {
     );
 }
 
+/// Program data nobody wrote takes no shared memory (`sparse_data.c`: a 96 MiB static array):
+/// the move onto shared memory copies only the pages that hold something. Every page of the
+/// program's writable data was taken from /dev/shm: two such PEs died of SIGBUS in a 64 MiB
+/// /dev/shm, with a message about the heap. Written data that /dev/shm cannot hold fails
+/// `shmem_init` with a message naming the remedies.
+#[test]
+fn program_data_nobody_wrote_takes_no_shared_memory() {
+    let bin = compile("sparse_data");
+    run_on(&bin, "sparse_data", &[1, 2]);
+    let run = run_pes(2, &[&bin], &[("FILL_MB", "3")], Duration::from_secs(120));
+    run.assert_ok("sparse_data");
+    if !common::can_unshare() {
+        common::skip(
+            "program_data_nobody_wrote_takes_no_shared_memory (small /dev/shm)",
+            "needs root for a private mount namespace (unshare -m)",
+        );
+        return;
+    }
+    let (code, text) = common::run_in_small_dev_shm(&bin, 2, &[], &[]);
+    assert!(
+        code == 0 && text.contains("OK sparse_data"),
+        "2 PEs with 96 MiB of untouched static data in a 64 MiB /dev/shm:\n{text}"
+    );
+    let (code, text) = common::run_in_small_dev_shm(&bin, 2, &[("FILL_MB", "48")], &[]);
+    assert!(
+        code != 0
+            && !text.contains("SIGBUS")
+            && text.contains("/dev/shm has no room")
+            && text.contains("ACLSHMEM_OSHMEM_SYMMETRIC_DATA=0"),
+        "2 PEs with 48 MiB of written static data in a 64 MiB /dev/shm must fail init, naming it:\n{text}"
+    );
+}
+
 /// The SIGBUS handler the library installs for heap pages passes any other SIGBUS to the
 /// program's own handler (`sigbus_chain.c`, on 1 and 2 PEs); over UCX too, whose load installs
 /// handlers for SIGSEGV, SIGBUS, SIGILL, SIGFPE and SIGHUP that init gives back to the program's

@@ -198,9 +198,36 @@ impl Segment {
                 return Err(e);
             }
         };
-        // SAFETY: `addr..addr+len` is mapped program memory (caller's contract, page-aligned) and
-        // `tmp` a fresh mapping of `len` bytes; they do not overlap.
-        unsafe { copy_words(addr as *const u8, tmp.base, len) };
+        // only the pages holding something are copied (the fresh object reads as zeros): a .bss
+        // nobody wrote costs no shared memory until it is written (every page of it was taken from
+        // /dev/shm). Their blocks are reserved first, so a full /dev/shm is an error here, not a
+        // SIGBUS during the copy.
+        // SAFETY: `addr..addr+len` is mapped, readable program memory, page-aligned (caller's
+        // contract).
+        let runs = unsafe { nonzero_runs(addr, len, page_size()) };
+        let used: usize = runs.iter().map(|r| r.1).sum();
+        for &(off, n) in &runs {
+            // SAFETY: fd is an open descriptor of the object, which is `len` bytes long.
+            let rc = unsafe { libc::posix_fallocate(fd, off as libc::off_t, n as libc::off_t) };
+            if rc != 0 {
+                drop(window);
+                // SAFETY: fd is ours.
+                unsafe { libc::close(fd) };
+                return Err(Error::Smem(format!(
+                    "moving the program's global and static data ({len} bytes at {addr:#x}, {used} \
+                     of them in use) onto shared memory: /dev/shm has no room for it ({}); enlarge \
+                     /dev/shm, or set ACLSHMEM_OSHMEM_SYMMETRIC_DATA=0 (global and static \
+                     variables are then not symmetric)",
+                    std::io::Error::from_raw_os_error(rc)
+                )));
+            }
+        }
+        log::debug!("program data {addr:#x} (+{len}): {used} bytes in use copied");
+        for (off, n) in runs {
+            // SAFETY: both ranges lie inside `len` bytes of the program's range and of `tmp`'s
+            // fresh mapping (reserved above); they do not overlap.
+            unsafe { copy_words((addr + off) as *const u8, tmp.base.add(off), n) };
+        }
         // SAFETY: replaces the caller's mapped, page-aligned range with the object holding the same
         // bytes (MAP_FIXED over memory the program owns; nothing else is unmapped).
         let p = unsafe {
@@ -227,6 +254,9 @@ impl Segment {
         if let Some(e) = err {
             return Err(e);
         }
+        // pages not copied get their memory when first written: a full /dev/shm then is a SIGBUS
+        // with a message naming the remedies for program data
+        super::sigbus::track_data(addr, len);
         // the temporary view goes; the object (not yet unlinked) and its lock stay for the peers
         tmp.owner = false;
         let lock = tmp.lock.take();
@@ -303,6 +333,26 @@ impl Drop for Segment {
         // SAFETY: base/len describe a mapping made by this object and unmapped only here.
         unsafe { libc::munmap(self.base.cast(), self.len) };
     }
+}
+
+/// The runs `(offset, length)` of whole pages of `[addr, addr + len)` that hold a nonzero byte.
+///
+/// # Safety
+/// The range must be mapped and readable, `addr` and `len` multiples of `page`.
+unsafe fn nonzero_runs(addr: usize, len: usize, page: usize) -> Vec<(usize, usize)> {
+    let mut runs: Vec<(usize, usize)> = Vec::new();
+    for off in (0..len).step_by(page) {
+        // SAFETY: the caller's contract; one page, word-aligned.
+        let words = unsafe { std::slice::from_raw_parts((addr + off) as *const u64, page / 8) };
+        if words.iter().all(|&w| w == 0) {
+            continue;
+        }
+        match runs.last_mut() {
+            Some(last) if last.0 + last.1 == off => last.1 += page,
+            _ => runs.push((off, page)),
+        }
+    }
+    runs
 }
 
 /// Copies `len` bytes (rounded down to whole words) from `src` to `dst`, word by word with
@@ -418,5 +468,29 @@ mod tests {
         assert!(std::fs::metadata(format!("/dev/shm{name}")).is_err());
         drop(seg);
         assert!(try_lock(&file), "released with the mapping");
+    }
+
+    #[test]
+    fn nonzero_runs_are_the_written_pages() {
+        let page = page_size();
+        // five pages and one more for the alignment
+        let mut buf = vec![0u64; 6 * page / 8];
+        let base = (buf.as_mut_ptr() as usize).next_multiple_of(page);
+        let runs = || {
+            // SAFETY: the five pages from `base` lie inside `buf`, alive until the end
+            unsafe { nonzero_runs(base, 5 * page, page) }
+        };
+        let write = |at: usize, v: u8| {
+            assert!(at < 5 * page);
+            // SAFETY: inside the five pages of `buf`
+            unsafe { ((base + at) as *mut u8).write(v) };
+        };
+        assert!(runs().is_empty());
+        write(page + 40, 1);
+        write(3 * page + 8, 1);
+        assert_eq!(runs(), [(page, page), (3 * page, page)]);
+        write(3 * page - 1, 9);
+        assert_eq!(runs(), [(page, 3 * page)]);
+        drop(buf);
     }
 }

@@ -14,7 +14,7 @@
 
 use std::sync::Mutex;
 use std::sync::OnceLock;
-use std::sync::atomic::{AtomicI32, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicUsize, Ordering};
 
 /// Mappings tracked at once: two heaps per instance plus peers' mappings and program data.
 const SLOTS: usize = 1024;
@@ -22,6 +22,9 @@ const SLOTS: usize = 1024;
 /// `[start, end)` of each recorded mapping; `start == 0`: free slot.
 static STARTS: [AtomicUsize; SLOTS] = [const { AtomicUsize::new(0) }; SLOTS];
 static ENDS: [AtomicUsize; SLOTS] = [const { AtomicUsize::new(0) }; SLOTS];
+/// Whether each recorded mapping is the program's own data moved onto shared memory (its message
+/// names other remedies than a heap's).
+static DATA: [AtomicBool; SLOTS] = [const { AtomicBool::new(false) }; SLOTS];
 /// Serialises writers of the table (the handler only reads it).
 static TABLE: Mutex<()> = Mutex::new(());
 /// The PE number printed in the message (-1: not known yet).
@@ -34,11 +37,22 @@ pub fn set_pe(pe: i32) {
     PE.store(pe, Ordering::Relaxed);
 }
 
-/// Records the mapping `[start, start + len)`; installs the handler on first use.
+/// Records the heap mapping `[start, start + len)`; installs the handler on first use.
 pub fn track(start: usize, len: usize) {
+    record(start, len, false);
+}
+
+/// Records `[start, start + len)` of the program's data moved onto shared memory
+/// ([`super::segment::Segment::adopt`]).
+pub fn track_data(start: usize, len: usize) {
+    record(start, len, true);
+}
+
+fn record(start: usize, len: usize, data: bool) {
     install();
     let _g = TABLE.lock().unwrap_or_else(|e| e.into_inner());
     if let Some(i) = (0..SLOTS).find(|&i| STARTS[i].load(Ordering::Relaxed) == 0) {
+        DATA[i].store(data, Ordering::Relaxed);
         ENDS[i].store(start + len, Ordering::Relaxed);
         STARTS[i].store(start, Ordering::Release);
     } else {
@@ -56,8 +70,13 @@ pub fn untrack(start: usize) {
 }
 
 /// Whether `addr` lies in a recorded mapping.
-pub fn tracked(addr: usize) -> bool {
-    (0..SLOTS).any(|i| {
+#[cfg(test)]
+fn tracked(addr: usize) -> bool {
+    slot_of(addr).is_some()
+}
+
+fn slot_of(addr: usize) -> Option<usize> {
+    (0..SLOTS).find(|&i| {
         let s = STARTS[i].load(Ordering::Acquire);
         s != 0 && addr >= s && addr < ENDS[i].load(Ordering::Relaxed)
     })
@@ -109,8 +128,9 @@ fn put_num(buf: &mut [u8], n: &mut usize, mut v: u64, radix: u64) {
     }
 }
 
-/// The message for a fault at `addr` on PE `pe` (-1: unknown); returns its length in `buf`.
-fn message(buf: &mut [u8], pe: i32, addr: usize) -> usize {
+/// The message for a fault at `addr` on PE `pe` (-1: unknown) in a heap or, with `data`, in the
+/// program's data; returns its length in `buf`.
+fn message(buf: &mut [u8], pe: i32, addr: usize, data: bool) -> usize {
     let mut n = 0;
     put(buf, &mut n, b"aclshmem: ");
     if pe >= 0 {
@@ -124,6 +144,17 @@ fn message(buf: &mut [u8], pe: i32, addr: usize) -> usize {
         b"no memory could back the symmetric-memory page at 0x",
     );
     put_num(buf, &mut n, addr as u64, 16);
+    if data {
+        put(
+            buf,
+            &mut n,
+            b" (SIGBUS): it holds the program's global and static data, moved onto shared memory \
+              at init, whose pages are allocated when first written, and the shared-memory file \
+              system (/dev/shm) is full. Enlarge /dev/shm, or set ACLSHMEM_OSHMEM_SYMMETRIC_DATA=0 \
+              (global and static variables are then not symmetric).\n",
+        );
+        return n;
+    }
     put(
         buf,
         &mut n,
@@ -138,9 +169,10 @@ extern "C" fn on_sigbus(sig: libc::c_int, info: *mut libc::siginfo_t, ctx: *mut 
     // SAFETY: the kernel passes a valid siginfo for an SA_SIGINFO handler.
     let (code, addr) = unsafe { ((*info).si_code, (*info).si_addr() as usize) };
     // si_code > 0: raised by the kernel for a fault (not kill/sigqueue), so si_addr is meaningful
-    if code > 0 && tracked(addr) {
+    if let Some(slot) = slot_of(addr).filter(|_| code > 0) {
         let mut buf = [0u8; 512];
-        let n = message(&mut buf, PE.load(Ordering::Relaxed), addr);
+        let data = DATA[slot].load(Ordering::Relaxed);
+        let n = message(&mut buf, PE.load(Ordering::Relaxed), addr, data);
         // SAFETY: write and sigaction are async-signal-safe; buf holds n bytes. Returning re-runs
         // the faulting access, which now ends the process with SIGBUS's default action.
         unsafe {
@@ -209,17 +241,22 @@ mod tests {
     #[test]
     fn the_message_names_pe_address_and_remedy() {
         let mut buf = [0u8; 512];
-        let n = message(&mut buf, 3, 0x7f00_dead_b000);
+        let n = message(&mut buf, 3, 0x7f00_dead_b000, false);
         let text = std::str::from_utf8(&buf[..n]).unwrap();
         assert!(text.starts_with("aclshmem: PE 3: "), "{text}");
         assert!(text.contains("0x7f00deadb000"), "{text}");
         assert!(text.contains("/dev/shm") && text.contains("ACLSHMEM_SHM_PREALLOCATE=1"));
         assert!(text.ends_with('\n'));
-        let n = message(&mut buf, -1, 0);
+        let n = message(&mut buf, -1, 0, false);
         assert!(
             std::str::from_utf8(&buf[..n])
                 .unwrap()
                 .starts_with("aclshmem: no memory")
         );
+        // the program's data: its own remedy, not the heap's
+        let n = message(&mut buf, 1, 0x1000, true);
+        let text = std::str::from_utf8(&buf[..n]).unwrap();
+        assert!(text.contains("ACLSHMEM_OSHMEM_SYMMETRIC_DATA=0"), "{text}");
+        assert!(!text.contains("PREALLOCATE") && text.ends_with('\n'), "{text}");
     }
 }
