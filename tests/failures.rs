@@ -522,6 +522,26 @@ fn global_exit_under_the_launcher_ends_every_pe_with_its_status() {
         Duration::from_secs(30),
     );
     assert_eq!(run.code(), 1, "global_exit(256)\n{}", run.dump());
+    // the messages name the call as made and the status the job ends with (300 ends it with 44)
+    assert!(
+        run.stderr
+            .contains("called aclshmem_global_exit(256): exiting with status 1"),
+        "{}",
+        run.dump()
+    );
+    let run = run_pes(
+        2,
+        &args,
+        &[("FT_PE", "1"), ("FT_STATUS", "300")],
+        Duration::from_secs(30),
+    );
+    assert_eq!(run.code(), 44, "global_exit(300)\n{}", run.dump());
+    assert!(
+        run.stderr
+            .contains("called aclshmem_global_exit(300): exiting with status 44"),
+        "{}",
+        run.dump()
+    );
 }
 
 /// A PE ends while the others are inside their own exit, in a program exit handler: the library

@@ -27,6 +27,16 @@ static ENDING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::ne
 /// tear down, or may be running them itself (its own `exit`: two threads in the handlers at once
 /// crash). There, the C and Rust standard streams are flushed and the process ends with
 /// `_exit(status)`. A second call, from another thread, waits for the first to end the process.
+/// The status a job ends with for `aclshmem_global_exit(status)`: a process's status keeps the low
+/// 8 bits (300 ends it with 44), and a nonzero status whose low 8 bits are 0 (256, say), which
+/// would read as success, ends it with 1.
+pub fn job_status(status: i32) -> i32 {
+    match status & 0xff {
+        0 if status != 0 => 1,
+        low => low,
+    }
+}
+
 pub fn exit_process(status: i32) -> ! {
     let me = thread_token();
     if EXIT_OWNER

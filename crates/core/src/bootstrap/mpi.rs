@@ -303,6 +303,7 @@ impl Bootstrap for Mpi {
     }
 
     fn global_exit(&self, status: i32) {
+        let status = crate::util::job_status(status);
         match self.comm {
             // SAFETY: MPI_Abort(comm, errorcode).
             H::Ptr(c) => unsafe {

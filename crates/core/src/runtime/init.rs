@@ -630,23 +630,21 @@ fn drain(inst: Arc<Instance>) -> Arc<Instance> {
 
 /// `aclshmem_global_exit`: every PE of the job exits with `status`, this one included.
 pub fn global_exit(status: i32) -> ! {
-    // a process's exit status is its low 8 bits: a nonzero status that would read as 0 (256, say)
-    // ends the job with 1 instead of looking like a success
-    let status = if status != 0 && status & 0xff == 0 {
-        1
-    } else {
-        status
-    };
+    // the other PEs get the argument (their messages name the call as made) and end with the
+    // status a process can have (`job_status`)
+    let code = crate::util::job_status(status);
     match super::current() {
         Ok(inst) => {
             log::error!(
-                "[PE {}] aclshmem_global_exit({status}): ending the job",
+                "[PE {}] aclshmem_global_exit({status}): ending the job with status {code}",
                 inst.my_pe()
             );
             inst.boot().global_exit(status);
         }
-        Err(_) => log::error!("aclshmem_global_exit({status}) before init: exiting this process only"),
+        Err(_) => log::error!(
+            "aclshmem_global_exit({status}) before init: exiting this process only, with status {code}"
+        ),
     }
     log::logger().flush();
-    crate::util::exit_process(status)
+    crate::util::exit_process(code)
 }

@@ -349,10 +349,11 @@ pub struct Watcher {
 fn end_process(pe: usize, msg: std::io::Result<Option<Message>>) -> ! {
     let status = match msg {
         Ok(Some(Message::ExitNotice { pe: from, status })) => {
+            let code = crate::util::job_status(status);
             announce(&format!(
-                "[PE {pe}] PE {from} called aclshmem_global_exit({status}): exiting with status {status}"
+                "[PE {pe}] PE {from} called aclshmem_global_exit({status}): exiting with status {code}"
             ));
-            status
+            code
         }
         Ok(Some(Message::PeerDied { pe: dead })) => {
             announce(&format!(
