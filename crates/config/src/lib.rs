@@ -457,6 +457,7 @@ env_table! {
     LOCAL_WORLD_SIZE: c_int = "", "torchrun: ranks on this node.";
     MASTER_ADDR: string = "", "torchrun: host of rank 0; the config store listens on MASTER_PORT + 1 there (MASTER_PORT itself belongs to torch's own store).";
     MASTER_PORT: u16 = "", "torchrun: port of torch's store on MASTER_ADDR.";
+    TORCHELASTIC_RUN_ID: string = "", "torchrun: the job's run id (--rdzv-id; a fresh one with --standalone). Without a launcher token the job secret's file is named after it too (unless empty or none), so two jobs started at once on one MASTER_ADDR:MASTER_PORT never take each other's secret.";
     OMPI_COMM_WORLD_RANK: c_int = "", "Open MPI: rank (used when neither launcher nor torchrun variables are set).";
     OMPI_COMM_WORLD_SIZE: c_int = "", "Open MPI: number of ranks.";
     PMI_RANK: c_int = "", "PMI (MPICH/Hydra, Slurm): rank.";

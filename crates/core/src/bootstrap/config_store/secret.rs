@@ -67,14 +67,29 @@ fn host_name() -> String {
 }
 
 /// The file of the job whose store is at `addr`. A loopback address names one node only, so its
-/// file names the node too (homes are often shared between nodes).
+/// file names the node too (homes are often shared between nodes). torchrun's run id
+/// (`TORCHELASTIC_RUN_ID`, unless empty or `none`) names the job: a PE of another job started on
+/// the same address at the same time took this job's secret and was admitted as one of its PEs.
 pub fn path_for(dir: &Path, addr: &SocketAddr) -> PathBuf {
+    let run = config::TORCHELASTIC_RUN_ID.get().ok().flatten();
+    path_of_run(
+        dir,
+        addr,
+        run.as_deref().filter(|r| !r.is_empty() && *r != "none"),
+    )
+}
+
+fn path_of_run(dir: &Path, addr: &SocketAddr, run: Option<&str>) -> PathBuf {
     let mut name = String::from("job-secret-");
     if addr.ip().is_loopback() {
         name.push_str(&host_name());
         name.push('-');
     }
     name.push_str(&format!("{}-{}", addr.ip(), addr.port()));
+    if let Some(run) = run {
+        name.push_str("-run-");
+        name.push_str(run);
+    }
     let name: String = name
         .chars()
         .map(|c| {
@@ -211,6 +226,23 @@ mod tests {
         let d = std::env::temp_dir().join(format!("aclshmem-secret-{}-{tag}", std::process::id()));
         let _ = std::fs::remove_dir_all(&d);
         d
+    }
+
+    /// Two torchrun jobs on one address: their run ids give them different files (a PE of the
+    /// second took the first's secret and was admitted as the first's PE).
+    #[test]
+    fn run_ids_name_the_file() {
+        let dir = Path::new("/d");
+        let addr: SocketAddr = "10.0.0.1:29501".parse().unwrap();
+        let a = path_of_run(dir, &addr, Some("job-a"));
+        let b = path_of_run(dir, &addr, Some("job/b"));
+        assert_ne!(a, b);
+        assert_eq!(a, dir.join("job-secret-10.0.0.1-29501-run-job-a"));
+        assert_eq!(b, dir.join("job-secret-10.0.0.1-29501-run-job_b"));
+        assert_eq!(
+            path_of_run(dir, &addr, None),
+            dir.join("job-secret-10.0.0.1-29501")
+        );
     }
 
     #[test]
