@@ -1675,3 +1675,71 @@ fn the_store_pe_with_a_forked_child_is_still_seen_to_die() {
         Duration::from_secs(4),
     );
 }
+
+/// A thread the library cannot start (the limit of processes and threads, `ulimit -u`: the config
+/// store's or its watcher's) fails init with `ACLSHMEM_INNER_ERROR` and a message naming the
+/// thread and the limit; the EAGAIN of the failed `clone` was reported as a timeout. Runs a 1-PE
+/// init as user 65534 (the limit does not bind root) from a copy of the program and the library
+/// that user can read.
+#[test]
+fn a_thread_limit_fails_init_naming_it() {
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        common::skip(
+            "a_thread_limit_fails_init_naming_it",
+            "needs root to run as another user",
+        );
+        return;
+    }
+    let dir = common::Scratch::new("thread-limit");
+    let prog = common::compile_c("failure_tests");
+    std::fs::copy(&prog, dir.path().join("failure_tests")).unwrap();
+    std::fs::copy(
+        common::profile_dir().join("libaclshmem.so"),
+        dir.path().join("libaclshmem.so"),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    for (name, mode) in [("", 0o755), ("failure_tests", 0o755), ("libaclshmem.so", 0o644)] {
+        std::fs::set_permissions(dir.path().join(name), std::fs::Permissions::from_mode(mode)).unwrap();
+    }
+    for limit in [1, 2] {
+        let port = common::free_port();
+        let out = Command::new("setpriv")
+            .args([
+                "--reuid",
+                "65534",
+                "--regid",
+                "65534",
+                "--clear-groups",
+                "env",
+                "-i",
+            ])
+            .arg("PATH=/usr/bin:/bin")
+            .arg("HOME=/tmp")
+            .arg(format!("LD_LIBRARY_PATH={}", dir.path().display()))
+            .args(["SHMEM_LOG_TO_STDOUT=1", "ACLSHMEM_LOCAL_MEM_SIZE=4M"])
+            .args(["ACLSHMEM_MY_PE=0", "ACLSHMEM_N_PES=1"])
+            .arg(format!("ACLSHMEM_IP_PORT=tcp://127.0.0.1:{port}"))
+            .args([
+                "bash",
+                "-c",
+                &format!("ulimit -u {limit}; exec ./failure_tests arrive"),
+            ])
+            .current_dir(dir.path())
+            .output()
+            .expect("run setpriv");
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            text.contains("RESULT pe=0 init_rc=-4")
+                && text.contains("cannot start the library's config store")
+                && text.contains("ulimit -u")
+                && !text.contains("timeout"),
+            "ulimit -u {limit}:\n{text}"
+        );
+    }
+}

@@ -92,3 +92,12 @@ impl From<std::io::Error> for Error {
 }
 
 pub type Result<T> = std::result::Result<T, Error>;
+
+/// The error of a thread the library could not start (`std::thread::Builder::spawn`): an internal
+/// error naming the thread and the likely limit, not the timeout that EAGAIN would map to.
+pub fn thread_error(name: &str, e: std::io::Error) -> Error {
+    Error::Inner(format!(
+        "cannot start the library's {name} thread: {e} (the limit of processes and threads, `ulimit -u`, \
+         or of memory, reached?)"
+    ))
+}

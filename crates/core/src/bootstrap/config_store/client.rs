@@ -433,7 +433,8 @@ impl Watcher {
                         other => end_process(pe, other),
                     }
                 }
-            })?;
+            })
+            .map_err(|e| crate::error::thread_error("config store watcher", e))?;
         Ok(Watcher {
             _fork: fork,
             conn,

@@ -149,7 +149,9 @@ impl Server {
             .spawn(move || {
                 crate::logging::internal_thread();
                 store.run()
-            })?;
+            })
+            // (kind Other: EAGAIN here is a thread limit, not a timeout)
+            .map_err(|e| std::io::Error::other(crate::error::thread_error("config store", e).to_string()))?;
         Ok(Server {
             shared,
             waker,
