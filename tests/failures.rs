@@ -1743,3 +1743,44 @@ fn a_thread_limit_fails_init_naming_it() {
         );
     }
 }
+
+/// PE 0's config store without a descriptor for the job's connections (`ulimit -n` too low): the
+/// job's init fails at once with a message on stderr naming the open-file limit (PE 0 may have no
+/// descriptor for its log file either); the PEs retried for the connect timeout and then blamed
+/// the network ("Connection reset by peer"), with the cause in no file.
+#[test]
+fn a_low_open_file_limit_fails_init_at_once_naming_it() {
+    let prog = common::compile_c("failure_tests");
+    for limit in [12, 15] {
+        let script = format!(
+            "ulimit -n {limit} && exec {} -n 2 --timeout 60 {} arrive",
+            common::launcher().display(),
+            prog.display()
+        );
+        let out = Command::new("bash")
+            .args(["-c", &script])
+            .env_remove("ACLSHMEM_JOB_TOKEN")
+            .env_remove("ACLSHMEM_IP_PORT")
+            .env_remove("SHMEM_LOG_TO_STDOUT")
+            .env("ACLSHMEM_LOCAL_MEM_SIZE", "4M")
+            .output()
+            .expect("run bash");
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            text.contains("ran out of file descriptors") && text.contains("ulimit -n"),
+            "ulimit -n {limit}: no message naming the limit\n{text}"
+        );
+        let pe0 = text
+            .lines()
+            .find_map(|l| l.strip_prefix("RESULT pe=0 init_rc=-4 elapsed="))
+            .and_then(|rest| rest.split_whitespace().next()?.parse::<f64>().ok());
+        assert!(
+            pe0.is_some_and(|s| s < 5.0),
+            "ulimit -n {limit}: PE 0's init must fail at once with ACLSHMEM_INNER_ERROR\n{text}"
+        );
+    }
+}

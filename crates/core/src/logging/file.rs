@@ -96,6 +96,15 @@ pub struct Sink {
     space: Mutex<Option<(std::time::Instant, bool)>>,
 }
 
+/// The process's sink has no file (none could be made: no usable directory, or no descriptor or
+/// space for it): its error messages go to stderr too ([`super`]), so a failure is never silent.
+static NO_FILE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Whether the process's log file could not be made.
+pub fn no_file() -> bool {
+    NO_FILE.load(std::sync::atomic::Ordering::Relaxed)
+}
+
 /// The open file of the process's sink, sealed at exit (see [`seal_at_exit`]).
 static CURRENT: Mutex<Option<PathBuf>> = Mutex::new(None);
 
@@ -245,7 +254,12 @@ impl Write for &Sink {
             }
             *state = match self.open() {
                 Some(o) => State::Open(o),
-                None => State::Off,
+                None => {
+                    if self.dir.is_none() {
+                        NO_FILE.store(true, std::sync::atomic::Ordering::Relaxed);
+                    }
+                    State::Off
+                }
             };
         }
         match &mut *state {

@@ -82,6 +82,11 @@ impl log::Log for Backend {
             return;
         }
         sink().log(record);
+        // no log file could be made (no descriptor left, no usable directory): errors reach
+        // stderr all the same
+        if level_of(record.metadata()) >= ERROR && errors_on_stderr() {
+            write_stderr(&format!("aclshmem: {}\n", record.args()));
+        }
     }
 
     fn flush(&self) {
@@ -155,6 +160,16 @@ fn timestamp(fmt: &str) -> String {
         let n = libc::strftime(buf.as_mut_ptr().cast(), buf.len(), fmt.as_ptr(), &tm);
         String::from_utf8_lossy(&buf[..n]).into_owned()
     }
+}
+
+/// Whether error messages reach stderr by themselves: the log file could not be made.
+pub fn errors_on_stderr() -> bool {
+    EXTERN.get().is_none() && file::no_file() && !to_terminal()
+}
+
+/// Whether the log sink is stdout or stderr rather than files.
+fn to_terminal() -> bool {
+    matches!(config::SHMEM_LOG_TO_STDOUT.value(), Ok(true)) || STDERR.load(Ordering::Relaxed)
 }
 
 fn sink() -> &'static env_logger::Logger {

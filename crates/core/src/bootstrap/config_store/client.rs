@@ -37,12 +37,16 @@ pub struct Target {
 pub fn announce(msg: &str) {
     log::error!("{msg}");
     log::logger().flush();
-    crate::logging::write_stderr(&format!("aclshmem: {msg}\n"));
+    if !crate::logging::errors_on_stderr() {
+        crate::logging::write_stderr(&format!("aclshmem: {msg}\n"));
+    }
 }
 
 enum Attempt {
     Retry(String),
     Rejected(String),
+    /// This process is out of descriptors: retrying will not help.
+    NoFiles(std::io::Error),
 }
 
 /// TLS handshakes the store ended before completing; after this many the cause is reported.
@@ -78,10 +82,20 @@ impl Target {
                         last_err = format!("{addr}: {reason} (secret of an earlier job?)");
                     }
                     Err(Attempt::Rejected(reason)) => {
-                        return Err(Error::Inner(format!(
-                            "config store at {addr} refused PE {}: {reason}",
+                        let msg = format!("config store at {addr} refused PE {}: {reason}", self.pe);
+                        if reason.contains(super::server::OUT_OF_FILES) {
+                            announce(&msg);
+                        }
+                        return Err(Error::Inner(msg));
+                    }
+                    Err(Attempt::NoFiles(e)) => {
+                        let msg = format!(
+                            "PE {} cannot connect to the config store at {addr}: {e}; raise the \
+                             open-file limit (`ulimit -n`)",
                             self.pe
-                        )));
+                        );
+                        announce(&msg);
+                        return Err(Error::Inner(msg));
                     }
                     Err(Attempt::Retry(e)) => last_err = format!("{addr}: {e}"),
                 }
@@ -111,6 +125,7 @@ impl Target {
         // away by retrying
         let retry = |e: std::io::Error| match e.kind() {
             std::io::ErrorKind::InvalidData => Attempt::Rejected(format!("TLS or protocol error: {e}")),
+            _ if matches!(e.raw_os_error(), Some(libc::EMFILE | libc::ENFILE)) => Attempt::NoFiles(e),
             _ => Attempt::Retry(e.to_string()),
         };
         let tcp = TcpStream::connect_timeout(addr, Duration::from_secs(2)).map_err(retry)?;
@@ -140,8 +155,8 @@ impl Target {
                 return Err(Attempt::Retry(format!("TLS handshake: {e}")));
             }
             return Err(match retry(e) {
-                Attempt::Rejected(r) => Attempt::Rejected(r),
                 Attempt::Retry(r) => Attempt::Rejected(format!("TLS handshake failed: {r}")),
+                other => other,
             });
         }
         let hello = Message::Hello {
@@ -252,6 +267,10 @@ impl Client {
         match answer {
             Ok(Message::AllgatherResult { seq, parts }) if seq == my_seq => Ok(parts),
             Ok(Message::Failed { reason, .. }) if abandoned => Err(Error::InvalidParam(failed(reason))),
+            // the store could not take the job's connections: not a timeout
+            Ok(Message::Failed { reason, .. }) if reason.starts_with(super::server::OUT_OF_FILES) => {
+                Err(Error::Inner(failed(reason)))
+            }
             Ok(Message::Failed { reason, .. }) => Err(Error::Timeout(failed(reason))),
             Ok(other) => Err(Error::Bootstrap(format!(
                 "unexpected answer from the config store: {other:?}"

@@ -51,6 +51,11 @@ const READS_PER_WAKE: usize = 8;
 const DROP_LOG_LINES: u32 = 20;
 const DROP_LOG_WINDOW: Duration = Duration::from_secs(10);
 
+/// How long the store may lack descriptors without admitting a PE before the job fails.
+const STARVED_FOR: Duration = Duration::from_secs(1);
+/// How the reason starts when the store runs out of descriptors (a client that is told so
+/// reports it on stderr).
+pub const OUT_OF_FILES: &str = "the config store (PE 0) ran out of file descriptors";
 const LISTENER: u64 = 0;
 const WAKER: u64 = 1;
 
@@ -123,6 +128,9 @@ impl Server {
             listener,
             listening: true,
             out_of_files: false,
+            files_failed: None,
+            spare: std::fs::File::open("/dev/null").ok(),
+            starved_since: None,
             accept_paused_until: None,
             _wake_end: wake_end,
             peers: HashMap::new(),
@@ -458,6 +466,14 @@ struct Store {
     listening: bool,
     /// Accepting failed for want of descriptors (logged once).
     out_of_files: bool,
+    /// Why the job's bootstrap failed for want of descriptors: every waiting and later collective
+    /// fails with it, and connections are turned away with it ([`Store::turn_away`]).
+    files_failed: Option<String>,
+    /// A descriptor kept in reserve: given up for a moment to accept a connection and tell it why
+    /// it is turned away when the store is out of descriptors.
+    spare: Option<std::fs::File>,
+    /// Since when accepting fails for want of descriptors with no PE admitted meanwhile.
+    starved_since: Option<Instant>,
     accept_paused_until: Option<Instant>,
     _wake_end: UnixStream,
     peers: HashMap<u64, Peer>,
@@ -555,7 +571,8 @@ impl Store {
                         std::io::ErrorKind::Interrupted | std::io::ErrorKind::ConnectionAborted
                     ) => {}
                 Err(e) => {
-                    if matches!(e.raw_os_error(), Some(libc::EMFILE | libc::ENFILE)) && !self.out_of_files {
+                    let no_files = matches!(e.raw_os_error(), Some(libc::EMFILE | libc::ENFILE));
+                    if no_files && !self.out_of_files {
                         self.out_of_files = true;
                         log::error!(
                             "config store: out of file descriptors ({e}) with {} PEs connected: PEs \
@@ -563,9 +580,25 @@ impl Store {
                             self.peers.len()
                         );
                     }
-                    // out of descriptors (or memory): make room by dropping the oldest stranger,
-                    // or stop listening for a moment rather than spin on a readable listener
-                    if self.n_strangers > 0 {
+                    // fewer connections than the job's PEs need fill the descriptors: the job
+                    // cannot start; it fails at once, naming the cause, instead of each PE
+                    // retrying until its connect timeout and blaming the network (strangers were
+                    // evicted to make room: the PEs' own connections, before their hello)
+                    // (or evicting strangers to make room has admitted nobody for a while: the
+                    // PEs' own connections were evicted before their hello, over and over)
+                    let starved = no_files
+                        && self.starved_since.get_or_insert_with(Instant::now).elapsed() > STARVED_FOR;
+                    if no_files
+                        && (self.files_failed.is_some() || self.peers.len() < 2 * self.n_pes || starved)
+                    {
+                        self.out_of_descriptors(&e);
+                        if self.turn_away() {
+                            continue;
+                        }
+                    } else if self.n_strangers > 0 {
+                        // out of descriptors (or memory): make room by dropping the oldest
+                        // stranger, or stop listening for a moment rather than spin on a readable
+                        // listener
                         self.evict_oldest_stranger();
                         continue;
                     }
@@ -617,6 +650,66 @@ impl Store {
         self.peers.insert(token, peer);
         self.strangers.push_back(token);
         self.n_strangers += 1;
+    }
+
+    /// The store has no descriptor for another PE's connection: the job's bootstrap fails (once:
+    /// every waiting and later collective fails, and the cause goes to stderr too, as PE 0's log
+    /// file may not open for the same reason).
+    fn out_of_descriptors(&mut self, e: &std::io::Error) {
+        if self.files_failed.is_some() {
+            return;
+        }
+        let mut lim = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
+        // SAFETY: a valid out-pointer.
+        unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) };
+        let reason = format!(
+            "{OUT_OF_FILES} ({e}) with {} connections of the {} its {} PEs need: raise PE 0's \
+             open-file limit (`ulimit -n`, now {}; hard limit {})",
+            self.peers.len(),
+            2 * self.n_pes,
+            self.n_pes,
+            lim.rlim_cur,
+            lim.rlim_max
+        );
+        super::client::announce(&reason);
+        for pe in 0..self.n_pes {
+            self.fail(pe, reason.clone());
+            // the PEs still to come will not: the others' `Bye`s do not wait for them
+            if self.pes[pe].request.is_none() && !self.pes[pe].finished && !self.absent.contains(&pe) {
+                self.absent.push(pe);
+            }
+        }
+        self.files_failed = Some(reason);
+        self.check_all_left();
+    }
+
+    /// Accepts one waiting connection with the spare descriptor and tells it why it is turned
+    /// away ([`Store::files_failed`]); false when there is no spare or no connection.
+    fn turn_away(&mut self) -> bool {
+        let (Some(spare), Some(reason)) = (self.spare.take(), self.files_failed.clone()) else {
+            return false;
+        };
+        drop(spare);
+        let taken = match self.listener.accept() {
+            Ok((mut tcp, _)) => {
+                if self.tls.is_none() {
+                    // read the hello first: closing with it unread would reset the connection,
+                    // and the client could lose the answer
+                    let _ = tcp.set_read_timeout(Some(Duration::from_millis(200)));
+                    let mut hello = [0u8; 4096];
+                    let _ = tcp.read(&mut hello);
+                    let _ = tcp.write_all(&encode(&Message::Reject { reason }));
+                    let _ = tcp.shutdown(std::net::Shutdown::Write);
+                }
+                true
+            }
+            Err(_) => false,
+        };
+        self.spare = std::fs::File::open("/dev/null").ok();
+        taken
     }
 
     fn evict_oldest_stranger(&mut self) {
@@ -818,6 +911,10 @@ impl Store {
             let why = format!("PE {pe} of {n_pes} does not fit a job of {} PEs", self.n_pes);
             return self.reject(token, &why, &why);
         }
+        // (before "shutting down", which clients retry: the job failed for good)
+        if let Some(why) = self.files_failed.clone() {
+            return self.reject(token, &why, &why);
+        }
         if self.stopping {
             return self.reject(token, "store is shutting down", "store is shutting down");
         }
@@ -834,6 +931,7 @@ impl Store {
             return self.reject(token, &why, &why);
         }
         *slot = Some(token);
+        self.starved_since = None;
         let Some(peer) = self.peers.get_mut(&token) else {
             return;
         };
@@ -927,6 +1025,10 @@ impl Store {
         }
         round.parts[pe] = Some(data);
         self.pes[pe].waiting = Some((seq, Instant::now() + self.op_timeout));
+        if let Some(why) = self.files_failed.clone() {
+            self.fail(pe, why);
+            return;
+        }
         if let Some(why) = &round.failed {
             // a late arrival at a round that timed out: it fails too, at once
             let reason = format!(
