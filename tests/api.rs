@@ -153,6 +153,34 @@ fn dev_shm_too_small_is_a_clear_init_error() {
     );
 }
 
+/// `ACLSHMEM_SHM_DIR` naming a directory whose space cannot be read fails init naming it (the
+/// space check was skipped without a word).
+#[test]
+fn an_unreadable_shm_dir_is_named() {
+    let run = common::run_pes(
+        2,
+        &[common::compile_c("api_probe").to_str().unwrap(), "init_rc"],
+        &[
+            ("ACLSHMEM_LOCAL_MEM_SIZE", "8M"),
+            ("ACLSHMEM_SHM_DIR", "/nonexistent-aclshmem-dir"),
+            ("SHMEM_LOG_TO_STDOUT", "1"),
+        ],
+        Duration::from_secs(40),
+    );
+    assert_eq!(
+        run.stdout.matches("init_rc=-2 status=0").count(),
+        2,
+        "{}",
+        run.dump()
+    );
+    assert!(
+        run.stdout
+            .contains("ACLSHMEM_SHM_DIR=\"/nonexistent-aclshmem-dir\""),
+        "{}",
+        run.dump()
+    );
+}
+
 #[test]
 fn preallocated_heaps_work() {
     let run = common::run_pes(

@@ -868,6 +868,21 @@ fn bad_input_ends_the_job_or_continues_on_request() {
         run.dump()
     );
     assert!(run.failures().is_empty(), "{}", run.dump());
+    // a malformed setting is refused at shmem_init, naming it (it was taken for `abort`, silently)
+    let run = run_pes(
+        2,
+        &[&bin],
+        &[("ACLSHMEM_OSHMEM_ON_ERROR", "garbage")],
+        Duration::from_secs(120),
+    );
+    assert!(
+        run.code() != 0
+            && run.stderr.contains("OpenSHMEM error in shmem_init")
+            && run.stderr.contains("ACLSHMEM_OSHMEM_ON_ERROR")
+            && run.stderr.contains("garbage"),
+        "{}",
+        run.dump()
+    );
     let run = run_pes(
         2,
         &[&bin],

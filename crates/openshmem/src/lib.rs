@@ -83,7 +83,14 @@ fn continue_on_error() -> bool {
         1 => false,
         2 => true,
         _ => {
-            let cont = matches!(config::ACLSHMEM_OSHMEM_ON_ERROR.value(), Ok("continue"));
+            // (refused at shmem_init; a call before it ends the job, as the default says)
+            let cont = match config::ACLSHMEM_OSHMEM_ON_ERROR.value() {
+                Ok(v) => v == "continue",
+                Err(e) => {
+                    aclshmem_core::logging::write_stderr(&format!("OpenSHMEM: {e}; taken as abort\n"));
+                    false
+                }
+            };
             ON_ERROR.store(if cont { 2 } else { 1 }, Ordering::Relaxed);
             cont
         }

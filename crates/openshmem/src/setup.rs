@@ -105,6 +105,8 @@ fn init(requested: c_int) -> Result<()> {
         st.0 += 1;
         return Ok(());
     }
+    // a malformed value is refused here, naming it, not taken for `abort` at the first error
+    config::ACLSHMEM_OSHMEM_ON_ERROR.value()?;
     // SHMEM_DEBUG: debug messages on stderr (as Sandia OpenSHMEM prints them), unless the log's own
     // settings say where (SHMEM_LOG_PATH: the log file there; SHMEM_LOG_TO_STDOUT=1: stdout) or
     // which level (SHMEM_LOG_LEVEL)

@@ -254,7 +254,15 @@ impl SymmetricHeap {
         let free = if kind == HeapKind::Static {
             None
         } else {
-            segment::free_space(&config::ACLSHMEM_SHM_DIR.value()?)
+            let dir = config::ACLSHMEM_SHM_DIR.value()?;
+            // a directory whose space cannot be read is named, not skipped without a word
+            Some(segment::free_space(&dir).ok_or_else(|| {
+                Error::InvalidValue(format!(
+                    "ACLSHMEM_SHM_DIR=\"{dir}\": cannot read the free space of the shared-memory file \
+                     system there ({}); name its mount point (default /dev/shm)",
+                    std::io::Error::last_os_error()
+                ))
+            })?)
         };
         // 1. same size everywhere, and who shares this node
         let node = node_id();
