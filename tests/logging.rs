@@ -88,8 +88,22 @@ fn file_sink_in_shmem_log_path() {
     let open = dir.join("open");
     std::fs::create_dir_all(&open).unwrap();
     std::fs::set_permissions(&open, std::fs::Permissions::from_mode(0o777)).unwrap();
-    probe(&["error", "3"], &[("SHMEM_LOG_PATH", open.to_str().unwrap())]);
+    let out = probe(&["error", "3"], &[("SHMEM_LOG_PATH", open.to_str().unwrap())]);
     assert!(std::fs::read_dir(&open).unwrap().next().is_none());
+    // ... and its errors reach stderr (they were lost), as those of a directory on a file system
+    // with no room (/proc has none available: nothing may be written there)
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("aclshmem_malloc"),
+        "{out:?}"
+    );
+    let out = probe(
+        &["error", "3"],
+        &[("SHMEM_LOG_PATH", "/proc/aclshmem-no-such-dir")],
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("aclshmem_malloc"),
+        "{out:?}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -96,8 +96,9 @@ pub struct Sink {
     space: Mutex<Option<(std::time::Instant, bool)>>,
 }
 
-/// The process's sink has no file (none could be made: no usable directory, or no descriptor or
-/// space for it): its error messages go to stderr too ([`super`]), so a failure is never silent.
+/// The process's last message reached no file (none could be made: no usable directory, no
+/// descriptor; or no room on its file system): error messages go to stderr too ([`super`]), so a
+/// failure is never silent.
 static NO_FILE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 /// Whether the process's log file could not be made.
@@ -206,6 +207,36 @@ impl Sink {
         None
     }
 
+    /// Writes `buf` to the current file (starting one when needed); `None` when it reached no
+    /// file: no usable directory, or no room on its file system.
+    fn write_locked(&self, state: &mut State, buf: &[u8]) -> std::io::Result<Option<usize>> {
+        if matches!(*state, State::Off) || !self.room() {
+            return Ok(None);
+        }
+        let full = match &*state {
+            State::Open(o) => o.written > 0 && o.written + buf.len() as u64 > self.limit,
+            State::Unopened => true,
+            State::Off => return Ok(None),
+        };
+        if full {
+            if let State::Open(o) = &*state {
+                seal(&o.path);
+            }
+            *state = match self.open() {
+                Some(o) => State::Open(o),
+                None => State::Off,
+            };
+        }
+        match state {
+            State::Open(o) => {
+                let n = o.file.write(buf)?;
+                o.written += n as u64;
+                Ok(Some(n))
+            }
+            _ => Ok(None),
+        }
+    }
+
     /// Removes the oldest log files so that a new one leaves at most `keep`.
     fn prune(&self, dir: &Path) {
         let Ok(entries) = std::fs::read_dir(dir) else {
@@ -240,36 +271,13 @@ impl Default for Sink {
 impl Write for &Sink {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
         let mut state = self.state.locked();
-        if matches!(*state, State::Off) || !self.room() {
-            return Ok(buf.len());
+        let written = self.write_locked(&mut state, buf);
+        if self.dir.is_none() {
+            // errors reach stderr while this process's messages reach no file
+            let filed = matches!(written, Ok(Some(_)));
+            NO_FILE.store(!filed, std::sync::atomic::Ordering::Relaxed);
         }
-        let full = match &*state {
-            State::Open(o) => o.written > 0 && o.written + buf.len() as u64 > self.limit,
-            State::Unopened => true,
-            State::Off => return Ok(buf.len()),
-        };
-        if full {
-            if let State::Open(o) = &*state {
-                seal(&o.path);
-            }
-            *state = match self.open() {
-                Some(o) => State::Open(o),
-                None => {
-                    if self.dir.is_none() {
-                        NO_FILE.store(true, std::sync::atomic::Ordering::Relaxed);
-                    }
-                    State::Off
-                }
-            };
-        }
-        match &mut *state {
-            State::Open(o) => {
-                let n = o.file.write(buf)?;
-                o.written += n as u64;
-                Ok(n)
-            }
-            _ => Ok(buf.len()),
-        }
+        written.map(|n| n.unwrap_or(buf.len()))
     }
 
     fn flush(&mut self) -> std::io::Result<()> {
