@@ -181,6 +181,61 @@ fn an_unreadable_shm_dir_is_named() {
     );
 }
 
+/// Settings that choose how PEs work with each other must be the same on every PE: PEs that
+/// differ fail init together, naming the variable (different reduction algorithms returned wrong
+/// data with rc 0; a transport set on one PE failed with unreadable messages; direct access set on
+/// one PE hung the first barrier).
+#[test]
+fn settings_that_differ_between_pes_fail_init_naming_them() {
+    let probe = common::compile_c("api_probe");
+    for (var, v0, v1) in [
+        ("ACLSHMEM_REDUCE_ALGO", "direct", "scatter"),
+        ("ACLSHMEM_TRANSPORT", "ucx", "auto"),
+        ("ACLSHMEM_DIRECT_ACCESS", "0", "1"),
+        ("ACLSHMEM_OSHMEM_SYMMETRIC_DATA", "0", "1"),
+    ] {
+        let script = format!(
+            "if [ \"$ACLSHMEM_MY_PE\" = 0 ]; then export {var}={v0}; else export {var}={v1}; fi; exec {} init_rc",
+            probe.display()
+        );
+        let run = common::run_pes(
+            2,
+            &["sh", "-c", &script],
+            &[("ACLSHMEM_LOCAL_MEM_SIZE", "8M"), ("SHMEM_LOG_TO_STDOUT", "1")],
+            Duration::from_secs(40),
+        );
+        assert_eq!(
+            run.stdout.matches("init_rc=-1 status=0").count(),
+            2,
+            "{var}\n{}",
+            run.dump()
+        );
+        assert_eq!(
+            run.stdout.matches(&format!("{var} differs between PEs")).count(),
+            2,
+            "{var}\n{}",
+            run.dump()
+        );
+    }
+    // the same setting written two ways is the same
+    let script = format!(
+        "if [ \"$ACLSHMEM_MY_PE\" = 0 ]; then export ACLSHMEM_DIRECT_ACCESS=1; else export ACLSHMEM_DIRECT_ACCESS=true; fi; exec {} init_rc",
+        probe.display()
+    );
+    let run = common::run_pes(
+        2,
+        &["sh", "-c", &script],
+        &[("ACLSHMEM_LOCAL_MEM_SIZE", "8M")],
+        Duration::from_secs(40),
+    );
+    assert_eq!(
+        run.stdout.matches("init_rc=0 status=2").count(),
+        2,
+        "{}",
+        run.dump()
+    );
+}
+
 #[test]
 fn preallocated_heaps_work() {
     let run = common::run_pes(

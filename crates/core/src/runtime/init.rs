@@ -151,6 +151,72 @@ fn choose_bootstrap(flags: u32, a: &InitAttr) -> Result<Box<dyn Bootstrap>> {
 }
 
 /// Job id carried in shared-memory names: the launcher's, else the bootstrap session.
+/// The settings that choose how the PEs work with each other (transports, the collectives'
+/// algorithms, the program data's move): each as `NAME=value`, one per line.
+fn shared_settings() -> Result<String> {
+    let line = |name: &str, value: &dyn std::fmt::Display| format!("{name}={value}");
+    Ok([
+        line(
+            config::ACLSHMEM_TRANSPORT.name,
+            &config::ACLSHMEM_TRANSPORT.value()?,
+        ),
+        line(
+            config::ACLSHMEM_DIRECT_ACCESS.name,
+            &config::ACLSHMEM_DIRECT_ACCESS.value()?,
+        ),
+        line(
+            config::ACLSHMEM_UCX_PUT_AM.name,
+            &config::ACLSHMEM_UCX_PUT_AM.value()?,
+        ),
+        line(
+            config::ACLSHMEM_BCAST_ALGO.name,
+            &config::ACLSHMEM_BCAST_ALGO.value()?,
+        ),
+        line(
+            config::ACLSHMEM_COLLECT_ALGO.name,
+            &config::ACLSHMEM_COLLECT_ALGO.value()?,
+        ),
+        line(
+            config::ACLSHMEM_ALLTOALL_ALGO.name,
+            &config::ACLSHMEM_ALLTOALL_ALGO.value()?,
+        ),
+        line(
+            config::ACLSHMEM_REDUCE_ALGO.name,
+            &config::ACLSHMEM_REDUCE_ALGO.value()?,
+        ),
+        line(
+            config::ACLSHMEM_OSHMEM_SYMMETRIC_DATA.name,
+            &config::ACLSHMEM_OSHMEM_SYMMETRIC_DATA.value()?,
+        ),
+    ]
+    .join("\n"))
+}
+
+/// Every PE must have the same [`shared_settings`]: compared at init, so PEs that differ fail
+/// together, naming the variable (collectives whose members used different algorithms returned
+/// wrong data with rc 0; a transport or direct access set on some PEs only failed init with
+/// unreadable messages, or hung the first barrier).
+fn agree_settings(boot: &dyn Bootstrap, me: usize) -> Result<()> {
+    let mine = shared_settings()?;
+    for (pe, theirs) in boot.allgather(mine.as_bytes())?.iter().enumerate() {
+        let theirs = String::from_utf8_lossy(theirs);
+        if theirs == mine {
+            continue;
+        }
+        let (here, there) = mine
+            .lines()
+            .zip(theirs.lines())
+            .find(|(a, b)| a != b)
+            .unwrap_or((&mine, &theirs));
+        let (name, here) = here.split_once('=').unwrap_or(("a setting", here));
+        let there = there.split_once('=').map_or(there, |(_, v)| v);
+        return Err(Error::InvalidParam(format!(
+            "{name} differs between PEs: {here} on PE {me}, {there} on PE {pe}; it must be the same on every PE"
+        )));
+    }
+    Ok(())
+}
+
 fn job_id(boot: &dyn Bootstrap) -> String {
     config::ACLSHMEM_JOB_ID
         .get()
@@ -366,6 +432,7 @@ fn build(
     let placed = super::buffers::place(layout.buffers, &buffers);
     let job = job_id(boot.as_ref());
     let made = (|| {
+        agree_settings(boot.as_ref(), attr.my_pe as usize)?;
         super::buffers::check_layout(boot.as_ref(), attr.local_mem_size, &buffers)?;
         let nodes = crate::heap::node_map(boot.as_ref())?;
         let same_node: Vec<bool> = nodes.iter().map(|&n| n == nodes[attr.my_pe as usize]).collect();
