@@ -236,6 +236,34 @@ fn settings_that_differ_between_pes_fail_init_naming_them() {
     );
 }
 
+/// A heartbeat timeout below its 2 s minimum is raised to it, with a warning (it was silent).
+#[test]
+fn a_heartbeat_timeout_below_the_minimum_is_named() {
+    let run = common::run_pes(
+        2,
+        &[common::compile_c("api_probe").to_str().unwrap(), "init_rc"],
+        &[
+            ("ACLSHMEM_LOCAL_MEM_SIZE", "8M"),
+            ("ACLSHMEM_HEARTBEAT_TIMEOUT", "500ms"),
+            ("SHMEM_LOG_TO_STDOUT", "1"),
+            ("SHMEM_LOG_LEVEL", "WARN"),
+        ],
+        Duration::from_secs(40),
+    );
+    assert_eq!(
+        run.stdout.matches("init_rc=0 status=2").count(),
+        2,
+        "{}",
+        run.dump()
+    );
+    assert!(
+        run.stdout
+            .contains("ACLSHMEM_HEARTBEAT_TIMEOUT=500ms is below its minimum: 2s is used"),
+        "{}",
+        run.dump()
+    );
+}
+
 #[test]
 fn preallocated_heaps_work() {
     let run = common::run_pes(

@@ -71,7 +71,8 @@ pub struct Args {
     #[arg(long, value_name = "CMD", default_value = "ssh")]
     pub rsh: String,
 
-    /// Symmetric heap size per PE (sets ACLSHMEM_LOCAL_MEM_SIZE); bytes or K/M/G/T suffix
+    /// Symmetric heap size per PE (sets ACLSHMEM_LOCAL_MEM_SIZE, and SHMEM_SYMMETRIC_SIZE for
+    /// OpenSHMEM programs); bytes or K/M/G/T suffix
     #[arg(long, value_name = "SIZE", value_parser = parse_size)]
     pub mem_size: Option<u64>,
 

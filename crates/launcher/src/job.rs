@@ -98,6 +98,9 @@ impl Job {
         }
         if let Some(size) = self.mem_size {
             env.push((config::ACLSHMEM_LOCAL_MEM_SIZE.name, size.to_string()));
+            // OpenSHMEM programs read SHMEM_SYMMETRIC_SIZE first: the option wins over an
+            // inherited one there too
+            env.push((config::SHMEM_SYMMETRIC_SIZE.name, size.to_string()));
         }
         env.extend([
             (config::RANK.name, rank.clone()),
@@ -206,6 +209,7 @@ mod tests {
         assert_eq!(get("ACLSHMEM_JOB_ID"), Some("0123456789abcdef"));
         assert_eq!(get(TOKEN_VAR), Some("abababababababababababababababab"));
         assert_eq!(get("ACLSHMEM_LOCAL_MEM_SIZE"), Some("1048576"));
+        assert_eq!(get("SHMEM_SYMMETRIC_SIZE"), Some("1048576"));
         assert_eq!(get("RANK"), Some("2"));
         assert_eq!(get("WORLD_SIZE"), Some("3"));
         assert_eq!(get("LOCAL_RANK"), Some("2"));
@@ -218,7 +222,10 @@ mod tests {
         inherited.mem_size = None;
         let env = inherited.pe_env(0);
         assert!(env.iter().all(|(k, _)| *k != TOKEN_VAR));
-        assert!(env.iter().all(|(k, _)| *k != "ACLSHMEM_LOCAL_MEM_SIZE"));
+        assert!(
+            env.iter()
+                .all(|(k, _)| *k != "ACLSHMEM_LOCAL_MEM_SIZE" && *k != "SHMEM_SYMMETRIC_SIZE")
+        );
 
         // with --hosts, local ranks count within each host
         let mut spread = job("10.0.0.1");
