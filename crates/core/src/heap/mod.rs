@@ -256,7 +256,7 @@ impl SymmetricHeap {
         } else {
             let dir = config::ACLSHMEM_SHM_DIR.value()?;
             // a directory whose space cannot be read is named, not skipped without a word
-            Some(segment::free_space(&dir).ok_or_else(|| {
+            Some(crate::util::free_space(&dir).ok_or_else(|| {
                 Error::InvalidValue(format!(
                     "ACLSHMEM_SHM_DIR=\"{dir}\": cannot read the free space of the shared-memory file \
                      system there ({}); name its mount point (default /dev/shm)",

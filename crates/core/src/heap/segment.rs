@@ -402,20 +402,6 @@ pub unsafe fn map_over(
     Ok(())
 }
 
-/// Bytes available to this user on the file system holding `dir` (POSIX shared memory's
-/// `/dev/shm`, the log directory).
-pub fn free_space(dir: impl AsRef<std::path::Path>) -> Option<u64> {
-    use std::os::unix::ffi::OsStrExt;
-    let c = CString::new(dir.as_ref().as_os_str().as_bytes()).ok()?;
-    // SAFETY: st is a plain out-parameter; c is a valid path string.
-    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
-    // SAFETY: as above.
-    if unsafe { libc::statvfs(c.as_ptr(), &mut st) } != 0 {
-        return None;
-    }
-    Some((st.f_bavail as u64).saturating_mul(st.f_frsize as u64))
-}
-
 /// Login name of the effective user (or the numeric uid), used in object names.
 pub fn user_name() -> String {
     // SAFETY: geteuid has no preconditions.

@@ -15,8 +15,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use crate::config;
-use crate::heap::segment::free_space;
 use crate::util::Locked;
+use crate::util::free_space;
 
 /// A file is closed and the next one started before it would grow past this.
 pub const FILE_LIMIT: u64 = 1 << 30;
