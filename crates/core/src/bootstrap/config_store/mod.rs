@@ -136,7 +136,14 @@ impl ConfigStore {
                 protocol::MAX_TOKEN
             )));
         }
-        let heartbeat = protocol::heartbeat_timeout(crate::config::ACLSHMEM_HEARTBEAT_TIMEOUT.value()?);
+        let setting = crate::config::ACLSHMEM_HEARTBEAT_TIMEOUT.value()?;
+        if !setting.is_zero() && setting < protocol::MIN_HEARTBEAT_TIMEOUT {
+            log::warn!(
+                "ACLSHMEM_HEARTBEAT_TIMEOUT={setting:?} is below its minimum: {:?} is used",
+                protocol::MIN_HEARTBEAT_TIMEOUT
+            );
+        }
+        let heartbeat = protocol::heartbeat_timeout(setting);
         // without a secret, PE 0 makes one and publishes it for the others (a job of one PE
         // keeps it to itself)
         let mut token = cfg.token;

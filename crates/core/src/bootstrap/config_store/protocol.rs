@@ -384,11 +384,6 @@ pub const MIN_HEARTBEAT_TIMEOUT: std::time::Duration = std::time::Duration::from
 
 /// The heartbeat timeout of ACLSHMEM_HEARTBEAT_TIMEOUT: `None` when off (0).
 pub fn heartbeat_timeout(setting: std::time::Duration) -> Option<std::time::Duration> {
-    if !setting.is_zero() && setting < MIN_HEARTBEAT_TIMEOUT {
-        log::warn!(
-            "ACLSHMEM_HEARTBEAT_TIMEOUT={setting:?} is below its minimum: {MIN_HEARTBEAT_TIMEOUT:?} is used"
-        );
-    }
     (!setting.is_zero()).then(|| setting.max(MIN_HEARTBEAT_TIMEOUT))
 }
 
