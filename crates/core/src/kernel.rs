@@ -6,8 +6,13 @@
 //! its own thread at the same time: upstream kernels assume all blocks are resident (barriers,
 //! `SyncAll`, spin-waits on flags set by other blocks), so a pool smaller than the launch would
 //! deadlock. Threads are kept in a pool and reused by later launches; a launch larger than the pool
-//! grows it (the extra threads stay for reuse, up to [`MAX_IDLE`]). Each thread owns its block's
-//! UB buffer for the life of the thread.
+//! grows it, and the extra threads stay for reuse: they never exit (the process's exit ends them at
+//! once). Thousands of threads ending together after a launch, each unmapping its UB and its
+//! stack, queued on the kernel's memory-map lock and, with UCX loaded, spun on the lock of UCX's
+//! unmap hook: on 2 nodes of the virtual cluster, a second 4000-block launch, or the finalize
+//! after one, stalled for minutes while 600 exiting threads burnt both CPUs (136 s of CPU), and
+//! the other PE's remote atomics timed out. Each thread owns its block's UB buffer for the life
+//! of the thread.
 //!
 //! A block that fails (a C++ exception, a fault caught by the launcher, a panic) breaks the
 //! launch-wide rendezvous so no other block waits for it for ever, and the launch reports the
@@ -33,8 +38,6 @@ pub type FreeFn = unsafe extern "C" fn(closure: *mut c_void);
 
 /// Largest `blockDim` accepted (one thread per block context).
 pub const MAX_BLOCK_DIM: u32 = 65535;
-/// Idle block threads kept for reuse; more finish after their block.
-pub const MAX_IDLE: usize = 1024;
 /// Stack of a block thread (kernels keep their locals on it).
 const STACK: usize = 4 << 20;
 
@@ -104,7 +107,7 @@ pub fn run(l: &Arc<Launch>) -> Result<()> {
     });
     for ctx in 0..n {
         let s = Arc::clone(&shared);
-        if let Err(e) = dispatch(Box::new(move |ub| run_block(&s, ctx, ub))) {
+        if let Err(e) = dispatch(Box::new(move |ub, idle| run_block(&s, ctx, ub, idle))) {
             // the blocks already running must not wait for the missing ones
             shared.all.break_all();
             shared.cores.break_all();
@@ -176,7 +179,10 @@ struct Done {
     failures: Vec<(usize, String)>,
 }
 
-fn run_block(s: &Shared, ctx: usize, ub: *mut u8) {
+/// Runs block context `ctx` on the calling pool thread; `idle` puts the thread back into the pool
+/// just before the launch learns that the block finished, so a launch that follows at once finds
+/// it there (not yet back, it made the pool start one more thread for good).
+fn run_block(s: &Shared, ctx: usize, ub: *mut u8, idle: &dyn Fn()) {
     let aic = ctx >= s.aiv;
     let b = Block {
         idx: if aic { ctx - s.aiv } else { ctx } as u32,
@@ -224,6 +230,7 @@ fn run_block(s: &Shared, ctx: usize, ub: *mut u8) {
         }
         s.cores.leave();
     }
+    idle();
     let mut d = s.done.lock().unwrap_or_else(|e| e.into_inner());
     if let Some(why) = failure {
         d.failures.push((ctx, why));
@@ -246,7 +253,9 @@ pub fn block_failed(why: String) {
 
 // ---- the block thread pool ----
 
-type Job = Box<dyn FnOnce(*mut u8) + Send>;
+/// A block for a pool thread: called with the thread's UB and a function that puts the thread
+/// back into the pool (once, when the block is done with the thread).
+type Job = Box<dyn FnOnce(*mut u8, &dyn Fn()) + Send>;
 
 static IDLE: Mutex<Vec<Sender<Job>>> = Mutex::new(Vec::new());
 
@@ -264,26 +273,23 @@ fn dispatch(job: Job) -> Result<()> {
     spawn_worker(job)
 }
 
+/// Pool threads started so far (tests).
+static STARTED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
 fn spawn_worker(first: Job) -> Result<()> {
+    STARTED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let (tx, rx) = channel::<Job>();
     let r = std::thread::Builder::new()
         .name("aclshmem-block".into())
         .stack_size(STACK)
         .spawn(move || {
             let mut ub = vec![0u8; UB_SIZE];
-            first(ub.as_mut_ptr());
-            loop {
-                {
-                    let mut idle = IDLE.lock().unwrap_or_else(|e| e.into_inner());
-                    if idle.len() >= MAX_IDLE {
-                        return;
-                    }
-                    idle.push(tx.clone());
-                }
-                match rx.recv() {
-                    Ok(job) => job(ub.as_mut_ptr()),
-                    Err(_) => return,
-                }
+            let idle = || IDLE.lock().unwrap_or_else(|e| e.into_inner()).push(tx.clone());
+            first(ub.as_mut_ptr(), &idle);
+            // the thread never exits: `rx.recv` fails only when every sender is gone, and `tx`
+            // lives here
+            while let Ok(job) = rx.recv() {
+                job(ub.as_mut_ptr(), &idle);
             }
         });
     r.map(drop)
@@ -699,4 +705,53 @@ pub fn exported_global_is_ours(p: *const u8, size: usize, name: &str) -> bool {
         );
     });
     false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::Ordering;
+
+    const BLOCKS: u32 = 1100;
+    static ALL_IN: std::sync::Barrier = std::sync::Barrier::new(BLOCKS as usize);
+
+    /// A block that returns once every block of the launch runs (so the launch needs a thread for
+    /// each).
+    unsafe extern "C" fn meet(_closure: *mut c_void) -> c_int {
+        ALL_IN.wait();
+        0
+    }
+
+    fn launch() {
+        let l = Arc::new(Launch {
+            kind: KernelKind::Aiv,
+            block_dim: BLOCKS,
+            func: meet,
+            closure: std::ptr::null_mut(),
+            free: None,
+        });
+        run(&l).expect("launch");
+    }
+
+    #[test]
+    fn launches_reuse_every_thread_of_the_pool() {
+        // (the only test of this crate that launches: nobody else takes pool threads meanwhile)
+        launch();
+        let started = STARTED.load(Ordering::Relaxed);
+        assert!(
+            started >= BLOCKS as usize,
+            "{started} threads for {BLOCKS} blocks"
+        );
+        // more blocks than the pool once kept, launched again at once: every thread of the first
+        // launch is back in the pool, none ended, none is started
+        for _ in 0..3 {
+            launch();
+            assert_eq!(
+                STARTED.load(Ordering::Relaxed),
+                started,
+                "a later launch started threads"
+            );
+        }
+        assert_eq!(IDLE.lock().unwrap().len(), started);
+    }
 }

@@ -39,8 +39,6 @@ pub struct Entry {
     /// [`BUSY`] while the owning thread is inside a library call, plus [`FENCED`] from its
     /// creation if calls fence for themselves (only the owning thread writes it).
     busy: AtomicU32,
-    /// The owning thread exited; the entry can be given to a new thread.
-    free: AtomicBool,
     /// With [`OVERRIDE`] in `busy`: the instance slot this thread's calls use instead of the
     /// process-wide current one (a kernel block that called `aclshmemx_instance_ctx_set`). Only
     /// the owning thread reads or writes it.
@@ -49,6 +47,10 @@ pub struct Entry {
 
 /// Every entry ever made (entries are recycled, never freed).
 static ENTRIES: Mutex<Vec<&'static Entry>> = Mutex::new(Vec::new());
+/// Entries whose thread exited, for new threads to take (a kernel launch of thousands of blocks
+/// starts thousands of threads at once: each takes one in constant time, where a search of
+/// [`ENTRIES`] made their registrations quadratic under its lock).
+static FREE: Mutex<Vec<&'static Entry>> = Mutex::new(Vec::new());
 /// Callers use a full fence: membarrier is not available.
 static FULL_FENCE: AtomicBool = AtomicBool::new(false);
 static SETUP: Once = Once::new();
@@ -131,7 +133,7 @@ impl Drop for Release {
         let b = self.0.busy.load(Ordering::Relaxed);
         self.0.busy.store(b & !OVERRIDE, Ordering::Relaxed);
         self.0.over.store(std::ptr::null_mut(), Ordering::Relaxed);
-        self.0.free.store(true, Ordering::Release);
+        FREE.locked().push(self.0);
     }
 }
 
@@ -280,30 +282,20 @@ fn register() -> &'static Entry {
     // completed and synchronises with it, and the entry is made after it, so the entry's FENCED bit
     // is right from the start
     setup();
-    let e = {
-        let mut all = ENTRIES.locked();
-        match all.iter().find(|e| {
-            e.free
-                .compare_exchange(true, false, Ordering::AcqRel, Ordering::Relaxed)
-                .is_ok()
-        }) {
-            Some(e) => *e,
-            None => {
-                let idle = if FULL_FENCE.load(Ordering::Relaxed) {
-                    FENCED
-                } else {
-                    0
-                };
-                let e: &'static Entry = Box::leak(Box::new(Entry {
-                    busy: AtomicU32::new(idle),
-                    free: AtomicBool::new(false),
-                    over: AtomicPtr::new(std::ptr::null_mut()),
-                }));
-                all.push(e);
-                e
-            }
-        }
-    };
+    let recycled = FREE.locked().pop();
+    let e = recycled.unwrap_or_else(|| {
+        let idle = if FULL_FENCE.load(Ordering::Relaxed) {
+            FENCED
+        } else {
+            0
+        };
+        let e: &'static Entry = Box::leak(Box::new(Entry {
+            busy: AtomicU32::new(idle),
+            over: AtomicPtr::new(std::ptr::null_mut()),
+        }));
+        ENTRIES.locked().push(e);
+        e
+    });
     set_mine(e);
     // a thread already tearing down its thread-locals keeps its entry for good
     let _ = RELEASE.try_with(|r| *r.borrow_mut() = Some(Release(e)));
@@ -340,5 +332,40 @@ pub fn quiesce(limit: Duration) -> usize {
             return busy;
         }
         b.snooze();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exited_threads_give_their_entries_to_new_ones() {
+        let enter_once = || {
+            let (e, _) = enter();
+            leave(e);
+            e.map(|e| e as *const Entry as usize)
+        };
+        // one thread's entry goes to the free list when it exits
+        let first = std::thread::spawn(enter_once).join().unwrap();
+        assert!(first.is_some());
+        let made = ENTRIES.locked().len();
+        // threads started one after another reuse entries (other tests of this process may
+        // start threads meanwhile, but not 500 at once)
+        for _ in 0..500 {
+            assert!(std::thread::spawn(enter_once).join().unwrap().is_some());
+        }
+        let grown = ENTRIES.locked().len() - made;
+        assert!(grown < 100, "500 threads one after another made {grown} entries");
+        // a thread's entry is its own while it lives
+        let a = std::thread::spawn(move || {
+            let (e, _) = enter();
+            let mine = e.map(|e| e as *const Entry as usize);
+            let (nested, _) = enter();
+            assert!(nested.is_none(), "a nested call owns no entry");
+            leave(e);
+            mine
+        });
+        assert!(a.join().unwrap().is_some());
     }
 }

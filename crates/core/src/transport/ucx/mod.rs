@@ -92,6 +92,15 @@ const PACKAGE: &str = "libucx0 (Debian/Ubuntu: apt-get install libucx0; RHEL: uc
 /// 40-41).
 const TCP_DEFAULTS: [(&str, &str); 2] = [("TX_SEG_SIZE", "66k"), ("RX_SEG_SIZE", "66k")];
 
+/// Settings of the UCP context this library makes unless the environment sets them (`UCX_<name>`),
+/// when UCX can only use transports that move data with the CPU ([`cpu_only`]), which register no
+/// memory: UCX's registration cache, which then caches nothing, and its memory-type cache (for GPU
+/// memory) are off. Both hook every `munmap` and `madvise` of the process and take a spinlock
+/// there: thousands of kernel block threads ending at once (their UBs and stacks unmapped) spun on
+/// it, hundreds at a time, while its holder waited for the kernel's memory-map lock (2 nodes,
+/// 4000-block launches: 136 s of CPU burnt, the job stalled for minutes).
+const CPU_ONLY_DEFAULTS: [(&str, &str); 2] = [("RCACHE_ENABLE", "n"), ("MEMTYPE_CACHE", "n")];
+
 /// Transfers are issued in pieces of at most this many bytes (UCX's lengths are `size_t`, but
 /// its tcp protocols are exercised with moderate sizes; a 4 GiB transfer is 4 pieces).
 const CHUNK: usize = 1 << 30;
@@ -128,27 +137,33 @@ fn am_put_max(tls: &str) -> Result<usize> {
         "on" => MAX,
         "off" => 0,
         _ => {
-            let tls = if tls.is_empty() {
-                std::env::var("UCX_TLS").unwrap_or_default()
-            } else {
-                tls.to_string()
-            };
-            // transports that move data with the CPU only (UCX emulates RMA over them)
-            let cpu_only = |t: &str| {
-                matches!(
-                    t.trim(),
-                    "tcp" | "sm" | "shm" | "self" | "posix" | "sysv" | "cma" | "knem" | "xpmem"
-                )
-            };
-            let listed = !tls.is_empty() && !tls.starts_with('^');
-            let rdma = std::fs::read_dir("/sys/class/infiniband").is_ok_and(|mut d| d.next().is_some());
-            if (listed && tls.split(',').all(cpu_only)) || !rdma {
+            if cpu_only(tls) {
                 MAX
             } else {
                 0
             }
         }
     })
+}
+
+/// Whether UCX can only use transports that move data with the CPU (UCX emulates RMA over them):
+/// `tls` (`ACLSHMEM_UCX_TLS`, else `UCX_TLS`) lists only such transports, or no RDMA device is
+/// present.
+fn cpu_only(tls: &str) -> bool {
+    let tls = if tls.is_empty() {
+        std::env::var("UCX_TLS").unwrap_or_default()
+    } else {
+        tls.to_string()
+    };
+    let cpu = |t: &str| {
+        matches!(
+            t.trim(),
+            "tcp" | "sm" | "shm" | "self" | "posix" | "sysv" | "cma" | "knem" | "xpmem"
+        )
+    };
+    let listed = !tls.is_empty() && !tls.starts_with('^');
+    let rdma = std::fs::read_dir("/sys/class/infiniband").is_ok_and(|mut d| d.next().is_some());
+    (listed && tls.split(',').all(cpu)) || !rdma
 }
 
 fn status_text(lib: &UcpLib, st: ucs_status_t) -> String {
@@ -1048,6 +1063,22 @@ impl Ucx {
                 let st = unsafe { lib.ucp_config_modify(cfg, n.as_ptr(), v.as_ptr()) };
                 if st != UCS_OK {
                     log::debug!("UCX: TCP_{name}={value} not applied: {}", status_text(lib, st));
+                }
+            }
+        }
+        if modified.is_ok() && cpu_only(&tls) {
+            for (name, value) in CPU_ONLY_DEFAULTS {
+                if std::env::var_os(format!("UCX_{name}")).is_some() {
+                    continue;
+                }
+                let (n, v) = (
+                    CString::new(name).expect("no NUL"),
+                    CString::new(value).expect("no NUL"),
+                );
+                // SAFETY: `cfg` was read above; names and values are NUL-terminated.
+                let st = unsafe { lib.ucp_config_modify(cfg, n.as_ptr(), v.as_ptr()) };
+                if st != UCS_OK {
+                    log::debug!("UCX: {name}={value} not applied: {}", status_text(lib, st));
                 }
             }
         }
