@@ -1158,9 +1158,13 @@ static void scenario_ordering(void)
     unsigned char *big = sym_alloc(ORD_BIG);
     unsigned char *sigdata = sym_alloc(256);
     int32_t *sig = sym_alloc(sizeof(int32_t));
+    /* a put-with-signal longer than a message (by rendezvous over UCX): data before signal too */
+    unsigned char *bigsig = sym_alloc(ORD_BIG);
+    uint64_t *sig2 = sym_alloc(sizeof(uint64_t));
     unsigned char *src = xmalloc(ORD_BIG);
     unsigned char small1[64], small2[16], sd[256];
     *sig = 0;
+    *sig2 = 0;
     aclshmem_barrier_all();
     for (int r = 1; r <= ORD_ROUNDS; r++) {
         unsigned char a = (unsigned char)(r * 7 + g_me), b = (unsigned char)(r * 13 + g_me + 1),
@@ -1171,7 +1175,12 @@ static void scenario_ordering(void)
         memset(sd, d, sizeof sd);
         aclshmem_putmem(big + 1000, small1, sizeof small1, g_right);
         aclshmem_fence();
-        aclshmem_putmem(big, src, ORD_BIG, g_right);
+        /* blocking on odd rounds; _nbi on even ones, where only the fence orders the next put */
+        if (r % 2 == 0) {
+            aclshmem_putmem_nbi(big, src, ORD_BIG, g_right);
+        } else {
+            aclshmem_putmem(big, src, ORD_BIG, g_right);
+        }
         aclshmem_fence();
         aclshmem_putmem(big + 1008, small2, sizeof small2, g_right);
         aclshmem_fence();
@@ -1181,6 +1190,20 @@ static void scenario_ordering(void)
             aclshmemx_putmem_signal_nbi(sigdata, sd, sizeof sd, sig, r, ACLSHMEM_SIGNAL_SET, g_right);
         }
         aclshmem_signal_wait_until(sig, ACLSHMEM_CMP_EQ, r);
+        /* the large one adds 1 per round: blocking on even rounds, _nbi on odd ones */
+        if (r % 2 == 0) {
+            aclshmemx_putmem_signal(bigsig, src, ORD_BIG, sig2, 1, ACLSHMEM_SIGNAL_ADD, g_right);
+        } else {
+            aclshmemx_putmem_signal_nbi(bigsig, src, ORD_BIG, sig2, 1, ACLSHMEM_SIGNAL_ADD, g_right);
+        }
+        aclshmem_uint64_wait_until(sig2, ACLSHMEM_CMP_EQ, (uint64_t)r);
+        {
+            unsigned char lb = (unsigned char)(r * 13 + g_left + 1);
+            size_t bad = 0;
+            for (size_t i = 0; i < ORD_BIG; i++) bad += bigsig[i] != lb;
+            CHECK(bad == 0, "round %d: %zu bytes of a %d-byte put-with-signal not there at its signal", r, bad,
+                  (int)ORD_BIG);
+        }
         /* what the left neighbour wrote this round */
         unsigned char la = (unsigned char)(r * 13 + g_left + 1), lc = (unsigned char)(r * 29 + g_left + 2),
                       ld = (unsigned char)(r * 31 + g_left + 3);
@@ -1209,6 +1232,8 @@ static void scenario_ordering(void)
     }
     aclshmem_barrier_all();
     free(src);
+    aclshmem_free(sig2);
+    aclshmem_free(bigsig);
     aclshmem_free(sig);
     aclshmem_free(sigdata);
     aclshmem_free(big);

@@ -44,6 +44,8 @@ pub const FUNCTIONS: &[&str] = &[
     "ucp_atomic_op_nbx",
     "ucp_worker_set_am_recv_handler",
     "ucp_am_send_nbx",
+    "ucp_am_recv_data_nbx",
+    "ucp_am_data_release",
     "ucp_request_check_status",
     "ucp_request_free",
     "ucs_status_string",

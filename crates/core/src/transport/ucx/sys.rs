@@ -578,6 +578,17 @@ pub struct UcpLib {
         count: usize,
         param: *const ucp_request_param_t,
     ) -> ucs_status_ptr_t,
+    pub ucp_am_recv_data_nbx: unsafe extern "C" fn(
+        worker: ucp_worker_h,
+        data_desc: *mut ::std::os::raw::c_void,
+        buffer: *mut ::std::os::raw::c_void,
+        count: usize,
+        param: *const ucp_request_param_t,
+    ) -> ucs_status_ptr_t,
+    pub ucp_am_data_release: unsafe extern "C" fn(
+        worker: ucp_worker_h,
+        data: *mut ::std::os::raw::c_void,
+    ),
     pub ucp_put_nbx: unsafe extern "C" fn(
         ep: ucp_ep_h,
         buffer: *const ::std::os::raw::c_void,
@@ -663,6 +674,12 @@ impl UcpLib {
             .get(b"ucp_worker_set_am_recv_handler\0")
             .map(|sym| *sym)?;
         let ucp_am_send_nbx = __library.get(b"ucp_am_send_nbx\0").map(|sym| *sym)?;
+        let ucp_am_recv_data_nbx = __library
+            .get(b"ucp_am_recv_data_nbx\0")
+            .map(|sym| *sym)?;
+        let ucp_am_data_release = __library
+            .get(b"ucp_am_data_release\0")
+            .map(|sym| *sym)?;
         let ucp_put_nbx = __library.get(b"ucp_put_nbx\0").map(|sym| *sym)?;
         let ucp_get_nbx = __library.get(b"ucp_get_nbx\0").map(|sym| *sym)?;
         let ucp_atomic_op_nbx = __library.get(b"ucp_atomic_op_nbx\0").map(|sym| *sym)?;
@@ -701,6 +718,8 @@ impl UcpLib {
             ucp_rkey_destroy,
             ucp_worker_set_am_recv_handler,
             ucp_am_send_nbx,
+            ucp_am_recv_data_nbx,
+            ucp_am_data_release,
             ucp_put_nbx,
             ucp_get_nbx,
             ucp_atomic_op_nbx,
@@ -877,6 +896,23 @@ impl UcpLib {
         param: *const ucp_request_param_t,
     ) -> ucs_status_ptr_t {
         (self.ucp_am_send_nbx)(ep, id, header, header_length, buffer, count, param)
+    }
+    pub unsafe fn ucp_am_recv_data_nbx(
+        &self,
+        worker: ucp_worker_h,
+        data_desc: *mut ::std::os::raw::c_void,
+        buffer: *mut ::std::os::raw::c_void,
+        count: usize,
+        param: *const ucp_request_param_t,
+    ) -> ucs_status_ptr_t {
+        (self.ucp_am_recv_data_nbx)(worker, data_desc, buffer, count, param)
+    }
+    pub unsafe fn ucp_am_data_release(
+        &self,
+        worker: ucp_worker_h,
+        data: *mut ::std::os::raw::c_void,
+    ) {
+        (self.ucp_am_data_release)(worker, data)
     }
     pub unsafe fn ucp_put_nbx(
         &self,
