@@ -170,6 +170,31 @@ fn cpu_only(tls: &str) -> bool {
     (listed && tls.split(',').all(cpu)) || !rdma
 }
 
+/// Sets each `(name, value)` of `defaults` in the UCP configuration `cfg`, unless the environment
+/// sets it (`<env_prefix><name>`); a setting UCX refuses is logged (debug) and left out.
+///
+/// # Safety
+/// `cfg` is a configuration read by `ucp_config_read` and not yet released.
+unsafe fn set_defaults(lib: &UcpLib, cfg: *mut ucp_config_t, env_prefix: &str, defaults: &[(&str, &str)]) {
+    for &(name, value) in defaults {
+        if std::env::var_os(format!("{env_prefix}{name}")).is_some() {
+            continue;
+        }
+        let (n, v) = (
+            CString::new(name).expect("no NUL"),
+            CString::new(value).expect("no NUL"),
+        );
+        // SAFETY: `cfg` per the contract; names and values are NUL-terminated.
+        let st = unsafe { lib.ucp_config_modify(cfg, n.as_ptr(), v.as_ptr()) };
+        if st != UCS_OK {
+            log::debug!(
+                "UCX: {env_prefix}{name}={value} not applied: {}",
+                status_text(lib, st)
+            );
+        }
+    }
+}
+
 fn status_text(lib: &UcpLib, st: ucs_status_t) -> String {
     // SAFETY: ucs_status_string returns a static NUL-terminated string for any value.
     unsafe { CStr::from_ptr(lib.ucs_status_string(st)) }
@@ -1058,36 +1083,12 @@ impl Ucx {
         };
         let tcp = tls_in_use.is_empty() || tls_in_use.starts_with('^') || tls_in_use.contains("tcp");
         if modified.is_ok() && tcp {
-            for (name, value) in TCP_DEFAULTS {
-                if std::env::var_os(format!("UCX_TCP_{name}")).is_some() {
-                    continue;
-                }
-                let (n, v) = (
-                    CString::new(name).expect("no NUL"),
-                    CString::new(value).expect("no NUL"),
-                );
-                // SAFETY: `cfg` was read above; names and values are NUL-terminated.
-                let st = unsafe { lib.ucp_config_modify(cfg, n.as_ptr(), v.as_ptr()) };
-                if st != UCS_OK {
-                    log::debug!("UCX: TCP_{name}={value} not applied: {}", status_text(lib, st));
-                }
-            }
+            // SAFETY: `cfg` was read above.
+            unsafe { set_defaults(lib, cfg, "UCX_TCP_", &TCP_DEFAULTS) };
         }
         if modified.is_ok() && cpu_only(&tls) {
-            for (name, value) in CPU_ONLY_DEFAULTS {
-                if std::env::var_os(format!("UCX_{name}")).is_some() {
-                    continue;
-                }
-                let (n, v) = (
-                    CString::new(name).expect("no NUL"),
-                    CString::new(value).expect("no NUL"),
-                );
-                // SAFETY: `cfg` was read above; names and values are NUL-terminated.
-                let st = unsafe { lib.ucp_config_modify(cfg, n.as_ptr(), v.as_ptr()) };
-                if st != UCS_OK {
-                    log::debug!("UCX: {name}={value} not applied: {}", status_text(lib, st));
-                }
-            }
+            // SAFETY: as above.
+            unsafe { set_defaults(lib, cfg, "UCX_", &CPU_ONLY_DEFAULTS) };
         }
         let params = ucp_params_t {
             field_mask: (UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED) as u64,
