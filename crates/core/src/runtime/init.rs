@@ -150,44 +150,23 @@ fn choose_bootstrap(flags: u32, a: &InitAttr) -> Result<Box<dyn Bootstrap>> {
     store(endpoint.resolve()?, endpoint.host.clone(), token, listen)
 }
 
-/// Job id carried in shared-memory names: the launcher's, else the bootstrap session.
 /// The settings that choose how the PEs work with each other (transports, the collectives'
 /// algorithms, the program data's move): each as `NAME=value`, one per line.
 fn shared_settings() -> Result<String> {
-    let line = |name: &str, value: &dyn std::fmt::Display| format!("{name}={value}");
-    Ok([
-        line(
-            config::ACLSHMEM_TRANSPORT.name,
-            &config::ACLSHMEM_TRANSPORT.value()?,
-        ),
-        line(
-            config::ACLSHMEM_DIRECT_ACCESS.name,
-            &config::ACLSHMEM_DIRECT_ACCESS.value()?,
-        ),
-        line(
-            config::ACLSHMEM_UCX_PUT_AM.name,
-            &config::ACLSHMEM_UCX_PUT_AM.value()?,
-        ),
-        line(
-            config::ACLSHMEM_BCAST_ALGO.name,
-            &config::ACLSHMEM_BCAST_ALGO.value()?,
-        ),
-        line(
-            config::ACLSHMEM_COLLECT_ALGO.name,
-            &config::ACLSHMEM_COLLECT_ALGO.value()?,
-        ),
-        line(
-            config::ACLSHMEM_ALLTOALL_ALGO.name,
-            &config::ACLSHMEM_ALLTOALL_ALGO.value()?,
-        ),
-        line(
-            config::ACLSHMEM_REDUCE_ALGO.name,
-            &config::ACLSHMEM_REDUCE_ALGO.value()?,
-        ),
-        line(
-            config::ACLSHMEM_OSHMEM_SYMMETRIC_DATA.name,
-            &config::ACLSHMEM_OSHMEM_SYMMETRIC_DATA.value()?,
-        ),
+    macro_rules! lines {
+        ($($var:ident),* $(,)?) => {
+            [$(format!("{}={}", config::$var.name, config::$var.value()?)),*]
+        };
+    }
+    Ok(lines![
+        ACLSHMEM_TRANSPORT,
+        ACLSHMEM_DIRECT_ACCESS,
+        ACLSHMEM_UCX_PUT_AM,
+        ACLSHMEM_BCAST_ALGO,
+        ACLSHMEM_COLLECT_ALGO,
+        ACLSHMEM_ALLTOALL_ALGO,
+        ACLSHMEM_REDUCE_ALGO,
+        ACLSHMEM_OSHMEM_SYMMETRIC_DATA,
     ]
     .join("\n"))
 }
