@@ -236,6 +236,83 @@ fn settings_that_differ_between_pes_fail_init_naming_them() {
     );
 }
 
+/// A malformed setting fails init with `ACLSHMEM_INVALID_VALUE` (-2) on every PE, naming it,
+/// wherever it is read: the UCX transport's settings were reported as `ACLSHMEM_NOT_SUPPORTED`
+/// (-100), as if UCX were missing, and the heap's as `ACLSHMEM_SMEM_ERROR` (-3). Set on one PE
+/// only, the other PE fails alike, naming the PE (a UCX setting read after the transport's
+/// exchange once left the other PE waiting in init's next one, and the test's 40 s timeout
+/// ended the job).
+#[test]
+fn a_malformed_setting_fails_init_as_an_invalid_value() {
+    let probe = common::compile_c("api_probe");
+    for (var, value, only_pe1) in [
+        ("ACLSHMEM_UCX_TIMEOUT", "soon", false),
+        ("ACLSHMEM_UCX_PROGRESS_THREAD", "maybe", true),
+        ("ACLSHMEM_HEAP_SAME_ADDRESS", "perhaps", true),
+    ] {
+        let script = format!(
+            "if [ \"$ACLSHMEM_MY_PE\" = 1 ] || [ {only_pe1} = false ]; then export {var}={value}; fi; exec {} init_rc",
+            probe.display()
+        );
+        let run = common::run_pes(
+            2,
+            &["sh", "-c", &script],
+            &[
+                ("ACLSHMEM_LOCAL_MEM_SIZE", "8M"),
+                ("ACLSHMEM_TRANSPORT", "ucx"),
+                ("UCX_TLS", "tcp"),
+                ("SHMEM_LOG_TO_STDOUT", "1"),
+            ],
+            Duration::from_secs(40),
+        );
+        assert_eq!(
+            run.stdout.matches("init_rc=-2 status=0").count(),
+            2,
+            "{var}\n{}",
+            run.dump()
+        );
+        assert_eq!(
+            run.stdout.matches(&format!("{var}=\"{value}\"")).count(),
+            2,
+            "{var}\n{}",
+            run.dump()
+        );
+        if only_pe1 {
+            assert!(run.stdout.contains("PE 1: "), "{var}\n{}", run.dump());
+        }
+    }
+}
+
+/// A `SHMEM_LOG_LEVEL` that names no level (lower case, say) is ignored as the original does,
+/// and now said so once per PE (it was silent).
+#[test]
+fn a_log_level_that_names_no_level_is_named() {
+    let run = common::run_pes(
+        2,
+        &[common::compile_c("api_probe").to_str().unwrap(), "init_rc"],
+        &[
+            ("ACLSHMEM_LOCAL_MEM_SIZE", "8M"),
+            ("SHMEM_LOG_LEVEL", "debug"),
+            ("SHMEM_LOG_TO_STDOUT", "1"),
+        ],
+        Duration::from_secs(40),
+    );
+    assert_eq!(
+        run.stdout.matches("init_rc=0 status=2").count(),
+        2,
+        "{}",
+        run.dump()
+    );
+    assert_eq!(
+        run.stdout
+            .matches("SHMEM_LOG_LEVEL=\"debug\": expected one of DEBUG")
+            .count(),
+        2,
+        "{}",
+        run.dump()
+    );
+}
+
 /// A heartbeat timeout below its 2 s minimum is raised to it, with a warning (it was silent).
 #[test]
 fn a_heartbeat_timeout_below_the_minimum_is_named() {

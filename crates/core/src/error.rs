@@ -62,6 +62,56 @@ impl Error {
         }
     }
 
+    /// This error as one line another PE turns back into the same kind of error
+    /// ([`Error::from_wire`]): its code, a space, its own text. For exchanges in which every PE
+    /// reports its outcome, so all fail alike (a malformed setting on one PE is an invalid value
+    /// on every PE).
+    pub fn to_wire(&self) -> String {
+        format!("{} {}", self.code(), self.detail())
+    }
+
+    /// The error PE `pe` reported as [`Error::to_wire`] text (`default`'s kind for text that is
+    /// not one), its message naming the PE.
+    pub fn from_wire(text: &str, pe: usize, default: i32) -> Error {
+        let (code, why) = text
+            .split_once(' ')
+            .and_then(|(c, w)| Some((c.parse().ok()?, w)))
+            .unwrap_or((default, text));
+        Error::from_code(code, format!("PE {pe}: {why}"))
+    }
+
+    /// The error's own text, without the kind's prefix of its message.
+    fn detail(&self) -> String {
+        match self {
+            Error::InvalidParam(m)
+            | Error::InvalidValue(m)
+            | Error::Smem(m)
+            | Error::Inner(m)
+            | Error::Resolve(m)
+            | Error::Bootstrap(m)
+            | Error::Timeout(m)
+            | Error::MallocFailed(m)
+            | Error::NotSupported(m) => m.clone(),
+            Error::NotInited => self.to_string(),
+        }
+    }
+
+    /// An error of another PE, received as its code and message: the same kind of error here
+    /// (codes without a kind of their own, and unknown ones, are internal errors).
+    fn from_code(code: i32, msg: String) -> Error {
+        match code {
+            code::INVALID_PARAM => Error::InvalidParam(msg),
+            code::INVALID_VALUE => Error::InvalidValue(msg),
+            code::SMEM_ERROR => Error::Smem(msg),
+            code::NOT_INITED => Error::Resolve(msg),
+            code::BOOTSTRAP_ERROR => Error::Bootstrap(msg),
+            code::TIMEOUT_ERROR => Error::Timeout(msg),
+            code::MALLOC_FAILED => Error::MallocFailed(msg),
+            code::NOT_SUPPORTED => Error::NotSupported(msg),
+            _ => Error::Inner(msg),
+        }
+    }
+
     /// The internal error a panic caught at a C boundary becomes: its message, when the payload
     /// is one (`panic!` with a literal or a formatted string).
     #[cold]

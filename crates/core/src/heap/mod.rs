@@ -128,25 +128,24 @@ fn node_id() -> String {
     format!("{}|{}", String::from_utf8_lossy(&host[..end]), boot.trim())
 }
 
-/// Status-or-text contribution used to agree on success across PEs.
-fn agree(boot: &dyn Bootstrap, mine: std::result::Result<String, String>) -> Result<Vec<String>> {
+/// Status-or-text contribution used to agree on success across PEs: this PE's error as it is,
+/// else the first other PE's, of the same kind (a malformed setting is an invalid value on every
+/// PE, a failed mapping a shared-memory error).
+fn agree(boot: &dyn Bootstrap, mine: Result<String>) -> Result<Vec<String>> {
     let payload = match &mine {
         Ok(s) => format!("+{s}"),
-        Err(e) => format!("-{e}"),
+        Err(e) => format!("-{}", e.to_wire()),
     };
     let parts = boot.allgather(payload.as_bytes())?;
+    mine?;
     let mut out = Vec::with_capacity(parts.len());
     for (pe, p) in parts.iter().enumerate() {
         let text = String::from_utf8_lossy(p);
         match text.strip_prefix('+') {
             Some(ok) => out.push(ok.to_string()),
             None => {
-                let why = text.strip_prefix('-').unwrap_or(&text).to_string();
-                return Err(Error::Smem(if pe == boot.my_pe() {
-                    why
-                } else {
-                    format!("PE {pe}: {why}")
-                }));
+                let why = text.strip_prefix('-').unwrap_or(&text);
+                return Err(Error::from_wire(why, pe, crate::error::code::SMEM_ERROR));
             }
         }
     }
@@ -296,8 +295,7 @@ impl SymmetricHeap {
             make(&name)
         } else {
             Self::check_space(backed, local_pes, free, preallocate()?).and_then(|_| make(&name))
-        }
-        .map_err(|e| e.to_string());
+        };
         // each PE's name and base: the bases tell whether every PE got the same address
         let (created, my_name) = match created {
             Ok(s) => {
@@ -333,7 +331,7 @@ impl SymmetricHeap {
         // 3. map same-node peers
         let mut peers = vec![0usize; names.len()];
         let mut maps = Vec::new();
-        let mut mapped: std::result::Result<String, String> = Ok(String::new());
+        let mut mapped: Result<String> = Ok(String::new());
         for (pe, peer_name) in names.iter().enumerate() {
             if pe == me {
                 peers[pe] = local.base() as usize;
@@ -344,7 +342,7 @@ impl SymmetricHeap {
                         maps.push(seg);
                     }
                     Err(e) => {
-                        mapped = Err(e.to_string());
+                        mapped = Err(e);
                         break;
                     }
                 }
@@ -413,7 +411,7 @@ impl SymmetricHeap {
         let local: Vec<_> = pieces.iter().map(|(fd, off, _)| (fd.as_fd(), *off)).collect();
         map_all(self.local.base() as usize, &local)?;
         let infos = boot.allgather(mine.as_bytes())?;
-        let mut mapped: std::result::Result<String, String> = Ok(String::new());
+        let mut mapped: Result<String> = Ok(String::new());
         for (pe, info) in infos.iter().enumerate() {
             let base = self.peers.get(pe).copied().unwrap_or(0);
             if pe == me || base == 0 {
@@ -453,7 +451,7 @@ impl SymmetricHeap {
                 map_all(base, &fds)
             })();
             if let Err(e) = r {
-                mapped = Err(e.to_string());
+                mapped = Err(e);
                 break;
             }
         }

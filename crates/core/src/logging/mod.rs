@@ -246,6 +246,9 @@ fn install() {
         }
         if let Some(l) = env_level() {
             LEVEL.store(l, Ordering::Relaxed);
+        } else if let Err(e) = config::SHMEM_LOG_LEVEL.get() {
+            // the original's rule (other text: the caller's level is used), said once
+            log::warn!("{e} (upper case): ignored, the level the program sets is used");
         }
     });
 }

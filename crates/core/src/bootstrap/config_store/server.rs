@@ -1065,6 +1065,8 @@ impl Store {
                 pe_list(&self.dead)
             );
             self.fail(pe, reason);
+        } else if let Some(why) = self.left_out(seq) {
+            self.fail(pe, why);
         }
     }
 
@@ -1090,6 +1092,11 @@ impl Store {
     /// return from finalize, re-init and reach this store again while it still serves the old
     /// job; once the last PE left, the store refuses new connections ("shutting down", which
     /// clients retry).
+    ///
+    /// A collective it made no part of can never complete: every PE waiting in one fails at once,
+    /// naming it, as does every PE that starts one later ([`Store::left_out`]) — a PE whose init
+    /// failed where the others' did not (a setting read on it alone) leaves while they wait in
+    /// init's next exchange; they waited for the operation timeout, it in `Bye` for theirs.
     fn bye(&mut self, pe: usize) {
         let p = &mut self.pes[pe];
         p.finished = true;
@@ -1097,7 +1104,30 @@ impl Store {
         p.waiting = None;
         p.leave_by = Some(Instant::now() + self.op_timeout);
         self.dirty = true;
+        for q in 0..self.n_pes {
+            if let Some((seq, _)) = self.pes[q].waiting
+                && let Some(why) = self.left_out(seq)
+            {
+                self.fail(q, why);
+            }
+        }
         self.check_all_left();
+    }
+
+    /// Why round `seq` cannot complete because PEs left without their part in it (None: it can).
+    fn left_out(&self, seq: u64) -> Option<String> {
+        let round = self.rounds.get(&seq)?;
+        let gone: Vec<usize> = (0..self.n_pes)
+            .filter(|&q| self.pes[q].finished && round.parts[q].is_none())
+            .collect();
+        (!gone.is_empty()).then(|| {
+            format!(
+                "PE(s) {} left the job (finalized, or failed in init) without making this bootstrap \
+                 collective (number {seq}); every PE must make the same collective calls in the same \
+                 order",
+                pe_list(&gone)
+            )
+        })
     }
 
     fn check_all_left(&mut self) {
@@ -1345,6 +1375,34 @@ mod tests {
         assert!(start_t.elapsed() < Duration::from_secs(8));
         drop(c0); // disconnects without Bye: PE 0 is dead for the store now
         drop(server);
+    }
+
+    #[test]
+    fn a_pe_that_leaves_fails_the_collectives_it_did_not_make_at_once() {
+        // PE 2's init failed where the others' did not: it says Bye while PEs 0 and 1 wait in
+        // the next exchange, which fails at once (not after the 30 s operation timeout) naming
+        // it, as does one that starts later
+        let (server, addr) = start(3, b"s", Duration::from_secs(30));
+        let t = Duration::from_secs(5);
+        let c = |pe| Client::connect(&target(addr, b"s", pe, 3, t), t).unwrap();
+        let (c0, c1, c2) = (c(0), c(1), c(2));
+        let h0 = std::thread::spawn(move || (c0.allgather(b"a").map(|_| ()).unwrap_err().to_string(), c0));
+        std::thread::sleep(Duration::from_millis(300));
+        let start_t = Instant::now();
+        let h2 = std::thread::spawn(move || c2.bye());
+        let (e0, c0) = h0.join().unwrap();
+        assert!(e0.contains("PE(s) [2] left the job"), "{e0}");
+        let e1 = c1.allgather(b"a").map(|_| ()).unwrap_err().to_string();
+        assert!(e1.contains("PE(s) [2] left the job"), "{e1}");
+        assert!(
+            start_t.elapsed() < Duration::from_secs(5),
+            "{:?}",
+            start_t.elapsed()
+        );
+        c0.bye();
+        c1.bye();
+        h2.join().unwrap();
+        server.shutdown(t);
     }
 
     /// Three PEs' clients of a store with operation timeout `op`.

@@ -937,40 +937,42 @@ impl Ucx {
         let me = boot.my_pe();
         let made = Self::open();
         let payload = match &made {
-            Ok((sh, addr)) => {
-                let _ = sh;
+            Ok((_, addr, _)) => {
                 let mut v = vec![b'+'];
                 v.extend_from_slice(addr);
                 v
             }
-            Err(e) => format!("-{e}").into_bytes(),
+            // the error's code travels with it: every PE fails with the kind of error the failing
+            // PE found (a malformed setting is an invalid value, a missing library unsupported)
+            Err(e) => format!("-{}", e.to_wire()).into_bytes(),
         };
         // on failure (here or elsewhere) this PE's worker and context are released again
-        let release = |made: &Result<(Shared, Vec<u8>)>| {
-            if let Ok((sh, _)) = made {
-                // SAFETY: created by `open`, never shared, destroyed once.
-                unsafe {
-                    sh.lib.ucp_worker_destroy(sh.worker);
-                    sh.lib.ucp_cleanup(sh.ctx);
-                }
+        let release = |(sh, _, _): &(Shared, Vec<u8>, bool)| {
+            // SAFETY: created by `open`, never shared, destroyed once.
+            unsafe {
+                sh.lib.ucp_worker_destroy(sh.worker);
+                sh.lib.ucp_cleanup(sh.ctx);
             }
         };
         let all = match boot.allgather(&payload) {
             Ok(a) => a,
             Err(e) => {
-                release(&made);
+                if let Ok(m) = &made {
+                    release(m);
+                }
                 return Err(e);
             }
         };
+        // this PE's own failure first, as it found it
+        let made = made?;
         for (pe, p) in all.iter().enumerate() {
             if p.first() != Some(&b'+') {
                 release(&made);
-                let why = String::from_utf8_lossy(p.get(1..).unwrap_or_default()).into_owned();
-                let msg = if pe == me { why } else { format!("PE {pe}: {why}") };
-                return Err(Error::NotSupported(msg));
+                let text = String::from_utf8_lossy(p.get(1..).unwrap_or_default()).into_owned();
+                return Err(Error::from_wire(&text, pe, crate::error::code::NOT_SUPPORTED));
             }
         }
-        let (mut sh, addr) = made?;
+        let (mut sh, addr, progress_thread) = made;
         sh.me = me as u32;
         let peers = reach.iter().filter(|&&r| r).count();
         sh._files = Some(crate::util::reserve_files(
@@ -1041,7 +1043,7 @@ impl Ucx {
             let st = unsafe { sh.lib.ucp_worker_set_am_recv_handler(sh.worker, &param) };
             check(sh.lib, st, "put handler")?;
         }
-        let progress = if config::ACLSHMEM_UCX_PROGRESS_THREAD.value()? {
+        let progress = if progress_thread {
             Some(start_progress(&sh)?)
         } else {
             None
@@ -1054,10 +1056,14 @@ impl Ucx {
         })
     }
 
-    /// This PE's context and worker, and its worker address.
-    fn open() -> Result<(Shared, Vec<u8>)> {
-        let lib = lib()?;
+    /// This PE's context and worker, its worker address and whether it runs a progress thread.
+    /// The settings are read first (a malformed one is this PE's failure in the exchange of
+    /// [`Ucx::create`], so every PE fails init alike, and nothing is left to release).
+    fn open() -> Result<(Shared, Vec<u8>, bool)> {
         let tls = config::ACLSHMEM_UCX_TLS.get()?.unwrap_or_default();
+        let timeout = Some(config::ACLSHMEM_UCX_TIMEOUT.value()?).filter(|d| !d.is_zero());
+        let progress_thread = config::ACLSHMEM_UCX_PROGRESS_THREAD.value()?;
+        let lib = lib()?;
         let mut cfg = std::ptr::null_mut();
         // SAFETY: NULL prefix and file: UCX reads the UCX_* environment.
         let st = unsafe { lib.ucp_config_read(std::ptr::null(), std::ptr::null(), &mut cfg) };
@@ -1126,7 +1132,6 @@ impl Ucx {
             unsafe { lib.ucp_cleanup(ctx) };
             return Err(Error::Inner(format!("UCX worker: {}", status_text(lib, st))));
         }
-        let timeout = Some(config::ACLSHMEM_UCX_TIMEOUT.value()?).filter(|d| !d.is_zero());
         let sh = Shared {
             lib,
             ctx,
@@ -1172,7 +1177,7 @@ impl Ucx {
         let bytes = unsafe { std::slice::from_raw_parts(a as *const u8, len) }.to_vec();
         // SAFETY: returned by ucp_worker_get_address, released once.
         unsafe { lib.ucp_worker_release_address(worker, a) };
-        Ok((sh, bytes))
+        Ok((sh, bytes, progress_thread))
     }
 
     /// Whether a put of `len` bytes to `pe` goes as an acknowledged active message ([`PutAck`]).
