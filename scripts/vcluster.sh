@@ -3,13 +3,14 @@
 #
 #   scripts/vcluster.sh up K       K nodes vnode1..vnodeK: one network namespace and one UTS
 #                                  namespace (its own host name) each, a veth link into the bridge
-#                                  aclvc0, address 10.77.0.<i>/24, and "10.77.0.<i> vnode<i>" in
-#                                  /etc/hosts (the namespaces share the file system)
+#                                  aclvc0, addresses 10.77.0.<i>/24 and fd77:10:77:0::<i>/64 (IPv6,
+#                                  unique local), and "10.77.0.<i> vnode<i>" in /etc/hosts (the
+#                                  namespaces share the file system)
 #   scripts/vcluster.sh down       removes every node, the bridge and the /etc/hosts lines
 #   scripts/vcluster.sh status     lists the nodes
 #   scripts/vcluster.sh rsh NODE CMD...
 #                                  the rsh agent: runs CMD (one shell command line, as ssh does)
-#                                  on NODE; for `aclshmrun --hosts ... --rsh "scripts/vcluster.sh rsh"`
+#                                  on NODE (a name, or one of its addresses as written above); for `aclshmrun --hosts ... --rsh "scripts/vcluster.sh rsh"`
 #                                  and Open MPI's `--mca plm_rsh_agent`
 #
 # Only private addresses on a bridge this script creates: no traffic leaves the machine. The node
@@ -21,6 +22,8 @@ set -euo pipefail
 
 PREFIX="${ACLSHMEM_VC_PREFIX:-vnode}"
 NET="${ACLSHMEM_VC_NET:-10.77.0}"
+# the IPv6 prefix of the nodes, from the IPv4 one: 10.77.0 -> fd77:10:77:0
+NET6="fd77:${NET//./:}"
 BRIDGE="${ACLSHMEM_VC_BRIDGE:-aclvc0}"
 STATE="/run/aclshmem-vcluster-$BRIDGE"
 MARK="# aclshmem-vcluster $BRIDGE"
@@ -61,6 +64,8 @@ up() {
         ip link add "${BRIDGE:0:10}v$i" type veth peer name eth0 netns "$name"
         ip link set "${BRIDGE:0:10}v$i" master "$BRIDGE" up
         ip -n "$name" addr add "$NET.$i/24" dev eth0
+        # nodad: usable at once (duplicate address detection would hold it for a second or two)
+        ip -n "$name" addr add "$NET6::$i/64" dev eth0 nodad
         ip -n "$name" link set eth0 up
         ip -n "$name" link set lo up
         touch "$STATE/$name.uts"
@@ -108,8 +113,14 @@ down() {
 }
 
 rsh() {
-    local node="$1"
+    local node="$1" n
     shift
+    # a node's address names it too (`aclshmrun --hosts [fd77:10:77:0::2]:1`)
+    for n in $(nodes); do
+        if [[ "$node" == "$NET.${n#"$PREFIX"}" || "$node" == "$NET6::${n#"$PREFIX"}" ]]; then
+            node="$n"
+        fi
+    done
     [[ -e "$STATE/$node.uts" ]] || die "rsh: no node $node (scripts/vcluster.sh up K first)"
     # ssh semantics: the arguments form one shell command line run on the node
     exec nsenter --uts="$STATE/$node.uts" --net="/var/run/netns/$node" -- /bin/sh -c "$*"

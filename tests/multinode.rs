@@ -860,6 +860,48 @@ fn hosts_starting_with_this_machine_choose_a_reachable_store_address() {
     assert!(run.elapsed < Duration::from_secs(40), "{test}: {}", run.dump());
 }
 
+/// `--hosts` naming the nodes by IPv6 address, in brackets (`[fd77:10:78:0::1]:1,...`; the cluster
+/// gives every node one, and its rsh agent knows them): the launcher took the address's colons
+/// for a PE count and refused it. The config store then listens on the first node's IPv6
+/// address.
+#[test]
+fn hosts_given_as_ipv6_addresses() {
+    let _g = CLUSTER.lock().unwrap_or_else(|e| e.into_inner());
+    let test = "hosts_given_as_ipv6_addresses";
+    let Some(c) = Cluster::up(test, 2) else { return };
+    let exe = common::compile_c("pe_tests");
+    let rsh = format!("bash {} rsh", c.script.display());
+    let net6 = format!("fd77:{}", names().net.replace('.', ":"));
+    let hosts = format!("[{net6}::1]:1,[{net6}::2]:1");
+    let program = format!("echo \"STORE $ACLSHMEM_IP_PORT\"; exec {} barrier", exe.display());
+    let args: Vec<std::ffi::OsString> = vec![
+        "--hosts".into(),
+        hosts.into(),
+        "--rsh".into(),
+        rsh.into(),
+        "sh".into(),
+        "-c".into(),
+        program.into(),
+    ];
+    let n = names();
+    let env = [
+        ("UCX_TLS", "tcp"),
+        bridge_env(),
+        ("ACLSHMEM_VC_NET", n.net.as_str()),
+        ("ACLSHMEM_VC_PREFIX", n.prefix.as_str()),
+    ];
+    let run = common::run_pes(2, &args, &env, Duration::from_secs(60));
+    run.assert_ok("barrier");
+    // the store listens on the first node's IPv6 address
+    let first: std::net::Ipv6Addr = format!("{net6}::1").parse().expect("an IPv6 address");
+    assert_eq!(
+        run.stdout.matches(&format!("STORE tcp6://[{first}]:")).count(),
+        2,
+        "{test}: {}",
+        run.dump()
+    );
+}
+
 /// After one operation to a PE on an unreachable node failed with `ACLSHMEM_UCX_TIMEOUT`, the next
 /// ones fail at once (`pe_tests get_loop`, 2 nodes x 1 PE, failure detection off): connecting
 /// again blocked inside UCX's tcp connect for the kernel's SYN retries (over two minutes) while

@@ -167,22 +167,46 @@ impl Hosts {
     }
 }
 
-/// Parses `HOST[:N],HOST[:N],...` (N defaults to 1, at least 1).
+/// Parses `HOST[:N],HOST[:N],...` (N defaults to 1, at least 1). A host is a name, an IPv4
+/// address, or an IPv6 address in brackets (`[fd00::2]:2`, kept without them: ssh and the
+/// resolver take it so).
 pub fn parse_hosts(s: &str) -> Result<Hosts, String> {
     let mut out = Vec::new();
     for part in s.split(',') {
-        let (host, n) = match part.rsplit_once(':') {
-            Some((h, n)) => (
-                h,
-                n.parse::<u32>()
-                    .ok()
-                    .filter(|n| (1..=MAX_PES).contains(n))
-                    .ok_or_else(|| format!("'{part}': the PE count must be 1..={MAX_PES}"))?,
-            ),
-            None => (part, 1),
+        let (host, count) = match part.strip_prefix('[').and_then(|p| p.split_once(']')) {
+            Some((addr, rest)) => {
+                if addr.parse::<std::net::Ipv6Addr>().is_err() {
+                    return Err(format!("'{part}': not an IPv6 address in brackets"));
+                }
+                match rest {
+                    "" => (addr, None),
+                    _ => match rest.strip_prefix(':') {
+                        Some(n) => (addr, Some(n)),
+                        None => return Err(format!("'{part}': expected [ADDRESS]:N")),
+                    },
+                }
+            }
+            None => match part.rsplit_once(':') {
+                Some((h, n)) => (h, Some(n)),
+                None => (part, None),
+            },
+        };
+        let n = match count {
+            Some(n) => n
+                .parse::<u32>()
+                .ok()
+                .filter(|n| (1..=MAX_PES).contains(n))
+                .ok_or_else(|| format!("'{part}': the PE count must be 1..={MAX_PES}"))?,
+            None => 1,
         };
         let plain = |c: char| c.is_ascii_alphanumeric() || "-._".contains(c);
-        if host.is_empty() || !host.chars().all(plain) || host.starts_with('-') {
+        let bracketed = part.starts_with('[');
+        if !bracketed && host.contains(':') {
+            return Err(format!(
+                "'{part}': not a host name (an IPv6 address goes in brackets: [ADDRESS]:N)"
+            ));
+        }
+        if !bracketed && (host.is_empty() || !host.chars().all(plain) || host.starts_with('-')) {
             return Err(format!("'{part}': not a host name"));
         }
         out.push((host.to_string(), n));
@@ -355,9 +379,31 @@ mod tests {
         assert_eq!(h.place(6, 6), None);
         // fewer PEs than slots: the last host used gets what is left
         assert_eq!(h.place(2, 3), Some((1, 0, 1)));
-        for bad in ["", "a:0", "a:x", "a b:1", "-x:1", "a,,b"] {
+        for bad in [
+            "",
+            "a:0",
+            "a:x",
+            "a b:1",
+            "-x:1",
+            "a,,b",
+            "fd00::2:1",
+            "[fd00::2]x",
+            "[nope]:1",
+            "[::1]:0",
+        ] {
             assert!(parse_hosts(bad).is_err(), "{bad}");
         }
+        // IPv6 addresses in brackets, kept without them
+        let h = parse_hosts("[fd00::2]:2,[::1],b:1").unwrap();
+        assert_eq!(
+            h.0,
+            vec![
+                ("fd00::2".to_string(), 2),
+                ("::1".to_string(), 1),
+                ("b".to_string(), 1)
+            ]
+        );
+        assert!(is_this_machine(&h.0[1].0));
         let a = parse(&["r", "-n", "4", "--hosts", "h1:2,h2:2", "--rsh", "my agent", "p"]).unwrap();
         assert_eq!(a.hosts.unwrap().slots(), 4);
         assert_eq!(a.rsh, "my agent");
