@@ -366,8 +366,11 @@ typedef struct {
 } aclshmem_team_config_t;
 #ifdef __cplusplus
 static_assert(sizeof(aclshmem_team_config_t) == 64, "aclshmem_team_config_t must be 64 bytes.");
-#else
+#elif defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
 _Static_assert(sizeof(aclshmem_team_config_t) == 64, "aclshmem_team_config_t must be 64 bytes.");
+#else
+/* C99 (-std=gnu99 -pedantic refuses _Static_assert): an array of negative size otherwise */
+typedef char aclshmem_team_config_t_must_be_64_bytes[sizeof(aclshmem_team_config_t) == 64 ? 1 : -1];
 #endif
 
 typedef struct {

@@ -60,10 +60,14 @@ fn compile(compiler: &str, std: &str, src: &Path, ext: &str) {
     );
 }
 
+/// Also as C99 (older code bases build with `-std=gnu99 -pedantic -Werror`, which refused the
+/// layout assert's `_Static_assert`).
 #[test]
 fn header_compiles_as_c11_and_cxx14() {
     let src = root().join("tests/c/header_compile.c");
     compile("gcc", "c11", &src, "c");
+    compile("gcc", "c99", &src, "c");
+    compile("gcc", "gnu99", &src, "c");
     compile("g++", "c++14", &src, "c++");
     compile("g++", "c++17", &src, "c++");
 }
