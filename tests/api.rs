@@ -284,7 +284,7 @@ fn a_malformed_setting_fails_init_as_an_invalid_value() {
 }
 
 /// A `SHMEM_LOG_LEVEL` that names no level (lower case, say) is ignored as the original does,
-/// and now said so once per PE (it was silent).
+/// and now said so once per PE (it was silent); a malformed `ACLSHMEM_INFO` too.
 #[test]
 fn a_log_level_that_names_no_level_is_named() {
     let run = common::run_pes(
@@ -306,6 +306,32 @@ fn a_log_level_that_names_no_level_is_named() {
     assert_eq!(
         run.stdout
             .matches("SHMEM_LOG_LEVEL=\"debug\": expected one of DEBUG")
+            .count(),
+        2,
+        "{}",
+        run.dump()
+    );
+    // a malformed ACLSHMEM_INFO prints no table and says so (it was a warning, which init's
+    // ERROR level hid)
+    let run = common::run_pes(
+        2,
+        &[common::compile_c("api_probe").to_str().unwrap(), "init_rc"],
+        &[
+            ("ACLSHMEM_LOCAL_MEM_SIZE", "8M"),
+            ("ACLSHMEM_INFO", "verbose"),
+            ("SHMEM_LOG_TO_STDOUT", "1"),
+        ],
+        Duration::from_secs(40),
+    );
+    assert_eq!(
+        run.stdout.matches("init_rc=0 status=2").count(),
+        2,
+        "{}",
+        run.dump()
+    );
+    assert_eq!(
+        run.stdout
+            .matches("ACLSHMEM_INFO=\"verbose\": expected a boolean")
             .count(),
         2,
         "{}",

@@ -471,7 +471,9 @@ fn build(
     };
     let inst = Instance::new(parts);
     let info = config::ACLSHMEM_INFO.value().unwrap_or_else(|e| {
-        log::warn!("{e}: not printing the environment table");
+        // an error message: init logs at ERROR unless SHMEM_LOG_LEVEL says otherwise, and a
+        // warning went unseen
+        log::error!("{e}: not printing the environment table");
         false
     });
     if inst.my_pe() == 0 && info {
