@@ -153,26 +153,29 @@ fn dev_shm_too_small_is_a_clear_init_error() {
     );
 }
 
+/// `api_probe init_rc` on 2 PEs with an 8 MiB heap, log lines on stdout, and `env`.
+fn init_2pes(env: &[(&str, &str)]) -> common::Run {
+    let mut all = vec![("ACLSHMEM_LOCAL_MEM_SIZE", "8M"), ("SHMEM_LOG_TO_STDOUT", "1")];
+    all.extend_from_slice(env);
+    common::run_pes(
+        2,
+        &[common::compile_c("api_probe").to_str().unwrap(), "init_rc"],
+        &all,
+        Duration::from_secs(40),
+    )
+}
+
+/// Asserts that `text` is on a 2-PE run's stdout once per PE.
+fn on_both_pes(run: &common::Run, text: &str) {
+    assert_eq!(run.stdout.matches(text).count(), 2, "{text}\n{}", run.dump());
+}
+
 /// `ACLSHMEM_SHM_DIR` naming a directory whose space cannot be read fails init naming it (the
 /// space check was skipped without a word).
 #[test]
 fn an_unreadable_shm_dir_is_named() {
-    let run = common::run_pes(
-        2,
-        &[common::compile_c("api_probe").to_str().unwrap(), "init_rc"],
-        &[
-            ("ACLSHMEM_LOCAL_MEM_SIZE", "8M"),
-            ("ACLSHMEM_SHM_DIR", "/nonexistent-aclshmem-dir"),
-            ("SHMEM_LOG_TO_STDOUT", "1"),
-        ],
-        Duration::from_secs(40),
-    );
-    assert_eq!(
-        run.stdout.matches("init_rc=-2 status=0").count(),
-        2,
-        "{}",
-        run.dump()
-    );
+    let run = init_2pes(&[("ACLSHMEM_SHM_DIR", "/nonexistent-aclshmem-dir")]);
+    on_both_pes(&run, "init_rc=-2 status=0");
     assert!(
         run.stdout
             .contains("ACLSHMEM_SHM_DIR=\"/nonexistent-aclshmem-dir\""),
@@ -265,18 +268,8 @@ fn a_malformed_setting_fails_init_as_an_invalid_value() {
             ],
             Duration::from_secs(40),
         );
-        assert_eq!(
-            run.stdout.matches("init_rc=-2 status=0").count(),
-            2,
-            "{var}\n{}",
-            run.dump()
-        );
-        assert_eq!(
-            run.stdout.matches(&format!("{var}=\"{value}\"")).count(),
-            2,
-            "{var}\n{}",
-            run.dump()
-        );
+        on_both_pes(&run, "init_rc=-2 status=0");
+        on_both_pes(&run, &format!("{var}=\"{value}\""));
         if only_pe1 {
             assert!(run.stdout.contains("PE 1: "), "{var}\n{}", run.dump());
         }
@@ -287,78 +280,24 @@ fn a_malformed_setting_fails_init_as_an_invalid_value() {
 /// and now said so once per PE (it was silent); a malformed `ACLSHMEM_INFO` too.
 #[test]
 fn a_log_level_that_names_no_level_is_named() {
-    let run = common::run_pes(
-        2,
-        &[common::compile_c("api_probe").to_str().unwrap(), "init_rc"],
-        &[
-            ("ACLSHMEM_LOCAL_MEM_SIZE", "8M"),
-            ("SHMEM_LOG_LEVEL", "debug"),
-            ("SHMEM_LOG_TO_STDOUT", "1"),
-        ],
-        Duration::from_secs(40),
-    );
-    assert_eq!(
-        run.stdout.matches("init_rc=0 status=2").count(),
-        2,
-        "{}",
-        run.dump()
-    );
-    assert_eq!(
-        run.stdout
-            .matches("SHMEM_LOG_LEVEL=\"debug\": expected one of DEBUG")
-            .count(),
-        2,
-        "{}",
-        run.dump()
-    );
+    let run = init_2pes(&[("SHMEM_LOG_LEVEL", "debug")]);
+    on_both_pes(&run, "init_rc=0 status=2");
+    on_both_pes(&run, "SHMEM_LOG_LEVEL=\"debug\": expected one of DEBUG");
     // a malformed ACLSHMEM_INFO prints no table and says so (it was a warning, which init's
     // ERROR level hid)
-    let run = common::run_pes(
-        2,
-        &[common::compile_c("api_probe").to_str().unwrap(), "init_rc"],
-        &[
-            ("ACLSHMEM_LOCAL_MEM_SIZE", "8M"),
-            ("ACLSHMEM_INFO", "verbose"),
-            ("SHMEM_LOG_TO_STDOUT", "1"),
-        ],
-        Duration::from_secs(40),
-    );
-    assert_eq!(
-        run.stdout.matches("init_rc=0 status=2").count(),
-        2,
-        "{}",
-        run.dump()
-    );
-    assert_eq!(
-        run.stdout
-            .matches("ACLSHMEM_INFO=\"verbose\": expected a boolean")
-            .count(),
-        2,
-        "{}",
-        run.dump()
-    );
+    let run = init_2pes(&[("ACLSHMEM_INFO", "verbose")]);
+    on_both_pes(&run, "init_rc=0 status=2");
+    on_both_pes(&run, "ACLSHMEM_INFO=\"verbose\": expected a boolean");
 }
 
 /// A heartbeat timeout below its 2 s minimum is raised to it, with a warning (it was silent).
 #[test]
 fn a_heartbeat_timeout_below_the_minimum_is_named() {
-    let run = common::run_pes(
-        2,
-        &[common::compile_c("api_probe").to_str().unwrap(), "init_rc"],
-        &[
-            ("ACLSHMEM_LOCAL_MEM_SIZE", "8M"),
-            ("ACLSHMEM_HEARTBEAT_TIMEOUT", "500ms"),
-            ("SHMEM_LOG_TO_STDOUT", "1"),
-            ("SHMEM_LOG_LEVEL", "WARN"),
-        ],
-        Duration::from_secs(40),
-    );
-    assert_eq!(
-        run.stdout.matches("init_rc=0 status=2").count(),
-        2,
-        "{}",
-        run.dump()
-    );
+    let run = init_2pes(&[
+        ("ACLSHMEM_HEARTBEAT_TIMEOUT", "500ms"),
+        ("SHMEM_LOG_LEVEL", "WARN"),
+    ]);
+    on_both_pes(&run, "init_rc=0 status=2");
     assert!(
         run.stdout
             .contains("ACLSHMEM_HEARTBEAT_TIMEOUT=500ms is below its minimum: 2s is used"),
