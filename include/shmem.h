@@ -5916,7 +5916,8 @@ ACLSHMEM_HOST_API void aclshmem_getmem(void *dst, void *src, size_t elem_size, i
 
 /**
  * Non-blocking form of aclshmem_putmem; complete at the latest at aclshmem_quiet or a barrier
- * (this implementation completes it before returning).
+ * (to a PE of this node, reached through shared memory, this implementation completes it before
+ * returning; to a PE on another node it may still be in flight).
  *
  * # Safety
  * `src` and `dst` must be NULL or valid for `elem_size` bytes (the symmetric one: inside this PE's
@@ -5925,8 +5926,9 @@ ACLSHMEM_HOST_API void aclshmem_getmem(void *dst, void *src, size_t elem_size, i
 ACLSHMEM_HOST_API void aclshmem_putmem_nbi(void *dst, void *src, size_t elem_size, int32_t pe);
 
 /**
- * Non-blocking form of aclshmem_getmem; `dst` is valid at the latest after aclshmem_quiet (this
- * implementation completes it before returning).
+ * Non-blocking form of aclshmem_getmem; `dst` is valid at the latest after aclshmem_quiet (from a
+ * PE of this node, reached through shared memory, this implementation completes it before
+ * returning; from a PE on another node it may still be in flight).
  *
  * # Safety
  * `src` and `dst` must be NULL or valid for `elem_size` bytes (the symmetric one: inside this PE's
@@ -7216,8 +7218,9 @@ ACLSHMEM_HOST_API void aclshmem_iget128(void *dest, void *source, ptrdiff_t dst,
 ACLSHMEM_HOST_API void aclshmemx_putmem_signal(void *dst, void *src, size_t elem_size, void *sig_addr, int32_t signal, int sig_op, int pe);
 
 /**
- * Non-blocking form of aclshmemx_putmem_signal (complete at the latest at quiet or a barrier; this
- * implementation completes it before returning).
+ * Non-blocking form of aclshmemx_putmem_signal (complete at the latest at quiet or a barrier; to a
+ * PE of this node, reached through shared memory, this implementation completes it before
+ * returning, to a PE on another node it may still be in flight).
  *
  * # Safety
  * Pointer arguments must be NULL or valid as this documentation describes (symmetric

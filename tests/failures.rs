@@ -1661,6 +1661,33 @@ fn the_store_pe_with_a_forked_child_is_still_seen_to_die() {
     );
 }
 
+/// A child PE 0 forks holds copies of the config store's sockets; the store shuts its connections
+/// down when it ends them, so the job finalizes at once while the child lives (every PE's
+/// finalize waited for the child's exit: the end of its `Bye` connection never came).
+#[test]
+fn a_child_of_the_store_pe_does_not_hold_up_finalize() {
+    let _serial = serial();
+    let job = LoopJob::start(3, &[("FT_FORK_PE", "0"), ("FT_CHILD_SLEEP_S", "30")], &[]);
+    let stopped = Instant::now();
+    let ended = job.finish(Duration::from_secs(40));
+    let took = stopped.elapsed();
+    let child: Option<u32> = ended[0].output.lines().find_map(|l| {
+        l.strip_prefix("pe 0 forked child ")
+            .and_then(|p| p.trim().parse().ok())
+    });
+    if let Some(c) = child {
+        common::signal(c, libc::SIGKILL);
+    }
+    assert!(child.is_some(), "PE 0 did not fork\n{}", dump(&ended));
+    assert_loop_ok(&ended);
+    assert!(
+        took < Duration::from_secs(15),
+        "the job took {took:.2?} to end after its stop while PE 0's child (30 s) lived\n{}",
+        dump(&ended)
+    );
+    eprintln!("with PE 0's child alive the job ended {took:.2?} after its stop");
+}
+
 /// A thread the library cannot start (the limit of processes and threads, `ulimit -u`: the config
 /// store's or its watcher's) fails init with `ACLSHMEM_INNER_ERROR` and a message naming the
 /// thread and the limit; the EAGAIN of the failed `clone` was reported as a timeout. Runs a 1-PE

@@ -53,7 +53,8 @@ pub unsafe extern "C" fn aclshmem_getmem(dst: *mut c_void, src: *mut c_void, ele
 }
 
 /// Non-blocking form of aclshmem_putmem; complete at the latest at aclshmem_quiet or a barrier
-/// (this implementation completes it before returning).
+/// (to a PE of this node, reached through shared memory, this implementation completes it before
+/// returning; to a PE on another node it may still be in flight).
 ///
 /// # Safety
 /// `src` and `dst` must be NULL or valid for `elem_size` bytes (the symmetric one: inside this PE's
@@ -66,8 +67,9 @@ pub unsafe extern "C" fn aclshmem_putmem_nbi(dst: *mut c_void, src: *mut c_void,
     })
 }
 
-/// Non-blocking form of aclshmem_getmem; `dst` is valid at the latest after aclshmem_quiet (this
-/// implementation completes it before returning).
+/// Non-blocking form of aclshmem_getmem; `dst` is valid at the latest after aclshmem_quiet (from a
+/// PE of this node, reached through shared memory, this implementation completes it before
+/// returning; from a PE on another node it may still be in flight).
 ///
 /// # Safety
 /// `src` and `dst` must be NULL or valid for `elem_size` bytes (the symmetric one: inside this PE's

@@ -40,8 +40,9 @@ pub unsafe extern "C" fn aclshmemx_putmem_signal(
     })
 }
 
-/// Non-blocking form of aclshmemx_putmem_signal (complete at the latest at quiet or a barrier; this
-/// implementation completes it before returning).
+/// Non-blocking form of aclshmemx_putmem_signal (complete at the latest at quiet or a barrier; to a
+/// PE of this node, reached through shared memory, this implementation completes it before
+/// returning, to a PE on another node it may still be in flight).
 ///
 /// # Safety
 /// Pointer arguments must be NULL or valid as this documentation describes (symmetric

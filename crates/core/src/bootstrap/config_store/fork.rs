@@ -6,7 +6,9 @@
 //! socket and keeps the number taken, so nothing the child opens later gets it. Every socket of
 //! the library is also close-on-exec (the standard library opens them so), so a child that execs
 //! keeps none. The store's own sockets (PE 0) are not registered: when PE 0 dies with a child
-//! holding them, the heartbeat tells the others.
+//! holding them, the heartbeat tells the others, and when the store ends a connection (at
+//! finalize too) it shuts the socket down rather than only closing its descriptor, so the child's
+//! copy does not keep the connection open.
 //!
 //! `unsafe`: pthread_atfork, open and dup3 through libc.
 

@@ -19,7 +19,7 @@
 //! agree that it failed (one that came late never completes it with the parts the others left,
 //! which would give it an allocation the others lack).
 //!
-//! `unsafe`: epoll through libc.
+//! `unsafe`: epoll and the listener's shutdown through libc.
 
 use std::collections::{HashMap, VecDeque};
 use std::io::{Read, Write};
@@ -299,6 +299,15 @@ struct Peer {
     closing: bool,
 }
 
+impl Drop for Peer {
+    /// Ends the connection itself, not only this process's descriptor of it: a child PE 0 forked
+    /// holds a copy of every store socket, and closing ours alone would send the PE nothing (its
+    /// `Bye` waited for the end of the connection until the child exited).
+    fn drop(&mut self) {
+        let _ = self.tcp.shutdown(std::net::Shutdown::Both);
+    }
+}
+
 impl Peer {
     fn interest(&self) -> u32 {
         let mut ev = 0;
@@ -507,6 +516,15 @@ struct Store {
     next_ping: Instant,
     /// When [`Store::heartbeats`] last looked (see [`WATCH_GAP`]).
     last_look: Instant,
+}
+
+impl Drop for Store {
+    /// Stops listening on the socket itself (a child PE 0 forked holds a copy of the listener,
+    /// which would otherwise keep accepting connections for a store that is gone).
+    fn drop(&mut self) {
+        // SAFETY: shutdown on our own listening socket; no memory is involved.
+        unsafe { libc::shutdown(self.listener.as_raw_fd(), libc::SHUT_RDWR) };
+    }
 }
 
 impl Store {
