@@ -120,6 +120,17 @@ fn ordering_4pes() {
     scenario("ordering", 4);
 }
 
+/// Without a fence a PE's operations to one PE take effect in the order issued (scenario
+/// `issue_order`): a large `_nbi` put, then a small put of its first bytes and a flag; a get after
+/// a large `_nbi` put. Over UCX the large put goes by rendezvous, whose data could land after the
+/// later messages (the later put's bytes were lost, the flag came before the data).
+#[test]
+fn operations_to_a_pe_take_effect_in_issue_order() {
+    scenario("issue_order", 3);
+    let env = [("ACLSHMEM_TRANSPORT", "ucx"), ("UCX_TLS", "tcp")];
+    run("issue_order", 2, &env, JOB_TIMEOUT).assert_ok("issue_order");
+}
+
 /// Thousands of small `_nbi` puts of mixed sizes to both neighbours, ordered by a fence before a
 /// flag (over UCX they travel in batches); one reaches a PE that waits for it without a quiet
 /// (scenario `nbi_batches`). Over UCX in the `ACLSHMEM_TRANSPORT=ucx` rerun of this file

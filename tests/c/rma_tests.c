@@ -1242,6 +1242,71 @@ static void scenario_ordering(void)
 }
 
 /* ------------------------------------------------------------------------------------------ */
+/* issue_order: without a fence, a PE's operations to one PE take effect in the order issued (as */
+/* on the original's RDMA queue pair): a large _nbi put (by rendezvous over UCX), then a small    */
+/* put of its first bytes (nbi, blocking or p), then a flag (atomic set or p): the target that    */
+/* sees the flag finds the small put's bytes over the large one's; a get after a large _nbi put   */
+/* reads what it wrote.                                                                           */
+/* ------------------------------------------------------------------------------------------ */
+#define IO_ROUNDS 48
+
+static void scenario_issue_order(void)
+{
+    init_env();
+    static const size_t sizes[] = {64 * KIB + 8, 256 * KIB, 1 * MIB};
+    unsigned char *big = sym_alloc(1 * MIB);
+    int32_t *flag = sym_alloc(sizeof(int32_t));
+    unsigned char *src = xmalloc(1 * MIB);
+    unsigned char small[8], back[8];
+    *flag = 0;
+    aclshmem_barrier_all();
+    for (int r = 1; r <= IO_ROUNDS; r++) {
+        size_t n = sizes[r % 3];
+        int form = (r / 3) % 4;
+        unsigned char a = (unsigned char)(r * 7 + g_me), b = (unsigned char)(r * 11 + g_me + 1);
+        memset(src, a, n);
+        memset(small, b, sizeof small);
+        aclshmem_putmem_nbi(big, src, n, g_right);
+        switch (form) {
+        case 0: aclshmem_putmem_nbi(big, small, sizeof small, g_right); break;
+        case 1: aclshmem_putmem(big, small, sizeof small, g_right); break;
+        case 2: aclshmem_uint8_p(big, b, g_right); aclshmem_putmem(big + 1, small + 1, 7, g_right); break;
+        default:
+            aclshmem_getmem(back, big + n - sizeof back, sizeof back, g_right);
+            for (size_t i = 0; i < sizeof back; i++) {
+                CHECK(back[i] == a, "round %d: a get after a %zu-byte putmem_nbi to PE %d read %u, expected %u", r, n,
+                      g_right, back[i], a);
+            }
+            aclshmem_putmem(big, small, sizeof small, g_right);
+        }
+        if (r % 2 == 0) {
+            aclshmem_int32_atomic_set(flag, r, g_right);
+        } else {
+            aclshmem_int32_p(flag, r, g_right);
+        }
+        aclshmem_int32_wait_until(flag, ACLSHMEM_CMP_EQ, r);
+        unsigned char la = (unsigned char)(r * 7 + g_left), lb = (unsigned char)(r * 11 + g_left + 1);
+        size_t bad = 0, first = n;
+        for (size_t i = 0; i < n; i++) {
+            unsigned char want = i < sizeof small ? lb : la;
+            if (big[i] != want) {
+                bad++;
+                first = first < i ? first : i;
+            }
+        }
+        CHECK(bad == 0, "round %d (form %d, %zu bytes): %zu bytes wrong at the flag, the first at %zu (%u): the "
+              "operations of PE %d took effect out of the order issued", r, form, n, bad, first,
+              first < n ? big[first] : 0, g_left);
+        aclshmem_barrier_all();
+    }
+    free(src);
+    aclshmem_free(flag);
+    aclshmem_free(big);
+    finalize_ok();
+    ok();
+}
+
+/* ------------------------------------------------------------------------------------------ */
 /* nbi_batches: thousands of small _nbi puts of mixed sizes to both neighbours (over UCX they    */
 /* are gathered into batched messages), ordered by a fence before a flag; then _nbi gets         */
 /* ------------------------------------------------------------------------------------------ */
@@ -1683,6 +1748,7 @@ int main(int argc, char **argv)
         {"bad_input", scenario_bad_input},
         {"before_init", scenario_before_init},
         {"ordering", scenario_ordering},
+        {"issue_order", scenario_issue_order},
         {"delivered", scenario_delivered},
         {"nbi_batches", scenario_nbi_batches},
         {"large", scenario_large},

@@ -36,8 +36,10 @@
 //!   tcp UCX keeps that order anyway, but RDMA lanes need not. Longer puts (up to [`CHUNK`]) and
 //!   put-with-signal go the same way by rendezvous: the target's handler receives the data
 //!   straight into its heap ([`receive_put`]) and applies the signal and owes the
-//!   acknowledgement once they are there; their data may land after a later message's, so
-//!   `fence` waits for their acknowledgements (`State::rendezvous_out`).
+//!   acknowledgement once they are there; their data may land after a later message's, so a
+//!   later operation to the same PE waits for their acknowledgements first (a later put of
+//!   disjoint bytes does not: `State::rendezvous_to`, [`Shared::in_order`]), and `fence` waits
+//!   for all of them (`State::rendezvous_out`).
 //!   `ACLSHMEM_UCX_PUT_AM` (auto: on unless RDMA devices may be used) chooses.
 //! * **Batched `_nbi` puts** ([`PutBatch`]): an `_nbi` put of up to [`BATCH_ITEM_MAX`] bytes is
 //!   copied into a batch per target PE, sent as one message when it holds [`BATCH_BYTES`] or
@@ -275,6 +277,11 @@ struct State {
     /// Acknowledged puts by rendezvous were issued since the last `quiet` or `fence`: their data
     /// may land after a later message's, so `fence` waits for their acknowledgements.
     rendezvous_out: bool,
+    /// Per target PE, the ranges (heap slot, offset, bytes) of puts by rendezvous not known to be
+    /// acknowledged: a later operation to that PE waits for them first ([`Shared::in_order`]), so
+    /// this PE's operations to one PE take effect in the order issued, as on an RDMA queue pair
+    /// (a later put to the same bytes wins, data put before a flag are there when the flag is).
+    rendezvous_to: std::collections::HashMap<usize, Vec<(usize, usize, usize)>>,
     /// Small `_nbi` puts gathered per target PE ([`PutBatch`]), sent as one message when the
     /// batch is full or before any other operation of this transport.
     batches: std::collections::BTreeMap<usize, Batch>,
@@ -608,6 +615,7 @@ impl Shared {
     fn disconnect(&self, g: &mut State, pe: usize) {
         // puts not sent yet cannot reach the PE any more (the caller reports the loss)
         g.batches.remove(&pe);
+        g.rendezvous_to.remove(&pe);
         g.get_batches.remove(&pe);
         // gets waiting for its replies fail (a late reply finds nothing and is dropped)
         self.gets
@@ -710,8 +718,9 @@ impl Shared {
     }
 
     /// Sends gathered gets `b` to `pe` as one request, without waiting for the reply; returns its
-    /// number ([`Gets::pending`]), which [`Ucx::wait_gets`] waits for.
+    /// number ([`Gets::pending`]), which [`Shared::wait_gets`] waits for.
     fn send_get_batch(&self, g: &mut State, pe: usize, b: GetBatchBuf) -> Result<u64> {
+        self.in_order(g, pe, None)?;
         let ep = self.endpoint(g, pe)?;
         let count = b.dsts.len() as u32;
         let id = {
@@ -783,6 +792,7 @@ impl Shared {
     /// Sends batch `b` to `pe` as one active message, without waiting: the message owns the
     /// payload until UCX is done with it ([`boxed_sent`]); `quiet` waits for the acknowledgement.
     fn send_batch(&self, g: &mut State, pe: usize, b: Batch) -> Result<()> {
+        self.in_order(g, pe, None)?;
         let ep = self.endpoint(g, pe)?;
         let puts = b.puts;
         let msg = Box::new(Owned {
@@ -814,6 +824,7 @@ impl Shared {
     /// key on first use).
     fn resolve(&self, g: &mut State, r: &Remote<'_>) -> Result<(ucp_ep_h, ucp_rkey_h, u64)> {
         let pe = r.pe;
+        self.in_order(g, pe, None)?;
         let ep = self.endpoint(g, pe)?;
         let keys = g
             .heaps
@@ -878,6 +889,171 @@ impl Shared {
             g.eps[pe] = ep;
         }
         Ok(g.eps[pe])
+    }
+
+    /// Before an operation to `pe`: waits until the puts by rendezvous issued to it are
+    /// acknowledged (their data in place), so the operation cannot take effect before them. A put
+    /// by rendezvous itself (`range`: heap slot, offset, bytes) waits only when it overlaps one of
+    /// them: puts of disjoint bytes may land in any order.
+    fn in_order(&self, g: &mut State, pe: usize, range: Option<(usize, usize, usize)>) -> Result<()> {
+        let Some(out) = g.rendezvous_to.get(&pe) else {
+            return Ok(());
+        };
+        let acked = self.acks().acked.get(&(pe as u32)).copied().unwrap_or(0);
+        if acked < g.am_sent.get(&pe).copied().unwrap_or(0) {
+            let overlaps = |&(slot, off, len): &(usize, usize, usize)| {
+                range.is_none_or(|(s, o, l)| s == slot && o < off + len && off < o + l)
+            };
+            if !out.iter().any(overlaps) {
+                return Ok(());
+            }
+            self.wait_acks(g, Some(pe), &format!("put to PE {pe} (after a large put to it)"))?;
+        }
+        g.rendezvous_to.remove(&pe);
+        Ok(())
+    }
+
+    /// Progresses the worker until `done` says the wait is over (`Some(result)`). Past
+    /// `ACLSHMEM_UCX_TIMEOUT` it returns the error `expired` makes of the time waited (which
+    /// names and disconnects the peers that did not answer). The loop of [`Self::wait_gets`] and
+    /// [`Self::wait_acks`].
+    fn wait_peers(
+        &self,
+        g: &mut State,
+        what: &str,
+        mut done: impl FnMut(&mut State) -> Option<Result<()>>,
+        mut expired: impl FnMut(&mut State, std::time::Duration) -> Error,
+    ) -> Result<()> {
+        let sh = self;
+        let mut backoff = crate::wait::Backoff::new();
+        let mut rounds = 0u64;
+        let mut start = None;
+        loop {
+            if let Some(result) = done(g) {
+                return result;
+            }
+            if crate::util::ending() {
+                // as in `Shared::wait_on`
+                return Err(Error::Inner(format!("{what}: the job is ending")));
+            }
+            sh.mark_driven();
+            // SAFETY: as in `Shared::drain`.
+            if unsafe { sh.lib.ucp_worker_progress(sh.worker) } == 0 {
+                // what wait loops left due ([`Transport::progress`]) goes before any pause
+                sh.send_acks(g);
+                backoff.snooze();
+            } else {
+                sh.send_acks(g);
+                crate::wait::note_activity();
+            }
+            rounds += 1;
+            if rounds.is_multiple_of(1024)
+                && let Some(limit) = sh.timeout
+            {
+                let waited = start.get_or_insert_with(std::time::Instant::now).elapsed();
+                if waited >= limit {
+                    return Err(expired(g, waited));
+                }
+            }
+        }
+    }
+
+    /// Waits until the gathered gets `ids` (all of them when `None`) have their replies,
+    /// progressing the worker, and forgets them; the first failure is returned. Past
+    /// `ACLSHMEM_UCX_TIMEOUT` the PEs that did not answer are disconnected and named in the error.
+    fn wait_gets(&self, g: &mut State, ids: Option<&[u64]>, what: &str) -> Result<()> {
+        let sh = self;
+        let wanted = |id: &u64| ids.is_none_or(|ids| ids.contains(id));
+        let mut result = Ok(());
+        let done = |_: &mut State| {
+            let mut gets = sh.gets.lock().unwrap_or_else(|e| e.into_inner());
+            let mut open = false;
+            gets.pending.retain(|id, p| {
+                if !wanted(id) {
+                    return true;
+                }
+                match p.outcome.take() {
+                    None => {
+                        open = true;
+                        true
+                    }
+                    Some(Ok(())) => false,
+                    Some(Err(e)) => {
+                        if result.is_ok() {
+                            result = Err(Error::Inner(format!("UCX: {what}: {e}")));
+                        }
+                        false
+                    }
+                }
+            });
+            (!open).then(|| std::mem::replace(&mut result, Ok(())))
+        };
+        let expired = |g: &mut State, waited: std::time::Duration| {
+            let mut lost: Vec<usize> = {
+                let gets = sh.gets.lock().unwrap_or_else(|e| e.into_inner());
+                gets.pending
+                    .iter()
+                    .filter(|(id, p)| p.outcome.is_none() && wanted(id))
+                    .map(|(_, p)| p.pe)
+                    .collect()
+            };
+            lost.sort_unstable();
+            lost.dedup();
+            let msg = format!(
+                "UCX: {what}: the reply to gets from PE(s) {lost:?} has not completed after \
+                 {:.1} s (ACLSHMEM_UCX_TIMEOUT): the peer's node may be lost or unreachable",
+                waited.as_secs_f64()
+            );
+            crate::logging::write_stderr(&format!("aclshmem: {msg}\n"));
+            for &pe in &lost {
+                // also forgets the PE's pending gets
+                sh.lose(g, pe);
+            }
+            Error::Timeout(msg)
+        };
+        self.wait_peers(g, what, done, expired)
+    }
+
+    /// Waits until every acknowledged put (to `only`, or to every PE) is acknowledged,
+    /// progressing the worker. Past `ACLSHMEM_UCX_TIMEOUT` the PEs that did not answer are
+    /// disconnected and named in the error, and their puts take UCX's path from then on.
+    fn wait_acks(&self, g: &mut State, only: Option<usize>, what: &str) -> Result<()> {
+        let sh = self;
+        let done = |g: &mut State| {
+            let a = sh.acks();
+            let State {
+                am_waiting, am_sent, ..
+            } = g;
+            am_waiting.retain(|pe| {
+                a.acked.get(&(*pe as u32)).copied().unwrap_or(0) < am_sent.get(pe).copied().unwrap_or(0)
+            });
+            let pending = match only {
+                Some(pe) => am_waiting.contains(&pe),
+                None => !am_waiting.is_empty(),
+            };
+            (!pending).then_some(Ok(()))
+        };
+        let expired = |g: &mut State, waited: std::time::Duration| {
+            let lost: Vec<usize> = g
+                .am_waiting
+                .iter()
+                .copied()
+                .filter(|&pe| only.is_none_or(|o| o == pe))
+                .collect();
+            let msg = format!(
+                "UCX: {what}: the acknowledgement of puts to PE(s) {lost:?} has not completed after {:.1} s \
+                 (ACLSHMEM_UCX_TIMEOUT): the peer's node may be lost or unreachable",
+                waited.as_secs_f64()
+            );
+            crate::logging::write_stderr(&format!("aclshmem: {msg}\n"));
+            for &pe in &lost {
+                sh.lose(g, pe);
+                g.am_lost.insert(pe);
+            }
+            g.am_waiting.retain(|pe| !lost.contains(pe));
+            Error::Timeout(msg)
+        };
+        self.wait_peers(g, what, done, expired)
     }
 }
 
@@ -1164,6 +1340,7 @@ impl Ucx {
                 fenced: false,
                 am_fence_pending: false,
                 rendezvous_out: false,
+                rendezvous_to: Default::default(),
                 batches: Default::default(),
                 get_batches: Default::default(),
             }),
@@ -1259,6 +1436,10 @@ impl Ucx {
             self.flush(g)?;
         }
         g.fenced = false;
+        // longer than an eager message: by rendezvous (see `rndv_put_ok`)
+        let rndv = len > sh.am_put_max;
+        let range = (r.heap.slot(), r.off, len);
+        sh.in_order(g, r.pe, rndv.then_some(range))?;
         let ep = sh.endpoint(g, r.pe)?;
         let mut h = PutAck {
             slot: r.heap.slot() as u64,
@@ -1277,8 +1458,6 @@ impl Ucx {
             h.sig_value = value;
         }
         let header = Box::into_raw(Box::new(h));
-        // longer than an eager message: by rendezvous (see `rndv_put_ok`)
-        let rndv = len > sh.am_put_max;
         let mut param = ucp_request_param_t {
             op_attr_mask: UCP_OP_ATTR_FIELD_FLAGS,
             flags: if rndv {
@@ -1328,151 +1507,11 @@ impl Ucx {
             *g.am_sent.entry(r.pe).or_insert(0) += 1;
             g.am_waiting.insert(r.pe);
             g.rendezvous_out |= rndv;
+            if rndv {
+                g.rendezvous_to.entry(r.pe).or_default().push(range);
+            }
         }
         result
-    }
-
-    /// Progresses the worker until `done` says the wait is over (`Some(result)`). Past
-    /// `ACLSHMEM_UCX_TIMEOUT` it returns the error `expired` makes of the time waited (which
-    /// names and disconnects the peers that did not answer). The loop of [`Self::wait_gets`] and
-    /// [`Self::wait_acks`].
-    fn wait_peers(
-        &self,
-        g: &mut State,
-        what: &str,
-        mut done: impl FnMut(&mut State) -> Option<Result<()>>,
-        mut expired: impl FnMut(&mut State, std::time::Duration) -> Error,
-    ) -> Result<()> {
-        let sh = &*self.sh;
-        let mut backoff = crate::wait::Backoff::new();
-        let mut rounds = 0u64;
-        let mut start = None;
-        loop {
-            if let Some(result) = done(g) {
-                return result;
-            }
-            if crate::util::ending() {
-                // as in `Shared::wait_on`
-                return Err(Error::Inner(format!("{what}: the job is ending")));
-            }
-            sh.mark_driven();
-            // SAFETY: as in `Shared::drain`.
-            if unsafe { sh.lib.ucp_worker_progress(sh.worker) } == 0 {
-                // what wait loops left due ([`Transport::progress`]) goes before any pause
-                sh.send_acks(g);
-                backoff.snooze();
-            } else {
-                sh.send_acks(g);
-                crate::wait::note_activity();
-            }
-            rounds += 1;
-            if rounds.is_multiple_of(1024)
-                && let Some(limit) = sh.timeout
-            {
-                let waited = start.get_or_insert_with(std::time::Instant::now).elapsed();
-                if waited >= limit {
-                    return Err(expired(g, waited));
-                }
-            }
-        }
-    }
-
-    /// Waits until the gathered gets `ids` (all of them when `None`) have their replies,
-    /// progressing the worker, and forgets them; the first failure is returned. Past
-    /// `ACLSHMEM_UCX_TIMEOUT` the PEs that did not answer are disconnected and named in the error.
-    fn wait_gets(&self, g: &mut State, ids: Option<&[u64]>, what: &str) -> Result<()> {
-        let sh = &*self.sh;
-        let wanted = |id: &u64| ids.is_none_or(|ids| ids.contains(id));
-        let mut result = Ok(());
-        let done = |_: &mut State| {
-            let mut gets = sh.gets.lock().unwrap_or_else(|e| e.into_inner());
-            let mut open = false;
-            gets.pending.retain(|id, p| {
-                if !wanted(id) {
-                    return true;
-                }
-                match p.outcome.take() {
-                    None => {
-                        open = true;
-                        true
-                    }
-                    Some(Ok(())) => false,
-                    Some(Err(e)) => {
-                        if result.is_ok() {
-                            result = Err(Error::Inner(format!("UCX: {what}: {e}")));
-                        }
-                        false
-                    }
-                }
-            });
-            (!open).then(|| std::mem::replace(&mut result, Ok(())))
-        };
-        let expired = |g: &mut State, waited: std::time::Duration| {
-            let mut lost: Vec<usize> = {
-                let gets = sh.gets.lock().unwrap_or_else(|e| e.into_inner());
-                gets.pending
-                    .iter()
-                    .filter(|(id, p)| p.outcome.is_none() && wanted(id))
-                    .map(|(_, p)| p.pe)
-                    .collect()
-            };
-            lost.sort_unstable();
-            lost.dedup();
-            let msg = format!(
-                "UCX: {what}: the reply to gets from PE(s) {lost:?} has not completed after \
-                 {:.1} s (ACLSHMEM_UCX_TIMEOUT): the peer's node may be lost or unreachable",
-                waited.as_secs_f64()
-            );
-            crate::logging::write_stderr(&format!("aclshmem: {msg}\n"));
-            for &pe in &lost {
-                // also forgets the PE's pending gets
-                sh.lose(g, pe);
-            }
-            Error::Timeout(msg)
-        };
-        self.wait_peers(g, what, done, expired)
-    }
-
-    /// Waits until every acknowledged put (to `only`, or to every PE) is acknowledged,
-    /// progressing the worker. Past `ACLSHMEM_UCX_TIMEOUT` the PEs that did not answer are
-    /// disconnected and named in the error, and their puts take UCX's path from then on.
-    fn wait_acks(&self, g: &mut State, only: Option<usize>, what: &str) -> Result<()> {
-        let sh = &*self.sh;
-        let done = |g: &mut State| {
-            let a = sh.acks();
-            let State {
-                am_waiting, am_sent, ..
-            } = g;
-            am_waiting.retain(|pe| {
-                a.acked.get(&(*pe as u32)).copied().unwrap_or(0) < am_sent.get(pe).copied().unwrap_or(0)
-            });
-            let pending = match only {
-                Some(pe) => am_waiting.contains(&pe),
-                None => !am_waiting.is_empty(),
-            };
-            (!pending).then_some(Ok(()))
-        };
-        let expired = |g: &mut State, waited: std::time::Duration| {
-            let lost: Vec<usize> = g
-                .am_waiting
-                .iter()
-                .copied()
-                .filter(|&pe| only.is_none_or(|o| o == pe))
-                .collect();
-            let msg = format!(
-                "UCX: {what}: the acknowledgement of puts to PE(s) {lost:?} has not completed after {:.1} s \
-                 (ACLSHMEM_UCX_TIMEOUT): the peer's node may be lost or unreachable",
-                waited.as_secs_f64()
-            );
-            crate::logging::write_stderr(&format!("aclshmem: {msg}\n"));
-            for &pe in &lost {
-                sh.lose(g, pe);
-                g.am_lost.insert(pe);
-            }
-            g.am_waiting.retain(|pe| !lost.contains(pe));
-            Error::Timeout(msg)
-        };
-        self.wait_peers(g, what, done, expired)
     }
 
     /// Before a UCX operation: a fence since acknowledged puts were issued orders them first
@@ -1480,7 +1519,7 @@ impl Ucx {
     fn ucx_op_start(&self, g: &mut State) -> Result<()> {
         if g.am_fence_pending {
             g.am_fence_pending = false;
-            self.wait_acks(g, None, "fence")?;
+            self.sh.wait_acks(g, None, "fence")?;
         }
         Ok(())
     }
@@ -1703,7 +1742,9 @@ impl Ucx {
             }
         }
         // the replies write into the caller's buffer: wait for every request sent
-        let waited = self.wait_gets(g, Some(&ids), &format!("strided get from PE {}", r.pe));
+        let waited = self
+            .sh
+            .wait_gets(g, Some(&ids), &format!("strided get from PE {}", r.pe));
         result.and(waited)
     }
 
@@ -3151,7 +3192,7 @@ impl Transport for Ucx {
                 self.am_put(&mut g, &dst, src, len, Some((&sig, width, op, value)), !nbi)?;
                 if done == Completion::Remote {
                     // complete at the target before it returns
-                    self.wait_acks(&mut g, Some(dst.pe), "put-with-signal")?;
+                    self.sh.wait_acks(&mut g, Some(dst.pe), "put-with-signal")?;
                 }
                 return Ok(());
             }
@@ -3241,6 +3282,7 @@ impl Transport for Ucx {
         let sh = &*self.sh;
         let mut g = sh.lock();
         sh.send_batches(&mut g)?;
+        sh.in_order(&mut g, pe, None)?;
         let ep = sh.endpoint(&mut g, pe)?;
         let header = MailHeader {
             slot: key.slot,
@@ -3293,7 +3335,8 @@ impl Transport for Ucx {
             // a rendezvous put's data land when its receive completes, after later messages of
             // the same endpoint may have been applied: they must be in place first
             g.rendezvous_out = false;
-            self.wait_acks(&mut g, None, "fence")?;
+            self.sh.wait_acks(&mut g, None, "fence")?;
+            g.rendezvous_to.clear();
         }
         g.am_fence_pending |= !g.am_waiting.is_empty();
         g.fenced |= g.unflushed;
@@ -3307,10 +3350,11 @@ impl Transport for Ucx {
         sh.send_batches(&mut g)?;
         g.rendezvous_out = false;
         if !g.am_waiting.is_empty() {
-            self.wait_acks(&mut g, None, "quiet")?;
+            self.sh.wait_acks(&mut g, None, "quiet")?;
         }
+        g.rendezvous_to.clear();
         if sh.gets_pending() {
-            self.wait_gets(&mut g, None, "quiet")?;
+            self.sh.wait_gets(&mut g, None, "quiet")?;
         }
         g.am_fence_pending = false;
         self.flush(&mut g)
