@@ -31,7 +31,7 @@ pub struct Ctx {
     /// Core slot of the context's team (0: world).
     slot: AtomicI32,
     /// The team handle the context was created on (`shmem_ctx_get_team` returns it:
-    /// `SHMEM_TEAM_SHARED` may be the world team's slot).
+    /// `SHMEM_TEAM_SHARED`'s slot has another handle too).
     handle: AtomicUsize,
     options: AtomicI64,
 }

@@ -2,8 +2,8 @@
 //!
 //! A `shmem_team_t` is an opaque pointer-sized handle: NULL is `SHMEM_TEAM_INVALID`, 1
 //! `SHMEM_TEAM_WORLD` (core slot 0), 2 `SHMEM_TEAM_SHARED` (the PEs whose memory this PE addresses
-//! directly, i.e. those of its node: the world team on one node, else a team split off at init, see
-//! [`init_shared`]), and
+//! directly, i.e. those of its node: a team split off the world team at init, with all of its PEs
+//! on one node, see [`init_shared`]), and
 //! core slot `s >= 1` is handle `s + 2`. Team operations that the specification gives a return
 //! code (split, get_config, create_ctx) return nonzero on failure instead of ending the job.
 
@@ -51,8 +51,8 @@ fn strided(pes: &[usize]) -> Option<(i32, i32, i32)> {
 
 /// At init (collective): `SHMEM_TEAM_SHARED` is the set of PEs whose symmetric memory this PE can
 /// address directly (`shmem_team_ptr` works for every member: the specification's definition),
-/// that is the PEs of this node reached through shared memory. The world team when that is every
-/// PE; otherwise every PE publishes its set, and for each distinct set (in the order of their first
+/// that is the PEs of this node reached through shared memory. When that is every PE, a copy of the
+/// world team split off it (a team of its own); otherwise every PE publishes its set, and for each distinct set (in the order of their first
 /// PEs, the same on every PE) all PEs split it off the world team, its members keeping it as their
 /// `SHMEM_TEAM_SHARED`. A set that is not strided (PEs of nodes interleaved irregularly), or more
 /// than [`MAX_SHARED_GROUPS`] sets, leave `SHMEM_TEAM_SHARED` invalid on the PEs concerned (logged).
@@ -64,7 +64,12 @@ pub(crate) fn init_shared() -> Result<()> {
         .filter(|&pe| matches!(inst.peer_ptr(base, pe as i32), Ok(Some(_))) || pe == inst.my_pe())
         .collect();
     if here.len() == n {
-        SHARED_SLOT.store(0, Ordering::Relaxed);
+        // the same PEs as the world team, but a team of its own: collectives on the two are
+        // matched separately (aliasing the world team's slot paired one team's calls with the
+        // other's, with wrong results, when a program interleaved them differently on its PEs)
+        let s = team::split_strided(&inst, 0, 0, 1, n as i32)?
+            .ok_or_else(|| Error::Inner("SHMEM_TEAM_SHARED: this PE is not in the world team".into()))?;
+        SHARED_SLOT.store(s as i32, Ordering::Relaxed);
         return Ok(());
     }
     SHARED_SLOT.store(-1, Ordering::Relaxed);
