@@ -40,6 +40,14 @@ fn collective_timeout_zero_means_no_limit_2pes() {
     scenario_env("wait_long", 2, &[("ACLSHMEM_COLLECTIVE_TIMEOUT", "0")]);
 }
 
+/// A program that closed its standard streams before init writes to them afterwards: the
+/// library's descriptors never take numbers 0-2 (the config store's socket took descriptor 1 and
+/// the program's output went into it: SIGPIPE), the closed ones are /dev/null.
+#[test]
+fn closed_standard_streams_stay_the_programs_3pes() {
+    scenario("closed_std", 3);
+}
+
 /// A soft open-file limit too low for an endpoint to every peer over UCX is raised at init.
 #[test]
 fn ucx_raises_a_low_open_file_limit_3pes() {

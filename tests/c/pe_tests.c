@@ -1253,6 +1253,46 @@ static void scenario_open_files(void)
 }
 
 /* ------------------------------------------------------------------------------------------ */
+/* closed_std: a program that closed its standard streams before init (a daemon, `prog >&-`)    */
+/* keeps writing to them: the library's descriptors never take numbers 0-2 (a config store      */
+/* socket took 1, the program's printf went into it and the job died of SIGPIPE); the closed    */
+/* ones are /dev/null after init. The streams are restored after finalize to report.            */
+static void scenario_closed_std(void)
+{
+    int saved_out = dup(1), saved_err = dup(2);
+    CHECK(saved_out > 2 && saved_err > 2, "dup of the standard streams");
+    close(0);
+    close(1);
+    close(2);
+    init_env();
+    char links[3][256];
+    for (int fd = 0; fd < 3; fd++) {
+        char path[64];
+        snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+        ssize_t n = readlink(path, links[fd], sizeof links[fd] - 1);
+        links[fd][n > 0 ? n : 0] = '\0';
+    }
+    for (int i = 0; i < 300; i++) {
+        printf("a line of the program's own output, number %d, to a stream it closed\n", i);
+        fprintf(stderr, "and one to its closed stderr, number %d\n", i);
+    }
+    fflush(stdout);
+    for (int i = 0; i < 20; i++) {
+        aclshmem_barrier_all();
+    }
+    int rc = aclshmem_finalize();
+    dup2(saved_out, 1);
+    dup2(saved_err, 2);
+    clearerr(stdout);
+    clearerr(stderr);
+    CHECK_RC(rc, 0);
+    for (int fd = 0; fd < 3; fd++) {
+        CHECK(strcmp(links[fd], "/dev/null") == 0, "descriptor %d after init is %s, not /dev/null", fd, links[fd]);
+    }
+    ok();
+}
+
+/* ------------------------------------------------------------------------------------------ */
 /* 13. no_finalize: a program that returns from main with status 0 without aclshmem_finalize is  */
 /* finalized at exit, once the others are done too. PE 0 (which runs the config store) returns  */
 /* right after a barrier; the others read its memory for 300 ms, then return: every PE ends with */
@@ -1393,6 +1433,7 @@ int main(int argc, char **argv)
         {"quiet_waits", scenario_quiet_waits},
         {"open_files", scenario_open_files},
         {"no_finalize", scenario_no_finalize},
+        {"closed_std", scenario_closed_std},
         {"leave_barrier", scenario_leave_barrier},
         {"leave_reduce", scenario_leave_reduce},
         {"no_finalize_stuck", scenario_no_finalize_stuck},

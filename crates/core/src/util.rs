@@ -2,6 +2,27 @@
 
 use std::sync::{Mutex, MutexGuard};
 
+/// Makes sure descriptors 0, 1 and 2 are open before the library opens any of its own: a program
+/// that closed its standard streams would otherwise have the next socket the library makes take
+/// their number, and its own `printf`s would go into that connection (a config store connection
+/// took descriptor 1, and the job died of SIGPIPE). A closed one is opened on /dev/null (what a
+/// write to it then does: nothing, as a write to a closed stream does).
+pub fn occupy_standard_descriptors() {
+    for fd in 0..3 {
+        // SAFETY: fcntl(F_GETFD) only asks whether the descriptor is open.
+        if unsafe { libc::fcntl(fd, libc::F_GETFD) } >= 0 {
+            continue;
+        }
+        // SAFETY: the path is a valid NUL-terminated string; open takes the lowest free number,
+        // which is `fd` (the lower ones are open): anything else is closed again.
+        let got = unsafe { libc::open(c"/dev/null".as_ptr(), libc::O_RDWR) };
+        if got >= 0 && got != fd {
+            // SAFETY: our own descriptor, just opened.
+            unsafe { libc::close(got) };
+        }
+    }
+}
+
 /// Locking that survives a poisoned mutex: a panic caught at the C boundary must not make every
 /// later call fail, and the data behind the core's mutexes stays consistent between statements.
 pub(crate) trait Locked<T> {

@@ -239,6 +239,7 @@ pub fn get_uniqueid(uid: &mut UniqueId) -> Result<()> {
         };
         SocketAddr::new(ip, 0)
     };
+    crate::util::occupy_standard_descriptors();
     let listener = TcpListener::bind(addr)
         .map_err(|e| Error::InvalidParam(format!("cannot bind the rendezvous address {addr}: {e}")))?;
     let bound = listener.local_addr()?;

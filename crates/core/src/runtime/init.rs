@@ -218,6 +218,7 @@ pub fn init_with_buffers(flags: u32, attr: &mut InitAttr, buffers: &[BufferDesc]
 
 fn init_with(flags: u32, attr: &mut InitAttr, buffers: Option<&[BufferDesc]>) -> Result<()> {
     let _g = LIFECYCLE.locked();
+    crate::util::occupy_standard_descriptors();
     super::calls::setup_report();
     let id = attr.instance_id;
     let previous = current_slot();
