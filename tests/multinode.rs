@@ -812,27 +812,30 @@ fn start_then_cut_node_1(test: &str, c: &Cluster, scenario: &str, timeout: Durat
 /// The UCX wait limit on its own: with the config store's failure detection off
 /// (`ACLSHMEM_HEARTBEAT_TIMEOUT=0`), a node whose link goes down while its peers are in quiet and
 /// signal waits (`pe_tests quiet_waits`, 4 nodes x 1 PE) makes the blocking UCX waits towards it
-/// fail after `ACLSHMEM_UCX_TIMEOUT` (3 s here) with an error naming the limit, instead of
-/// waiting silently. (The PEs then wait for signals that never come: the test stops the job once
-/// the error is logged.)
+/// end the job after `ACLSHMEM_UCX_TIMEOUT` (3 s here), with a message naming the limit and the
+/// PE, instead of waiting silently.
 #[test]
 fn ucx_wait_limit_reports_an_unreachable_node() {
     let _g = CLUSTER.lock().unwrap_or_else(|e| e.into_inner());
     let test = "ucx_wait_limit_reports_an_unreachable_node";
     let Some(c) = Cluster::up(test, 4) else { return };
-    let mut job = start_then_cut_node_1(test, &c, "quiet_waits", Duration::from_secs(30));
-    // the error is what this test is about: once a PE has logged it, the job is stopped (its
-    // PEs would wait for the launcher's --timeout, 30 s, for signals that never come)
-    let seen = job.wait_line(Duration::from_secs(45), |l| {
-        l.contains("has not completed after") && l.contains("ACLSHMEM_UCX_TIMEOUT")
-    });
-    if seen.is_none() {
-        let status = common::wait_limited(&mut job.child, Duration::from_secs(30));
-        let (stdout, stderr) = job.output();
-        panic!(
-            "{test}: no UCX wait-limit error within 45 s (launcher: {status:?}):\n--- stdout:\n{stdout}\n--- stderr:\n{stderr}"
-        );
+    let mut job = start_then_cut_node_1(test, &c, "quiet_waits", Duration::from_secs(60));
+    let status = common::wait_limited(&mut job.child, Duration::from_secs(45));
+    if status.is_none() {
+        common::stop_launcher(&mut job.child);
     }
+    let (stdout, stderr) = job.output();
+    let all = format!("--- stdout:\n{stdout}\n--- stderr:\n{stderr}");
+    assert!(
+        status.is_some_and(|s| !s.success()),
+        "{test}: the job did not end with a failure within 45 s of the cut (launcher: {status:?})\n{all}"
+    );
+    assert!(
+        stderr.contains("has not completed after")
+            && stderr.contains("did not answer within ACLSHMEM_UCX_TIMEOUT")
+            && stderr.contains("ending the job"),
+        "{test}: no UCX wait-limit message naming the PE\n{all}"
+    );
 }
 
 /// `--hosts localhost:1,<node>:1` without `--addr`: PE 0 runs here and the config store listens
@@ -902,34 +905,33 @@ fn hosts_given_as_ipv6_addresses() {
     );
 }
 
-/// After one operation to a PE on an unreachable node failed with `ACLSHMEM_UCX_TIMEOUT`, the next
-/// ones fail at once (`pe_tests get_loop`, 2 nodes x 1 PE, failure detection off): connecting
-/// again blocked inside UCX's tcp connect for the kernel's SYN retries (over two minutes) while
-/// holding the transport's lock.
+/// A wait towards a PE on an unreachable node that outlives `ACLSHMEM_UCX_TIMEOUT` ends the job
+/// (`pe_tests get_loop`, 2 nodes x 1 PE, failure detection off: PE 0's get from the cut node):
+/// the PE names the other and the limit, every PE exits, the launcher's status is non-zero. The
+/// call used to fail and the job to go on, with the connection closed by force: the other PE
+/// then waited for ever (in a barrier, say), and a connection closed while data still moved on
+/// it (a slow link rather than a lost one) crashed UCX's tcp transport in the progress thread.
 #[test]
-fn calls_after_a_ucx_timeout_fail_at_once() {
+fn a_ucx_timeout_ends_the_job() {
     let _g = CLUSTER.lock().unwrap_or_else(|e| e.into_inner());
-    let test = "calls_after_a_ucx_timeout_fail_at_once";
+    let test = "a_ucx_timeout_ends_the_job";
     let Some(c) = Cluster::up(test, 2) else { return };
     let mut job = start_then_cut_node_1(test, &c, "get_loop", Duration::from_secs(60));
-    let done = job.wait_line(Duration::from_secs(40), |l| l.contains("GET_LOOP_DONE"));
-    // the PEs wait on (the last one for a word never set): the job is stopped here
-    common::stop_launcher(&mut job.child);
-    let status = job.child.try_wait().ok().flatten();
+    let status = common::wait_limited(&mut job.child, Duration::from_secs(40));
+    if status.is_none() {
+        common::stop_launcher(&mut job.child);
+    }
     let (stdout, stderr) = job.output();
+    let all = format!("--- stdout:\n{stdout}\n--- stderr:\n{stderr}");
     assert!(
-        done.is_some(),
-        "{test}: three gets to the unreachable PE did not return within 40 s (launcher: {status:?}):\n--- stdout:\n{stdout}\n--- stderr:\n{stderr}"
+        status.is_some_and(|s| !s.success()),
+        "{test}: the job did not end with a failure within 40 s of the cut (launcher: {status:?})\n{all}"
     );
-    let times: Vec<f64> = stdout
-        .lines()
-        .filter_map(|l| l.split("SLOW_GET ").nth(1))
-        .filter_map(|l| l.split(" took ").nth(1)?.split(' ').next()?.parse().ok())
-        .collect();
     assert!(
-        times.len() == 3 && times[0] < 10.0 && times[1..].iter().all(|&t| t < 1.0),
-        "{test}: the first get fails after the 3 s limit, the next ones at once: {times:?}\n{stdout}\n{stderr}"
+        all.contains("PE 1 did not answer within ACLSHMEM_UCX_TIMEOUT") && all.contains("ending the job"),
+        "{test}: no message naming the PE and the limit\n{all}"
     );
+    assert!(!all.contains("GET_LOOP_DONE"), "{test}: the gets returned\n{all}");
 }
 
 #[test]

@@ -142,7 +142,7 @@ fn polling_calls_drive_the_transport_without_the_progress_thread() {
 /// bootstrap's collectives inside them) serves its peers' gets, atomics and puts meanwhile, also
 /// without UCX's progress thread (`get_during_collective.c`; found by the Cray test
 /// `shmem_num_get` across nodes with the thread off, which hung 3 of 3 runs). Each run is
-/// bounded by `ACLSHMEM_UCX_TIMEOUT` (the get fails with an error instead of waiting for ever).
+/// bounded by `ACLSHMEM_UCX_TIMEOUT` (past it the job ends instead of waiting for ever).
 #[test]
 fn collective_allocation_serves_peers_without_the_progress_thread() {
     let bin = compile("get_during_collective");

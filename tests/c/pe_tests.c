@@ -1138,8 +1138,8 @@ static void scenario_hang(void)
 }
 
 /* get_loop: PE 0 gets from the last PE in a loop and prints how long each slow call took (a test
-   takes the last PE's node away meanwhile: every call must return within ACLSHMEM_UCX_TIMEOUT,
-   the first with the timeout, the later ones at once); the last PE waits for a word never set. */
+   takes the last PE's node away meanwhile: past ACLSHMEM_UCX_TIMEOUT the job ends, so no slow
+   call returns); the last PE waits for a word never set. */
 static void scenario_get_loop(void)
 {
     init_env();

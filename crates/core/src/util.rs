@@ -110,6 +110,25 @@ fn thread_token() -> u64 {
 /// be inside it (UCX then aborted with "failed to modify event handler").
 static BEFORE_EXIT: Mutex<Vec<fn(i32)>> = Mutex::new(Vec::new());
 
+/// How the whole job is ended (the runtime's global exit, registered at init: [`on_job_end`]).
+static JOB_END: std::sync::OnceLock<fn(i32)> = std::sync::OnceLock::new();
+
+/// Registers how [`end_job`] ends the whole job (once; the runtime's global exit, which tells
+/// every PE through the bootstrap).
+pub fn on_job_end(end: fn(i32)) {
+    let _ = JOB_END.set(end);
+}
+
+/// Ends the whole job with `status` (every PE exits), for a layer below the runtime that finds
+/// the job unable to go on (a peer that stopped answering); this process only when no job end is
+/// registered. Never returns.
+pub fn end_job(status: i32) -> ! {
+    if let Some(end) = JOB_END.get() {
+        end(status);
+    }
+    exit_process(status)
+}
+
 /// Registers `hook` with [`exit_process`] (once); it gets the exit status.
 pub fn before_exit(hook: fn(i32)) {
     let mut hooks = BEFORE_EXIT.locked();

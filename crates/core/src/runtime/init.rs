@@ -219,6 +219,7 @@ pub fn init_with_buffers(flags: u32, attr: &mut InitAttr, buffers: &[BufferDesc]
 fn init_with(flags: u32, attr: &mut InitAttr, buffers: Option<&[BufferDesc]>) -> Result<()> {
     let _g = LIFECYCLE.locked();
     crate::util::occupy_standard_descriptors();
+    crate::util::on_job_end(end_job);
     super::calls::setup_report();
     let id = attr.instance_id;
     let previous = current_slot();
@@ -678,6 +679,11 @@ fn drain(inst: Arc<Instance>) -> Arc<Instance> {
 }
 
 /// `aclshmem_global_exit`: every PE of the job exits with `status`, this one included.
+/// [`crate::util::end_job`]'s way to end the job: a global exit.
+fn end_job(status: i32) {
+    global_exit(status)
+}
+
 pub fn global_exit(status: i32) -> ! {
     // the other PEs get the argument (their messages name the call as made) and end with the
     // status a process can have (`job_status`)

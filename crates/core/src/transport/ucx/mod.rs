@@ -263,10 +263,10 @@ struct State {
     /// PEs whose acknowledgements did not come within `ACLSHMEM_UCX_TIMEOUT`: their puts take
     /// UCX's put again (which fails at once: `unreachable`) and `quiet` no longer waits for them.
     am_lost: std::collections::HashSet<usize>,
-    /// PEs an operation to which outlived `ACLSHMEM_UCX_TIMEOUT` ([`Shared::lose`]): their
-    /// connection was closed and later operations to them fail at once. Connecting again is
-    /// not tried: towards a node whose packets are dropped UCX's tcp connect blocks for the
-    /// kernel's SYN retries (over two minutes), inside this transport's lock.
+    /// PEs an operation to which outlived `ACLSHMEM_UCX_TIMEOUT` ([`Shared::lose`], which ends
+    /// the job): operations to them fail at once meanwhile (connecting again to a node whose
+    /// packets are dropped blocks UCX's tcp connect for the kernel's SYN retries, over two
+    /// minutes, inside this transport's lock).
     unreachable: std::collections::HashSet<usize>,
     /// `fence` was called while UCX puts or atomics were not flushed: the next acknowledged put
     /// flushes them first, so it cannot overtake them.
@@ -488,9 +488,9 @@ impl Shared {
     }
 
     /// [`Self::wait`] for a request to `pe`. Past `ACLSHMEM_UCX_TIMEOUT` (the peer's node is lost
-    /// or unreachable), the connection to `pe` is closed by force, which completes the request
-    /// with an error (so UCX no longer touches the caller's buffers), and the call fails with
-    /// `ACLSHMEM_TIMEOUT` naming the PE; later operations to `pe` fail at once ([`Self::lose`]).
+    /// or unreachable, or the link too slow for the limit) the wait is reported, naming the PE,
+    /// and the job ends ([`Self::lose`]): the call does not return, so UCX never touches the
+    /// caller's buffers after it.
     /// `what` names the operation in an error; it is called only then (the hot path formats
     /// nothing).
     fn wait_on(
@@ -603,46 +603,20 @@ impl Shared {
         self.wait_on(g, req, &|| format!("{what} to PE {pe}"), Some(pe))
     }
 
-    /// Closes the endpoint to `pe` by force (its requests complete with an error) and forgets
-    /// its unpacked keys; the next operation to `pe` connects again.
-    /// `pe` did not answer within `ACLSHMEM_UCX_TIMEOUT`: its connection is closed and later
-    /// operations to it fail at once (see `State::unreachable`).
+    /// `pe` did not answer within `ACLSHMEM_UCX_TIMEOUT` (the caller said what waited): the job
+    /// ends (every PE exits with status 1, [`crate::util::end_job`]) and this call does not
+    /// return. Going on left the job broken: the other PE waited for ever for this one (in a
+    /// barrier, say), and closing the connection by force while data were still moving on it
+    /// (a slow link rather than a lost node) made UCX's tcp transport crash the progress thread
+    /// later (SIGSEGV). The connection is left alone: the process exits holding the worker.
     fn lose(&self, g: &mut State, pe: usize) {
-        self.disconnect(g, pe);
         g.unreachable.insert(pe);
-    }
-
-    fn disconnect(&self, g: &mut State, pe: usize) {
-        // puts not sent yet cannot reach the PE any more (the caller reports the loss)
-        g.batches.remove(&pe);
-        g.rendezvous_to.remove(&pe);
-        g.get_batches.remove(&pe);
-        // gets waiting for its replies fail (a late reply finds nothing and is dropped)
-        self.gets
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .pending
-            .retain(|_, p| p.pe != pe);
-        let ep = std::mem::replace(&mut g.eps[pe], std::ptr::null_mut());
-        for keys in g.heaps.iter_mut().flatten() {
-            let rk = std::mem::replace(&mut keys.rkeys[pe], std::ptr::null_mut());
-            if !rk.is_null() {
-                // SAFETY: unpacked by us for `pe`'s endpoint, destroyed once.
-                unsafe { self.lib.ucp_rkey_destroy(rk) };
-            }
-        }
-        if ep.is_null() {
-            return;
-        }
-        let param = ucp_request_param_t {
-            op_attr_mask: UCP_OP_ATTR_FIELD_FLAGS,
-            flags: 1, // UCP_EP_CLOSE_FLAG_FORCE
-            ..Default::default()
-        };
-        // SAFETY: our endpoint, closed once (removed from the table above); the close request
-        // holds nothing of ours, so it is released without waiting.
-        let req = unsafe { self.lib.ucp_ep_close_nbx(ep, &param) };
-        let _ = self.release(req, "endpoint close");
+        crate::logging::write_stderr(&format!(
+            "aclshmem: [PE {}] UCX: PE {pe} did not answer within ACLSHMEM_UCX_TIMEOUT (its node may be \
+             lost or unreachable, or the link too slow for the limit): ending the job\n",
+            self.me
+        ));
+        crate::util::end_job(1)
     }
 
     /// Sends every gathered batch of small `_nbi` puts ([`PutBatch`]). Every operation of this
@@ -807,19 +781,6 @@ impl Shared {
         Ok(())
     }
 
-    /// Releases `req` without waiting (UCX frees it when it completes); reports an immediate error.
-    fn release(&self, req: ucs_status_ptr_t, what: &str) -> Result<()> {
-        if req.is_null() {
-            return Ok(());
-        }
-        if ptr_is_err(req) {
-            return check(self.lib, req as isize as ucs_status_t, what);
-        }
-        // SAFETY: a live request of this worker, released once; UCX keeps it until completion.
-        unsafe { self.lib.ucp_request_free(req) };
-        Ok(())
-    }
-
     /// Endpoint, remote key and remote address of `r` (creating the endpoint and unpacking the
     /// key on first use).
     fn resolve(&self, g: &mut State, r: &Remote<'_>) -> Result<(ucp_ep_h, ucp_rkey_h, u64)> {
@@ -856,7 +817,7 @@ impl Shared {
             if g.unreachable.contains(&pe) {
                 return Err(Error::Timeout(format!(
                     "UCX: PE {pe} is unreachable: an earlier operation to it did not complete within \
-                     ACLSHMEM_UCX_TIMEOUT and its connection was closed"
+                     ACLSHMEM_UCX_TIMEOUT (the job is ending)"
                 )));
             }
             let params = ucp_ep_params_t {
