@@ -44,8 +44,12 @@
 #define ACLSHMEM_HOST_API __attribute__((visibility("default")))
 #endif
 
-/* The only ACL type in host signatures; available without any ACL header. */
+/* The only ACL type in host signatures; available without any ACL header. Guarded: the ACL
+ * headers (acl/acl.h) declare it too, and C99 refuses a repeated typedef. */
+#ifndef ACLSHMEM_ACLRT_STREAM_DECLARED
+#define ACLSHMEM_ACLRT_STREAM_DECLARED
 typedef void *aclrtStream;
+#endif
 
 /* ---- host/shmem_host_def.h constants ---- */
 #ifdef __cplusplus

@@ -70,6 +70,25 @@ fn header_compiles_as_c11_and_cxx14() {
     compile("gcc", "gnu99", &src, "c");
     compile("g++", "c++14", &src, "c++");
     compile("g++", "c++17", &src, "c++");
+    // with the ACL runtime's headers in one translation unit, either order (both declare
+    // aclrtStream: a repeated typedef, which C99 refuses)
+    let dir = std::env::temp_dir().join(format!("aclshmem-hdr-acl-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (i, first) in ["shmem.h", "acl/acl.h"].iter().enumerate() {
+        let other = if i == 0 { "acl/acl.h" } else { "shmem.h" };
+        let both = dir.join(format!("both{i}.c"));
+        std::fs::write(
+            &both,
+            format!("#include <{first}>\n#include <{other}>\nint use_it(aclrtStream s) {{ return s != 0; }}\n"),
+        )
+        .unwrap();
+        for std in ["c99", "gnu99", "c11"] {
+            compile("gcc", std, &both, "c");
+        }
+        compile("clang", "c99", &both, "c");
+        compile("g++", "c++14", &both, "c++");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]

@@ -40,8 +40,12 @@ extern "C" {
 typedef int aclError;
 typedef uint16_t aclFloat16;
 
-/* Opaque handles (repeating a typedef with the same type is legal in C11 and C++). */
+/* Opaque handles. aclrtStream is declared by shmem.h too: one guard for both (C99 refuses a
+ * repeated typedef). */
+#ifndef ACLSHMEM_ACLRT_STREAM_DECLARED
+#define ACLSHMEM_ACLRT_STREAM_DECLARED
 typedef void *aclrtStream;
+#endif
 typedef void *aclrtContext;
 typedef void *aclrtEvent;
 typedef void *aclrtNotify;
