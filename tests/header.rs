@@ -79,7 +79,9 @@ fn header_compiles_as_c11_and_cxx14() {
         let both = dir.join(format!("both{i}.c"));
         std::fs::write(
             &both,
-            format!("#include <{first}>\n#include <{other}>\nint use_it(aclrtStream s) {{ return s != 0; }}\n"),
+            format!(
+                "#include <{first}>\n#include <{other}>\nint use_it(aclrtStream s) {{ return s != 0; }}\n"
+            ),
         )
         .unwrap();
         for std in ["c99", "gnu99", "c11"] {

@@ -394,7 +394,15 @@ fn cxx_header_with_oshcxx() {
         "oshc++",
         "cxx",
         &[src("cxx_header.cpp")],
-        &["-std=c++14", "-Wall", "-Wextra", "-Werror", "-pedantic"],
+        &[
+            "-std=c++14",
+            "-Wall",
+            "-Wextra",
+            "-Werror",
+            "-pedantic",
+            "-Wold-style-cast",
+            "-Wzero-as-null-pointer-constant",
+        ],
     );
     run_on(&bin, "cxx", &[1, 2, 3]);
 }

@@ -87,9 +87,16 @@ extern "C" {
 /* ---- types ---- */
 /* teams: opaque handles; SHMEM_TEAM_SHARED is the PEs of this node */
 typedef struct shmemi_team *shmem_team_t;
+#ifdef __cplusplus
+/* C++ casts: user code built with -Wold-style-cast sees no C cast from these */
+#define SHMEM_TEAM_INVALID (static_cast<shmem_team_t>(nullptr))
+#define SHMEM_TEAM_WORLD (reinterpret_cast<shmem_team_t>(static_cast<uintptr_t>(1)))
+#define SHMEM_TEAM_SHARED (reinterpret_cast<shmem_team_t>(static_cast<uintptr_t>(2)))
+#else
 #define SHMEM_TEAM_INVALID ((shmem_team_t)0)
 #define SHMEM_TEAM_WORLD ((shmem_team_t)1)
 #define SHMEM_TEAM_SHARED ((shmem_team_t)2)
+#endif
 
 typedef struct {
     int num_contexts;
@@ -99,7 +106,11 @@ typedef struct {
 typedef struct shmemi_ctx *shmem_ctx_t;
 extern struct shmemi_ctx aclshmem_osh_ctx_default;
 #define SHMEM_CTX_DEFAULT (&aclshmem_osh_ctx_default)
+#ifdef __cplusplus
+#define SHMEM_CTX_INVALID (static_cast<shmem_ctx_t>(nullptr))
+#else
 #define SHMEM_CTX_INVALID ((shmem_ctx_t)0)
+#endif
 
 /* complex element types of the sum and prod reductions */
 #ifdef __cplusplus

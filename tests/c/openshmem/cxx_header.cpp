@@ -10,6 +10,14 @@ __extension__ typedef double _Complex gnu_complexd; // Sandia OpenSHMEM's C++ sp
 int main() {
     shmem_init();
     int me = shmem_my_pe(), n = shmem_n_pes(), right = (me + 1) % n, left = (me + n - 1) % n;
+    // the handle constants are C++ casts (built with -Wold-style-cast -Wzero-as-null-pointer-constant)
+    shmem_team_t teams[] = {SHMEM_TEAM_INVALID, SHMEM_TEAM_WORLD, SHMEM_TEAM_SHARED};
+    shmem_ctx_t no_ctx = SHMEM_CTX_INVALID;
+    if (teams[0] == teams[1] || teams[1] == teams[2] || no_ctx == SHMEM_CTX_DEFAULT ||
+        shmem_team_n_pes(SHMEM_TEAM_WORLD) != n) {
+        std::printf("FAIL: handle constants\n");
+        return 1;
+    }
     long *x = static_cast<long *>(shmem_malloc(sizeof(long)));
     double *d = static_cast<double *>(shmem_malloc(4 * sizeof(double)));
     int *flag = static_cast<int *>(shmem_calloc(1, sizeof(int)));
