@@ -307,6 +307,20 @@ cmake --build "$EXAMPLES_BUILD" --parallel "$JOBS"
 step "ctest"
 (cd "$EXAMPLES_BUILD" && ctest --output-on-failure --timeout 120)
 
+step "find_package(aclshmem QUIET) in a project with no C or C++ (the launcher and paths only)"
+NOLANG_DIR="$TARGET_DIR/cmake-nolang"
+rm -rf "$NOLANG_DIR" && mkdir -p "$NOLANG_DIR/src"
+cat > "$NOLANG_DIR/src/CMakeLists.txt" <<'CMAKE'
+cmake_minimum_required(VERSION 3.19)
+project(nolang NONE)
+find_package(aclshmem QUIET)
+if(NOT aclshmem_FOUND OR NOT EXISTS "${ACLSHMEM_LAUNCHER}")
+  message(FATAL_ERROR "aclshmem not found without C/C++: ${aclshmem_FOUND} ${ACLSHMEM_LAUNCHER}")
+endif()
+CMAKE
+cmake -S "$NOLANG_DIR/src" -B "$NOLANG_DIR/build" -DCMAKE_PREFIX_PATH="$PREFIX" > "$NOLANG_DIR/log" 2>&1 ||
+    { cat "$NOLANG_DIR/log"; echo "error: find_package(aclshmem) failed in a project without C/C++" >&2; exit 1; }
+
 # --- pkg-config ---------------------------------------------------------------------------------
 step "pkg-config: build and run hello"
 PC_OUT="$TARGET_DIR/pkgconfig-check"
