@@ -388,6 +388,32 @@ fn both_apis_in_one_process() {
     }
 }
 
+/// Two threads of every PE splitting different parents at once (`concurrent_splits.c`): never the
+/// same handle for two teams, a team of the wrong size or a hang (they deadlocked, or were handed
+/// one slot); this library creates teams one at a time per PE, so the job either passes (the
+/// splits did not overlap) or ends at once with a message saying that.
+#[test]
+fn concurrent_splits_end_cleanly() {
+    let bin = compile("concurrent_splits");
+    for n in [2, 3] {
+        for _ in 0..3 {
+            let run = run_pes(n, &[&bin], &[], Duration::from_secs(60));
+            if run.code() == 0 {
+                run.assert_ok("concurrent_splits");
+            } else {
+                assert!(
+                    run.stderr.contains("must be made by one thread at a time")
+                        && !run.stdout.contains("FAIL")
+                        && !run.stderr.contains("FAIL"),
+                    "concurrent splits on {n} PEs:\n{}",
+                    run.dump()
+                );
+                assert!(run.elapsed < Duration::from_secs(30), "{}", run.dump());
+            }
+        }
+    }
+}
+
 #[test]
 fn cxx_header_with_oshcxx() {
     let bin = compile_with(

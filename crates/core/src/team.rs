@@ -453,6 +453,42 @@ fn split_tag(key: (usize, u32, usize, usize, usize), count: u64) -> u64 {
     h | 1
 }
 
+/// Set while a thread of this process creates a team ([`Creating`]).
+static CREATING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// One team creation at a time on a PE: a split keeps its agreement state per PE (the split
+/// mailbox, the result word, the slot chosen from every member's bitmap), so two threads
+/// splitting at once, even different parents (which OpenSHMEM 1.5 allows), deadlocked or were
+/// handed the same slot for two teams. Until that state is per split, a second thread that
+/// starts a split while another is under way fails at once (`ACLSHMEM_NOT_SUPPORTED`, which
+/// ends an OpenSHMEM program: its partners would wait for it) with a message saying so.
+struct Creating;
+
+impl Creating {
+    fn enter(inst: &Instance, call: &str) -> Result<Creating> {
+        if CREATING
+            .compare_exchange(false, true, Ordering::Acquire, Ordering::Relaxed)
+            .is_err()
+        {
+            let msg = format!(
+                "{call}: another thread of this PE (PE {}) is creating a team right now; team \
+                 creation (splits) on one PE must be made by one thread at a time, also on \
+                 different parent teams (a limitation of this library)",
+                inst.my_pe()
+            );
+            crate::logging::write_stderr(&format!("aclshmem: [PE {}] {msg}\n", inst.my_pe()));
+            return Err(Error::NotSupported(msg));
+        }
+        Ok(Creating)
+    }
+}
+
+impl Drop for Creating {
+    fn drop(&mut self) {
+        CREATING.store(false, Ordering::Release);
+    }
+}
+
 /// `aclshmem_team_split_strided`: returns the new handle for members, `None` for other PEs. Only
 /// the new team's members communicate (among themselves): PEs outside it return at once and need
 /// not call it at all, as with the original.
@@ -464,6 +500,7 @@ pub fn split_strided(
     size: i32,
 ) -> Result<Option<usize>> {
     check_instance(inst)?;
+    let _one = Creating::enter(inst, "aclshmem_team_split_strided")?;
     let parent = inst.teams().get(parent)?;
     let max = ACLSHMEM_MAX_PES as i32;
     if start >= max || stride >= max || size > max {
@@ -522,6 +559,7 @@ pub fn split_strided(
 /// `aclshmem_team_split_2d`: (x team, y team) of this PE.
 pub fn split_2d(inst: &Instance, parent: i32, x_range: i32) -> Result<(usize, usize)> {
     check_instance(inst)?;
+    let _one = Creating::enter(inst, "aclshmem_team_split_2d")?;
     let parent = inst.teams().get(parent)?;
     let (maps, inc) = exchange_bitmaps(inst, &parent, "split_2d", &[x_range])?;
     if x_range <= 0 {

@@ -145,7 +145,9 @@ pub(crate) fn guard_soft<R>(call: &'static str, fail: R, body: impl FnOnce() -> 
     logging::ensure();
     match catch_unwind(AssertUnwindSafe(body)) {
         Ok(Ok(v)) => v,
-        Ok(Err(e @ Error::NotInited)) => {
+        // (NotSupported: what the library cannot do, such as two threads creating teams at
+        // once, which leaves the other PEs of the call waiting: fatal as bad input is)
+        Ok(Err(e @ (Error::NotInited | Error::NotSupported(_)))) => {
             failed(call, e);
             fail
         }
