@@ -902,6 +902,22 @@ fn bad_input_ends_the_job_or_continues_on_request() {
         run.dump()
     );
     assert!(run.failures().is_empty(), "{}", run.dump());
+    // a NULL output pointer of a call with a return code (a split's new_team) ends the job the same
+    // way (it returned -1 without a word)
+    let run = run_pes(
+        2,
+        &[bin.as_os_str(), "null_out".as_ref()],
+        &[],
+        Duration::from_secs(120),
+    );
+    assert_eq!(run.code(), 1, "{}", run.dump());
+    assert!(
+        run.stderr.contains("OpenSHMEM error in shmem_team_split_strided")
+            && run.stderr.contains("new_team is NULL"),
+        "{}",
+        run.dump()
+    );
+    assert!(run.failures().is_empty(), "{}", run.dump());
     // a malformed setting is refused at shmem_init, naming it (it was taken for `abort`, silently)
     let run = run_pes(
         2,
@@ -924,6 +940,18 @@ fn bad_input_ends_the_job_or_continues_on_request() {
         Duration::from_secs(120),
     );
     run.assert_ok("errors");
+    for call in [
+        "shmem_ctx_create",
+        "shmem_team_create_ctx",
+        "shmem_ctx_get_team",
+        "shmem_team_get_config",
+    ] {
+        assert!(
+            run.stderr.contains(&format!("OpenSHMEM error in {call}")),
+            "{call}: no message for a NULL output\n{}",
+            run.dump()
+        );
+    }
     // shmem_realloc of plain memory: an error on each PE (it used to return NULL without one)
     assert_eq!(
         run.stderr.matches("OpenSHMEM error in shmem_realloc").count(),

@@ -151,6 +151,9 @@ fn create(team: shmem_team_t, slot: i32, options: c_long, out: *mut shmem_ctx_t)
 /// `ctx` must be NULL or writable.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn shmem_ctx_create(options: c_long, ctx: *mut shmem_ctx_t) -> c_int {
+    if !crate::outputs_ok("shmem_ctx_create", &[(ctx.cast_const().cast(), "ctx")]) {
+        return -1;
+    }
     guard_soft("shmem_ctx_create", -1, || {
         create(team::handle(0), 0, options, ctx)
     })
@@ -167,6 +170,9 @@ pub unsafe extern "C" fn shmem_team_create_ctx(
     options: c_long,
     ctx: *mut shmem_ctx_t,
 ) -> c_int {
+    if !crate::outputs_ok("shmem_team_create_ctx", &[(ctx.cast_const().cast(), "ctx")]) {
+        return -1;
+    }
     guard_soft("shmem_team_create_ctx", -1, || {
         if aclshmem_core::args::check(ctx, "ctx").is_ok() {
             // SAFETY: non-NULL, aligned and writable (contract).
@@ -202,6 +208,9 @@ pub unsafe extern "C" fn shmem_ctx_destroy(ctx: shmem_ctx_t) {
 /// `team` must be NULL or writable.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn shmem_ctx_get_team(ctx: shmem_ctx_t, team: *mut shmem_team_t) -> c_int {
+    if !crate::outputs_ok("shmem_ctx_get_team", &[(team.cast_const().cast(), "team")]) {
+        return -1;
+    }
     guard_soft("shmem_ctx_get_team", -1, || {
         crate::non_null(team, "team")?;
         let r = if std::ptr::eq(ctx.cast_const(), &aclshmem_osh_ctx_default) {

@@ -169,6 +169,21 @@ fn reported(call: &str, e: Error) {
     runtime::report(call, &e);
 }
 
+/// The output pointers of a call that has a return code (`shmem_ctx_create`, the splits, ...):
+/// NULL is bad input, which ends the job as in the calls without one ([`failed`], unless
+/// `ACLSHMEM_OSHMEM_ON_ERROR=continue`), rather than a quiet nonzero return the program may not
+/// look at. False when one is NULL (the call then returns its failure value).
+pub(crate) fn outputs_ok(call: &'static str, outs: &[(*const std::ffi::c_void, &str)]) -> bool {
+    for &(p, what) in outs {
+        if p.is_null() {
+            logging::ensure();
+            failed(call, Error::InvalidParam(format!("{what} is NULL")));
+            return false;
+        }
+    }
+    true
+}
+
 /// A NULL and alignment check naming the argument (`aclshmem_core::args::check`).
 #[inline]
 pub(crate) fn non_null<T>(p: *const T, what: &str) -> Result<()> {

@@ -206,6 +206,9 @@ pub unsafe extern "C" fn shmem_team_split_strided(
     config_mask: c_long,
     new_team: *mut shmem_team_t,
 ) -> c_int {
+    if !crate::outputs_ok("shmem_team_split_strided", &[(new_team.cast(), "new_team")]) {
+        return -1;
+    }
     guard_soft("shmem_team_split_strided", -1, || {
         crate::non_null(new_team, "new_team")?;
         // SAFETY: non-NULL and writable (contract).
@@ -241,6 +244,15 @@ pub unsafe extern "C" fn shmem_team_split_2d(
     yaxis_mask: c_long,
     yaxis_team: *mut shmem_team_t,
 ) -> c_int {
+    if !crate::outputs_ok(
+        "shmem_team_split_2d",
+        &[
+            (xaxis_team.cast(), "xaxis_team"),
+            (yaxis_team.cast(), "yaxis_team"),
+        ],
+    ) {
+        return -1;
+    }
     guard_soft("shmem_team_split_2d", -1, || {
         crate::non_null(xaxis_team, "xaxis_team")?;
         crate::non_null(yaxis_team, "yaxis_team")?;
@@ -291,6 +303,9 @@ pub unsafe extern "C" fn shmem_team_get_config(
     config_mask: c_long,
     config: *mut shmem_team_config_t,
 ) -> c_int {
+    if !crate::outputs_ok("shmem_team_get_config", &[(config.cast_const().cast(), "config")]) {
+        return -1;
+    }
     guard_soft("shmem_team_get_config", -1, || {
         crate::non_null(config, "config")?;
         let s = slot(team)?;

@@ -19,6 +19,18 @@ int main(int argc, char **argv) {
         printf("FAIL: the job was not ended\n");
         return 1;
     }
+    if (argc > 1 && strcmp(argv[1], "null_out") == 0) {
+        /* a NULL output pointer of a call with a return code is bad input too */
+        shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, n, NULL, 0, NULL);
+        shmem_barrier_all();
+        printf("FAIL: the job was not ended\n");
+        return 1;
+    }
+    /* NULL output pointers: reported, the calls return nonzero (with continue) */
+    CHECK(shmem_ctx_create(0, NULL) != 0, "ctx_create(NULL)");
+    CHECK(shmem_team_create_ctx(SHMEM_TEAM_WORLD, 0, NULL) != 0, "team_create_ctx(NULL)");
+    CHECK(shmem_ctx_get_team(SHMEM_CTX_DEFAULT, NULL) != 0, "ctx_get_team(NULL)");
+    CHECK(shmem_team_get_config(SHMEM_TEAM_WORLD, 0, NULL) != 0, "team_get_config(NULL)");
     shmem_int_put(local, local, 4, right); /* dest not symmetric: nothing happens */
     shmem_int_put(sym, local, 4, 99);      /* PE out of range */
     CHECK(shmem_int_g(NULL, right) == 0, "g of NULL returns 0");
