@@ -940,6 +940,20 @@ fn bad_input_ends_the_job_or_continues_on_request() {
         Duration::from_secs(120),
     );
     run.assert_ok("errors");
+    // the destroyed team is named by its handle on this surface
+    let gone = run
+        .stderr
+        .lines()
+        .find_map(|l| l.split("DESTROYED_TEAM ").nth(1))
+        .map(str::trim)
+        .unwrap_or("?")
+        .to_string();
+    assert!(
+        run.stderr
+            .contains(&format!("(OpenSHMEM handle {gone}) is not a valid team handle")),
+        "the destroyed team {gone} is not named by its handle\n{}",
+        run.dump()
+    );
     for call in [
         "shmem_ctx_create",
         "shmem_team_create_ctx",

@@ -156,7 +156,7 @@ fn tell_others(inst: &Instance, team: &Team, off: usize, v: u64, seq: u64) {
             log::error!(
                 "[PE {}] telling PE {pe} that call {seq} on team {} failed: {e}",
                 inst.my_pe(),
-                team.slot
+                crate::team_table::TeamName(team.slot)
             );
         }
     }
@@ -225,7 +225,7 @@ pub(crate) fn taken_up(inst: &Instance, team: &Team, next: u64, last: u64, how: 
     let msg = format!(
         "asymmetric calls on team {}: this PE (PE {}) waited in a barrier (or sync) while the other \
          members made {calls}; {how}",
-        team.slot,
+        crate::team_table::TeamName(team.slot),
         inst.my_pe()
     );
     crate::logging::write_stderr(&format!("aclshmem: [PE {}] {msg}\n", inst.my_pe()));
@@ -296,7 +296,7 @@ fn not_arrived(inst: &Instance, team: &Team, seen: u64) -> String {
         .collect();
     format!(
         "barrier over team {} ({} PEs): PE(s) {} have not arrived",
-        team.slot,
+        crate::team_table::TeamName(team.slot),
         team.size,
         missing.join(", ")
     )
@@ -577,7 +577,7 @@ fn program_barrier_routed(inst: &Instance, team: &Team) -> Result<()> {
             Ok(true) => log::debug!(
                 "[PE {}] a barrier of team {} met the others' collective call; waiting again",
                 inst.my_pe(),
-                team.slot
+                crate::team_table::TeamName(team.slot)
             ),
             Ok(false) => break,
             Err(e) => {
@@ -622,7 +622,7 @@ pub(crate) fn in_program_barrier(inst: &Instance, team: &Team, seq: Option<u64>)
     let msg = format!(
         "asymmetric calls on team {}: every member must make the same collective calls in the same \
          order; this PE (PE {}) made {call}, {who} waits in a barrier (or sync) of the team instead",
-        team.slot,
+        crate::team_table::TeamName(team.slot),
         inst.my_pe()
     );
     Error::InvalidParam(msg)
@@ -693,7 +693,7 @@ fn barrier_pair(inst: &Instance, team: &Team) -> Result<()> {
     let what = || {
         format!(
             "barrier over team {} (2 PEs): PE(s) {other} have not arrived",
-            team.slot
+            crate::team_table::TeamName(team.slot)
         )
     };
     // the protocol and its orderings: aclshmem_protocol::barrier::pair (model-checked there)
@@ -814,7 +814,7 @@ fn local_barrier_as(inst: &Instance, team: &Team, g: &Groups, program: bool) -> 
         format!(
             "barrier over team {} ({} PEs): the {} members on this node (leader PE {lead}) have not all \
              arrived",
-            team.slot,
+            crate::team_table::TeamName(team.slot),
             team.size,
             g.local.len()
         )
@@ -875,7 +875,8 @@ pub(crate) fn leaders_barrier(inst: &Instance, team: &Team, g: &Groups) -> Resul
             format!(
                 "barrier over team {} ({} PEs, {l} nodes): node leader PE {from} has not arrived \
                  (round {k})",
-                team.slot, team.size
+                crate::team_table::TeamName(team.slot),
+                team.size
             )
         };
         let mut dep = Departure::default();

@@ -20,7 +20,7 @@ use crate::error::{Error, Result};
 use crate::instance::Instance;
 use crate::sync;
 use crate::team_table::{Bitmap, SPLIT_AREA, is_free, take};
-pub use crate::team_table::{EXCHANGE_BYTES, EXCHANGE_OFFSET, SMALL_OFFSET, Team, Teams};
+pub use crate::team_table::{EXCHANGE_BYTES, EXCHANGE_OFFSET, SMALL_OFFSET, Team, Teams, set_team_names};
 use crate::transport::{AmoOp, Remote, Width};
 use crate::wait::Watch;
 use aclshmem_abi::{ACLSHMEM_MAX_PES, ACLSHMEM_MAX_TEAMS, TeamConfig};
@@ -210,7 +210,7 @@ fn split_in_barrier(inst: &Instance, parent: &Team, pe: usize, what: &str) -> Er
         "asymmetric team split on parent team {}: this PE (PE {}) splits, PE {pe} ({what}) waits in a \
          barrier (or sync) of the parent team instead (every member of the new team must call the split \
          with the same arguments)",
-        parent.slot,
+        crate::team_table::TeamName(parent.slot),
         inst.my_pe()
     );
     crate::logging::write_stderr(&format!("aclshmem: [PE {}] {msg}\n", inst.my_pe()));
@@ -414,7 +414,7 @@ fn agree_members(
             return Err(Error::InvalidParam(format!(
                 "asymmetric team split on parent team {}: a member of the new team waits in a barrier \
                  (or sync) of the parent team instead (PE {leader}, the new team's first member, names it)",
-                parent.slot
+                crate::team_table::TeamName(parent.slot)
             )));
         }
         NO_SLOT => None,

@@ -156,6 +156,31 @@ impl Groups {
     }
 }
 
+/// How a surface names the team in slot `s` in messages, besides the slot number (the aclshmem
+/// API's handle): set by the OpenSHMEM surface at init, whose handles differ ([`set_team_names`]).
+static TEAM_NAMES: std::sync::OnceLock<fn(usize) -> Option<String>> = std::sync::OnceLock::new();
+
+/// Registers `names` (once per process): [`TeamName`] adds what it returns to the slot number.
+pub fn set_team_names(names: fn(usize) -> Option<String>) {
+    let _ = TEAM_NAMES.set(names);
+}
+
+/// A team slot in a message: its number (the aclshmem handle) and, when the OpenSHMEM surface is
+/// in use, its handle there (`team 1 (OpenSHMEM handle 0x3)`: the numbers differ, and the
+/// world team's 0 is `SHMEM_TEAM_INVALID` on that surface).
+#[derive(Clone, Copy, Debug)]
+pub struct TeamName(pub usize);
+
+impl std::fmt::Display for TeamName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.0)?;
+        if let Some(other) = TEAM_NAMES.get().and_then(|names| names(self.0)) {
+            write!(f, " ({other})")?;
+        }
+        Ok(())
+    }
+}
+
 #[derive(Debug)]
 pub struct Teams {
     slots: Vec<Option<Team>>,
@@ -202,7 +227,11 @@ impl Teams {
         usize::try_from(handle)
             .ok()
             .and_then(|h| self.slots.get(h).copied().flatten())
-            .ok_or_else(|| Error::InvalidParam(format!("team {handle} is not a valid team handle")))
+            .ok_or_else(|| {
+                let name =
+                    usize::try_from(handle).map_or_else(|_| handle.to_string(), |h| TeamName(h).to_string());
+                Error::InvalidParam(format!("team {name} is not a valid team handle"))
+            })
     }
 
     pub(crate) fn bitmap(&self) -> Bitmap {

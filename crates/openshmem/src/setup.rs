@@ -137,6 +137,7 @@ fn init(requested: c_int) -> Result<()> {
         }
         true
     };
+    crate::team::name_teams();
     crate::team::init_shared()?;
     crate::statics::adopt()?;
     THREAD_LEVEL.store(

@@ -130,6 +130,24 @@ pub(crate) fn slot(team: shmem_team_t) -> Result<i32> {
     }
 }
 
+/// How messages of the core name core slot `s` on this surface (see
+/// `aclshmem_core::team_table::TeamName`).
+fn team_name(s: usize) -> Option<String> {
+    let shared = SHARED_SLOT.load(Ordering::Relaxed);
+    Some(if s == 0 {
+        "SHMEM_TEAM_WORLD".to_string()
+    } else if shared >= 0 && s == shared as usize {
+        "SHMEM_TEAM_SHARED".to_string()
+    } else {
+        format!("OpenSHMEM handle {:#x}", s + 2)
+    })
+}
+
+/// Registers [`team_name`] with the core (at `shmem_init`).
+pub(crate) fn name_teams() {
+    team::set_team_names(team_name);
+}
+
 /// The handle of core slot `s`.
 pub(crate) fn handle(s: usize) -> shmem_team_t {
     if s == 0 {

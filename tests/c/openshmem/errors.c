@@ -31,6 +31,15 @@ int main(int argc, char **argv) {
     CHECK(shmem_team_create_ctx(SHMEM_TEAM_WORLD, 0, NULL) != 0, "team_create_ctx(NULL)");
     CHECK(shmem_ctx_get_team(SHMEM_CTX_DEFAULT, NULL) != 0, "ctx_get_team(NULL)");
     CHECK(shmem_team_get_config(SHMEM_TEAM_WORLD, 0, NULL) != 0, "team_get_config(NULL)");
+    /* a destroyed team's handle: the message names the handle the program passed (this surface's
+     * number, not the core's slot, which may equal another live handle) */
+    {
+        shmem_team_t gone = SHMEM_TEAM_INVALID;
+        CHECK(shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, n, NULL, 0, &gone) == 0, "split");
+        shmem_team_destroy(gone);
+        CHECK(shmem_int_sum_reduce(gone, sym, sym + 1, 1) != 0, "reduction on a destroyed team");
+        fprintf(stderr, "DESTROYED_TEAM %p\n", (void *)gone);
+    }
     shmem_int_put(local, local, 4, right); /* dest not symmetric: nothing happens */
     shmem_int_put(sym, local, 4, 99);      /* PE out of range */
     CHECK(shmem_int_g(NULL, right) == 0, "g of NULL returns 0");

@@ -396,7 +396,7 @@ pub(super) fn broadcast(
                 let what = || {
                     format!(
                         "broadcast on team {}: PE {pe} has not finished call {need} (its buffers are full)",
-                        t.slot
+                        crate::team_table::TeamName(t.slot)
                     )
                 };
                 // Acquire: j cleared its entry before it sent the credit
@@ -473,7 +473,7 @@ pub(super) fn broadcast(
                         "asymmetric broadcast on team {} (call {e}): every member must name the same root \
                          and length; this PE (PE {me}) named root {root} and {len} bytes, PE {root_pe} \
                          named root {} and {}",
-                        t.slot,
+                        crate::team_table::TeamName(t.slot),
                         (r as u32 & 0xff).wrapping_sub(1),
                         Kind::lengths((r >> 8) as usize & 0x3f_ffff)
                     );
@@ -491,7 +491,7 @@ pub(super) fn broadcast(
         let what = || {
             format!(
                 "broadcast on team {}: the data of root {root} (PE {root_pe}) has not arrived",
-                t.slot
+                crate::team_table::TeamName(t.slot)
             )
         };
         let r = if kind == Kind::Mail {
@@ -507,7 +507,7 @@ pub(super) fn broadcast(
                         "asymmetric broadcast on team {} (call {e}): every member must name the same \
                          length; this PE (PE {me}) named {len} bytes, root {root} (PE {root_pe}) sent \
                          another length (a part of {n} bytes)",
-                        t.slot
+                        crate::team_table::TeamName(t.slot)
                     );
                     crate::logging::write_stderr(&format!("aclshmem: [PE {me}] {msg}\n"));
                     Err(Error::InvalidParam(msg))
@@ -586,7 +586,7 @@ pub(super) fn broadcast(
                 let msg = format!(
                     "asymmetric broadcast on team {}: this PE (PE {me}) and PE {} named different roots in \
                      an eager broadcast up to call {call}; this team's small broadcasts fail from now on",
-                    t.slot,
+                    crate::team_table::TeamName(t.slot),
                     t.world_pe(j)
                 );
                 crate::logging::write_stderr(&format!("aclshmem: [PE {me}] {msg}\n"));

@@ -127,13 +127,13 @@ pub(super) fn broadcast(
             format!(
                 "asymmetric broadcast on team {}: every member must pass the same length; this PE (PE \
                  {me}) passed {len} bytes, PE {reference} another length",
-                t.slot
+                crate::team_table::TeamName(t.slot)
             )
         } else {
             format!(
                 "asymmetric broadcast on team {}: every member must name the same root; this PE (PE {me}) \
                  named root {root}, PE {reference} named root {}",
-                t.slot,
+                crate::team_table::TeamName(t.slot),
                 their_root.wrapping_sub(1)
             )
         };
@@ -180,7 +180,7 @@ pub(super) fn broadcast(
             let what = || {
                 format!(
                     "broadcast on team {}: {} node leader(s) have not read the root's data",
-                    t.slot,
+                    crate::team_table::TeamName(t.slot),
                     others.len()
                 )
             };
@@ -196,7 +196,7 @@ pub(super) fn broadcast(
             let what = || {
                 format!(
                     "broadcast on team {}: the data of root {root} (PE {root_pe}) has not arrived",
-                    t.slot
+                    crate::team_table::TeamName(t.slot)
                 )
             };
             // the deferred comparison (above): once, after the wait has lasted COMPARE_AFTER
@@ -232,7 +232,7 @@ pub(super) fn broadcast(
                 result = Err(fail(format!(
                     "asymmetric broadcast on team {}: every member must pass the same length; this PE \
                      (PE {me}) passed {len} bytes, the root (PE {root_pe}) {m}",
-                    t.slot
+                    crate::team_table::TeamName(t.slot)
                 )));
             }
             if result.is_ok() {
@@ -278,7 +278,7 @@ pub(super) fn broadcast(
                 result = Err(Error::InvalidParam(format!(
                     "asymmetric broadcast on team {}: the data did not reach this node (member {holder}, \
                      PE {}, found the call asymmetric; the PE that found it names the roots in its own error)",
-                    t.slot,
+                    crate::team_table::TeamName(t.slot),
                     t.world_pe(holder)
                 )));
             } else {
@@ -295,7 +295,7 @@ pub(super) fn broadcast(
         result = Err(Error::InvalidParam(format!(
             "asymmetric broadcast on team {}: the members named different roots (the PE that found it \
              names them in its own error)",
-            t.slot
+            crate::team_table::TeamName(t.slot)
         )));
     }
     result
@@ -557,7 +557,7 @@ fn reduce_leader<T: Element>(
             return Err(Error::InvalidParam(format!(
                 "asymmetric reduction on team {}: another node's members made another call (its \
                  leader names the calls)",
-                t.slot
+                crate::team_table::TeamName(t.slot)
             )));
         }
         total
@@ -666,7 +666,7 @@ fn exchange_mailed<T: Element>(
             let stalled = || {
                 format!(
                     "reduction on team {}: the partial result of node leader PE {from} has not arrived",
-                    t.slot
+                    crate::team_table::TeamName(t.slot)
                 )
             };
             let started = std::time::Instant::now();
@@ -706,7 +706,7 @@ fn exchange_mailed<T: Element>(
                     "asymmetric reduction on team {}: every member must name the same count; this \
                      node's leader (PE {}) has {len} bytes, node leader PE {from} sent another length \
                      (a part of {m} bytes)",
-                    t.slot,
+                    crate::team_table::TeamName(t.slot),
                     inst.my_pe()
                 );
                 crate::logging::write_stderr(&format!("aclshmem: [PE {}] {msg}\n", inst.my_pe()));
@@ -742,7 +742,7 @@ fn node_disagreed(t: &Team, what: &str, pe: usize) -> Error {
     Error::InvalidParam(format!(
         "asymmetric {what} on team {}: node leader PE {pe} found members of its node that made \
          another call (the PE that found it names the calls)",
-        t.slot
+        crate::team_table::TeamName(t.slot)
     ))
 }
 
@@ -880,7 +880,7 @@ fn differs(inst: &Instance, t: &Team, what: &str, mine: super::Call, from: usize
              order; this PE (PE {}) makes it as its call {ours} on the team, PE {from} as another of its \
              calls (number {:#04x} modulo 256): an earlier call of the team was not the same on every \
              member",
-            t.slot,
+            crate::team_table::TeamName(t.slot),
             inst.my_pe(),
             (theirs >> 24) as u8
         );
@@ -1070,7 +1070,7 @@ fn exchange_pushed<'a>(
         let stalled = || {
             format!(
                 "{what} on team {}: the {item} of node leader PE {from} has not arrived",
-                t.slot
+                crate::team_table::TeamName(t.slot)
             )
         };
         // Acquire: pairs with the leader's data-before-word order; the leader may have mailed a
@@ -1265,7 +1265,7 @@ fn leader_held(inst: &Instance, t: &Team, g: &Groups, tag: u64, what: &str) -> R
         Ok(_) => Err(Error::InvalidParam(format!(
             "asymmetric {what} on team {}: this node's leader (PE {leader}) or another node's found \
              members that made another call (the PE that found it names the calls)",
-            t.slot
+            crate::team_table::TeamName(t.slot)
         ))),
         Err(e) => Err(e),
     }
@@ -1332,7 +1332,7 @@ pub(super) fn push_direct<'a>(
         let stalled = || {
             format!(
                 "{what} on team {}: the block of PE {from} has not arrived",
-                t.slot
+                crate::team_table::TeamName(t.slot)
             )
         };
         // Acquire: pairs with the data-before-word order of the notification

@@ -743,7 +743,7 @@ fn mismatch(inst: &Instance, t: &Team, what: &str, mine: &Call, who: &str, their
     format!(
         "asymmetric {what} on team {}: every member must make the same call; this PE (PE {}) made {}, \
          {who} made {theirs}",
-        t.slot,
+        crate::team_table::TeamName(t.slot),
         inst.my_pe(),
         mine.name()
     )
@@ -955,7 +955,7 @@ fn broadcast_impl(
             return Err(Error::InvalidParam(format!(
                 "asymmetric broadcast on team {} (call {seq}): every member must pass the same length; \
                  this PE (PE {}) passed {len} bytes, the root (PE {root_pe}) {}",
-                t.slot,
+                crate::team_table::TeamName(t.slot),
                 inst.my_pe(),
                 u64::from_le_bytes(theirs)
             )));

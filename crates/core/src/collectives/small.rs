@@ -480,7 +480,7 @@ fn wait_flagged(
     let what = || {
         format!(
             "collective call {seq} on team {}: member {owner} (PE {pe}) has not published its data",
-            team.slot
+            crate::team_table::TeamName(team.slot)
         )
     };
     let mut snoozes = 0u64;
@@ -492,7 +492,7 @@ fn wait_flagged(
             return Err(Error::InvalidParam(format!(
                 "collective call {seq} on team {}: member {owner} (PE {pe}) found an asymmetric earlier \
                  call and could not publish its data (its error names the call)",
-                team.slot
+                crate::team_table::TeamName(team.slot)
             )));
         }
         if snoozes >= COMPARE_AFTER && snoozes.is_power_of_two() {
@@ -556,7 +556,7 @@ fn in_barrier(inst: &Instance, team: &Team, seq: u64, tag: Option<u16>, owner: u
         "asymmetric collective call {seq} on team {}: every member must make the same collective calls \
          in the same order; this PE (PE {}) made {mine}, member {owner} (PE {}) waits in a barrier (or \
          sync) of the team instead",
-        team.slot,
+        crate::team_table::TeamName(team.slot),
         inst.my_pe(),
         team.world_pe(owner)
     );
@@ -587,7 +587,7 @@ fn elsewhere(
             return Err(Error::InvalidParam(format!(
                 "collective call {seq} on team {}: member {owner} (PE {pe}) found an asymmetric earlier \
                  call and could not publish its data (its error names the call)",
-                team.slot
+                crate::team_table::TeamName(team.slot)
             )));
         }
         let kinds: &[Word] = if r == ring {
@@ -745,7 +745,7 @@ fn wait_completed(inst: &Instance, team: &Team, seq: u64, want: u64) -> Result<(
             format!(
                 "collective call {seq} on team {}: member {i} (PE {pe}) has not completed call {want}, \
                  which may still read this PE's data",
-                team.slot
+                crate::team_table::TeamName(team.slot)
             )
         };
         let mut snoozes = 0u64;
@@ -853,7 +853,7 @@ fn verify(inst: &Instance, team: &Team, upto: u64) -> Result<()> {
                 return Err(Error::InvalidParam(format!(
                     "asymmetric broadcast on team {} (call {c}): every member must name the same root; \
                      this PE (PE {me}) was the root, PE {pe} {named}",
-                    team.slot
+                    crate::team_table::TeamName(team.slot)
                 )));
             }
         }
@@ -879,7 +879,7 @@ fn disagreement(inst: &Instance, team: &Team, ring: Ring, p: usize) -> Result<()
                     let msg = format!(
                         "asymmetric broadcast on team {} (call {call}): every member must name the same \
                          root; this PE (PE {me}) named root {}, PE {pe} named root {}",
-                        team.slot,
+                        crate::team_table::TeamName(team.slot),
                         view - 1,
                         record_view(r) - 1
                     );
