@@ -18,9 +18,12 @@
 //! Finding the calling thread's entry is on every call too. Rust's `thread_local!` in a shared
 //! library goes through `__tls_get_addr` (the general-dynamic TLS model: a call and about a dozen
 //! instructions, a quarter of a `p`/`g` on shared memory), so on x86-64 the entry pointer lives in
-//! an initial-exec TLS word defined below in assembly: two instructions from the thread pointer.
-//! It takes 8 bytes of the static TLS surplus that glibc keeps for libraries loaded with dlopen.
-//! Other targets use `thread_local!`.
+//! a TLS word defined below in assembly and reached through a TLS descriptor: glibc places the
+//! library's TLS in its static block when there is room (the descriptor's resolver then returns
+//! the offset at once: a call of two instructions), else in dynamic TLS. (The initial-exec model,
+//! used before, marked the library as needing static TLS for all of its thread-locals, 408 bytes
+//! of the 512 glibc keeps for libraries loaded later: `dlopen` of it failed once other such
+//! libraries had used that room.) Other targets use `thread_local!`.
 
 #[cfg(not(target_arch = "x86_64"))]
 use std::cell::Cell;
@@ -86,15 +89,22 @@ core::arch::global_asm!(
 #[inline(always)]
 fn mine_word() -> *mut *const Entry {
     let p: *mut *const Entry;
-    // SAFETY: reads the thread pointer (fs:0 holds its own address on x86-64 Linux) and adds the
-    // word's offset from the GOT entry the dynamic linker fills for the initial-exec symbol; no
-    // other memory is touched. The result is constant for a thread.
+    // SAFETY: a TLS descriptor call: the dynamic linker's resolver returns the word's offset from
+    // the thread pointer in rax (fs:0 holds the thread pointer's own address on x86-64 Linux) and
+    // keeps every other integer register; the vector registers are declared clobbered, since
+    // glibc's resolver for a module without static TLS room (before 2.39) may not keep them.
+    // The result is constant for a thread.
     unsafe {
         core::arch::asm!(
-            "mov {p}, qword ptr fs:[0]",
-            "add {p}, qword ptr [rip + aclshmem_calls_mine@GOTTPOFF]",
-            p = out(reg) p,
-            options(pure, readonly, nostack, preserves_flags)
+            "lea rax, [rip + aclshmem_calls_mine@TLSDESC]",
+            "call qword ptr [rax + aclshmem_calls_mine@TLSCALL]",
+            "add rax, qword ptr fs:[0]",
+            out("rax") p,
+            out("xmm0") _, out("xmm1") _, out("xmm2") _, out("xmm3") _,
+            out("xmm4") _, out("xmm5") _, out("xmm6") _, out("xmm7") _,
+            out("xmm8") _, out("xmm9") _, out("xmm10") _, out("xmm11") _,
+            out("xmm12") _, out("xmm13") _, out("xmm14") _, out("xmm15") _,
+            options(pure, readonly)
         );
     }
     p
