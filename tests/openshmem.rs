@@ -1306,7 +1306,7 @@ fn start_pes_finalizes_implicitly_at_exit() {
 #[test]
 fn programs_without_finalize_are_finalized_at_exit() {
     let bin = compile("no_finalize");
-    let warning = "the program ended without calling shmem_finalize";
+    let warning = "the program began to exit without having called shmem_finalize";
     for n in [1, 2, 4] {
         for mode in ["reads", "race", "subteam", "fork"] {
             if n == 1 && mode == "subteam" {

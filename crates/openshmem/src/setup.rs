@@ -355,7 +355,9 @@ fn finalize_at_exit(status: i32) {
     runtime::finalizing_at_exit();
     if owned && !STARTED_BY_START_PES.load(Ordering::Relaxed) && runtime::current_pe() == Some(0) {
         aclshmem_core::logging::write_stderr(
-            "aclshmem: warning: the program ended without calling shmem_finalize; finalizing at exit\n",
+            "aclshmem: warning: the program began to exit without having called shmem_finalize; \
+             finalizing now (a shmem_finalize from an exit handler registered before shmem_init, \
+             which runs after this, does nothing)\n",
         );
     }
     while STATE.lock().unwrap_or_else(|e| e.into_inner()).0 > 0 {
