@@ -20,7 +20,8 @@
 //! instructions, a quarter of a `p`/`g` on shared memory), so on x86-64 the entry pointer lives in
 //! a TLS word defined below in assembly and reached through a TLS descriptor: glibc places the
 //! library's TLS in its static block when there is room (the descriptor's resolver then returns
-//! the offset at once: a call of two instructions), else in dynamic TLS. (The initial-exec model,
+//! the offset at once: a call of two instructions; callgrind, 2-PE `int64_g`/`_p` loops: 68.6
+//! instructions per call against 65.5 with initial-exec), else in dynamic TLS. (The initial-exec model,
 //! used before, marked the library as needing static TLS for all of its thread-locals, 408 bytes
 //! of the 512 glibc keeps for libraries loaded later: `dlopen` of it failed once other such
 //! libraries had used that room.) Other targets use `thread_local!`.
