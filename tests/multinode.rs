@@ -819,8 +819,19 @@ fn ucx_wait_limit_reports_an_unreachable_node() {
     let _g = CLUSTER.lock().unwrap_or_else(|e| e.into_inner());
     let test = "ucx_wait_limit_reports_an_unreachable_node";
     let Some(c) = Cluster::up(test, 4) else { return };
-    let mut job = start_then_cut_node_1(test, &c, "quiet_waits", Duration::from_secs(60));
-    let status = common::wait_limited(&mut job.child, Duration::from_secs(45));
+    let (_, stderr) = cut_node_1_ends_the_job(test, &c, "quiet_waits", Duration::from_secs(45));
+    assert!(
+        stderr.contains("has not completed after") && stderr.contains("ACLSHMEM_UCX_TIMEOUT"),
+        "{test}: no message naming the wait\n{stderr}"
+    );
+}
+
+/// Runs `scenario` as [`start_then_cut_node_1`] does and checks that the job ends with a failure
+/// within `within` of the cut, a PE naming another and `ACLSHMEM_UCX_TIMEOUT`; returns the job's
+/// stdout and stderr.
+fn cut_node_1_ends_the_job(test: &str, c: &Cluster, scenario: &str, within: Duration) -> (String, String) {
+    let mut job = start_then_cut_node_1(test, c, scenario, Duration::from_secs(60));
+    let status = common::wait_limited(&mut job.child, within);
     if status.is_none() {
         common::stop_launcher(&mut job.child);
     }
@@ -828,14 +839,13 @@ fn ucx_wait_limit_reports_an_unreachable_node() {
     let all = format!("--- stdout:\n{stdout}\n--- stderr:\n{stderr}");
     assert!(
         status.is_some_and(|s| !s.success()),
-        "{test}: the job did not end with a failure within 45 s of the cut (launcher: {status:?})\n{all}"
+        "{test}: the job did not end with a failure within {within:?} of the cut (launcher: {status:?})\n{all}"
     );
     assert!(
-        stderr.contains("has not completed after")
-            && stderr.contains("did not answer within ACLSHMEM_UCX_TIMEOUT")
-            && stderr.contains("ending the job"),
-        "{test}: no UCX wait-limit message naming the PE\n{all}"
+        stderr.contains("did not answer within ACLSHMEM_UCX_TIMEOUT") && stderr.contains("ending the job"),
+        "{test}: no message naming the PE and the limit\n{all}"
     );
+    (stdout, stderr)
 }
 
 /// `--hosts localhost:1,<node>:1` without `--addr`: PE 0 runs here and the config store listens
@@ -916,22 +926,15 @@ fn a_ucx_timeout_ends_the_job() {
     let _g = CLUSTER.lock().unwrap_or_else(|e| e.into_inner());
     let test = "a_ucx_timeout_ends_the_job";
     let Some(c) = Cluster::up(test, 2) else { return };
-    let mut job = start_then_cut_node_1(test, &c, "get_loop", Duration::from_secs(60));
-    let status = common::wait_limited(&mut job.child, Duration::from_secs(40));
-    if status.is_none() {
-        common::stop_launcher(&mut job.child);
-    }
-    let (stdout, stderr) = job.output();
-    let all = format!("--- stdout:\n{stdout}\n--- stderr:\n{stderr}");
+    let (stdout, stderr) = cut_node_1_ends_the_job(test, &c, "get_loop", Duration::from_secs(40));
     assert!(
-        status.is_some_and(|s| !s.success()),
-        "{test}: the job did not end with a failure within 40 s of the cut (launcher: {status:?})\n{all}"
+        stderr.contains("PE 1 did not answer within ACLSHMEM_UCX_TIMEOUT"),
+        "{test}: PE 1 is not named\n{stderr}"
     );
     assert!(
-        all.contains("PE 1 did not answer within ACLSHMEM_UCX_TIMEOUT") && all.contains("ending the job"),
-        "{test}: no message naming the PE and the limit\n{all}"
+        !stdout.contains("GET_LOOP_DONE"),
+        "{test}: the gets returned\n{stdout}"
     );
-    assert!(!all.contains("GET_LOOP_DONE"), "{test}: the gets returned\n{all}");
 }
 
 #[test]
