@@ -526,6 +526,11 @@ impl Shared {
                 // left to UCX, which the exit ends
                 return Err(Error::Inner(format!("{}: the job is ending", what())));
             }
+            if rounds == 0 && self.timeout.is_some() {
+                // the limit counts from the wait's start (taken at its 1024th round, a wait whose
+                // first rounds slept outlived it by seconds: a 17.5 s put under a 10 s limit)
+                start = Some(std::time::Instant::now());
+            }
             self.mark_driven();
             // SAFETY: as in `drain`.
             if unsafe { self.lib.ucp_worker_progress(self.worker) } == 0 {
@@ -896,6 +901,10 @@ impl Shared {
             if crate::util::ending() {
                 // as in `Shared::wait_on`
                 return Err(Error::Inner(format!("{what}: the job is ending")));
+            }
+            if rounds == 0 && sh.timeout.is_some() {
+                // as in `Shared::wait_on`: the limit counts from the wait's start
+                start = Some(std::time::Instant::now());
             }
             sh.mark_driven();
             // SAFETY: as in `Shared::drain`.
