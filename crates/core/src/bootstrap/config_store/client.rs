@@ -362,6 +362,10 @@ pub struct Watcher {
     conn: Arc<Mutex<Conn>>,
     socket: TcpStream,
     closing: Arc<AtomicBool>,
+    /// A writer (global exit) waits for `conn`: the watch thread stays out of it meanwhile (the
+    /// lock is not fair: the thread took it back at once after each poll, and a global exit
+    /// waited for ever; seen when a UCX timeout ended the job).
+    writing: Arc<AtomicBool>,
     thread: std::sync::Mutex<Option<std::thread::JoinHandle<()>>>,
 }
 
@@ -412,7 +416,8 @@ impl Watcher {
         ];
         let conn = Arc::new(Mutex::new(conn));
         let closing = Arc::new(AtomicBool::new(false));
-        let (reader, flag, pe) = (conn.clone(), closing.clone(), target.pe);
+        let writing = Arc::new(AtomicBool::new(false));
+        let (reader, flag, pe, writer) = (conn.clone(), closing.clone(), target.pe, writing.clone());
         let thread = std::thread::Builder::new()
             .name("aclshmem-watch".into())
             .spawn(move || {
@@ -422,6 +427,14 @@ impl Watcher {
                 let mut next_ping = Instant::now();
                 let mut last_look = Instant::now();
                 loop {
+                    if writer.load(Ordering::Acquire) {
+                        // let the writer in (see `Watcher::writing`)
+                        std::thread::sleep(Duration::from_millis(1));
+                        if flag.load(Ordering::SeqCst) {
+                            return;
+                        }
+                        continue;
+                    }
                     let polled = {
                         let mut c = reader.locked();
                         if heartbeat.is_some() && Instant::now() >= next_ping {
@@ -459,14 +472,18 @@ impl Watcher {
             conn,
             socket,
             closing,
+            writing,
             thread: std::sync::Mutex::new(Some(thread)),
         })
     }
 
     /// Asks the store to end the job with `status` (the store tells every PE, this one included).
     pub fn global_exit(&self, status: i32) {
+        self.writing.store(true, Ordering::Release);
         let mut c = self.conn.locked();
         let _ = write_frame(&mut *c, &Message::GlobalExit { status });
+        drop(c);
+        self.writing.store(false, Ordering::Release);
     }
 
     /// Stops watching (finalize).
