@@ -260,9 +260,6 @@ struct State {
     /// of whose puts are not acknowledged yet (`quiet` waits for those).
     am_sent: std::collections::HashMap<usize, u64>,
     am_waiting: std::collections::HashSet<usize>,
-    /// PEs whose acknowledgements did not come within `ACLSHMEM_UCX_TIMEOUT`: their puts take
-    /// UCX's put again (which fails at once: `unreachable`) and `quiet` no longer waits for them.
-    am_lost: std::collections::HashSet<usize>,
     /// PEs an operation to which outlived `ACLSHMEM_UCX_TIMEOUT` ([`Shared::lose`], which ends
     /// the job): operations to them fail at once meanwhile (connecting again to a node whose
     /// packets are dropped blocks UCX's tcp connect for the kernel's SYN retries, over two
@@ -1016,11 +1013,10 @@ impl Shared {
                 waited.as_secs_f64()
             );
             crate::logging::write_stderr(&format!("aclshmem: {msg}\n"));
+            // (the job ends here: `lose` does not return)
             for &pe in &lost {
                 sh.lose(g, pe);
-                g.am_lost.insert(pe);
             }
-            g.am_waiting.retain(|pe| !lost.contains(pe));
             Error::Timeout(msg)
         };
         self.wait_peers(g, what, done, expired)
@@ -1305,7 +1301,6 @@ impl Ucx {
                 unflushed: false,
                 am_sent: Default::default(),
                 am_waiting: Default::default(),
-                am_lost: Default::default(),
                 unreachable: Default::default(),
                 fenced: false,
                 am_fence_pending: false,
@@ -1327,18 +1322,18 @@ impl Ucx {
         Ok((sh, bytes, progress_thread))
     }
 
-    /// Whether a put of `len` bytes to `pe` goes as an acknowledged active message ([`PutAck`]).
-    fn am_put_ok(&self, g: &State, pe: usize, len: usize) -> bool {
-        len <= self.sh.am_put_max && !g.am_lost.contains(&pe)
+    /// Whether a put of `len` bytes goes as an acknowledged active message ([`PutAck`]).
+    fn am_put_ok(&self, len: usize) -> bool {
+        len <= self.sh.am_put_max
     }
 
-    /// Whether a put of `len` bytes to `pe` goes as an acknowledged active message by rendezvous
+    /// Whether a put of `len` bytes goes as an acknowledged active message by rendezvous
     /// (longer than [`Self::am_put_ok`]'s, where those are used): the target receives the data
     /// straight into its heap. Over tcp UCX's own put copies every 64 KiB segment through a
     /// buffer on both sides; a rendezvous moves it without (2 nodes, 1 MiB: `ucp_am_bw` 5.3 GB/s
     /// against 2.9 for puts).
-    fn rndv_put_ok(&self, g: &State, pe: usize, len: usize) -> bool {
-        self.sh.am_put_max > 0 && len > self.sh.am_put_max && len <= CHUNK && !g.am_lost.contains(&pe)
+    fn rndv_put_ok(&self, len: usize) -> bool {
+        self.sh.am_put_max > 0 && len > self.sh.am_put_max && len <= CHUNK
     }
 
     /// A small `_nbi` put: appended to the batch for `r.pe` ([`PutBatch`]), which is sent when
@@ -1529,14 +1524,14 @@ impl Ucx {
         // instead of taking the worker's lock for every acknowledgement that comes back
         sh.mark_driven();
         let mut g = sh.lock();
-        if put && am && !wait && len <= BATCH_ITEM_MAX && self.am_put_ok(&g, r.pe, len) {
+        if put && am && !wait && len <= BATCH_ITEM_MAX && self.am_put_ok(len) {
             return self.batch_put(&mut g, &r, local, len);
         }
-        if !put && !wait && len <= BATCH_ITEM_MAX && self.am_put_ok(&g, r.pe, len) {
+        if !put && !wait && len <= BATCH_ITEM_MAX && self.am_put_ok(len) {
             return self.batch_get(&mut g, &r, local, len);
         }
         sh.send_batches(&mut g)?;
-        if put && am && (self.am_put_ok(&g, r.pe, len) || self.rndv_put_ok(&g, r.pe, len)) {
+        if put && am && (self.am_put_ok(len) || self.rndv_put_ok(len)) {
             return self.am_put(&mut g, &r, local, len, None, wait);
         }
         self.ucx_op_start(&mut g)?;
@@ -1600,7 +1595,7 @@ impl Ucx {
         let sh = &*self.sh;
         let mut g = sh.lock();
         sh.send_batches(&mut g)?;
-        if s.elem <= BATCH_ITEM_MAX && self.am_put_ok(&g, r.pe, s.elem) {
+        if s.elem <= BATCH_ITEM_MAX && self.am_put_ok(s.elem) {
             return self.strided_gathered(&mut g, &r, local, s, put);
         }
         self.ucx_op_start(&mut g)?;
@@ -3103,10 +3098,7 @@ impl Transport for Ucx {
         if len > PUT_NOTE_MAX || dst.heap.slot() != flag.heap.slot() || dst.pe != flag.pe {
             // the word goes the way the data went: after an acknowledged put, as one too (one
             // lane); after a UCX put, as a UCX put, which UCX's fence orders without a round trip
-            let data_am = {
-                let g = self.sh.lock();
-                self.am_put_ok(&g, dst.pe, len) || self.rndv_put_ok(&g, dst.pe, len)
-            };
+            let data_am = self.am_put_ok(len) || self.rndv_put_ok(len);
             self.rma(dst, src as *mut u8, len, true, true, true)?;
             self.fence()?;
             return self.rma(
@@ -3153,7 +3145,7 @@ impl Transport for Ucx {
         {
             let mut g = self.sh.lock();
             self.sh.send_batches(&mut g)?;
-            if dst.pe == sig.pe && (self.am_put_ok(&g, dst.pe, len) || self.rndv_put_ok(&g, dst.pe, len)) {
+            if dst.pe == sig.pe && (self.am_put_ok(len) || self.rndv_put_ok(len)) {
                 // one message: the target applies the data, then the signal, and acknowledges
                 let op = match op {
                     SignalOp::Set => SIG_SET,
