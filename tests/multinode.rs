@@ -1162,6 +1162,7 @@ impl Cluster {
 ///   test_shmem_finalize, which lost a put across nodes in 8 of 20 runs), also without the
 ///   progress thread (finalize's own barrier must drive UCX while a peer still quiets);
 /// * puts issued the moment `shmem_init` returns land (first_puts.c);
+/// * threads of each PE split different parents at once (concurrent_splits.c);
 /// * programs that return from `main` without `shmem_finalize` are finalized at exit, a PE that
 ///   left serving the others meanwhile, and one that left while others wait for it is named
 ///   (no_finalize.c).
@@ -1186,6 +1187,9 @@ fn openshmem_programs_across_nodes() {
         &[("ACLSHMEM_UCX_PROGRESS_THREAD", "0")],
     );
     c.osh("first_puts", &[], 2, NONE);
+    // threads splitting different parents at once: slots reserved on the other node's PEs by
+    // remote atomics
+    c.osh("concurrent_splits", &[], 2, NONE);
     // the heaps lie at the same address on both nodes too
     c.osh("heap_address", &[], 2, NONE);
     // allocations, frees and 2-D splits against barriers fail and keep the heaps symmetric

@@ -1,15 +1,22 @@
 //! Teams: arithmetic progressions of world PEs (start, stride, size), spec 8.7.
 //!
 //! A team handle is a slot index in 0..ACLSHMEM_MAX_TEAMS (0 = the world team); the slot of a new
-//! team is the lowest free on all of its members, agreed among them only, so PEs outside a team may
-//! create other teams in between, and up to 2048 teams live at once.
+//! team is free on all of its members, agreed among them only, so PEs outside a team may create
+//! other teams in between, and up to 2048 teams live at once.
+//! - Every PE keeps its taken slots in a bitmap of its own in the split area (`TAKEN`): a bit is
+//!   set by the leader of a split that reserves it ([`reserve`], one atomic OR per member, in
+//!   ascending PE order, backing out on a conflict) and cleared by the PE when it destroys the
+//!   team. So splits made at the same time by different threads (of different parents, as
+//!   OpenSHMEM 1.5 allows under `SHMEM_THREAD_MULTIPLE`) never take one slot twice.
 //! - A strided split communicates among the new team's members only, as the original's makes no
-//!   communication and its programs split on the members alone: each member ORs its bitmap of used
-//!   slots into the split mailbox of the team's first member (`agree_members`), which announces
-//!   the slot to every member. PEs outside the new team return at once.
+//!   communication and its programs split on the members alone: each member arrives at the
+//!   mailbox of the parent team in the team's first member (the leader; one mailbox per parent
+//!   slot, `agree_members`), which reserves the slot and announces it to every member. PEs
+//!   outside the new team return at once.
 //! - A 2-D split is collective over the parent (every parent member lands in two new teams): every
 //!   member publishes its bitmap through the parent team's exchange area (`exchange_bitmaps`),
-//!   which also makes differing x ranges fail on every member at once.
+//!   which also makes differing x ranges fail on every member at once; the parent's first member
+//!   then reserves every new team's slot and tells each member its two.
 //!
 //! Each slot owns a 2560-byte area of the sync pool (in the heap's extra region): barrier words on
 //! the team's first PE, and an exchange area on every member.
@@ -40,24 +47,66 @@ impl Shape {
     }
 }
 
-/// Agrees on slots for `shapes` (in order) among each shape's members, from every parent member's
-/// bitmap; returns the slot of each shape. Deterministic: every parent member computes the same.
-fn agree_slots(mut maps: Vec<Bitmap>, shapes: &[Shape]) -> Result<Vec<usize>> {
-    let mut out = Vec::with_capacity(shapes.len());
-    for s in shapes {
-        let slot = (1..ACLSHMEM_MAX_TEAMS)
-            .find(|&slot| s.members().all(|m| is_free(&maps[m], slot)))
-            .ok_or_else(|| {
-                Error::Inner(format!(
-                    "no team slot is free on every member (limit {ACLSHMEM_MAX_TEAMS} live teams)"
-                ))
-            })?;
-        for m in s.members() {
-            take(&mut maps[m], slot);
+/// Reserves for a new team of world PEs `members` (ascending) a slot free on all of them: the
+/// lowest slot `hint` (the union of the members' taken slots, as last read) says is free, set in
+/// each member's `TAKEN` bitmap by an atomic OR in ascending PE order. A member on which the slot
+/// was taken meanwhile (by another split under way: another thread of a member, or a split the
+/// hint was read before) backs the attempt out and the next free slot is tried. Two leaders that
+/// want one slot meet first on the lowest member they share, where one of them wins: no slot is
+/// ever reserved twice, and one of them always gets it. `None`: no slot is free on every member.
+fn reserve(inst: &Instance, members: &[usize], hint: &mut Bitmap) -> Result<Option<usize>> {
+    'next: loop {
+        let Some(slot) = (1..ACLSHMEM_MAX_TEAMS).find(|&s| is_free(hint, s)) else {
+            return Ok(None);
+        };
+        take(hint, slot);
+        let (word, bit) = taken_bit(slot);
+        for (k, &m) in members.iter().enumerate() {
+            if mailbox(inst, word, m, AmoOp::FetchOr(bit))? & bit != 0 {
+                for &back in &members[..k] {
+                    mailbox(inst, word, back, AmoOp::FetchAnd(!bit))?;
+                }
+                continue 'next;
+            }
         }
-        out.push(slot);
+        return Ok(Some(slot));
     }
-    Ok(out)
+}
+
+/// The word (offset in the split area) and bit of `slot` in a `TAKEN` bitmap.
+fn taken_bit(slot: usize) -> (usize, u64) {
+    (TAKEN + 8 * (slot / 64), 1 << (slot % 64))
+}
+
+/// World PE `pe`'s taken slots (a snapshot: splits under way may change it at any time).
+fn read_taken(inst: &Instance, pe: usize) -> Result<Bitmap> {
+    let mut b: Bitmap = [0; ACLSHMEM_MAX_TEAMS / 8];
+    if inst.device().direct_addr(inst.splits() + TAKEN, pe).is_some() {
+        for (i, chunk) in b.chunks_exact_mut(8).enumerate() {
+            chunk.copy_from_slice(&mailbox(inst, TAKEN + 8 * i, pe, AmoOp::Fetch)?.to_le_bytes());
+        }
+        return Ok(b);
+    }
+    let from = Remote {
+        heap: inst.device(),
+        off: inst.splits() + TAKEN,
+        pe,
+    };
+    // SAFETY: `b` is a local buffer of the bitmap's length; the source is the bitmap at the
+    // start of PE `pe`'s split area, inside its reserved region.
+    unsafe { inst.routes().to(pe)?.get(from, b.as_mut_ptr(), b.len())? };
+    Ok(b)
+}
+
+/// The union of the taken slots of `shape`'s members (`maps`: by parent index).
+fn union(maps: &[Bitmap], shape: Shape) -> Bitmap {
+    let mut u: Bitmap = [0; ACLSHMEM_MAX_TEAMS / 8];
+    for m in shape.members() {
+        for (a, b) in u.iter_mut().zip(maps[m]) {
+            *a |= b;
+        }
+    }
+    u
 }
 
 /// Teams other than the world team exist only in instance 0 (spec 8.7).
@@ -72,17 +121,15 @@ pub fn check_instance(inst: &Instance) -> Result<()> {
 }
 
 /// Collective over `parent`: every member publishes the split it asked for (`call` and its
-/// arguments), its used-slot bitmap and the largest incarnation of a team it helped create. A
+/// arguments), its taken-slot bitmap and the largest incarnation of a team it helped create. A
 /// member that asked for another split makes the call fail on every member, naming the PEs whose
 /// request differs from member 0's (a split agreed by only some members would leave the others
 /// waiting for ever). Returns the bitmaps and the new teams' incarnation: one more than the
 /// largest published, so the same on every member and larger than that of any team a member
 /// took part in before (see `Teams`).
 fn exchange_bitmaps(inst: &Instance, parent: &Team, call: &str, args: &[i32]) -> Result<(Vec<Bitmap>, u32)> {
-    let (mut mine, created) = {
-        let teams = inst.teams();
-        (teams.bitmap().to_vec(), teams.created())
-    };
+    let created = inst.teams().created();
+    let mut mine = read_taken(inst, inst.my_pe())?.to_vec();
     mine.extend_from_slice(&created.to_le_bytes());
     for a in args {
         mine.extend_from_slice(&a.to_le_bytes());
@@ -159,24 +206,35 @@ fn ready(inst: &Instance, slot: usize) -> Result<()> {
     sync::barrier(inst, &t)
 }
 
-/// Words of the mailbox (own cache lines): the split its owner leads now (`TAG`, 0 = none), the
-/// members arrived (`ARR`), the largest incarnation they published (`CREATED`), and the result the
-/// leader stores in each member's `RESULT` (valid bit, incarnation, slot); then the members' used
-/// slots, OR-ed together (`USED`, a 2048-bit bitmap).
+/// The split area (`Instance::splits`, `SPLIT_AREA` bytes): this PE's taken slots (`TAKEN`, a
+/// 2048-bit bitmap: live teams and slots reserved for teams being created), then one mailbox
+/// per parent slot (`BOXES`, `BOX` bytes each), so splits of different parents, made at the
+/// same time by different threads, keep their agreement apart.
+const TAKEN: usize = 0;
+const BOXES: usize = ACLSHMEM_MAX_TEAMS / 8;
+const BOX: usize = 64;
+const _: () = assert!(BOXES + ACLSHMEM_MAX_TEAMS * BOX <= SPLIT_AREA);
+/// Words of a mailbox: the split its owner leads now (`TAG`, 0 = none), the members arrived
+/// (`ARR`), the largest incarnation they published (`CREATED`), and the result the leader stores
+/// in each member's `RESULT` (valid bit, then the slot and the incarnation of a strided split, the
+/// x and y slots of a 2-D one).
 const TAG: usize = 0;
 /// The tag of the split this PE last arrived at (own word; read only to name the late members).
 const SEEN: usize = 8;
-const ARR: usize = 64;
-const CREATED: usize = 128;
-const RESULT: usize = 192;
-const USED: usize = 256;
-const _: () = assert!(USED + ACLSHMEM_MAX_TEAMS / 8 <= SPLIT_AREA);
+const ARR: usize = 16;
+const CREATED: usize = 24;
+const RESULT: usize = 32;
 const RESULT_VALID: u64 = 1 << 63;
 const NO_SLOT: u64 = 0xffff;
 /// The slot field of a result that says the split failed on its leader: a member waits in a
 /// barrier of the parent team instead.
 const FAILED_SLOT: u64 = 0xfffe;
 const _: () = assert!(ACLSHMEM_MAX_TEAMS < FAILED_SLOT as usize);
+
+/// Offset in the split area of word `w` of the mailbox for splits of the parent in `parent_slot`.
+fn boxed(parent_slot: usize, w: usize) -> usize {
+    BOXES + parent_slot * BOX + w
+}
 
 /// Looks at doubling intervals (2 ms to 100 ms) during a wait of a split: whether a PE the wait
 /// is for waits in a barrier of the parent team instead (it will not come).
@@ -238,6 +296,7 @@ fn mailbox(inst: &Instance, off: usize, pe: usize, op: AmoOp) -> Result<u64> {
             }
             AmoOp::FetchAdd(v) => w.fetch_add(v, Ordering::AcqRel),
             AmoOp::FetchOr(v) => w.fetch_or(v, Ordering::AcqRel),
+            AmoOp::FetchAnd(v) => w.fetch_and(v, Ordering::AcqRel),
             _ => return Err(Error::Inner("unexpected operation on a split word".into())),
         });
     }
@@ -271,11 +330,11 @@ fn wait_for<T>(
 
 /// Agrees on the new team's slot and incarnation among its members only (the original's split
 /// makes no communication, and PEs outside the new team need not call it): each member publishes
-/// its used slots and created incarnation into the mailbox of the team's first member (the
-/// leader), which, once all arrived, stores the lowest slot free on every member and one more
-/// than the largest incarnation in each member's mailbox. `tag` names the split (shape and count:
-/// the same on every member); the leader opens its mailbox to one split at a time, in its own
-/// order of calls, and members wait until it opened theirs.
+/// its created incarnation into the parent's mailbox in the team's first member (the leader),
+/// which, once all arrived, reserves a slot free on every member ([`reserve`]) and stores it with
+/// one more than the largest incarnation in each member's result word. `tag` names the split
+/// (shape and count: the same on every member); the leader opens the mailbox to one split of the
+/// parent at a time, in its own order of calls, and members wait until it opened theirs.
 ///
 /// A PE waited for that waits in a barrier of the parent team instead (`indices`: the members'
 /// indices in `parent`) will not come: a member waiting for the leader fails; the leader waiting
@@ -289,24 +348,22 @@ fn agree_members(
 ) -> Result<(Option<usize>, u32)> {
     let leader = members[0];
     let me = inst.my_pe();
-    let (bitmap, created) = {
-        let teams = inst.teams();
-        (teams.bitmap(), teams.created())
-    };
-    // SAFETY: this PE's own RESULT word; only the leader of a split this PE takes part in writes
-    // it, and this PE has not arrived at one yet.
-    unsafe { AtomicU64::from_ptr(inst.device().local_addr(inst.splits() + RESULT).cast()) }
+    let word = |w| boxed(parent.slot, w);
+    let created = inst.teams().created();
+    // SAFETY: this PE's own result word of the parent's mailbox; only the leader of a split of
+    // this parent this PE takes part in writes it, and this PE has not arrived at one yet.
+    unsafe { AtomicU64::from_ptr(inst.device().local_addr(inst.splits() + word(RESULT)).cast()) }
         .store(0, Ordering::Release);
     if me == leader {
         // opened in the leader's own order of splits: members of a later one wait
-        mailbox(inst, TAG, me, AmoOp::Set(tag))?;
+        mailbox(inst, word(TAG), me, AmoOp::Set(tag))?;
     } else {
         let mut looks = Looks::new();
         wait_for(
             inst,
             &|| format!("PE {leader} (the new team's first member) has not begun this team split"),
             || {
-                if mailbox(inst, TAG, leader, AmoOp::Fetch)? == tag {
+                if mailbox(inst, word(TAG), leader, AmoOp::Fetch)? == tag {
                     return Ok(Some(()));
                 }
                 if looks.due() && sync::member_in_barrier(inst, parent, indices[0]) {
@@ -321,18 +378,12 @@ fn agree_members(
             },
         )?;
     }
-    for (i, chunk) in bitmap.chunks_exact(8).enumerate() {
-        let bits = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
-        if bits != 0 {
-            mailbox(inst, USED + 8 * i, leader, AmoOp::FetchOr(bits))?;
-        }
-    }
     loop {
-        let cur = mailbox(inst, CREATED, leader, AmoOp::Fetch)?;
+        let cur = mailbox(inst, word(CREATED), leader, AmoOp::Fetch)?;
         if u64::from(created) <= cur
             || mailbox(
                 inst,
-                CREATED,
+                word(CREATED),
                 leader,
                 AmoOp::CompareSwap {
                     cond: cur,
@@ -343,18 +394,18 @@ fn agree_members(
             break;
         }
     }
-    mailbox(inst, SEEN, me, AmoOp::Set(tag))?;
-    mailbox(inst, ARR, leader, AmoOp::FetchAdd(1))?;
+    mailbox(inst, word(SEEN), me, AmoOp::Set(tag))?;
+    mailbox(inst, word(ARR), leader, AmoOp::FetchAdd(1))?;
     if me == leader {
         let n = members.len() as u64;
         let mut looks = Looks::new();
         let all = wait_for(
             inst,
             &|| {
-                let got = mailbox(inst, ARR, me, AmoOp::Fetch).unwrap_or(0);
+                let got = mailbox(inst, word(ARR), me, AmoOp::Fetch).unwrap_or(0);
                 let late: Vec<String> = members
                     .iter()
-                    .filter(|&&m| mailbox(inst, SEEN, m, AmoOp::Fetch).unwrap_or(0) != tag)
+                    .filter(|&&m| mailbox(inst, word(SEEN), m, AmoOp::Fetch).unwrap_or(0) != tag)
                     .map(|m| m.to_string())
                     .collect();
                 format!(
@@ -364,17 +415,17 @@ fn agree_members(
                 )
             },
             || {
-                if mailbox(inst, ARR, me, AmoOp::Fetch)? >= n {
+                if mailbox(inst, word(ARR), me, AmoOp::Fetch)? >= n {
                     return Ok(Some(()));
                 }
                 if looks.due() {
                     for (k, &m) in members.iter().enumerate().skip(1) {
-                        if mailbox(inst, SEEN, m, AmoOp::Fetch)? != tag
+                        if mailbox(inst, word(SEEN), m, AmoOp::Fetch)? != tag
                             && sync::member_in_barrier(inst, parent, indices[k])
                         {
                             // the members that arrived wait for a result: a failed one
                             for &other in &members[1..] {
-                                mailbox(inst, RESULT, other, AmoOp::Set(RESULT_VALID | FAILED_SLOT))?;
+                                mailbox(inst, word(RESULT), other, AmoOp::Set(RESULT_VALID | FAILED_SLOT))?;
                             }
                             return Err(split_in_barrier(inst, parent, m, "a member of the new team"));
                         }
@@ -384,28 +435,30 @@ fn agree_members(
             },
         );
         if let Err(e) = all {
-            // given up: the mailbox serves this PE's next splits (a member arriving later finds
-            // its split gone and waits in turn)
-            clear_mailbox(inst)?;
+            // given up: the mailbox serves this PE's next splits of the parent (a member arriving
+            // later finds its split gone and waits in turn)
+            clear_mailbox(inst, parent.slot)?;
             return Err(e);
         }
-        let mut used: Bitmap = [0; ACLSHMEM_MAX_TEAMS / 8];
-        for (i, chunk) in used.chunks_exact_mut(8).enumerate() {
-            chunk.copy_from_slice(&mailbox(inst, USED + 8 * i, me, AmoOp::Fetch)?.to_le_bytes());
+        let mut hint: Bitmap = [0; ACLSHMEM_MAX_TEAMS / 8];
+        for &m in members {
+            for (a, b) in hint.iter_mut().zip(read_taken(inst, m)?) {
+                *a |= b;
+            }
         }
-        let slot = (1..ACLSHMEM_MAX_TEAMS).find(|&s| is_free(&used, s));
-        let inc = (mailbox(inst, CREATED, me, AmoOp::Fetch)? as u32).wrapping_add(1);
+        let slot = reserve(inst, members, &mut hint)?;
+        let inc = (mailbox(inst, word(CREATED), me, AmoOp::Fetch)? as u32).wrapping_add(1);
         let result = RESULT_VALID | (u64::from(inc) << 16) | slot.map_or(NO_SLOT, |s| s as u64);
         for &m in members {
-            mailbox(inst, RESULT, m, AmoOp::Set(result))?;
+            mailbox(inst, word(RESULT), m, AmoOp::Set(result))?;
         }
-        clear_mailbox(inst)?;
+        clear_mailbox(inst, parent.slot)?;
     }
     let result = wait_for(
         inst,
         &|| format!("PE {leader} (the new team's first member) has not announced the team"),
         || {
-            let v = mailbox(inst, RESULT, me, AmoOp::Fetch)?;
+            let v = mailbox(inst, word(RESULT), me, AmoOp::Fetch)?;
             Ok((v & RESULT_VALID != 0).then_some(v))
         },
     )?;
@@ -423,15 +476,13 @@ fn agree_members(
     Ok((slot, ((result >> 16) & 0xffff_ffff) as u32))
 }
 
-/// Empties this PE's mailbox, the tag last: a later split's members start only once it is 0.
-fn clear_mailbox(inst: &Instance) -> Result<()> {
+/// Empties this PE's mailbox for splits of the parent in `parent_slot`, the tag last: a later
+/// split's members start only once it is 0.
+fn clear_mailbox(inst: &Instance, parent_slot: usize) -> Result<()> {
     let me = inst.my_pe();
-    for i in 0..ACLSHMEM_MAX_TEAMS / 64 {
-        mailbox(inst, USED + 8 * i, me, AmoOp::Set(0))?;
+    for w in [CREATED, ARR, TAG] {
+        mailbox(inst, boxed(parent_slot, w), me, AmoOp::Set(0))?;
     }
-    mailbox(inst, CREATED, me, AmoOp::Set(0))?;
-    mailbox(inst, ARR, me, AmoOp::Set(0))?;
-    mailbox(inst, TAG, me, AmoOp::Set(0))?;
     Ok(())
 }
 
@@ -453,39 +504,39 @@ fn split_tag(key: (usize, u32, usize, usize, usize), count: u64) -> u64 {
     h | 1
 }
 
-/// Set while a thread of this process creates a team ([`Creating`]).
-static CREATING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+/// Per parent slot: whether a thread of this process splits that parent now ([`Splitting`]).
+static SPLITTING: [std::sync::atomic::AtomicBool; ACLSHMEM_MAX_TEAMS] =
+    [const { std::sync::atomic::AtomicBool::new(false) }; ACLSHMEM_MAX_TEAMS];
 
-/// One team creation at a time on a PE: a split keeps its agreement state per PE (the split
-/// mailbox, the result word, the slot chosen from every member's bitmap), so two threads
-/// splitting at once, even different parents (which OpenSHMEM 1.5 allows), deadlocked or were
-/// handed the same slot for two teams. Until that state is per split, a second thread that
-/// starts a split while another is under way fails at once (`ACLSHMEM_NOT_SUPPORTED`, which
-/// ends an OpenSHMEM program: its partners would wait for it) with a message saying so.
-struct Creating;
+/// One split of a parent at a time on a PE: a split is a collective call on its parent team, and
+/// collective calls on one team must not overlap (they share its mailbox and exchange area).
+/// Splits of different parents may run at once in different threads. A second thread that
+/// starts a split of a parent another thread is splitting fails at once
+/// (`ACLSHMEM_INVALID_PARAM`) with a message saying so.
+struct Splitting(usize);
 
-impl Creating {
-    fn enter(inst: &Instance, call: &str) -> Result<Creating> {
-        if CREATING
+impl Splitting {
+    fn enter(inst: &Instance, parent: &Team, call: &str) -> Result<Splitting> {
+        if SPLITTING[parent.slot]
             .compare_exchange(false, true, Ordering::Acquire, Ordering::Relaxed)
             .is_err()
         {
             let msg = format!(
-                "{call}: another thread of this PE (PE {}) is creating a team right now; team \
-                 creation (splits) on one PE must be made by one thread at a time, also on \
-                 different parent teams (a limitation of this library)",
-                inst.my_pe()
+                "{call}: another thread of this PE (PE {}) is splitting parent team {} right now; \
+                 collective calls on one team must not overlap (splits of different parents may)",
+                inst.my_pe(),
+                crate::team_table::TeamName(parent.slot)
             );
             crate::logging::write_stderr(&format!("aclshmem: [PE {}] {msg}\n", inst.my_pe()));
-            return Err(Error::NotSupported(msg));
+            return Err(Error::InvalidParam(msg));
         }
-        Ok(Creating)
+        Ok(Splitting(parent.slot))
     }
 }
 
-impl Drop for Creating {
+impl Drop for Splitting {
     fn drop(&mut self) {
-        CREATING.store(false, Ordering::Release);
+        SPLITTING[self.0].store(false, Ordering::Release);
     }
 }
 
@@ -500,7 +551,6 @@ pub fn split_strided(
     size: i32,
 ) -> Result<Option<usize>> {
     check_instance(inst)?;
-    let _one = Creating::enter(inst, "aclshmem_team_split_strided")?;
     let parent = inst.teams().get(parent)?;
     let max = ACLSHMEM_MAX_PES as i32;
     if start >= max || stride >= max || size > max {
@@ -529,6 +579,7 @@ pub fn split_strided(
     if !shape.members().any(|m| m == parent.my_index) {
         return Ok(None);
     }
+    let _one = Splitting::enter(inst, &parent, "aclshmem_team_split_strided")?;
     let members: Vec<usize> = shape.members().map(|m| parent.world_pe(m)).collect();
     let key = (
         parent.slot,
@@ -556,11 +607,18 @@ pub fn split_strided(
     Ok(mine)
 }
 
-/// `aclshmem_team_split_2d`: (x team, y team) of this PE.
+/// `aclshmem_team_split_2d`: (x team, y team) of this PE. After the exchange (which checks that
+/// every member asked for the same split), the parent's first member reserves every new team's
+/// slot ([`reserve`]) and stores each member's two in its result word.
 pub fn split_2d(inst: &Instance, parent: i32, x_range: i32) -> Result<(usize, usize)> {
     check_instance(inst)?;
-    let _one = Creating::enter(inst, "aclshmem_team_split_2d")?;
     let parent = inst.teams().get(parent)?;
+    let _one = Splitting::enter(inst, &parent, "aclshmem_team_split_2d")?;
+    let result_word = boxed(parent.slot, RESULT);
+    // SAFETY: this PE's own result word of the parent's mailbox; the parent's first member
+    // writes it only after the exchange below, which this PE enters after this store.
+    unsafe { AtomicU64::from_ptr(inst.device().local_addr(inst.splits() + result_word).cast()) }
+        .store(0, Ordering::Release);
     let (maps, inc) = exchange_bitmaps(inst, &parent, "split_2d", &[x_range])?;
     if x_range <= 0 {
         return Err(Error::InvalidParam(format!("x_range {x_range} must be positive")));
@@ -583,12 +641,41 @@ pub fn split_2d(inst: &Instance, parent: i32, x_range: i32) -> Result<(usize, us
             size: (n - start).div_ceil(x),
         });
     }
-    let slots = agree_slots(maps, &shapes)?;
     let me = parent.my_index;
     let xi = me / x;
     let yi = n_x + me % x;
-    let xs = install(inst, &parent, shapes[xi], slots[xi], inc);
-    let ys = install(inst, &parent, shapes[yi], slots[yi], inc);
+    if me == 0 {
+        let slots = reserve_2d(inst, &parent, maps, &shapes)?;
+        for i in 0..n {
+            let pair = match &slots {
+                Some(s) => (s[i / x] as u64) << 16 | s[n_x + i % x] as u64,
+                None => NO_SLOT,
+            };
+            mailbox(
+                inst,
+                result_word,
+                parent.world_pe(i),
+                AmoOp::Set(RESULT_VALID | pair),
+            )?;
+        }
+    }
+    let leader = parent.world_pe(0);
+    let result = wait_for(
+        inst,
+        &|| format!("PE {leader} (the parent team's first member) has not announced the 2-D split's teams"),
+        || {
+            let v = mailbox(inst, result_word, inst.my_pe(), AmoOp::Fetch)?;
+            Ok((v & RESULT_VALID != 0).then_some(v))
+        },
+    )?;
+    if result & 0xffff == NO_SLOT {
+        return Err(Error::Inner(format!(
+            "no team slot is free on every member of a new team (limit {ACLSHMEM_MAX_TEAMS} live teams)"
+        )));
+    }
+    let (xslot, yslot) = (((result >> 16) & 0xffff) as usize, (result & 0xffff) as usize);
+    let xs = install(inst, &parent, shapes[xi], xslot, inc);
+    let ys = install(inst, &parent, shapes[yi], yslot, inc);
     match (xs, ys) {
         (Some(a), Some(b)) => {
             ready(inst, a)?;
@@ -597,6 +684,36 @@ pub fn split_2d(inst: &Instance, parent: i32, x_range: i32) -> Result<(usize, us
         }
         _ => Err(Error::Inner("this PE landed in no 2-D team".into())),
     }
+}
+
+/// The slots of a 2-D split's teams (`shapes`, members by parent index; `maps`: every parent
+/// member's taken slots as exchanged), each reserved on its members; `None` (and nothing kept
+/// reserved) when a team finds no slot free on every member.
+fn reserve_2d(
+    inst: &Instance,
+    parent: &Team,
+    mut maps: Vec<Bitmap>,
+    shapes: &[Shape],
+) -> Result<Option<Vec<usize>>> {
+    let mut slots: Vec<usize> = Vec::with_capacity(shapes.len());
+    for &shape in shapes {
+        let members: Vec<usize> = shape.members().map(|m| parent.world_pe(m)).collect();
+        let mut hint = union(&maps, shape);
+        let Some(slot) = reserve(inst, &members, &mut hint)? else {
+            for (&done, &s) in shapes.iter().zip(&slots) {
+                let (word, bit) = taken_bit(s);
+                for m in done.members() {
+                    mailbox(inst, word, parent.world_pe(m), AmoOp::FetchAnd(!bit))?;
+                }
+            }
+            return Ok(None);
+        };
+        for m in shape.members() {
+            take(&mut maps[m], slot);
+        }
+        slots.push(slot);
+    }
+    Ok(Some(slots))
 }
 
 /// `aclshmem_team_destroy`: local; first lets readers of this PE's small-collective buffers finish.
@@ -616,7 +733,12 @@ pub fn destroy(inst: &Instance, handle: i32) -> Result<()> {
         // on the slot
         inst.routes().quiet()?;
     }
-    inst.teams().destroy(handle)
+    inst.teams().destroy(handle)?;
+    // the slot is free on this PE for later splits (after the table forgot it: a split that
+    // takes it now installs a new team there)
+    let (word, bit) = taken_bit(t.slot);
+    mailbox(inst, word, inst.my_pe(), AmoOp::FetchAnd(!bit))?;
+    Ok(())
 }
 
 /// `aclshmem_team_translate_pe`: index in `dest` of member `src_pe` of `src`, or -1.
@@ -684,7 +806,7 @@ mod tests {
     }
 
     #[test]
-    fn slots_are_agreed_among_members_only() {
+    fn a_team_looks_at_its_members_slots_only() {
         // 4 parent members; member 1 already uses slot 1, member 3 uses slot 2
         let mut maps = vec![[0u8; ACLSHMEM_MAX_TEAMS / 8]; 4];
         for m in &mut maps {
@@ -702,13 +824,27 @@ mod tests {
             stride: 2,
             size: 2,
         }; // members 1, 3
-        assert_eq!(agree_slots(maps.clone(), &[even, odd]).unwrap(), vec![1, 3]);
-        // once a member has every slot, no team including it can be created
+        let first = |b: &Bitmap| (1..ACLSHMEM_MAX_TEAMS).find(|&s| is_free(b, s));
+        assert_eq!(first(&union(&maps, even)), Some(1));
+        assert_eq!(first(&union(&maps, odd)), Some(3));
+        // once a member has every slot, no team including it finds one
         for s in 0..ACLSHMEM_MAX_TEAMS {
             take(&mut maps[0], s);
         }
-        assert!(agree_slots(maps.clone(), &[even]).is_err());
-        assert_eq!(agree_slots(maps, &[odd]).unwrap(), vec![3]);
+        assert_eq!(first(&union(&maps, even)), None);
+        assert_eq!(first(&union(&maps, odd)), Some(3));
+    }
+
+    #[test]
+    fn taken_bits_match_the_bitmap_bytes() {
+        // a bitmap read as bytes (`read_taken`) and the words the leaders OR into agree
+        for slot in [1, 7, 8, 63, 64, 65, 1000, ACLSHMEM_MAX_TEAMS - 1] {
+            let mut b: Bitmap = [0; ACLSHMEM_MAX_TEAMS / 8];
+            take(&mut b, slot);
+            let (word, bit) = taken_bit(slot);
+            let w = u64::from_le_bytes(b[word - TAKEN..word - TAKEN + 8].try_into().unwrap());
+            assert_eq!(w, bit, "slot {slot}");
+        }
     }
 
     #[test]

@@ -20,9 +20,9 @@ pub const SMALL_OFFSET: usize = EXCHANGE_OFFSET + EXCHANGE_BYTES;
 pub const SMALL_BYTES: usize = SYNC_ARRAY_SIZE - SMALL_OFFSET;
 const _: () = assert!(ACLSHMEM_MAX_TEAMS / 8 + 64 <= EXCHANGE_BYTES);
 
-/// Bytes of the split mailbox of `team::split_strided` in every PE's reserved region, after the
-/// rings (`Instance::splits`).
-pub const SPLIT_AREA: usize = 512;
+/// Bytes of the split area in every PE's reserved region, after the rings (`Instance::splits`):
+/// the PE's taken-slot bitmap, then a 64-byte mailbox per parent slot (`team.rs`).
+pub const SPLIT_AREA: usize = ACLSHMEM_MAX_TEAMS / 8 + ACLSHMEM_MAX_TEAMS * 64;
 
 /// Bytes of the departure notices in every PE's reserved region, after the split mailbox
 /// (`Instance::departures`, written by `sync::depart`): a count of the PEs that left, in a line
@@ -232,16 +232,6 @@ impl Teams {
                     usize::try_from(handle).map_or_else(|_| handle.to_string(), |h| TeamName(h).to_string());
                 Error::InvalidParam(format!("team {name} is not a valid team handle"))
             })
-    }
-
-    pub(crate) fn bitmap(&self) -> Bitmap {
-        let mut b = [0u8; ACLSHMEM_MAX_TEAMS / 8];
-        for (i, s) in self.slots.iter().enumerate() {
-            if s.is_some() {
-                b[i / 8] |= 1 << (i % 8);
-            }
-        }
-        b
     }
 
     /// Releases a team (local, no communication). The world team cannot be destroyed.
