@@ -711,6 +711,102 @@ fn global_and_static_data_are_symmetric() {
     }
 }
 
+/// Programs built with ThreadSanitizer, run as root (as in CI). gcc's runtime is a shared
+/// library: the program works unchanged (before, every PE died in init with "ThreadSanitizer: mmap
+/// at bad address": its `mmap` interceptor drops the heaps' same-address hint but keeps
+/// `MAP_FIXED_NOREPLACE`, and root may map page 0; the library now asks for no address under
+/// it). clang links the runtime into the program, whose data then holds TSan's own state: that
+/// data is left where it is, with a message saying why (before: a silent SIGSEGV in
+/// `shmem_init`, the runtime writing its state while the move had it read-only); the program's
+/// remote access to a global then fails as any non-symmetric address does.
+#[test]
+fn thread_sanitizer_builds() {
+    let flags = ["-std=c11", "-O1", "-g", "-fsanitize=thread"];
+    let bin = compile_env(
+        "oshcc",
+        "statics_tsan_gcc",
+        &[src("statics.c")],
+        &flags,
+        &[("CC", "gcc")],
+    );
+    run_on(&bin, "statics", &[1, 2]);
+    let bin = compile_env(
+        "oshcc",
+        "statics_tsan_clang",
+        &[src("statics.c")],
+        &flags,
+        &[("CC", "clang")],
+    );
+    let run = run_pes(2, &[&bin], &[], Duration::from_secs(60));
+    assert!(
+        run.code() == 1
+            && run
+                .stderr
+                .matches("the global and static data of the executable are not symmetric: ThreadSanitizer")
+                .count()
+                == 2
+            && run.stdout.contains("global is accessible")
+            && !run.stderr.contains("signal"),
+        "{}",
+        run.dump()
+    );
+    // the aclshmem API (heap only) with either compiler's runtime
+    for cc in ["gcc", "clang"] {
+        let bin = target_dir().join("ctests").join(format!("rma_tests_tsan_{cc}"));
+        let out = Command::new(cc)
+            .args(flags)
+            .arg(format!("-I{}", repo_root().join("include").display()))
+            .arg(repo_root().join("tests/c/rma_tests.c"))
+            .arg("-o")
+            .arg(&bin)
+            .arg(format!("-L{}", profile_dir().display()))
+            .arg("-laclshmem")
+            .arg(format!("-Wl,-rpath,{}", profile_dir().display()))
+            .output()
+            .expect("run the C compiler");
+        assert!(
+            out.status.success(),
+            "{cc}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        for n in [1, 2] {
+            run_pes(
+                n,
+                &[bin.as_os_str(), "scalar".as_ref()],
+                &[],
+                Duration::from_secs(60),
+            )
+            .assert_ok("scalar");
+        }
+    }
+}
+
+/// An address-space limit (`ulimit -v`) too small for the heaps: init fails on every PE with a
+/// message that names the limit and the size asked for (before: only "address reservation ...
+/// Cannot allocate memory").
+#[test]
+fn a_small_address_space_limit_is_named() {
+    let bin = compile("concurrent_splits");
+    let script = "ulimit -v 2000000 && exec \"$0\"";
+    let run = run_pes(
+        2,
+        &["sh".as_ref(), "-c".as_ref(), script.as_ref(), bin.as_os_str()],
+        &[("ACLSHMEM_LOCAL_MEM_SIZE", "1G")],
+        Duration::from_secs(60),
+    );
+    assert!(
+        run.code() == 1
+            && run
+                .stderr
+                .matches("address space is limited to 2048000000 bytes, `ulimit -v` 2000000")
+                .count()
+                == 2
+            && run.stderr.contains("address reservation of "),
+        "{}",
+        run.dump()
+    );
+}
+
 /// Threads the program started before `shmem_init` keep writing its globals while init moves them
 /// onto shared memory: no write is lost (about one run in four lost thousands of adds before the
 /// writers were made to wait for the move; with a 48 MiB array to move, almost every run).

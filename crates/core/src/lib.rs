@@ -57,6 +57,7 @@ pub use heap::HeapKind;
 pub use heap::pages_on_first_touch_by_default;
 pub use heap::segment::BASE_ALIGN;
 pub use transport::SignalOp;
+pub use util::sanitizer_runtime;
 pub use word::{IntWord, Word};
 
 /// Config-store TLS settings (`aclshmemx_set_conf_store_tls`, `aclshmemx_set_config_store_tls_key`).

@@ -276,6 +276,12 @@ pub fn reserve_files(n: u64, what: &str) -> FileReservation {
 /// mapped there: `MAP_FIXED_NOREPLACE` fails rather than replace a mapping, and so does an address
 /// outside the process's address space. `None` when the range is not free.
 pub fn reserve_exactly(at: usize, len: usize) -> Option<usize> {
+    if let Some((name, _)) = sanitizer_runtime() {
+        // its `mmap` interceptor drops hints in its own ranges but keeps `MAP_FIXED_NOREPLACE`,
+        // and then maps page 0 (as root) and aborts: ask for no address at all
+        log::debug!("{name} is loaded: no reservation at {at:#x}, the system chooses");
+        return None;
+    }
     // SAFETY: an anonymous, inaccessible reservation that never replaces an existing mapping.
     let p = unsafe {
         libc::mmap(
@@ -297,6 +303,25 @@ pub fn reserve_exactly(at: usize, len: usize) -> Option<usize> {
         return None;
     }
     Some(at)
+}
+
+/// A sanitizer runtime with its own fixed address layout loaded in this process (ThreadSanitizer,
+/// MemorySanitizer: their shadow memory covers fixed ranges, such as the heaps' same-address
+/// windows), by name and the address of its entry point (to find the object it is linked into).
+pub fn sanitizer_runtime() -> Option<(&'static str, usize)> {
+    static FOUND: std::sync::OnceLock<Option<(&'static str, usize)>> = std::sync::OnceLock::new();
+    *FOUND.get_or_init(|| {
+        [
+            ("ThreadSanitizer", c"__tsan_init"),
+            ("MemorySanitizer", c"__msan_init"),
+        ]
+        .into_iter()
+        .find_map(|(name, sym)| {
+            // SAFETY: a lookup by NUL-terminated name in the global scope; nothing is called.
+            let at = unsafe { libc::dlsym(libc::RTLD_DEFAULT, sym.as_ptr()) };
+            (!at.is_null()).then_some((name, at as usize))
+        })
+    })
 }
 
 /// Bytes available to this user on the file system holding `dir` (POSIX shared memory's

@@ -46,6 +46,9 @@ struct Found {
     /// after relocation), not the start of the writable segment, whose first page is all the
     /// segment's (a program linked with `-z norelro` has its data start there).
     after_relro: bool,
+    /// The object holds a sanitizer runtime with its own address layout (clang links
+    /// ThreadSanitizer's into the executable): its state lies in this data.
+    sanitizer: bool,
 }
 
 /// Soname and `DT_NEEDED` names of an object, from its dynamic section.
@@ -105,7 +108,16 @@ fn objects() -> Vec<Found> {
         let mut hi = 0usize;
         let mut relro_end = 0usize;
         let mut dynamic = None;
+        let mut sanitizer = false;
+        let entry = aclshmem_core::sanitizer_runtime().map_or(0, |(_, at)| at);
         for ph in phdrs {
+            let (from, to) = (
+                base + ph.p_vaddr as usize,
+                base + (ph.p_vaddr + ph.p_memsz) as usize,
+            );
+            if ph.p_type == libc::PT_LOAD && (from..to).contains(&entry) {
+                sanitizer = true;
+            }
             if ph.p_type == libc::PT_LOAD && ph.p_flags & libc::PF_W != 0 {
                 lo = lo.min(base + ph.p_vaddr as usize);
                 hi = hi.max(base + (ph.p_vaddr + ph.p_memsz) as usize);
@@ -140,6 +152,7 @@ fn objects() -> Vec<Found> {
                 lo: lo.max(relro_end),
                 hi,
                 after_relro: relro_end > lo,
+                sanitizer,
             });
         } else if first {
             // keep "the executable" first even when it has no writable data
@@ -148,6 +161,7 @@ fn objects() -> Vec<Found> {
                 lo: 0,
                 hi: 0,
                 after_relro: false,
+                sanitizer: false,
             });
         }
         0
@@ -168,6 +182,21 @@ fn regions() -> Vec<StaticRegion> {
     objects()
         .into_iter()
         .filter(|f| !f.label.is_empty() && f.hi > f.lo)
+        .filter(|f| {
+            if f.sanitizer {
+                // moving it would freeze the sanitizer's own state (its interceptors write there
+                // while this library copies): the program would die of SIGSEGV in shmem_init
+                let name = aclshmem_core::sanitizer_runtime().map_or("a sanitizer", |(n, _)| n);
+                aclshmem_core::logging::write_stderr(&format!(
+                    "OpenSHMEM: shmem_init: the global and static data of {} are not symmetric: {name}'s \
+                     runtime is linked into it and keeps its own state there (clang links it into the \
+                     program; gcc's -fsanitize=thread loads it as a shared library, which works); remote \
+                     access to that data fails\n",
+                    f.label
+                ));
+            }
+            !f.sanitizer
+        })
         .filter_map(|f| {
             // the writable segment's first page is mapped whole (from its page-aligned start),
             // so data starting inside it is taken with it; after RELRO the start is aligned anyway

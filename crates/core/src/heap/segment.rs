@@ -38,6 +38,28 @@ fn os_err(what: &str, name: &str) -> Error {
     ))
 }
 
+/// What to say after an address reservation failed with `err`: the address-space limit
+/// (`ulimit -v`) when one is set (the usual cause of ENOMEM for a reservation, which takes no
+/// memory).
+fn address_limit_hint(err: &std::io::Error) -> String {
+    let mut lim = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: `lim` is a plain out-parameter.
+    let ok = unsafe { libc::getrlimit(libc::RLIMIT_AS, &mut lim) } == 0;
+    if err.raw_os_error() != Some(libc::ENOMEM) || !ok || lim.rlim_cur == libc::RLIM_INFINITY {
+        return String::new();
+    }
+    format!(
+        " (the process's address space is limited to {} bytes, `ulimit -v` {}: every PE reserves \
+         its heaps plus 1 GiB of alignment each, and maps the heaps of the other PEs of its node too; \
+         raise the limit or use a smaller heap)",
+        lim.rlim_cur,
+        lim.rlim_cur / 1024
+    )
+}
+
 /// Heap bases are aligned to this (`ACLSHMEM_HEAP_ALIGNMENT_SIZE`, 1 GiB), so aligning an offset
 /// from the base aligns the address too, for every alignment up to 1 GiB, as in the original.
 pub const BASE_ALIGN: usize = 1 << 30;
@@ -83,7 +105,11 @@ fn map(fd: libc::c_int, len: usize, name: &str, prefer: Option<usize>) -> Result
         )
     };
     if reserve == libc::MAP_FAILED {
-        return Err(os_err("address reservation", name));
+        let err = std::io::Error::last_os_error();
+        return Err(Error::Smem(format!(
+            "address reservation of {total} bytes for shared-memory object {name} failed: {err}{}",
+            address_limit_hint(&err)
+        )));
     }
     let start = reserve as usize;
     let aligned = start.next_multiple_of(BASE_ALIGN);
