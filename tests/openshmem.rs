@@ -781,6 +781,14 @@ fn thread_sanitizer_builds() {
     }
 }
 
+/// The memory routines that perform no action (size 0, freeing NULL) are local: PE 0 alone makes
+/// them (`no_action.c`); they were collective calls and the job ended in the next barrier.
+#[test]
+fn memory_routines_that_do_nothing_are_local() {
+    let bin = compile("no_action");
+    run_on(&bin, "no_action", &[1, 2, 3]);
+}
+
 /// An address-space limit (`ulimit -v`) too small for the heaps: init fails on every PE with a
 /// message that names the limit and the size asked for (before: only "address reservation ...
 /// Cannot allocate memory").

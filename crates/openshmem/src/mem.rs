@@ -1,7 +1,9 @@
 //! Memory management (OpenSHMEM 1.5 chapter 9.3): the symmetric heap of the core (its device-side
-//! heap, the one the aclshmem API's `aclshmem_malloc` uses too). Every routine is collective:
-//! every PE calls it in the same order with the same arguments; PEs that ask for different sizes
-//! all get NULL (logged). Failures return NULL, as the specification says, and never end the job.
+//! heap, the one the aclshmem API's `aclshmem_malloc` uses too). Every routine that acts is
+//! collective: every PE calls it in the same order with the same arguments; PEs that ask for
+//! different sizes all get NULL (logged). Those that perform no action (a size of 0, freeing
+//! NULL) return at once without a barrier, as the specification says. Failures return NULL, as the
+//! specification says, and never end the job.
 
 use std::collections::HashMap;
 use std::ffi::{c_long, c_void};
@@ -23,6 +25,16 @@ fn sizes<R>(f: impl FnOnce(&mut HashMap<usize, usize>) -> R) -> R {
 }
 
 fn allocate(size: usize, align: usize, zero: bool) -> Result<*mut c_void> {
+    if size == 0 {
+        // no action: no barrier either (OpenSHMEM 1.5, 9.3)
+        runtime::current()?;
+        return Ok(std::ptr::null_mut());
+    }
+    agreed_allocation(size, align, zero)
+}
+
+/// The collective allocation step of the core (size 0: the step alone, nothing allocated).
+fn agreed_allocation(size: usize, align: usize, zero: bool) -> Result<*mut c_void> {
     let inst = runtime::current()?;
     let p = inst
         .allocate(
@@ -44,15 +56,15 @@ fn allocate(size: usize, align: usize, zero: bool) -> Result<*mut c_void> {
 fn free(ptr: *mut c_void) -> Result<()> {
     let inst = runtime::current()?;
     if ptr.is_null() {
-        // still a barrier: the specification makes shmem_free collective
-        return aclshmem_core::host::barrier_all();
+        // no action, and so no barrier (OpenSHMEM 1.5, 9.3.2)
+        return Ok(());
     }
     sizes(|m| m.remove(&(ptr as usize)));
     inst.free(ptr as usize, Some(HeapKind::Device), &WorldAgreement)
 }
 
-/// Allocates `size` bytes of symmetric memory (16-byte aligned). Collective. NULL for size 0, when
-/// no block fits, or when the PEs asked for different sizes.
+/// Allocates `size` bytes of symmetric memory (16-byte aligned). Collective. NULL for size 0 (at
+/// once, no barrier), when no block fits, or when the PEs asked for different sizes.
 #[unsafe(no_mangle)]
 pub extern "C" fn shmem_malloc(size: usize) -> *mut c_void {
     guard_soft("shmem_malloc", std::ptr::null_mut(), || allocate(size, 16, false))
@@ -84,9 +96,13 @@ pub extern "C" fn shmem_calloc(count: usize, size: usize) -> *mut c_void {
 #[unsafe(no_mangle)]
 pub extern "C" fn shmem_align(alignment: usize, size: usize) -> *mut c_void {
     guard_soft("shmem_align", std::ptr::null_mut(), || {
+        if size == 0 {
+            // no action, whatever the alignment
+            return Ok(std::ptr::null_mut());
+        }
         if !alignment.is_power_of_two() || alignment > aclshmem_core::BASE_ALIGN {
             // the collective step still happens, so every PE counts the same calls
-            allocate(0, 16, false)?;
+            agreed_allocation(0, 16, false)?;
             return Err(Error::InvalidParam(format!(
                 "alignment {alignment} is not a power of two up to 1 GiB"
             )));
@@ -134,7 +150,7 @@ fn block_size(ptr: *mut c_void) -> Result<usize> {
         .ok_or_else(|| Error::InvalidParam(format!("ptr {ptr:p} is not a block of shmem_malloc and friends")))
 }
 
-/// Frees a symmetric block (collective: a barrier first). NULL: only the barrier.
+/// Frees a symmetric block (collective: a barrier first). NULL: nothing, not even a barrier.
 ///
 /// # Safety
 /// `ptr` must be NULL or a live symmetric block.
