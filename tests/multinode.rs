@@ -1163,6 +1163,7 @@ impl Cluster {
 ///   progress thread (finalize's own barrier must drive UCX while a peer still quiets);
 /// * puts issued the moment `shmem_init` returns land (first_puts.c);
 /// * threads of each PE split different parents at once (concurrent_splits.c);
+/// * a collect whose empty contributions pass NULL (collect_zero.c);
 /// * programs that return from `main` without `shmem_finalize` are finalized at exit, a PE that
 ///   left serving the others meanwhile, and one that left while others wait for it is named
 ///   (no_finalize.c).
@@ -1190,6 +1191,8 @@ fn openshmem_programs_across_nodes() {
     // threads splitting different parents at once: slots reserved on the other node's PEs by
     // remote atomics
     c.osh("concurrent_splits", &[], 2, NONE);
+    // a collect whose empty contributions pass NULL (those PEs' dest got zeros)
+    c.osh("collect_zero", &[], 2, NONE);
     // the heaps lie at the same address on both nodes too
     c.osh("heap_address", &[], 2, NONE);
     // allocations, frees and 2-D splits against barriers fail and keep the heaps symmetric

@@ -789,6 +789,37 @@ fn memory_routines_that_do_nothing_are_local() {
     run_on(&bin, "no_action", &[1, 2, 3]);
 }
 
+/// A collect where some PEs contribute nothing and pass NULL (`collect_zero.c`), on shared memory,
+/// through the transports (direct access off; UCX) and with each algorithm: the empty PEs' dest
+/// was filled with zeros through a transport (they pulled from their own NULL source's address).
+#[test]
+fn collect_with_empty_null_contributions() {
+    let bin = compile("collect_zero");
+    run_on(&bin, "collect_zero", &[1, 2, 3, 4]);
+    for env in [
+        &[("ACLSHMEM_DIRECT_ACCESS", "0")][..],
+        &[("ACLSHMEM_DIRECT_ACCESS", "0"), ("ACLSHMEM_COLLECT_ALGO", "push")][..],
+    ] {
+        for n in [2, 3] {
+            run_pes(n, &[&bin], env, Duration::from_secs(60)).assert_ok("collect_zero");
+        }
+    }
+    if !common::ucx_installed() {
+        common::skip(
+            "collect_with_empty_null_contributions (UCX)",
+            "UCX (libucp) not installed",
+        );
+        return;
+    }
+    run_pes(
+        3,
+        &[&bin],
+        &[("ACLSHMEM_TRANSPORT", "ucx"), ("UCX_TLS", "tcp")],
+        Duration::from_secs(60),
+    )
+    .assert_ok("collect_zero");
+}
+
 /// An address-space limit (`ulimit -v`) too small for the heaps: init fails on every PE with a
 /// message that names the limit and the size asked for (before: only "address reservation ...
 /// Cannot allocate memory").

@@ -1269,8 +1269,16 @@ fn gather(
     let s = sym(inst, source, len, "source", 1)?;
     no_overlap(dest, total, source, len)?;
     let seq = small::next_seq(inst, t);
+    // a member that contributes nothing may pass any source, NULL included: the readers could
+    // not find the others' sources from its address, so such a call pushes (every member knows
+    // every length: the same choice everywhere)
+    let how = if lens.contains(&0) {
+        Move::Push
+    } else {
+        inst.algos().collect
+    };
     agreed(inst, t, seq, call, |m| {
-        match inst.algos().collect {
+        match how {
             Move::Pull => {
                 for i in 0..t.size {
                     if lens[i] > 0 {
