@@ -218,6 +218,14 @@ fn reserved_region_2pes() {
         "the refusals were not logged:\n{}",
         run.dump()
     );
+    // a user block freed with the other heap's mem_type is refused for that reason (it was said
+    // to lie in the reserved region)
+    assert!(
+        run.stdout
+            .contains("lies in the DEVICE_SIDE heap, not in the heap the call names; nothing freed"),
+        "{}",
+        run.dump()
+    );
 }
 
 /// A PE that arrives late at a barrier is named in a warning (on stderr) by the others, after

@@ -627,6 +627,11 @@ static void scenario_reserved(void)
     CHECK(p >= dbase + reserved, "aclshmem_malloc handed out %p inside the reserved region [%p, +%zu)", (void *)p,
           (void *)dbase, reserved);
     CHECK(aclshmem_ptr(dbase, me) == dbase, "aclshmem_ptr(heap base, my_pe) != heap base");
+    /* a user block freed as the other heap's: refused with that reason, the block stays live */
+    aclshmemx_free(p, HOST_SIDE);
+    unsigned char *q = aclshmem_malloc(64);
+    CHECK(q != NULL && q != p, "the block freed with the wrong mem_type was handed out again (%p)", (void *)q);
+    aclshmem_free(q);
     aclshmem_free(p);
     aclshmem_barrier_all();
     finalize_ok();

@@ -767,6 +767,16 @@ impl Instance {
 
     /// Why `[ptr, ptr + len)` is not a user range of a symmetric heap, for error messages.
     pub(crate) fn not_symmetric(&self, what: &str, ptr: usize, len: usize) -> String {
+        if let Some((h, _)) = self.locate(ptr, len) {
+            // a user range of another heap than the one the call names (`aclshmemx_free(p,
+            // HOST_SIDE)` of a device block)
+            let heap = match h.kind {
+                HeapKind::Host => "the HOST_SIDE heap",
+                HeapKind::Device => "the DEVICE_SIDE heap",
+                HeapKind::Static => "the program's symmetric data",
+            };
+            return format!("{what} {ptr:#x} (+{len} bytes) lies in {heap}, not in the heap the call names");
+        }
         if self.device.offset_of(ptr, len).is_some() {
             format!(
                 "{what} {ptr:#x} (+{len} bytes) lies in the library's reserved region at the start of the \
