@@ -385,6 +385,13 @@ fn end_process(pe: usize, msg: std::io::Result<Option<Message>>) -> ! {
             ));
             1
         }
+        Ok(None) if pe == 0 => {
+            announce(
+                "[PE 0] the config store this PE runs sent no heartbeat within \
+                 ACLSHMEM_HEARTBEAT_TIMEOUT: its thread is stuck; exiting",
+            );
+            1
+        }
         Ok(None) => {
             announce(&format!(
                 "[PE {pe}] lost the config store run by PE 0 (no heartbeat within \
@@ -457,7 +464,10 @@ impl Watcher {
                         // silence is judged only once everything received was read (a PE that
                         // was stopped finds the store's pings waiting when it continues)
                         Ok(None) => {
-                            if heartbeat.is_some_and(|hb| heard.elapsed() > hb) {
+                            if heartbeat.is_some_and(|hb| {
+                                let quiet = heard.elapsed();
+                                quiet > hb && quiet > hb * super::protocol::silence_factor()
+                            }) {
                                 end_process(pe, Ok(None));
                             }
                         }

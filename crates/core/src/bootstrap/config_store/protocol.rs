@@ -387,6 +387,36 @@ pub fn heartbeat_timeout(setting: std::time::Duration) -> Option<std::time::Dura
     (!setting.is_zero()).then(|| setting.max(MIN_HEARTBEAT_TIMEOUT))
 }
 
+/// Runnable threads per CPU up to which silence counts at face value.
+const CROWDED: f64 = 8.0;
+
+/// How many heartbeat timeouts silence must last to count as death on this machine now: 1, or
+/// more when its run queue is far longer than its CPUs (`/proc/loadavg`: the larger of the
+/// one-minute load and the threads runnable right now, per online CPU, over [`CROWDED`]).
+/// Thousands of PEs on a few CPUs (2048 on 2: a load of 780 at init) leave each side's heartbeat
+/// thread too little CPU to send a ping per timeout: the sides took each other for dead (PE 0
+/// even its own store) while every process was alive. Where silence and starvation cannot be
+/// told apart, silence counts for less; a dead process on this node still shows at once as its
+/// connections' end.
+pub fn silence_factor() -> u32 {
+    // SAFETY: sysconf has no preconditions.
+    let cpus = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_ONLN) }.max(1) as usize;
+    std::fs::read_to_string("/proc/loadavg").map_or(1, |l| factor_of(&l, cpus))
+}
+
+/// [`silence_factor`] of a `/proc/loadavg` line on `cpus` CPUs.
+fn factor_of(loadavg: &str, cpus: usize) -> u32 {
+    let mut fields = loadavg.split_whitespace();
+    let load: f64 = fields.next().and_then(|f| f.parse().ok()).unwrap_or(0.0);
+    let running: f64 = fields
+        .nth(2)
+        .and_then(|f| f.split('/').next())
+        .and_then(|f| f.parse().ok())
+        .unwrap_or(0.0);
+    let per_cpu = load.max(running) / cpus.max(1) as f64;
+    (per_cpu / CROWDED).ceil().clamp(1.0, 1000.0) as u32
+}
+
 /// Constant-time equality for secrets.
 pub fn secrets_equal(a: &[u8], b: &[u8]) -> bool {
     if a.len() != b.len() {
@@ -398,6 +428,20 @@ pub fn secrets_equal(a: &[u8], b: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn silence_counts_for_less_on_a_crowded_machine() {
+        // an idle or busy machine: silence counts at face value
+        assert_eq!(factor_of("0.05 0.10 0.20 1/300 4000", 2), 1);
+        assert_eq!(factor_of("15.90 3.00 2.00 16/300 4000", 2), 1);
+        // 2048 PEs on 2 CPUs at init: load 780
+        assert_eq!(factor_of("780.12 400.00 90.00 700/5000 9000", 2), 49);
+        // the one-minute load lags a sudden crowd: the threads runnable now count too
+        assert_eq!(factor_of("3.00 1.00 0.50 400/5000 9000", 2), 25);
+        // unreadable fields count as idle; the factor is bounded
+        assert_eq!(factor_of("", 2), 1);
+        assert_eq!(factor_of("1e9 0 0 1/1 1", 1), 1000);
+    }
 
     fn roundtrip(m: Message) {
         let f = encode(&m);

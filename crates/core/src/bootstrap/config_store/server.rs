@@ -1265,6 +1265,7 @@ impl Store {
             self.next_ping = now + HEARTBEAT_INTERVAL;
             self.notify(&Message::Ping);
         }
+        let mut factor = None;
         for pe in 0..self.n_pes {
             let (Some(t), Some(heard)) = (self.pes[pe].watch, self.pes[pe].heard) else {
                 continue;
@@ -1272,11 +1273,16 @@ impl Store {
             if now.duration_since(heard) <= hb {
                 continue;
             }
+            // (read once per look, and only when some PE is silent)
+            let limit = hb * *factor.get_or_insert_with(super::protocol::silence_factor);
+            if now.duration_since(heard) <= limit {
+                continue;
+            }
             // what it sent while this thread did not run (a stopped PE 0) counts
             self.read_from(t);
             if self.pes[pe]
                 .heard
-                .is_some_and(|h| Instant::now().duration_since(h) <= hb)
+                .is_some_and(|h| Instant::now().duration_since(h) <= limit)
                 || self.pes[pe].watch != Some(t)
             {
                 continue;
@@ -1284,7 +1290,7 @@ impl Store {
             if !self.stopping && self.exiting.is_none() && !self.dead.contains(&pe) {
                 log::error!(
                     "config store: PE {pe} sent no heartbeat for {} s: taken for dead",
-                    hb.as_secs()
+                    limit.as_secs()
                 );
             }
             self.remove(t);
