@@ -12,8 +12,8 @@ use rustls::pki_types::ServerName;
 use super::conn::Conn;
 use super::fork::ForkGuard;
 use super::protocol::{
-    FrameReader, HEARTBEAT_INTERVAL, MAX_CONTROL_FRAME, MAX_PART, Message, NOT_ADMITTED, VERSION, WATCH_GAP,
-    max_result_frame, read_frame, write_frame,
+    FrameReader, HEARTBEAT_INTERVAL, MAX_CONTROL_FRAME, MAX_PART, Message, NOT_ADMITTED, Proc, VERSION,
+    WATCH_GAP, max_result_frame, read_frame, write_frame,
 };
 use crate::error::{Error, Result};
 
@@ -55,7 +55,7 @@ const HANDSHAKE_EOF_LIMIT: u32 = 3;
 impl Target {
     /// Connects and presents the job secret, retrying (connection refused, store not yet listening,
     /// store restarting) with back-off until `connect_timeout`. A refusal is final.
-    fn open(&self, watch: bool) -> Result<(Conn, u64)> {
+    fn open(&self, watch: bool) -> Result<(Conn, u64, Proc)> {
         let deadline = Instant::now() + self.connect_timeout;
         let mut pause = Duration::from_millis(10);
         let mut last_err = String::from("no address");
@@ -120,7 +120,7 @@ impl Target {
         token: &[u8],
         watch: bool,
         handshake_eofs: &mut u32,
-    ) -> std::result::Result<(Conn, u64), Attempt> {
+    ) -> std::result::Result<(Conn, u64, Proc), Attempt> {
         // invalid data (a TLS error such as a refused certificate, or a garbled answer) will not go
         // away by retrying
         let retry = |e: std::io::Error| match e.kind() {
@@ -165,6 +165,7 @@ impl Target {
             pe: self.pe as u32,
             n_pes: self.n_pes as u32,
             watch,
+            who: Proc::me(),
         };
         write_frame(&mut conn, &hello).map_err(retry)?;
         // a TLS store answers a plain hello with a TLS record (alert), not a frame
@@ -177,7 +178,7 @@ impl Target {
         }
         let mut rest = std::io::Read::chain(&prefix[..], &mut conn);
         match read_frame(&mut rest, MAX_CONTROL_FRAME).map_err(retry)? {
-            Message::Welcome { session } => Ok((conn, session)),
+            Message::Welcome { session, store } => Ok((conn, session, store)),
             Message::Reject { reason } if reason.contains("shutting down") => Err(Attempt::Retry(reason)),
             Message::Reject { reason } => Err(Attempt::Rejected(reason)),
             other => Err(Attempt::Retry(format!("unexpected answer {other:?}"))),
@@ -203,7 +204,7 @@ pub struct Client {
 
 impl Client {
     pub fn connect(target: &Target, op_timeout: Duration) -> Result<Client> {
-        let (conn, session) = target.open(false)?;
+        let (conn, session, _) = target.open(false)?;
         // the store answers a collective within op_timeout (or says why not)
         let read_timeout = op_timeout + Duration::from_secs(5);
         conn.set_read_timeout(Some(read_timeout))?;
@@ -410,11 +411,25 @@ fn end_process(pe: usize, msg: std::io::Result<Option<Message>>) -> ! {
     crate::util::exit_process(status)
 }
 
+/// Whether a side silent for `quiet` is taken for dead, with heartbeat timeout `hb`: after `hb`,
+/// unless it is a process of this node that is still alive, which gets
+/// [`super::protocol::silence_factor`] timeouts (on a crowded machine its heartbeat thread may get
+/// no CPU for that long); one found dead ends at once.
+pub(super) fn silent_too_long(quiet: Duration, hb: Duration, who: &Proc) -> bool {
+    if quiet <= hb {
+        return false;
+    }
+    match who.alive() {
+        Some(true) => quiet > hb * super::protocol::silence_factor(),
+        _ => true,
+    }
+}
+
 impl Watcher {
     /// Starts watching. With a `heartbeat` timeout the thread sends a `Ping` every
     /// [`HEARTBEAT_INTERVAL`] and takes the store for dead when it heard nothing for that long.
     pub fn start(target: &Target, heartbeat: Option<Duration>) -> Result<Watcher> {
-        let (conn, _) = target.open(true)?;
+        let (conn, _, store) = target.open(true)?;
         conn.set_read_timeout(Some(WATCH_POLL))?;
         let socket = conn.tcp_handle()?;
         let fork = [
@@ -464,10 +479,7 @@ impl Watcher {
                         // silence is judged only once everything received was read (a PE that
                         // was stopped finds the store's pings waiting when it continues)
                         Ok(None) => {
-                            if heartbeat.is_some_and(|hb| {
-                                let quiet = heard.elapsed();
-                                quiet > hb && quiet > hb * super::protocol::silence_factor()
-                            }) {
+                            if heartbeat.is_some_and(|hb| silent_too_long(heard.elapsed(), hb, &store)) {
                                 end_process(pe, Ok(None));
                             }
                         }

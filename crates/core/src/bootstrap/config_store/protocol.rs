@@ -9,7 +9,7 @@ pub const MAX_TOKEN: usize = 1024;
 /// Largest frame a connection may send before it proved the job secret: a `Hello` (kind, version,
 /// secret, PE, number of PEs, watch flag) with the longest secret. Nothing larger is ever buffered
 /// for a stranger.
-pub const MAX_HELLO_FRAME: usize = 1 + 4 + 4 + MAX_TOKEN + 4 + 4 + 1;
+pub const MAX_HELLO_FRAME: usize = 1 + 4 + 4 + MAX_TOKEN + 4 + 4 + 1 + PROC_BYTES;
 /// Largest contribution of one PE to an allgather. The core's collectives send a few bytes to a
 /// few hundred (allocation requests, node ids, shared-memory names or an error text).
 pub const MAX_PART: usize = 64 << 10;
@@ -29,6 +29,84 @@ pub fn max_result_frame(n_pes: usize) -> usize {
     (1 + 8 + 4 + n_pes.saturating_mul(4 + MAX_PART)).max(MAX_CONTROL_FRAME)
 }
 
+/// A process as the other side of a connection can look it up: its node (host name, boot id and
+/// PID namespace, hashed), its PID and its start time (clock ticks after boot: a PID used again
+/// later is another process). Sent in `Hello` and `Welcome`, so that a side that hears nothing
+/// from a process on its own node can tell a dead one from one starved of CPU.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Proc {
+    pub node: u64,
+    pub pid: u32,
+    pub start: u64,
+}
+
+/// Bytes of an encoded [`Proc`].
+const PROC_BYTES: usize = 8 + 4 + 8;
+
+impl Proc {
+    /// This process.
+    pub fn me() -> Proc {
+        static ME: std::sync::OnceLock<(u64, u64)> = std::sync::OnceLock::new();
+        let (node, start) = *ME.get_or_init(|| (this_node(), start_time("self").unwrap_or(0)));
+        Proc {
+            node,
+            pid: std::process::id(),
+            start,
+        }
+    }
+
+    /// Whether the process is alive: `None` when it is not on this node (or not known), so that
+    /// only its silence can tell.
+    pub fn alive(&self) -> Option<bool> {
+        if self.pid == 0 || self.node == 0 || self.node != Proc::me().node {
+            return None;
+        }
+        // its stat: gone (dead and reaped), another process with its PID, or a zombie
+        let stat = std::fs::read_to_string(format!("/proc/{}/stat", self.pid)).ok();
+        Some(stat.is_some_and(|s| {
+            let rest = s.rsplit_once(')').map_or("", |(_, r)| r);
+            let fields: Vec<&str> = rest.split_whitespace().collect();
+            let running = fields.first().is_some_and(|st| *st != "Z" && *st != "X");
+            running && fields.get(19).and_then(|f| f.parse::<u64>().ok()) == Some(self.start)
+        }))
+    }
+}
+
+/// The start time (field 22 of `/proc/<pid>/stat`) of process `pid` ("self" for this one).
+fn start_time(pid: &str) -> Option<u64> {
+    let s = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    s.rsplit_once(')')?.1.split_whitespace().nth(19)?.parse().ok()
+}
+
+/// This node as [`Proc::node`] names it (never 0).
+fn this_node() -> u64 {
+    let boot = std::fs::read_to_string("/proc/sys/kernel/random/boot_id").unwrap_or_default();
+    let ns = std::fs::read_link("/proc/self/ns/pid")
+        .map(|p| p.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let mut host = [0u8; 256];
+    // SAFETY: the buffer and its length are passed; gethostname NUL-terminates within it or truncates.
+    unsafe { libc::gethostname(host.as_mut_ptr().cast(), host.len() - 1) };
+    let end = host.iter().position(|&b| b == 0).unwrap_or(host.len());
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in host[..end]
+        .iter()
+        .chain(b"|")
+        .chain(boot.trim().as_bytes())
+        .chain(b"|")
+        .chain(ns.as_bytes())
+    {
+        h = (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3);
+    }
+    h | 1
+}
+
+fn put_proc(out: &mut Vec<u8>, p: &Proc) {
+    out.extend_from_slice(&p.node.to_le_bytes());
+    out.extend_from_slice(&p.pid.to_le_bytes());
+    out.extend_from_slice(&p.start.to_le_bytes());
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Message {
     /// Client → store, first frame: the job secret, who I am, how many we are, and whether this
@@ -39,9 +117,12 @@ pub enum Message {
         pe: u32,
         n_pes: u32,
         watch: bool,
+        /// The PE's process (optional on the wire: a hello without it decodes with the default).
+        who: Proc,
     },
-    /// Store → client: admitted; `session` is a random id shared by the whole job.
-    Welcome { session: u64 },
+    /// Store → client: admitted; `session` is a random id shared by the whole job; `store` is
+    /// the process that runs the store (optional on the wire, as `Hello::who`).
+    Welcome { session: u64, store: Proc },
     /// Store → client: refused, with the reason; the store then closes the connection.
     Reject { reason: String },
     /// Client → store: my contribution to collective number `seq`.
@@ -105,16 +186,19 @@ pub fn encode(msg: &Message) -> Vec<u8> {
             pe,
             n_pes,
             watch,
+            who,
         } => {
             body.extend_from_slice(&version.to_le_bytes());
             put_bytes(&mut body, token);
             body.extend_from_slice(&pe.to_le_bytes());
             body.extend_from_slice(&n_pes.to_le_bytes());
             body.push(*watch as u8);
+            put_proc(&mut body, who);
             K_HELLO
         }
-        Message::Welcome { session } => {
+        Message::Welcome { session, store } => {
             body.extend_from_slice(&session.to_le_bytes());
+            put_proc(&mut body, store);
             K_WELCOME
         }
         Message::Reject { reason } => {
@@ -208,6 +292,17 @@ impl<'a> Reader<'a> {
     fn string(&mut self) -> Result<String, ProtocolError> {
         String::from_utf8(self.bytes()?).map_err(|_| ProtocolError::Malformed("text is not UTF-8"))
     }
+    /// A trailing [`Proc`], or the default when the frame ends here.
+    fn proc_or_default(&mut self) -> Result<Proc, ProtocolError> {
+        if self.0.is_empty() {
+            return Ok(Proc::default());
+        }
+        Ok(Proc {
+            node: self.u64()?,
+            pid: self.u32()?,
+            start: self.u64()?,
+        })
+    }
     fn end(&self) -> Result<(), ProtocolError> {
         if self.0.is_empty() {
             Ok(())
@@ -232,8 +327,12 @@ pub fn decode(frame: &[u8]) -> Result<Message, ProtocolError> {
                 1 => true,
                 _ => return Err(ProtocolError::Malformed("watch flag is not 0 or 1")),
             },
+            who: r.proc_or_default()?,
         },
-        K_WELCOME => Message::Welcome { session: r.u64()? },
+        K_WELCOME => Message::Welcome {
+            session: r.u64()?,
+            store: r.proc_or_default()?,
+        },
         K_REJECT => Message::Reject { reason: r.string()? },
         K_ALLGATHER => Message::Allgather {
             seq: r.u64()?,
@@ -430,6 +529,46 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_process_of_this_node_is_told_alive_or_dead() {
+        let me = Proc::me();
+        assert_eq!(me.alive(), Some(true));
+        // a child that ended (reaped), and one that is a zombie
+        let mut child = std::process::Command::new("true").spawn().expect("spawn true");
+        let pid = child.id();
+        let start = start_time(&pid.to_string());
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        let zombie = Proc {
+            pid,
+            start: start.unwrap_or(0),
+            ..me
+        };
+        if start.is_some() {
+            assert_eq!(zombie.alive(), Some(false), "a zombie is dead");
+        }
+        child.wait().expect("wait");
+        assert_eq!(zombie.alive(), Some(false), "a reaped process is dead");
+        // this PID with another start time: another process
+        assert_eq!(
+            Proc {
+                start: me.start + 1,
+                ..me
+            }
+            .alive(),
+            Some(false)
+        );
+        // another node, or unknown: only silence can tell
+        assert_eq!(
+            Proc {
+                node: me.node ^ 2,
+                ..me
+            }
+            .alive(),
+            None
+        );
+        assert_eq!(Proc::default().alive(), None);
+    }
+
+    #[test]
     fn silence_counts_for_less_on_a_crowded_machine() {
         // an idle or busy machine: silence counts at face value
         assert_eq!(factor_of("0.05 0.10 0.20 1/300 4000", 2), 1);
@@ -458,8 +597,16 @@ mod tests {
             pe: 3,
             n_pes: 8,
             watch: true,
+            who: Proc {
+                node: 77,
+                pid: 1234,
+                start: 99,
+            },
         });
-        roundtrip(Message::Welcome { session: 0xdead_beef });
+        roundtrip(Message::Welcome {
+            session: 0xdead_beef,
+            store: Proc::me(),
+        });
         roundtrip(Message::Reject {
             reason: "bad token".into(),
         });
@@ -494,9 +641,17 @@ mod tests {
             pe: 1,
             n_pes: 2,
             watch: false,
+            who: Proc::me(),
         });
         for cut in 5..f.len() {
-            assert!(decode(&f[4..cut]).is_err(), "cut at {cut}");
+            if cut == f.len() - PROC_BYTES {
+                // the process is optional: a hello of an earlier build ends here
+                assert!(
+                    matches!(decode(&f[4..cut]), Ok(Message::Hello { who, .. }) if who == Proc::default())
+                );
+            } else {
+                assert!(decode(&f[4..cut]).is_err(), "cut at {cut}");
+            }
         }
         assert_eq!(decode(&[]), Err(ProtocolError::Truncated));
     }
@@ -515,6 +670,7 @@ mod tests {
             pe: 1,
             n_pes: 2,
             watch: true,
+            who: Proc::me(),
         });
         assert_eq!(longest.len() - 4, MAX_HELLO_FRAME);
         let biggest = encode(&Message::Allgather {

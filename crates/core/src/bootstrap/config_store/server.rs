@@ -30,9 +30,10 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+use super::client::silent_too_long;
 use super::protocol::{
     FrameReader, HEARTBEAT_INTERVAL, MAX_CONTROL_FRAME, MAX_HELLO_FRAME, MAX_REQUEST_FRAME, Message,
-    NOT_ADMITTED, VERSION, WATCH_GAP, encode, secrets_equal,
+    NOT_ADMITTED, Proc, VERSION, WATCH_GAP, encode, secrets_equal,
 };
 use super::secret::Published as PublishedSecret;
 use crate::util::Locked;
@@ -417,6 +418,8 @@ struct Pe {
     leave_by: Option<Instant>,
     /// When its watch connection last said something.
     heard: Option<Instant>,
+    /// Its process (from the watch connection's hello).
+    who: Proc,
 }
 
 struct Round {
@@ -892,8 +895,9 @@ impl Store {
                     pe,
                     n_pes,
                     watch,
+                    who,
                 },
-            ) => self.admit(token, version, &secret, pe as usize, n_pes as usize, watch),
+            ) => self.admit(token, version, &secret, pe as usize, n_pes as usize, watch, who),
             (Role::Stranger, _) => self.reject(token, "first frame is not a hello", NOT_ADMITTED),
             (Role::Request(pe), Message::Allgather { seq, data }) => self.allgather(pe, seq, data),
             (Role::Request(pe), Message::Abandon { seq, reason }) => self.abandon(pe, seq, reason),
@@ -916,7 +920,17 @@ impl Store {
         }
     }
 
-    fn admit(&mut self, token: u64, version: u32, secret: &[u8], pe: usize, n_pes: usize, watch: bool) {
+    #[allow(clippy::too_many_arguments)]
+    fn admit(
+        &mut self,
+        token: u64,
+        version: u32,
+        secret: &[u8],
+        pe: usize,
+        n_pes: usize,
+        watch: bool,
+        who: Proc,
+    ) {
         if !secrets_equal(secret, &self.token) {
             return self.reject(token, "wrong job secret", NOT_ADMITTED);
         }
@@ -958,6 +972,7 @@ impl Store {
             peer.role = Role::Watch(pe);
             peer.frames.set_limit(MAX_CONTROL_FRAME);
             self.pes[pe].heard = Some(Instant::now());
+            self.pes[pe].who = who;
         } else {
             peer.role = Role::Request(pe);
             peer.frames.set_limit(MAX_REQUEST_FRAME);
@@ -970,6 +985,7 @@ impl Store {
         }
         let welcome = Arc::new(encode(&Message::Welcome {
             session: self.session,
+            store: Proc::me(),
         }));
         self.push(token, welcome);
         // a PE that died before this one started watching is still news
@@ -1265,24 +1281,19 @@ impl Store {
             self.next_ping = now + HEARTBEAT_INTERVAL;
             self.notify(&Message::Ping);
         }
-        let mut factor = None;
         for pe in 0..self.n_pes {
             let (Some(t), Some(heard)) = (self.pes[pe].watch, self.pes[pe].heard) else {
                 continue;
             };
-            if now.duration_since(heard) <= hb {
-                continue;
-            }
-            // (read once per look, and only when some PE is silent)
-            let limit = hb * *factor.get_or_insert_with(super::protocol::silence_factor);
-            if now.duration_since(heard) <= limit {
+            let who = self.pes[pe].who;
+            if !silent_too_long(now.duration_since(heard), hb, &who) {
                 continue;
             }
             // what it sent while this thread did not run (a stopped PE 0) counts
             self.read_from(t);
             if self.pes[pe]
                 .heard
-                .is_some_and(|h| Instant::now().duration_since(h) <= limit)
+                .is_some_and(|h| !silent_too_long(Instant::now().duration_since(h), hb, &who))
                 || self.pes[pe].watch != Some(t)
             {
                 continue;
@@ -1290,7 +1301,7 @@ impl Store {
             if !self.stopping && self.exiting.is_none() && !self.dead.contains(&pe) {
                 log::error!(
                     "config store: PE {pe} sent no heartbeat for {} s: taken for dead",
-                    limit.as_secs()
+                    now.duration_since(heard).as_secs()
                 );
             }
             self.remove(t);
@@ -1352,6 +1363,7 @@ mod tests {
             pe: 1,
             n_pes: 2,
             watch: false,
+            who: Proc::default(),
         });
         assert_eq!(
             hello_reply(addr, &bad),
@@ -1545,6 +1557,7 @@ mod tests {
             pe: 1,
             n_pes: 2,
             watch: false,
+            who: Proc::default(),
         });
         let mut next = slow_hello.iter();
         let t0 = Instant::now();
