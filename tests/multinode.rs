@@ -1164,6 +1164,8 @@ impl Cluster {
 /// * puts issued the moment `shmem_init` returns land (first_puts.c);
 /// * threads of each PE split different parents at once (concurrent_splits.c);
 /// * a collect whose empty contributions pass NULL (collect_zero.c);
+/// * without the progress thread, a PE polling its own word with fetch, g or compare-swap lets
+///   the other node's atomics to it land (self_poll.c);
 /// * programs that return from `main` without `shmem_finalize` are finalized at exit, a PE that
 ///   left serving the others meanwhile, and one that left while others wait for it is named
 ///   (no_finalize.c).
@@ -1193,6 +1195,16 @@ fn openshmem_programs_across_nodes() {
     c.osh("concurrent_splits", &[], 2, NONE);
     // a collect whose empty contributions pass NULL (those PEs' dest got zeros)
     c.osh("collect_zero", &[], 2, NONE);
+    // polling one's own word (fetch, g, compare-swap) drives UCX without the progress thread
+    c.osh(
+        "self_poll",
+        &[],
+        1,
+        &[
+            ("ACLSHMEM_UCX_PROGRESS_THREAD", "0"),
+            ("ACLSHMEM_UCX_TIMEOUT", "20"),
+        ],
+    );
     // the heaps lie at the same address on both nodes too
     c.osh("heap_address", &[], 2, NONE);
     // allocations, frees and 2-D splits against barriers fail and keep the heaps symmetric

@@ -1009,6 +1009,36 @@ fn locks_progress_over_ucx_without_the_progress_thread() {
     }
 }
 
+/// Polling one's own word with fetch, `g` or compare-swap (and a CAS lock on it), through UCX
+/// without its progress thread (`self_poll.c`): such calls drive the transport too, so the others'
+/// atomics and puts to the polling PE land (they waited for ever, the job ended at the UCX limit
+/// naming the PE's node as lost).
+#[test]
+fn polling_ones_own_word_progresses_over_ucx_without_the_progress_thread() {
+    let bin = compile("self_poll");
+    if !common::ucx_installed() {
+        common::skip(
+            "polling_ones_own_word_progresses_...",
+            "UCX (libucp) not installed",
+        );
+        return;
+    }
+    for n in [2, 3] {
+        let run = run_pes(
+            n,
+            &[&bin],
+            &[
+                ("ACLSHMEM_TRANSPORT", "ucx"),
+                ("UCX_TLS", "tcp"),
+                ("ACLSHMEM_UCX_PROGRESS_THREAD", "0"),
+                ("ACLSHMEM_UCX_TIMEOUT", "20"),
+            ],
+            Duration::from_secs(90),
+        );
+        run.assert_ok("self_poll");
+    }
+}
+
 /// 250 `shmem_init`/`shmem_finalize` cycles in one process keep the heap in use flat (a record
 /// per cycle leaked: about 150 bytes each).
 #[test]

@@ -23,6 +23,10 @@ fn amo<T: Word>(dest: *const T, pe: i32, op: AmoOp, direct: impl FnOnce(*mut T) 
     if (dest as usize).is_multiple_of(std::mem::align_of::<T>())
         && let Some(p) = inst.direct_fast(dest as usize, std::mem::size_of::<T>(), pe)
     {
+        if inst.routes().driven_by_calls() {
+            // a loop of these on a word of this node is how a program may wait (a CAS lock)
+            inst.routes().progress();
+        }
         return Ok(direct(p.cast()));
     }
     amo_full(&inst, dest, pe, op, direct)
@@ -38,6 +42,11 @@ fn amo_full<T: Word>(
     direct: impl FnOnce(*mut T) -> T,
 ) -> Result<T> {
     check_word(dest, "dest")?;
+    if inst.routes().driven_by_calls() {
+        // (as in `amo`: a word of this node reached through a transport that completes at once,
+        // this PE's own with `ACLSHMEM_TRANSPORT=ucx`, or of the program's data)
+        inst.routes().progress();
+    }
     let len = std::mem::size_of::<T>();
     let pe = inst.check_pe(pe)?;
     let Some((heap, off)) = inst.locate(dest as usize, len) else {

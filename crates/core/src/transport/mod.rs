@@ -335,6 +335,9 @@ pub(crate) struct Routes {
     needs_progress: bool,
     /// Whether any transport has operations that complete later (so quiet and fence must ask).
     deferred: bool,
+    /// Whether some transport advances only inside library calls (UCX without its progress
+    /// thread): see [`Routes::driven_by_calls`].
+    by_calls: bool,
 }
 
 const NONE: u8 = u8::MAX;
@@ -369,9 +372,11 @@ pub(crate) fn select(
         })
         .collect();
     let deferred = transports.iter().any(|t| !t.completes_at_once());
+    let by_calls = deferred && !transports.iter().all(|t| t.progresses_alone());
     Ok(Routes {
         needs_progress: deferred,
         deferred,
+        by_calls,
         transports,
         route,
     })
@@ -452,6 +457,15 @@ impl Routes {
             let _stop = Stop(&done);
             f()
         })
+    }
+
+    /// Whether some transport advances only inside library calls (UCX without its progress
+    /// thread). Then the calls a program may poll in a loop of its own on a word of this node (a
+    /// fetching atomic, a `g`), which need no transport themselves, drive it too: a PE that spins
+    /// on its own lock word with compare-and-swap let its peers' atomics to it wait for ever.
+    #[inline(always)]
+    pub fn driven_by_calls(&self) -> bool {
+        self.by_calls
     }
 
     /// Lets every transport advance (wait loops call this between polls).

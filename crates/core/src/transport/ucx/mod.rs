@@ -613,9 +613,18 @@ impl Shared {
     /// later (SIGSEGV). The connection is left alone: the process exits holding the worker.
     fn lose(&self, g: &mut State, pe: usize) {
         g.unreachable.insert(pe);
+        let unserved = if crate::config::ACLSHMEM_UCX_PROGRESS_THREAD
+            .value()
+            .unwrap_or(true)
+        {
+            ""
+        } else {
+            ", or, as the progress thread is off (ACLSHMEM_UCX_PROGRESS_THREAD=0), it stays outside \
+             the library calls that serve its peers"
+        };
         crate::logging::write_stderr(&format!(
             "aclshmem: [PE {}] UCX: PE {pe} did not answer within ACLSHMEM_UCX_TIMEOUT (its node may be \
-             lost or unreachable, or the link too slow for the limit): ending the job\n",
+             lost or unreachable, or the link too slow for the limit{unserved}): ending the job\n",
             self.me
         ));
         crate::util::end_job(1)
