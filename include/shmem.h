@@ -5717,6 +5717,15 @@ ACLSHMEM_HOST_API int aclshmemx_dev_launch(void *stream, uint32_t kind, uint32_t
 ACLSHMEM_HOST_API void aclshmemx_dev_block_fail(const char *why);
 
 /**
+ * Registers (a function) or clears (NULL) how the calling kernel block is ended at once: the
+ * launcher of the device headers registers a function that jumps back into the block's entry
+ * (as after a fault). The library calls it when a device call of the block fails because
+ * another block of the launch failed while this one waited (a flag that block was to set never
+ * comes); without it such a call returns its error.
+ */
+ACLSHMEM_HOST_API void aclshmemx_dev_set_abandon(void (*hook)(void));
+
+/**
  * 1 when the calling thread runs a kernel block, else 0.
  */
 ACLSHMEM_HOST_API int aclshmemx_dev_in_kernel(void);

@@ -807,6 +807,24 @@ fn device_state_topo_list_shows_the_chosen_engines_2pes() {
     scenario_with("state", 2, &[("KERNEL_TEST_ENGINES", "0x7")]);
 }
 
+/// Block 0 fails (a C++ exception, then a fault) before it sets the flag the other blocks wait for
+/// in each wait family: the waiting blocks end with the launch and the stream's synchronize fails
+/// at once, naming block 0's failure (they waited for ever, the launch never completed, and
+/// nothing was logged).
+#[test]
+fn blocks_waiting_for_a_failed_block_end_with_the_launch_2pes() {
+    if let Some(run) = scenario_with("fail_while_waiting", 2, &[("SHMEM_LOG_TO_STDOUT", "1")]) {
+        assert!(
+            run.stdout.contains("kernel failed in 8 of 8 block contexts; block 0: C++ exception: TPipe::InitBuffer")
+                && run.stdout.contains("kernel failed in 8 of 8 block contexts; block 0: fault: signal 11")
+                && run.stdout.contains("aclshmem_int32_wait_until_all: internal error: another block of this kernel launch failed while this block waited"),
+            "{}",
+            run.dump()
+        );
+        assert!(run.elapsed < std::time::Duration::from_secs(60), "{}", run.dump());
+    }
+}
+
 #[test]
 fn faulting_kernel_reports_at_synchronize_2pes() {
     // the library's log goes to stdout, where the test can read it

@@ -96,6 +96,7 @@ extern "C" {
 int aclshmemx_dev_launch(void *stream, uint32_t kind, uint32_t block_dim, int (*func)(void *closure),
                          void *closure, void (*free)(void *closure));
 void aclshmemx_dev_block_fail(const char *why);
+void aclshmemx_dev_set_abandon(void (*hook)(void));
 int aclshmemx_dev_in_kernel(void);
 int64_t aclshmemx_dev_block_idx(void);
 int64_t aclshmemx_dev_block_num(void);
@@ -331,12 +332,29 @@ inline int run_block_inner(const C *c)
     return 1;
 }
 
+/* the library ends a block this way when a device call of it fails because another block of the
+   launch failed while it waited (its reason is recorded already) */
+inline void abandon_block()
+{
+    fault_state &s = fault_tls();
+    if (s.jump != nullptr) {
+        sigjmp_buf *j = s.jump;
+        s.jump = nullptr;
+        s.sig = 0;
+        siglongjmp(*j, 2);
+    }
+}
+
 template <typename C, typename... A>
 int run_block(void *p)
 {
     fault_state &s = fault_tls();
     sigjmp_buf jump;
     if (sigsetjmp(jump, 1) != 0) {
+        aclshmemx_dev_set_abandon(nullptr);
+        if (s.sig == 0) {
+            return 1; /* abandoned */
+        }
         char msg[400];
         std::snprintf(msg, sizeof msg, "fault: signal %d (%s) at address %p%s", s.sig, strsignal(s.sig), s.addr,
                       s.addr != nullptr && reinterpret_cast<uintptr_t>(s.addr) < 192 * 1024 && !ACLSHMEM_UB_DEREF
@@ -347,7 +365,9 @@ int run_block(void *p)
         return 1;
     }
     s.jump = &jump;
+    aclshmemx_dev_set_abandon(&abandon_block);
     int rc = run_block_inner<C, A...>(static_cast<const C *>(p));
+    aclshmemx_dev_set_abandon(nullptr);
     s.jump = nullptr;
     return rc;
 }

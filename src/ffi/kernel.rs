@@ -80,6 +80,19 @@ pub unsafe extern "C" fn aclshmemx_dev_block_fail(why: *const c_char) {
     })
 }
 
+/// Registers (a function) or clears (NULL) how the calling kernel block is ended at once: the
+/// launcher of the device headers registers a function that jumps back into the block's entry
+/// (as after a fault). The library calls it when a device call of the block fails because
+/// another block of the launch failed while this one waited (a flag that block was to set never
+/// comes); without it such a call returns its error.
+#[unsafe(no_mangle)]
+pub extern "C" fn aclshmemx_dev_set_abandon(hook: Option<extern "C" fn()>) {
+    guard("aclshmemx_dev_set_abandon", || {
+        kernel::set_abandon(hook);
+        Ok(())
+    })
+}
+
 /// 1 when the calling thread runs a kernel block, else 0.
 #[unsafe(no_mangle)]
 pub extern "C" fn aclshmemx_dev_in_kernel() -> c_int {

@@ -88,6 +88,9 @@ fn guard_with<R>(call: &'static str, fail: impl FnOnce(&Error) -> R, body: impl 
 #[inline(never)]
 fn failed(call: &'static str, e: Error) -> Error {
     report(call, &e);
+    // a kernel block whose launch broke while it waited ends here (nothing of this call is left
+    // to drop), when its launcher registered how
+    aclshmem_core::kernel::abandon_if_broken(call);
     e
 }
 

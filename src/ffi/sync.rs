@@ -171,7 +171,8 @@ pub(crate) unsafe fn all<T: Word>(
             s.wait_all();
             0
         })
-    }
+    }?;
+    aclshmem_core::block::check_launch()
 }
 
 /// `wait_until_any[_vector]` (`wait`) and `test_any[_vector]`: index of a holding element, or
@@ -190,7 +191,8 @@ pub(crate) unsafe fn any<T: Word>(
 ) -> Result<()> {
     let f = |s: &WaitSet<T>, _: &mut [usize]| if wait { s.wait_any() } else { s.test_any() };
     // SAFETY: forwarded.
-    unsafe { with_set(ivars, n, status, cmp, v, None, Some((res_out, usize::MAX)), f) }
+    unsafe { with_set(ivars, n, status, cmp, v, None, Some((res_out, usize::MAX)), f) }?;
+    aclshmem_core::block::check_launch()
 }
 
 /// `wait_until_some[_vector]` (`wait`) and `test_some[_vector]`: number of holding elements, their
@@ -211,7 +213,8 @@ pub(crate) unsafe fn some<T: Word>(
 ) -> Result<()> {
     let f = |s: &WaitSet<T>, idx: &mut [usize]| if wait { s.wait_some(idx) } else { s.test_some(idx) };
     // SAFETY: forwarded.
-    unsafe { with_set(ivars, n, status, cmp, v, Some(indices), Some((res_out, 0)), f) }
+    unsafe { with_set(ivars, n, status, cmp, v, Some(indices), Some((res_out, 0)), f) }?;
+    aclshmem_core::block::check_launch()
 }
 
 /// `test_all_vector`: 1 when every included element holds (or none is included), else 0.

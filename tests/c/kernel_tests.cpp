@@ -2034,6 +2034,56 @@ void prof(aclrtStream stream)
     *done = 1;
 }
 
+/* Block 0 fails (mode 0: a C++ exception, the UB overflowed; 1: a fault) before it sets the flag
+   the other blocks wait for, each with another wait family (signal_wait_until, a typed wait_until,
+   wait_until_all, wait_until_any): the waiting blocks must end with the launch (they waited for
+   ever: the launch never completed and nothing was logged). */
+[[bisheng::core_ratio(0, 1)]] __global__ __aicore__ void FailBeforeFlag(int32_t *flag, int32_t *done, int mode)
+{
+    if (GetBlockIdx() == 0) {
+        if (mode == 0) {
+            AscendC::TPipe pipe;
+            AscendC::TQue<AscendC::TPosition::VECIN, 1> q;
+            pipe.InitBuffer(q, 1, 400 * 1024); /* more than the UB: throws */
+        } else {
+            volatile int32_t *p = nullptr;
+            *p = 1;
+        }
+        aclshmemx_signal_op(flag, 1, ACLSHMEM_SIGNAL_SET, aclshmem_my_pe());
+        return;
+    }
+    switch (GetBlockIdx() % 4) {
+    case 1: aclshmem_signal_wait_until(flag, ACLSHMEM_CMP_EQ, 1); break;
+    case 2: aclshmem_int32_wait_until(flag, ACLSHMEM_CMP_EQ, 1); break;
+    case 3: aclshmem_int32_wait_until_all(flag, 1, nullptr, ACLSHMEM_CMP_EQ, 1); break;
+    default: (void)aclshmem_int32_wait_until_any(flag, 1, nullptr, ACLSHMEM_CMP_EQ, 1); break;
+    }
+    aclshmemx_mte_atomic_add(done, 1, aclshmem_my_pe());
+}
+
+void fail_while_waiting(aclrtStream stream)
+{
+    auto *flag = static_cast<int32_t *>(aclshmem_calloc(2, sizeof(int32_t)));
+    int32_t *done = flag + 1;
+    for (int mode = 0; mode < 2; mode++) {
+        *flag = 0;
+        *done = 0;
+        FailBeforeFlag<<<8, nullptr, stream>>>(flag, done, mode);
+        aclError rc = aclrtSynchronizeStream(stream);
+        CHECK(rc != ACL_SUCCESS, "mode %d: the failed kernel's synchronize returned success", mode);
+        CHECK(*done == 0, "mode %d: %d waiting blocks went on as if the flag had come", mode, *done);
+        std::printf("fail_while_waiting: mode %d: synchronize returned %d\n", mode, rc);
+    }
+    /* the stream and the process go on */
+    *flag = 0;
+    *done = 0;
+    Faulty<<<8, nullptr, stream>>>(done, -1);
+    ACL_OK(aclrtSynchronizeStream(stream));
+    CHECK(*done == 8, "healthy kernel after the failures: %d blocks finished", *done);
+    aclshmem_barrier_all();
+    aclshmem_free(flag);
+}
+
 /* PE 0's block 1 faults before the device barrier its other blocks and every block of the other
    PEs wait in */
 [[bisheng::core_ratio(0, 1)]] __global__ __aicore__ void FaultBeforeBarrier()
@@ -2192,6 +2242,8 @@ int main(int argc, char **argv)
             device_signals(stream);
         } else if (scenario == "tque") {
             tque(stream);
+        } else if (scenario == "fail_while_waiting") {
+            fail_while_waiting(stream);
         } else if (scenario == "fault") {
             fault(stream);
         } else if (scenario == "fault_in_barrier") {

@@ -67,6 +67,8 @@ pub struct Rendezvous {
     /// A device barrier found it broken before its PE-level barrier ran: this PE missed a barrier
     /// its peers take part in (see `kernel::run`).
     skipped_pe_barrier: std::sync::atomic::AtomicBool,
+    /// `RendezvousState::broken`, readable without the lock (the blocks' waits look at it).
+    broken_flag: std::sync::atomic::AtomicBool,
 }
 
 struct RendezvousState {
@@ -92,6 +94,7 @@ impl Rendezvous {
             }),
             cv: Condvar::new(),
             skipped_pe_barrier: std::sync::atomic::AtomicBool::new(false),
+            broken_flag: std::sync::atomic::AtomicBool::new(false),
         }
     }
 
@@ -151,8 +154,28 @@ impl Rendezvous {
     pub fn break_all(&self) {
         let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
         s.broken = true;
+        self.broken_flag.store(true, std::sync::atomic::Ordering::Release);
         self.cv.notify_all();
     }
+}
+
+/// Whether the calling thread runs a block of a launch in which another block failed.
+#[inline]
+pub fn launch_broken() -> bool {
+    current().is_some_and(|b| b.cores().broken_flag.load(std::sync::atomic::Ordering::Acquire))
+}
+
+/// `Err` when the calling thread runs a block of a launch in which another block failed: a wait
+/// of such a block gives up (on the NPU the failure aborts the whole kernel; here the block's
+/// waits for a flag the failed block was to set never ended, and the launch never completed).
+#[inline]
+pub fn check_launch() -> Result<()> {
+    if launch_broken() {
+        return Err(Error::Inner(
+            "another block of this kernel launch failed while this block waited".into(),
+        ));
+    }
+    Ok(())
 }
 
 fn broken() -> Error {

@@ -197,10 +197,12 @@ fn run_block(s: &Shared, ctx: usize, ub: *mut u8, idle: &dyn Fn()) {
     unsafe { block::enter(&b) };
     block::set_ub_segment(Some(ub));
     FAILURE.with(|f| f.borrow_mut().take());
+    set_abandon(None);
     let f = s.launch.func;
     let c = s.launch.closure;
     // SAFETY: the launcher's trampoline, called with its own closure, once per block context.
     let r = std::panic::catch_unwind(|| unsafe { f(c) });
+    ABANDON.with(|a| a.set(None));
     block::set_ub_segment(None);
     block::leave();
     // a block's own instance (device-side `aclshmemx_instance_ctx_set`) ends with the block
@@ -243,12 +245,48 @@ fn run_block(s: &Shared, ctx: usize, ub: *mut u8, idle: &dyn Fn()) {
 
 thread_local! {
     static FAILURE: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) };
+    /// The launcher's way out of the calling block ([`set_abandon`]).
+    static ABANDON: std::cell::Cell<Option<extern "C" fn()>> = const { std::cell::Cell::new(None) };
+    /// The block is being abandoned: its failure is already recorded.
+    static ABANDONED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
 /// Records why the calling block fails (the launcher calls it before its trampoline returns
-/// non-zero).
+/// non-zero). A block abandoned by [`abandon_if_broken`] keeps that reason.
 pub fn block_failed(why: String) {
+    if ABANDONED.with(|a| a.get()) {
+        return;
+    }
     FAILURE.with(|f| *f.borrow_mut() = Some(why));
+}
+
+/// The launcher's function that ends the calling block at once (it jumps back into the block's
+/// entry, as after a fault), or `None` when the block ends: registered by the launcher of this
+/// build's device headers around each block.
+pub fn set_abandon(hook: Option<extern "C" fn()>) {
+    ABANDON.with(|a| a.set(hook));
+    ABANDONED.with(|a| a.set(false));
+}
+
+/// Ends the calling block when it runs in a launch another block of which failed and its
+/// launcher registered a way out (called where a device call failed, after its error was
+/// reported, with nothing left to drop): a block that waited for a flag the failed block was to
+/// set gives up its wait with an error, and its kernel would go on as if the flag had come. On
+/// the NPU the failed block aborts the whole kernel; here each such block ends with it.
+pub fn abandon_if_broken(call: &str) {
+    if !crate::block::launch_broken() {
+        return;
+    }
+    let Some(hook) = ABANDON.with(|a| a.get()) else {
+        return;
+    };
+    FAILURE.with(|f| {
+        *f.borrow_mut() = Some(format!(
+            "abandoned in {call}: another block of the launch failed while this one waited"
+        ))
+    });
+    ABANDONED.with(|a| a.set(true));
+    hook();
 }
 
 // ---- the block thread pool ----

@@ -423,6 +423,7 @@ pub unsafe fn wait_until_in<T: Word>(
         || {
             inst.routes().progress();
             b.snooze();
+            crate::block::check_launch()?;
             alone.check(inst, what)
         },
     )
@@ -623,9 +624,11 @@ impl<'a, T: Word> WaitSet<'a, T> {
         count
     }
 
+    /// (A block of a kernel launch in which another block failed gives up: see
+    /// [`crate::block::check_launch`], which its caller then asks; so do the two below.)
     pub fn wait_all(&self) {
         let mut b = Backoff::new();
-        while !self.all_hold() {
+        while !self.all_hold() && !crate::block::launch_broken() {
             b.snooze();
         }
     }
@@ -638,7 +641,7 @@ impl<'a, T: Word> WaitSet<'a, T> {
         let mut b = Backoff::new();
         loop {
             let i = self.first_holding();
-            if i != usize::MAX {
+            if i != usize::MAX || crate::block::launch_broken() {
                 return i;
             }
             b.snooze();
@@ -654,7 +657,7 @@ impl<'a, T: Word> WaitSet<'a, T> {
         let mut b = Backoff::new();
         loop {
             let n = self.some_holding(indices);
-            if n > 0 {
+            if n > 0 || crate::block::launch_broken() {
                 return n;
             }
             b.snooze();
