@@ -3,7 +3,8 @@
  * the source (tests/kernels.rs, `wrapper_*` tests). Scenarios:
  *   macro_launch  launches inside #defines whose kernel names the macro pastes (`Fill_##NAME<<<...>>>`,
  *                 as the original's unit tests launch one kernel per type), AIV-only and MIX, and a
- *                 launch inside a template function of a local header (kernel_wrapper_launch.h)
+ *                 launch inside a template function of a local header (kernel_wrapper_launch.h),
+ *                 and launches whose template arguments hold `<`, `>`, `<<`, `>>`, `<=`
  *   vec_guard     MIX kernels whose bodies are compiled for vector cores only (`#ifdef
  *                 __DAV_C220_VEC__`, with and without `#else`): the AIC contexts of the launch do not
  *                 run that code, as on the NPU, where the cube-core build does not contain it; and the
@@ -60,8 +61,32 @@ DEFINE_COUNT(int32, int32_t)
         Count_##NAME<<<blocks, nullptr, stream>>>(counter); \
     } while (0)
 
+/* an AIV-only kernel template whose arguments in the launches below hold `<`, `>`, `<<`, `>>`, `<=`
+   (aclshmem-cxx refused them, or took `n < 3) ? 1 : 2>` for the kernel's name) */
+template <int K>
+[[bisheng::core_ratio(0, 1)]] __global__ __aicore__ void AddK(int32_t *out)
+{
+    __atomic_fetch_add(out, K, __ATOMIC_SEQ_CST);
+}
+
+static void operator_launches(aclrtStream stream)
+{
+    constexpr int kSmall = 2;
+    auto *sum = static_cast<int32_t *>(aclshmem_calloc(1, sizeof(int32_t)));
+    AddK<1 << 2><<<2, nullptr, stream>>>(sum);         /* 2 contexts x 4 */
+    AddK<(3 > 2)><<<2, nullptr, stream>>>(sum);        /* 2 x 1 */
+    AddK<(8 >> 1)><<<2, nullptr, stream>>>(sum);       /* 2 x 4 */
+    AddK<(kSmall < 3) ? 10 : 20><<<2, nullptr, stream>>>(sum); /* 2 x 10 */
+    AddK<kSmall <= 2><<<2, nullptr, stream>>>(sum);    /* 2 x 1 */
+    ACL_OK(aclrtSynchronizeStream(stream));
+    CHECK(*sum == 2 * (4 + 1 + 4 + 10 + 1), "launches with operators in the template arguments added %d, expected %d",
+          *sum, 2 * (4 + 1 + 4 + 10 + 1));
+    aclshmem_free(sum);
+}
+
 static void macro_launch(aclrtStream stream)
 {
+    operator_launches(stream);
     constexpr uint32_t kBlocks = 6;
     auto *i32 = static_cast<int32_t *>(aclshmem_calloc(kBlocks + 1, sizeof(int32_t)));
     auto *i64 = static_cast<int64_t *>(aclshmem_calloc(kBlocks + 1, sizeof(int64_t)));
