@@ -820,6 +820,38 @@ fn collect_with_empty_null_contributions() {
     .assert_ok("collect_zero");
 }
 
+/// `shmem_realloc` grows and shrinks in place when the space after the block is free
+/// (`realloc_grow.c`, a 64 MiB heap): the only block grows to 48 MiB (it returned NULL: a new
+/// block had to fit beside the old one), on one node and through UCX.
+#[test]
+fn realloc_grows_in_place() {
+    let bin = compile("realloc_grow");
+    for n in [1, 2, 3] {
+        run_pes(
+            n,
+            &[&bin],
+            &[("ACLSHMEM_LOCAL_MEM_SIZE", "64M")],
+            Duration::from_secs(120),
+        )
+        .assert_ok("realloc_grow");
+    }
+    if !common::ucx_installed() {
+        common::skip("realloc_grows_in_place (UCX)", "UCX (libucp) not installed");
+        return;
+    }
+    run_pes(
+        2,
+        &[&bin],
+        &[
+            ("ACLSHMEM_LOCAL_MEM_SIZE", "64M"),
+            ("ACLSHMEM_TRANSPORT", "ucx"),
+            ("UCX_TLS", "tcp"),
+        ],
+        Duration::from_secs(120),
+    )
+    .assert_ok("realloc_grow");
+}
+
 /// An address-space limit (`ulimit -v`) too small for the heaps: init fails on every PE with a
 /// message that names the limit and the size asked for (before: only "address reservation ...
 /// Cannot allocate memory").

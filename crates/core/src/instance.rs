@@ -293,6 +293,9 @@ pub enum LibraryCall {
     /// A free of the block with this code: its heap kind above its offset (bits 62 and 63), or
     /// `u64::MAX` for an address in no heap.
     Free(u64),
+    /// A resize in place of the block with this code (as `Free`'s) to this many bytes
+    /// (OpenSHMEM's `shmem_realloc`).
+    Resize(u64, u64),
 }
 
 impl LibraryCall {
@@ -310,6 +313,13 @@ impl LibraryCall {
                 v.resize(19, 0);
                 v
             }
+            LibraryCall::Resize(code, size) => {
+                let mut v = vec![2];
+                v.extend_from_slice(&code.to_le_bytes());
+                v.extend_from_slice(&size.to_le_bytes());
+                v.resize(19, 0);
+                v
+            }
         }
     }
 
@@ -317,6 +327,10 @@ impl LibraryCall {
         match (b.first()?, b.get(1..)?) {
             (0, r) => AllocRequest::decode(r).map(LibraryCall::Alloc),
             (1, r) if r.len() == 18 => Some(LibraryCall::Free(u64::from_le_bytes(r[..8].try_into().ok()?))),
+            (2, r) if r.len() == 18 => Some(LibraryCall::Resize(
+                u64::from_le_bytes(r[..8].try_into().ok()?),
+                u64::from_le_bytes(r[8..16].try_into().ok()?),
+            )),
             _ => None,
         }
     }
@@ -335,6 +349,7 @@ impl LibraryCall {
                             format!("PE {pe}: {} bytes (align {}, {:?})", r.size, r.align, r.kind)
                         }
                         Some(LibraryCall::Free(_)) => format!("PE {pe}: a free"),
+                        Some(LibraryCall::Resize(_, size)) => format!("PE {pe}: a resize to {size} bytes"),
                         None => format!("PE {pe}: ?"),
                     })
                     .collect();
@@ -353,11 +368,36 @@ impl LibraryCall {
                         Some(LibraryCall::Free(u64::MAX)) => format!("PE {pe} an address in no heap"),
                         Some(LibraryCall::Free(c)) => format!("PE {pe} offset {:#x}", c & OFFSET_BITS),
                         Some(LibraryCall::Alloc(r)) => format!("PE {pe} allocates {} bytes", r.size),
+                        Some(LibraryCall::Resize(c, size)) => {
+                            format!("PE {pe} resizes offset {:#x} to {size} bytes", c & OFFSET_BITS)
+                        }
                         None => format!("PE {pe} ?"),
                     })
                     .collect();
                 format!(
                     "asymmetric free: PEs free different blocks (this PE, PE {me}, offset {:#x}; {}); nothing freed",
+                    code & OFFSET_BITS,
+                    others.join(", ")
+                )
+            }
+            LibraryCall::Resize(code, size) => {
+                let others: Vec<String> = calls
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, c)| c.as_ref() != Some(self))
+                    .take(16)
+                    .map(|(pe, c)| match c {
+                        Some(LibraryCall::Resize(c, s)) => {
+                            format!("PE {pe} offset {:#x} to {s} bytes", c & OFFSET_BITS)
+                        }
+                        Some(LibraryCall::Free(_)) => format!("PE {pe} a free"),
+                        Some(LibraryCall::Alloc(r)) => format!("PE {pe} allocates {} bytes", r.size),
+                        None => format!("PE {pe} ?"),
+                    })
+                    .collect();
+                format!(
+                    "asymmetric realloc: PEs resize different blocks or to different sizes (this PE, PE {me}, \
+                     offset {:#x} to {size} bytes; {}); nothing changed",
                     code & OFFSET_BITS,
                     others.join(", ")
                 )
@@ -850,6 +890,36 @@ impl Instance {
             how.barrier(self)?;
         }
         Ok(Some(p))
+    }
+
+    /// Collective resize in place of the device-heap block at `ptr` to `size` bytes (OpenSHMEM's
+    /// `shmem_realloc` tries it first): true when the block now has that size without moving
+    /// (shrunk, or grown into the free space right after it), false when it cannot grow there.
+    /// The same answer on every PE (the allocators agree).
+    pub fn resize(&self, ptr: usize, size: u64, how: &dyn Agreement) -> Result<bool> {
+        let _g = self.collective();
+        let found = self.device.user_offset_of(ptr, 1);
+        let code = found.map_or(u64::MAX, |off| ((HeapKind::Device as u64) << 62) | off as u64);
+        let agreed = how.agree(self, &LibraryCall::Resize(code, size));
+        let off = found.ok_or_else(|| {
+            Error::InvalidParam(format!("{}; nothing changed", self.not_symmetric("ptr", ptr, 1)))
+        })?;
+        agreed?;
+        let fixed_end = self.buffers.last().map_or(0, |b| b.heap_offset + b.size);
+        if off < fixed_end {
+            return Err(Error::InvalidParam(format!(
+                "{ptr:#x} lies in the user buffers of aclshmemx_init_attr_with_buffers; nothing changed"
+            )));
+        }
+        self.device
+            .alloc
+            .locked()
+            .resize(off as u64, size)
+            .ok_or_else(|| {
+                Error::InvalidParam(format!(
+                    "{ptr:#x} is not the start of a live allocation; nothing changed"
+                ))
+            })
     }
 
     /// Collective free of `ptr` in the heap of `kind` (`None`: whichever heap holds it).

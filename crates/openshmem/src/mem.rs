@@ -111,9 +111,11 @@ pub extern "C" fn shmem_align(alignment: usize, size: usize) -> *mut c_void {
     })
 }
 
-/// Resizes a symmetric block, keeping `min(old, new)` bytes of its contents. Collective (a barrier
-/// before the old block is freed). `ptr` NULL: [`shmem_malloc`]; `size` 0: frees `ptr` and returns
-/// NULL. When no new block fits, returns NULL and `ptr` stays valid.
+/// Resizes a symmetric block, keeping `min(old, new)` bytes of its contents. Collective. In place
+/// when it can (a smaller size; a larger one when the space right after the block is free), else
+/// a new block, the contents copied, the old one freed (a barrier before). `ptr` NULL:
+/// [`shmem_malloc`]; `size` 0: frees `ptr` and returns NULL. When no new block fits, returns NULL
+/// and `ptr` stays valid.
 ///
 /// # Safety
 /// `ptr` must be NULL or a block returned by this surface's allocation routines and not freed.
@@ -133,6 +135,13 @@ pub unsafe extern "C" fn shmem_realloc(ptr: *mut c_void, size: usize) -> *mut c_
             return Ok(std::ptr::null_mut());
         }
         let old = block_size(ptr)?;
+        // in place when it can (shrinking; growing into free space right after the block): a
+        // block of most of the heap can then grow, where a new block must fit beside the old one
+        let inst = runtime::current()?;
+        if inst.resize(ptr as usize, size as u64, &WorldAgreement)? {
+            sizes(|m| m.insert(ptr as usize, size));
+            return Ok(ptr);
+        }
         let new = allocate(size, 16, false)?;
         if new.is_null() {
             return Ok(new);

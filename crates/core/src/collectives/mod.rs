@@ -67,12 +67,13 @@ const COLLECT: u8 = 4;
 /// OpenSHMEM's strided all-to-all (its record: [`Call::alltoalls`]).
 const ALLTOALLS: u8 = 6;
 /// The library's own collective calls ([`library_call`], [`exchange_call`]): which one in the
-/// root word's bits 22 and 23 ([`LIB_ALLOC`], [`LIB_FREE`], [`LIB_SPLIT`]), its request in the
-/// rest (see [`Call::library`]).
+/// root word's bits 22 and 23 ([`LIB_ALLOC`], [`LIB_FREE`], [`LIB_SPLIT`], [`LIB_RESIZE`]), its
+/// request in the rest (see [`Call::library`]).
 const LIBRARY: u8 = 7;
 const LIB_ALLOC: u32 = 0;
 const LIB_FREE: u32 = 1 << 22;
 const LIB_SPLIT: u32 = 2 << 22;
+const LIB_RESIZE: u32 = 3 << 22;
 /// Reductions: this plus the operator's number.
 const REDUCE: u8 = 8;
 /// The family of the tag of a call's record in an agreement ([`Call::agree_tag`]).
@@ -253,6 +254,16 @@ impl Call {
                 root: LIB_FREE,
                 len: *code,
             },
+            // the new size in the length, the block in the root (its offset in granules and its
+            // heap, folded into 22 bits: exact for offsets below 64 MiB)
+            LibraryCall::Resize(code, size) => {
+                let v = (code & crate::instance::OFFSET_BITS) >> 4 ^ (code >> 62) << 20;
+                Call {
+                    kind: LIBRARY,
+                    root: LIB_RESIZE | ((v ^ v >> 22 ^ v >> 44) & 0x3f_ffff) as u32,
+                    len: *size,
+                }
+            }
         }
     }
 
@@ -544,6 +555,7 @@ impl Call {
                 heap(self.len >> 62)
             ),
             LIB_SPLIT => "a team split".to_string(),
+            LIB_RESIZE => format!("a resize (realloc) to {} bytes", self.len),
             _ => "a call of the library".to_string(),
         }
     }

@@ -86,6 +86,43 @@ impl Allocator {
         self.used.get(&off).copied()
     }
 
+    /// Resizes the live block at `off` to `size` bytes (rounded up to the granule) without moving
+    /// it: shrinking frees its tail (merged with a free block after it); growing takes the free
+    /// block right after it when that is large enough. `Some(true)` when the block now has the new
+    /// size, `Some(false)` when it cannot grow there (or `size` is 0), `None` when `off` is not the
+    /// start of a live block.
+    pub fn resize(&mut self, off: u64, size: u64) -> Option<bool> {
+        let len = *self.used.get(&off)?;
+        let Some(new) = size.checked_add(GRANULE - 1).map(|s| s / GRANULE * GRANULE) else {
+            return Some(false);
+        };
+        if new == 0 {
+            return Some(false);
+        }
+        let after = self.free.get(&(off + len)).copied();
+        if new < len {
+            let tail = off + new;
+            let end = off + len + after.unwrap_or(0);
+            if after.is_some() {
+                self.free.remove(&(off + len));
+            }
+            self.free.insert(tail, end - tail);
+        } else if new > len {
+            let need = new - len;
+            match after {
+                Some(a) if a >= need => {
+                    self.free.remove(&(off + len));
+                    if a > need {
+                        self.free.insert(off + new, a - need);
+                    }
+                }
+                _ => return Some(false),
+            }
+        }
+        self.used.insert(off, new);
+        Some(true)
+    }
+
     /// Frees the block starting at `off`, merging with free neighbours. Returns its size.
     pub fn free(&mut self, off: u64) -> Result<u64, FreeError> {
         let len = self.used.remove(&off).ok_or(FreeError::NotAllocated(off))?;
@@ -173,6 +210,35 @@ mod tests {
             out
         };
         assert_eq!(run(), run());
+    }
+
+    #[test]
+    fn blocks_resize_in_place_when_the_space_after_them_is_free() {
+        let mut a = Allocator::new(1024);
+        let x = a.alloc(100, 16).unwrap(); // 112 bytes at 0
+        assert_eq!(a.block_size(x), Some(112));
+        // the only block grows into the free space after it, to most of the heap
+        assert_eq!(a.resize(x, 900), Some(true));
+        assert_eq!(a.block_size(x), Some(912));
+        assert_eq!(a.free_bytes(), 1024 - 912);
+        // not beyond the heap
+        assert_eq!(a.resize(x, 1025), Some(false));
+        assert_eq!(a.block_size(x), Some(912));
+        // shrinking frees the tail, merged with the free block after it
+        assert_eq!(a.resize(x, 32), Some(true));
+        assert_eq!(a.free_bytes(), 1024 - 32);
+        assert_eq!(a.alloc(992, 16), Some(32));
+        // a block with a live neighbour after it cannot grow
+        a.free(32).unwrap();
+        let y = a.alloc(64, 16).unwrap();
+        assert_eq!(y, 32);
+        assert_eq!(a.resize(x, 48), Some(false));
+        assert_eq!(a.resize(x, 0), Some(false));
+        assert_eq!(a.resize(8, 64), None);
+        // the same resizes give the same offsets on every PE: the next allocations agree
+        let mut b = a.clone();
+        assert_eq!(a.resize(y, 200), b.resize(y, 200));
+        assert_eq!(a.alloc(48, 16), b.alloc(48, 16));
     }
 
     #[test]
