@@ -10,6 +10,7 @@ use std::ffi::{c_int, c_void};
 use pyo3::create_exception;
 use pyo3::exceptions::{PyBufferError, PyException};
 use pyo3::ffi;
+use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyInt, PyTuple};
 
@@ -64,6 +65,13 @@ impl Buffer {
     unsafe fn __getbuffer__(slf: Bound<'_, Self>, view: *mut ffi::Py_buffer, flags: c_int) -> PyResult<()> {
         if view.is_null() {
             return Err(PyBufferError::new_err("View is null"));
+        }
+        // a `shmem.core.Buffer` whose memory was freed (its own allocation, or that of its owner
+        // or of the array it holds) exports nothing: the address may be a newer block's by now
+        if let Ok(freed) = slf.as_any().getattr(intern!(slf.py(), "release_called"))
+            && freed.is_truthy()?
+        {
+            return Err(AclshmemInvalid::new_err("the Buffer's memory was freed"));
         }
         let (addr, len) = {
             let b = slf.borrow();

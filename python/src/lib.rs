@@ -338,6 +338,17 @@ impl UniqueId {
         PyBytes::new(py, &out)
     }
 
+    /// Pickling and `copy`: the state is the 136 bytes of `to_bytes` (a `UniqueId` is what
+    /// `comm.bcast` or `torch.distributed.broadcast_object_list` hands around).
+    fn __getstate__<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        self.to_bytes(py)
+    }
+
+    fn __setstate__(&mut self, state: &[u8]) -> PyResult<()> {
+        *self = Self::from_bytes(state)?;
+        Ok(())
+    }
+
     /// Parses the 136 bytes of a unique id (any other length raises `ValueError`).
     #[staticmethod]
     fn from_bytes(data: &[u8]) -> PyResult<Self> {

@@ -2,9 +2,11 @@
 and here (one process, no init) the argument rules of Buffer, instance ids, UniqueId.from_bytes,
 InitAttr, the enums, constants and module contents, and shmem._soc."""
 
+import copy
 import ctypes
 import importlib
 import os
+import pickle
 import subprocess
 import sys
 
@@ -113,6 +115,11 @@ def test_init_attr_and_unique_id():
         attr._uid_owner = object()
     uid = shmem.UniqueId()
     assert shmem.UniqueId.from_bytes(uid.to_bytes()).to_bytes() == uid.to_bytes()
+    # picklable and copyable (what comm.bcast or broadcast_object_list do with it)
+    made = core.UniqueID()
+    made.my_pe, made.n_pes = 3, 5
+    for again in (pickle.loads(pickle.dumps(made)), copy.copy(made), copy.deepcopy(made)):
+        assert isinstance(again, core.UniqueID) and again.to_bytes() == made.to_bytes()
     for bad in (b"", uid.to_bytes()[:-1], uid.to_bytes() + b"\0"):
         with pytest.raises(ValueError):
             shmem.UniqueId.from_bytes(bad)

@@ -12,13 +12,15 @@ an ACL runtime loaded in the process, work on stream 0 runs inline.
 
 from .. import _pyshmem as _p
 from . import direct  # noqa: F401  (not re-exported, as in the original)
-from . import config as _config
-from . import init_final as _init_final
-from . import memory as _memory
-from . import multi_instance as _multi_instance
-from . import profiling as _profiling
-from . import rma as _rma
-from . import sync as _sync
+# the modules' __all__ by name: `sync` and `multi_instance` are also functions, which the star
+# imports below bind over the submodules' names (a reload would find the functions)
+from .config import __all__ as _config_all
+from .init_final import __all__ as _init_final_all
+from .memory import __all__ as _memory_all
+from .multi_instance import __all__ as _multi_instance_all
+from .profiling import __all__ as _profiling_all
+from .rma import __all__ as _rma_all
+from .sync import __all__ as _sync_all
 from .config import *  # noqa: F401,F403
 from .init_final import *  # noqa: F401,F403
 from .init_final import DEFAULT_MEM_SIZE  # noqa: F401
@@ -31,8 +33,7 @@ from .utils import AclshmemError, AclshmemInvalid, Buffer, MemType, logger, setu
 from ._array import array, free_array, get_peer_array, release_collected
 from ._tensor import tensor, free_tensor, get_peer_tensor
 
-__all__ = (_init_final.__all__ + _rma.__all__ + _memory.__all__ + _sync.__all__ + _multi_instance.__all__
-           + _config.__all__ + _profiling.__all__
+__all__ = (_init_final_all + _rma_all + _memory_all + _sync_all + _multi_instance_all + _config_all + _profiling_all
            # beyond the original
            + ["my_pe", "n_pes", "array", "free_array", "release_collected", "get_peer_array", "tensor",
               "free_tensor", "get_peer_tensor", "AclshmemError", "AclshmemInvalid", "setup_aclshmem_logger"])

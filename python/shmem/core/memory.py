@@ -3,7 +3,7 @@
 import threading
 
 from .. import _pyshmem as _p
-from .utils import (AclshmemError, AclshmemInvalid, Buffer, MemType, _SIZE_T_MAX, _current_instance_id,
+from .utils import (AclshmemError, AclshmemInvalid, Buffer, MemType, _SIZE_T_MAX, _check_pe, _current_instance_id,
                     _instance_lock, _is_int, _validate_buffer_instance)
 
 __all__ = ["buffer", "calloc", "align", "free", "get_peer_buffer", "Buffer", "MemType"]
@@ -90,13 +90,17 @@ def get_peer_buffer(buf, pe):
     For an owning Buffer the result is a borrowed view of it (``owned`` False, its owner's
     ``instance_id``). Also takes a NumPy array or torch tensor over symmetric memory. Raises
     AclshmemInvalid for a bad argument, AclshmemError when the memory is not addressable from here."""
-    from .rma import _addr, _check_pe, _nbytes
+    from . import _array
+    from .rma import _addr, _nbytes
 
     with _instance_lock.shared():
         if isinstance(buf, Buffer):
             buf._ensure_usable()
             _validate_buffer_instance(buf, "buf")
-        _check_pe(pe, "pe")
+        else:
+            _nbytes(buf)
+            _array.check_live(buf, "buf")
+        pe = _check_pe(pe, "pe")
         addr = _p.aclshmem_ptr(_addr(buf), pe)
         if addr == 0:
             raise AclshmemError("PE %d's copy of 0x%x is not directly addressable from here" % (pe, _addr(buf)))
@@ -104,4 +108,4 @@ def get_peer_buffer(buf, pe):
             return Buffer._borrowed(addr, buf.length, buf.mem_type, buf)
         if isinstance(buf, Buffer) and buf._owner is not None:
             return Buffer._borrowed(addr, buf.length, buf.mem_type, buf._owner)
-        return Buffer(addr, _nbytes(buf))
+        return _array.peer_buffer(addr, _nbytes(buf), _array._root(buf))

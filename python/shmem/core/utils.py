@@ -12,6 +12,7 @@ thread that it may be waiting for.
 
 import ctypes
 import logging
+import numbers
 import os
 import threading
 from contextlib import contextmanager
@@ -131,6 +132,21 @@ def _is_int(value):
     return isinstance(value, int) and not isinstance(value, bool)
 
 
+def _check_pe(pe, name="remote_pe"):
+    """The PE number ``pe`` of the current instance as an int: an int or a NumPy integer (what
+    ``numpy.arange`` or ``numpy.argmin`` gives), not a bool, in ``0..n_pes - 1``; else
+    AclshmemInvalid."""
+    if not isinstance(pe, numbers.Integral) or isinstance(pe, bool):
+        raise AclshmemInvalid("%s must be an int, got %s %r" % (name, type(pe).__name__, pe))
+    pe = int(pe)
+    n = _p.pe_count()
+    if n <= 0:
+        raise AclshmemInvalid("%s cannot be checked: the library is not initialised" % name)
+    if not 0 <= pe < n:
+        raise AclshmemInvalid("%s must be in 0..%d, got %d" % (name, n - 1, pe))
+    return pe
+
+
 def _validate_instance_id(instance_id):
     """Raises AclshmemInvalid unless ``instance_id`` is an int (not a bool) in 0..254."""
     if not _is_int(instance_id) or not 0 <= instance_id < _MAX_INSTANCE_COUNT:
@@ -181,8 +197,10 @@ class Buffer(_p.Buffer):
     ``align`` return owning Buffers (``owned`` True, ``instance_id`` = the instance that allocated
     them); :func:`shmem.core.get_peer_buffer` returns a borrowed view of one, which shares its
     owner's ``instance_id`` and ``release_called``. ``release_called`` turns True when
-    :func:`shmem.core.free` is called for the allocation (it is never reset); a Buffer whose
-    allocation was freed is refused by every call of :mod:`shmem.core`.
+    :func:`shmem.core.free` is called for the allocation (for the Buffer under an array or tensor:
+    ``free_array``/``free_tensor``, or the finalize of its instance); it is never reset. A Buffer
+    whose allocation was freed is refused by every call of :mod:`shmem.core`, and so is every array
+    or tensor over it; it no longer exports its memory (``memoryview`` raises AclshmemInvalid).
     """
 
     __slots__ = ("mem_type", "_owned", "_release_called", "_owner", "_instance_id")
