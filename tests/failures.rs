@@ -1643,6 +1643,28 @@ fn forked_pe_death(victim: usize, env: &[(&str, &str)], named: &str, within: Dur
     eprintln!("PE {victim} (with a forked child) killed: the others ended within {worst:.2?}");
 }
 
+/// A PE that fails with status 1 (as an uncaught Python exception exits) while the others wait in
+/// a barrier: `aclshmrun` names it, not one of the PEs the library ends with status 1 for losing
+/// it (they were reaped in the same poll, and the lowest-numbered was named; 5 runs).
+#[test]
+fn the_launcher_names_the_pe_that_failed_with_status_1() {
+    let _serial = serial();
+    let prog = prog();
+    for _ in 0..5 {
+        let run = common::run_pes(
+            3,
+            &[prog.as_os_str(), OsStr::new("die")],
+            &[("FT_PE", "2"), ("FT_HOW", "exit1"), ("FT_MODE", "barrier")],
+            Duration::from_secs(40),
+        );
+        assert!(
+            run.code() == 1 && run.stderr.contains("aclshmrun: PE 2 exited with status 1"),
+            "{}",
+            run.dump()
+        );
+    }
+}
+
 #[test]
 fn a_pe_with_a_forked_child_is_still_seen_to_die() {
     let _serial = serial();

@@ -258,7 +258,8 @@ static void scenario_exit_before_init(void)
 }
 
 /* ------------------------------------------------------------------------------------------ */
-/* die: PE FT_PE is killed (SIGKILL) while the others wait in FT_MODE.                          */
+/* die: PE FT_PE is killed (SIGKILL; FT_HOW=exit1: exits with status 1) while the others wait  */
+/* in FT_MODE.                                                                                   */
 /* ------------------------------------------------------------------------------------------ */
 static void scenario_die(void)
 {
@@ -283,6 +284,10 @@ static void scenario_die(void)
     if (g_pe == victim) {
         sleep_ms(500); /* the others are waiting by now */
         say("pe %d dies now (pid %d)", g_pe, (int)getpid());
+        const char *how = getenv("FT_HOW");
+        if (how != NULL && strcmp(how, "exit1") == 0) {
+            exit(1); /* as a program that fails (an uncaught Python exception exits so) */
+        }
         raise(SIGKILL);
         fail("survived SIGKILL");
     }

@@ -370,6 +370,10 @@ pub struct Watcher {
     thread: std::sync::Mutex<Option<std::thread::JoinHandle<()>>>,
 }
 
+/// How long a PE that learned of another's death waits before it exits ([`end_process`]): ten
+/// polls of `aclshmrun`, so the PE that died is reaped in an earlier one.
+const LOSS_EXIT_DELAY: Duration = Duration::from_millis(50);
+
 fn end_process(pe: usize, msg: std::io::Result<Option<Message>>) -> ! {
     let status = match msg {
         Ok(Some(Message::ExitNotice { pe: from, status })) => {
@@ -384,6 +388,11 @@ fn end_process(pe: usize, msg: std::io::Result<Option<Message>>) -> ! {
                 "[PE {pe}] PE {dead} died or became unreachable (its connection to the config store \
                  closed, or went silent for ACLSHMEM_HEARTBEAT_TIMEOUT, without a finalize): exiting"
             ));
+            // the PE that died has ended (its connections closed); those it takes along end a
+            // little later, so a launcher that polls its PEs sees it end first and names it: a PE
+            // that failed with status 1 (an uncaught Python exception), reaped in one poll with
+            // the others, was named after the lowest-numbered of them
+            std::thread::sleep(LOSS_EXIT_DELAY);
             1
         }
         Ok(None) if pe == 0 => {
@@ -405,6 +414,8 @@ fn end_process(pe: usize, msg: std::io::Result<Option<Message>>) -> ! {
                 "[PE {pe}] lost the config store run by PE 0 ({other:?}): PE 0 died, or its node is \
                  unreachable; exiting"
             ));
+            // (as for `PeerDied`: PE 0, whose connection ended, is seen to end first)
+            std::thread::sleep(LOSS_EXIT_DELAY);
             1
         }
     };
