@@ -129,7 +129,7 @@ impl Server {
             listener,
             listening: true,
             out_of_files: false,
-            files_failed: None,
+            job_failed: None,
             spare: std::fs::File::open("/dev/null").ok(),
             starved_since: None,
             accept_paused_until: None,
@@ -478,9 +478,10 @@ struct Store {
     listening: bool,
     /// Accepting failed for want of descriptors (logged once).
     out_of_files: bool,
-    /// Why the job's bootstrap failed for want of descriptors: every waiting and later collective
-    /// fails with it, and connections are turned away with it ([`Store::turn_away`]).
-    files_failed: Option<String>,
+    /// Why the job's bootstrap failed for good (the store ran out of descriptors, or a PE of the
+    /// job was started for a job of another size): every waiting and later collective fails with
+    /// it, and connections are turned away with it ([`Store::turn_away`]).
+    job_failed: Option<String>,
     /// A descriptor kept in reserve: given up for a moment to accept a connection and tell it why
     /// it is turned away when the store is out of descriptors.
     spare: Option<std::fs::File>,
@@ -609,8 +610,7 @@ impl Store {
                     // PEs' own connections were evicted before their hello, over and over)
                     let starved = no_files
                         && self.starved_since.get_or_insert_with(Instant::now).elapsed() > STARVED_FOR;
-                    if no_files
-                        && (self.files_failed.is_some() || self.peers.len() < 2 * self.n_pes || starved)
+                    if no_files && (self.job_failed.is_some() || self.peers.len() < 2 * self.n_pes || starved)
                     {
                         self.out_of_descriptors(&e);
                         if self.turn_away() {
@@ -677,7 +677,7 @@ impl Store {
     /// every waiting and later collective fails, and the cause goes to stderr too, as PE 0's log
     /// file may not open for the same reason).
     fn out_of_descriptors(&mut self, e: &std::io::Error) {
-        if self.files_failed.is_some() {
+        if self.job_failed.is_some() {
             return;
         }
         let mut lim = libc::rlimit {
@@ -696,6 +696,12 @@ impl Store {
             lim.rlim_max
         );
         super::client::announce(&reason);
+        self.fail_job(reason);
+    }
+
+    /// The job's bootstrap fails for good with `reason`: every waiting and later collective fails
+    /// with it at once, and the PEs still to come are turned away with it.
+    fn fail_job(&mut self, reason: String) {
         for pe in 0..self.n_pes {
             self.fail(pe, reason.clone());
             // the PEs still to come will not: the others' `Bye`s do not wait for them
@@ -703,14 +709,14 @@ impl Store {
                 self.absent.push(pe);
             }
         }
-        self.files_failed = Some(reason);
+        self.job_failed = Some(reason);
         self.check_all_left();
     }
 
     /// Accepts one waiting connection with the spare descriptor and tells it why it is turned
-    /// away ([`Store::files_failed`]); false when there is no spare or no connection.
+    /// away ([`Store::job_failed`]); false when there is no spare or no connection.
     fn turn_away(&mut self) -> bool {
-        let (Some(spare), Some(reason)) = (self.spare.take(), self.files_failed.clone()) else {
+        let (Some(spare), Some(reason)) = (self.spare.take(), self.job_failed.clone()) else {
             return false;
         };
         drop(spare);
@@ -941,10 +947,22 @@ impl Store {
         }
         if n_pes != self.n_pes || pe >= self.n_pes {
             let why = format!("PE {pe} of {n_pes} does not fit a job of {} PEs", self.n_pes);
-            return self.reject(token, &why, &why);
+            self.reject(token, &why, &why);
+            // a PE of this job (it knows the secret) started for a job of another size: the job
+            // cannot start, so its other PEs fail now rather than wait for it until the operation
+            // timeout (they reported it as a PE that did not arrive, after 120 s)
+            if self.job_failed.is_none() {
+                let reason = format!(
+                    "a PE of this job was started for a job of another size ({why}): every PE must be \
+                     started for the same number of PEs"
+                );
+                log::error!("config store: {reason}");
+                self.fail_job(reason);
+            }
+            return;
         }
         // (before "shutting down", which clients retry: the job failed for good)
-        if let Some(why) = self.files_failed.clone() {
+        if let Some(why) = self.job_failed.clone() {
             return self.reject(token, &why, &why);
         }
         if self.stopping {
@@ -1059,7 +1077,7 @@ impl Store {
         }
         round.parts[pe] = Some(data);
         self.pes[pe].waiting = Some((seq, Instant::now() + self.op_timeout));
-        if let Some(why) = self.files_failed.clone() {
+        if let Some(why) = self.job_failed.clone() {
             self.fail(pe, why);
             return;
         }
@@ -1438,6 +1456,35 @@ mod tests {
         c0.bye();
         c1.bye();
         h2.join().unwrap();
+        server.shutdown(t);
+    }
+
+    #[test]
+    fn a_pe_started_for_another_job_size_fails_the_job_at_once() {
+        // PE 1 of a 2-PE job started as one of 3 (a unique id handed to a process with another
+        // nranks): it is refused, and PE 0, waiting in the first exchange, fails at once (it
+        // waited the 30 s operation timeout and named PE 1 as not arrived), as does a later one
+        let (server, addr) = start(2, b"s", Duration::from_secs(30));
+        let t = Duration::from_secs(5);
+        let c0 = Client::connect(&target(addr, b"s", 0, 2, t), t).unwrap();
+        let h0 = std::thread::spawn(move || (c0.allgather(b"a").map(|_| ()).unwrap_err().to_string(), c0));
+        std::thread::sleep(Duration::from_millis(300));
+        let start_t = Instant::now();
+        let e1 = Client::connect(&target(addr, b"s", 1, 3, t), t)
+            .map(|_| ())
+            .unwrap_err()
+            .to_string();
+        assert!(e1.contains("PE 1 of 3 does not fit a job of 2 PEs"), "{e1}");
+        let (e0, c0) = h0.join().unwrap();
+        assert!(e0.contains("started for a job of another size"), "{e0}");
+        assert!(
+            start_t.elapsed() < Duration::from_secs(5),
+            "{:?}",
+            start_t.elapsed()
+        );
+        let again = c0.allgather(b"b").map(|_| ()).unwrap_err().to_string();
+        assert!(again.contains("another size"), "{again}");
+        c0.bye();
         server.shutdown(t);
     }
 
