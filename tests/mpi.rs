@@ -91,10 +91,16 @@ fn mpich_library_initialises_mpi_itself() {
 
 /// PE 1 returns 3 from `main` while the others wait in a barrier for it: the job ends with a
 /// nonzero status under both MPIs (the library's `MPI_Finalize` at exit, collective, waited for
-/// the others for ever, and so did they).
+/// the others for ever, and so did they). The same with 0 and no finalize: PE 1 tells the others
+/// it left, and their barrier fails naming it (they waited for ever).
 #[test]
 fn a_pe_ending_with_a_nonzero_status_ends_the_job_under_mpirun() {
-    for (launcher, name) in [("mpirun.openmpi", "ret_ompi"), ("mpirun.mpich", "ret_mpich")] {
+    for (launcher, name, ret) in [
+        ("mpirun.openmpi", "ret_ompi", "3"),
+        ("mpirun.mpich", "ret_mpich", "3"),
+        ("mpirun.openmpi", "ret0_ompi", "0"),
+        ("mpirun.mpich", "ret0_mpich", "0"),
+    ] {
         let prog = build("gcc", name, false);
         let mut cmd = Command::new("timeout");
         cmd.arg("60").arg(launcher);
@@ -104,16 +110,26 @@ fn a_pe_ending_with_a_nonzero_status_ends_the_job_under_mpirun() {
         let out = cmd
             .args(["-np", "2"])
             .arg(&prog)
-            .env("MPI_INIT_RETURN", "3")
+            .env("MPI_INIT_RETURN", ret)
+            .env("SHMEM_LOG_TO_STDOUT", "1")
             .output()
             .unwrap_or_else(|e| panic!("{launcher} not found ({e})"));
         let code = out.status.code();
-        assert!(
-            code.is_some_and(|c| c != 0 && c != 124),
-            "{launcher}: status {code:?} (124: the job hung)\n{}{}",
+        let text = format!(
+            "{}{}",
             String::from_utf8_lossy(&out.stdout),
             String::from_utf8_lossy(&out.stderr)
         );
+        assert!(
+            code.is_some_and(|c| c != 0 && c != 124),
+            "{launcher} (PE 1 returns {ret}): status {code:?} (124: the job hung)\n{text}"
+        );
+        if ret == "0" {
+            assert!(
+                text.contains("PE 1 left the job"),
+                "{launcher}: the barrier's failure names PE 1\n{text}"
+            );
+        }
         let _ = std::fs::remove_file(&prog);
     }
 }

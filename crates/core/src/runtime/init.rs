@@ -314,7 +314,9 @@ fn release_uid(flags: u32, a: &InitAttr) {
 /// as a lost PE (status 1), often while they were still in their own exit. The finalize waits for
 /// the others as an explicit one does; with a nonzero status (an error) the PE leaves as it did,
 /// and the job ends as when a PE dies. Instances of the MPI bootstrap are left to MPI (whose own
-/// finalize may have run already). The OpenSHMEM surface's implicit finalize runs before this.
+/// finalize may have run already): the PE only tells the others it left (`sync::depart`), so
+/// their waits for it fail rather than hang. The OpenSHMEM surface's implicit finalize runs
+/// before this.
 fn finalize_at_exit(status: i32) {
     if status != 0 || crate::util::ending() {
         return;
@@ -331,6 +333,15 @@ fn finalize_at_exit(status: i32) {
         // out, and only this thread (the process's exit) finalizes now, after this borrow's last use
         let inst = unsafe { &*p };
         if !inst.boot().watches_departures() {
+            // MPI: no finalize (MPI's own may have run), but the others learn that this PE left,
+            // so a barrier or wait of theirs for it fails after the departure grace, naming it,
+            // instead of waiting for ever (and mpirun with it)
+            if let Err(e) = crate::sync::depart(inst) {
+                log::warn!(
+                    "[PE {}] telling the others that this PE leaves: {e}",
+                    inst.my_pe()
+                );
+            }
             continue;
         }
         let pe = inst.my_pe();
