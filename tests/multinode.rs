@@ -845,6 +845,11 @@ fn cut_node_1_ends_the_job(test: &str, c: &Cluster, scenario: &str, within: Dura
         stderr.contains("did not answer within ACLSHMEM_UCX_TIMEOUT") && stderr.contains("ending the job"),
         "{test}: no message naming the PE and the limit\n{all}"
     );
+    // the PE whose library ended the job says so (it read as its program's global exit)
+    assert!(
+        stderr.contains("the library ended the job for the reason above"),
+        "{test}: the end was blamed on the program\n{all}"
+    );
     (stdout, stderr)
 }
 

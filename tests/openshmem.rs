@@ -417,6 +417,23 @@ fn concurrent_splits_of_different_parents() {
     }
 }
 
+/// Two threads splitting the same parent at once (`same_parent_splits.c`, forbidden by the
+/// specification) end the job with a message naming the parent (the overlapping split returned an
+/// error and the program went on).
+#[test]
+fn overlapping_splits_of_one_parent_end_the_job() {
+    let bin = compile("same_parent_splits");
+    let run = run_pes(2, &[&bin], &[], Duration::from_secs(60));
+    assert!(
+        run.code() != 0
+            && run.stderr.contains("is splitting parent team 0")
+            && !run.stdout.contains("FAIL")
+            && run.elapsed < Duration::from_secs(30),
+        "{}",
+        run.dump()
+    );
+}
+
 #[test]
 fn cxx_header_with_oshcxx() {
     let bin = compile_with(

@@ -512,7 +512,7 @@ static SPLITTING: [std::sync::atomic::AtomicBool; ACLSHMEM_MAX_TEAMS] =
 /// collective calls on one team must not overlap (they share its mailbox and exchange area).
 /// Splits of different parents may run at once in different threads. A second thread that
 /// starts a split of a parent another thread is splitting fails at once
-/// (`ACLSHMEM_INVALID_PARAM`) with a message saying so.
+/// (`ACLSHMEM_NOT_SUPPORTED`, which ends an OpenSHMEM program) with a message saying so.
 struct Splitting(usize);
 
 impl Splitting {
@@ -528,7 +528,9 @@ impl Splitting {
                 crate::team_table::TeamName(parent.slot)
             );
             crate::logging::write_stderr(&format!("aclshmem: [PE {}] {msg}\n", inst.my_pe()));
-            return Err(Error::InvalidParam(msg));
+            // (not an argument error: its partners in the split would wait for it; the OpenSHMEM
+            // surface ends the job on this one)
+            return Err(Error::NotSupported(msg));
         }
         Ok(Splitting(parent.slot))
     }

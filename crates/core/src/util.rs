@@ -123,10 +123,20 @@ pub fn on_job_end(end: fn(i32)) {
 /// the job unable to go on (a peer that stopped answering); this process only when no job end is
 /// registered. Never returns.
 pub fn end_job(status: i32) -> ! {
+    LIBRARY_ENDS_JOB.store(true, std::sync::atomic::Ordering::SeqCst);
     if let Some(end) = JOB_END.get() {
         end(status);
     }
     exit_process(status)
+}
+
+/// Set by [`end_job`]: the job's end comes from the library on this PE, not from the program's
+/// `aclshmem_global_exit` (the end's notice says so).
+static LIBRARY_ENDS_JOB: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Whether this PE's library (not its program) ended the job ([`end_job`]).
+pub fn library_ends_job() -> bool {
+    LIBRARY_ENDS_JOB.load(std::sync::atomic::Ordering::SeqCst)
 }
 
 /// Registers `hook` with [`exit_process`] (once); it gets the exit status.

@@ -378,9 +378,16 @@ fn end_process(pe: usize, msg: std::io::Result<Option<Message>>) -> ! {
     let status = match msg {
         Ok(Some(Message::ExitNotice { pe: from, status })) => {
             let code = crate::util::job_status(status);
-            announce(&format!(
-                "[PE {pe}] PE {from} called aclshmem_global_exit({status}): exiting with status {code}"
-            ));
+            if from as usize == pe && crate::util::library_ends_job() {
+                // (the library's reason is on the line before; the program called nothing)
+                announce(&format!(
+                    "[PE {pe}] the library ended the job for the reason above: exiting with status {code}"
+                ));
+            } else {
+                announce(&format!(
+                    "[PE {pe}] PE {from} called aclshmem_global_exit({status}): exiting with status {code}"
+                ));
+            }
             code
         }
         Ok(Some(Message::PeerDied { pe: dead })) => {
