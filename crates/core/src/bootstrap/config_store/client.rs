@@ -438,7 +438,7 @@ pub(super) fn silent_too_long(quiet: Duration, hb: Duration, who: &Proc) -> bool
         return false;
     }
     match who.alive() {
-        Some(true) => quiet > hb * super::protocol::silence_factor(),
+        Some(true) => quiet > hb * super::liveness::silence_factor(),
         _ => true,
     }
 }

@@ -5,6 +5,7 @@
 pub mod client;
 pub mod conn;
 pub mod fork;
+pub mod liveness;
 pub mod protocol;
 pub mod secret;
 pub mod server;
