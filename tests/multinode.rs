@@ -780,7 +780,13 @@ fn killed_node_during_quiet_and_waits() {
 /// the config store's failure detection off and `ACLSHMEM_UCX_TIMEOUT=3s` (the UCX limit is then
 /// what ends a wait towards a lost node), waits until PE 0 printed its `JOB_ID` line, and takes
 /// node 1's link down.
-fn start_then_cut_node_1(test: &str, c: &Cluster, scenario: &str, timeout: Duration) -> common::Background {
+fn start_then_cut_node_1(
+    test: &str,
+    c: &Cluster,
+    scenario: &str,
+    extra: &[(&str, &str)],
+    timeout: Duration,
+) -> common::Background {
     let exe = common::compile_c("pe_tests");
     let rsh = format!("bash {} rsh", c.script.display());
     let args: Vec<std::ffi::OsString> = vec![
@@ -791,12 +797,13 @@ fn start_then_cut_node_1(test: &str, c: &Cluster, scenario: &str, timeout: Durat
         exe.into_os_string(),
         scenario.into(),
     ];
-    let env = [
+    let mut env = vec![
         ("UCX_TLS", "tcp"),
         ("ACLSHMEM_HEARTBEAT_TIMEOUT", "0"),
         ("ACLSHMEM_UCX_TIMEOUT", "3s"),
         bridge_env(),
     ];
+    env.extend_from_slice(extra);
     let mut job = common::Background::start(c.nodes.len(), &args, &env, timeout);
     let seen = job.wait_line(Duration::from_secs(25), |l| l.starts_with("JOB_ID "));
     assert!(seen.is_some(), "{test}: the job did not start within 25 s");
@@ -819,7 +826,7 @@ fn ucx_wait_limit_reports_an_unreachable_node() {
     let _g = CLUSTER.lock().unwrap_or_else(|e| e.into_inner());
     let test = "ucx_wait_limit_reports_an_unreachable_node";
     let Some(c) = Cluster::up(test, 4) else { return };
-    let (_, stderr) = cut_node_1_ends_the_job(test, &c, "quiet_waits", Duration::from_secs(45));
+    let (_, stderr) = cut_node_1_ends_the_job(test, &c, "quiet_waits", &[], Duration::from_secs(45));
     assert!(
         stderr.contains("has not completed after") && stderr.contains("ACLSHMEM_UCX_TIMEOUT"),
         "{test}: no message naming the wait\n{stderr}"
@@ -829,8 +836,14 @@ fn ucx_wait_limit_reports_an_unreachable_node() {
 /// Runs `scenario` as [`start_then_cut_node_1`] does and checks that the job ends with a failure
 /// within `within` of the cut, a PE naming another and `ACLSHMEM_UCX_TIMEOUT`; returns the job's
 /// stdout and stderr.
-fn cut_node_1_ends_the_job(test: &str, c: &Cluster, scenario: &str, within: Duration) -> (String, String) {
-    let mut job = start_then_cut_node_1(test, c, scenario, Duration::from_secs(60));
+fn cut_node_1_ends_the_job(
+    test: &str,
+    c: &Cluster,
+    scenario: &str,
+    extra: &[(&str, &str)],
+    within: Duration,
+) -> (String, String) {
+    let mut job = start_then_cut_node_1(test, c, scenario, extra, Duration::from_secs(60));
     let status = common::wait_limited(&mut job.child, within);
     if status.is_none() {
         common::stop_launcher(&mut job.child);
@@ -842,7 +855,7 @@ fn cut_node_1_ends_the_job(test: &str, c: &Cluster, scenario: &str, within: Dura
         "{test}: the job did not end with a failure within {within:?} of the cut (launcher: {status:?})\n{all}"
     );
     assert!(
-        stderr.contains("did not answer within ACLSHMEM_UCX_TIMEOUT") && stderr.contains("ending the job"),
+        stderr.contains("within ACLSHMEM_UCX_TIMEOUT") && stderr.contains("ending the job"),
         "{test}: no message naming the PE and the limit\n{all}"
     );
     // the PE whose library ended the job says so (it read as its program's global exit)
@@ -931,7 +944,7 @@ fn a_ucx_timeout_ends_the_job() {
     let _g = CLUSTER.lock().unwrap_or_else(|e| e.into_inner());
     let test = "a_ucx_timeout_ends_the_job";
     let Some(c) = Cluster::up(test, 2) else { return };
-    let (stdout, stderr) = cut_node_1_ends_the_job(test, &c, "get_loop", Duration::from_secs(40));
+    let (stdout, stderr) = cut_node_1_ends_the_job(test, &c, "get_loop", &[], Duration::from_secs(40));
     assert!(
         stderr.contains("PE 1 did not answer within ACLSHMEM_UCX_TIMEOUT"),
         "{test}: PE 1 is not named\n{stderr}"
@@ -939,6 +952,28 @@ fn a_ucx_timeout_ends_the_job() {
     assert!(
         !stdout.contains("GET_LOOP_DONE"),
         "{test}: the gets returned\n{stdout}"
+    );
+}
+
+/// [`a_ucx_timeout_ends_the_job`] with blocking puts through UCX's own put
+/// (`ACLSHMEM_UCX_PUT_AM=off`): their flush past the limit ends the job too (the quiet returned an
+/// error, each put after ~3 s, the data undelivered, and the job never ended).
+#[test]
+fn a_ucx_timeout_of_a_worker_flush_ends_the_job() {
+    let _g = CLUSTER.lock().unwrap_or_else(|e| e.into_inner());
+    let test = "a_ucx_timeout_of_a_worker_flush_ends_the_job";
+    let Some(c) = Cluster::up(test, 2) else { return };
+    let (stdout, stderr) = cut_node_1_ends_the_job(
+        test,
+        &c,
+        "get_loop",
+        &[("PE_LOOP_PUT", "1"), ("ACLSHMEM_UCX_PUT_AM", "off")],
+        Duration::from_secs(40),
+    );
+    assert!(
+        stderr.contains("quiet (worker flush) did not complete within ACLSHMEM_UCX_TIMEOUT")
+            && !stdout.contains("SLOW_GET 2"),
+        "{test}: puts past the limit returned\n{stdout}\n{stderr}"
     );
 }
 

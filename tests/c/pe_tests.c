@@ -1165,7 +1165,11 @@ static void scenario_get_loop(void)
         for (long i = 0; slow < 3; i++) {
             struct timespec a, b;
             clock_gettime(CLOCK_MONOTONIC, &a);
-            aclshmem_getmem(local, buf, sizeof local, last);
+            if (getenv("PE_LOOP_PUT") != NULL) {
+                aclshmem_putmem(buf, local, sizeof local, last); /* blocking: delivered at return */
+            } else {
+                aclshmem_getmem(local, buf, sizeof local, last);
+            }
             clock_gettime(CLOCK_MONOTONIC, &b);
             double dt = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) * 1e-9;
             if (dt > 1.0 || slow > 0) {

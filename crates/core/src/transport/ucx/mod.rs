@@ -197,6 +197,20 @@ unsafe fn set_defaults(lib: &UcpLib, cfg: *mut ucp_config_t, env_prefix: &str, d
     }
 }
 
+/// What a UCX wait past its limit adds when the progress thread is off: the peer may simply not
+/// be inside a library call that serves it.
+fn unserved_hint() -> &'static str {
+    if crate::config::ACLSHMEM_UCX_PROGRESS_THREAD
+        .value()
+        .unwrap_or(true)
+    {
+        ""
+    } else {
+        ", or, as the progress thread is off (ACLSHMEM_UCX_PROGRESS_THREAD=0), it stays outside the \
+         library calls that serve its peers"
+    }
+}
+
 fn status_text(lib: &UcpLib, st: ucs_status_t) -> String {
     // SAFETY: ucs_status_string returns a static NUL-terminated string for any value.
     unsafe { CStr::from_ptr(lib.ucs_status_string(st)) }
@@ -613,21 +627,33 @@ impl Shared {
     /// later (SIGSEGV). The connection is left alone: the process exits holding the worker.
     fn lose(&self, g: &mut State, pe: usize) {
         g.unreachable.insert(pe);
-        let unserved = if crate::config::ACLSHMEM_UCX_PROGRESS_THREAD
-            .value()
-            .unwrap_or(true)
-        {
-            ""
-        } else {
-            ", or, as the progress thread is off (ACLSHMEM_UCX_PROGRESS_THREAD=0), it stays outside \
-             the library calls that serve its peers"
-        };
         crate::logging::write_stderr(&format!(
             "aclshmem: [PE {}] UCX: PE {pe} did not answer within ACLSHMEM_UCX_TIMEOUT (its node may be \
-             lost or unreachable, or the link too slow for the limit{unserved}): ending the job\n",
-            self.me
+             lost or unreachable, or the link too slow for the limit{}): ending the job\n",
+            self.me,
+            unserved_hint()
         ));
         crate::util::end_job(1)
+    }
+
+    /// [`Self::wait`] for a request whose failure leaves the program's data undelivered, though
+    /// it names no PE (a worker flush: the puts a quiet completes, with `ACLSHMEM_UCX_PUT_AM=off`):
+    /// past `ACLSHMEM_UCX_TIMEOUT` the job ends, as for a request to a known PE ([`Self::lose`]).
+    /// (The quiet returned an error and the program went on, its puts undelivered, the next quiet
+    /// the same, and the job never ended.)
+    fn wait_or_end(&self, g: &mut State, req: ucs_status_ptr_t, what: &str) -> Result<()> {
+        match self.wait(g, req, what) {
+            Err(Error::Timeout(_)) => {
+                crate::logging::write_stderr(&format!(
+                    "aclshmem: [PE {}] UCX: {what} did not complete within ACLSHMEM_UCX_TIMEOUT (a peer's \
+                     node may be lost or unreachable, or the link too slow for the limit{}): ending the job\n",
+                    self.me,
+                    unserved_hint()
+                ));
+                crate::util::end_job(1)
+            }
+            r => r,
+        }
     }
 
     /// Sends every gathered batch of small `_nbi` puts ([`PutBatch`]). Every operation of this
@@ -1510,7 +1536,7 @@ impl Ucx {
         // SAFETY: the worker is live and locked.
         let req = unsafe { sh.lib.ucp_worker_flush_nbx(sh.worker, &param) };
         // the lock is held until the flush completed: nothing was issued meanwhile
-        sh.wait(g, req, "quiet (worker flush)")?;
+        sh.wait_or_end(g, req, "quiet (worker flush)")?;
         g.unflushed = false;
         let failed = sh.nbi_failed.swap(0, Ordering::Relaxed);
         if failed != 0 {
