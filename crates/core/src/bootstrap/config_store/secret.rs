@@ -79,6 +79,9 @@ pub fn path_for(dir: &Path, addr: &SocketAddr) -> PathBuf {
     )
 }
 
+/// Longest run id a secret file's name holds as it is (longer ones are cut and hashed).
+const MAX_RUN_ID: usize = 96;
+
 fn path_of_run(dir: &Path, addr: &SocketAddr, run: Option<&str>) -> PathBuf {
     let mut name = String::from("job-secret-");
     if addr.ip().is_loopback() {
@@ -88,7 +91,22 @@ fn path_of_run(dir: &Path, addr: &SocketAddr, run: Option<&str>) -> PathBuf {
     name.push_str(&format!("{}-{}", addr.ip(), addr.port()));
     if let Some(run) = run {
         name.push_str("-run-");
-        name.push_str(run);
+        if run.len() > MAX_RUN_ID {
+            // a file name holds 255 bytes: a longer run id (torchrun's `--rdzv-id` is free text)
+            // is cut, with a hash of all of it, the same on every PE (it failed PE 0's init with
+            // "File name too long", and the others waited for the secret)
+            let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+            for b in run.bytes() {
+                h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+            }
+            let cut = (0..=MAX_RUN_ID)
+                .rev()
+                .find(|&i| run.is_char_boundary(i))
+                .unwrap_or(0);
+            name.push_str(&format!("{}-{h:016x}", &run[..cut]));
+        } else {
+            name.push_str(run);
+        }
     }
     let name: String = name
         .chars()
@@ -243,6 +261,18 @@ mod tests {
             path_of_run(dir, &addr, None),
             dir.join("job-secret-10.0.0.1-29501")
         );
+        // a run id too long for a file name: cut and hashed, two such ids still apart
+        let long_a = "r".repeat(300);
+        let long_b = format!("{}s", "r".repeat(299));
+        let (pa, pb) = (
+            path_of_run(dir, &addr, Some(&long_a)),
+            path_of_run(dir, &addr, Some(&long_b)),
+        );
+        assert_ne!(pa, pb);
+        for p in [&pa, &pb] {
+            assert!(p.file_name().unwrap().len() < 200, "{p:?}");
+        }
+        assert_eq!(pa, path_of_run(dir, &addr, Some(&long_a)));
     }
 
     #[test]
