@@ -83,6 +83,20 @@ fn run_on(bin: &PathBuf, scenario: &str, pes: &[usize]) {
     }
 }
 
+/// [`run_on`] with every peer reached through UCX over tcp (`ACLSHMEM_TRANSPORT=ucx`) and `env`;
+/// without UCX the case is skipped (named: a failure under `ACLSHMEM_REQUIRE_ALL_TESTS`).
+fn run_over_ucx(test: &str, bin: &PathBuf, scenario: &str, pes: &[usize], env: &[(&str, &str)]) {
+    if !common::ucx_installed() {
+        common::skip(test, "UCX (libucp) not installed");
+        return;
+    }
+    let mut all = vec![("ACLSHMEM_TRANSPORT", "ucx"), ("UCX_TLS", "tcp")];
+    all.extend_from_slice(env);
+    for &n in pes {
+        run_pes(n, &[bin], &all, Duration::from_secs(120)).assert_ok(scenario);
+    }
+}
+
 #[test]
 fn rma_amo_signals_waits_locks() {
     let bin = compile("rma_amo");
@@ -399,22 +413,13 @@ fn concurrent_splits_of_different_parents() {
     for n in [1, 2, 3, 4] {
         run_pes(n, &[&bin], &[], Duration::from_secs(120)).assert_ok("concurrent_splits");
     }
-    if !common::ucx_installed() {
-        common::skip(
-            "concurrent_splits_of_different_parents (UCX)",
-            "UCX (libucp) not installed",
-        );
-        return;
-    }
-    for n in [2, 3] {
-        run_pes(
-            n,
-            &[&bin],
-            &[("ACLSHMEM_TRANSPORT", "ucx"), ("UCX_TLS", "tcp")],
-            Duration::from_secs(120),
-        )
-        .assert_ok("concurrent_splits");
-    }
+    run_over_ucx(
+        "concurrent_splits_of_different_parents",
+        &bin,
+        "concurrent_splits",
+        &[2, 3],
+        &[],
+    );
 }
 
 /// Two threads splitting the same parent at once (`same_parent_splits.c`, forbidden by the
@@ -821,20 +826,13 @@ fn collect_with_empty_null_contributions() {
             run_pes(n, &[&bin], env, Duration::from_secs(60)).assert_ok("collect_zero");
         }
     }
-    if !common::ucx_installed() {
-        common::skip(
-            "collect_with_empty_null_contributions (UCX)",
-            "UCX (libucp) not installed",
-        );
-        return;
-    }
-    run_pes(
-        3,
-        &[&bin],
-        &[("ACLSHMEM_TRANSPORT", "ucx"), ("UCX_TLS", "tcp")],
-        Duration::from_secs(60),
-    )
-    .assert_ok("collect_zero");
+    run_over_ucx(
+        "collect_with_empty_null_contributions",
+        &bin,
+        "collect_zero",
+        &[3],
+        &[],
+    );
 }
 
 /// `shmem_realloc` grows and shrinks in place when the space after the block is free
@@ -852,21 +850,13 @@ fn realloc_grows_in_place() {
         )
         .assert_ok("realloc_grow");
     }
-    if !common::ucx_installed() {
-        common::skip("realloc_grows_in_place (UCX)", "UCX (libucp) not installed");
-        return;
-    }
-    run_pes(
-        2,
-        &[&bin],
-        &[
-            ("ACLSHMEM_LOCAL_MEM_SIZE", "64M"),
-            ("ACLSHMEM_TRANSPORT", "ucx"),
-            ("UCX_TLS", "tcp"),
-        ],
-        Duration::from_secs(120),
-    )
-    .assert_ok("realloc_grow");
+    run_over_ucx(
+        "realloc_grows_in_place",
+        &bin,
+        "realloc_grow",
+        &[2],
+        &[("ACLSHMEM_LOCAL_MEM_SIZE", "64M")],
+    );
 }
 
 /// An address-space limit (`ulimit -v`) too small for the heaps: init fails on every PE with a
@@ -1065,27 +1055,16 @@ fn locks_progress_over_ucx_without_the_progress_thread() {
 #[test]
 fn polling_ones_own_word_progresses_over_ucx_without_the_progress_thread() {
     let bin = compile("self_poll");
-    if !common::ucx_installed() {
-        common::skip(
-            "polling_ones_own_word_progresses_...",
-            "UCX (libucp) not installed",
-        );
-        return;
-    }
-    for n in [2, 3] {
-        let run = run_pes(
-            n,
-            &[&bin],
-            &[
-                ("ACLSHMEM_TRANSPORT", "ucx"),
-                ("UCX_TLS", "tcp"),
-                ("ACLSHMEM_UCX_PROGRESS_THREAD", "0"),
-                ("ACLSHMEM_UCX_TIMEOUT", "20"),
-            ],
-            Duration::from_secs(90),
-        );
-        run.assert_ok("self_poll");
-    }
+    run_over_ucx(
+        "polling_ones_own_word_progresses_over_ucx_without_the_progress_thread",
+        &bin,
+        "self_poll",
+        &[2, 3],
+        &[
+            ("ACLSHMEM_UCX_PROGRESS_THREAD", "0"),
+            ("ACLSHMEM_UCX_TIMEOUT", "20"),
+        ],
+    );
 }
 
 /// 250 `shmem_init`/`shmem_finalize` cycles in one process keep the heap in use flat (a record

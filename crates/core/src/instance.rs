@@ -358,51 +358,38 @@ impl LibraryCall {
                     sizes.join(", ")
                 )
             }
-            LibraryCall::Free(code) => {
-                let others: Vec<String> = calls
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, c)| c.as_ref() != Some(self))
-                    .take(16)
-                    .map(|(pe, c)| match c {
-                        Some(LibraryCall::Free(u64::MAX)) => format!("PE {pe} an address in no heap"),
-                        Some(LibraryCall::Free(c)) => format!("PE {pe} offset {:#x}", c & OFFSET_BITS),
-                        Some(LibraryCall::Alloc(r)) => format!("PE {pe} allocates {} bytes", r.size),
-                        Some(LibraryCall::Resize(c, size)) => {
-                            format!("PE {pe} resizes offset {:#x} to {size} bytes", c & OFFSET_BITS)
-                        }
-                        None => format!("PE {pe} ?"),
-                    })
-                    .collect();
-                format!(
-                    "asymmetric free: PEs free different blocks (this PE, PE {me}, offset {:#x}; {}); nothing freed",
-                    code & OFFSET_BITS,
-                    others.join(", ")
-                )
-            }
-            LibraryCall::Resize(code, size) => {
-                let others: Vec<String> = calls
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, c)| c.as_ref() != Some(self))
-                    .take(16)
-                    .map(|(pe, c)| match c {
-                        Some(LibraryCall::Resize(c, s)) => {
-                            format!("PE {pe} offset {:#x} to {s} bytes", c & OFFSET_BITS)
-                        }
-                        Some(LibraryCall::Free(_)) => format!("PE {pe} a free"),
-                        Some(LibraryCall::Alloc(r)) => format!("PE {pe} allocates {} bytes", r.size),
-                        None => format!("PE {pe} ?"),
-                    })
-                    .collect();
-                format!(
-                    "asymmetric realloc: PEs resize different blocks or to different sizes (this PE, PE {me}, \
-                     offset {:#x} to {size} bytes; {}); nothing changed",
-                    code & OFFSET_BITS,
-                    others.join(", ")
-                )
-            }
+            LibraryCall::Free(code) => format!(
+                "asymmetric free: PEs free different blocks (this PE, PE {me}, offset {:#x}; {}); nothing freed",
+                code & OFFSET_BITS,
+                self.other_calls(calls)
+            ),
+            LibraryCall::Resize(code, size) => format!(
+                "asymmetric realloc: PEs resize different blocks or to different sizes (this PE, PE {me}, \
+                 offset {:#x} to {size} bytes; {}); nothing changed",
+                code & OFFSET_BITS,
+                self.other_calls(calls)
+            ),
         }
+    }
+
+    /// The first 16 PEs whose call differs from this one, each with what it asked for.
+    fn other_calls(&self, calls: &[Option<LibraryCall>]) -> String {
+        calls
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| c.as_ref() != Some(self))
+            .take(16)
+            .map(|(pe, c)| match c {
+                Some(LibraryCall::Free(u64::MAX)) => format!("PE {pe} frees an address in no heap"),
+                Some(LibraryCall::Free(c)) => format!("PE {pe} frees offset {:#x}", c & OFFSET_BITS),
+                Some(LibraryCall::Alloc(r)) => format!("PE {pe} allocates {} bytes", r.size),
+                Some(LibraryCall::Resize(c, s)) => {
+                    format!("PE {pe} resizes offset {:#x} to {s} bytes", c & OFFSET_BITS)
+                }
+                None => format!("PE {pe} ?"),
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
     }
 }
 
