@@ -23,11 +23,16 @@ fn amo<T: Word>(dest: *const T, pe: i32, op: AmoOp, direct: impl FnOnce(*mut T) 
     if (dest as usize).is_multiple_of(std::mem::align_of::<T>())
         && let Some(p) = inst.direct_fast(dest as usize, std::mem::size_of::<T>(), pe)
     {
-        if inst.routes().driven_by_calls() {
-            // a loop of these on a word of this node is how a program may wait (a CAS lock)
-            inst.routes().progress();
+        let old = direct(p.cast());
+        // a loop of fetches, swaps or compare-swaps on a word of this node is how a program may
+        // wait (a CAS lock); `op` is known where this is inlined, so the other operations test
+        // nothing, and these only a flag (the progress call is out of line)
+        if matches!(op, AmoOp::Fetch | AmoOp::Swap(_) | AmoOp::CompareSwap { .. })
+            && crate::transport::polling_drives()
+        {
+            crate::transport::progress_polled();
         }
-        return Ok(direct(p.cast()));
+        return Ok(old);
     }
     amo_full(&inst, dest, pe, op, direct)
 }

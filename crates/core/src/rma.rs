@@ -488,9 +488,9 @@ pub fn g<T: Copy + Default>(src: *const T, pe: i32) -> Result<T> {
     let mut v = T::default();
     let dest = (&mut v as *mut T).cast::<u8>();
     let inst = &*runtime::current()?;
-    if inst.routes().driven_by_calls() {
+    if crate::transport::polling_drives() {
         // a loop of `g` on a word of this node is how a program may wait (see `Routes`)
-        inst.routes().progress();
+        crate::transport::progress_polled();
     }
     // SAFETY: the destination is `v`, a live local of `size_of::<T>()` bytes.
     unsafe {

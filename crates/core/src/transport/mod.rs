@@ -342,6 +342,30 @@ pub(crate) struct Routes {
 
 const NONE: u8 = u8::MAX;
 
+/// Set once an instance of this process has a transport that advances only inside library calls
+/// ([`Routes::driven_by_calls`]): one load on the polling calls' hot path, where the instance's
+/// own flag cost them 6-8 instructions.
+static DRIVEN_BY_CALLS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Whether a polling call should call [`progress_polled`].
+#[inline(always)]
+pub(crate) fn polling_drives() -> bool {
+    DRIVEN_BY_CALLS.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// [`Routes::progress`] of the calling thread's instance when its transports advance only inside
+/// library calls ([`Routes::driven_by_calls`]); out of line, so the polling calls' hot path keeps
+/// nothing alive for it.
+#[cold]
+#[inline(never)]
+pub(crate) fn progress_polled() {
+    if let Ok(inst) = crate::runtime::current()
+        && inst.routes().driven_by_calls()
+    {
+        inst.routes().progress();
+    }
+}
+
 /// Registry: builds every transport of this build and routes each PE to the first that reaches
 /// it. A new transport is one file in this directory plus one line here.
 ///
@@ -373,6 +397,9 @@ pub(crate) fn select(
         .collect();
     let deferred = transports.iter().any(|t| !t.completes_at_once());
     let by_calls = deferred && !transports.iter().all(|t| t.progresses_alone());
+    if by_calls {
+        DRIVEN_BY_CALLS.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
     Ok(Routes {
         needs_progress: deferred,
         deferred,
