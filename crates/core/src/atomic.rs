@@ -30,7 +30,7 @@ fn amo<T: Word>(dest: *const T, pe: i32, op: AmoOp, direct: impl FnOnce(*mut T) 
         if matches!(op, AmoOp::Fetch | AmoOp::Swap(_) | AmoOp::CompareSwap { .. })
             && crate::transport::polling_drives()
         {
-            crate::transport::progress_polled();
+            crate::rma::progress_polled();
         }
         return Ok(old);
     }

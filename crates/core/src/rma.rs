@@ -490,7 +490,7 @@ pub fn g<T: Copy + Default>(src: *const T, pe: i32) -> Result<T> {
     let inst = &*runtime::current()?;
     if crate::transport::polling_drives() {
         // a loop of `g` on a word of this node is how a program may wait (see `Routes`)
-        crate::transport::progress_polled();
+        progress_polled();
     }
     // SAFETY: the destination is `v`, a live local of `size_of::<T>()` bytes.
     unsafe {
@@ -505,6 +505,20 @@ pub fn g<T: Copy + Default>(src: *const T, pe: i32) -> Result<T> {
         )?
     };
     Ok(v)
+}
+
+/// The transports' progress of the calling thread's instance when they advance only inside
+/// library calls (`Routes::driven_by_calls`: UCX without its progress thread), for the calls a
+/// program may poll in a loop of its own (`g`, fetching atomics); out of line, so their hot path
+/// keeps nothing alive for it.
+#[cold]
+#[inline(never)]
+pub(crate) fn progress_polled() {
+    if let Ok(inst) = runtime::current()
+        && inst.routes().driven_by_calls()
+    {
+        inst.routes().progress();
+    }
 }
 
 /// Completes every put, get and atomic this PE issued, on every transport; their effects are

@@ -347,23 +347,10 @@ const NONE: u8 = u8::MAX;
 /// own flag cost them 6-8 instructions.
 static DRIVEN_BY_CALLS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
-/// Whether a polling call should call [`progress_polled`].
+/// Whether a polling call should call `rma::progress_polled`.
 #[inline(always)]
 pub(crate) fn polling_drives() -> bool {
     DRIVEN_BY_CALLS.load(std::sync::atomic::Ordering::Relaxed)
-}
-
-/// [`Routes::progress`] of the calling thread's instance when its transports advance only inside
-/// library calls ([`Routes::driven_by_calls`]); out of line, so the polling calls' hot path keeps
-/// nothing alive for it.
-#[cold]
-#[inline(never)]
-pub(crate) fn progress_polled() {
-    if let Ok(inst) = crate::runtime::current()
-        && inst.routes().driven_by_calls()
-    {
-        inst.routes().progress();
-    }
 }
 
 /// Registry: builds every transport of this build and routes each PE to the first that reaches
